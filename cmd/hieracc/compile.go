@@ -1,0 +1,376 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/format"
+)
+
+var compileCmd = &command{
+	name:     "compile",
+	synopsis: "compile a control repo and node facts into one bundle per node",
+	usage:    compileUsage,
+	run:      runCompile,
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
+
+type compileFlags struct {
+	env, modules, global, environment, out string
+	facts                                  stringList
+	keepGoing, strict                      bool
+	jobs                                   int
+}
+
+func runCompile(c *cmdEnv, args []string) int {
+	var f compileFlags
+	fl := flag.NewFlagSet("compile", flag.ContinueOnError)
+	fl.StringVar(&f.env, "env", "", "")
+	fl.StringVar(&f.modules, "modules", "", "")
+	fl.StringVar(&f.global, "global", "", "")
+	fl.StringVar(&f.environment, "environment", "production", "")
+	fl.Var(&f.facts, "facts", "")
+	fl.StringVar(&f.out, "out", "", "")
+	fl.BoolVar(&f.keepGoing, "keep-going", false, "")
+	fl.BoolVar(&f.strict, "strict", false, "")
+	fl.IntVar(&f.jobs, "jobs", 0, "")
+	rest, code, ok := parseFlags(c, fl, args)
+	if !ok {
+		return code
+	}
+	// Arguments that are not flags are facts paths too, so that
+	// `--facts nodes/*.yaml` works after the shell expands it.
+	f.facts = append(f.facts, rest...)
+	switch {
+	case f.env == "":
+		return c.usageError("--env is required: the environment folder (with hiera.yaml, data/, modules/)")
+	case len(f.facts) == 0:
+		return c.usageError("--facts is required: facts files or folders of them")
+	case f.out == "":
+		return c.usageError("--out is required: the folder the bundles are written to")
+	case f.jobs < 0:
+		return c.usageError("--jobs must be 0 (one per CPU) or more, not %d", f.jobs)
+	case f.environment == "":
+		return c.usageError("--environment must not be empty")
+	}
+
+	start := time.Now()
+	in, fsys, err := f.input()
+	if err != nil {
+		c.errorf("%v", err)
+		return exitFail
+	}
+	nodes, factsFS, factErrs := loadNodes(f.facts)
+	in.Nodes = nodes
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := compiler.Compile(ctx, in)
+	if err != nil {
+		c.errorf("%v", err)
+		return exitFail
+	}
+
+	// Report. Every message names files the way the user typed them.
+	errs, warns := 0, 0
+	for _, msg := range factErrs {
+		fmt.Fprintln(c.stderr, msg)
+		errs++
+	}
+	for _, d := range res.Diagnostics {
+		if d.Severity == compiler.Warning && !f.strict {
+			warns++
+		} else {
+			errs++
+		}
+		d.File = fsys.display(d.File)
+		fmt.Fprintln(c.stderr, d.String())
+	}
+	keys := 0
+	for _, b := range res.Bundles {
+		keys += len(b.Keys)
+	}
+	summary := fmt.Sprintf("%s, %s, %s, %s", plural(len(res.Bundles), "node"), plural(keys, "key"), plural(errs, "error"), plural(warns, "warning"))
+	if f.strict && errs > 0 {
+		summary += " (--strict: warnings count as errors)"
+	}
+	if errs > 0 && !f.keepGoing {
+		fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; nothing written (--keep-going writes bundles anyway)\n", summary, since(start))
+		return exitFail
+	}
+
+	// Name what was compiled: the digest covers every file the compiler
+	// read, so it is only known now.
+	rev := digest(fsys.read, factsFS.read, []string{"environment=" + f.environment})
+	for _, b := range res.Bundles {
+		b.Revision = rev
+	}
+	if err := writeBundles(f.out, res.Bundles); err != nil {
+		c.errorf("%v", err)
+		return exitFail
+	}
+	fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; wrote %s to %s\n", summary, since(start), plural(len(res.Bundles), "bundle"), f.out)
+	if errs > 0 {
+		return exitFail
+	}
+	return exitOK
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func since(t time.Time) time.Duration {
+	d := time.Since(t)
+	if d > time.Second {
+		return d.Round(10 * time.Millisecond)
+	}
+	return d.Round(100 * time.Microsecond)
+}
+
+// input maps the folders named on the command line into one inputFS and
+// builds the compiler's Input over it.
+func (f *compileFlags) input() (compiler.Input, *inputFS, error) {
+	in := compiler.Input{EnvDir: "env", Environment: f.environment, Jobs: f.jobs}
+	envAbs, err := dirArg("--env", f.env)
+	if err != nil {
+		return in, nil, err
+	}
+	mounts := []mount{{name: "env", real: f.env, fsys: os.DirFS(f.env), display: filepath.Clean(f.env)}}
+
+	// place gives a folder its name inside the FS: under env/ when it lies
+	// inside the environment, else its own mount.
+	place := func(flagName, dir, abs string) string {
+		if rel, err := filepath.Rel(envAbs, abs); err == nil && filepath.IsLocal(rel) {
+			return path.Join("env", filepath.ToSlash(rel))
+		}
+		mounts = append(mounts, mount{name: flagName, real: dir, fsys: os.DirFS(dir), display: filepath.Clean(dir)})
+		return flagName
+	}
+
+	if f.modules != "" {
+		abs, err := dirArg("--modules", f.modules)
+		if err != nil {
+			return in, nil, err
+		}
+		in.ModulesDir = place("modules", f.modules, abs)
+	} // else the compiler uses env/modules when present
+
+	if f.global != "" {
+		st, err := os.Stat(f.global)
+		if err != nil {
+			return in, nil, fmt.Errorf("--global: %w", cleanPathErr(err))
+		}
+		confdir, file := f.global, ""
+		if !st.IsDir() {
+			confdir, file = filepath.Dir(f.global), f.global
+		}
+		abs, err := filepath.Abs(confdir)
+		if err != nil {
+			return in, nil, fmt.Errorf("--global: %w", err)
+		}
+		in.GlobalDir = place("global", confdir, abs)
+		// The compiler reads CONFDIR/hiera.yaml; a config file with
+		// another name (Puppet's hiera_config) is shown there.
+		if file != "" && filepath.Base(file) != "hiera.yaml" {
+			mounts = append(mounts, mount{name: path.Join(in.GlobalDir, "hiera.yaml"), real: file, isFile: true, display: filepath.Clean(file)})
+		}
+	}
+	fsys := newInputFS(mounts)
+	in.FS = fsys
+	return in, fsys, nil
+}
+
+// dirArg checks that a flag names a folder and returns its absolute path.
+func dirArg(flagName, dir string) (string, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", flagName, cleanPathErr(err))
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("%s %s: not a folder", flagName, dir)
+	}
+	return filepath.Abs(dir)
+}
+
+// cleanPathErr keeps "stat x: no such file or directory" readable.
+func cleanPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
+}
+
+// loadNodes reads every facts file the --facts arguments name. Files that
+// cannot be loaded are reported in errs and left out of nodes.
+func loadNodes(args []string) (nodes []compiler.Node, fsys *inputFS, errs []string) {
+	type factsFile struct{ path, certname string }
+	var files []factsFile
+	seen := map[string]string{} // absolute path -> certname, to skip a file named twice
+	byName := map[string]string{}
+	add := func(p string) {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", p, err))
+			return
+		}
+		if _, dup := seen[abs]; dup {
+			return
+		}
+		base := filepath.Base(p)
+		name := strings.TrimSuffix(base, filepath.Ext(base))
+		seen[abs] = name
+		if first, dup := byName[name]; dup {
+			errs = append(errs, fmt.Sprintf("%s: facts for node %s are also in %s: one file per certname", p, name, first))
+			return
+		}
+		byName[name] = p
+		files = append(files, factsFile{p, name})
+	}
+	for _, arg := range args {
+		st, err := os.Stat(arg)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("--facts: %v", cleanPathErr(err)))
+			continue
+		}
+		if !st.IsDir() {
+			if !isFactsFile(arg) {
+				errs = append(errs, fmt.Sprintf("%s: a facts file must be named <certname>.yaml, .yml or .json", arg))
+				continue
+			}
+			add(arg)
+			continue
+		}
+		entries, err := os.ReadDir(arg) // sorted by name
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("--facts: %v", cleanPathErr(err)))
+			continue
+		}
+		n := 0
+		for _, e := range entries {
+			if !e.IsDir() && isFactsFile(e.Name()) {
+				add(filepath.Join(arg, e.Name()))
+				n++
+			}
+		}
+		if n == 0 {
+			errs = append(errs, fmt.Sprintf("%s: no facts files (*.yaml, *.yml, *.json) in this folder", arg))
+		}
+	}
+
+	// Each file is shown to LoadFacts under its own name, through an
+	// inputFS that records its content for the revision digest.
+	// (Folder i holds the i-th file: two folders may hold files of one name.)
+	inFS := func(i int) string { return fmt.Sprintf("%d/%s", i, filepath.Base(files[i].path)) }
+	var ms []mount
+	for i, ff := range files {
+		ms = append(ms, mount{name: inFS(i), real: ff.path, isFile: true, display: filepath.Clean(ff.path)})
+	}
+	fsys = newInputFS(ms)
+	for i, ff := range files {
+		n, ds := compiler.LoadFacts(fsys, inFS(i))
+		n.Name = ff.certname
+		n.Source = filepath.Clean(ff.path)
+		bad := false
+		for _, d := range ds {
+			d.File = fsys.display(d.File)
+			errs = append(errs, d.String())
+			bad = bad || d.Severity == compiler.Error
+		}
+		if bad || n.Facts == nil {
+			continue
+		}
+		nodes = append(nodes, n)
+	}
+	// Key the recorded facts by certname: their folder must not change the digest.
+	named := map[string][]byte{}
+	for i, ff := range files {
+		if b, ok := fsys.read[inFS(i)]; ok {
+			named[ff.certname] = b
+		}
+	}
+	fsys.read = named
+	return nodes, fsys, errs
+}
+
+func isFactsFile(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+// writeBundles writes OUT/<node>.bundle for every bundle. Each file appears
+// whole or not at all: it is written to a temporary file in OUT, synced,
+// then renamed over the old one.
+func writeBundles(out string, bundles []*format.Bundle) error {
+	// Encode everything first: an encoding failure then writes nothing.
+	data := make([][]byte, len(bundles))
+	for i, b := range bundles {
+		var err error
+		if data[i], err = format.Encode(b); err != nil {
+			return fmt.Errorf("encoding the bundle of %s: %v; nothing written", b.Node, err)
+		}
+	}
+	if err := os.MkdirAll(out, 0o750); err != nil {
+		return fmt.Errorf("--out: %v", cleanPathErr(err))
+	}
+	for i, b := range bundles {
+		if err := writeAtomic(filepath.Join(out, b.Node+".bundle"), data[i]); err != nil {
+			return fmt.Errorf("%v (%d of %d bundles written)", err, i, len(bundles))
+		}
+	}
+	// Make the renames durable too.
+	if d, err := os.Open(out); err == nil {
+		_ = d.Sync() // not supported everywhere; the files themselves are synced
+		d.Close()
+	}
+	return nil
+}
+
+func writeAtomic(dst string, data []byte) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	// Bundles carry whatever secrets the data holds: owner and group only.
+	if err := tmp.Chmod(0o640); err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), dst)
+}

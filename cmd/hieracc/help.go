@@ -1,0 +1,190 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+var helpCmd = &command{
+	name:     "help",
+	synopsis: "show help for hieracc or one of its commands",
+	usage:    helpUsage,
+	run:      runHelp,
+}
+
+func runHelp(c *cmdEnv, args []string) int {
+	switch {
+	case len(args) == 0:
+		fmt.Fprint(c.stdout, mainUsage())
+		return exitOK
+	case len(args) > 1:
+		return c.usageError("give one command name, not %d", len(args))
+	case args[0] == "-h" || args[0] == "--help" || args[0] == "-help":
+		fmt.Fprint(c.stdout, helpUsage)
+		return exitOK
+	}
+	cmd := findCommand(args[0])
+	if cmd == nil {
+		fmt.Fprintf(c.stderr, "hieracc help: unknown command %q\n\n%s", args[0], mainUsage())
+		return exitUsage
+	}
+	fmt.Fprint(c.stdout, cmd.usage)
+	return exitOK
+}
+
+// mainUsage is `hieracc help`.
+func mainUsage() string {
+	var b strings.Builder
+	b.WriteString(`hieracc compiles Puppet Hiera 5 data ahead of time: for each node, every key of
+the control repo is resolved and merged exactly as 'puppet lookup' (Puppet 7)
+would, and written to one bundle file per node. Agents and scripts then read
+a bundle instead of running Hiera.
+
+Usage:
+  hieracc <command> [flags]
+
+Commands:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-9s %s\n", c.name, c.synopsis)
+	}
+	b.WriteString(`
+Example:
+  hieracc compile --env control-repo --facts facts/ --out bundles/
+  hieracc lookup --bundle bundles/ --node web01.example.net ntp::servers
+
+Exit codes:
+  0  success (lookup: a value was found)
+  1  compile errors; lookup: key not found, or the lookup failed
+  2  bad command line
+
+Run 'hieracc help <command>' (or 'hieracc <command> -h') for a command's flags.
+`)
+	return b.String()
+}
+
+// synopsisLines is the "Usage:" block at the top of a command's help.
+func synopsisLines(usage string) string {
+	var out []string
+	for _, l := range strings.Split(usage, "\n") {
+		if strings.HasPrefix(l, "  hieracc ") || (len(out) > 0 && strings.HasPrefix(l, "          ")) {
+			out = append(out, l)
+		} else if len(out) > 0 {
+			break
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+const helpUsage = `Usage:
+  hieracc help [command]
+
+Shows what hieracc does, or the flags, an example and the exit codes of one
+command. 'hieracc <command> -h' shows the same.
+`
+
+const compileUsage = `Usage:
+  hieracc compile --env DIR --facts PATH... --out DIR [flags]
+
+Compiles the Hiera data of an environment for every node whose facts are
+given, and writes one bundle per node: OUT/<certname>.bundle. Every key the
+node's hierarchies reach is resolved, interpolated and merged as
+'puppet lookup' (Puppet 7) would, with its lookup_options; a bundle also
+keeps each level's contribution, so 'hieracc lookup' can merge differently
+and explain where a value came from.
+
+Flags:
+  --env DIR            the environment folder: hiera.yaml, data/, modules/
+                       (required). Without hiera.yaml it has no data layer,
+                       as in Puppet.
+  --modules DIR        the environment's modules folder (default: DIR/modules
+                       of --env, when it exists). Each module's hiera.yaml and
+                       data/ form the module layer.
+  --global PATH        the global layer: Puppet's confdir, or the hiera.yaml in
+                       it (PATH may also be a config file of another name,
+                       like Puppet's hiera_config; its folder is then the
+                       confdir). A confdir without hiera.yaml uses Puppet's
+                       default global config (data/common.yaml). Without the
+                       flag there is no global layer.
+  --environment NAME   the environment's name, as $environment and
+                       $server_facts.environment (default "production").
+  --facts PATH...      facts files, or folders of them (every *.yaml, *.yml
+                       and *.json inside, not recursive). A file
+                       <certname>.yaml or <certname>.json holds one node's
+                       facts hash; its name gives the certname, so two files
+                       for one certname are an error. Repeatable; arguments
+                       that are not flags are facts paths too.
+  --out DIR            where bundles are written (created when missing).
+                       Each bundle is written to a temporary file, synced and
+                       renamed: no partial bundle is ever visible. Bundles are
+                       mode 0640, as they hold whatever secrets the data holds.
+  --keep-going         write every node's bundle even when there are errors;
+                       the keys that failed hold their error, and looking them
+                       up reports it. The exit code is still 1.
+  --strict             treat warnings as errors.
+  --jobs N             nodes compiled in parallel (default 0: one per CPU).
+
+Errors and warnings go to stderr, one per line, as
+  file:line:col: message (key "k", level "l", node n)
+with the file named as you named its folder; a summary (nodes, keys, errors,
+warnings, time) goes to stdout. When there is any error, nothing is written,
+unless --keep-going is given.
+
+Only files inside --env, --modules and --global are read. Bundles, the
+messages recorded in them and 'lookup --explain' name files by the folder
+they come from: env/..., modules/... and global/..., whatever the folders are
+called on disk, so the same inputs give the same bundles on every machine.
+Each bundle records a digest of what it was compiled from: every file read,
+the facts, and --environment.
+
+Example:
+  hieracc compile --env control-repo --facts facts/ --out bundles/
+
+Exit codes:
+  0  bundles written; there may be warnings
+  1  errors (nothing written without --keep-going), or writing failed
+  2  bad command line
+`
+
+const lookupUsage = `Usage:
+  hieracc lookup --bundle DIR --node NAME [flags] KEY...
+
+Looks keys up in a node's compiled bundle, like 'puppet lookup' does on a
+Puppet server: with several keys, the value of the first one found is
+printed. Flags may come before or after the keys.
+
+Flags:
+  --bundle PATH         the folder 'hieracc compile' wrote (--out); the bundle
+                        read is PATH/<node>.bundle. PATH may also be a bundle
+                        file, and --node is then optional.
+  --node NAME           the node's certname (required with a folder).
+  --merge STRATEGY      merge the values of every level with this strategy
+                        instead of the key's lookup_options: first, unique,
+                        hash or deep.
+  --knock-out-prefix P  with --merge deep: values starting with P remove the
+                        matching lower-priority entry.
+  --sort-merged-arrays  with --merge deep: sort merged arrays.
+  --merge-hash-arrays   with --merge deep: deep-merge hashes inside arrays.
+  --default VALUE       print VALUE (a string, as with puppet lookup) when no
+                        key is found, and exit 0.
+  --render-as FORMAT    how the value is printed: yaml (the default, as
+                        'puppet lookup': "--- value"), json, or s (Ruby's
+                        to_s, e.g. {"a"=>1}).
+  --explain             show how the value was found instead: which layer,
+                        hierarchy level and file (with line) gave each
+                        contribution, and how they were merged. The exit
+                        code is the same as without --explain.
+
+Errors go to stderr with Puppet's message, for example
+  Function lookup() did not find a value for the name 'KEY'
+
+Example:
+  hieracc lookup --bundle bundles/ --node web01.example.net ntp::servers
+  hieracc lookup --bundle bundles/ --node web01.example.net --explain \
+          --merge deep --knock-out-prefix -- accounts::users
+
+Exit codes:
+  0  a value was found (or --default was used)
+  1  no key was found, the lookup failed, or the bundle could not be read
+  2  bad command line
+`

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// TestExitCodes pins the exit code contract: 0 success, 1 failure, 2 usage.
+func TestExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{nil, exitUsage},
+		{[]string{"help"}, exitOK},
+		{[]string{"help", "lookup"}, exitOK},
+		{[]string{"compile", "-h"}, exitOK},
+		{[]string{"lookup", "--help"}, exitOK},
+		{[]string{"frob"}, exitUsage},
+		{[]string{"help", "frob"}, exitUsage},
+		{[]string{"compile"}, exitUsage},
+		{[]string{"compile", "--bogus"}, exitUsage},
+		{[]string{"compile", "--env", "nosuch", "--facts", "x", "--out", "o"}, exitFail},
+		{[]string{"lookup", "--bundle", "x", "--node", "n"}, exitUsage},
+		{[]string{"lookup", "--merge", "bogus", "k"}, exitUsage},
+		{[]string{"lookup", "--knock-out-prefix", "--", "k"}, exitUsage},
+		{[]string{"lookup", "--bundle", "nosuch", "--node", "n", "k"}, exitFail},
+	} {
+		code, _, stderr := runCLI(tc.args...)
+		if code != tc.want {
+			t.Errorf("hieracc %s: exit %d, want %d\n%s", strings.Join(tc.args, " "), code, tc.want, stderr)
+		}
+	}
+}
+
+// TestHelpGolden pins the help texts, which are long: go test -update
+// rewrites testdata/help/*.golden.
+func TestHelpGolden(t *testing.T) {
+	for _, name := range []string{"", "compile", "lookup", "help"} {
+		args := []string{"help"}
+		file := "hieracc.golden"
+		if name != "" {
+			args = append(args, name)
+			file = name + ".golden"
+		}
+		code, stdout, stderr := runCLI(args...)
+		if code != exitOK || stderr != "" {
+			t.Fatalf("hieracc %s: exit %d, stderr %q", strings.Join(args, " "), code, stderr)
+		}
+		golden(t, filepath.Join("testdata", "help", file), stdout)
+	}
+}
+
+// golden compares got with a golden file, or rewrites the file (only when
+// it changed) with -update.
+func golden(t *testing.T, file, got string) {
+	t.Helper()
+	want, err := os.ReadFile(file)
+	if *update {
+		if err == nil && string(want) == got {
+			return
+		}
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs (go test -update rewrites it):\n--- want\n%s\n--- got\n%s", file, want, got)
+	}
+}
+
+// TestInputFS checks the virtual tree the compiler reads: mounts, folders
+// above them, a file mounted in a folder, and refusal of everything else.
+func TestInputFS(t *testing.T) {
+	dir := t.TempDir()
+	write := func(p, s string) {
+		p = filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("repo/hiera.yaml", "version: 5\n")
+	write("repo/data/common.yaml", "a: 1\n")
+	write("mods/ntp/hiera.yaml", "version: 5\n")
+	write("conf/data/common.yaml", "g: 1\n")
+	write("conf/hiera.yaml", "shadowed\n")
+	write("elsewhere/my-hiera.yaml", "version: 5\n")
+	write("secret", "do not read\n")
+
+	j := func(p string) string { return filepath.Join(dir, p) }
+	f := newInputFS([]mount{
+		{name: "env", real: j("repo"), fsys: os.DirFS(j("repo")), display: "repo"},
+		{name: "modules", real: j("mods"), fsys: os.DirFS(j("mods")), display: "mods"},
+		{name: "global", real: j("conf"), fsys: os.DirFS(j("conf")), display: "conf"},
+		{name: "global/hiera.yaml", real: j("elsewhere/my-hiera.yaml"), isFile: true, display: "elsewhere/my-hiera.yaml"},
+	})
+	if err := fstest.TestFS(f, "env/hiera.yaml", "env/data/common.yaml", "modules/ntp/hiera.yaml",
+		"global/data/common.yaml", "global/hiera.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := fs.ReadFile(f, "global/hiera.yaml")
+	if err != nil || string(b) != "version: 5\n" {
+		t.Errorf("global/hiera.yaml = %q, %v; want the mounted file", b, err)
+	}
+	for _, p := range []string{"secret", "repo/hiera.yaml", "elsewhere/my-hiera.yaml"} {
+		if _, err := fs.ReadFile(f, p); !errors.Is(err, errOutside) {
+			t.Errorf("ReadFile(%s): %v, want %v", p, err, errOutside)
+		}
+	}
+	if _, err := fs.ReadFile(f, "env/nosuch.yaml"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadFile(env/nosuch.yaml): %v, want not exist", err)
+	}
+	if got, want := f.display("env/data/common.yaml"), filepath.Join("repo", "data", "common.yaml"); got != want {
+		t.Errorf("display = %q, want %q", got, want)
+	}
+	if got, want := f.display("global/hiera.yaml"), "elsewhere/my-hiera.yaml"; got != want {
+		t.Errorf("display = %q, want %q", got, want)
+	}
+	if _, ok := f.read["env/data/common.yaml"]; !ok {
+		t.Errorf("reads are not recorded: %v", f.read)
+	}
+}
+
+// TestDigest checks that the revision digest depends on contents, names
+// and settings, and not on the order files were read in.
+func TestDigest(t *testing.T) {
+	files := map[string][]byte{"env/a": []byte("1"), "env/b": []byte("2")}
+	facts := map[string][]byte{"web01": []byte("role: web")}
+	base := digest(files, facts, []string{"environment=production"})
+	if !strings.HasPrefix(base, "sha256:") {
+		t.Errorf("digest %q has no sha256: prefix", base)
+	}
+	for name, other := range map[string]string{
+		"content":     digest(map[string][]byte{"env/a": []byte("1"), "env/b": []byte("3")}, facts, []string{"environment=production"}),
+		"name":        digest(map[string][]byte{"env/a": []byte("1"), "env/c": []byte("2")}, facts, []string{"environment=production"}),
+		"boundary":    digest(map[string][]byte{"env/a": []byte("12"), "env/b": []byte("")}, facts, []string{"environment=production"}),
+		"facts":       digest(files, map[string][]byte{"web01": []byte("role: db")}, []string{"environment=production"}),
+		"environment": digest(files, facts, []string{"environment=staging"}),
+	} {
+		if other == base {
+			t.Errorf("changing the %s does not change the digest", name)
+		}
+	}
+	if again := digest(map[string][]byte{"env/b": []byte("2"), "env/a": []byte("1")}, facts, []string{"environment=production"}); again != base {
+		t.Errorf("digest depends on map order")
+	}
+}
+
+// TestNeverPanics feeds odd command lines; run must answer each with an exit
+// code and a message, never a panic (run recovers one, but says so).
+func TestNeverPanics(t *testing.T) {
+	for _, args := range [][]string{
+		{"compile", "--env", "", "--facts", "", "--out", ""},
+		{"compile", "--facts"},
+		{"lookup", "--bundle", "", "--node", "", ""},
+		{"lookup", "--", "--", "--"},
+		{"lookup", "--render-as"},
+		{"help", ""},
+		{""},
+		{"-"},
+	} {
+		var o, e bytes.Buffer
+		run(args, strings.NewReader(""), &o, &e)
+		if strings.Contains(e.String(), "internal error") {
+			t.Errorf("hieracc %q: %s", args, e.String())
+		}
+	}
+}
+
+// TestExplainGolden pins lookup --explain on the example fleet: go test
+// -update rewrites testdata/explain/*.golden.
+func TestExplainGolden(t *testing.T) {
+	out := t.TempDir()
+	ex := filepath.Join("..", "..", "testdata", "example")
+	if code, stdout, stderr := runCLI("compile", "--env", filepath.Join(ex, "env"), "--modules", filepath.Join(ex, "modules"),
+		"--facts", filepath.Join(ex, "nodes"), "--out", out); code != exitOK {
+		t.Fatalf("compile: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"deep-knockout", []string{"--node", "bastion01.ams2.example.net", "accounts::users"}},
+		{"first-found", []string{"--node", "web01.fra1.example.net", "ntp::servers"}},
+		{"merge-flag", []string{"--node", "web01.fra1.example.net", "--merge", "unique", "ntp::servers"}},
+		{"dotted", []string{"--node", "web01.fra1.example.net", `nginx::vhosts."www.fra1.example.net".listen`}},
+		{"several-keys", []string{"--node", "db01.fra1.example.net", "nosuch::key", "profile::base::proxy"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"lookup", "--explain", "--bundle", out}, tc.args...)
+			code, stdout, stderr := runCLI(args...)
+			args[3] = "BUNDLES" // the temporary folder, for the record
+			golden(t, filepath.Join("testdata", "explain", tc.name+".golden"),
+				fmt.Sprintf("$ hieracc %s\n%s[exit %d]\n%s", strings.Join(args, " "), stdout, code, stderr))
+		})
+	}
+}

@@ -1,0 +1,162 @@
+// Package compiler turns a Puppet control repo and node facts into fully
+// resolved Hiera data: for every node, every key its hierarchy reaches,
+// resolved and merged exactly as `puppet lookup` (Puppet 7) would, plus the
+// per-location contributions that explain it. The result is a format.Bundle
+// per node.
+//
+// The pipeline, in order (one file per stage):
+//
+//	config.go       read and validate each layer's hiera.yaml (once per compile)
+//	hierarchy.go    expand each hierarchy for a node into data files
+//	files.go        load each data file once, shared by every node
+//	options.go      assemble the node's lookup_options
+//	interpolate.go  resolve %{...} in paths and data
+//	lookup.go       resolve a key over the global, environment and module layers
+//	emit.go         record every key of the node in its bundle
+//
+// Merge strategies and dotted keys live in format/hiera, which the runtime
+// shares, so compile-time and lookup-time merges cannot disagree.
+package compiler
+
+import (
+	"context"
+	"io/fs"
+	"path"
+	"regexp"
+	"runtime"
+	"slices"
+
+	"github.com/hieracc/hieracc/format"
+	"golang.org/x/sync/errgroup"
+)
+
+// Input is one compile: a control repo and the nodes to compile for.
+type Input struct {
+	FS         fs.FS  // all paths below are slash-separated paths inside FS
+	EnvDir     string // environment folder: hiera.yaml, data/, modules/
+	ModulesDir string // "" = EnvDir/modules
+	// GlobalDir is Puppet's $confdir: GlobalDir/hiera.yaml, or Puppet's
+	// default global config when that file is absent. "" = no global layer.
+	GlobalDir   string
+	Environment string // "" = "production"
+	Revision    string // recorded in every bundle (e.g. a digest of the inputs)
+	Nodes       []Node
+	Jobs        int // nodes compiled in parallel; 0 = GOMAXPROCS
+}
+
+// Node is one node to compile.
+type Node struct {
+	Name   string       // certname
+	Facts  *format.Hash // the node's facts
+	Source string       // facts file, for messages
+}
+
+// Result is a compile's outcome.
+type Result struct {
+	Bundles     []*format.Bundle // one per node, in Input.Nodes order
+	Diagnostics []Diagnostic     // every error and warning, sorted
+}
+
+// Errors counts the error diagnostics.
+func (r *Result) Errors() int {
+	n := 0
+	for _, d := range r.Diagnostics {
+		if d.Severity == Error {
+			n++
+		}
+	}
+	return n
+}
+
+// compilation is what every node of one compile shares.
+type compilation struct {
+	fsys        fs.FS
+	environment string
+	revision    string
+	global, env *config
+	modules     map[string]*config // by module name
+	moduleNames []string           // sorted
+	files       fileCache
+	diags       []Diagnostic // config-level diagnostics
+}
+
+// validModuleName is Puppet's rule for module folder names.
+var validModuleName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// Compile compiles every node of in. Failures of individual keys, files or
+// layers are recorded in the bundles and reported as diagnostics; Compile
+// itself fails only when the context is cancelled.
+func Compile(ctx context.Context, in Input) (*Result, error) {
+	c := prepare(in)
+	res := &Result{Bundles: make([]*format.Bundle, len(in.Nodes))}
+	nodeDiags := make([][]Diagnostic, len(in.Nodes))
+
+	jobs := in.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(jobs)
+	for i, node := range in.Nodes {
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			res.Bundles[i], nodeDiags[i] = c.compileNode(node)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+
+	ds := slices.Clone(c.diags)
+	for _, nd := range nodeDiags {
+		ds = append(ds, nd...)
+	}
+	for _, e := range c.files.entries {
+		if e.df != nil {
+			ds = append(ds, e.df.diags...)
+		}
+	}
+	res.Diagnostics = sortDiags(ds)
+	return res, nil
+}
+
+// prepare reads every layer's configuration once.
+func prepare(in Input) *compilation {
+	c := &compilation{
+		fsys:        in.FS,
+		environment: in.Environment,
+		revision:    in.Revision,
+		modules:     map[string]*config{},
+		files:       fileCache{entries: map[fileKey]*fileEntry{}},
+	}
+	if c.environment == "" {
+		c.environment = "production"
+	}
+	var ds []Diagnostic
+	if in.GlobalDir != "" {
+		c.global, ds = loadConfig(in.FS, in.GlobalDir, format.LayerGlobal, "")
+		c.diags = append(c.diags, ds...)
+	}
+	c.env, ds = loadConfig(in.FS, in.EnvDir, format.LayerEnvironment, "")
+	c.diags = append(c.diags, ds...)
+
+	modDir := in.ModulesDir
+	if modDir == "" {
+		modDir = path.Join(in.EnvDir, "modules")
+	}
+	entries, _ := fs.ReadDir(in.FS, modDir)
+	for _, e := range entries {
+		if !e.IsDir() || !validModuleName.MatchString(e.Name()) {
+			continue // Puppet ignores folders that are not valid module names
+		}
+		mc, ds := loadConfig(in.FS, path.Join(modDir, e.Name()), format.LayerModule, e.Name())
+		c.diags = append(c.diags, ds...)
+		c.modules[e.Name()] = mc
+		c.moduleNames = append(c.moduleNames, e.Name())
+	}
+	slices.Sort(c.moduleNames)
+	return c
+}

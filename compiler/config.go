@@ -1,0 +1,510 @@
+package compiler
+
+// Stage 1: read and validate hiera.yaml files (Puppet's HieraConfigV5).
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/hieracc/hieracc/compiler/internal/dataload"
+	"github.com/hieracc/hieracc/format"
+	"gopkg.in/yaml.v3"
+)
+
+// locKind is how a hierarchy level names its data files.
+type locKind int
+
+const (
+	locNone locKind = iota
+	locPath
+	locPaths
+	locGlob
+	locGlobs
+	locMappedPaths
+)
+
+// levelConf is one validated hierarchy level.
+type levelConf struct {
+	name     string
+	line     int
+	column   int
+	datadir  string   // the level's own datadir, or the defaults'
+	function string   // data_hash function: yaml_data or json_data
+	kind     locKind  // locNone: the level has no location (Puppet calls the function once)
+	locs     []string // path(s) or glob(s), uninterpolated
+	mapped   [3]string
+}
+
+// config is one layer's validated hiera.yaml.
+type config struct {
+	file    string // display path of hiera.yaml; "" for Puppet's built-in default
+	root    string // FS folder the config's relative paths start from
+	layer   format.Layer
+	module  string // module name for the module layer
+	present bool   // false: the layer has no data provider at all
+
+	hierarchy        []levelConf
+	defaultHierarchy []levelConf
+	hasDefault       bool
+
+	// err fails every lookup that reaches this layer (Puppet raises when it
+	// creates the layer's data providers).
+	err *format.Error
+	// isDefaultConfig: Puppet's built-in config, whose levels only count
+	// files that exist.
+	isDefaultConfig bool
+}
+
+// Config keys Puppet knows (hiera_config.rb).
+var (
+	topKeys      = []string{"version", "defaults", "hierarchy", "plan_hierarchy", "default_hierarchy"}
+	defaultsKeys = []string{"data_hash", "lookup_key", "data_dig", "datadir", "options"}
+	levelKeys    = []string{"name", "options", "data_hash", "lookup_key", "v3_backend", "v4_data_hash", "data_dig",
+		"path", "paths", "glob", "globs", "uri", "uris", "mapped_paths", "datadir", "hiera3_backend"}
+	functionKeys    = []string{"data_hash", "lookup_key", "data_dig", "hiera3_backend"}
+	allFunctionKeys = []string{"data_hash", "lookup_key", "data_dig", "hiera3_backend", "v4_data_hash"}
+	locationKeys    = []string{"path", "paths", "glob", "globs", "uri", "uris", "mapped_paths"}
+)
+
+// supportedFunctions are the data_hash functions hieracc can run ahead of time.
+var supportedFunctions = []string{"yaml_data", "json_data"}
+
+// defaultConfig is Puppet's built-in v5 config, used when hiera.yaml is absent
+// (global layer) or holds only `version: 5`.
+func defaultLevels() []levelConf {
+	return []levelConf{{name: "Common", datadir: "data", function: "yaml_data", kind: locPath, locs: []string{"common.yaml"}}}
+}
+
+// loadConfig reads root/hiera.yaml for a layer. A missing file gives
+// present=false except for the global layer, which then uses Puppet's
+// default config. Problems that Puppet only logs are returned as warnings;
+// problems that make Puppet fail the layer's lookups are both returned and
+// recorded in config.err.
+func loadConfig(fsys fs.FS, root string, layer format.Layer, module string) (*config, []Diagnostic) {
+	c := &config{root: root, layer: layer, module: module}
+	file := path.Join(root, "hiera.yaml")
+	src, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		if layer == format.LayerGlobal && isNotExist(err) {
+			c.present = true
+			c.isDefaultConfig = true
+			c.hierarchy = defaultLevels()
+			return c, nil
+		}
+		if isNotExist(err) {
+			return c, nil
+		}
+		c.file = file
+		c.present = true
+		return c, c.fail(Diagnostic{File: file, Message: fmt.Sprintf("cannot read hiera.yaml: %v", err)})
+	}
+	c.file = file
+	c.present = true
+
+	node, err := dataload.Node(file, src)
+	if err != nil {
+		pos := problemPos(err)
+		return c, c.fail(Diagnostic{File: file, Line: pos.Line, Column: pos.Column, Message: err.Error()})
+	}
+	doc := node // the document's root node; nil for an empty file
+	if doc == nil || doc.Kind != yaml.MappingNode {
+		// Puppet falls back to the v3 default config, which a module ignores.
+		d := Diagnostic{Severity: Warning, File: file, Message: fmt.Sprintf("%s: File exists but does not contain a valid YAML hash. Falling back to Hiera version 3 default config", file)}
+		return c.v3(d)
+	}
+	val, err := dataload.Value(file, doc)
+	if err != nil {
+		pos := problemPos(err)
+		return c, c.fail(Diagnostic{File: file, Line: pos.Line, Column: pos.Column, Message: err.Error()})
+	}
+	h := val.(*format.Hash)
+
+	version := 3
+	if v, ok := h.Get("version"); ok && v != nil {
+		switch v := v.(type) {
+		case int64:
+			version = int(v)
+		case float64:
+			version = int(v)
+		case string:
+			version = atoiRuby(v)
+		default:
+			version = 0
+		}
+	}
+	switch version {
+	case 5:
+	case 3:
+		return c.v3(Diagnostic{Severity: Warning, File: file, Message: fmt.Sprintf("%s: Use of 'hiera.yaml' version 3 is deprecated. It should be converted to version 5", file)})
+	case 4:
+		line, col := keyPos(doc, "version")
+		return c, c.fail(Diagnostic{File: file, Line: line, Column: col,
+			Message: fmt.Sprintf("hiera.yaml version 4 is not supported by hieracc; convert %s to version 5", file)})
+	default:
+		line, col := keyPos(doc, "version")
+		return c, c.fail(Diagnostic{File: file, Line: line, Column: col,
+			Message: fmt.Sprintf("This runtime does not support hiera.yaml version %d", version)})
+	}
+	return c, c.parseV5(doc, h)
+}
+
+// v3 handles a version 3 (or non-hash) hiera.yaml: Puppet ignores it in a
+// module (with a warning) and refuses it in an environment. In the global
+// layer it would configure classic Hiera backends, which hieracc cannot run.
+func (c *config) v3(warn Diagnostic) (*config, []Diagnostic) {
+	ds := []Diagnostic{warn}
+	switch c.layer {
+	case format.LayerModule:
+		c.present = false
+		ds = append(ds, Diagnostic{Severity: Warning, File: c.file, Message: "hiera.yaml version 3 found at module root was ignored"})
+		return c, ds
+	case format.LayerEnvironment:
+		return c, append(ds, c.fail(Diagnostic{File: c.file, Message: "hiera.yaml version 3 cannot be used in an environment"})...)
+	}
+	return c, append(ds, c.fail(Diagnostic{File: c.file, Message: "hiera.yaml version 3 is not supported by hieracc; convert it to version 5"})...)
+}
+
+// fail records the first error as the layer's error and returns it as a diagnostic.
+func (c *config) fail(d Diagnostic) []Diagnostic {
+	if c.err == nil {
+		c.err = &format.Error{Message: d.Message, File: d.File, Line: d.Line, Column: d.Column, Level: d.Level}
+	}
+	return []Diagnostic{d}
+}
+
+func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
+	var ds []Diagnostic
+	typeErr := func(n *yaml.Node, format string, args ...any) {
+		line, col := 0, 0
+		if n != nil {
+			line, col = n.Line, n.Column
+		}
+		ds = append(ds, c.fail(Diagnostic{File: c.file, Line: line, Column: col,
+			Message: fmt.Sprintf("The Lookup Configuration at '%s' has wrong type, ", c.file) + fmt.Sprintf(format, args...)})...)
+	}
+	for i, k := range h.Keys() {
+		ks, ok := k.(string)
+		if !ok || !slices.Contains(topKeys, ks) {
+			typeErr(doc.Content[2*i], "unrecognized key '%v'", k)
+		}
+	}
+
+	// Without a defaults key Puppet uses {datadir: data, data_hash: yaml_data};
+	// a defaults key replaces both.
+	datadir, defFunc := "data", "yaml_data"
+	if v, ok := h.Get("defaults"); ok {
+		defFunc = ""
+		dn := valueNode(doc, "defaults")
+		dh, ok := v.(*format.Hash)
+		if !ok {
+			typeErr(dn, "entry 'defaults' expects a Struct value, got %s", typeName(v))
+		} else {
+			for i, k := range dh.Keys() {
+				ks, _ := k.(string)
+				if !slices.Contains(defaultsKeys, ks) {
+					typeErr(dn.Content[2*i], "entry 'defaults' unrecognized key '%v'", k)
+				}
+			}
+			n := 0
+			for _, fk := range functionKeys {
+				if fv, ok := dh.Get(fk); ok {
+					n++
+					defFunc, _ = fv.(string)
+					if fk != "data_hash" {
+						defFunc = fk + ":" + defFunc
+					}
+				}
+			}
+			if n > 1 {
+				ds = append(ds, c.fail(Diagnostic{File: c.file, Line: dn.Line, Column: dn.Column,
+					Message: "Only one of data_hash, lookup_key, data_dig, or hiera3_backend can be defined in defaults"})...)
+			}
+			if dd, ok := dh.Get("datadir"); ok {
+				if s, ok := dd.(string); ok && s != "" {
+					datadir = s
+				} else {
+					typeErr(dn, "entry 'defaults' entry 'datadir' expects a String[1] value, got %s", typeName(dd))
+				}
+			}
+		}
+	}
+
+	parseList := func(key string) []levelConf {
+		v, ok := h.Get(key)
+		if !ok {
+			return nil
+		}
+		ln := valueNode(doc, key)
+		list, ok := v.([]any)
+		if !ok {
+			typeErr(ln, "entry '%s' expects an Array value, got %s", key, typeName(v))
+			return nil
+		}
+		var levels []levelConf
+		firstLine := map[string]int{}
+		for i, e := range list {
+			en := ln.Content[i]
+			lvl, lds := c.parseLevel(key, i, en, e, datadir, defFunc)
+			ds = append(ds, lds...)
+			if lvl == nil {
+				continue
+			}
+			if first, dup := firstLine[lvl.name]; dup {
+				ds = append(ds, c.fail(Diagnostic{File: c.file, Line: lvl.line, Column: lvl.column, Level: lvl.name,
+					Message: fmt.Sprintf("Hierarchy name '%s' defined more than once. First defined at (line: %d)", lvl.name, first)})...)
+				continue
+			}
+			firstLine[lvl.name] = lvl.line
+			levels = append(levels, *lvl)
+		}
+		return levels
+	}
+	if _, ok := h.Get("hierarchy"); ok {
+		c.hierarchy = parseList("hierarchy")
+	} else {
+		c.hierarchy = defaultLevels()
+		c.hierarchy[0].datadir = datadir
+		if defFunc != "" {
+			c.hierarchy[0].function = defFunc
+		}
+	}
+	if _, ok := h.Get("default_hierarchy"); ok {
+		c.hasDefault = true
+		if c.layer != format.LayerModule {
+			line, col := keyPos(doc, "default_hierarchy")
+			ds = append(ds, c.fail(Diagnostic{File: c.file, Line: line, Column: col,
+				Message: "'default_hierarchy' is only allowed in the module layer"})...)
+		}
+		c.defaultHierarchy = parseList("default_hierarchy")
+	}
+	return ds
+}
+
+// parseLevel validates one hierarchy entry the way Puppet's config type and
+// validate_hierarchy do.
+func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, defFunc string) (*levelConf, []Diagnostic) {
+	var ds []Diagnostic
+	fail := func(msg string, args ...any) {
+		ds = append(ds, c.fail(Diagnostic{File: c.file, Line: n.Line, Column: n.Column, Message: fmt.Sprintf(msg, args...)})...)
+	}
+	prefix := fmt.Sprintf("The Lookup Configuration at '%s' has wrong type, entry '%s' index %d ", c.file, list, i)
+	h, ok := v.(*format.Hash)
+	if !ok {
+		fail("%sexpects a Struct value, got %s", prefix, typeName(v))
+		return nil, ds
+	}
+	lvl := &levelConf{line: n.Line, column: n.Column, datadir: datadir}
+	for j, k := range h.Keys() {
+		ks, _ := k.(string)
+		if !slices.Contains(levelKeys, ks) {
+			kn := n.Content[2*j]
+			ds = append(ds, c.fail(Diagnostic{File: c.file, Line: kn.Line, Column: kn.Column, Message: fmt.Sprintf("%sunrecognized key '%v'", prefix, k)})...)
+		}
+	}
+	name, ok := h.Get("name")
+	switch s, isStr := name.(string); {
+	case !ok:
+		fail("%sexpects a value for key 'name'", prefix)
+	case !isStr || s == "":
+		fail("%sentry 'name' expects a String[1] value, got %s", prefix, typeName(name))
+	default:
+		lvl.name = s
+	}
+	if len(ds) > 0 {
+		return nil, ds
+	}
+	str := func(key string) (string, bool) {
+		x, ok := h.Get(key)
+		if !ok {
+			return "", false
+		}
+		s, isStr := x.(string)
+		if !isStr || s == "" {
+			fail("%sentry '%s' expects a String[1] value, got %s", prefix, key, typeName(x))
+			return "", false
+		}
+		return s, true
+	}
+	strs := func(key string, min, max int) ([]string, bool) {
+		x, ok := h.Get(key)
+		if !ok {
+			return nil, false
+		}
+		arr, isArr := x.([]any)
+		if !isArr || len(arr) < min || (max > 0 && len(arr) > max) {
+			fail("%sentry '%s' expects an Array value of size %d..., got %s", prefix, key, min, typeName(x))
+			return nil, false
+		}
+		out := make([]string, len(arr))
+		for k, e := range arr {
+			s, isStr := e.(string)
+			if !isStr || s == "" {
+				fail("%sentry '%s' index %d expects a String[1] value, got %s", prefix, key, k, typeName(e))
+				return nil, false
+			}
+			out[k] = s
+		}
+		return out, true
+	}
+
+	nfunc := 0
+	for _, fk := range allFunctionKeys {
+		if h.Has(fk) {
+			nfunc++
+		}
+	}
+	switch {
+	case nfunc == 0 && defFunc == "":
+		fail("One of data_hash, lookup_key, data_dig, or hiera3_backend must be defined in hierarchy '%s'", lvl.name)
+	case nfunc > 1:
+		fail("Only one of data_hash, lookup_key, data_dig, or hiera3_backend can be defined in hierarchy '%s'", lvl.name)
+	}
+	nloc := 0
+	for _, lk := range locationKeys {
+		if h.Has(lk) {
+			nloc++
+		}
+	}
+	if nloc > 1 {
+		fail("Only one of path, paths, glob, globs, uri, uris, or mapped_paths can be defined in hierarchy '%s'", lvl.name)
+	}
+	if len(ds) > 0 {
+		return nil, ds
+	}
+
+	lvl.function = defFunc
+	for _, fk := range allFunctionKeys {
+		if s, ok := str(fk); ok {
+			lvl.function = s
+			if fk != "data_hash" {
+				lvl.function = fk + ":" + s
+			}
+		}
+	}
+	if !slices.Contains(supportedFunctions, lvl.function) {
+		fail("hieracc cannot run %s in hierarchy '%s': only data_hash yaml_data and json_data are supported ahead of time", describeFunction(lvl.function), lvl.name)
+	}
+	if s, ok := str("datadir"); ok {
+		lvl.datadir = s
+	}
+	if s, ok := str("path"); ok {
+		lvl.kind, lvl.locs = locPath, []string{s}
+	}
+	if s, ok := strs("paths", 1, 0); ok {
+		lvl.kind, lvl.locs = locPaths, s
+	}
+	if s, ok := str("glob"); ok {
+		lvl.kind, lvl.locs = locGlob, []string{s}
+	}
+	if s, ok := strs("globs", 1, 0); ok {
+		lvl.kind, lvl.locs = locGlobs, s
+	}
+	if s, ok := strs("mapped_paths", 3, 3); ok {
+		lvl.kind = locMappedPaths
+		copy(lvl.mapped[:], s)
+	}
+	if h.Has("uri") || h.Has("uris") {
+		fail("hieracc cannot resolve uri/uris locations in hierarchy '%s': they only make sense to lookup_key functions", lvl.name)
+	}
+	if opts, ok := h.Get("options"); ok {
+		if oh, ok := opts.(*format.Hash); ok {
+			for _, reserved := range []string{"path", "uri"} {
+				if oh.Has(reserved) {
+					fail("Option key '%s' used in hierarchy '%s' is reserved by Puppet", reserved, lvl.name)
+				}
+			}
+		}
+	}
+	if len(ds) > 0 {
+		return nil, ds
+	}
+	return lvl, nil
+}
+
+func describeFunction(f string) string {
+	if f == "" {
+		return "no data provider function"
+	}
+	if kind, name, ok := strings.Cut(f, ":"); ok {
+		return fmt.Sprintf("%s function '%s'", kind, name)
+	}
+	return fmt.Sprintf("data_hash function '%s'", f)
+}
+
+// problemPos is where a dataload error arose, if it says.
+func problemPos(err error) dataload.Pos {
+	var p *dataload.Problem
+	if errors.As(err, &p) {
+		return p.Pos
+	}
+	return dataload.Pos{}
+}
+
+// keyPos returns the position of key in mapping m.
+func keyPos(m *yaml.Node, key string) (int, int) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i].Line, m.Content[i].Column
+		}
+	}
+	return m.Line, m.Column
+}
+
+// valueNode returns the value node of key in mapping m (m itself if absent).
+func valueNode(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			n := m.Content[i+1]
+			for n.Kind == yaml.AliasNode && n.Alias != nil {
+				n = n.Alias
+			}
+			return n
+		}
+	}
+	return m
+}
+
+// typeName is the Puppet type name used in config type errors.
+func typeName(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "Undef"
+	case string:
+		return "String"
+	case int64:
+		return "Integer"
+	case float64:
+		return "Float"
+	case bool:
+		return "Boolean"
+	case []any:
+		return "Tuple"
+	case *format.Hash:
+		_ = v
+		return "Struct"
+	}
+	return "Any"
+}
+
+// atoiRuby is Ruby's String#to_i: leading digits, else 0.
+func atoiRuby(s string) int {
+	s = strings.TrimSpace(s)
+	n, neg := 0, false
+	if strings.HasPrefix(s, "-") {
+		neg, s = true, s[1:]
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			break
+		}
+		n = n*10 + int(r-'0')
+	}
+	if neg {
+		return -n
+	}
+	return n
+}

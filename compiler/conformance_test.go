@@ -1,0 +1,330 @@
+package compiler_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/runtime"
+	"gopkg.in/yaml.v3"
+)
+
+// conformanceDir holds cases whose expected values real `puppet lookup` produced.
+const conformanceDir = "../../shared/conformance/public"
+
+// check is one entry of a case's expected.yaml.
+type check struct {
+	Node     string    `yaml:"node"`
+	Key      string    `yaml:"key"`
+	Merge    yaml.Node `yaml:"merge"`
+	Value    yaml.Node `yaml:"value"`
+	NotFound bool      `yaml:"not_found"`
+	Error    bool      `yaml:"error"`
+	Message  string    `yaml:"message"`
+}
+
+// TestConformance runs every check of every conformance case through the
+// whole pipeline: compile, encode, open with the runtime, look up.
+func TestConformance(t *testing.T) {
+	cases, err := os.ReadDir(conformanceDir)
+	if err != nil {
+		t.Skipf("conformance corpus not found at %s (it sits beside the checkout as ../shared): %v", conformanceDir, err)
+	}
+	total, failed := 0, 0
+	for _, c := range cases {
+		if !c.IsDir() {
+			continue
+		}
+		dir := filepath.Join(conformanceDir, c.Name())
+		t.Run(c.Name(), func(t *testing.T) {
+			n, fails := checkCase(t, dir)
+			total += n
+			failed += len(fails)
+			for _, f := range fails {
+				t.Error(f)
+			}
+		})
+	}
+	t.Logf("conformance: %d checks, %d passed, %d failed", total, total-failed, failed)
+}
+
+// TestExampleMatchesPuppet runs the bundled example's checks, which real
+// Puppet produced (testdata/example/gen-expected.rb).
+func TestExampleMatchesPuppet(t *testing.T) {
+	n, fails := checkCase(t, "../testdata/example")
+	for _, f := range fails {
+		t.Error(f)
+	}
+	if n == 0 {
+		t.Fatal("the example has no checks")
+	}
+	t.Logf("example: %d checks, %d failed", n, len(fails))
+}
+
+// TestConformanceRunnerCatchesMismatches guards the runner itself: a case
+// whose expectations are wrong in each way must be reported, check by check.
+func TestConformanceRunnerCatchesMismatches(t *testing.T) {
+	src := filepath.Join(conformanceDir, "merge-hash")
+	if _, err := os.Stat(src); err != nil {
+		t.Skipf("conformance corpus not found: %v", err)
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	var checks []map[string]any
+	raw, _ := os.ReadFile(filepath.Join(dir, "expected.yaml"))
+	if err := yaml.Unmarshal(raw, &checks); err != nil {
+		t.Fatal(err)
+	}
+	var bad []map[string]any
+	for _, ck := range checks {
+		if _, ok := ck["value"].(map[string]any); ok && len(bad) == 0 {
+			// Same entries, reversed key order: must be caught.
+			var rev yaml.Node
+			var node yaml.Node
+			_ = node.Encode(ck["value"])
+			rev = node
+			for i, j := 0, len(rev.Content)-2; i < j; i, j = i+2, j-2 {
+				rev.Content[i], rev.Content[j] = rev.Content[j], rev.Content[i]
+				rev.Content[i+1], rev.Content[j+1] = rev.Content[j+1], rev.Content[i+1]
+			}
+			ck["value"] = &rev
+			bad = append(bad, ck)
+		}
+	}
+	node := checks[0]["node"]
+	bad = append(bad,
+		map[string]any{"node": node, "key": "no_such_key_anywhere", "value": "x"},
+		map[string]any{"node": node, "key": checks[0]["key"], "not_found": true},
+		map[string]any{"node": node, "key": checks[0]["key"], "error": true, "message": "boom"},
+	)
+	out, _ := yaml.Marshal(bad)
+	if err := os.WriteFile(filepath.Join(dir, "expected.yaml"), out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n, fails := checkCase(t, dir)
+	if n != len(bad) || len(fails) != len(bad) {
+		t.Errorf("runner reported %d failures of %d checks, want all %d to fail:\n%s", len(fails), n, len(bad), strings.Join(fails, "\n"))
+	}
+}
+
+// checkCase compiles a case laid out as the corpus README describes and runs
+// its checks; it returns the number of checks and a message per failure.
+func checkCase(t *testing.T, dir string) (int, []string) {
+	t.Helper()
+	bundles := CompileCase(t, dir)
+	raw, err := os.ReadFile(filepath.Join(dir, "expected.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var checks []check
+	if err := yaml.Unmarshal(raw, &checks); err != nil {
+		t.Fatalf("expected.yaml: %v", err)
+	}
+	var fails []string
+	for i, ck := range checks {
+		if msg := runCheck(t, bundles, ck); msg != "" {
+			fails = append(fails, fmt.Sprintf("%s #%d %s %q: %s", filepath.Base(dir), i, ck.Node, ck.Key, msg))
+		}
+	}
+	return len(checks), fails
+}
+
+// CompileCase compiles every node of a case and opens each bundle through
+// the runtime, after a round trip through the wire format.
+func CompileCase(t *testing.T, dir string) map[string]*runtime.Bundle {
+	t.Helper()
+	fsys := os.DirFS(dir)
+	in := compiler.Input{FS: fsys, EnvDir: "env", ModulesDir: "modules", GlobalDir: "global"}
+	files, _ := fs.Glob(fsys, "nodes/*.yaml")
+	sort.Strings(files)
+	for _, f := range files {
+		n, ds := compiler.LoadFacts(fsys, f)
+		for _, d := range ds {
+			t.Fatalf("facts: %s", d)
+		}
+		in.Nodes = append(in.Nodes, n)
+	}
+	res, err := compiler.Compile(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*runtime.Bundle{}
+	for _, b := range res.Bundles {
+		data, err := format.Encode(b)
+		if err != nil {
+			t.Fatalf("encode %s: %v", b.Node, err)
+		}
+		rb, err := runtime.OpenBytes(data)
+		if err != nil {
+			t.Fatalf("open %s: %v", b.Node, err)
+		}
+		out[b.Node] = rb
+	}
+	return out
+}
+
+func runCheck(t *testing.T, bundles map[string]*runtime.Bundle, ck check) string {
+	b := bundles[ck.Node]
+	if b == nil {
+		return "no bundle for node"
+	}
+	opts, err := mergeOption(ck.Merge)
+	if err != nil {
+		return err.Error()
+	}
+	got, lerr := b.LookupWith(ck.Key, opts)
+	switch {
+	case ck.Error:
+		if lerr == nil || errors.Is(lerr, runtime.ErrNotFound) {
+			return fmt.Sprintf("want error containing %q, got value %s (err %v)", ck.Message, render(got), lerr)
+		}
+		if !strings.Contains(lerr.Error(), ck.Message) {
+			return fmt.Sprintf("want error containing %q, got %q", ck.Message, lerr.Error())
+		}
+	case ck.NotFound:
+		if !errors.Is(lerr, runtime.ErrNotFound) {
+			return fmt.Sprintf("want not found, got %s (err %v)", render(got), lerr)
+		}
+	default:
+		if lerr != nil {
+			return fmt.Sprintf("want %s, got error %v", render(mustValue(t, &ck.Value)), lerr)
+		}
+		want := mustValue(t, &ck.Value)
+		if d := cmp.Diff(canon(want), canon(got)); d != "" {
+			return fmt.Sprintf("value mismatch (-want +got):\n%s", d)
+		}
+	}
+	return ""
+}
+
+// mergeOption turns a check's merge field into lookup-time options.
+func mergeOption(n yaml.Node) (runtime.Options, error) {
+	var o runtime.Options
+	switch n.Kind {
+	case 0:
+		return o, nil
+	case yaml.ScalarNode:
+		o.Merge = &format.Merge{Strategy: n.Value}
+	case yaml.MappingNode:
+		var m struct {
+			Strategy       string `yaml:"strategy"`
+			KnockoutPrefix string `yaml:"knockout_prefix"`
+			Sort           bool   `yaml:"sort_merged_arrays"`
+			HashArrays     bool   `yaml:"merge_hash_arrays"`
+		}
+		if err := n.Decode(&m); err != nil {
+			return o, err
+		}
+		o.Merge = &format.Merge{Strategy: m.Strategy, KnockoutPrefix: m.KnockoutPrefix, SortMergedArrays: m.Sort, MergeHashArrays: m.HashArrays}
+	default:
+		return o, fmt.Errorf("bad merge field")
+	}
+	return o, nil
+}
+
+// mustValue converts an expected value. expected.yaml quotes every string,
+// so YAML 1.2 scalar rules read it as Puppet wrote it.
+func mustValue(t *testing.T, n *yaml.Node) any {
+	v, err := nodeValue(n)
+	if err != nil {
+		t.Fatalf("expected value: %v", err)
+	}
+	return v
+}
+
+func nodeValue(n *yaml.Node) (any, error) {
+	switch n.Kind {
+	case 0:
+		return nil, nil
+	case yaml.DocumentNode:
+		return nodeValue(n.Content[0])
+	case yaml.AliasNode:
+		return nodeValue(n.Alias)
+	case yaml.ScalarNode:
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return nil, err
+		}
+		switch x := v.(type) {
+		case int:
+			return int64(x), nil
+		case float64, string, bool, nil:
+			return x, nil
+		}
+		return nil, fmt.Errorf("unexpected scalar %T", v)
+	case yaml.SequenceNode:
+		out := make([]any, len(n.Content))
+		for i, c := range n.Content {
+			v, err := nodeValue(c)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	case yaml.MappingNode:
+		h := format.NewHash(len(n.Content) / 2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, err := nodeValue(n.Content[i])
+			if err != nil {
+				return nil, err
+			}
+			v, err := nodeValue(n.Content[i+1])
+			if err != nil {
+				return nil, err
+			}
+			// JSON (and so the expected values) has only string keys.
+			h.Set(fmt.Sprint(k), v)
+		}
+		return h, nil
+	}
+	return nil, fmt.Errorf("unexpected node kind %d", n.Kind)
+}
+
+// entry is a hash entry in canonical form: key order is kept and compared.
+type entry struct {
+	K string
+	V any
+}
+
+// canon makes a value comparable with cmp: hashes become ordered entry
+// lists, and keys become their JSON form (what puppet lookup printed).
+func canon(v any) any {
+	switch v := v.(type) {
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = canon(e)
+		}
+		return out
+	case *format.Hash:
+		out := []entry{}
+		for k, e := range v.All() {
+			ks, ok := k.(string)
+			if !ok {
+				ks = fmt.Sprint(k)
+				if k == nil {
+					ks = ""
+				}
+			}
+			out = append(out, entry{ks, canon(e)})
+		}
+		return out
+	}
+	return v
+}
+
+func render(v any) string {
+	return fmt.Sprintf("%#v", canon(v))
+}

@@ -1,0 +1,88 @@
+package compiler
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Severity says whether a Diagnostic fails the run.
+type Severity int
+
+const (
+	Error   Severity = iota // Puppet fails the lookup
+	Warning                 // Puppet only logs it
+)
+
+func (s Severity) String() string {
+	if s == Warning {
+		return "warning"
+	}
+	return "error"
+}
+
+// Diagnostic is one error or warning of a compile, with where it arose.
+type Diagnostic struct {
+	Severity Severity
+	File     string // relative to the input FS root; may be empty
+	Line     int    // 1-based; 0 when unknown
+	Column   int
+	Level    string // hierarchy level name, when it applies
+	Node     string // certname, when it applies
+	Key      string // lookup key, when it applies
+	Message  string
+}
+
+// String renders the diagnostic as "file:line:col: message (level "x", node n, key k)".
+func (d Diagnostic) String() string {
+	var b strings.Builder
+	if d.File != "" {
+		b.WriteString(d.File)
+		if d.Line > 0 {
+			fmt.Fprintf(&b, ":%d", d.Line)
+			if d.Column > 0 {
+				fmt.Fprintf(&b, ":%d", d.Column)
+			}
+		}
+		b.WriteString(": ")
+	}
+	if d.Severity == Warning {
+		b.WriteString("warning: ")
+	}
+	b.WriteString(d.Message)
+	var ctx []string
+	if d.Key != "" {
+		ctx = append(ctx, fmt.Sprintf("key %q", d.Key))
+	}
+	if d.Level != "" {
+		ctx = append(ctx, fmt.Sprintf("level %q", d.Level))
+	}
+	if d.Node != "" {
+		ctx = append(ctx, "node "+d.Node)
+	}
+	if len(ctx) > 0 {
+		b.WriteString(" (" + strings.Join(ctx, ", ") + ")")
+	}
+	return b.String()
+}
+
+func compareDiag(a, b Diagnostic) int {
+	return cmp.Or(
+		cmp.Compare(a.File, b.File),
+		cmp.Compare(a.Line, b.Line),
+		cmp.Compare(a.Column, b.Column),
+		cmp.Compare(a.Severity, b.Severity),
+		cmp.Compare(a.Node, b.Node),
+		cmp.Compare(a.Key, b.Key),
+		cmp.Compare(a.Level, b.Level),
+		cmp.Compare(a.Message, b.Message),
+	)
+}
+
+// sortDiags orders diagnostics by position and drops exact duplicates (the
+// same broken file reached by many nodes is reported once per node only).
+func sortDiags(ds []Diagnostic) []Diagnostic {
+	slices.SortFunc(ds, compareDiag)
+	return slices.Compact(ds)
+}

@@ -1,0 +1,260 @@
+package compiler
+
+// Stage: compile one node — every key its hierarchy reaches, resolved under
+// its lookup_options, with the contributions that explain it.
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/hiera"
+)
+
+func (c *compilation) compileNode(node Node) (*format.Bundle, []Diagnostic) {
+	n := newNodeRun(c, node)
+	b := &format.Bundle{
+		Node:        node.Name,
+		Environment: c.environment,
+		Revision:    c.revision,
+		Global:      hierarchyOf(n.global),
+		Env:         hierarchyOf(n.env),
+	}
+	report := func(err *format.Error, key string) {
+		n.diags = append(n.diags, Diagnostic{File: err.File, Line: err.Line, Column: err.Column,
+			Level: err.Level, Node: node.Name, Key: key, Message: err.Message})
+	}
+
+	// Every lookup first assembles lookup_options from every level: when
+	// that fails, every lookup on the node fails.
+	if _, err := n.envOptions(); err != nil {
+		b.NodeError = err
+		report(err, "")
+	}
+	modErr := map[string]bool{}
+	for _, name := range c.moduleNames {
+		lr := n.module(name)
+		if lr == nil {
+			continue
+		}
+		m := format.Module{Name: name, Hierarchy: lr.hier, Default: lr.def}
+		if b.NodeError == nil {
+			if _, err := n.moduleOptions(name); err != nil {
+				m.Err = err
+				modErr[name] = true
+				report(err, name+"::*")
+			}
+		}
+		b.Modules = append(b.Modules, m)
+	}
+	if b.NodeError != nil {
+		return b, n.diags
+	}
+
+	for _, name := range n.keyNames() {
+		mod := moduleOf(name)
+		if modErr[mod] {
+			continue
+		}
+		k, err := n.compileKey(name, mod)
+		if err != nil {
+			report(err, name)
+		}
+		if k != nil {
+			b.Keys = append(b.Keys, *k)
+		}
+	}
+	return b, n.diags
+}
+
+func hierarchyOf(lr *layerRun) format.Hierarchy {
+	if lr == nil {
+		return format.Hierarchy{}
+	}
+	return lr.hier
+}
+
+// moduleOf is the module namespace of a data key, as Puppet's LookupKey
+// computes it ("ntp" for "ntp::servers", "" for an unqualified key).
+func moduleOf(key string) string {
+	i := strings.Index(key, "::")
+	switch {
+	case i < 0:
+		return ""
+	case i == 0:
+		return key // Ruby's key[0..-1]: a module that cannot exist
+	}
+	return key[:i]
+}
+
+// keyNames lists every key of every data file the node's hierarchies reach.
+func (n *nodeRun) keyNames() []string {
+	seen := map[string]bool{}
+	add := func(files [][]*dataFile) {
+		for _, lvl := range files {
+			for _, df := range lvl {
+				if df == nil || df.hash == nil {
+					continue
+				}
+				for k := range df.index {
+					if k != lookupOptionsKey {
+						seen[k] = true
+					}
+				}
+			}
+		}
+	}
+	for _, lr := range []*layerRun{n.global, n.env} {
+		if lr != nil {
+			add(lr.files)
+		}
+	}
+	for _, name := range n.c.moduleNames {
+		if lr := n.module(name); lr != nil {
+			add(lr.files)
+			add(lr.defFiles)
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for k := range seen {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// compileKey resolves one key at the top level. Every location's value is
+// recorded (interpolated), and the configured merge is computed from those
+// records with the same driver the runtime uses, so the two cannot differ.
+func (n *nodeRun) compileKey(name, mod string) (*format.Key, *format.Error) {
+	k := &format.Key{Name: name}
+	var opts *lookupOptions
+	if mod == "" {
+		opts, _ = n.envOptions()
+	} else {
+		opts, _ = n.moduleOptions(mod)
+	}
+	merge, perr := mergeFor(opts.forKey(name))
+
+	layers := n.layersFor(mod)
+	n.withStack(name, func() {
+		n.top = name
+		for li, lr := range layers {
+			if lr != nil && lr.hier.Present && lr.err == nil {
+				k.Contributions = append(k.Contributions, n.contributions(name, format.Layer(li), lr.files)...)
+			}
+		}
+	})
+
+	var v any
+	var found bool
+	var err error
+	if perr != nil {
+		err = perr
+	} else {
+		k.Merge = merge
+		v, found, err = hiera.Resolve(merge, hierarchies(layers), contributionLeaf(k.Contributions))
+	}
+	if err == nil && !found {
+		if lr := n.module(mod); lr != nil && lr.def != nil {
+			dopts, derr := n.defaultOptions(mod, lr)
+			if derr != nil {
+				err = derr
+			} else {
+				dm, merr := mergeFor(dopts.forKey(name))
+				if merr != nil {
+					err = merr
+				} else {
+					k.DefaultMerge = dm
+					n.withStack(name, func() {
+						k.Defaults = n.contributions(name, format.LayerModule, lr.defFiles)
+					})
+					v, found, err = hiera.ResolveDefault(dm, lr.def, contributionLeaf(k.Defaults))
+				}
+			}
+		}
+	}
+	if err != nil {
+		k.Err = n.position(asFormatError(err), k, layers)
+		return k, k.Err
+	}
+	if !found {
+		return nil, nil
+	}
+	k.Value = v
+	n.memo[name] = v
+	return k, nil
+}
+
+// contributions reads a key from every location of a layer.
+func (n *nodeRun) contributions(name string, layer format.Layer, files [][]*dataFile) []format.Contribution {
+	var out []format.Contribution
+	for li, lvl := range files {
+		for fi, df := range lvl {
+			if df == nil {
+				continue
+			}
+			v, found, err := n.readKey(df, name)
+			if !found && err == nil {
+				continue
+			}
+			c := format.Contribution{Layer: layer, Level: li, Location: fi, Value: v}
+			if i, ok := df.index[name]; ok {
+				c.Line, c.Column = df.pos[i].Line, df.pos[i].Column
+			}
+			if err != nil {
+				c.Value = nil
+				c.Err = asFormatError(err)
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// contributionLeaf answers the merge driver from recorded contributions.
+func contributionLeaf(cs []format.Contribution) hiera.Leaf {
+	return func(layer format.Layer, level, loc int) (any, bool, error) {
+		for i := range cs {
+			c := &cs[i]
+			if c.Layer == layer && c.Level == level && c.Location == loc {
+				if c.Err != nil {
+					return nil, false, c.Err
+				}
+				return c.Value, true, nil
+			}
+		}
+		return nil, false, nil
+	}
+}
+
+// position gives a key error the place it arose: the failing contribution's,
+// else the highest-priority contribution's.
+func (n *nodeRun) position(err *format.Error, k *format.Key, layers [3]*layerRun) *format.Error {
+	e := *err
+	cs := k.Contributions
+	if len(cs) == 0 {
+		cs = k.Defaults
+	}
+	for _, c := range cs {
+		if c.Err == err || (e.File == "" && c.Err == nil) || c.Err != nil && c.Err.Message == e.Message {
+			lr := layers[c.Layer]
+			if lr == nil {
+				break
+			}
+			h := lr.hier
+			if len(k.Contributions) == 0 && lr.def != nil {
+				h = *lr.def
+			}
+			if c.Level < len(h.Levels) {
+				e.Level = h.Levels[c.Level].Name
+				if e.File == "" && c.Location < len(h.Levels[c.Level].Locations) {
+					e.File = h.Levels[c.Level].Locations[c.Location].Path
+					e.Line, e.Column = c.Line, c.Column
+				}
+			}
+			break
+		}
+	}
+	return &e
+}

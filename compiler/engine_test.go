@@ -1,0 +1,271 @@
+package compiler
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hieracc/hieracc/format"
+)
+
+func TestRubyFloat(t *testing.T) {
+	for _, tc := range []struct {
+		in   float64
+		want string
+	}{
+		{1, "1.0"}, {1.5, "1.5"}, {1.1, "1.1"}, {-2.25, "-2.25"}, {0, "0.0"},
+		{1e15, "1000000000000000.0"}, {1e16, "1.0e+16"}, {1.5e20, "1.5e+20"},
+		{0.0001, "0.0001"}, {0.00001, "1.0e-05"}, {1.25e-7, "1.25e-07"},
+	} {
+		if got := rubyFloat(tc.in); got != tc.want {
+			t.Errorf("rubyFloat(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestRubyInspect(t *testing.T) {
+	h := format.NewHash(2)
+	h.Set("k", "v")
+	h.Set("n", []any{int64(1), nil, true, 2.5})
+	for _, tc := range []struct {
+		in   any
+		want string
+	}{
+		{[]any{"a", "b"}, `["a", "b"]`},
+		{h, `{"k"=>"v", "n"=>[1, nil, true, 2.5]}`},
+		{"say \"hi\"\n", `"say \"hi\"\n"`},
+		{format.NewHash(0), `{}`},
+	} {
+		if got := rubyInspect(tc.in); got != tc.want {
+			t.Errorf("rubyInspect(%#v) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+	if got := rubyToS(nil); got != "" {
+		t.Errorf("rubyToS(nil) = %q, want empty", got)
+	}
+}
+
+func TestExpandBraces(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"a.yaml", []string{"a.yaml"}},
+		{"{b,a}.yaml", []string{"b.yaml", "a.yaml"}},
+		{"x/{a,{b,c}}-*.yaml", []string{"x/a-*.yaml", "x/b-*.yaml", "x/c-*.yaml"}},
+		{"{a,b}/{c,d}", []string{"a/c", "a/d", "b/c", "b/d"}},
+	} {
+		if d := cmp.Diff(tc.want, expandBraces(tc.in)); d != "" {
+			t.Errorf("expandBraces(%q) (-want +got):\n%s", tc.in, d)
+		}
+	}
+}
+
+func TestRubyGlob(t *testing.T) {
+	fsys := fstest.MapFS{
+		"d/b.yaml":       {Data: []byte("x: 1")},
+		"d/a.yaml":       {Data: []byte("x: 1")},
+		"d/.hidden.yaml": {Data: []byte("x: 1")},
+		"d/sub/c.yaml":   {Data: []byte("x: 1")},
+		"d/dir.yaml/x":   {Data: []byte("x: 1")},
+		"d/notes.txt":    {Data: []byte("x")},
+	}
+	for _, tc := range []struct {
+		pattern string
+		want    []string
+	}{
+		{"d/*.yaml", []string{"d/a.yaml", "d/b.yaml"}}, // sorted, no dotfiles, no directories
+		{"d/{b,a}.yaml", []string{"d/b.yaml", "d/a.yaml"}},
+		{"d/**/*.yaml", []string{"d/a.yaml", "d/b.yaml", "d/sub/c.yaml"}},
+		{"d/.*.yaml", []string{"d/.hidden.yaml"}},
+		{"d/none*.yaml", nil},
+	} {
+		if d := cmp.Diff(tc.want, rubyGlob(fsys, tc.pattern)); d != "" {
+			t.Errorf("rubyGlob(%q) (-want +got):\n%s", tc.pattern, d)
+		}
+	}
+}
+
+// compileOne compiles a single node from an in-memory repo.
+func compileOne(t *testing.T, files map[string]string, facts string) *format.Bundle {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for p, s := range files {
+		fsys[p] = &fstest.MapFile{Data: []byte(s)}
+	}
+	fsys["nodes/web01.example.com.yaml"] = &fstest.MapFile{Data: []byte(facts)}
+	n, ds := LoadFacts(fsys, "nodes/web01.example.com.yaml")
+	if len(ds) > 0 {
+		t.Fatalf("facts: %v", ds)
+	}
+	res, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", Nodes: []Node{n}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Bundles[0]
+}
+
+func keyOf(b *format.Bundle, name string) *format.Key {
+	for i := range b.Keys {
+		if b.Keys[i].Name == name {
+			return &b.Keys[i]
+		}
+	}
+	return nil
+}
+
+const simpleHiera = `version: 5
+hierarchy:
+  - name: Per node
+    path: "nodes/%{trusted.certname}.yaml"
+  - name: Role
+    path: "role/%{facts.role}.yaml"
+  - name: Common
+    path: common.yaml
+`
+
+func TestConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, hiera, want string
+	}{
+		{"two locations", "version: 5\nhierarchy:\n  - name: Both\n    path: a.yaml\n    glob: '*.yaml'\n",
+			"Only one of path, paths, glob, globs, uri, uris, or mapped_paths can be defined in hierarchy 'Both'"},
+		{"unknown level key", "version: 5\nhierarchy:\n  - name: X\n    backend: yaml\n    path: a.yaml\n",
+			"The Lookup Configuration at 'env/hiera.yaml' has wrong type, entry 'hierarchy' index 0 unrecognized key 'backend'"},
+		{"unknown top key", "version: 5\nhierarchies: []\n", "unrecognized key 'hierarchies'"},
+		{"no function", "version: 5\ndefaults:\n  datadir: data\nhierarchy:\n  - name: Common\n    path: common.yaml\n",
+			"One of data_hash, lookup_key, data_dig, or hiera3_backend must be defined in hierarchy 'Common'"},
+		{"duplicate names", "version: 5\nhierarchy:\n  - name: Common\n    path: a.yaml\n  - name: Common\n    path: b.yaml\n",
+			"Hierarchy name 'Common' defined more than once. First defined at (line: 3)"},
+		{"unknown data_hash", "version: 5\nhierarchy:\n  - name: C\n    data_hash: hocon_data\n    path: a.conf\n",
+			"hieracc cannot run data_hash function 'hocon_data' in hierarchy 'C'"},
+		{"version 4", "version: 4\n", "hiera.yaml version 4 is not supported"},
+		{"version 3 in environment", ":backends: [yaml]\n", "hiera.yaml version 3 cannot be used in an environment"},
+		{"method in path", "version: 5\nhierarchy:\n  - name: C\n    path: \"%{lookup('x')}.yaml\"\n",
+			"Interpolation using method syntax is not allowed in this context"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := compileOne(t, map[string]string{"env/hiera.yaml": tc.hiera, "env/data/common.yaml": "x: 1\n"}, "role: web\n")
+			if b.NodeError == nil {
+				t.Fatalf("want a node error containing %q, got none", tc.want)
+			}
+			if !strings.Contains(b.NodeError.Message, tc.want) {
+				t.Errorf("node error = %q, want it to contain %q", b.NodeError.Message, tc.want)
+			}
+			if b.NodeError.File != "env/hiera.yaml" {
+				t.Errorf("error file = %q, want env/hiera.yaml", b.NodeError.File)
+			}
+		})
+	}
+}
+
+func TestInterpolationInData(t *testing.T) {
+	b := compileOne(t, map[string]string{
+		"env/hiera.yaml": simpleHiera,
+		"env/data/common.yaml": `
+base: basevalue
+list: [x, y]
+via_lookup: "<%{lookup('base')}>"
+alias_list: "%{alias('list')}"
+fact: "%{facts.role}-%{::role}-%{trusted.hostname}-%{server_facts.environment}"
+missing: "[%{facts.nope}]"
+inspect: "%{lookup('list')}"
+literal: "%{literal('%')}{facts.role}"
+self_ref: "%{lookup('self_ref')}"
+partial_alias: "x%{alias('list')}"
+nested:
+  "%{facts.role}_key": "%{facts.role}"
+`,
+	}, "role: web\n")
+	want := map[string]any{
+		"via_lookup": "<basevalue>",
+		"alias_list": []any{"x", "y"},
+		"fact":       "web-web-web01-production",
+		"missing":    "[]",
+		"inspect":    `["x", "y"]`,
+		"literal":    "%{facts.role}",
+	}
+	for k, v := range want {
+		key := keyOf(b, k)
+		if key == nil {
+			t.Errorf("key %s missing", k)
+			continue
+		}
+		if key.Err != nil {
+			t.Errorf("key %s: error %v", k, key.Err)
+			continue
+		}
+		if !format.Equal(key.Value, v) {
+			t.Errorf("key %s = %#v, want %#v", k, key.Value, v)
+		}
+	}
+	nested := keyOf(b, "nested").Value.(*format.Hash)
+	if got, _ := nested.Get("web_key"); got != "web" {
+		t.Errorf("nested hash key not interpolated: %v", nested.Keys())
+	}
+	for key, msg := range map[string]string{
+		"self_ref":      "Lookup of key 'self_ref' failed: Recursive lookup detected in [self_ref]",
+		"partial_alias": "'alias' interpolation is only permitted if the expression is equal to the entire string",
+	} {
+		k := keyOf(b, key)
+		if k == nil || k.Err == nil {
+			t.Errorf("key %s: want error %q", key, msg)
+			continue
+		}
+		if k.Err.Message != msg {
+			t.Errorf("key %s: error %q, want %q", key, k.Err.Message, msg)
+		}
+		if k.Err.File != "env/data/common.yaml" || k.Err.Line == 0 || k.Err.Level != "Common" {
+			t.Errorf("key %s: error not positioned: %+v", key, k.Err)
+		}
+	}
+}
+
+func TestPathsSteeredByFactsAreRefused(t *testing.T) {
+	const factPath = "version: 5\nhierarchy:\n  - name: Fact\n    path: \"%{facts.file}\"\n  - name: Role\n    path: \"role/%{facts.role}.yaml\"\n"
+	for _, tc := range []struct {
+		facts string
+		want  string // "" = allowed
+	}{
+		{"role: ../../../etc/shadow\nfile: x.yaml\n", `"role/%{facts.role}.yaml" interpolates to "role/../../../etc/shadow.yaml"`},
+		{"role: ../nodes/db01\nfile: x.yaml\n", `interpolates to "role/../nodes/db01.yaml"`},
+		{"role: web\nfile: /etc/shadow\n", `interpolates to the absolute path "/etc/shadow"`},
+		{"role: \"web\\0x\"\nfile: x.yaml\n", "contains a NUL byte"},
+		{"role: /etc/shadow\nfile: x.yaml\n", ""}, // role//etc/shadow.yaml stays inside data/
+		{"role: web\nfile: common.yaml\n", ""},
+	} {
+		b := compileOne(t, map[string]string{"env/hiera.yaml": factPath, "env/data/common.yaml": "x: 1\n"}, tc.facts)
+		switch {
+		case tc.want == "" && b.NodeError != nil:
+			t.Errorf("facts %q: unexpected error %v", tc.facts, b.NodeError)
+		case tc.want != "" && (b.NodeError == nil || !strings.Contains(b.NodeError.Message, tc.want)):
+			t.Errorf("facts %q: error %v, want one containing %q", tc.facts, b.NodeError, tc.want)
+		}
+	}
+}
+
+func TestModuleNamespace(t *testing.T) {
+	b := compileOne(t, map[string]string{
+		"env/hiera.yaml":                   simpleHiera,
+		"env/data/common.yaml":             "ntp::servers: [env]\n",
+		"env/modules/ntp/hiera.yaml":       "version: 5\n",
+		"env/modules/ntp/data/common.yaml": "ntp::servers: [mod]\nntp::port: 123\nother: dropped\n",
+		"env/modules/Bad/hiera.yaml":       "version: 5\n",
+	}, "role: web\n")
+	if k := keyOf(b, "ntp::servers"); k == nil || !format.Equal(k.Value, []any{"env"}) {
+		t.Errorf("environment must win over the module: %+v", k)
+	}
+	if k := keyOf(b, "ntp::port"); k == nil || k.Value != int64(123) {
+		t.Errorf("module key: %+v", k)
+	}
+	if k := keyOf(b, "other"); k != nil {
+		t.Errorf("a module's key outside its namespace must be dropped, got %+v", k)
+	}
+	for _, m := range b.Modules {
+		if m.Name == "Bad" {
+			t.Errorf("invalid module name must be ignored")
+		}
+	}
+}

@@ -1,0 +1,159 @@
+package compiler
+
+// Data files are parsed once per compile and shared by every node whose
+// hierarchy reaches them.
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"sync"
+
+	"github.com/hieracc/hieracc/compiler/internal/dataload"
+	"github.com/hieracc/hieracc/format"
+)
+
+// dataFile is one loaded data file. It is immutable once loaded.
+type dataFile struct {
+	path   string
+	hash   *format.Hash
+	pos    []dataload.Pos
+	index  map[string]int // string top-level keys → entry
+	interp []bool         // entry needs interpolation
+	// invalid[i] is Puppet's validate_data_value failure for entry i:
+	// reading that key fails, other keys are fine.
+	invalid []string
+	// err: the file cannot be loaded; every read of it fails.
+	err   *format.Error
+	diags []Diagnostic
+}
+
+type fileKey struct {
+	path, function, module string
+}
+
+type fileEntry struct {
+	once sync.Once
+	df   *dataFile
+}
+
+// fileCache loads each (file, function, module) once, concurrently safe.
+type fileCache struct {
+	mu      sync.Mutex
+	entries map[fileKey]*fileEntry
+}
+
+// file returns the loaded data file at p, or nil when it does not exist.
+func (c *compilation) file(p, function string, layer format.Layer, module string) *dataFile {
+	if layer != format.LayerModule {
+		module = ""
+	}
+	k := fileKey{p, function, module}
+	c.files.mu.Lock()
+	e := c.files.entries[k]
+	if e == nil {
+		e = &fileEntry{}
+		c.files.entries[k] = e
+	}
+	c.files.mu.Unlock()
+	e.once.Do(func() { e.df = c.loadFile(p, function, module) })
+	return e.df
+}
+
+func (c *compilation) exists(p string) bool {
+	st, err := fs.Stat(c.fsys, p)
+	return err == nil && !st.IsDir()
+}
+
+func isNotExist(err error) bool {
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+func (c *compilation) loadFile(p, function, module string) *dataFile {
+	st, err := fs.Stat(c.fsys, p)
+	if err != nil {
+		if isNotExist(err) {
+			return nil
+		}
+		return &dataFile{path: p, err: &format.Error{Message: fmt.Sprintf("cannot read %s: %v", p, err), File: p}}
+	}
+	if st.IsDir() {
+		return nil
+	}
+	df := &dataFile{path: p}
+	if st.Size() > dataload.MaxFileSize {
+		df.fail(dataload.Pos{}, fmt.Sprintf("Unable to parse (%s): file is %d bytes, more than the %d bytes hieracc reads", p, st.Size(), dataload.MaxFileSize))
+		return df
+	}
+	src, err := fs.ReadFile(c.fsys, p)
+	if err != nil {
+		df.fail(dataload.Pos{}, fmt.Sprintf("cannot read %s: %v", p, err))
+		return df
+	}
+	var doc *dataload.Doc
+	var probs []dataload.Problem
+	if function == "json_data" {
+		doc, probs = dataload.JSON(p, src)
+	} else {
+		doc, probs = dataload.YAML(p, src)
+	}
+	for _, pr := range probs {
+		if pr.Warning {
+			df.diags = append(df.diags, Diagnostic{Severity: Warning, File: p, Line: pr.Pos.Line, Column: pr.Pos.Column, Message: pr.Message})
+		} else {
+			df.fail(pr.Pos, pr.Message)
+		}
+	}
+	if df.err != nil || doc == nil {
+		if df.err == nil {
+			df.fail(dataload.Pos{}, fmt.Sprintf("Unable to parse (%s)", p))
+		}
+		return df
+	}
+	df.hash, df.pos = doc.Hash, doc.KeyPos
+	invalid := doc.Invalid
+	if module != "" {
+		df.filterModule(module, function)
+	}
+	n := df.hash.Len()
+	df.index = make(map[string]int, n)
+	df.interp = make([]bool, n)
+	df.invalid = make([]string, n)
+	for i := 0; i < n; i++ {
+		if ks, ok := df.hash.Key(i).(string); ok {
+			df.index[ks] = i
+		}
+		df.interp[i] = needsInterpolation(df.hash.Value(i))
+		if pr, ok := invalid[df.hash.Key(i)]; ok {
+			df.invalid[i] = pr.Message
+		}
+	}
+	return df
+}
+
+func (df *dataFile) fail(pos dataload.Pos, msg string) {
+	if df.err == nil {
+		df.err = &format.Error{Message: msg, File: df.path, Line: pos.Line, Column: pos.Column}
+	}
+	df.diags = append(df.diags, Diagnostic{File: df.path, Line: pos.Line, Column: pos.Column, Message: msg})
+}
+
+// filterModule drops keys outside the module's namespace, as Puppet does
+// with a warning.
+func (df *dataFile) filterModule(module, function string) {
+	pfx := module + "::"
+	kept := format.NewHash(df.hash.Len())
+	var pos []dataload.Pos
+	for i := 0; i < df.hash.Len(); i++ {
+		k := df.hash.Key(i)
+		if ks, ok := k.(string); ok && (ks == lookupOptionsKey || strings.HasPrefix(ks, pfx)) {
+			kept.Set(k, df.hash.Value(i))
+			pos = append(pos, df.pos[i])
+			continue
+		}
+		df.diags = append(df.diags, Diagnostic{Severity: Warning, File: df.path, Line: df.pos[i].Line, Column: df.pos[i].Column,
+			Message: fmt.Sprintf("Module '%s': Value returned from data_hash function '%s', when using location '%s', must use keys qualified with the name of the module", module, function, df.path)})
+	}
+	df.hash, df.pos = kept, pos
+}

@@ -1,0 +1,772 @@
+package dataload
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/hieracc/hieracc/format"
+)
+
+// This file ports Psych's ToRuby visitor as Puppet runs it (safe_load with
+// Symbol permitted and aliases on), followed by Puppet's
+// HieraConfig.symkeys_to_string.
+
+// Ruby values the format model has no room for. They only live inside a
+// conversion and end up in Doc.Invalid messages or Value errors.
+type (
+	rsym string // a Ruby Symbol
+	rbig string // an Integer beyond int64, in decimal
+	renc string // a Ruby Encoding (from !ruby/encoding)
+	// rhash is a Ruby Hash whose keys the format model cannot hold.
+	rhash struct {
+		keys, vals []any
+	}
+)
+
+// Value flags.
+const (
+	fNotLookup uint8 = 1 << iota // Puppet's LookupValue type refuses it
+	fNoFormat                    // the format model cannot hold it
+)
+
+// meta describes a converted value.
+type meta struct {
+	flags uint8
+	pos   Pos // where the first flagged part is
+	size  int // values in it, every alias counted in full
+	depth int // nesting of collections: 0 for a scalar
+}
+
+func (m *meta) absorb(c meta) {
+	m.size += c.size
+	if c.depth+1 > m.depth {
+		m.depth = c.depth + 1
+	}
+	if c.flags != 0 && m.flags == 0 {
+		m.pos = c.pos
+	}
+	m.flags |= c.flags
+}
+
+// cv is a converted value.
+type cv struct {
+	v any
+	meta
+	// For hashes: the entries before symkeys_to_string (what a << merge
+	// copies; Ruby merges before Puppet renames symbol keys) and after.
+	psych, final *entries
+	// For the sequence that is the value of a << key: its elements.
+	elems []cv
+}
+
+type memo struct {
+	cv   cv
+	busy bool // being converted: an alias to it is a cycle
+}
+
+type conv struct {
+	memo  map[*yaml.Node]*memo
+	count int
+	// mergeSeq is a sequence being converted as the value of a << key,
+	// whose elements' entries the merge needs.
+	mergeSeq *yaml.Node
+}
+
+func newConv() *conv { return &conv{memo: map[*yaml.Node]*memo{}} }
+
+// account charges n values against MaxValues.
+func (c *conv) account(n int, p Pos) *loadError {
+	c.count += n
+	if c.count > MaxValues {
+		return limitError("more than %d values once aliases are expanded", MaxValues).at(p)
+	}
+	return nil
+}
+
+// convert visits n like ToRuby#accept. depth is n's parent's nesting.
+func (c *conv) convert(n *yaml.Node, depth int) (cv, *loadError) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return cv{}, nil
+		}
+		return c.convert(n.Content[0], depth)
+	case yaml.AliasNode:
+		t := n.Alias
+		if t == nil {
+			return cv{}, argumentError("Unknown alias: " + n.Value).at(nodePos(n))
+		}
+		m := c.memo[t]
+		if m == nil {
+			// A tree built elsewhere, or a subtree converted on its own.
+			return c.convert(t, depth)
+		}
+		if m.busy {
+			return cv{}, stackError("alias *%s is used inside its own anchor, making a recursive value", n.Value).at(nodePos(n))
+		}
+		if depth+m.cv.depth > MaxDepth {
+			return cv{}, stackError("nesting deeper than %d levels once aliases are expanded", MaxDepth).at(nodePos(n))
+		}
+		return m.cv, c.account(m.cv.size, nodePos(n))
+	}
+	var m *memo
+	if n.Anchor != "" {
+		m = &memo{busy: true}
+		c.memo[n] = m
+	}
+	var r cv
+	var err *loadError
+	switch n.Kind {
+	case yaml.ScalarNode:
+		r, err = c.scalar(n)
+	case yaml.SequenceNode:
+		r, err = c.sequence(n, depth)
+	case yaml.MappingNode:
+		r, err = c.mapping(n, depth)
+	default:
+		err = limitError("unknown YAML node kind %d", n.Kind).at(nodePos(n))
+	}
+	if err != nil {
+		return cv{}, err.at(nodePos(n))
+	}
+	if m != nil {
+		m.cv, m.busy = r, false
+	}
+	return r, nil
+}
+
+var (
+	reStrTag      = regexp.MustCompile(`^!(?:str|ruby/string)(?::(.*))?$`)
+	reSymTag      = regexp.MustCompile(`^!ruby/sym(bol)?:?(.*)?$`)
+	reSeqClassTag = regexp.MustCompile(`^!(?:seq|ruby/array):(.*)$`)
+	reStructTag   = regexp.MustCompile(`^!ruby/struct:?(.*)?$`)
+	reObjectTag   = regexp.MustCompile(`^!ruby/object:?(.*)?$`)
+	reArrayTag    = regexp.MustCompile(`^!ruby/array:(.*)$`)
+	reExcTag      = regexp.MustCompile(`^!ruby/exception:?(.*)?$`)
+	reIvarsTag    = regexp.MustCompile(`^!ruby/hash-with-ivars(?::(.*))?$`)
+	reMapTag      = regexp.MustCompile(`^!map:(.*)$|^!ruby/hash:(.*)$`)
+	reMarshalTag  = regexp.MustCompile(`^!ruby/marshalable:(.*)$`)
+)
+
+// resolveClass is Psych's restricted class loader: Symbol is the only class
+// Puppet permits, and it cannot be allocated, which is what every caller
+// here would do with it.
+func resolveClass(name string) *loadError {
+	if name == "Symbol" {
+		return argumentError("allocator undefined for Symbol")
+	}
+	return disallowed(name)
+}
+
+func unsupportedTag(tag, what string) *loadError {
+	return limitError("unsupported YAML tag %s on a %s", tag, what)
+}
+
+// scalar is ToRuby#deserialize.
+func (c *conv) scalar(n *yaml.Node) (cv, *loadError) {
+	r := cv{meta: meta{size: 1}}
+	if err := c.account(1, nodePos(n)); err != nil {
+		return r, err
+	}
+	v, err := c.scalarValue(n)
+	if err != nil {
+		return r, err
+	}
+	switch s := v.(type) {
+	case rsym:
+		if s == "default" || s == "undef" {
+			// Valid LookupValues (Default, Undef) that puppet lookup prints
+			// as these strings.
+			v = string(s)
+		} else {
+			r.flags, r.pos = fNotLookup|fNoFormat, nodePos(n)
+		}
+	case rbig:
+		r.flags, r.pos = fNoFormat, nodePos(n)
+	case renc:
+		r.flags, r.pos = fNotLookup|fNoFormat, nodePos(n)
+	}
+	r.v = v
+	return r, nil
+}
+
+func (c *conv) scalarValue(n *yaml.Node) (any, *loadError) {
+	tag := explicitTag(n)
+	if tag == "" {
+		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+			return n.Value, nil // Psych's "quoted": never resolved
+		}
+		return tokenize(n.Value)
+	}
+	v := n.Value
+	switch tag {
+	case "!binary", yamlTagPrefix + "binary":
+		return unpackBase64(v), nil
+	case yamlTagPrefix + "str":
+		return v, nil
+	case "!ruby/object:BigDecimal":
+		return nil, disallowed("BigDecimal")
+	case "!ruby/object:DateTime":
+		return nil, disallowed("DateTime")
+	case "!ruby/encoding":
+		return renc(v), nil
+	case "!ruby/object:Complex":
+		return nil, disallowed("Complex")
+	case "!ruby/object:Rational":
+		return nil, disallowed("Rational")
+	case "!ruby/class", "!ruby/module":
+		if v == "" {
+			return nil, nil
+		}
+		return nil, resolveClass(v)
+	case yamlTagPrefix + "float", "!float":
+		t, err := tokenize(v)
+		if err != nil {
+			return nil, err
+		}
+		return toFloat(t)
+	case "!ruby/regexp":
+		return nil, disallowed("Regexp")
+	case "!ruby/range":
+		return nil, disallowed("Range")
+	}
+	if m := reStrTag.FindStringSubmatch(tag); m != nil {
+		if m[1] != "" {
+			return nil, resolveClass(m[1])
+		}
+		return v, nil
+	}
+	if reSymTag.MatchString(tag) {
+		return rsym(v), nil
+	}
+	return tokenize(v)
+}
+
+// toFloat is Kernel#Float applied to a tokenized scalar.
+func toFloat(v any) (any, *loadError) {
+	switch v := v.(type) {
+	case int64:
+		return float64(v), nil
+	case float64:
+		return v, nil
+	case rbig:
+		f, _ := new(big.Float).SetString(string(v))
+		x, _ := f.Float64()
+		return x, nil
+	case string:
+		return rubyFloat(v)
+	case nil:
+		return nil, &loadError{kind: errOther, msg: "can't convert nil into Float"}
+	case bool:
+		return nil, &loadError{kind: errOther, msg: fmt.Sprintf("can't convert %v into Float", v)}
+	case rsym:
+		return nil, &loadError{kind: errOther, msg: "can't convert Symbol into Float"}
+	}
+	return nil, limitError("cannot convert %T to Float", v)
+}
+
+// unpackBase64 is String#unpack('m'): lenient RFC 2045 decoding that skips
+// characters outside the alphabet and stops at padding.
+func unpackBase64(s string) string {
+	var out []byte
+	var acc uint32
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '=' {
+			break
+		}
+		d := strings.IndexByte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", c)
+		if d < 0 {
+			continue
+		}
+		acc = acc<<6 | uint32(d)
+		n++
+		if n == 4 {
+			out = append(out, byte(acc>>16), byte(acc>>8), byte(acc))
+			acc, n = 0, 0
+		}
+	}
+	switch n {
+	case 2:
+		out = append(out, byte(acc>>4))
+	case 3:
+		out = append(out, byte(acc>>10), byte(acc>>2))
+	}
+	return string(out)
+}
+
+// sequence is ToRuby#visit_Psych_Nodes_Sequence.
+func (c *conv) sequence(n *yaml.Node, depth int) (cv, *loadError) {
+	switch tag := explicitTag(n); {
+	case tag == "!omap" || tag == yamlTagPrefix+"omap":
+		return cv{}, disallowed("Psych::Omap")
+	case reSeqClassTag.MatchString(tag):
+		name := reSeqClassTag.FindStringSubmatch(tag)[1]
+		if name == "" {
+			return cv{}, argumentError("undefined method `allocate' for nil:NilClass")
+		}
+		return cv{}, resolveClass(name)
+	}
+	if depth+1 > MaxDepth {
+		return cv{}, stackError("nesting deeper than %d levels once aliases are expanded", MaxDepth)
+	}
+	if err := c.account(1, nodePos(n)); err != nil {
+		return cv{}, err
+	}
+	r := cv{meta: meta{size: 1, depth: 1}}
+	keep := c.mergeSeq == n
+	c.mergeSeq = nil
+	list := make([]any, 0, len(n.Content))
+	for _, e := range n.Content {
+		ev, err := c.convert(e, depth+1)
+		if err != nil {
+			return cv{}, err
+		}
+		r.absorb(ev.meta)
+		list = append(list, ev.v)
+		if keep {
+			r.elems = append(r.elems, cv{v: ev.v, psych: ev.psych})
+		}
+	}
+	r.v = list
+	return r, nil
+}
+
+// mapping is ToRuby#visit_Psych_Nodes_Mapping.
+func (c *conv) mapping(n *yaml.Node, depth int) (cv, *loadError) {
+	tag := explicitTag(n)
+	switch {
+	case tag == "":
+	case reStructTag.MatchString(tag):
+		if name := reStructTag.FindStringSubmatch(tag)[1]; name != "" {
+			return cv{}, resolveClass(name)
+		}
+		return cv{}, disallowed("Struct")
+	case reObjectTag.MatchString(tag):
+		switch name := reObjectTag.FindStringSubmatch(tag)[1]; name {
+		case "Hash": // revived as a plain hash
+		case "":
+			return cv{}, disallowed("Object")
+		case "Complex", "Rational":
+			return cv{}, disallowed(name)
+		default:
+			return cv{}, resolveClass(name)
+		}
+	case reStrTag.MatchString(tag) || tag == yamlTagPrefix+"str":
+		if m := reStrTag.FindStringSubmatch(tag); m != nil && m[1] != "" {
+			return cv{}, resolveClass(m[1])
+		}
+		return cv{}, unsupportedTag(tag, "mapping")
+	case reArrayTag.MatchString(tag):
+		if name := reArrayTag.FindStringSubmatch(tag)[1]; name != "" {
+			return cv{}, resolveClass(name)
+		}
+		return cv{}, argumentError("undefined method `allocate' for nil:NilClass")
+	case tag == "!ruby/range":
+		return cv{}, disallowed("Range")
+	case reExcTag.MatchString(tag):
+		if name := reExcTag.FindStringSubmatch(tag)[1]; name != "" {
+			return cv{}, resolveClass(name)
+		}
+		return cv{}, disallowed("Exception")
+	case tag == "!set" || tag == yamlTagPrefix+"set":
+		return cv{}, disallowed("Psych::Set")
+	case reIvarsTag.MatchString(tag):
+		if name := reIvarsTag.FindStringSubmatch(tag)[1]; name != "" {
+			return cv{}, resolveClass(name)
+		}
+		return cv{}, unsupportedTag(tag, "mapping")
+	case reMapTag.MatchString(tag):
+		m := reMapTag.FindStringSubmatch(tag)
+		if name := m[1] + m[2]; name != "" {
+			return cv{}, resolveClass(name)
+		}
+		return cv{}, argumentError("undefined method `allocate' for nil:NilClass")
+	case tag == "!omap" || tag == yamlTagPrefix+"omap":
+		return cv{}, disallowed("Psych::Omap")
+	case reMarshalTag.MatchString(tag):
+		return cv{}, resolveClass(reMarshalTag.FindStringSubmatch(tag)[1])
+	}
+	if depth+1 > MaxDepth {
+		return cv{}, stackError("nesting deeper than %d levels once aliases are expanded", MaxDepth)
+	}
+	if err := c.account(1, nodePos(n)); err != nil {
+		return cv{}, err
+	}
+	h := newEntries(len(n.Content) / 2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn, vn := n.Content[i], n.Content[i+1]
+		k, err := c.convert(kn, depth+1)
+		if err != nil {
+			return cv{}, err
+		}
+		s, ok := k.v.(string)
+		isMerge := ok && s == "<<" && !(kn.Kind == yaml.ScalarNode && explicitTag(kn) == yamlTagPrefix+"str")
+		if isMerge && vn.Kind == yaml.SequenceNode {
+			c.mergeSeq = vn
+		}
+		v, err := c.convert(vn, depth+1)
+		c.mergeSeq = nil
+		if err != nil {
+			return cv{}, err
+		}
+		kp := nodePos(kn)
+		if isMerge && c.merge(h, vn, v, kp) {
+			continue
+		}
+		// A key's own flags only matter when it is not a valid hash key;
+		// entries.set works that out.
+		h.set(k.v, v.v, v.meta, kp)
+	}
+	return h.finish(), nil
+}
+
+// merge applies a << key the way revive_hash does, and reports whether it
+// did: a value that is not a hash (or a sequence of hashes) is stored under
+// the "<<" key instead, as Ruby's merge! raises TypeError.
+func (c *conv) merge(h *entries, vn *yaml.Node, v cv, kp Pos) bool {
+	switch vn.Kind {
+	case yaml.AliasNode, yaml.MappingNode:
+		if v.psych == nil {
+			return false
+		}
+		h.mergeFrom(v.psych, kp)
+		return true
+	case yaml.SequenceNode:
+		for _, e := range v.elems {
+			if e.psych == nil {
+				return false
+			}
+		}
+		// Ruby: h = {}; val.reverse_each { |x| h.merge!(x) }; hash.merge!(h)
+		tmp := newEntries(0)
+		for i := len(v.elems) - 1; i >= 0; i-- {
+			tmp.mergeFrom(v.elems[i].psych, kp)
+		}
+		h.mergeFrom(tmp, kp)
+		return true
+	}
+	return false
+}
+
+// entries is a Ruby Hash under construction: insertion-ordered, a
+// repeated key keeps its first position and takes the last value.
+type entries struct {
+	keys  []any
+	vals  []any
+	metas []meta
+	pos   []Pos // key positions
+	index map[any]int
+	sym   bool // some key is a Symbol
+}
+
+func newEntries(n int) *entries {
+	return &entries{keys: make([]any, 0, n), vals: make([]any, 0, n), metas: make([]meta, 0, n), pos: make([]Pos, 0, n)}
+}
+
+// indexAt is the size from which lookups use a map instead of scanning.
+const indexAt = 8
+
+func (h *entries) find(ik any) int {
+	if h.index != nil {
+		if i, ok := h.index[ik]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, k := range h.keys {
+		if indexKey(k) == ik {
+			return i
+		}
+	}
+	return -1
+}
+
+func (h *entries) set(k, v any, m meta, kp Pos) {
+	ik := indexKey(k)
+	if i := h.find(ik); i >= 0 {
+		h.vals[i], h.metas[i] = v, m
+		return
+	}
+	if _, ok := k.(rsym); ok {
+		h.sym = true
+	}
+	h.keys = append(h.keys, k)
+	h.vals = append(h.vals, v)
+	h.metas = append(h.metas, m)
+	h.pos = append(h.pos, kp)
+	switch {
+	case h.index != nil:
+		h.index[ik] = len(h.keys) - 1
+	case len(h.keys) > indexAt:
+		h.index = make(map[any]int, 2*len(h.keys))
+		for i, k := range h.keys {
+			h.index[indexKey(k)] = i
+		}
+	}
+}
+
+// mergeFrom is Hash#merge!: src's entries in src's order, existing keys
+// keeping their position. Merged keys take the position of the << key.
+func (h *entries) mergeFrom(src *entries, kp Pos) {
+	for i, k := range src.keys {
+		h.set(k, src.vals[i], src.metas[i], kp)
+	}
+}
+
+// finish turns the Psych-level entries into the value Puppet ends up with:
+// symkeys_to_string renames symbol keys (a later duplicate wins, at the
+// first one's position), then the keys decide between *format.Hash and
+// rhash.
+func (h *entries) finish() cv {
+	final := h
+	if h.sym {
+		final = newEntries(len(h.keys))
+		for i, k := range h.keys {
+			if s, ok := k.(rsym); ok {
+				k = string(s)
+			}
+			final.set(k, h.vals[i], h.metas[i], h.pos[i])
+		}
+	}
+	r := cv{meta: meta{size: 1, depth: 1}, psych: h, final: final}
+	formatKeys := true
+	for i, k := range final.keys {
+		r.absorb(final.metas[i])
+		if !isFormatKey(k) {
+			formatKeys = false
+		}
+		if !isLookupKey(k) && r.flags&fNotLookup == 0 {
+			if r.flags == 0 {
+				r.pos = final.pos[i]
+			}
+			r.flags |= fNotLookup
+		}
+	}
+	if !formatKeys {
+		if r.flags == 0 {
+			r.pos = final.pos[0]
+		}
+		r.flags |= fNoFormat
+		r.v = &rhash{keys: final.keys, vals: final.vals}
+		return r
+	}
+	fh := format.NewHash(len(final.keys))
+	for i, k := range final.keys {
+		fh.Set(k, final.vals[i])
+	}
+	r.v = fh
+	return r
+}
+
+// isFormatKey reports whether a format.Hash can hold k.
+func isFormatKey(k any) bool {
+	switch k := k.(type) {
+	case nil, bool, int64, string:
+		return true
+	case float64:
+		return !math.IsNaN(k)
+	}
+	return false
+}
+
+// isLookupKey reports whether Puppet's LookupValue type accepts k as a hash
+// key (RichDataKey: String or Numeric, NaN excepted).
+func isLookupKey(k any) bool {
+	switch k := k.(type) {
+	case string, int64, rbig:
+		return true
+	case float64:
+		return !math.IsNaN(k)
+	}
+	return false
+}
+
+// nanKey stands for NaN in indexes: Psych returns the one Float::NAN
+// object for every NaN, so all NaN keys are the same key.
+type nanKey struct{}
+
+// ckey is the canonical form of an array or hash key (Ruby's eql?).
+type ckey string
+
+func indexKey(k any) any {
+	switch k := k.(type) {
+	case float64:
+		if math.IsNaN(k) {
+			return nanKey{}
+		}
+		if k == 0 {
+			return float64(0) // 0.0 and -0.0 are one key in Ruby
+		}
+	case []any, *format.Hash, *rhash:
+		return ckey(canon(k))
+	}
+	return k
+}
+
+// canon writes v so that values Ruby's eql? finds equal (hashes in any
+// order) write the same.
+func canon(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "n"
+	case bool:
+		return "b" + strconv.FormatBool(v)
+	case int64:
+		return "i" + strconv.FormatInt(v, 10)
+	case rbig:
+		return "i" + string(v)
+	case float64:
+		if math.IsNaN(v) {
+			return "fnan"
+		}
+		if v == 0 {
+			v = 0
+		}
+		return "f" + strconv.FormatFloat(v, 'g', -1, 64)
+	case string:
+		return "s" + strconv.Quote(v)
+	case rsym:
+		return "y" + strconv.Quote(string(v))
+	case renc:
+		return "e" + strconv.Quote(string(v))
+	case []any:
+		parts := make([]string, len(v))
+		for i, e := range v {
+			parts[i] = canon(e)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	case *format.Hash:
+		return canonPairs(v.Keys(), func(i int) any { return v.Value(i) })
+	case *rhash:
+		return canonPairs(v.keys, func(i int) any { return v.vals[i] })
+	}
+	return fmt.Sprintf("?%T", v)
+}
+
+func canonPairs(keys []any, val func(int) any) string {
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = canon(k) + ":" + canon(val(i))
+	}
+	sort.Strings(parts)
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// describeUnrepresentable names the first part of v that the format model
+// cannot hold, for Value's error.
+func describeUnrepresentable(v any) string {
+	switch v := v.(type) {
+	case rsym:
+		return "the Ruby symbol :" + string(v)
+	case rbig:
+		return "the integer " + string(v) + ", outside the 64-bit range"
+	case renc:
+		return "a Ruby Encoding (" + string(v) + ")"
+	case []any:
+		for _, e := range v {
+			if d := describeUnrepresentable(e); d != "" {
+				return d
+			}
+		}
+	case *format.Hash:
+		for _, e := range v.All() {
+			if d := describeUnrepresentable(e); d != "" {
+				return d
+			}
+		}
+	case *rhash:
+		for i, k := range v.keys {
+			if !isFormatKey(k) {
+				return "the hash key " + inspect(k) + " (hash keys must be strings, numbers, booleans or null)"
+			}
+			if d := describeUnrepresentable(v.vals[i]); d != "" {
+				return d
+			}
+		}
+	}
+	return ""
+}
+
+// inspect writes v roughly as Ruby's inspect would, for messages.
+func inspect(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "nil"
+	case string:
+		return rubyInspect(v)
+	case rsym:
+		return ":" + string(v)
+	case rbig:
+		return string(v)
+	case renc:
+		return "#<Encoding:" + string(v) + ">"
+	case float64:
+		return rubyFloatString(v)
+	case []any:
+		parts := make([]string, len(v))
+		for i, e := range v {
+			parts[i] = inspect(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case *format.Hash:
+		return inspectPairs(v.Keys(), func(i int) any { return v.Value(i) })
+	case *rhash:
+		return inspectPairs(v.keys, func(i int) any { return v.vals[i] })
+	}
+	return fmt.Sprint(v)
+}
+
+func inspectPairs(keys []any, val func(int) any) string {
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = inspect(k) + "=>" + inspect(val(i))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// rubyFloatString is Float#to_s.
+func rubyFloatString(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	if f == 0 {
+		if math.Signbit(f) {
+			return "-0.0"
+		}
+		return "0.0"
+	}
+	abs := math.Abs(f)
+	if abs >= 1e16 || abs < 1e-4 {
+		// Ruby: shortest digits in scientific form, "1.0e+20", "1.5e-05".
+		s := strconv.FormatFloat(f, 'e', -1, 64)
+		mant, exp, _ := strings.Cut(s, "e")
+		if !strings.Contains(mant, ".") {
+			mant += ".0"
+		}
+		sign := exp[0]
+		exp = strings.TrimLeft(exp[1:], "0")
+		if len(exp) < 2 {
+			exp = strings.Repeat("0", 2-len(exp)) + exp
+		}
+		return mant + "e" + string(sign) + exp
+	}
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s
+}

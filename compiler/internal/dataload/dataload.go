@@ -1,0 +1,150 @@
+// Package dataload reads Hiera data files (yaml_data and json_data), the
+// YAML of hiera.yaml files and node facts into hieracc's value model
+// (package format) exactly as Puppet 7 reads them, with positions for
+// messages.
+//
+// Puppet reads YAML with Ruby's Psych, which follows YAML 1.1 (yes/on/off
+// are booleans, 0777 is octal, 1:30 is base 60, an unquoted date is a Date
+// that Puppet's safe_load refuses, ...), and JSON with Ruby's json 2.6. A
+// YAML 1.2 or encoding/json reader gets many files subtly wrong, so this
+// package reimplements both readers: YAML through a copy of yaml.v3's
+// libyaml port (internal/libyaml) plus a port of Psych's scalar scanner and
+// ToRuby visitor, JSON through a port of Ruby's JSON parser, each with
+// Puppet's messages.
+//
+// # Entry points
+//
+//   - YAML and JSON load one data file the way the yaml_data and json_data
+//     data_hash functions do, returning a Doc and Problems.
+//   - Node parses YAML into a *yaml.Node tree (for readers of hiera.yaml
+//     that need nested positions); Value converts any subtree of it.
+//
+// Facts files are YAML or JSON hashes: load them with YAML or JSON and
+// word messages for facts rather than data.
+//
+// # Values
+//
+// Values are format values: nil, bool, int64, float64, string, []any and
+// *format.Hash. A value reached through several YAML aliases is shared, not
+// copied, so values must be treated as read-only.
+//
+// Ruby can hold things the value model cannot: symbols (`:fast`), integers
+// beyond 64 bits, hash keys that are arrays or hashes. Puppet loads such a
+// file and fails only lookups of the top-level key whose value holds one
+// (Puppet checks each value against its LookupValue type when it is looked
+// up); Doc.Invalid records those keys with Puppet's message. Two symbols
+// are valid LookupValues, :default and :undef; they read as the strings
+// "default" and "undef", which is what `puppet lookup` prints for them.
+package dataload
+
+import (
+	"fmt"
+
+	"github.com/hieracc/hieracc/format"
+)
+
+// Limits on hostile or absurd input. Puppet has no such limits but falls
+// over (stack overflow, exponential time) long before reaching them on the
+// inputs they reject, so no file Puppet can use is refused.
+const (
+	// MaxFileSize is the largest file accepted, in bytes.
+	MaxFileSize = 64 << 20
+	// MaxDepth is the deepest nesting of arrays and hashes accepted, the
+	// top-level hash being depth 1, counted after alias expansion. Psych
+	// itself overflows Ruby's stack somewhere between 1,000 and 5,000.
+	MaxDepth = 1000
+	// MaxValues is the most values (scalars, arrays and hashes) one
+	// document may produce, every use of an alias counting its whole
+	// value: it stops "billion laughs" alias bombs, which would otherwise
+	// expand exponentially in whatever walks the loaded value.
+	MaxValues = 1 << 23
+)
+
+// Pos is a 1-based position in a file. Column counts characters.
+type Pos struct{ Line, Column int }
+
+func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Column) }
+
+// Problem is an error or a warning about a file, with Puppet's wording
+// where Puppet has one. An error Problem means the file cannot be loaded:
+// Puppet fails every lookup that reads it.
+type Problem struct {
+	Pos     Pos
+	Message string
+	Warning bool
+}
+
+// Error returns the message, so a *Problem can be used as an error.
+func (p *Problem) Error() string { return p.Message }
+
+// Doc is a loaded data file.
+type Doc struct {
+	// Hash is the top-level mapping: empty (never nil) when the file is
+	// empty, holds only comments, or is not a mapping.
+	Hash *format.Hash
+	// KeyPos[i] is the position of Hash.Key(i).
+	KeyPos []Pos
+	// Invalid maps a top-level key to the error Puppet raises when that key
+	// is looked up, because its value is not a Puppet LookupValue (a Ruby
+	// symbol, a hash key that is not a string or number, ...). Hash holds
+	// nil for such a key. Lookups of other keys are unaffected. Nil when
+	// there is none.
+	Invalid map[any]Problem
+}
+
+// errKind says how Puppet words a load error.
+type errKind int
+
+const (
+	errSyntax     errKind = iota // Psych::SyntaxError: Psych prefixes "(file): "
+	errDisallowed                // Psych::DisallowedClass: Puppet prefixes "(file): "
+	errOther                     // other Ruby exceptions: the bare message
+	errLimit                     // hieracc's own limits
+	errStack                     // what Puppet dies of with "stack level too deep"
+)
+
+// loadError is why a YAML document cannot be loaded.
+type loadError struct {
+	kind errKind
+	msg  string
+	pos  Pos
+}
+
+func disallowed(class string) *loadError {
+	return &loadError{kind: errDisallowed, msg: "Tried to load unspecified class: " + class}
+}
+
+func argumentError(msg string) *loadError { return &loadError{kind: errOther, msg: msg} }
+
+func limitError(format string, args ...any) *loadError {
+	return &loadError{kind: errLimit, msg: "hieracc: " + fmt.Sprintf(format, args...)}
+}
+
+func (e *loadError) at(p Pos) *loadError {
+	if e.pos == (Pos{}) {
+		e.pos = p
+	}
+	return e
+}
+
+// safeLoadMessage is the message of the Puppet::Util::Yaml::YamlLoadError
+// that Puppet::Util::Yaml.safe_load raises for e.
+func (e *loadError) safeLoadMessage(name string) string {
+	if e.kind == errOther {
+		return e.msg
+	}
+	return "(" + name + "): " + e.msg
+}
+
+func (e *loadError) problem(name string, prefix string) *Problem {
+	if e.kind == errStack {
+		return &Problem{Pos: e.pos, Message: e.msg}
+	}
+	return &Problem{Pos: e.pos, Message: prefix + e.safeLoadMessage(name)}
+}
+
+// stackError is for values Puppet cannot finish loading: it recurses
+// until Ruby's stack overflows.
+func stackError(format string, args ...any) *loadError {
+	return &loadError{kind: errStack, msg: "stack level too deep (hieracc: " + fmt.Sprintf(format, args...) + ")"}
+}

@@ -1,0 +1,169 @@
+// Package libyaml is the YAML event parser of gopkg.in/yaml.v3 (itself a Go
+// port of libyaml, the C library Ruby's Psych is built on), exposed at the
+// event level.
+//
+// dataload needs what yaml.v3's public API hides: the exact tag and
+// implicit flags of each scalar (Psych decides "quoted" from them), the
+// problem, context and context mark of a syntax error (Psych's message is
+// built from them), and the freedom to stop after the first document like
+// Psych.parse does. The scanner, parser and reader files are copied from
+// yaml.v3 v3.0.1 unchanged apart from the package name; this file is the
+// only addition. See LICENSE for the copyright notices.
+package libyaml
+
+// Mark is a position in the input. All fields are 0-based; Column counts
+// characters, not bytes, like libyaml.
+type Mark struct {
+	Index, Line, Column int
+}
+
+// EventType says what an Event is.
+type EventType int
+
+// Event types.
+const (
+	NoEvent EventType = iota
+	StreamStart
+	StreamEnd
+	DocumentStart
+	DocumentEnd
+	Alias
+	Scalar
+	SequenceStart
+	SequenceEnd
+	MappingStart
+	MappingEnd
+)
+
+// ScalarStyle is how a scalar was written.
+type ScalarStyle int
+
+// Scalar styles.
+const (
+	Plain ScalarStyle = iota
+	SingleQuoted
+	DoubleQuoted
+	Literal
+	Folded
+)
+
+// Event is one parser event. Tag is the resolved tag (a "!!x" handle is
+// already expanded to "tag:yaml.org,2002:x"), empty when none was written.
+type Event struct {
+	Type       EventType
+	Start, End Mark
+	Anchor     string
+	Tag        string
+	Value      string
+	// Implicit is libyaml's plain_implicit for scalars (plain and untagged,
+	// or tagged with the non-specific "!") and "no tag" for collections.
+	Implicit bool
+	// QuotedImplicit is set for an untagged scalar that is not plain:
+	// exactly what Psych calls a quoted scalar.
+	QuotedImplicit bool
+	Style          ScalarStyle // scalars only
+	Flow           bool        // collections only
+}
+
+// Error is a reader, scanner or parser error, with libyaml's fields.
+type Error struct {
+	Problem     string
+	Context     string // may be empty
+	ProblemMark Mark
+	ContextMark Mark
+}
+
+func (e *Error) Error() string {
+	if e.Context == "" {
+		return e.Problem
+	}
+	return e.Problem + " " + e.Context
+}
+
+// Parser produces the events of one input.
+type Parser struct {
+	p    yaml_parser_t
+	ev   yaml_event_t
+	done bool
+}
+
+// NewParser returns a parser reading src as UTF-8, the encoding Psych is
+// given for a Ruby string read as UTF-8 (so no BOM sniffing for UTF-16).
+func NewParser(src []byte) *Parser {
+	p := &Parser{}
+	yaml_parser_initialize(&p.p)
+	if len(src) == 0 {
+		src = []byte{} // yaml.v3 treats nil input as a reader
+	}
+	yaml_parser_set_input_string(&p.p, src)
+	yaml_parser_set_encoding(&p.p, yaml_UTF8_ENCODING)
+	return p
+}
+
+func mark(m yaml_mark_t) Mark { return Mark{Index: m.index, Line: m.line, Column: m.column} }
+
+// Next fills ev with the next event. After StreamEnd or an error it keeps
+// returning the same outcome.
+func (p *Parser) Next(ev *Event) error {
+	for {
+		if p.done {
+			*ev = Event{Type: StreamEnd}
+			return p.err()
+		}
+		if !yaml_parser_parse(&p.p, &p.ev) {
+			p.done = true
+			*ev = Event{}
+			return p.err()
+		}
+		e := &p.ev
+		if e.typ == yaml_TAIL_COMMENT_EVENT {
+			continue // a yaml.v3 addition for comments; libyaml has no such event
+		}
+		*ev = Event{
+			Type:           EventType(e.typ),
+			Start:          mark(e.start_mark),
+			End:            mark(e.end_mark),
+			Anchor:         string(e.anchor),
+			Tag:            string(e.tag),
+			Implicit:       e.implicit,
+			QuotedImplicit: e.quoted_implicit,
+		}
+		switch e.typ {
+		case yaml_SCALAR_EVENT:
+			ev.Value = string(e.value)
+			switch yaml_scalar_style_t(e.style) {
+			case yaml_SINGLE_QUOTED_SCALAR_STYLE:
+				ev.Style = SingleQuoted
+			case yaml_DOUBLE_QUOTED_SCALAR_STYLE:
+				ev.Style = DoubleQuoted
+			case yaml_LITERAL_SCALAR_STYLE:
+				ev.Style = Literal
+			case yaml_FOLDED_SCALAR_STYLE:
+				ev.Style = Folded
+			}
+		case yaml_SEQUENCE_START_EVENT:
+			ev.Flow = yaml_sequence_style_t(e.style) == yaml_FLOW_SEQUENCE_STYLE
+		case yaml_MAPPING_START_EVENT:
+			ev.Flow = yaml_mapping_style_t(e.style) == yaml_FLOW_MAPPING_STYLE
+		case yaml_STREAM_END_EVENT:
+			p.done = true
+		}
+		return nil
+	}
+}
+
+func (p *Parser) err() error {
+	if p.p.error == yaml_NO_ERROR {
+		return nil
+	}
+	problem := p.p.problem
+	if problem == "" {
+		problem = "unknown problem parsing YAML content"
+	}
+	return &Error{
+		Problem:     problem,
+		Context:     p.p.context,
+		ProblemMark: mark(p.p.problem_mark),
+		ContextMark: mark(p.p.context_mark),
+	}
+}

@@ -1,0 +1,257 @@
+package dataload
+
+import (
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/hieracc/hieracc/compiler/internal/dataload/internal/libyaml"
+	"github.com/hieracc/hieracc/format"
+)
+
+// YAML loads a data file like Puppet's yaml_data function: it parses src
+// with Psych's rules (via Puppet::Util::Yaml.safe_load, which permits Ruby
+// symbols and aliases), turns symbol keys into strings, and treats anything
+// but a mapping as an empty hash with a warning. name is the file as Puppet
+// would name it in messages.
+//
+// On an error Problem the Doc is nil: Puppet cannot load the file and fails
+// every lookup whose hierarchy reads it. Otherwise the Doc is non-nil and
+// Problems holds only warnings.
+func YAML(name string, src []byte) (*Doc, []Problem) {
+	if len(src) > MaxFileSize {
+		return nil, []Problem{{Pos: Pos{1, 1}, Message: fmt.Sprintf("Unable to parse (%s): hieracc: file larger than %d bytes", name, MaxFileSize)}}
+	}
+	root, err := parseYAML(src)
+	if err != nil {
+		return nil, []Problem{*err.problem(name, "Unable to parse ")}
+	}
+	notHash := func(p Pos) (*Doc, []Problem) {
+		return &Doc{Hash: format.NewHash(0)}, []Problem{{Pos: p, Message: name + ": file does not contain a valid yaml hash", Warning: true}}
+	}
+	if root == nil {
+		return notHash(Pos{1, 1})
+	}
+	c := newConv()
+	top, lerr := c.convert(root, 0)
+	if lerr != nil {
+		return nil, []Problem{*lerr.problem(name, "Unable to parse ")}
+	}
+	ents := top.final
+	if ents == nil {
+		return notHash(nodePos(root))
+	}
+	doc := &Doc{Hash: format.NewHash(len(ents.keys))}
+	var problems []Problem
+	for i, k := range ents.keys {
+		v, vf, p := ents.vals[i], ents.metas[i], ents.pos[i]
+		if !isFormatKey(k) {
+			// Puppet keeps it, but only string keys are ever looked up.
+			problems = append(problems, Problem{Pos: p, Warning: true, Message: fmt.Sprintf(
+				"%s: hieracc ignores the top-level key %s: it is not a string, number, boolean or null, so no lookup can find it", name, inspect(k))})
+			continue
+		}
+		if vf.flags&(fNotLookup|fNoFormat) != 0 {
+			if doc.Invalid == nil {
+				doc.Invalid = map[any]Problem{}
+			}
+			doc.Invalid[k] = Problem{Pos: vf.pos, Message: invalidMessage("yaml_data", name, k, v, vf.flags)}
+			v = nil
+		}
+		doc.Hash.Set(k, v)
+		doc.KeyPos = append(doc.KeyPos, p)
+	}
+	return doc, problems
+}
+
+// invalidMessage is Puppet's error for looking up a key whose value is not
+// a LookupValue, or hieracc's when only hieracc cannot hold the value.
+func invalidMessage(fn, name string, key, v any, flags uint8) string {
+	prefix := fmt.Sprintf("Value for key '%v', in hash returned from data_hash function '%s', when using location '%s', ", keyString(key), fn, name)
+	if flags&fNotLookup != 0 {
+		return prefix + "has wrong type, expects Puppet::LookupValue, got " + inferType(v).String()
+	}
+	return prefix + "holds an integer outside the 64-bit range, which hieracc cannot represent"
+}
+
+// keyString is how Ruby interpolates a key into a message.
+func keyString(k any) string {
+	switch k := k.(type) {
+	case nil:
+		return ""
+	case float64:
+		return rubyFloatString(k)
+	}
+	return fmt.Sprint(k)
+}
+
+// Node parses the first document of src (Psych reads no further) into a
+// yaml.Node tree for readers that need positions inside values, such as
+// hiera.yaml's. It returns nil for a stream without a document.
+//
+// The tree differs from yaml.v3's in two ways: Tag is set only on nodes
+// whose tag was written (those have TaggedStyle, including the
+// non-specific "!"), and an alias to an unknown anchor is an AliasNode with
+// a nil Alias (Psych fails on it only when the value is converted). Use
+// Value, not yaml.v3's Decode, to read it as Puppet does.
+//
+// The error, a *Problem, carries the message of the YamlLoadError Puppet's
+// safe_load raises, e.g. "(name): did not find expected key while parsing a
+// block mapping at line 3 column 1".
+func Node(name string, src []byte) (*yaml.Node, error) {
+	if len(src) > MaxFileSize {
+		return nil, &Problem{Pos: Pos{1, 1}, Message: fmt.Sprintf("(%s): hieracc: file larger than %d bytes", name, MaxFileSize)}
+	}
+	n, err := parseYAML(src)
+	if err != nil {
+		return nil, err.problem(name, "")
+	}
+	return n, nil
+}
+
+// Value converts n (from Node, or any yaml.Node tree) to a format value the
+// way Psych and Puppet's symkeys_to_string would. Symbol hash keys become
+// strings. A value the format model cannot hold (a Ruby symbol other than
+// :default and :undef, an integer beyond 64 bits, an array or hash used as
+// a hash key) is an error, as is anything Puppet's safe_load refuses; the
+// error is a *Problem.
+func Value(name string, n *yaml.Node) (any, error) {
+	if n == nil {
+		return nil, nil
+	}
+	c := newConv()
+	r, err := c.convert(n, 0)
+	if err != nil {
+		return nil, err.problem(name, "")
+	}
+	if r.flags&fNoFormat != 0 {
+		return nil, &Problem{Pos: r.pos, Message: fmt.Sprintf("(%s): hieracc cannot represent %s", name, describeUnrepresentable(r.v))}
+	}
+	return r.v, nil
+}
+
+// parseYAML reads the first document of src into a node tree; nil when
+// there is none.
+func parseYAML(src []byte) (*yaml.Node, *loadError) {
+	b := &builder{p: libyaml.NewParser(src), anchors: map[string]*yaml.Node{}}
+	for {
+		if err := b.next(); err != nil {
+			return nil, err
+		}
+		switch b.ev.Type {
+		case libyaml.StreamEnd:
+			return nil, nil
+		case libyaml.DocumentStart:
+			if err := b.next(); err != nil {
+				return nil, err
+			}
+			return b.node(1)
+		}
+	}
+}
+
+type builder struct {
+	p       *libyaml.Parser
+	ev      libyaml.Event
+	anchors map[string]*yaml.Node
+}
+
+func (b *builder) next() *loadError {
+	if err := b.p.Next(&b.ev); err != nil {
+		e := err.(*libyaml.Error)
+		// Psych reports the context mark, Ruby-style 1-based.
+		return &loadError{
+			kind: errSyntax,
+			pos:  Pos{e.ProblemMark.Line + 1, e.ProblemMark.Column + 1},
+			msg:  fmt.Sprintf("%s at line %d column %d", e.Error(), e.ContextMark.Line+1, e.ContextMark.Column+1),
+		}
+	}
+	return nil
+}
+
+// node builds the node whose first event is b.ev, leaving b.ev on its
+// last event. depth is the nesting depth of collections.
+func (b *builder) node(depth int) (*yaml.Node, *loadError) {
+	ev := &b.ev
+	n := &yaml.Node{Line: ev.Start.Line + 1, Column: ev.Start.Column + 1}
+	if ev.Type == libyaml.Alias {
+		// The event's anchor is the name the alias refers to.
+		n.Kind, n.Value, n.Alias = yaml.AliasNode, ev.Anchor, b.anchors[ev.Anchor]
+		return n, nil
+	}
+	if ev.Tag != "" {
+		n.Tag = shortTag(ev.Tag)
+		n.Style |= yaml.TaggedStyle
+	}
+	if ev.Anchor != "" {
+		n.Anchor = ev.Anchor
+		b.anchors[ev.Anchor] = n
+	}
+	switch ev.Type {
+	case libyaml.Scalar:
+		n.Kind, n.Value = yaml.ScalarNode, ev.Value
+		switch ev.Style {
+		case libyaml.SingleQuoted:
+			n.Style |= yaml.SingleQuotedStyle
+		case libyaml.DoubleQuoted:
+			n.Style |= yaml.DoubleQuotedStyle
+		case libyaml.Literal:
+			n.Style |= yaml.LiteralStyle
+		case libyaml.Folded:
+			n.Style |= yaml.FoldedStyle
+		}
+		return n, nil
+	case libyaml.SequenceStart, libyaml.MappingStart:
+		if depth > MaxDepth {
+			return nil, stackError("nesting deeper than %d levels", MaxDepth).at(Pos{n.Line, n.Column})
+		}
+		n.Kind = yaml.SequenceNode
+		end := libyaml.SequenceEnd
+		if ev.Type == libyaml.MappingStart {
+			n.Kind, end = yaml.MappingNode, libyaml.MappingEnd
+		}
+		if ev.Flow {
+			n.Style |= yaml.FlowStyle
+		}
+		for {
+			if err := b.next(); err != nil {
+				return nil, err
+			}
+			if b.ev.Type == end {
+				return n, nil
+			}
+			c, err := b.node(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			n.Content = append(n.Content, c)
+		}
+	}
+	// The parser only yields nodes here; anything else is a bug in it.
+	return nil, limitError("unexpected YAML event %d", ev.Type).at(Pos{n.Line, n.Column})
+}
+
+const yamlTagPrefix = "tag:yaml.org,2002:"
+
+// shortTag writes "tag:yaml.org,2002:x" as "!!x", like yaml.v3 does.
+func shortTag(t string) string {
+	if strings.HasPrefix(t, yamlTagPrefix) {
+		return "!!" + t[len(yamlTagPrefix):]
+	}
+	return t
+}
+
+// explicitTag is the full tag written on n ("" when none): what Psych sees
+// as the node's tag.
+func explicitTag(n *yaml.Node) string {
+	if n.Style&yaml.TaggedStyle == 0 {
+		return ""
+	}
+	if strings.HasPrefix(n.Tag, "!!") {
+		return yamlTagPrefix + n.Tag[2:]
+	}
+	return n.Tag
+}
+
+func nodePos(n *yaml.Node) Pos { return Pos{n.Line, n.Column} }

@@ -1,0 +1,318 @@
+package compiler
+
+// Stage: interpolation of %{...} expressions, in hierarchy paths and in data
+// (Puppet's Lookup::Interpolation).
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/hiera"
+)
+
+var (
+	interpExpr = regexp.MustCompile(`%\{([^}]*)\}`)
+	methodCall = regexp.MustCompile(`^(\w+)\((?:"([^"]+)"|'([^']+)')\)$`)
+)
+
+// emptyInterpolations are expressions Puppet replaces by "" without looking
+// anything up.
+var emptyInterpolations = map[string]bool{"": true, "::": true, `""`: true, "''": true, `"::"`: true, "'::'": true}
+
+// errMethodsNotAllowed is Puppet's message for lookup()/alias()/... in hiera.yaml.
+const errMethodsNotAllowed = "Interpolation using method syntax is not allowed in this context"
+
+// needsInterpolation reports whether v holds any "%{" that interpolation
+// would act on (in strings or in hash keys below the top level).
+func needsInterpolation(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return strings.Contains(v, "%{")
+	case []any:
+		for _, e := range v {
+			if needsInterpolation(e) {
+				return true
+			}
+		}
+	case *format.Hash:
+		for k, e := range v.All() {
+			if needsInterpolation(k) || needsInterpolation(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// interpolate resolves every %{...} in v for node n. Values without any are
+// returned as they are (shared, never copied); values are never mutated.
+func (n *nodeRun) interpolate(v any, allowMethods bool) (any, error) {
+	switch v := v.(type) {
+	case string:
+		if !strings.Contains(v, "%{") {
+			return v, nil
+		}
+		return n.interpolateString(v, allowMethods)
+	case []any:
+		if !needsInterpolation(v) {
+			return v, nil
+		}
+		out := make([]any, len(v))
+		for i, e := range v {
+			x, err := n.interpolate(e, allowMethods)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = x
+		}
+		return out, nil
+	case *format.Hash:
+		if !needsInterpolation(v) {
+			return v, nil
+		}
+		out := format.NewHash(v.Len())
+		for k, e := range v.All() {
+			// Keys of nested hashes are interpolated too (top-level keys of a
+			// data file are not: they never pass through here).
+			if ks, ok := k.(string); ok && strings.Contains(ks, "%{") {
+				x, err := n.interpolateString(ks, allowMethods)
+				if err != nil {
+					return nil, err
+				}
+				k = hashKey(x)
+			}
+			x, err := n.interpolate(e, allowMethods)
+			if err != nil {
+				return nil, err
+			}
+			out.Set(k, x)
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// hashKey turns an interpolated key back into a valid hash key: an alias()
+// can produce a collection, which Ruby would use as a key; we use its text.
+func hashKey(v any) any {
+	switch v.(type) {
+	case nil, bool, int64, float64, string:
+		return v
+	}
+	return rubyToS(v)
+}
+
+func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
+	matches := interpExpr.FindAllStringSubmatchIndex(s, -1)
+	if matches == nil {
+		return s, nil
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range matches {
+		b.WriteString(s[last:m[0]])
+		last = m[1]
+		whole := s[m[0]:m[1]]
+		expr := strings.TrimSpace(s[m[2]:m[3]])
+		if emptyInterpolations[expr] {
+			continue
+		}
+		method, arg := "scope", expr
+		if mm := methodCall.FindStringSubmatch(expr); mm != nil {
+			if !allowMethods {
+				return nil, lookupError(errMethodsNotAllowed)
+			}
+			method, arg = mm[1], mm[2]+mm[3]
+		}
+		if method == "alias" && s != whole {
+			return nil, lookupError("'alias' interpolation is only permitted if the expression is equal to the entire string")
+		}
+		var val any
+		var err error
+		checkName := arg
+		switch method {
+		case "lookup", "hiera", "alias":
+			val, err = n.lookupWithDefault(arg)
+		case "scope":
+			val, err = n.scopeLookup(arg, s)
+			checkName = "scope:" + arg
+		case "literal":
+			val = arg
+		default:
+			return nil, lookupError(fmt.Sprintf("Unknown interpolation method '%s'", method))
+		}
+		if err != nil {
+			return nil, err
+		}
+		if method == "alias" {
+			// The whole string is the alias: its value, of any type, is the
+			// result, and it is not interpolated again.
+			return val, nil
+		}
+		// What a lookup or a variable gives is interpolated again (so a
+		// literal('%') escape in it is expanded here), under a recursion check.
+		if err := n.push(checkName); err != nil {
+			return nil, err
+		}
+		val, err = n.interpolate(val, allowMethods)
+		n.pop()
+		if err != nil {
+			return nil, err
+		}
+		if val != nil {
+			b.WriteString(rubyToS(val))
+		}
+	}
+	b.WriteString(s[last:])
+	return b.String(), nil
+}
+
+// scopeLookup is Puppet's scope interpolation method: a top-scope variable,
+// dug into with the rest of the key. A missing variable or sub-key is nil/"".
+func (n *nodeRun) scopeLookup(expr, subject string) (any, error) {
+	k, err := hiera.ParseKey(expr)
+	if err != nil {
+		return nil, lookupError(fmt.Sprintf("Syntax error in string: %s", subject))
+	}
+	val, ok := n.local[k.Root]
+	if !ok {
+		val, ok = n.scope.get(k.Root)
+	}
+	if !ok {
+		n.warnUndefined(k.Root)
+		return nil, nil
+	}
+	if len(k.Segments) == 0 {
+		return val, nil
+	}
+	v, found, err := k.Dig(val)
+	if err != nil {
+		return nil, lookupError(err.Error())
+	}
+	if !found {
+		return "", nil
+	}
+	return v, nil
+}
+
+// rubyToS is Ruby's to_s, which Puppet applies to what it interpolates into
+// a string: collections use inspect.
+func rubyToS(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	}
+	return rubyInspect(v)
+}
+
+// rubyInspect is Ruby 3.1's inspect of a value.
+func rubyInspect(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "nil"
+	case bool:
+		return strconv.FormatBool(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return rubyFloat(v)
+	case string:
+		return rubyQuote(v)
+	case []any:
+		parts := make([]string, len(v))
+		for i, e := range v {
+			parts[i] = rubyInspect(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case *format.Hash:
+		parts := make([]string, 0, v.Len())
+		for k, e := range v.All() {
+			parts = append(parts, rubyInspect(k)+"=>"+rubyInspect(e))
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return fmt.Sprint(v)
+}
+
+// rubyFloat is Ruby's Float#to_s: the shortest representation, always with a
+// fraction, switching to exponent form below 1e-4 and from 1e16.
+func rubyFloat(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case math.IsNaN(f):
+		return "NaN"
+	}
+	if f == 0 {
+		if math.Signbit(f) {
+			return "-0.0"
+		}
+		return "0.0"
+	}
+	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
+	mant, expS, _ := strings.Cut(e, "e")
+	exp, _ := strconv.Atoi(expS)
+	if exp < -4 || exp >= 16 {
+		if !strings.Contains(mant, ".") {
+			mant += ".0"
+		}
+		sign := "+"
+		if exp < 0 {
+			sign, exp = "-", -exp
+		}
+		return fmt.Sprintf("%se%s%02d", mant, sign, exp)
+	}
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s
+}
+
+// rubyQuote is String#inspect for the characters data files hold.
+func rubyQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\v':
+			b.WriteString(`\v`)
+		case '\a':
+			b.WriteString(`\a`)
+		case '\b':
+			b.WriteString(`\b`)
+		case 0x1b:
+			b.WriteString(`\e`)
+		case '#':
+			b.WriteByte('#') // Ruby escapes "#{" only; keep it simple and exact for the rest
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(&b, `\x%02X`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return strings.ReplaceAll(b.String(), "#{", `\#{`)
+}

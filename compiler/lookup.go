@@ -1,0 +1,285 @@
+package compiler
+
+// Stage: resolve keys for one node — Puppet's LookupAdapter#lookup over the
+// global, environment and module layers, with recursion detection.
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/hiera"
+)
+
+// nodeRun is the state of compiling one node.
+type nodeRun struct {
+	c     *compilation
+	node  Node
+	scope *scope
+	local map[string]any // mapped_paths' per-element variable
+
+	global, env *layerRun
+	modules     map[string]*layerRun // expanded on first use
+
+	stack []string       // keys being looked up, for recursion detection
+	top   string         // the key the current top-level lookup started from
+	memo  map[string]any // successful nested lookups by key text
+
+	envOpts *optsResult
+	modOpts map[string]*optsResult
+	defOpts map[string]*optsResult
+
+	diags  []Diagnostic
+	warned map[string]bool
+}
+
+// errNotFound is Puppet's throw :no_such_key for nested lookups.
+var errNotFound = errors.New("not found")
+
+func newNodeRun(c *compilation, node Node) *nodeRun {
+	n := &nodeRun{
+		c:       c,
+		node:    node,
+		scope:   newScope(node.Name, c.environment, node.Facts),
+		modules: map[string]*layerRun{},
+		memo:    map[string]any{},
+		modOpts: map[string]*optsResult{},
+		defOpts: map[string]*optsResult{},
+		warned:  map[string]bool{},
+	}
+	n.global = n.expandLayer(c.global)
+	n.env = n.expandLayer(c.env)
+	return n
+}
+
+// module returns the module layer for a module name, nil if there is none.
+func (n *nodeRun) module(name string) *layerRun {
+	if name == "" {
+		return nil
+	}
+	if lr, ok := n.modules[name]; ok {
+		return lr
+	}
+	var lr *layerRun
+	if conf := n.c.modules[name]; conf != nil && conf.present {
+		lr = n.expandLayer(conf)
+	}
+	n.modules[name] = lr
+	return lr
+}
+
+func hierarchies(layers [3]*layerRun) [3]*format.Hierarchy {
+	var hs [3]*format.Hierarchy
+	for i, lr := range layers {
+		if lr != nil && lr.hier.Present {
+			hs[i] = &lr.hier
+		}
+	}
+	return hs
+}
+
+// layersFor returns the layers a key is searched in.
+func (n *nodeRun) layersFor(mod string) [3]*layerRun {
+	return [3]*layerRun{n.global, n.env, n.module(mod)}
+}
+
+// withStack runs f as a new top-level (meta) lookup of key.
+func (n *nodeRun) withStack(key string, f func()) {
+	saveStack, saveTop := n.stack, n.top
+	n.stack, n.top = []string{key}, key
+	f()
+	n.stack, n.top = saveStack, saveTop
+}
+
+func (n *nodeRun) push(name string) error {
+	if slices.Contains(n.stack, name) {
+		return lookupError(fmt.Sprintf("Recursive lookup detected in [%s]", strings.Join(n.stack, ", ")))
+	}
+	n.stack = append(n.stack, name)
+	return nil
+}
+
+func (n *nodeRun) pop() { n.stack = n.stack[:len(n.stack)-1] }
+
+// leaf answers one location for a key: its value, interpolated for the node.
+// Interpolation happens here, lazily, as Puppet does it when it reads the
+// location.
+func (n *nodeRun) leaf(root string, g, e, m *layerRun, useDefault bool) hiera.Leaf {
+	layers := [3]*layerRun{g, e, m}
+	return func(layer format.Layer, level, loc int) (any, bool, error) {
+		lr := layers[layer]
+		if useDefault {
+			lr = m
+		}
+		if lr == nil {
+			return nil, false, nil
+		}
+		files := lr.files
+		if useDefault {
+			files = lr.defFiles
+		}
+		df := files[level][loc]
+		if df == nil {
+			return nil, false, nil
+		}
+		return n.readKey(df, root)
+	}
+}
+
+// readKey reads key from a data file and interpolates it.
+func (n *nodeRun) readKey(df *dataFile, key string) (any, bool, error) {
+	if df.err != nil {
+		return nil, false, df.err
+	}
+	i, ok := df.index[key]
+	if !ok {
+		return nil, false, nil
+	}
+	if msg := df.invalid[i]; msg != "" {
+		return nil, false, &format.Error{Message: msg, File: df.path, Line: df.pos[i].Line, Column: df.pos[i].Column}
+	}
+	v := df.hash.Value(i)
+	if !df.interp[i] {
+		return v, true, nil
+	}
+	x, err := n.interpolate(v, true)
+	if err != nil {
+		fe := asFormatError(err)
+		if fe.File == "" {
+			fe = &format.Error{Message: fe.Message, File: df.path, Line: df.pos[i].Line, Column: df.pos[i].Column}
+		}
+		return nil, false, fe
+	}
+	return x, true, nil
+}
+
+// lookupWithDefault is the lookup()/hiera()/alias() interpolation method:
+// a full lookup of the key whose default is "".
+func (n *nodeRun) lookupWithDefault(text string) (any, error) {
+	v, err := n.lookup(text)
+	if errors.Is(err, errNotFound) {
+		return "", nil
+	}
+	return v, err
+}
+
+// lookup is a full nested lookup of key text (as lookup() in data does).
+func (n *nodeRun) lookup(text string) (any, error) {
+	if text == lookupOptionsKey || strings.HasPrefix(text, lookupOptionsKey+".") {
+		return nil, errNotFound
+	}
+	if v, ok := n.memo[text]; ok {
+		return v, nil
+	}
+	k, err := hiera.ParseKey(text)
+	if err != nil {
+		return nil, asFormatError(err)
+	}
+	if slices.Contains(n.stack, text) {
+		// Puppet detects this in the global layer's provider, whose error
+		// handler prefixes the key the whole lookup started from.
+		return nil, lookupError(fmt.Sprintf("Lookup of key '%s' failed: Recursive lookup detected in [%s]", n.top, strings.Join(n.stack, ", ")))
+	}
+	n.stack = append(n.stack, text)
+	v, found, ferr := n.resolveRoot(k, nil)
+	n.pop()
+	if ferr != nil {
+		return nil, ferr
+	}
+	if !found {
+		return nil, errNotFound
+	}
+	v, found, err = k.Dig(v)
+	if err != nil {
+		return nil, asFormatError(err)
+	}
+	if !found {
+		return nil, errNotFound
+	}
+	n.memo[text] = v
+	return v, nil
+}
+
+// resolveRoot resolves the root key of k under its lookup_options (or
+// override), falling back to the module's default_hierarchy.
+func (n *nodeRun) resolveRoot(k hiera.Key, override *format.Merge) (any, bool, *format.Error) {
+	var opts *lookupOptions
+	var oerr *format.Error
+	if k.Module == "" {
+		opts, oerr = n.envOptions()
+	} else {
+		opts, oerr = n.moduleOptions(k.Module)
+	}
+	if oerr != nil {
+		return nil, false, oerr
+	}
+	merge := format.Merge{}
+	if override != nil {
+		merge = *override
+	} else {
+		m, err := mergeFor(opts.forKey(k.Root))
+		if err != nil {
+			return nil, false, asFormatError(err)
+		}
+		merge = m
+	}
+	layers := n.layersFor(k.Module)
+	v, found, err := hiera.Resolve(merge, hierarchies(layers), n.leaf(k.Root, layers[0], layers[1], layers[2], false))
+	if err != nil {
+		return nil, false, asFormatError(err)
+	}
+	if found {
+		return v, true, nil
+	}
+	return n.resolveDefault(k)
+}
+
+// resolveDefault searches the module's default_hierarchy, under its own
+// lookup_options only.
+func (n *nodeRun) resolveDefault(k hiera.Key) (any, bool, *format.Error) {
+	lr := n.module(k.Module)
+	if lr == nil || lr.def == nil {
+		return nil, false, nil
+	}
+	dopts, derr := n.defaultOptions(k.Module, lr)
+	if derr != nil {
+		return nil, false, derr
+	}
+	m, err := mergeFor(dopts.forKey(k.Root))
+	if err != nil {
+		return nil, false, asFormatError(err)
+	}
+	v, found, err := hiera.ResolveDefault(m, lr.def, n.leaf(k.Root, nil, nil, lr, true))
+	if err != nil {
+		return nil, false, asFormatError(err)
+	}
+	return v, found, nil
+}
+
+// lookupError makes a lookup failure with Puppet's message.
+func lookupError(msg string) *format.Error { return &format.Error{Message: msg} }
+
+// asFormatError converts any error to a *format.Error, keeping one as is.
+func asFormatError(err error) *format.Error {
+	if err == nil {
+		return nil
+	}
+	var fe *format.Error
+	if errors.As(err, &fe) {
+		return fe
+	}
+	return &format.Error{Message: err.Error()}
+}
+
+// warnUndefined reports a variable that is not in scope, once per node, as
+// Puppet's "Undefined variable" warning.
+func (n *nodeRun) warnUndefined(name string) {
+	if n.warned[name] {
+		return
+	}
+	n.warned[name] = true
+	n.diags = append(n.diags, Diagnostic{Severity: Warning, Node: n.node.Name,
+		Message: fmt.Sprintf("Undefined variable '%s'", name)})
+}

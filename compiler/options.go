@@ -1,0 +1,242 @@
+package compiler
+
+// Stage: lookup_options — assembled per node with a hash merge across levels
+// and layers, then matched against keys (Puppet's LookupAdapter).
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/hiera"
+)
+
+const lookupOptionsKey = "lookup_options"
+
+var hashMerge = format.Merge{Strategy: "hash"}
+
+// lookupOptions are compiled lookup_options: literal keys and ^regexps.
+type lookupOptions struct {
+	literal  map[string]any
+	patterns []optPattern // in hash order: the first match wins
+}
+
+type optPattern struct {
+	re  *regexp.Regexp
+	val any
+}
+
+// forKey returns the lookup_options entry for a root key: a literal entry
+// wins, else the first regexp (unanchored) that matches.
+func (o *lookupOptions) forKey(root string) any {
+	if o == nil {
+		return nil
+	}
+	if v, ok := o.literal[root]; ok && v != nil {
+		return v
+	}
+	for _, p := range o.patterns {
+		if p.re.MatchString(root) {
+			return p.val
+		}
+	}
+	return nil
+}
+
+// mergeFor returns the merge a lookup_options entry configures.
+func mergeFor(entry any) (format.Merge, error) {
+	h, ok := entry.(*format.Hash)
+	if !ok {
+		return format.Merge{}, nil
+	}
+	m, _ := h.Get("merge")
+	return hiera.ParseMerge(m)
+}
+
+type optsResult struct {
+	opts *lookupOptions
+	err  *format.Error
+}
+
+// envOptions are the lookup_options of the global and environment layers,
+// which every lookup on the node reads first.
+func (n *nodeRun) envOptions() (*lookupOptions, *format.Error) {
+	if n.envOpts == nil {
+		o, err := n.computeEnvOptions()
+		n.envOpts = &optsResult{o, err}
+	}
+	return n.envOpts.opts, n.envOpts.err
+}
+
+func (n *nodeRun) computeEnvOptions() (*lookupOptions, *format.Error) {
+	raw, err := n.rawEnvOptions()
+	if err != nil {
+		return nil, err
+	}
+	return compileOptions(raw)
+}
+
+func (n *nodeRun) rawEnvOptions() (*format.Hash, *format.Error) {
+	g, err := n.layerOptions(n.global, "")
+	if err != nil {
+		return nil, err
+	}
+	e, err := n.layerOptions(n.env, "")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case g == nil:
+		return e, nil
+	case e == nil:
+		return g, nil
+	}
+	m, merr := hiera.MergeValues(hashMerge, g, e)
+	if merr != nil {
+		return nil, asFormatError(merr)
+	}
+	h, _ := m.(*format.Hash)
+	return h, nil
+}
+
+// moduleOptions are the environment's lookup_options combined with one
+// module's (the environment wins for the same key string; the module's
+// entries come first, so its regexps are tried first).
+func (n *nodeRun) moduleOptions(mod string) (*lookupOptions, *format.Error) {
+	if r, ok := n.modOpts[mod]; ok {
+		return r.opts, r.err
+	}
+	o, err := n.computeModuleOptions(mod)
+	n.modOpts[mod] = &optsResult{o, err}
+	return o, err
+}
+
+func (n *nodeRun) computeModuleOptions(mod string) (*lookupOptions, *format.Error) {
+	env, err := n.rawEnvOptions()
+	if err != nil {
+		return nil, err
+	}
+	lr := n.module(mod)
+	if lr == nil || !lr.hier.Present {
+		return compileOptions(env)
+	}
+	m, err := n.layerOptions(lr, mod)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case m == nil:
+		return compileOptions(env)
+	case env == nil:
+		return compileOptions(m)
+	}
+	merged, merr := hiera.MergeValues(hashMerge, env, m)
+	if merr != nil {
+		return nil, asFormatError(merr)
+	}
+	h, _ := merged.(*format.Hash)
+	return compileOptions(h)
+}
+
+// defaultOptions are the lookup_options of a module's default_hierarchy
+// alone; they apply only to lookups it answers.
+func (n *nodeRun) defaultOptions(mod string, lr *layerRun) (*lookupOptions, *format.Error) {
+	if r, ok := n.defOpts[mod]; ok {
+		return r.opts, r.err
+	}
+	res := &optsResult{}
+	n.defOpts[mod] = res
+	n.withStack(lookupOptionsKey, func() {
+		v, found, err := hiera.ResolveDefault(hashMerge, lr.def, n.leaf(lookupOptionsKey, nil, nil, lr, true))
+		if err != nil {
+			res.err = asFormatError(err)
+			return
+		}
+		if !found {
+			return
+		}
+		h, verr := validateOptions(v, mod)
+		if verr != nil {
+			res.err = verr
+			return
+		}
+		res.opts, res.err = compileOptions(h)
+	})
+	return res.opts, res.err
+}
+
+// layerOptions resolves the lookup_options key in one layer with a hash
+// merge over its levels, as Puppet's meta lookup does.
+func (n *nodeRun) layerOptions(lr *layerRun, mod string) (*format.Hash, *format.Error) {
+	if lr == nil || !lr.hier.Present {
+		return nil, nil
+	}
+	if lr.err != nil {
+		return nil, lr.err
+	}
+	var layers [3]*layerRun
+	layers[lr.conf.layer] = lr
+	var out *format.Hash
+	var ferr *format.Error
+	n.withStack(lookupOptionsKey, func() {
+		v, found, err := hiera.Resolve(hashMerge, hierarchies(layers), n.leaf(lookupOptionsKey, layers[0], layers[1], layers[2], false))
+		if err != nil {
+			ferr = asFormatError(err)
+			return
+		}
+		if !found {
+			return
+		}
+		out, ferr = validateOptions(v, mod)
+	})
+	return out, ferr
+}
+
+// validateOptions checks lookup_options is a hash and, in a module, that it
+// names only the module's own keys.
+func validateOptions(v any, mod string) (*format.Hash, *format.Error) {
+	h, ok := v.(*format.Hash)
+	if !ok {
+		return nil, &format.Error{Message: "value of lookup_options must be a hash"}
+	}
+	if mod == "" {
+		return h, nil
+	}
+	pfx := mod + "::"
+	for _, k := range h.Keys() {
+		ks, _ := k.(string)
+		if strings.HasPrefix(ks, "^") {
+			if !strings.HasPrefix(ks[1:], pfx) {
+				return nil, &format.Error{Message: fmt.Sprintf("all lookup_options patterns must match a key starting with module name '%s'", mod)}
+			}
+		} else if !strings.HasPrefix(ks, pfx) {
+			return nil, &format.Error{Message: fmt.Sprintf("all lookup_options keys must start with module name '%s'", mod)}
+		}
+	}
+	return h, nil
+}
+
+// compileOptions splits lookup_options into literal keys and regexps.
+func compileOptions(h *format.Hash) (*lookupOptions, *format.Error) {
+	if h == nil {
+		return nil, nil
+	}
+	o := &lookupOptions{literal: map[string]any{}}
+	for k, v := range h.All() {
+		ks, ok := k.(string)
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(ks, "^") {
+			re, err := regexp.Compile(ks)
+			if err != nil {
+				return nil, &format.Error{Message: fmt.Sprintf("lookup_options: invalid regexp %q: %v", ks, err)}
+			}
+			o.patterns = append(o.patterns, optPattern{re, v})
+		} else {
+			o.literal[ks] = v
+		}
+	}
+	return o, nil
+}

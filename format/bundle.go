@@ -1,0 +1,135 @@
+// Package format is hieracc's bundle: the compiled, pre-merged Hiera data of
+// one node, and its versioned msgpack wire encoding (see SPEC.md).
+//
+// It also holds the value model every stage shares (Value, Hash). The
+// compiler produces a Bundle, Encode writes it, and the runtime reads it back;
+// neither the compiler nor the runtime depends on the other.
+package format
+
+// Layer names one of Hiera's three data layers, in the order Puppet searches
+// them.
+type Layer uint8
+
+const (
+	LayerGlobal      Layer = iota // $confdir/hiera.yaml
+	LayerEnvironment              // <environment>/hiera.yaml
+	LayerModule                   // <environment>/modules/<name>/hiera.yaml
+)
+
+func (l Layer) String() string {
+	switch l {
+	case LayerGlobal:
+		return "global"
+	case LayerEnvironment:
+		return "environment"
+	case LayerModule:
+		return "module"
+	}
+	return "unknown"
+}
+
+// Bundle is everything an agent needs to answer lookups for one node.
+type Bundle struct {
+	Node        string // the node's certname
+	Environment string // Puppet environment name, e.g. "production"
+	Revision    string // identifies the inputs compiled (chosen by the compiler)
+
+	// The hierarchies as resolved for this node. Their shape decides how
+	// lookup-time merges nest (see format/hiera.Resolve).
+	Global  Hierarchy
+	Env     Hierarchy
+	Modules []Module // sorted by Name
+
+	// NodeError, when set, fails every lookup on this node: Puppet collects
+	// lookup_options from every level before any lookup, so one unloadable
+	// data file breaks them all.
+	NodeError *Error
+
+	Keys []Key // sorted by Name (byte order), no duplicates
+}
+
+// Hierarchy is one layer's hierarchy, expanded for the node.
+type Hierarchy struct {
+	// Present is false when the layer has no data provider (no hiera.yaml):
+	// it then answers every key with "not found".
+	Present bool
+	Levels  []Level
+}
+
+// Level is one hierarchy level.
+type Level struct {
+	Name      string
+	Locations []Location // in search order; may be empty (mapped_paths over [])
+}
+
+// Location is one data file a level names for this node.
+type Location struct {
+	Path   string // as shown to users: relative to the layer's root (e.g. "data/common.yaml")
+	Exists bool
+}
+
+// Module is one module's layer for this node.
+type Module struct {
+	Name      string
+	Hierarchy Hierarchy
+	// Default is the module's default_hierarchy, consulted only when no
+	// regular layer has the key; nil when the module has none.
+	Default *Hierarchy
+	// Err, when set, fails every lookup of a key in this module's namespace
+	// (a broken hiera.yaml, or lookup_options outside the namespace).
+	Err *Error
+}
+
+// Merge is a merge strategy with its options, as given in lookup_options or
+// at lookup time. The zero value is Puppet's default: first found.
+type Merge struct {
+	Strategy         string // "", "first", "unique", "hash" or "deep"
+	KnockoutPrefix   string // deep only
+	SortMergedArrays bool   // deep only
+	MergeHashArrays  bool   // deep only
+}
+
+// Key is one key's compiled result and the evidence it was built from.
+type Key struct {
+	Name string
+
+	// Merge is the strategy lookup_options configure for the key.
+	Merge Merge
+	// Value is the key's value under Merge; meaningless when Err is set.
+	Value Value
+	// Err is the recorded failure of the configured lookup, with Puppet's
+	// message. A lookup-time merge recomputes from the contributions and
+	// may succeed where this failed (or fail where this succeeded).
+	Err *Error
+
+	// Contributions are the values each location holds for the key,
+	// interpolated for this node, in priority order (highest first).
+	Contributions []Contribution
+
+	// DefaultMerge and Defaults are the same for the module's
+	// default_hierarchy; used only when Contributions is empty.
+	DefaultMerge Merge
+	Defaults     []Contribution
+}
+
+// Contribution is one location's value for a key.
+type Contribution struct {
+	Layer    Layer
+	Level    int // index into the layer's Hierarchy.Levels
+	Location int // index into that level's Locations
+	Line     int // position of the key in the data file (1-based; 0 if unknown)
+	Column   int
+	Value    Value
+	Err      *Error // interpolating this value failed; Value is then nil
+}
+
+// Error is a failure recorded at compile time, reported again at lookup time.
+type Error struct {
+	Message string // Puppet's message for the failure
+	File    string // where it arose, as shown to users; may be empty
+	Line    int
+	Column  int
+	Level   string // hierarchy level name; may be empty
+}
+
+func (e *Error) Error() string { return e.Message }

@@ -1,0 +1,683 @@
+package format
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"slices"
+	"strings"
+)
+
+// ReadHeader reads the header of the bundle in r and checks its magic,
+// version and checksum; it reads a few hundred bytes, never the body, so
+// comparing the digests of two bundles costs almost nothing.
+func ReadHeader(r io.ReaderAt) (Header, error) {
+	size := 512
+	for {
+		buf := make([]byte, size)
+		n, err := r.ReadAt(buf, 0)
+		if err != nil && err != io.EOF {
+			return Header{}, err
+		}
+		h, _, herr := parseHeader(string(buf[:n]))
+		// A header longer than what was read fails to parse: read more.
+		if herr != nil && n == size && size < maxHeader && !errors.Is(herr, ErrNotBundle) && !errors.Is(herr, ErrVersion) {
+			size = min(size*16, maxHeader)
+			continue
+		}
+		return h, herr
+	}
+}
+
+// parseHeader parses the header at the start of s and returns where the
+// body starts.
+func parseHeader(s string) (Header, int, error) {
+	if len(s) < len(magic) {
+		if len(s) > 0 && strings.HasPrefix(magic, s) {
+			return Header{}, 0, fmt.Errorf("format: %w: truncated in the magic number (%d bytes)", ErrCorrupt, len(s))
+		}
+		return Header{}, 0, fmt.Errorf("format: %w (%d bytes, too short)", ErrNotBundle, len(s))
+	}
+	if s[:len(magic)] != magic {
+		return Header{}, 0, fmt.Errorf("format: %w (bad magic number)", ErrNotBundle)
+	}
+	r := &reader{s: s, off: len(magic)}
+	v, err := r.integer()
+	if err != nil {
+		return Header{}, 0, err
+	}
+	if v != Version {
+		return Header{}, 0, fmt.Errorf("format: %w %d (this reader reads versions 1 to %d)", ErrVersion, v, Version)
+	}
+	h := Header{Version: int(v)}
+	if err := r.arrayOf(6, "header"); err != nil {
+		return Header{}, 0, err
+	}
+	d, err := r.bin()
+	if err != nil {
+		return Header{}, 0, err
+	}
+	if len(d) != len(h.Digest) {
+		return Header{}, 0, r.errorf("digest of %d bytes, want %d", len(d), len(h.Digest))
+	}
+	copy(h.Digest[:], d)
+	bodyLen, err := r.integer()
+	if err != nil {
+		return Header{}, 0, err
+	}
+	for _, f := range []*string{&h.Node, &h.Environment, &h.Revision} {
+		if *f, err = r.str(); err != nil {
+			return Header{}, 0, err
+		}
+	}
+	end := r.off
+	if r.left() < 5 || s[end] != mUint32 {
+		return Header{}, 0, r.errorf("want header checksum (uint32)")
+	}
+	sum, _ := r.be(5)
+	if uint32(sum) != crc32.Checksum([]byte(s[:end]), castagnoli) {
+		return Header{}, 0, r.errorf("header checksum mismatch")
+	}
+	if bodyLen < 0 || bodyLen > math.MaxInt64-int64(r.off) {
+		return Header{}, 0, r.errorf("body length %d out of range", bodyLen)
+	}
+	h.Size = int64(r.off) + bodyLen
+	return h, r.off, nil
+}
+
+// Index is the part of a bundle that lookups need, decoded at once: the
+// header, each key's value or error, and the node and module errors. The
+// rest (merge options, contributions, hierarchies) stays encoded until
+// Bundle is called. An Index is safe for concurrent use.
+type Index struct {
+	Header
+	NodeError    *Error
+	ModuleErrors []ModuleError // sorted by Module
+	Keys         []IndexKey    // sorted by Name
+
+	slots   []uint64 // the index section: 0, or key number + 1 | hash tag
+	values  valueTable
+	errs    []*Error
+	details string
+	detOff  int64 // offset of details in the file, for messages
+}
+
+// IndexKey is one key's entry in an Index.
+type IndexKey struct {
+	Name  string
+	Value Value  // nil when Err is set
+	Err   *Error // the recorded failure of the configured lookup
+}
+
+// ModuleError is the failure of one module's layer.
+type ModuleError struct {
+	Module string
+	Err    *Error
+}
+
+// Decode decodes and verifies a whole bundle. A value stored once in the
+// encoding is one Go value in the result, shared wherever it is used:
+// treat the values as read-only.
+func Decode(data []byte) (*Bundle, error) {
+	x, err := DecodeIndex(data)
+	if err != nil {
+		return nil, err
+	}
+	return x.Bundle()
+}
+
+// DecodeIndex verifies data (magic, version, checksum, digest) and decodes
+// the part of the bundle that lookups need. It does not keep data.
+func DecodeIndex(data []byte) (*Index, error) {
+	s := string(data) // one copy; every decoded string is a slice of it
+	h, off, err := parseHeader(s)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(s)) != h.Size {
+		if int64(len(s)) < h.Size {
+			return nil, fmt.Errorf("format: %w: truncated: %d bytes, header says %d", ErrCorrupt, len(s), h.Size)
+		}
+		return nil, fmt.Errorf("format: %w: %d bytes after the end of the bundle", ErrCorrupt, int64(len(s))-h.Size)
+	}
+	if sha256.Sum256(data[off:]) != h.Digest {
+		return nil, fmt.Errorf("format: %w: body does not match its SHA-256 digest", ErrCorrupt)
+	}
+	x := &Index{Header: h}
+	r := &reader{s: s[off:], base: int64(off)}
+	if err := x.decodeBody(r); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+func (x *Index) decodeBody(r *reader) error {
+	if err := r.arrayOf(7, "body"); err != nil {
+		return err
+	}
+	n, err := r.arrayLen()
+	if err != nil {
+		return err
+	}
+	if err := x.values.decode(r, n); err != nil {
+		return err
+	}
+	x.values.clip()
+
+	if n, err = r.arrayLen(); err != nil {
+		return err
+	}
+	errs := make([]Error, n)
+	x.errs = make([]*Error, n)
+	for i := range errs {
+		if err := readError(r, &errs[i]); err != nil {
+			return err
+		}
+		x.errs[i] = &errs[i]
+	}
+
+	i, err := r.optRef(len(x.errs), "error")
+	if err != nil {
+		return err
+	}
+	x.NodeError = x.err(i)
+
+	if n, err = r.arrayLen(); err != nil {
+		return err
+	}
+	x.ModuleErrors = make([]ModuleError, n)
+	for j := range x.ModuleErrors {
+		m := &x.ModuleErrors[j]
+		if err := r.arrayOf(2, "module error"); err != nil {
+			return err
+		}
+		if m.Module, err = r.str(); err != nil {
+			return err
+		}
+		if j > 0 && m.Module <= x.ModuleErrors[j-1].Module {
+			return r.errorf("module errors not sorted: %q after %q", m.Module, x.ModuleErrors[j-1].Module)
+		}
+		i, err := r.ref(len(x.errs), "error")
+		if err != nil {
+			return err
+		}
+		m.Err = x.errs[i]
+	}
+
+	if n, err = r.arrayLen(); err != nil {
+		return err
+	}
+	x.Keys = make([]IndexKey, n)
+	for j := range x.Keys {
+		k := &x.Keys[j]
+		if err := r.arrayOf(3, "key"); err != nil {
+			return err
+		}
+		if k.Name, err = r.str(); err != nil {
+			return err
+		}
+		if j > 0 && k.Name <= x.Keys[j-1].Name {
+			return r.errorf("keys not sorted: %q after %q", k.Name, x.Keys[j-1].Name)
+		}
+		v, err := r.optRef(len(x.values.vals), "value")
+		if err != nil {
+			return err
+		}
+		e, err := r.optRef(len(x.errs), "error")
+		if err != nil {
+			return err
+		}
+		if (v < 0) == (e < 0) {
+			return r.errorf("key %q must have exactly one of value and error", k.Name)
+		}
+		if v >= 0 {
+			k.Value = x.values.vals[v]
+		}
+		k.Err = x.err(e)
+	}
+
+	if err := x.decodeIndex(r); err != nil {
+		return err
+	}
+	if x.details, err = r.bin(); err != nil {
+		return err
+	}
+	x.detOff = r.base + int64(r.off-len(x.details))
+	return r.done("body")
+}
+
+func readError(r *reader, e *Error) error {
+	if err := r.arrayOf(5, "error"); err != nil {
+		return err
+	}
+	var err error
+	var line, col int64
+	if e.Message, err = r.str(); err != nil {
+		return err
+	}
+	if e.File, err = r.str(); err != nil {
+		return err
+	}
+	if line, err = r.integer(); err != nil {
+		return err
+	}
+	if col, err = r.integer(); err != nil {
+		return err
+	}
+	e.Line, e.Column = int(line), int(col)
+	e.Level, err = r.str()
+	return err
+}
+
+func (x *Index) err(i int) *Error {
+	if i < 0 {
+		return nil
+	}
+	return x.errs[i]
+}
+
+func (x *Index) decodeIndex(r *reader) error {
+	t, err := r.bin()
+	if err != nil {
+		return err
+	}
+	nk := len(x.Keys)
+	if len(t) != 4*slotCount(nk) {
+		return r.errorf("index of %d bytes, want %d for %d keys", len(t), 4*slotCount(nk), nk)
+	}
+	// In memory, each slot also holds the high half of its key's hash, so
+	// that a probe compares names only when the hashes agree.
+	x.slots = make([]uint64, len(t)/4)
+	used := 0
+	for i := range x.slots {
+		s := uint32(t[4*i]) | uint32(t[4*i+1])<<8 | uint32(t[4*i+2])<<16 | uint32(t[4*i+3])<<24
+		if s > uint32(nk) {
+			return r.errorf("index slot %d names key %d of %d", i, s, nk)
+		}
+		if s != 0 {
+			used++
+		}
+		x.slots[i] = uint64(s)
+	}
+	if used != nk {
+		return r.errorf("index holds %d keys, want %d", used, nk)
+	}
+	// Each key must be reached from its hash before an empty slot; then,
+	// with as many entries as keys, every entry is right (names are
+	// unique), and lookups of absent keys end at an empty slot.
+	mask := uint64(len(x.slots) - 1)
+	for i := range x.Keys {
+		h := keyHash(x.Keys[i].Name)
+		j := h & mask
+		for {
+			s := x.slots[j]
+			if s == 0 {
+				return r.errorf("index does not find key %q", x.Keys[i].Name)
+			}
+			if uint32(s) == uint32(i+1) {
+				x.slots[j] = s | h&^0xffffffff
+				break
+			}
+			j = (j + 1) & mask
+		}
+	}
+	return nil
+}
+
+// Find returns the position of key name in Keys, or -1. It allocates
+// nothing and takes constant time.
+func (x *Index) Find(name string) int {
+	n := len(x.slots)
+	if n == 0 {
+		return -1
+	}
+	h := keyHash(name)
+	tag := h &^ 0xffffffff
+	mask := uint64(n - 1)
+	j := h & mask
+	for range n {
+		s := x.slots[j]
+		if s == 0 {
+			return -1
+		}
+		if s&^0xffffffff == tag {
+			if k := int(uint32(s) - 1); x.Keys[k].Name == name {
+				return k
+			}
+		}
+		j = (j + 1) & mask
+	}
+	return -1
+}
+
+// ModuleError returns the recorded failure of module's layer, or nil.
+func (x *Index) ModuleError(module string) *Error {
+	i, ok := slices.BinarySearchFunc(x.ModuleErrors, module, func(m ModuleError, name string) int {
+		return strings.Compare(m.Module, name)
+	})
+	if !ok {
+		return nil
+	}
+	return x.ModuleErrors[i].Err
+}
+
+// valueTable is the decoded value table: each entry's value, and for the
+// limits, its nesting depth and expanded size.
+type valueTable struct {
+	vals []any
+	meta []uint64 // depth<<32 | nodes (at most MaxNodes)
+}
+
+func (t *valueTable) depth(i int) int32 { return int32(t.meta[i] >> 32) }
+func (t *valueTable) nodes(i int) int64 { return int64(uint32(t.meta[i])) }
+
+func (t *valueTable) clip() {
+	t.vals, t.meta = slices.Clip(t.vals), slices.Clip(t.meta)
+}
+
+// decode appends n entries read from r. An entry's children are references
+// to earlier entries, so the table is decoded in one pass without
+// recursion, and it cannot hold a cycle.
+func (t *valueTable) decode(r *reader, n int) error {
+	t.vals = slices.Grow(t.vals, n)
+	t.meta = slices.Grow(t.meta, n)
+	for range n {
+		i := len(t.vals)
+		c, err := r.peek()
+		if err != nil {
+			return err
+		}
+		var v any
+		var depth int32
+		var nodes int64 = 1
+		switch {
+		case c == mNil:
+			r.off++
+		case c == mFalse || c == mTrue:
+			v, _ = r.boolean()
+		case c <= 0x7f || c >= 0xe0 || c >= mUint8 && c <= mInt64:
+			if v, err = r.integer(); err != nil {
+				return err
+			}
+		case c == mFloat32:
+			r.off++
+			b, err := r.be(4)
+			if err != nil {
+				return err
+			}
+			v = float64(math.Float32frombits(uint32(b)))
+		case c == mFloat64:
+			r.off++
+			b, err := r.be(8)
+			if err != nil {
+				return err
+			}
+			v = math.Float64frombits(b)
+		case c >= 0xa0 && c <= 0xbf || c >= mStr8 && c <= mStr32:
+			if v, err = r.str(); err != nil {
+				return err
+			}
+		case c >= 0x90 && c <= 0x9f || c == mArray16 || c == mArray32:
+			m, err := r.arrayLen()
+			if err != nil {
+				return err
+			}
+			a := make([]any, m)
+			depth = 1
+			for j := range a {
+				k, err := r.ref(i, "value")
+				if err != nil {
+					return err
+				}
+				a[j] = t.vals[k]
+				depth = max(depth, t.depth(k)+1)
+				nodes += t.nodes(k)
+			}
+			v = a
+		case c >= 0x80 && c <= 0x8f || c == mMap16 || c == mMap32:
+			m, err := r.mapLen()
+			if err != nil {
+				return err
+			}
+			h := NewHash(m)
+			depth = 1
+			for range m {
+				k, err := r.ref(i, "value")
+				if err != nil {
+					return err
+				}
+				e, err := r.ref(i, "value")
+				if err != nil {
+					return err
+				}
+				key := t.vals[k]
+				if !validKey(key) {
+					return r.errorf("hash key %d is not a scalar (or is NaN)", k)
+				}
+				if h.Has(key) {
+					return r.errorf("duplicate hash key %d", k)
+				}
+				h.Set(key, t.vals[e])
+				depth = max(depth, t.depth(k)+1, t.depth(e)+1)
+				nodes += t.nodes(k) + t.nodes(e)
+			}
+			v = h
+		default:
+			return r.errorf("value of unsupported %s", typeName(c))
+		}
+		if depth > MaxDepth {
+			return r.errorf("value nested deeper than %d", MaxDepth)
+		}
+		if nodes > MaxNodes {
+			return r.errorf("value has more than %d nodes", MaxNodes)
+		}
+		t.vals = append(t.vals, v)
+		t.meta = append(t.meta, uint64(depth)<<32|uint64(nodes))
+	}
+	return nil
+}
+
+// Bundle decodes the details section and returns the whole bundle. Each
+// call decodes anew; values are shared with x.
+func (x *Index) Bundle() (*Bundle, error) {
+	r := &reader{s: x.details, base: x.detOff}
+	if err := r.arrayOf(5, "details"); err != nil {
+		return nil, err
+	}
+	n, err := r.arrayLen()
+	if err != nil {
+		return nil, err
+	}
+	vals := x.values // clipped: appending copies, x is left alone
+	if err := vals.decode(r, n); err != nil {
+		return nil, err
+	}
+	b := &Bundle{
+		Node:        x.Node,
+		Environment: x.Environment,
+		Revision:    x.Revision,
+		NodeError:   x.NodeError,
+	}
+	if err := readHierarchy(r, &b.Global); err != nil {
+		return nil, err
+	}
+	if err := readHierarchy(r, &b.Env); err != nil {
+		return nil, err
+	}
+	if n, err = r.arrayLen(); err != nil {
+		return nil, err
+	}
+	b.Modules = make([]Module, n)
+	me := x.ModuleErrors
+	for i := range b.Modules {
+		m := &b.Modules[i]
+		if err := r.arrayOf(3, "module"); err != nil {
+			return nil, err
+		}
+		if m.Name, err = r.str(); err != nil {
+			return nil, err
+		}
+		if i > 0 && m.Name <= b.Modules[i-1].Name {
+			return nil, r.errorf("modules not sorted: %q after %q", m.Name, b.Modules[i-1].Name)
+		}
+		if err := readHierarchy(r, &m.Hierarchy); err != nil {
+			return nil, err
+		}
+		if !r.nilNext() {
+			m.Default = new(Hierarchy)
+			if err := readHierarchy(r, m.Default); err != nil {
+				return nil, err
+			}
+		}
+		if len(me) > 0 && me[0].Module == m.Name {
+			m.Err, me = me[0].Err, me[1:]
+		}
+	}
+	if len(me) > 0 {
+		return nil, r.errorf("error recorded for unknown module %q", me[0].Module)
+	}
+	if err := r.arrayOf(len(x.Keys), "key details"); err != nil {
+		return nil, err
+	}
+	b.Keys = make([]Key, len(x.Keys))
+	for i := range b.Keys {
+		k := &b.Keys[i]
+		ik := &x.Keys[i]
+		k.Name, k.Value, k.Err = ik.Name, ik.Value, ik.Err
+		if err := r.arrayOf(4, "key details"); err != nil {
+			return nil, err
+		}
+		if k.Merge, err = readMerge(r); err != nil {
+			return nil, err
+		}
+		if k.Contributions, err = x.readContributions(r, vals.vals); err != nil {
+			return nil, err
+		}
+		if k.DefaultMerge, err = readMerge(r); err != nil {
+			return nil, err
+		}
+		if k.Defaults, err = x.readContributions(r, vals.vals); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.done("details"); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func readHierarchy(r *reader, h *Hierarchy) error {
+	if err := r.arrayOf(2, "hierarchy"); err != nil {
+		return err
+	}
+	var err error
+	if h.Present, err = r.boolean(); err != nil {
+		return err
+	}
+	n, err := r.arrayLen()
+	if err != nil {
+		return err
+	}
+	h.Levels = make([]Level, n)
+	for i := range h.Levels {
+		l := &h.Levels[i]
+		if err := r.arrayOf(2, "level"); err != nil {
+			return err
+		}
+		if l.Name, err = r.str(); err != nil {
+			return err
+		}
+		if n, err = r.arrayLen(); err != nil {
+			return err
+		}
+		l.Locations = make([]Location, n)
+		for j := range l.Locations {
+			loc := &l.Locations[j]
+			if err := r.arrayOf(2, "location"); err != nil {
+				return err
+			}
+			if loc.Path, err = r.str(); err != nil {
+				return err
+			}
+			if loc.Exists, err = r.boolean(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func readMerge(r *reader) (Merge, error) {
+	var m Merge
+	if r.nilNext() {
+		return m, nil
+	}
+	if err := r.arrayOf(4, "merge"); err != nil {
+		return m, err
+	}
+	var err error
+	if m.Strategy, err = r.str(); err != nil {
+		return m, err
+	}
+	if m.KnockoutPrefix, err = r.str(); err != nil {
+		return m, err
+	}
+	if m.SortMergedArrays, err = r.boolean(); err != nil {
+		return m, err
+	}
+	m.MergeHashArrays, err = r.boolean()
+	return m, err
+}
+
+func (x *Index) readContributions(r *reader, vals []any) ([]Contribution, error) {
+	n, err := r.arrayLen()
+	if err != nil || n == 0 {
+		return nil, err
+	}
+	cs := make([]Contribution, n)
+	for i := range cs {
+		c := &cs[i]
+		if err := r.arrayOf(7, "contribution"); err != nil {
+			return nil, err
+		}
+		layer, err := r.count(int(LayerModule), "layer")
+		if err != nil {
+			return nil, err
+		}
+		c.Layer = Layer(layer)
+		if c.Level, err = r.count(math.MaxInt32, "level"); err != nil {
+			return nil, err
+		}
+		if c.Location, err = r.count(math.MaxInt32, "location"); err != nil {
+			return nil, err
+		}
+		line, err := r.integer()
+		if err != nil {
+			return nil, err
+		}
+		col, err := r.integer()
+		if err != nil {
+			return nil, err
+		}
+		c.Line, c.Column = int(line), int(col)
+		v, err := r.optRef(len(vals), "value")
+		if err != nil {
+			return nil, err
+		}
+		e, err := r.optRef(len(x.errs), "error")
+		if err != nil {
+			return nil, err
+		}
+		if (v < 0) == (e < 0) {
+			return nil, r.errorf("contribution must have exactly one of value and error")
+		}
+		if v >= 0 {
+			c.Value = vals[v]
+		}
+		c.Err = x.err(e)
+	}
+	return cs, nil
+}

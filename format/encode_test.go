@@ -1,0 +1,339 @@
+package format_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/hieracc/hieracc/format"
+	. "github.com/hieracc/hieracc/format/formattest"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/v1.bundle")
+
+func TestRoundTrip(t *testing.T) {
+	tests := []struct {
+		name string
+		b    *format.Bundle
+	}{
+		{"sample", Sample()},
+		{"empty", &format.Bundle{}},
+		{"node error only", &format.Bundle{Node: "n", NodeError: &format.Error{Message: "boom", File: "data/bad.yaml", Line: 1, Column: 2, Level: "L"}}},
+		{"synthetic", Synthetic(300)},
+		{"long strings", &format.Bundle{Node: strings.Repeat("n", 1000), Keys: []format.Key{
+			{Name: strings.Repeat("k", 300), Value: strings.Repeat("v", 70000)},
+			{Name: strings.Repeat("l", 300), Value: A(strings.Repeat("w", 300))},
+		}}},
+		{"big collections", &format.Bundle{Keys: []format.Key{{Name: "a", Value: bigArray(70000)}, {Name: "h", Value: bigHash(70000)}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, err := format.Encode(tt.b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := format.Decode(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.b, got, Cmp); d != "" {
+				t.Errorf("round trip (-want +got):\n%s", d)
+			}
+			// The option that makes nil equal empty must not hide a wrong
+			// type: check the scalar types exactly.
+			for i, k := range got.Keys {
+				checkTypes(t, k.Name, tt.b.Keys[i].Value, k.Value)
+			}
+		})
+	}
+}
+
+func bigArray(n int) []any {
+	a := make([]any, n)
+	for i := range a {
+		a[i] = int64(i)
+	}
+	return a
+}
+
+func bigHash(n int) *format.Hash {
+	h := format.NewHash(n)
+	for i := range n {
+		h.Set(fmt.Sprint("k", i), int64(n-i))
+	}
+	return h
+}
+
+func checkTypes(t *testing.T, path string, want, got any) {
+	t.Helper()
+	if fmt.Sprintf("%T", want) != fmt.Sprintf("%T", got) {
+		t.Errorf("%s: type %T, want %T", path, got, want)
+		return
+	}
+	switch w := want.(type) {
+	case []any:
+		for i := range w {
+			checkTypes(t, fmt.Sprint(path, "[", i, "]"), w[i], got.([]any)[i])
+		}
+	case *format.Hash:
+		g := got.(*format.Hash)
+		for i := range w.Len() {
+			checkTypes(t, fmt.Sprint(path, ".key", i), w.Key(i), g.Key(i))
+			checkTypes(t, fmt.Sprint(path, ".", w.Key(i)), w.Value(i), g.Value(i))
+		}
+	case float64:
+		if math.Float64bits(w) != math.Float64bits(got.(float64)) && !math.IsNaN(w) {
+			t.Errorf("%s: %v, want %v", path, got, w)
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	a, err := format.Encode(Sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		b, err := format.Encode(Sample()) // equal content, new pointers, new map seeds
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Fatal("two encodings of the same bundle differ")
+		}
+	}
+}
+
+// TestDedup checks that a value repeated across keys is stored once.
+func TestDedup(t *testing.T) {
+	value := func() any { // a fresh copy each call: equal, not shared
+		a := make([]any, 50)
+		for i := range a {
+			a[i] = fmt.Sprintf("a fairly long string, number %d", i)
+		}
+		return H("list", a, "n", int64(1))
+	}
+	bundle := func(n int) *format.Bundle {
+		b := &format.Bundle{}
+		for i := range n {
+			v := value()
+			b.Keys = append(b.Keys, format.Key{Name: fmt.Sprintf("key%04d", i), Value: v,
+				Contributions: []format.Contribution{{Value: value()}}})
+		}
+		return b
+	}
+	one, err := format.Encode(bundle(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	many, err := format.Encode(bundle(200))
+	if err != nil {
+		t.Fatal(err)
+	}
+	perKey := (len(many) - len(one)) / 199
+	if perKey > 64 { // name, index slots, entries: the value itself is ~1.7 kB
+		t.Errorf("each repeated key costs %d bytes: values are not deduplicated", perKey)
+	}
+	got, err := format.Decode(many)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Keys[0].Value != got.Keys[199].Value || got.Keys[0].Value != got.Keys[5].Contributions[0].Value {
+		t.Error("decoded repeated values are not shared")
+	}
+}
+
+// TestMsgpack checks that a bundle is a plain msgpack stream (magic,
+// version, header, body) that any msgpack library reads.
+func TestMsgpack(t *testing.T) {
+	data, err := format.Encode(Sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := msgpack.NewDecoder(bytes.NewReader(data))
+	d.SetMapDecoder(func(d *msgpack.Decoder) (any, error) { return d.DecodeUntypedMap() })
+	var got []any
+	for {
+		v, err := d.DecodeInterface()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, v)
+	}
+	if len(got) != 4 || got[0] != "hieracc-bundle" || fmt.Sprint(got[1]) != "1" {
+		t.Fatalf("stream = %d values starting %v %v, want magic, version, header, body", len(got), got[0], got[1])
+	}
+	if body, ok := got[3].([]any); !ok || len(body) != 7 {
+		t.Fatalf("body = %T, want array of 7 sections", got[3])
+	}
+	v, node, env, rev, _, err := Split(data)
+	if err != nil || v != 1 || node != "web01.example.com" || env != "production" || rev != "rev-1" {
+		t.Errorf("Split = %d %q %q %q %v", v, node, env, rev, err)
+	}
+}
+
+func TestEncodeErrors(t *testing.T) {
+	deep := any("leaf")
+	for range format.MaxDepth + 1 {
+		deep = []any{deep}
+	}
+	wide := H("x", int64(1))
+	for i := range 25 { // 2^25 nodes once expanded
+		wide = H("a", wide, "b", wide, "i", int64(i))
+	}
+	tests := []struct {
+		name string
+		b    *format.Bundle
+		want string
+	}{
+		{"unsorted keys", &format.Bundle{Keys: []format.Key{{Name: "b"}, {Name: "a"}}}, `Keys not sorted and unique: "b" before "a"`},
+		{"duplicate keys", &format.Bundle{Keys: []format.Key{{Name: "a"}, {Name: "a"}}}, `Keys not sorted`},
+		{"unsorted modules", &format.Bundle{Modules: []format.Module{{Name: "z"}, {Name: "a"}}}, `Modules not sorted`},
+		{"int", &format.Bundle{Keys: []format.Key{{Name: "a", Value: 1}}}, `key "a": unsupported value type int`},
+		{"go map", &format.Bundle{Keys: []format.Key{{Name: "a", Value: A(map[string]any{})}}}, `unsupported value type map[string]interface {}`},
+		{"nil hash", &format.Bundle{Keys: []format.Key{{Name: "a", Value: (*format.Hash)(nil)}}}, `nil *Hash`},
+		{"contribution", &format.Bundle{Keys: []format.Key{{Name: "a", Contributions: []format.Contribution{{Value: int32(1)}}}}}, `contribution 0: unsupported value type int32`},
+		{"layer", &format.Bundle{Keys: []format.Key{{Name: "a", Defaults: []format.Contribution{{Layer: 7}}}}}, `unknown layer 7`},
+		{"too deep", &format.Bundle{Keys: []format.Key{{Name: "a", Value: deep}}}, `nested deeper than 10000`},
+		{"too big", &format.Bundle{Keys: []format.Key{{Name: "a", Value: wide}}}, `more than 16777216 nodes`},
+		{"long header", &format.Bundle{Revision: strings.Repeat("r", 1<<16)}, `header of`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := format.Encode(tt.b)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Encode error = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestMaxDepthRoundTrips(t *testing.T) {
+	deep := any("leaf")
+	for range format.MaxDepth {
+		deep = []any{deep}
+	}
+	data, err := format.Encode(&format.Bundle{Keys: []format.Key{{Name: "a", Value: deep}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := format.Decode(data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const golden = "testdata/v1.bundle"
+
+// TestGoldenV1 decodes the committed version 1 bundle. It must pass
+// forever: a reader that fails it can no longer read bundles in the field.
+func TestGoldenV1(t *testing.T) {
+	if *update && format.Version == 1 {
+		data, err := format.Encode(Sample())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if old, _ := os.ReadFile(golden); !bytes.Equal(old, data) {
+			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(golden, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("wrote %s", golden)
+		}
+	}
+	data, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := format.Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(Sample(), got, Cmp); d != "" {
+		t.Errorf("decoded %s (-want +got):\n%s", golden, d)
+	}
+	f, err := os.Open(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := format.ReadHeader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Version != 1 || h.Node != "web01.example.com" || h.Size != int64(len(data)) {
+		t.Errorf("header = %+v", h)
+	}
+	if format.Version == 1 {
+		// While version 1 is the newest, encoding is pinned too.
+		enc, err := format.Encode(Sample())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(enc, data) {
+			t.Errorf("Encode(Sample()) differs from %s; run go test -update if the change is intended (it must not change the meaning of version 1)", golden)
+		}
+	}
+}
+
+func TestReadHeader(t *testing.T) {
+	b := Sample()
+	b.Node = strings.Repeat("long-node-name.", 3000) // header larger than the first read
+	data, err := format.Encode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := format.ReadHeader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := format.DecodeIndex(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(x.Header, h); d != "" {
+		t.Errorf("ReadHeader (-DecodeIndex +ReadHeader):\n%s", d)
+	}
+	if h.Node != b.Node || h.Size != int64(len(data)) {
+		t.Errorf("header = %q, %d", h.Node[:20], h.Size)
+	}
+	// Equal data, different revision and node: equal digests.
+	c := Sample()
+	c.Revision, c.Node = "rev-2", "other"
+	data2, _ := format.Encode(c)
+	h2, err := format.ReadHeader(bytes.NewReader(data2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h2.Digest != h.Digest {
+		t.Error("digest depends on node or revision")
+	}
+	c.Keys[1].Value = A("changed")
+	data3, _ := format.Encode(c)
+	h3, _ := format.ReadHeader(bytes.NewReader(data3))
+	if h3.Digest == h.Digest {
+		t.Error("digest ignores a changed value")
+	}
+
+	if _, err := format.ReadHeader(errReader{}); err == nil || !strings.Contains(err.Error(), "disk on fire") {
+		t.Errorf("ReadHeader(failing reader) = %v", err)
+	}
+}
+
+type errReader struct{}
+
+func (errReader) ReadAt([]byte, int64) (int, error) { return 0, errors.New("disk on fire") }

@@ -1,0 +1,91 @@
+package hiera
+
+import (
+	"testing"
+
+	"github.com/hieracc/hieracc/format"
+)
+
+// valueFrom decodes bytes into a value tree, so that the fuzzer explores
+// shapes: every input is valid.
+func valueFrom(b []byte, depth int) (any, []byte) {
+	if len(b) == 0 {
+		return nil, b
+	}
+	c, b := b[0], b[1:]
+	strs := []string{"a", "b", "--a", "--", "", "x\n--a", "1"}
+	switch c % 10 {
+	case 0:
+		return nil, b
+	case 1:
+		return c&0x10 != 0, b
+	case 2:
+		return int64(c>>4) - 4, b
+	case 3:
+		return float64(c>>4) / 2, b
+	case 4, 5:
+		return strs[int(c>>4)%len(strs)], b
+	case 6, 7:
+		if depth == 0 {
+			return "leaf", b
+		}
+		n := int(c>>4) % 5
+		arr := make([]any, 0, n)
+		for range n {
+			var v any
+			v, b = valueFrom(b, depth-1)
+			arr = append(arr, v)
+		}
+		return arr, b
+	}
+	if depth == 0 {
+		return int64(0), b
+	}
+	n := int(c>>4) % 4
+	h := format.NewHash(n)
+	for range n {
+		var k, v any
+		k, b = valueFrom(b, 0)
+		switch k.(type) {
+		case []any, *format.Hash:
+			k = "k"
+		}
+		v, b = valueFrom(b, depth-1)
+		h.Set(k, v)
+	}
+	return h, b
+}
+
+func FuzzMergeValues(f *testing.F) {
+	f.Add([]byte{8, 0x14, 6, 0x35, 0x45}, []byte{0x38, 4, 0x14, 0x24}, uint8(3))
+	f.Fuzz(func(t *testing.T, b1, b2 []byte, opts uint8) {
+		e1, _ := valueFrom(b1, 4)
+		e2, _ := valueFrom(b2, 4)
+		m := format.Merge{Strategy: []string{"", "first", "unique", "hash", "deep"}[int(opts)%5]}
+		if m.Strategy == "deep" {
+			m.KnockoutPrefix = []string{"", "--", "-+", "a|b"}[int(opts>>3)%4]
+			m.SortMergedArrays = opts&0x20 != 0
+			m.MergeHashArrays = opts&0x40 != 0
+		}
+		before := rubyInspect(e1) + rubyInspect(e2)
+		_, _ = MergeValues(m, e1, e2)
+		if rubyInspect(e1)+rubyInspect(e2) != before {
+			t.Fatal("inputs modified")
+		}
+		_, _ = ParseMerge(e1)
+	})
+}
+
+func FuzzKey(f *testing.F) {
+	for _, s := range []string{"a.b", "a.'x.y'.0", `"q".-1`, "a..b", "5.a", "a.:9"} {
+		f.Add(s, []byte{8, 0x14, 6, 0x35})
+	}
+	f.Fuzz(func(t *testing.T, key string, b []byte) {
+		k, err := ParseKey(key)
+		if err != nil {
+			return
+		}
+		v, _ := valueFrom(b, 4)
+		_, _, _ = k.Dig(v)
+	})
+}

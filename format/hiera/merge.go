@@ -1,0 +1,441 @@
+package hiera
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hieracc/hieracc/format"
+)
+
+// Strategy names as format.Merge spells them.
+const (
+	strategyFirst  = "first"
+	strategyUnique = "unique"
+	strategyHash   = "hash"
+	strategyDeep   = "deep"
+)
+
+// deepOptionKeys are the keys of the deep strategy's options Struct, in the
+// order Puppet declares (and so reports) them.
+var deepOptionKeys = []string{"strategy", "knockout_prefix", "merge_debug", "merge_hash_arrays", "sort_merged_arrays"}
+
+const deepOptionsStruct = "Struct[{'strategy' => Optional[Pattern[/deep/]], 'knockout_prefix' => Optional[String], " +
+	"'merge_debug' => Optional[Boolean], 'merge_hash_arrays' => Optional[Boolean], 'sort_merged_arrays' => Optional[Boolean]}]"
+
+// ParseMerge converts a lookup_options `merge` value (a string, or a hash
+// with `strategy` and deep options) or a lookup-time merge into a
+// format.Merge, validating it with Puppet's messages ("Unknown merge
+// strategy: 'x'", options type errors, ...). nil (and false) give the zero
+// Merge: first found.
+//
+// It follows MergeStrategy.strategy: "default" is first found; a hash with
+// only `strategy` carries no options; other keys are checked against the
+// strategy's options type (only deep has any). "unconstrained_deep" is deep
+// with unchecked options. Options hieracc cannot represent fail: the
+// "reverse_deep" strategy and the deep_merge options preserve_unmergeables,
+// overwrite_arrays, unpack_arrays and extend_existing_arrays (which only
+// unconstrained_deep admits). An empty knockout_prefix is taken as none,
+// where Puppet fails once two values merge.
+func ParseMerge(v any) (format.Merge, error) {
+	name := v
+	var opts *format.Hash
+	switch x := v.(type) {
+	case nil:
+		return format.Merge{}, nil
+	case bool:
+		if !x {
+			return format.Merge{}, nil
+		}
+	case *format.Hash:
+		s, _ := x.Get("strategy")
+		if s == nil {
+			return format.Merge{}, errors.New("The hash given as 'merge' must contain the name of a strategy in string form for the key 'strategy'")
+		}
+		name = s
+		if x.Len() > 1 {
+			opts = x
+		}
+	}
+	str, _ := name.(string)
+	switch str {
+	case "default", strategyFirst, strategyHash, strategyUnique:
+		if opts != nil {
+			if err := checkStruct(opts, []string{"strategy"}, "Struct[{'strategy' => Optional[Pattern[/"+str+"/]]}]"); err != nil {
+				return format.Merge{}, err
+			}
+		}
+		if str == "default" {
+			return format.Merge{}, nil
+		}
+		return format.Merge{Strategy: str}, nil
+	case strategyDeep:
+		m := format.Merge{Strategy: strategyDeep}
+		if opts == nil {
+			return m, nil
+		}
+		if err := checkStruct(opts, deepOptionKeys, deepOptionsStruct); err != nil {
+			return format.Merge{}, err
+		}
+		return deepOptions(m, opts)
+	case "unconstrained_deep":
+		m := format.Merge{Strategy: strategyDeep}
+		if opts == nil {
+			return m, nil
+		}
+		if kindOf(opts) != kStruct {
+			return format.Merge{}, assertionError("The merge options", []mismatch{tm(nil,
+				"expects a Hash[String[1], Any] value, got "+hashTypeString(opts))})
+		}
+		return deepOptions(m, opts)
+	case "reverse_deep":
+		return format.Merge{}, errors.New("hieracc does not support the merge strategy 'reverse_deep'")
+	}
+	return format.Merge{}, fmt.Errorf("Unknown merge strategy: '%s'", rubyToS(name))
+}
+
+// checkStruct is the assertion of a strategy's options Struct (all
+// entries optional) on an options hash.
+func checkStruct(opts *format.Hash, keys []string, structType string) error {
+	if kindOf(opts) != kStruct {
+		if opts.Len() > len(keys) {
+			return assertionError("The merge options", []mismatch{tm(nil,
+				fmt.Sprintf("expects size to be at most %d, got %d", len(keys), opts.Len()))})
+		}
+		return assertionError("The merge options", []mismatch{tm(nil,
+			"expects a "+structType+" value, got "+hashTypeString(opts))})
+	}
+	var ms []mismatch
+	for _, k := range keys {
+		v, ok := opts.Get(k)
+		if !ok || v == nil {
+			continue
+		}
+		switch k {
+		case "strategy":
+			// Always the strategy's own name here, which its Pattern matches.
+		case "knockout_prefix":
+			if _, ok := v.(string); !ok {
+				ms = append(ms, tm([]string{entry(k)}, "expects a value of type Undef or String, got "+shortName(v)))
+			}
+		default:
+			if _, ok := v.(bool); !ok {
+				ms = append(ms, tm([]string{entry(k)}, "expects a value of type Undef or Boolean, got "+shortName(v)))
+			}
+		}
+	}
+	for _, k := range opts.Keys() {
+		if ks, _ := k.(string); !containsKey(keys, ks) {
+			ms = append(ms, tm(nil, "unrecognized key '"+ks+"'"))
+		}
+	}
+	if len(ms) > 0 {
+		return assertionError("The merge options", ms)
+	}
+	return nil
+}
+
+func containsKey(keys []string, k string) bool {
+	for _, x := range keys {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// deepOptions reads deep_merge options with Ruby truthiness, as
+// DeepMerge.deep_merge! does (`options[:sort_merged_arrays] || false`).
+func deepOptions(m format.Merge, opts *format.Hash) (format.Merge, error) {
+	for i := 0; i < opts.Len(); i++ {
+		k, _ := opts.Key(i).(string)
+		v := opts.Value(i)
+		switch k {
+		case "knockout_prefix":
+			switch p := v.(type) {
+			case string:
+				m.KnockoutPrefix = p
+			default:
+				if truthy(v) {
+					return format.Merge{}, fmt.Errorf("hieracc does not support a %s knockout_prefix", RubyClass(v))
+				}
+			}
+		case "sort_merged_arrays":
+			m.SortMergedArrays = truthy(v)
+		case "merge_hash_arrays":
+			m.MergeHashArrays = truthy(v)
+		case "preserve_unmergeables", "overwrite_arrays", "unpack_arrays", "extend_existing_arrays":
+			if truthy(v) {
+				return format.Merge{}, fmt.Errorf("hieracc does not support the deep merge option '%s'", k)
+			}
+		}
+		// strategy, merge_debug (console output only) and keys deep_merge
+		// does not know have no effect on the result.
+	}
+	return m, nil
+}
+
+// strategy is a parsed format.Merge, ready to merge.
+type strategy struct {
+	name string // "" for first found
+	deep *deepOpts
+}
+
+func newStrategy(m format.Merge) (strategy, error) {
+	switch m.Strategy {
+	case "", strategyFirst:
+		return strategy{}, nil
+	case strategyUnique, strategyHash:
+		return strategy{name: m.Strategy}, nil
+	case strategyDeep:
+		o, err := newDeepOpts(m)
+		if err != nil {
+			return strategy{}, err
+		}
+		return strategy{name: strategyDeep, deep: o}, nil
+	}
+	return strategy{}, fmt.Errorf("Unknown merge strategy: '%s'", m.Strategy)
+}
+
+// MergeValues merges two values under m as Puppet's MergeStrategy#merge(e1,
+// e2) does (e1 higher priority), with its type assertions and messages:
+//
+//   - unique: both must be Scalar or Array[Data]; the result is e1 then e2,
+//     each flattened, without duplicates.
+//   - hash: both must be Hash[String, Data]; e2's keys in order, then e1's
+//     new keys; values from e1.
+//   - deep: any values, merged by the deep_merge gem's rules.
+//   - first found (never merges in Puppet): e1.
+//
+// The result may share structure with e1 and e2, which are never modified;
+// treat it as read-only. Exposed for lookup_options assembly and tests.
+func MergeValues(m format.Merge, e1, e2 any) (any, error) {
+	s, err := newStrategy(m)
+	if err != nil {
+		return nil, err
+	}
+	return s.merge(e1, e2)
+}
+
+func (s strategy) merge(e1, e2 any) (any, error) {
+	switch s.name {
+	case strategyUnique:
+		if !isUniqueValue(e1) {
+			return nil, uniqueTypeError("The first element of the merge", e1)
+		}
+		if !isUniqueValue(e2) {
+			return nil, uniqueTypeError("The second element of the merge", e2)
+		}
+		c1, c2 := s.convert(e1).([]any), s.convert(e2).([]any)
+		return uniqAppend(uniqAppend(make([]any, 0, len(c1)+len(c2)), c1), c2), nil
+	case strategyHash:
+		h1, ok := e1.(*format.Hash)
+		if !ok || !isData(h1) {
+			return nil, hashTypeError("The first element of the merge", e1)
+		}
+		h2, ok := e2.(*format.Hash)
+		if !ok || !isData(h2) {
+			return nil, hashTypeError("The second element of the merge", e2)
+		}
+		// e2.merge(e1)
+		switch {
+		case h1.Len() == 0:
+			return h2, nil
+		case h2.Len() == 0:
+			return h1, nil
+		}
+		out := h2.Clone()
+		for i := 0; i < h1.Len(); i++ {
+			out.Set(h1.Key(i), h1.Value(i))
+		}
+		return out, nil
+	case strategyDeep:
+		return s.deep.merge(e1, e2)
+	}
+	return e1, nil
+}
+
+// isUniqueValue is Variant[Scalar, Array[Data]].
+func isUniqueValue(v any) bool {
+	switch v.(type) {
+	case bool, int64, float64, string:
+		return true
+	case []any:
+		return isData(v)
+	}
+	return false
+}
+
+// convert is convert_value, applied to the first value found when several
+// variants may contribute: unique flattens (a scalar becomes a one-element
+// array); the other strategies pass the value through.
+func (s strategy) convert(v any) any {
+	if s.name != strategyUnique {
+		return v
+	}
+	a, ok := v.([]any)
+	if !ok {
+		return []any{v}
+	}
+	if !hasArray(a) {
+		return v // already flat: no copy
+	}
+	return flatten(make([]any, 0, len(a)), a)
+}
+
+func hasArray(a []any) bool {
+	for _, e := range a {
+		if _, ok := e.([]any); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func flatten(dst, a []any) []any {
+	for _, e := range a {
+		if sub, ok := e.([]any); ok {
+			dst = flatten(dst, sub)
+		} else {
+			dst = append(dst, e)
+		}
+	}
+	return dst
+}
+
+// mergeSingle is merge_single, applied where a variant list has exactly
+// one element: unique removes duplicates without flattening.
+func (s strategy) mergeSingle(v any) any {
+	if s.name != strategyUnique {
+		return v
+	}
+	a, ok := v.([]any)
+	if !ok || !hasDuplicate(a) {
+		return v
+	}
+	return uniqAppend(make([]any, 0, len(a)), a)
+}
+
+func hasDuplicate(a []any) bool {
+	for i := 1; i < len(a); i++ {
+		if containsEql(a[:i], a[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// lookup is MergeStrategy#lookup over n variants: none is not found, one
+// is merge_single'd, several are reduced high to low priority with
+// convert_value on the first found and merge for the rest.
+func (s strategy) lookup(n int, variant func(i int) (any, bool, error)) (any, bool, error) {
+	switch n {
+	case 0:
+		return nil, false, nil
+	case 1:
+		v, found, err := variant(0)
+		if err != nil || !found {
+			return nil, false, err
+		}
+		return s.mergeSingle(v), true, nil
+	}
+	var memo any
+	found := false
+	for i := 0; i < n; i++ {
+		v, ok, err := variant(i)
+		if err != nil {
+			return nil, false, err
+		}
+		if !ok {
+			continue
+		}
+		if !found {
+			memo, found = s.convert(v), true
+			continue
+		}
+		if memo, err = s.merge(memo, v); err != nil {
+			return nil, false, err
+		}
+	}
+	return memo, found, nil
+}
+
+// hierarchy looks a key up in one provider: levels, then each level's
+// locations. A missing provider and an empty hierarchy are not found.
+func (s strategy) hierarchy(layer format.Layer, h *format.Hierarchy, leaf Leaf) (any, bool, error) {
+	if h == nil || !h.Present {
+		return nil, false, nil
+	}
+	return s.lookup(len(h.Levels), func(level int) (any, bool, error) {
+		return s.lookup(len(h.Levels[level].Locations), func(loc int) (any, bool, error) {
+			return leaf(layer, level, loc)
+		})
+	})
+}
+
+// firstFound is FirstFoundStrategy#lookup at every depth: the first
+// location holding the key wins.
+func firstFound(layers []*format.Hierarchy, first format.Layer, leaf Leaf) (any, bool, error) {
+	for i, h := range layers {
+		if h == nil || !h.Present {
+			continue
+		}
+		layer := first + format.Layer(i)
+		for level := range h.Levels {
+			for loc := range h.Levels[level].Locations {
+				v, found, err := leaf(layer, level, loc)
+				if err != nil {
+					return nil, false, err
+				}
+				if found {
+					return v, true, nil
+				}
+			}
+		}
+	}
+	return nil, false, nil
+}
+
+// Leaf yields the value one location holds for the key being looked up.
+// found=false means the location does not have the key (Puppet's throw
+// :no_such_key), which includes a location whose file does not exist.
+// A non-nil err aborts the lookup with that error (Puppet raised).
+type Leaf func(layer format.Layer, level, loc int) (v any, found bool, err error)
+
+// Resolve runs Puppet's MergeStrategy#lookup exactly as Puppet nests it:
+// over the three provider variants [global, environment, module] (a nil or
+// !Present hierarchy is a variant that is not found), each over its levels,
+// each over its locations. merge_single applies only where a variant list
+// has exactly one element; convert_value/merge otherwise. So, for unique, a
+// value found in one location of a one-location level is de-duplicated but
+// not flattened there, and flattened further up.
+//
+// Errors from leaf, and merge errors, abort at once, in the order Puppet
+// meets them (highest priority first). Resolve returns the root key's
+// value: apply Key.Dig to it for a dotted key.
+func Resolve(m format.Merge, layers [3]*format.Hierarchy, leaf Leaf) (v any, found bool, err error) {
+	s, err := newStrategy(m)
+	if err != nil {
+		return nil, false, err
+	}
+	if s.name == "" {
+		return firstFound(layers[:], format.LayerGlobal, leaf)
+	}
+	return s.lookup(len(layers), func(i int) (any, bool, error) {
+		return s.hierarchy(format.LayerGlobal+format.Layer(i), layers[i], leaf)
+	})
+}
+
+// ResolveDefault is the same over a module's default_hierarchy alone
+// (levels -> locations, as ModuleDataProvider#key_lookup_in_default); Leaf
+// is called with layer = format.LayerModule. A nil or !Present hierarchy is
+// not found.
+func ResolveDefault(m format.Merge, h *format.Hierarchy, leaf Leaf) (v any, found bool, err error) {
+	s, err := newStrategy(m)
+	if err != nil {
+		return nil, false, err
+	}
+	if s.name == "" {
+		return firstFound([]*format.Hierarchy{h}, format.LayerModule, leaf)
+	}
+	return s.hierarchy(format.LayerModule, h, leaf)
+}

@@ -1,0 +1,39 @@
+package runtime_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestDeps holds runtime, which every agent links, to the standard library,
+// format and msgpack (with msgpack's own dependency), in the spirit of Go's
+// go/build deps_test.go.
+func TestDeps(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	allowed := []string{
+		"github.com/hieracc/hieracc/runtime",
+		"github.com/hieracc/hieracc/format",
+		"github.com/vmihailenco/msgpack/v5",
+		"github.com/vmihailenco/tagparser/v2", // msgpack's
+	}
+	seen := 0
+	for _, p := range strings.Fields(string(out)) {
+		seen++
+		ok := false
+		for _, a := range allowed {
+			if p == a || strings.HasPrefix(p, a+"/") {
+				ok = true
+			}
+		}
+		if !ok || strings.HasPrefix(p, "github.com/hieracc/hieracc/format/formattest") {
+			t.Errorf("runtime depends on %s", p)
+		}
+	}
+	if seen < 3 { // runtime, format, format/hiera at least: the list was read
+		t.Errorf("go list returned %d packages: %q", seen, out)
+	}
+}

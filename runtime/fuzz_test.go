@@ -1,0 +1,114 @@
+package runtime_test
+
+import (
+	"testing"
+
+	"github.com/hieracc/hieracc/format"
+	. "github.com/hieracc/hieracc/format/formattest"
+	"github.com/hieracc/hieracc/runtime"
+)
+
+// FuzzOpen opens arbitrary bytes: mostly a test of the header and the
+// checks before the digest. Seeds: testdata/fuzz/FuzzOpen.
+func FuzzOpen(f *testing.F) {
+	data, err := format.Encode(Sample())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := runtime.OpenBytes(data)
+		if err != nil {
+			return
+		}
+		exercise(t, b, "ntp::servers")
+	})
+}
+
+// FuzzLookup opens mutated bodies sealed with a correct digest, so that
+// the decoder and the lookups behind it see hostile but verified bundles,
+// then looks up every key every way. Seeds: testdata/fuzz/FuzzLookup.
+func FuzzLookup(f *testing.F) {
+	for _, b := range []*format.Bundle{testBundle(), Synthetic(30)} {
+		data, err := format.Encode(b)
+		if err != nil {
+			f.Fatal(err)
+		}
+		_, _, _, _, body, err := Split(data)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(body, "users.alice.uid")
+	}
+	f.Fuzz(func(t *testing.T, body []byte, key string) {
+		b, err := runtime.OpenBytes(Seal(1, "n", "e", "r", body))
+		if err != nil {
+			return
+		}
+		exercise(t, b, key)
+	})
+}
+
+// exercise calls everything that reads b; it must not panic. Values that
+// expand to many nodes (the format allows 2^24) are not rendered or merged:
+// that would be slow, not wrong, and would stall the fuzzer.
+func exercise(t *testing.T, b *runtime.Bundle, extra string) {
+	d, err := b.Details()
+	if err != nil {
+		return
+	}
+	large := map[string]bool{}
+	for _, k := range d.Keys {
+		n := 1000
+		n = budget(k.Value, n)
+		for _, c := range append(k.Contributions, k.Defaults...) {
+			n = budget(c.Value, n)
+		}
+		large[k.Name] = n < 0
+	}
+	keys := append(b.Keys(), extra)
+	merges := []*format.Merge{nil, {}, {Strategy: "unique"}, {Strategy: "hash"}, {Strategy: "deep", KnockoutPrefix: "--", SortMergedArrays: true, MergeHashArrays: true}}
+	for _, k := range keys {
+		for _, key := range []string{k, k + ".0", k + ".a"} {
+			v, err := b.Lookup(key)
+			if large[k] {
+				continue
+			}
+			if err == nil {
+				for _, f := range []runtime.Format{runtime.JSON, runtime.YAML, runtime.Text} {
+					runtime.Render(v, f)
+				}
+			}
+			for _, m := range merges {
+				b.LookupWith(key, runtime.Options{Merge: m, HasDefault: true})
+			}
+		}
+		b.Explain(k)
+	}
+}
+
+// budget returns n less the nodes of v, or a negative number once spent.
+func budget(v any, n int) int {
+	n--
+	if n < 0 {
+		return n
+	}
+	switch v := v.(type) {
+	case []any:
+		for _, x := range v {
+			if n = budget(x, n); n < 0 {
+				return n
+			}
+		}
+	case *format.Hash:
+		for k, x := range v.All() {
+			if n = budget(k, n); n < 0 {
+				return n
+			}
+			if n = budget(x, n); n < 0 {
+				return n
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,146 @@
+package runtime_test
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hieracc/hieracc/format"
+	. "github.com/hieracc/hieracc/format/formattest"
+	"github.com/hieracc/hieracc/runtime"
+)
+
+// TestRenderRuby checks Render against testdata/render.json, produced by
+// the Ruby Puppet 7 runs on (see testdata/render.rb).
+func TestRenderRuby(t *testing.T) {
+	data, err := os.ReadFile("testdata/render.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Value string
+		JSON  *string
+		YAML  string
+		S     string
+	}
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 100 {
+		t.Fatalf("only %d cases", len(cases))
+	}
+	puts := func(s string) string {
+		if strings.HasSuffix(s, "\n") {
+			return s
+		}
+		return s + "\n"
+	}
+	for _, c := range cases {
+		v := decodeJSON(t, c.Value)
+		for _, f := range []struct {
+			name string
+			f    runtime.Format
+			want *string
+		}{{"json", runtime.JSON, c.JSON}, {"yaml", runtime.YAML, &c.YAML}, {"s", runtime.Text, &c.S}} {
+			got, err := runtime.Render(v, f.f)
+			if f.want == nil {
+				if err == nil {
+					t.Errorf("%s as %s: no error, Ruby fails", c.Value, f.name)
+				}
+				continue
+			}
+			if err != nil {
+				t.Errorf("%s as %s: %v", c.Value, f.name, err)
+				continue
+			}
+			if d := cmp.Diff(puts(*f.want), string(got)); d != "" {
+				t.Errorf("%s as %s (-ruby +go):\n%s", c.Value, f.name, d)
+			}
+		}
+	}
+}
+
+// decodeJSON decodes JSON into format values: ordered hashes, int64 for
+// integers, float64 for numbers with a fraction or exponent.
+func decodeJSON(t *testing.T, s string) any {
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	var walk func() any
+	walk = func() any {
+		tok, err := d.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch tok := tok.(type) {
+		case json.Delim:
+			if tok == '[' {
+				a := []any{}
+				for d.More() {
+					a = append(a, walk())
+				}
+				d.Token()
+				return a
+			}
+			h := format.NewHash(0)
+			for d.More() {
+				k, _ := d.Token()
+				h.Set(k, walk())
+			}
+			d.Token()
+			return h
+		case json.Number:
+			if strings.ContainsAny(tok.String(), ".eE") {
+				f, _ := tok.Float64()
+				return f
+			}
+			i, _ := tok.Int64()
+			return i
+		}
+		return tok
+	}
+	return walk()
+}
+
+// Values JSON cannot carry, checked against Puppet 7 (puppet lookup
+// --render-as json/s/yaml).
+func TestRenderPuppet(t *testing.T) {
+	h := H("b", int64(1), int64(1), "intkey", 2.5, "f", true, "t")
+	tests := []struct {
+		v          any
+		json, s, y string
+	}{
+		{h, `{"b":1,"1":"intkey","2.5":"f","true":"t"}`, `{"b"=>1, 1=>"intkey", 2.5=>"f", true=>"t"}`, "---\nb: 1\n1: intkey\n2.5: f\ntrue: t\n"},
+		{H(nil, "n"), `{"":"n"}`, `{nil=>"n"}`, "---\n! '': \"n\"\n"},
+		{A(math.NaN(), math.Inf(-1)), "", `[NaN, -Infinity]`, "---\n- .nan\n- -.inf\n"},
+		{"invalid \xff utf-8", "", "invalid \xff utf-8", "--- \"invalid \\xFF utf-8\"\n"},
+		{A("\xff"), "", `["\xFF"]`, "---\n- \"\\xFF\"\n"},
+		{nil, "null", "", "---\n"},
+		{1.0e15, "1.0e+15", "1.0e+15", "--- 1.0e+15\n"},
+	}
+	for _, tt := range tests {
+		j, err := runtime.Render(tt.v, runtime.JSON)
+		if tt.json == "" {
+			if err == nil {
+				t.Errorf("%v as JSON: no error", tt.v)
+			}
+		} else if string(j) != tt.json+"\n" || err != nil {
+			t.Errorf("%v as JSON = %q, %v, want %q", tt.v, j, err, tt.json)
+		}
+		if s, err := runtime.Render(tt.v, runtime.Text); string(s) != tt.s+"\n" || err != nil {
+			t.Errorf("%v as s = %q, %v, want %q", tt.v, s, err, tt.s)
+		}
+		if y, err := runtime.Render(tt.v, runtime.YAML); string(y) != tt.y || err != nil {
+			t.Errorf("%v as YAML = %q, %v, want %q", tt.v, y, err, tt.y)
+		}
+	}
+	if _, err := runtime.Render(1, runtime.JSON); err == nil {
+		t.Error("Render(int) succeeded")
+	}
+	if _, err := runtime.Render("x", runtime.Format(9)); err == nil {
+		t.Error("Render(format 9) succeeded")
+	}
+}
