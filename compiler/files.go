@@ -61,9 +61,14 @@ func (c *compilation) file(p, function string, layer format.Layer, module string
 	return e.df
 }
 
+// exists reports whether p names a file. A file that cannot be examined
+// (permissions, I/O) counts as existing, so that reading it reports why.
 func (c *compilation) exists(p string) bool {
 	st, err := fs.Stat(c.fsys, p)
-	return err == nil && !st.IsDir()
+	if err != nil {
+		return !isNotExist(err)
+	}
+	return !st.IsDir()
 }
 
 func isNotExist(err error) bool {

@@ -74,6 +74,9 @@ func parseHeader(s string) (Header, int, error) {
 		}
 	}
 	end := r.off
+	if end+5 > maxHeader {
+		return Header{}, 0, r.errorf("header longer than %d bytes", maxHeader)
+	}
 	if r.left() < 5 || s[end] != mUint32 {
 		return Header{}, 0, r.errorf("want header checksum (uint32)")
 	}

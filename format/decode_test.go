@@ -282,3 +282,13 @@ func TestIndexFind(t *testing.T) {
 		t.Errorf("ModuleError(ntp) = %v", e)
 	}
 }
+
+func TestHeaderLimit(t *testing.T) {
+	data := Seal(1, strings.Repeat("n", 1<<16), "e", "r", nil)
+	if _, err := format.Decode(data); !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), "header longer than 65536 bytes") {
+		t.Errorf("Decode = %v", err)
+	}
+	if _, err := format.ReadHeader(bytes.NewReader(data)); !errors.Is(err, format.ErrCorrupt) {
+		t.Errorf("ReadHeader = %v", err)
+	}
+}

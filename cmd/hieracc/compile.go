@@ -87,16 +87,20 @@ func runCompile(c *cmdEnv, args []string) int {
 	}
 
 	// Report. Every message names files the way the user typed them.
-	errs, warns := 0, 0
+	errs, warns, promoted := 0, 0, 0
 	for _, msg := range factErrs {
 		fmt.Fprintln(c.stderr, msg)
 		errs++
 	}
 	for _, d := range res.Diagnostics {
-		if d.Severity == compiler.Warning && !f.strict {
-			warns++
-		} else {
+		switch {
+		case d.Severity == compiler.Error:
 			errs++
+		case f.strict:
+			errs++
+			promoted++
+		default:
+			warns++
 		}
 		d.File = fsys.display(d.File)
 		fmt.Fprintln(c.stderr, d.String())
@@ -105,10 +109,11 @@ func runCompile(c *cmdEnv, args []string) int {
 	for _, b := range res.Bundles {
 		keys += len(b.Keys)
 	}
-	summary := fmt.Sprintf("%s, %s, %s, %s", plural(len(res.Bundles), "node"), plural(keys, "key"), plural(errs, "error"), plural(warns, "warning"))
-	if f.strict && errs > 0 {
-		summary += " (--strict: warnings count as errors)"
+	errText := plural(errs, "error")
+	if promoted > 0 {
+		errText += fmt.Sprintf(" (%d from warnings, --strict)", promoted)
 	}
+	summary := fmt.Sprintf("%s, %s, %s, %s", plural(len(res.Bundles), "node"), plural(keys, "key"), errText, plural(warns, "warning"))
 	if errs > 0 && !f.keepGoing {
 		fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; nothing written (--keep-going writes bundles anyway)\n", summary, since(start))
 		return exitFail
@@ -209,6 +214,11 @@ func dirArg(flagName, dir string) (string, error) {
 		return "", fmt.Errorf("%s %s: not a folder", flagName, dir)
 	}
 	return filepath.Abs(dir)
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }
 
 // cleanPathErr keeps "stat x: no such file or directory" readable.

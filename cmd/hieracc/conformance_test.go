@@ -181,11 +181,6 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 	return code, o.String(), e.String()
 }
 
-func isDir(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
-}
-
 // member is one entry of a JSON object or YAML mapping: a slice of them
 // keeps key order, which the comparison must see.
 type member struct {

@@ -172,8 +172,9 @@ Flags:
                         to_s, e.g. {"a"=>1}).
   --explain             show how the value was found instead: which layer,
                         hierarchy level and file (with line) gave each
-                        contribution, and how they were merged. The exit
-                        code is the same as without --explain.
+                        contribution, and how they were merged. It is
+                        text (--render-as does not apply); the exit code is
+                        the same as without --explain.
 
 Errors go to stderr with Puppet's message, for example
   Function lookup() did not find a value for the name 'KEY'

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -27,7 +28,7 @@ import (
 // hiera.yaml, one real file) shown at a name inside inputFS.
 type mount struct {
 	name    string // slash path inside inputFS ("env", "global", "global/hiera.yaml")
-	real    string // real path, as given by the user (cleaned)
+	real    string // real path, as given by the user
 	fsys    fs.FS  // os.DirFS(real), or nil for a file mount
 	isFile  bool
 	display string // how messages name it: the path the user typed
@@ -343,21 +344,11 @@ func digest(read map[string][]byte, facts map[string][]byte, settings []string) 
 	for _, s := range settings {
 		put("setting", s, nil)
 	}
-	for _, k := range slices.Sorted(mapKeys(read)) {
+	for _, k := range slices.Sorted(maps.Keys(read)) {
 		put("file", k, read[k])
 	}
-	for _, k := range slices.Sorted(mapKeys(facts)) {
+	for _, k := range slices.Sorted(maps.Keys(facts)) {
 		put("facts", k, facts[k])
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }

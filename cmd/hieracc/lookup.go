@@ -48,8 +48,13 @@ func runLookup(c *cmdEnv, args []string) int {
 	if msg != "" {
 		return c.usageError("%s", msg)
 	}
-	if len(keys) == 0 {
+	switch {
+	case len(keys) == 0:
 		return c.usageError("No keys were given to lookup.")
+	case f.bundle == "":
+		return c.usageError("--bundle is required: the folder 'hieracc compile' wrote (its --out)")
+	case f.node == "" && isDir(f.bundle):
+		return c.usageError("--node is required: the certname of the node whose bundle to read")
 	}
 	b, err := f.open()
 	if err != nil {
@@ -110,19 +115,13 @@ func (f *lookupFlags) options() (runtime.Options, string) {
 // open opens the node's bundle: --bundle is the folder compile wrote, or a
 // bundle file.
 func (f *lookupFlags) open() (*runtime.Bundle, error) {
-	if f.bundle == "" {
-		return nil, errors.New("--bundle is required: the folder 'hieracc compile' wrote (its --out)")
-	}
 	st, err := os.Stat(f.bundle)
 	if err != nil {
 		return nil, fmt.Errorf("--bundle: %v", cleanPathErr(err))
 	}
 	file := f.bundle
 	if st.IsDir() {
-		switch {
-		case f.node == "":
-			return nil, errors.New("--node is required: the certname of the node whose bundle to read")
-		case strings.ContainsAny(f.node, `/\`) || f.node == "." || f.node == "..":
+		if strings.ContainsAny(f.node, `/\`) || f.node == "." || f.node == ".." {
 			return nil, fmt.Errorf("--node %q is not a certname", f.node)
 		}
 		file = filepath.Join(f.bundle, f.node+".bundle")

@@ -49,7 +49,7 @@ func (c *cmdEnv) usageError(format string, args ...any) int {
 // filled in init: the commands' own code refers to it.
 var commands []*command
 
-func init() { commands = []*command{compileCmd, lookupCmd, helpCmd} }
+func init() { commands = []*command{compileCmd, lookupCmd, diffCmd, helpCmd} }
 
 func findCommand(name string) *command {
 	for _, c := range commands {

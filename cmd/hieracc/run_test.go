@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/hieracc/hieracc/runtime"
 )
 
 // TestExitCodes pins the exit code contract: 0 success, 1 failure, 2 usage.
@@ -32,6 +34,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"lookup", "--merge", "bogus", "k"}, exitUsage},
 		{[]string{"lookup", "--knock-out-prefix", "--", "k"}, exitUsage},
 		{[]string{"lookup", "--bundle", "nosuch", "--node", "n", "k"}, exitFail},
+		{[]string{"lookup", "--node", "n", "k"}, exitUsage},
+		{[]string{"lookup", "--bundle", ".", "k"}, exitUsage},
 	} {
 		code, _, stderr := runCLI(tc.args...)
 		if code != tc.want {
@@ -210,5 +214,84 @@ func TestExplainGolden(t *testing.T) {
 			golden(t, filepath.Join("testdata", "explain", tc.name+".golden"),
 				fmt.Sprintf("$ hieracc %s\n%s[exit %d]\n%s", strings.Join(args, " "), stdout, code, stderr))
 		})
+	}
+}
+
+// TestRevision checks that bundles name what they were compiled from: the
+// same inputs give the same revision wherever they are, and a change to a
+// data file gives another.
+func TestRevision(t *testing.T) {
+	tmp := t.TempDir()
+	write := func(p, s string) {
+		p = filepath.Join(tmp, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	revision := func(repo, out string) string {
+		t.Helper()
+		code, stdout, stderr := runCLI("compile", "--env", filepath.Join(tmp, repo), "--facts", filepath.Join(tmp, "nodes"), "--out", filepath.Join(tmp, out))
+		if code != exitOK {
+			t.Fatalf("compile: exit %d\n%s%s", code, stdout, stderr)
+		}
+		b, err := runtime.Open(filepath.Join(tmp, out, "web01.bundle"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.Header().Revision
+	}
+	hiera := "version: 5\nhierarchy:\n  - name: Common\n    path: common.yaml\n"
+	write("a/hiera.yaml", hiera)
+	write("a/data/common.yaml", "x: 1\n")
+	write("b/hiera.yaml", hiera) // the same repo, elsewhere
+	write("b/data/common.yaml", "x: 1\n")
+	write("nodes/web01.yaml", "role: web\n")
+
+	ra := revision("a", "out-a")
+	if !strings.HasPrefix(ra, "sha256:") {
+		t.Fatalf("revision %q is not a digest", ra)
+	}
+	if rb := revision("b", "out-b"); rb != ra {
+		t.Errorf("the same inputs in another folder: revision %s, want %s", rb, ra)
+	}
+	write("b/data/common.yaml", "x: 2\n")
+	if rb := revision("b", "out-b2"); rb == ra {
+		t.Errorf("changed data, same revision %s", rb)
+	}
+}
+
+// TestWriteAtomicFailure checks that a write that fails at its last step
+// (the rename) leaves neither a partial bundle nor a temporary file.
+func TestWriteAtomicFailure(t *testing.T) {
+	dir := t.TempDir()
+	dst := filepath.Join(dir, "web01.bundle")
+	if err := os.MkdirAll(filepath.Join(dst, "occupied"), 0o755); err != nil {
+		t.Fatal(err) // a folder where the bundle should go: rename fails
+	}
+	if err := writeAtomic(dst, []byte("bundle")); err == nil {
+		t.Fatal("writeAtomic over a non-empty folder succeeded")
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Name() != "web01.bundle" || !entries[0].IsDir() {
+		t.Errorf("left behind: %v", entries)
+	}
+
+	// And a successful one leaves exactly the bundle, mode 0640.
+	ok := filepath.Join(dir, "db01.bundle")
+	if err := writeAtomic(ok, []byte("bundle")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(ok)
+	if err != nil || st.Mode().Perm() != 0o640 {
+		t.Errorf("db01.bundle: %v, %v; want mode 0640", st.Mode(), err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("left behind: %v", entries)
 	}
 }

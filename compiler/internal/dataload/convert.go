@@ -34,6 +34,9 @@ type (
 const (
 	fNotLookup uint8 = 1 << iota // Puppet's LookupValue type refuses it
 	fNoFormat                    // the format model cannot hold it
+	fRecursive                   // holds itself (an alias inside its own anchor)
+	fSymbol                      // holds :default or :undef, still as rsym
+	fInferLoop                   // has a recursive hash key: inferring its type never ends
 )
 
 // meta describes a converted value.
@@ -49,11 +52,14 @@ func (m *meta) absorb(c meta) {
 	if c.depth+1 > m.depth {
 		m.depth = c.depth + 1
 	}
-	if c.flags != 0 && m.flags == 0 {
+	if c.flags&badFlags != 0 && m.flags&badFlags == 0 {
 		m.pos = c.pos
 	}
 	m.flags |= c.flags
 }
+
+// badFlags are the flags whose position is worth reporting.
+const badFlags = fNotLookup | fNoFormat | fRecursive
 
 // cv is a converted value.
 type cv struct {
@@ -68,7 +74,11 @@ type cv struct {
 
 type memo struct {
 	cv   cv
-	busy bool // being converted: an alias to it is a cycle
+	busy bool // being converted: an alias to it makes a recursive value
+	// building is the hash being built while busy: Ruby registers the
+	// Hash before filling it, so a << merge of it inside itself copies
+	// what it holds so far.
+	building *entries
 }
 
 type conv struct {
@@ -109,7 +119,10 @@ func (c *conv) convert(n *yaml.Node, depth int) (cv, *loadError) {
 			return c.convert(t, depth)
 		}
 		if m.busy {
-			return cv{}, stackError("alias *%s is used inside its own anchor, making a recursive value", n.Value).at(nodePos(n))
+			// Psych hands out the object under construction. Merged, it is
+			// harmless; kept, it makes a recursive structure that Puppet's
+			// symkeys_to_string recurses into until the stack overflows.
+			return cv{meta: meta{flags: fRecursive, pos: nodePos(n), size: 1}, psych: m.building}, nil
 		}
 		if depth+m.cv.depth > MaxDepth {
 			return cv{}, stackError("nesting deeper than %d levels once aliases are expanded", MaxDepth).at(nodePos(n))
@@ -183,8 +196,9 @@ func (c *conv) scalar(n *yaml.Node) (cv, *loadError) {
 	case rsym:
 		if s == "default" || s == "undef" {
 			// Valid LookupValues (Default, Undef) that puppet lookup prints
-			// as these strings.
-			v = string(s)
+			// as these strings. They stay symbols until the value is final,
+			// as Puppet's type inference tells them from strings.
+			r.flags = fSymbol
 		} else {
 			r.flags, r.pos = fNotLookup|fNoFormat, nodePos(n)
 		}
@@ -307,7 +321,7 @@ func unpackBase64(s string) string {
 func (c *conv) sequence(n *yaml.Node, depth int) (cv, *loadError) {
 	switch tag := explicitTag(n); {
 	case tag == "!omap" || tag == yamlTagPrefix+"omap":
-		return cv{}, disallowed("Psych::Omap")
+		return c.omap(n, depth)
 	case reSeqClassTag.MatchString(tag):
 		name := reSeqClassTag.FindStringSubmatch(tag)[1]
 		if name == "" {
@@ -338,6 +352,42 @@ func (c *conv) sequence(n *yaml.Node, depth int) (cv, *loadError) {
 	}
 	r.v = list
 	return r, nil
+}
+
+// omap is a sequence tagged !!omap, which Psych builds as a Psych::Omap (a
+// Hash) without asking the class loader: each element gives one entry,
+// from its first child to its last (so {a: 1, b: 2} gives a => 2).
+func (c *conv) omap(n *yaml.Node, depth int) (cv, *loadError) {
+	if depth+1 > MaxDepth {
+		return cv{}, stackError("nesting deeper than %d levels once aliases are expanded", MaxDepth)
+	}
+	if err := c.account(1, nodePos(n)); err != nil {
+		return cv{}, err
+	}
+	h := newEntries(len(n.Content))
+	if m := c.memo[n]; m != nil && m.busy {
+		m.building = h
+	}
+	for _, a := range n.Content {
+		if a.Kind != yaml.MappingNode && a.Kind != yaml.SequenceNode {
+			return cv{}, argumentError("undefined method `first' for nil:NilClass").at(nodePos(a))
+		}
+		if len(a.Content) == 0 {
+			return cv{}, argumentError("undefined method `visit_NilClass' for Psych::Visitors::ToRuby").at(nodePos(a))
+		}
+		kn, vn := a.Content[0], a.Content[len(a.Content)-1]
+		k, err := c.convert(kn, depth+1)
+		if err != nil {
+			return cv{}, err
+		}
+		v, err := c.convert(vn, depth+1)
+		if err != nil {
+			return cv{}, err
+		}
+		v.size += k.size
+		h.set(k.v, v.v, v.meta, nodePos(kn))
+	}
+	return h.finish(), nil
 }
 
 // mapping is ToRuby#visit_Psych_Nodes_Mapping.
@@ -402,6 +452,9 @@ func (c *conv) mapping(n *yaml.Node, depth int) (cv, *loadError) {
 		return cv{}, err
 	}
 	h := newEntries(len(n.Content) / 2)
+	if m := c.memo[n]; m != nil && m.busy {
+		m.building = h
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := n.Content[i], n.Content[i+1]
 		k, err := c.convert(kn, depth+1)
@@ -422,8 +475,13 @@ func (c *conv) mapping(n *yaml.Node, depth int) (cv, *loadError) {
 		if isMerge && c.merge(h, vn, v, kp) {
 			continue
 		}
-		// A key's own flags only matter when it is not a valid hash key;
-		// entries.set works that out.
+		// A key's own flags only matter when it is not a valid hash key,
+		// which finish works out; but a recursive key sends Puppet's type
+		// inference for the error message into infinite recursion.
+		if k.flags&fRecursive != 0 {
+			v.flags |= fInferLoop | fNotLookup
+		}
+		v.size += k.size // the key counts towards the entry's size
 		h.set(k.v, v.v, v.meta, kp)
 	}
 	return h.finish(), nil
@@ -538,6 +596,15 @@ func (h *entries) finish() cv {
 		}
 	}
 	r := cv{meta: meta{size: 1, depth: 1}, psych: h, final: final}
+	// symkeys_to_string walks every entry before later ones replace it, so
+	// a recursive value anywhere in the Ruby hash sends it into infinite
+	// recursion, even if a renamed symbol key drops it afterwards.
+	for _, m := range h.metas {
+		if m.flags&fRecursive != 0 {
+			r.flags |= fRecursive
+			r.pos = m.pos
+		}
+	}
 	formatKeys := true
 	for i, k := range final.keys {
 		r.absorb(final.metas[i])
@@ -545,14 +612,14 @@ func (h *entries) finish() cv {
 			formatKeys = false
 		}
 		if !isLookupKey(k) && r.flags&fNotLookup == 0 {
-			if r.flags == 0 {
+			if r.flags&badFlags == 0 {
 				r.pos = final.pos[i]
 			}
 			r.flags |= fNotLookup
 		}
 	}
 	if !formatKeys {
-		if r.flags == 0 {
+		if r.flags&badFlags == 0 {
 			r.pos = final.pos[0]
 		}
 		r.flags |= fNoFormat
@@ -666,6 +733,9 @@ func canonPairs(keys []any, val func(int) any) string {
 func describeUnrepresentable(v any) string {
 	switch v := v.(type) {
 	case rsym:
+		if v == "default" || v == "undef" {
+			return "" // read as strings
+		}
 		return "the Ruby symbol :" + string(v)
 	case rbig:
 		return "the integer " + string(v) + ", outside the 64-bit range"
@@ -769,4 +839,27 @@ func rubyFloatString(f float64) string {
 		s += ".0"
 	}
 	return s
+}
+
+// symbolsToStrings returns v with the symbols :default and :undef replaced
+// by the strings puppet lookup prints for them, copying the containers on
+// the way (the originals may be shared through aliases).
+func symbolsToStrings(v any) any {
+	switch v := v.(type) {
+	case rsym:
+		return string(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = symbolsToStrings(e)
+		}
+		return out
+	case *format.Hash:
+		out := format.NewHash(v.Len())
+		for k, e := range v.All() {
+			out.Set(k, symbolsToStrings(e))
+		}
+		return out
+	}
+	return v
 }

@@ -1,16 +1,19 @@
 // Package dataload reads Hiera data files (yaml_data and json_data), the
 // YAML of hiera.yaml files and node facts into hieracc's value model
-// (package format) exactly as Puppet 7 reads them, with positions for
+// (package format) exactly as Puppet 7.23 reads them, with positions for
 // messages.
 //
-// Puppet reads YAML with Ruby's Psych, which follows YAML 1.1 (yes/on/off
-// are booleans, 0777 is octal, 1:30 is base 60, an unquoted date is a Date
-// that Puppet's safe_load refuses, ...), and JSON with Ruby's json 2.6. A
-// YAML 1.2 or encoding/json reader gets many files subtly wrong, so this
-// package reimplements both readers: YAML through a copy of yaml.v3's
-// libyaml port (internal/libyaml) plus a port of Psych's scalar scanner and
-// ToRuby visitor, JSON through a port of Ruby's JSON parser, each with
-// Puppet's messages.
+// Puppet reads YAML with Ruby's Psych 4 on libyaml 0.2.5, which follows
+// YAML 1.1 (yes/on/off are booleans, 0777 is octal, 1:30 is base 60, an
+// unquoted date is a Date that Puppet's safe_load refuses, ...), and JSON
+// with Ruby's json 2.6. A YAML 1.2 or encoding/json reader gets many files
+// subtly wrong, so this package reimplements both: YAML through a copy of
+// yaml.v3's libyaml port brought to libyaml 0.2.5's behaviour
+// (internal/libyaml) plus ports of Psych's scalar scanner and ToRuby
+// visitor, JSON through a port of Ruby's JSON parser, each with Puppet's
+// messages. testdata/golden.json records what Puppet's own loader code
+// makes of 1,300 inputs; TestDifferential compares random documents with
+// it live.
 //
 // # Entry points
 //
@@ -32,9 +35,29 @@
 // beyond 64 bits, hash keys that are arrays or hashes. Puppet loads such a
 // file and fails only lookups of the top-level key whose value holds one
 // (Puppet checks each value against its LookupValue type when it is looked
-// up); Doc.Invalid records those keys with Puppet's message. Two symbols
-// are valid LookupValues, :default and :undef; they read as the strings
-// "default" and "undef", which is what `puppet lookup` prints for them.
+// up); Doc.Invalid records those keys with Puppet's message.
+//
+// # Where hieracc differs from Puppet
+//
+// Deliberately, where the value model or safety requires it:
+//   - The symbols :default and :undef, which Puppet accepts as values, read
+//     as the strings "default" and "undef" (what `puppet lookup` prints).
+//   - An integer beyond 64 bits, which Puppet returns, makes its top-level
+//     key Invalid with a hieracc message.
+//   - A top-level key that is an array, a hash, NaN or beyond 64 bits is
+//     dropped with a warning; Puppet keeps it, but no lookup can reach it.
+//   - The limits below refuse some files Puppet would load (Puppet's own
+//     limits are its stack: it fails to load nesting beyond roughly 1,100
+//     levels and to look up values nested beyond roughly 650).
+//   - For a value of more than 5,000 values that is not a LookupValue, the
+//     message names its type without parameters (Puppet's inference is
+//     quadratic).
+//   - A few Ruby-specific tags are approximated: !ruby/encoding is always
+//     an Encoding (Puppet fails to load an unknown encoding name), and a
+//     mapping tagged !str or !ruby/hash-with-ivars without a class, which
+//     Psych turns into odd objects, is an error.
+//   - A tree from yaml.v3's own parser (given to Value) cannot tell `! "x"`
+//     from `"x"`; Psych reads the first as a plain scalar. Node's trees can.
 package dataload
 
 import (
@@ -43,15 +66,15 @@ import (
 	"github.com/hieracc/hieracc/format"
 )
 
-// Limits on hostile or absurd input. Puppet has no such limits but falls
-// over (stack overflow, exponential time) long before reaching them on the
-// inputs they reject, so no file Puppet can use is refused.
+// Limits on hostile or absurd input, which must neither crash nor hang a
+// fleet compile.
 const (
 	// MaxFileSize is the largest file accepted, in bytes.
 	MaxFileSize = 64 << 20
 	// MaxDepth is the deepest nesting of arrays and hashes accepted, the
-	// top-level hash being depth 1, counted after alias expansion. Psych
-	// itself overflows Ruby's stack somewhere between 1,000 and 5,000.
+	// top-level hash being depth 1, counted after alias expansion. Beyond
+	// it a file fails like Puppet does on deep nesting, with "stack level
+	// too deep". (JSON has Ruby's own limit of 100.)
 	MaxDepth = 1000
 	// MaxValues is the most values (scalars, arrays and hashes) one
 	// document may produce, every use of an alias counting its whole

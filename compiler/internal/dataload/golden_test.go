@@ -71,7 +71,7 @@ func goldenInputs(t *testing.T) []goldenCase {
 		}
 	}
 	// Generated inputs too big or too binary for files.
-	add("yaml", "gen/deep-999", "a: "+strings.Repeat("[", 998)+strings.Repeat("]", 998)+"\n")
+	add("yaml", "gen/deep-500", "a: "+strings.Repeat("[", 499)+strings.Repeat("]", 499)+"\n")
 	add("yaml", "gen/invalid-utf8", "a: \xff\n")
 	add("yaml", "gen/invalid-utf8-quoted", "a: \"\xc3\x28\"\n")
 	add("yaml", "gen/utf16-bom", "\xff\xfea\x00:\x00 \x001\x00\n\x00")
@@ -170,7 +170,7 @@ func TestGolden(t *testing.T) {
 		wj, _ := json.Marshal(want)
 		gj, _ := json.Marshal(got)
 		if !bytes.Equal(wj, gj) {
-			t.Errorf("%s %s %q: differs from Puppet\npuppet:  %s\nhieracc: %s", c.Kind, c.Name, truncate(string(src), 300), truncate(string(wj), 2000), truncate(string(gj), 2000))
+			t.Errorf("%s %s %q: differs from Puppet\npuppet:  %s\nhieracc: %s", c.Kind, c.Name, truncate(string(src), 300), around(wj, gj), around(gj, wj))
 		}
 	}
 }
@@ -351,6 +351,23 @@ func normalizeNaN(v any) any {
 func truncate(s string, n int) string {
 	if len(s) > n {
 		return s[:n] + "..."
+	}
+	return s
+}
+
+// around shows a's text near where it first differs from b.
+func around(a, b []byte) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	from, to := max(0, i-300), min(len(a), i+300)
+	s := string(a[from:to])
+	if from > 0 {
+		s = "..." + s
+	}
+	if to < len(a) {
+		s += "..."
 	}
 	return s
 }

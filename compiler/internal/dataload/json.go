@@ -41,11 +41,11 @@ func JSON(name string, src []byte) (*Doc, []Problem) {
 	lines := newLineIndex(src)
 	for i, k := range obj.keys {
 		v := obj.vals[i]
-		if obj.big[i] {
+		if hasBig(v) {
 			if doc.Invalid == nil {
 				doc.Invalid = map[any]Problem{}
 			}
-			doc.Invalid[k] = Problem{Pos: lines.pos(obj.offs[i]), Message: invalidMessage("json_data", name, k, v, fNoFormat)}
+			doc.Invalid[k] = Problem{Pos: lines.pos(obj.offs[i]), Message: invalidMessage("json_data", name, k, v, meta{flags: fNoFormat})}
 			v = nil
 		}
 		doc.Hash.Set(k, v)
@@ -99,12 +99,16 @@ type jsonObject struct {
 	keys []any
 	vals []any
 	offs []int
-	big  []bool // value holds an integer beyond int64
 }
 
 // raise is Ruby's raise_parse_error: the message quotes the input from off
 // to its end (or to a NUL byte, the message being built with %s).
 func (p *jsonParser) raise(line, off int, what string) *jsonError {
+	if off < 0 {
+		// "Infinity" at the very start: Ruby quotes from the byte before
+		// the input, which is a NUL.
+		return &jsonError{off: 0, msg: fmt.Sprintf("%d: %s at ''", line, what)}
+	}
 	frag := p.src[off:]
 	if i := bytes.IndexByte(frag, 0); i >= 0 {
 		frag = frag[:i]
@@ -503,13 +507,14 @@ func (p *jsonParser) object(i int) (any, int, *jsonError) {
 	if p.nesting > jsonMaxNesting {
 		return nil, -1, &jsonError{off: i, msg: fmt.Sprintf("nesting of %d is too deep", p.nesting)}
 	}
-	o := &jsonObject{h: format.NewHash(0)}
-	index := map[string]int{}
+	o := &jsonObject{}
+	var index map[string]int // once the object is too big for a scan
 	j, ok := p.ignore(i + 1)
 	if !ok {
 		return nil, -1, nil
 	}
 	if j < len(p.src) && p.src[j] == '}' {
+		o.h = format.NewHash(0)
 		return o, j + 1, nil
 	}
 	for {
@@ -532,20 +537,28 @@ func (p *jsonParser) object(i int) (any, int, *jsonError) {
 			return nil, -1, err
 		}
 		v = unwrapJSON(v)
-		if at, dup := index[k]; dup {
-			o.vals[at], o.big[at] = v, hasBig(v)
+		if at := o.find(k, index); at >= 0 {
+			o.vals[at] = v
 		} else {
-			index[k] = len(o.keys)
 			o.keys = append(o.keys, k)
 			o.vals = append(o.vals, v)
 			o.offs = append(o.offs, keyOff)
-			o.big = append(o.big, hasBig(v))
+			switch {
+			case index != nil:
+				index[k] = len(o.keys) - 1
+			case len(o.keys) > indexAt:
+				index = make(map[string]int, 2*len(o.keys))
+				for i, k := range o.keys {
+					index[k.(string)] = i
+				}
+			}
 		}
 		if j, ok = p.ignore(end); !ok || j >= len(p.src) {
 			return nil, -1, nil
 		}
 		switch p.src[j] {
 		case '}':
+			o.h = format.NewHash(len(o.keys))
 			for n, k := range o.keys {
 				o.h.Set(k, o.vals[n])
 			}
@@ -558,6 +571,22 @@ func (p *jsonParser) object(i int) (any, int, *jsonError) {
 			return nil, -1, nil
 		}
 	}
+}
+
+// find returns the index of key k, or -1.
+func (o *jsonObject) find(k string, index map[string]int) int {
+	if index != nil {
+		if i, ok := index[k]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, e := range o.keys {
+		if e == k {
+			return i
+		}
+	}
+	return -1
 }
 
 // hasBig reports whether v holds an integer beyond int64, which JSON
@@ -582,10 +611,14 @@ func hasBig(v any) bool {
 	return false
 }
 
-// lineIndex turns byte offsets into positions.
+// lineIndex turns byte offsets into positions. Offsets asked for in
+// increasing order cost linear time in all, even on one long line.
 type lineIndex struct {
 	src    []byte
 	starts []int
+	// the last position computed
+	lastOff int
+	last    Pos
 }
 
 func newLineIndex(src []byte) *lineIndex {
@@ -611,7 +644,12 @@ func (l *lineIndex) pos(off int) Pos {
 	if off > len(l.src) {
 		off = len(l.src)
 	}
-	return Pos{lo + 1, utf8.RuneCount(l.src[l.starts[lo]:off]) + 1}
+	from, col := l.starts[lo], 1
+	if l.last.Line == lo+1 && l.lastOff <= off {
+		from, col = l.lastOff, l.last.Column
+	}
+	l.lastOff, l.last = off, Pos{lo + 1, col + utf8.RuneCount(l.src[from:off])}
+	return l.last
 }
 
 func offsetPos(src []byte, off int) Pos { return newLineIndex(src).pos(off) }

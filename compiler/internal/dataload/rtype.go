@@ -162,13 +162,20 @@ func commonType(t1, t2 *ptype) *ptype {
 		}
 		return &ptype{kind: ptInteger, from: from, to: to}
 	case k1 == ptFloat && k2 == ptFloat:
-		return &ptype{kind: ptFloat, ffrom: rubyMin(t1.ffrom, t2.ffrom), fto: rubyMax(t1.fto, t2.fto)}
+		// [a, b].min raises on NaN, blaming the first element.
+		if math.IsNaN(t1.ffrom) || math.IsNaN(t2.ffrom) {
+			panic(rubyRaise("comparison of Float with " + rubyFloatString(t1.ffrom) + " failed"))
+		}
+		if math.IsNaN(t1.fto) || math.IsNaN(t2.fto) {
+			panic(rubyRaise("comparison of Float with " + rubyFloatString(t1.fto) + " failed"))
+		}
+		return &ptype{kind: ptFloat, ffrom: math.Min(t1.ffrom, t2.ffrom), fto: math.Max(t1.fto, t2.fto)}
 	case k1 == ptString && (k2 == ptString || k2 == ptEnum):
 		if k2 == ptEnum {
 			if t1.val == nil {
 				return tEnum
 			}
-			return newEnum(append(append([]string{}, t2.values...), t1.val.(string)))
+			return enumWith(t2.values, t1.val.(string))
 		}
 		if t1.val == nil || t2.val == nil {
 			return tString
@@ -176,12 +183,12 @@ func commonType(t1, t2 *ptype) *ptype {
 		return newEnum([]string{t1.val.(string), t2.val.(string)})
 	case k1 == ptEnum && (k2 == ptString || k2 == ptEnum):
 		if k2 == ptEnum {
-			return newEnum(append(append([]string{}, t1.values...), t2.values...))
+			return enumUnion(t1.values, t2.values)
 		}
 		if t2.val == nil {
 			return tEnum
 		}
-		return newEnum(append(append([]string{}, t1.values...), t2.val.(string)))
+		return enumWith(t1.values, t2.val.(string))
 	case assignable(tNumeric, t1) && assignable(tNumeric, t2):
 		return tNumeric
 	case isScalarData(t1) && isScalarData(t2):
@@ -196,25 +203,33 @@ func commonType(t1, t2 *ptype) *ptype {
 		if t1.name == t2.name {
 			return t1
 		}
-		return &ptype{kind: ptRuntime, name: "Object"} // Symbol and Encoding meet at Object
+		// Puppet 7.23 calls a private method here; Ruby 3.1 decorates
+		// the NoMethodError message with the failing line and a guess.
+		panic(rubyRaise("private method `provide_from_type' called for Puppet::Pops::Types::ClassLoader:Class\n\n" +
+			"      c1 = ClassLoader.provide_from_type(t1)\n" +
+			"                      ^^^^^^^^^^^^^^^^^^\n" +
+			"Did you mean?  provide_from_name_path"))
 	}
 	return tAny
 }
 
-// rubyMin and rubyMax are Array#min/max of two floats, NaN included
-// (comparisons with NaN are false, so the first element stays).
-func rubyMin(a, b float64) float64 {
-	if b < a {
-		return b
-	}
-	return a
-}
+// rubyRaise is an exception Puppet's type calculator raises while wording
+// its message; the lookup then fails with this message instead.
+type rubyRaise string
 
-func rubyMax(a, b float64) float64 {
-	if b > a {
-		return b
-	}
-	return a
+// inferMessage is the "got ..." part of the message for v, or the message
+// of the exception Puppet raises while working it out.
+func inferMessage(v any) (got string, raised string) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(rubyRaise)
+			if !ok {
+				panic(r)
+			}
+			got, raised = "", string(e)
+		}
+	}()
+	return inferType(v).String(), ""
 }
 
 // newEnum is PEnumType.new: values made unique and sorted.
@@ -227,6 +242,39 @@ func newEnum(vals []string) *ptype {
 		}
 	}
 	return &ptype{kind: ptEnum, values: out}
+}
+
+// enumWith is newEnum(values + [s]) for sorted values, in linear time.
+func enumWith(values []string, s string) *ptype {
+	i := sort.SearchStrings(values, s)
+	if i < len(values) && values[i] == s {
+		return &ptype{kind: ptEnum, values: values}
+	}
+	out := make([]string, 0, len(values)+1)
+	out = append(append(append(out, values[:i]...), s), values[i:]...)
+	return &ptype{kind: ptEnum, values: out}
+}
+
+// enumUnion is newEnum(a + b) for sorted a and b, in linear time.
+func enumUnion(a, b []string) *ptype {
+	out := make([]string, 0, len(a)+len(b))
+	for len(a) > 0 || len(b) > 0 {
+		switch {
+		case len(b) == 0 || len(a) > 0 && a[0] < b[0]:
+			out, a = append(out, a[0]), a[1:]
+		case len(a) == 0 || b[0] < a[0]:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out, a, b = append(out, a[0]), a[1:], b[1:]
+		}
+	}
+	return &ptype{kind: ptEnum, values: out}
+}
+
+// containsString reports whether sorted list holds s.
+func containsString(list []string, s string) bool {
+	i := sort.SearchStrings(list, s)
+	return i < len(list) && list[i] == s
 }
 
 func isNumeric(t *ptype) bool {
@@ -310,7 +358,7 @@ func assignable(t, o *ptype) bool {
 	case ptData:
 		// Variant[ScalarData, Undef, Hash[String, Data], Array[Data]]
 		switch {
-		case isScalarData(o), o.kind == ptUndef:
+		case isScalarData(o), o.kind == ptUndef, o.kind == ptData:
 			return true
 		case o.kind == ptArray:
 			return assignable(tData, o.elem)
@@ -321,12 +369,12 @@ func assignable(t, o *ptype) bool {
 	case ptRichData:
 		// Variant[Scalar, ..., Undef, Default, Hash[RichDataKey, RichData], Array[RichData]]
 		switch {
-		case isScalar(o), o.kind == ptUndef, o.kind == ptDefault:
+		case isScalar(o), o.kind == ptUndef, o.kind == ptDefault, o.kind == ptData, o.kind == ptRichData:
 			return true
 		case o.kind == ptArray:
 			return assignable(tRichData, o.elem)
 		case o.kind == ptHash:
-			return isEmptyHash(o) || (assignable(tString, o.key) || isNumeric(o.key)) && assignable(tRichData, o.elem)
+			return isEmptyHash(o) || (assignable(tString, o.key) || assignable(tNumeric, o.key)) && assignable(tRichData, o.elem)
 		}
 		return false
 	case ptArray:
@@ -347,15 +395,6 @@ func assignable(t, o *ptype) bool {
 
 func isEmptyHash(t *ptype) bool {
 	return t.kind == ptHash && t.size != nil && t.size[0] == 0 && t.size[1] == 0
-}
-
-func containsString(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // String is TypeFormatter#string (non-debug).

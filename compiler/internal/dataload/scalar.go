@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // This file ports Psych::ScalarScanner#tokenize (Psych 4.0, Ruby 3.1): how
@@ -34,6 +35,8 @@ var (
 	reInteger   = regexp.MustCompile(`^(?:[-+]?0b[0-1_,]+|[-+]?0[0-7_,]+|[-+]?(?:0|[1-9](?:[0-9]|,[0-9]|_[0-9])*)|[-+]?0x[0-9a-fA-F_,]+)$`)
 )
 
+var separators = strings.NewReplacer(",", "", "_", "")
+
 // tokenize returns what Psych makes of an untagged plain scalar: nil, bool,
 // int64, float64, string, rsym, rbig, or a load error (Date and Time are
 // classes Puppet's safe_load refuses; some digit strings make Integer() or
@@ -42,12 +45,20 @@ func tokenize(s string) (any, *loadError) {
 	if s == "" {
 		return nil, nil
 	}
-	// Fast path: most hiera strings start with a letter that cannot begin
-	// a YAML 1.1 boolean or null, so Psych's first branch returns them as is.
-	if c := s[0]; (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') && !strings.ContainsRune("ytonfYTONF", rune(c)) {
+	// Fast paths for what most hiera data holds. A string starting with an
+	// ASCII letter takes Psych's first branch, which keeps it a string
+	// unless it is at most 5 characters long and starts like a boolean or
+	// null; and plain decimal digits are an integer.
+	c := s[0]
+	letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	if letter && (!strings.ContainsRune("ytonfYTONF", rune(c)) || len(s) > 5 && utf8.RuneCountInString(s) > 5) {
 		return s, nil
 	}
-	if strings.Contains(s, "\n") || reWordy.MatchString(s) {
+	if len(s) <= 18 && c >= '1' && c <= '9' && allDigits(s) {
+		n, _ := strconv.ParseInt(s, 10, 64)
+		return n, nil
+	}
+	if letter || strings.Contains(s, "\n") || reWordy.MatchString(s) {
 		if len([]rune(s)) > 5 || reNotBoolML.MatchString(s) {
 			return s, nil
 		}
@@ -84,9 +95,18 @@ func tokenize(s string) (any, *loadError) {
 		}
 		return rubyFloat(floatClean(s))
 	case reInteger.MatchString(s):
-		return rubyInteger(strings.NewReplacer(",", "", "_", "").Replace(s))
+		return rubyInteger(separators.Replace(s))
 	}
 	return s, nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // symbolFromColon is Psych's `:sym` / `:"quoted sym"` branch.
@@ -390,12 +410,21 @@ func rubyInspect(s string) string {
 			b.WriteString(`\a`)
 		case r == 0x1b:
 			b.WriteString(`\e`)
-		case r == 0xFFFD && !strings.HasPrefix(s[i:], "\uFFFD"):
-			b.WriteString(`\x` + strings.ToUpper(strconv.FormatUint(uint64(s[i]), 16)))
 		case r < 0x20 || r == 0x7f:
 			b.WriteString(`\x` + strings.ToUpper(hex2(byte(r))))
-		case r >= 0x80 && !strconv.IsPrint(r):
-			b.WriteString(`\u` + strings.ToUpper(hex4(r)))
+		case r >= 0x80:
+			// Psych's strings reach these messages as bytes, not
+			// characters: Puppet prints "\xC3\xA9" for "é".
+			n := utf8.RuneLen(r)
+			if r == utf8.RuneError {
+				n = 1
+				if strings.HasPrefix(s[i:], "\uFFFD") {
+					n = 3
+				}
+			}
+			for j := 0; j < n; j++ {
+				b.WriteString(`\x` + strings.ToUpper(hex2(s[i+j])))
+			}
 		default:
 			b.WriteRune(r)
 		}
@@ -407,12 +436,4 @@ func rubyInspect(s string) string {
 func hex2(c byte) string {
 	const d = "0123456789abcdef"
 	return string([]byte{d[c>>4], d[c&15]})
-}
-
-func hex4(r rune) string {
-	s := strconv.FormatInt(int64(r), 16)
-	for len(s) < 4 {
-		s = "0" + s
-	}
-	return s
 }

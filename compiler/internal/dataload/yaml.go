@@ -42,6 +42,9 @@ func YAML(name string, src []byte) (*Doc, []Problem) {
 	if ents == nil {
 		return notHash(nodePos(root))
 	}
+	if top.flags&fRecursive != 0 {
+		return nil, []Problem{*stackError("a value holds itself through an alias").at(top.pos).problem(name, "")}
+	}
 	doc := &Doc{Hash: format.NewHash(len(ents.keys))}
 	var problems []Problem
 	for i, k := range ents.keys {
@@ -56,8 +59,10 @@ func YAML(name string, src []byte) (*Doc, []Problem) {
 			if doc.Invalid == nil {
 				doc.Invalid = map[any]Problem{}
 			}
-			doc.Invalid[k] = Problem{Pos: vf.pos, Message: invalidMessage("yaml_data", name, k, v, vf.flags)}
+			doc.Invalid[k] = Problem{Pos: vf.pos, Message: invalidMessage("yaml_data", name, k, v, vf)}
 			v = nil
+		} else if vf.flags&fSymbol != 0 {
+			v = symbolsToStrings(v)
 		}
 		doc.Hash.Set(k, v)
 		doc.KeyPos = append(doc.KeyPos, p)
@@ -67,12 +72,40 @@ func YAML(name string, src []byte) (*Doc, []Problem) {
 
 // invalidMessage is Puppet's error for looking up a key whose value is not
 // a LookupValue, or hieracc's when only hieracc cannot hold the value.
-func invalidMessage(fn, name string, key, v any, flags uint8) string {
+func invalidMessage(fn, name string, key, v any, m meta) string {
 	prefix := fmt.Sprintf("Value for key '%v', in hash returned from data_hash function '%s', when using location '%s', ", keyString(key), fn, name)
-	if flags&fNotLookup != 0 {
-		return prefix + "has wrong type, expects Puppet::LookupValue, got " + inferType(v).String()
+	if m.flags&fInferLoop != 0 {
+		return "stack level too deep"
+	}
+	if m.flags&fNotLookup != 0 {
+		if m.size > maxInferSize {
+			// Puppet's inference is quadratic in the worst case; a huge
+			// value gets a plainer message rather than a long wait.
+			return prefix + "has wrong type, expects Puppet::LookupValue, got " + plainType(v) +
+				" (hieracc: too large to describe the type in full)"
+		}
+		got, raised := inferMessage(v)
+		if raised != "" {
+			return raised
+		}
+		return prefix + "has wrong type, expects Puppet::LookupValue, got " + got
 	}
 	return prefix + "holds an integer outside the 64-bit range, which hieracc cannot represent"
+}
+
+// maxInferSize is the largest value (in values) whose type Puppet's way is
+// inferred for a message.
+const maxInferSize = 5000
+
+// plainType names v's type without its parameters.
+func plainType(v any) string {
+	switch v.(type) {
+	case []any:
+		return "Array"
+	case *format.Hash, *rhash:
+		return "Hash"
+	}
+	return inferType(v).String()
 }
 
 // keyString is how Ruby interpolates a key into a message.
@@ -125,8 +158,14 @@ func Value(name string, n *yaml.Node) (any, error) {
 	if err != nil {
 		return nil, err.problem(name, "")
 	}
+	if r.flags&fRecursive != 0 {
+		return nil, stackError("the value holds itself through an alias").at(r.pos).problem(name, "")
+	}
 	if r.flags&fNoFormat != 0 {
 		return nil, &Problem{Pos: r.pos, Message: fmt.Sprintf("(%s): hieracc cannot represent %s", name, describeUnrepresentable(r.v))}
+	}
+	if r.flags&fSymbol != 0 {
+		return symbolsToStrings(r.v), nil
 	}
 	return r.v, nil
 }
@@ -146,7 +185,16 @@ func parseYAML(src []byte) (*yaml.Node, *loadError) {
 			if err := b.next(); err != nil {
 				return nil, err
 			}
-			return b.node(1)
+			root, err := b.node(1)
+			if err != nil {
+				return nil, err
+			}
+			// Psych stops at the end of the first document, but the
+			// parser must read on to see that it ended.
+			if err := b.next(); err != nil {
+				return nil, err
+			}
+			return root, nil
 		}
 	}
 }

@@ -71,12 +71,26 @@ end
 
 def entries(name, fn, data)
   { 'hash' => data.map do |k, v|
-    val = if RICH.instance?(v)
+    key = begin
+      enc(k)
+    rescue SystemStackError
+      ['other', 'recursive']
+    end
+    val = begin
+          if RICH.instance?(v)
             enc(v)
           else
-            { 'invalid' => "Value for key '#{k}', in hash returned from data_hash function '#{fn}', when using location '#{name}', has wrong type, expects Puppet::LookupValue, got #{TC.infer(v)}" }
+            begin
+              { 'invalid' => "Value for key '#{k}', in hash returned from data_hash function '#{fn}', when using location '#{name}', has wrong type, expects Puppet::LookupValue, got #{TC.infer(v)}" }
+            rescue StandardError => ex
+              # Puppet's type calculator itself fails on a few values.
+              { 'invalid' => ex.message }
+            end
           end
-    [enc(k), val]
+          rescue SystemStackError
+            { 'invalid' => 'stack level too deep' }
+          end
+    [key, val]
   end }
 end
 

@@ -7,8 +7,10 @@
 // problem, context and context mark of a syntax error (Psych's message is
 // built from them), and the freedom to stop after the first document like
 // Psych.parse does. The scanner, parser and reader files are copied from
-// yaml.v3 v3.0.1 unchanged apart from the package name; this file is the
-// only addition. See LICENSE for the copyright notices.
+// yaml.v3 v3.0.1; changes are marked [hieracc] and bring the scanner to
+// libyaml 0.2.5's behaviour (the version Ruby 3.1's Psych uses), which a
+// differential test against Psych pins. This file is the API addition. See
+// LICENSE for the copyright notices.
 package libyaml
 
 // Mark is a position in the input. All fields are 0-based; Column counts
@@ -110,7 +112,7 @@ func (p *Parser) Next(ev *Event) error {
 			*ev = Event{Type: StreamEnd}
 			return p.err()
 		}
-		if !yaml_parser_parse(&p.p, &p.ev) {
+		if !yaml_parser_parse(&p.p, &p.ev) || p.p.error != yaml_NO_ERROR {
 			p.done = true
 			*ev = Event{}
 			return p.err()

@@ -655,23 +655,25 @@ func trace(args ...interface{}) func() {
 // Ensure that the tokens queue contains at least one token which can be
 // returned to the Parser.
 func yaml_parser_fetch_more_tokens(parser *yaml_parser_t) bool {
-	// While we need more tokens to fetch, do it.
+	// [hieracc] libyaml's logic rather than yaml.v3's, which reads two
+	// tokens further ahead for its comment handling: reading ahead finds
+	// syntax errors that libyaml (and Psych) never reach, for instance
+	// after the end of the first document.
 	for {
-		// [Go] The comment parsing logic requires a lookahead of two tokens
-		// so that foot comments may be parsed in time of associating them
-		// with the tokens that are parsed before them, and also for line
-		// comments to be transformed into head comments in some edge cases.
-		if parser.tokens_head < len(parser.tokens)-2 {
-			// If a potential simple key is at the head position, we need to fetch
-			// the next token to disambiguate it.
-			head_tok_idx, ok := parser.simple_keys_by_tok[parser.tokens_parsed]
-			if !ok {
-				break
-			} else if valid, ok := yaml_simple_key_is_valid(parser, &parser.simple_keys[head_tok_idx]); !ok {
+		need_more_tokens := parser.tokens_head == len(parser.tokens)
+		if !need_more_tokens {
+			// Check if any potential simple key may occupy the head position.
+			if !yaml_parser_stale_simple_keys(parser) {
 				return false
-			} else if !valid {
-				break
 			}
+			// Possible keys never refer to consumed tokens, so the earliest
+			// one is the only candidate for the head.
+			if ref, ok := yaml_parser_first_possible_key(parser); ok && ref.token_number == parser.tokens_parsed {
+				need_more_tokens = true
+			}
+		}
+		if !need_more_tokens {
+			break
 		}
 		// Fetch the next token.
 		if !yaml_parser_fetch_next_token(parser) {
@@ -681,6 +683,59 @@ func yaml_parser_fetch_more_tokens(parser *yaml_parser_t) bool {
 
 	parser.token_available = true
 	return true
+}
+
+// [hieracc] yaml_parser_first_possible_key drops the entries of
+// possible_keys that no longer describe a possible key and returns the
+// first one that does.
+func yaml_parser_first_possible_key(parser *yaml_parser_t) (yaml_simple_key_ref, bool) {
+	for parser.possible_keys_head < len(parser.possible_keys) {
+		ref := parser.possible_keys[parser.possible_keys_head]
+		if ref.level < len(parser.simple_keys) {
+			k := &parser.simple_keys[ref.level]
+			if k.possible && k.token_number == ref.token_number {
+				return ref, true
+			}
+		}
+		parser.possible_keys_head++
+	}
+	parser.possible_keys = parser.possible_keys[:0]
+	parser.possible_keys_head = 0
+	return yaml_simple_key_ref{}, false
+}
+
+// [hieracc] yaml_parser_compact_possible_keys keeps possible_keys from
+// growing with the input when a key stays pending for long.
+func yaml_parser_compact_possible_keys(parser *yaml_parser_t) {
+	if h := parser.possible_keys_head; h > 1024 && h > len(parser.possible_keys)/2 {
+		n := copy(parser.possible_keys, parser.possible_keys[h:])
+		parser.possible_keys = parser.possible_keys[:n]
+		parser.possible_keys_head = 0
+	}
+}
+
+// [hieracc] libyaml's yaml_parser_stale_simple_keys: drop the potential
+// simple keys that can no longer be keys (a key is one line, at most 1024
+// characters), failing if one was required. Keys are checked in the order
+// they were saved; once one is still possible, so are all later ones.
+func yaml_parser_stale_simple_keys(parser *yaml_parser_t) bool {
+	for {
+		ref, ok := yaml_parser_first_possible_key(parser)
+		if !ok {
+			return true
+		}
+		simple_key := &parser.simple_keys[ref.level]
+		if simple_key.mark.line >= parser.mark.line && simple_key.mark.index+1024 >= parser.mark.index {
+			return true
+		}
+		if simple_key.required {
+			return yaml_parser_set_scanner_error(parser,
+				"while scanning a simple key", simple_key.mark,
+				"could not find expected ':'")
+		}
+		simple_key.possible = false
+		delete(parser.simple_keys_by_tok, simple_key.token_number)
+	}
 }
 
 // The dispatcher for token fetchers.
@@ -699,6 +754,11 @@ func yaml_parser_fetch_next_token(parser *yaml_parser_t) (ok bool) {
 
 	// Eat whitespaces and comments until we reach the next token.
 	if !yaml_parser_scan_to_next_token(parser) {
+		return false
+	}
+
+	// [hieracc] Remove obsolete potential simple keys, as libyaml does.
+	if !yaml_parser_stale_simple_keys(parser) {
 		return false
 	}
 
@@ -740,25 +800,10 @@ func yaml_parser_fetch_next_token(parser *yaml_parser_t) (ok bool) {
 		return yaml_parser_fetch_document_indicator(parser, yaml_DOCUMENT_END_TOKEN)
 	}
 
-	comment_mark := parser.mark
-	if len(parser.tokens) > 0 && (parser.flow_level == 0 && buf[pos] == ':' || parser.flow_level > 0 && buf[pos] == ',') {
-		// Associate any following comments with the prior token.
-		comment_mark = parser.tokens[len(parser.tokens)-1].start_mark
-	}
-	defer func() {
-		if !ok {
-			return
-		}
-		if len(parser.tokens) > 0 && parser.tokens[len(parser.tokens)-1].typ == yaml_BLOCK_ENTRY_TOKEN {
-			// Sequence indicators alone have no line comments. It becomes
-			// a head comment for whatever follows.
-			return
-		}
-		if !yaml_parser_scan_line_comment(parser, comment_mark) {
-			ok = false
-			return
-		}
-	}()
+	// [hieracc] yaml.v3 scans the line comment after each token here,
+	// reading up to 512 characters ahead; libyaml reads no further than it
+	// must, which decides which error a broken file reports. Comments are
+	// skipped in yaml_parser_scan_to_next_token instead.
 
 	// Is it the flow sequence start indicator?
 	if buf[pos] == '[' {
@@ -931,6 +976,8 @@ func yaml_parser_save_simple_key(parser *yaml_parser_t) bool {
 		}
 		parser.simple_keys[len(parser.simple_keys)-1] = simple_key
 		parser.simple_keys_by_tok[simple_key.token_number] = len(parser.simple_keys) - 1
+		yaml_parser_compact_possible_keys(parser)
+		parser.possible_keys = append(parser.possible_keys, yaml_simple_key_ref{len(parser.simple_keys) - 1, simple_key.token_number})
 	}
 	return true
 }
@@ -1534,8 +1581,6 @@ func yaml_parser_fetch_plain_scalar(parser *yaml_parser_t) bool {
 // Eat whitespaces and comments until the next token is found.
 func yaml_parser_scan_to_next_token(parser *yaml_parser_t) bool {
 
-	scan_mark := parser.mark
-
 	// Until the next token is not found.
 	for {
 		// Allow the BOM mark to start a line.
@@ -1586,9 +1631,14 @@ func yaml_parser_scan_to_next_token(parser *yaml_parser_t) bool {
 		}
 
 		// Eat a comment until a line break.
+		// [hieracc] libyaml's loop, not yaml.v3's comment scanner, which
+		// peeks ahead over several lines.
 		if parser.buffer[parser.buffer_pos] == '#' {
-			if !yaml_parser_scan_comments(parser, scan_mark) {
-				return false
+			for !is_breakz(parser.buffer, parser.buffer_pos) {
+				skip(parser)
+				if parser.unread < 1 && !yaml_parser_update_buffer(parser, 1) {
+					return false
+				}
 			}
 		}
 
@@ -1614,11 +1664,11 @@ func yaml_parser_scan_to_next_token(parser *yaml_parser_t) bool {
 // Scan a YAML-DIRECTIVE or TAG-DIRECTIVE token.
 //
 // Scope:
-//      %YAML    1.1    # a comment \n
-//      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
-//      %TAG    !yaml!  tag:yaml.org,2002:  \n
-//      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
 //
+//	%YAML    1.1    # a comment \n
+//	^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+//	%TAG    !yaml!  tag:yaml.org,2002:  \n
+//	^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
 func yaml_parser_scan_directive(parser *yaml_parser_t, token *yaml_token_t) bool {
 	// Eat '%'.
 	start_mark := parser.mark
@@ -1719,11 +1769,11 @@ func yaml_parser_scan_directive(parser *yaml_parser_t, token *yaml_token_t) bool
 // Scan the directive name.
 //
 // Scope:
-//      %YAML   1.1     # a comment \n
-//       ^^^^
-//      %TAG    !yaml!  tag:yaml.org,2002:  \n
-//       ^^^
 //
+//	%YAML   1.1     # a comment \n
+//	 ^^^^
+//	%TAG    !yaml!  tag:yaml.org,2002:  \n
+//	 ^^^
 func yaml_parser_scan_directive_name(parser *yaml_parser_t, start_mark yaml_mark_t, name *[]byte) bool {
 	// Consume the directive name.
 	if parser.unread < 1 && !yaml_parser_update_buffer(parser, 1) {
@@ -1758,8 +1808,9 @@ func yaml_parser_scan_directive_name(parser *yaml_parser_t, start_mark yaml_mark
 // Scan the value of VERSION-DIRECTIVE.
 //
 // Scope:
-//      %YAML   1.1     # a comment \n
-//           ^^^^^^
+//
+//	%YAML   1.1     # a comment \n
+//	     ^^^^^^
 func yaml_parser_scan_version_directive_value(parser *yaml_parser_t, start_mark yaml_mark_t, major, minor *int8) bool {
 	// Eat whitespaces.
 	if parser.unread < 1 && !yaml_parser_update_buffer(parser, 1) {
@@ -1797,10 +1848,11 @@ const max_number_length = 2
 // Scan the version number of VERSION-DIRECTIVE.
 //
 // Scope:
-//      %YAML   1.1     # a comment \n
-//              ^
-//      %YAML   1.1     # a comment \n
-//                ^
+//
+//	%YAML   1.1     # a comment \n
+//	        ^
+//	%YAML   1.1     # a comment \n
+//	          ^
 func yaml_parser_scan_version_directive_number(parser *yaml_parser_t, start_mark yaml_mark_t, number *int8) bool {
 
 	// Repeat while the next character is digit.
@@ -1834,9 +1886,9 @@ func yaml_parser_scan_version_directive_number(parser *yaml_parser_t, start_mark
 // Scan the value of a TAG-DIRECTIVE token.
 //
 // Scope:
-//      %TAG    !yaml!  tag:yaml.org,2002:  \n
-//          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
 //
+//	%TAG    !yaml!  tag:yaml.org,2002:  \n
+//	    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
 func yaml_parser_scan_tag_directive_value(parser *yaml_parser_t, start_mark yaml_mark_t, handle, prefix *[]byte) bool {
 	var handle_value, prefix_value []byte
 
@@ -1876,7 +1928,7 @@ func yaml_parser_scan_tag_directive_value(parser *yaml_parser_t, start_mark yaml
 	}
 
 	// Scan a prefix.
-	if !yaml_parser_scan_tag_uri(parser, true, nil, start_mark, &prefix_value) {
+	if !yaml_parser_scan_tag_uri(parser, true, true, nil, start_mark, &prefix_value) {
 		return false
 	}
 
@@ -1971,7 +2023,7 @@ func yaml_parser_scan_tag(parser *yaml_parser_t, token *yaml_token_t) bool {
 		skip(parser)
 
 		// Consume the tag value.
-		if !yaml_parser_scan_tag_uri(parser, false, nil, start_mark, &suffix) {
+		if !yaml_parser_scan_tag_uri(parser, true, false, nil, start_mark, &suffix) {
 			return false
 		}
 
@@ -1994,12 +2046,12 @@ func yaml_parser_scan_tag(parser *yaml_parser_t, token *yaml_token_t) bool {
 		// Check if it is, indeed, handle.
 		if handle[0] == '!' && len(handle) > 1 && handle[len(handle)-1] == '!' {
 			// Scan the suffix now.
-			if !yaml_parser_scan_tag_uri(parser, false, nil, start_mark, &suffix) {
+			if !yaml_parser_scan_tag_uri(parser, false, false, nil, start_mark, &suffix) {
 				return false
 			}
 		} else {
 			// It wasn't a handle after all.  Scan the rest of the tag.
-			if !yaml_parser_scan_tag_uri(parser, false, handle, start_mark, &suffix) {
+			if !yaml_parser_scan_tag_uri(parser, false, false, handle, start_mark, &suffix) {
 				return false
 			}
 
@@ -2019,9 +2071,12 @@ func yaml_parser_scan_tag(parser *yaml_parser_t, token *yaml_token_t) bool {
 		return false
 	}
 	if !is_blankz(parser.buffer, parser.buffer_pos) {
-		yaml_parser_set_scanner_error(parser, "while scanning a tag",
-			start_mark, "did not find expected whitespace or line break")
-		return false
+		// [hieracc] libyaml 0.2.5 lets a ',' end a tag in a flow collection.
+		if parser.flow_level == 0 || parser.buffer[parser.buffer_pos] != ',' {
+			yaml_parser_set_scanner_error(parser, "while scanning a tag",
+				start_mark, "did not find expected whitespace or line break")
+			return false
+		}
 	}
 
 	end_mark := parser.mark
@@ -2083,7 +2138,7 @@ func yaml_parser_scan_tag_handle(parser *yaml_parser_t, directive bool, start_ma
 }
 
 // Scan a tag.
-func yaml_parser_scan_tag_uri(parser *yaml_parser_t, directive bool, head []byte, start_mark yaml_mark_t, uri *[]byte) bool {
+func yaml_parser_scan_tag_uri(parser *yaml_parser_t, uri_char, directive bool, head []byte, start_mark yaml_mark_t, uri *[]byte) bool {
 	//size_t length = head ? strlen((char *)head) : 0
 	var s []byte
 	hasTag := len(head) > 0
@@ -2111,12 +2166,15 @@ func yaml_parser_scan_tag_uri(parser *yaml_parser_t, directive bool, head []byte
 		parser.buffer[parser.buffer_pos] == ':' || parser.buffer[parser.buffer_pos] == '@' ||
 		parser.buffer[parser.buffer_pos] == '&' || parser.buffer[parser.buffer_pos] == '=' ||
 		parser.buffer[parser.buffer_pos] == '+' || parser.buffer[parser.buffer_pos] == '$' ||
-		parser.buffer[parser.buffer_pos] == ',' || parser.buffer[parser.buffer_pos] == '.' ||
+		parser.buffer[parser.buffer_pos] == '.' ||
 		parser.buffer[parser.buffer_pos] == '!' || parser.buffer[parser.buffer_pos] == '~' ||
 		parser.buffer[parser.buffer_pos] == '*' || parser.buffer[parser.buffer_pos] == '\'' ||
 		parser.buffer[parser.buffer_pos] == '(' || parser.buffer[parser.buffer_pos] == ')' ||
-		parser.buffer[parser.buffer_pos] == '[' || parser.buffer[parser.buffer_pos] == ']' ||
-		parser.buffer[parser.buffer_pos] == '%' {
+		parser.buffer[parser.buffer_pos] == '%' ||
+		// [hieracc] libyaml 0.2.5: flow indicators only inside a verbatim
+		// tag or a %TAG prefix.
+		uri_char && (parser.buffer[parser.buffer_pos] == ',' ||
+			parser.buffer[parser.buffer_pos] == '[' || parser.buffer[parser.buffer_pos] == ']') {
 		// Check if it is a URI-escape sequence.
 		if parser.buffer[parser.buffer_pos] == '%' {
 			if !yaml_parser_scan_uri_escapes(parser, directive, start_mark, &s) {
@@ -2260,9 +2318,7 @@ func yaml_parser_scan_block_scalar(parser *yaml_parser_t, token *yaml_token_t, l
 		}
 	}
 	if parser.buffer[parser.buffer_pos] == '#' {
-		if !yaml_parser_scan_line_comment(parser, start_mark) {
-			return false
-		}
+		// [hieracc] no yaml.v3 line-comment scanning (see above)
 		for !is_breakz(parser.buffer, parser.buffer_pos) {
 			skip(parser)
 			if parser.unread < 1 && !yaml_parser_update_buffer(parser, 1) {
@@ -2519,10 +2575,10 @@ func yaml_parser_scan_flow_scalar(parser *yaml_parser_t, token *yaml_token_t, si
 					s = append(s, '\x20')
 				case '"':
 					s = append(s, '"')
-				case '\'':
-					s = append(s, '\'')
 				case '\\':
 					s = append(s, '\\')
+				case '/': // [hieracc] libyaml 0.2.5 accepts the YAML 1.2 "\/"
+					s = append(s, '/')
 				case 'N': // NEL (#x85)
 					s = append(s, '\xC2')
 					s = append(s, '\x85')
@@ -2722,11 +2778,22 @@ func yaml_parser_scan_plain_scalar(parser *yaml_parser_t, token *yaml_token_t) b
 		// Consume non-blank characters.
 		for !is_blankz(parser.buffer, parser.buffer_pos) {
 
+			// [hieracc] libyaml 0.2.5: "x:" followed by a flow indicator is
+			// an error in a flow collection, and '?' does not end the scalar.
+			if parser.flow_level > 0 && parser.buffer[parser.buffer_pos] == ':' {
+				switch parser.buffer[parser.buffer_pos+1] {
+				case ',', '?', '[', ']', '{', '}':
+					yaml_parser_set_scanner_error(parser, "while scanning a plain scalar",
+						start_mark, "found unexpected ':'")
+					return false
+				}
+			}
+
 			// Check for indicators that may end a plain scalar.
 			if (parser.buffer[parser.buffer_pos] == ':' && is_blankz(parser.buffer, parser.buffer_pos+1)) ||
 				(parser.flow_level > 0 &&
 					(parser.buffer[parser.buffer_pos] == ',' ||
-						parser.buffer[parser.buffer_pos] == '?' || parser.buffer[parser.buffer_pos] == '[' ||
+						parser.buffer[parser.buffer_pos] == '[' ||
 						parser.buffer[parser.buffer_pos] == ']' || parser.buffer[parser.buffer_pos] == '{' ||
 						parser.buffer[parser.buffer_pos] == '}')) {
 				break
@@ -2847,7 +2914,7 @@ func yaml_parser_scan_line_comment(parser *yaml_parser_t, token_mark yaml_mark_t
 			continue
 		}
 		if parser.buffer[parser.buffer_pos+peek] == '#' {
-			seen := parser.mark.index+peek
+			seen := parser.mark.index + peek
 			for {
 				if parser.unread < 1 && !yaml_parser_update_buffer(parser, 1) {
 					return false
@@ -2876,7 +2943,7 @@ func yaml_parser_scan_line_comment(parser *yaml_parser_t, token_mark yaml_mark_t
 		parser.comments = append(parser.comments, yaml_comment_t{
 			token_mark: token_mark,
 			start_mark: start_mark,
-			line: text,
+			line:       text,
 		})
 	}
 	return true
@@ -2910,7 +2977,7 @@ func yaml_parser_scan_comments(parser *yaml_parser_t, scan_mark yaml_mark_t) boo
 	// the foot is the line below it.
 	var foot_line = -1
 	if scan_mark.line > 0 {
-		foot_line = parser.mark.line-parser.newlines+1
+		foot_line = parser.mark.line - parser.newlines + 1
 		if parser.newlines == 0 && parser.mark.column > 1 {
 			foot_line++
 		}
@@ -2996,7 +3063,7 @@ func yaml_parser_scan_comments(parser *yaml_parser_t, scan_mark yaml_mark_t) boo
 		recent_empty = false
 
 		// Consume until after the consumed comment line.
-		seen := parser.mark.index+peek
+		seen := parser.mark.index + peek
 		for {
 			if parser.unread < 1 && !yaml_parser_update_buffer(parser, 1) {
 				return false

@@ -438,7 +438,9 @@ type yaml_document_t struct {
 // The number of written bytes should be set to the size_read variable.
 //
 // [in,out]   data        A pointer to an application data specified by
-//                        yaml_parser_set_input().
+//
+//	yaml_parser_set_input().
+//
 // [out]      buffer      The buffer to write the data from the source.
 // [in]       size        The size of the buffer.
 // [out]      size_read   The actual number of bytes read from the source.
@@ -449,6 +451,11 @@ type yaml_document_t struct {
 type yaml_read_handler_t func(parser *yaml_parser_t, buffer []byte) (n int, err error)
 
 // This structure holds information about a potential simple key.
+// [hieracc] A saved possible simple key: its flow level and token number.
+type yaml_simple_key_ref struct {
+	level, token_number int
+}
+
 type yaml_simple_key_t struct {
 	possible     bool        // Is a simple key possible?
 	required     bool        // Is a simple key required?
@@ -624,6 +631,14 @@ type yaml_parser_t struct {
 	simple_keys        []yaml_simple_key_t // The stack of simple keys.
 	simple_keys_by_tok map[int]int         // possible simple_key indexes indexed by token_number
 
+	// [hieracc] possible_keys lists the simple keys saved as possible, in
+	// the order they were saved (so by position); entries whose key was
+	// since removed or replaced are dropped lazily. It makes the stale-key
+	// check libyaml does before every token O(1) amortized instead of a
+	// walk over every flow level.
+	possible_keys      []yaml_simple_key_ref
+	possible_keys_head int
+
 	// Parser stuff
 
 	state          yaml_parser_state_t    // The current parser state.
@@ -639,7 +654,6 @@ type yaml_parser_t struct {
 }
 
 type yaml_comment_t struct {
-
 	scan_mark  yaml_mark_t // Position where scanning for comments started
 	token_mark yaml_mark_t // Position after which tokens will be associated with this comment
 	start_mark yaml_mark_t // Position of '#' comment mark
@@ -659,13 +673,14 @@ type yaml_comment_t struct {
 // @a buffer to the output.
 //
 // @param[in,out]   data        A pointer to an application data specified by
-//                              yaml_emitter_set_output().
+//
+//	yaml_emitter_set_output().
+//
 // @param[in]       buffer      The buffer with bytes to be written.
 // @param[in]       size        The size of the buffer.
 //
 // @returns On success, the handler should return @c 1.  If the handler failed,
 // the returned value should be @c 0.
-//
 type yaml_write_handler_t func(emitter *yaml_emitter_t, buffer []byte) error
 
 type yaml_emitter_state_t int

@@ -1,0 +1,118 @@
+package benchmarks
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hieracc/hieracc/benchmarks/internal/gen"
+	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/format"
+	"gopkg.in/yaml.v3"
+)
+
+// fleet is a generated repo with its nodes' facts loaded.
+type fleet struct {
+	repo  *gen.Repo
+	nodes []compiler.Node
+}
+
+var (
+	fleetMu    sync.Mutex
+	fleetCache = map[string]*fleet{}
+)
+
+// loadFleet generates (once per process) a repo of the given size.
+func loadFleet(b testing.TB, nodes, keys int) *fleet {
+	b.Helper()
+	name := fmt.Sprintf("%dx%d", nodes, keys)
+	fleetMu.Lock()
+	defer fleetMu.Unlock()
+	if f := fleetCache[name]; f != nil {
+		return f
+	}
+	p := gen.Reference()
+	p.Nodes, p.Keys = nodes, keys
+	if p.ModuleKeys*p.Modules > keys/2 {
+		p.Modules, p.ModuleKeys = 2, keys/10
+	}
+	repo, err := gen.Generate(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := &fleet{repo: repo}
+	files, _ := fs.Glob(repo.FS, "nodes/*")
+	sort.Strings(files)
+	for _, file := range files {
+		n, ds := compiler.LoadFacts(repo.FS, file)
+		if len(ds) > 0 {
+			b.Fatalf("facts: %v", ds)
+		}
+		f.nodes = append(f.nodes, n)
+	}
+	fleetCache[name] = f
+	return f
+}
+
+func (f *fleet) input() compiler.Input {
+	return compiler.Input{FS: f.repo.FS, EnvDir: "env", ModulesDir: "modules", Nodes: f.nodes}
+}
+
+// BenchmarkCompile compiles a generated fleet and encodes every bundle. The
+// baseline is the cost of only parsing every input file once with yaml.v3,
+// measured in the same run: "parse-ratio" says how many input parses a
+// whole compile costs.
+func BenchmarkCompile(b *testing.B) {
+	for _, size := range []struct{ nodes, keys int }{{100, 2000}, {1000, 2000}, {10000, 2000}} {
+		b.Run(fmt.Sprintf("nodes=%d/keys=%d", size.nodes, size.keys), func(b *testing.B) {
+			if testing.Short() && size.nodes > 1000 {
+				b.Skip("reference fleet skipped in -short mode")
+			}
+			f := loadFleet(b, size.nodes, size.keys)
+			base := parseBaseline(b, f)
+			b.ReportAllocs()
+			b.ResetTimer()
+			var bytes int64
+			for b.Loop() {
+				res, err := compiler.Compile(context.Background(), f.input())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Errors() > 0 {
+					b.Fatalf("compile errors: %v", res.Diagnostics[0])
+				}
+				bytes = 0
+				for _, bd := range res.Bundles {
+					data, err := format.Encode(bd)
+					if err != nil {
+						b.Fatal(err)
+					}
+					bytes += int64(len(data))
+				}
+			}
+			perOp := b.Elapsed() / time.Duration(b.N)
+			b.ReportMetric(float64(perOp)/float64(base), "parse-ratio")
+			b.ReportMetric(float64(bytes)/float64(size.nodes), "bundle-B/node")
+			b.ReportMetric(float64(bytes)/float64(size.nodes*size.keys), "bundle-B/key")
+		})
+	}
+}
+
+// parseBaseline times parsing every file of the repo once with yaml.v3.
+func parseBaseline(b *testing.B, f *fleet) time.Duration {
+	start := time.Now()
+	const rounds = 3
+	for range rounds {
+		for name, file := range f.repo.FS {
+			var n yaml.Node
+			if err := yaml.Unmarshal(file.Data, &n); err != nil {
+				b.Fatalf("%s: %v", name, err)
+			}
+		}
+	}
+	return time.Since(start) / rounds
+}

@@ -1,0 +1,173 @@
+// Package bundlediff compares two outputs of `hieracc compile` (folders of
+// node bundles) the way a reviewer reads a data change: per node and key,
+// what was added, removed or changed, down to the path inside the value, and
+// where the old and the new value came from.
+//
+// Compare reads only the headers of bundles whose digests match (equal
+// digests mean equal data) and decodes the others through the runtime
+// package, as agents do. Nodes with the same changes are grouped, so a
+// change to common data reads once with the list of nodes it reaches.
+// WriteText, WriteJSON and WriteMarkdown render a Report.
+//
+// What counts as a change is what `puppet lookup` would answer differently:
+// a key's value (as merged under its lookup_options) or its error message.
+// A value that only moved to another file or line is not a change.
+package bundlediff
+
+import (
+	"errors"
+	"path"
+
+	"github.com/hieracc/hieracc/format"
+)
+
+// ErrNothingToCompare is returned (wrapped, with the reason) when a
+// comparison would cover no node: an empty folder, or --node globs that
+// match nothing. It is never "no differences".
+var ErrNothingToCompare = errors.New("nothing to compare")
+
+// Filter selects what is compared. Globs follow path.Match; a list that is
+// empty selects everything.
+type Filter struct {
+	Nodes      []string // compare only the nodes matching one of these
+	Keys       []string // report only the keys matching one of these
+	IgnoreKeys []string // never report the keys matching one of these
+}
+
+// Validate reports the first malformed glob.
+func (f Filter) Validate() error {
+	for _, list := range [][]string{f.Nodes, f.Keys, f.IgnoreKeys} {
+		for _, g := range list {
+			if _, err := path.Match(g, ""); err != nil {
+				return &GlobError{Glob: g, Err: err}
+			}
+		}
+	}
+	return nil
+}
+
+// GlobError is a malformed glob of a Filter.
+type GlobError struct {
+	Glob string
+	Err  error
+}
+
+func (e *GlobError) Error() string { return "malformed glob " + quote(e.Glob) + ": " + e.Err.Error() }
+func (e *GlobError) Unwrap() error { return e.Err }
+
+// Report is the result of a comparison.
+type Report struct {
+	// Old and New name the two sides in the output: the folders compared,
+	// unless the caller names them otherwise (revisions, for --git).
+	Old, New string
+	Summary  Summary
+	// Groups hold the nodes with differences, those with the same changes
+	// together, sorted by their first node.
+	Groups []Group
+}
+
+// Summary counts the nodes and keys of a comparison.
+type Summary struct {
+	Nodes     int // nodes compared: those in both OLD and NEW
+	Changed   int // of those, nodes with at least one change
+	Unchanged int
+	OnlyOld   int // nodes only in OLD
+	OnlyNew   int // nodes only in NEW
+	// KeysChanged counts distinct keys changed on at least one node
+	// (node- and module-level errors are not keys).
+	KeysChanged int
+}
+
+// Differs reports whether the comparison found any difference.
+func (r *Report) Differs() bool {
+	return r.Summary.Changed > 0 || r.Summary.OnlyOld > 0 || r.Summary.OnlyNew > 0
+}
+
+// Exit codes, as diff(1)'s.
+const (
+	ExitSame    = 0 // no differences
+	ExitDiffers = 1 // differences
+	ExitTrouble = 2 // the comparison could not be made
+)
+
+// ExitCode maps a comparison's outcome to diff(1)'s exit code.
+func ExitCode(r *Report, err error) int {
+	switch {
+	case err != nil || r == nil:
+		return ExitTrouble
+	case r.Differs():
+		return ExitDiffers
+	}
+	return ExitSame
+}
+
+// Status says how a group's nodes differ.
+type Status string
+
+const (
+	NodeChanged Status = "changed"  // in both, with changes
+	NodeOnlyOld Status = "only_old" // only in OLD
+	NodeOnlyNew Status = "only_new" // only in NEW
+)
+
+// Group is a set of nodes that differ in the same way.
+type Group struct {
+	Status  Status
+	Nodes   []string // sorted
+	Changes []Change // for NodeChanged: sorted by key, then path
+}
+
+// Kind is the kind of a change.
+type Kind string
+
+const (
+	Added   Kind = "added"   // a key, hash entry or array element only in NEW
+	Removed Kind = "removed" // only in OLD
+	Changed Kind = "changed" // a scalar's value changed, its type did not
+	// TypeChanged: the value's type changed (443 to "443", a hash to an
+	// array); the values are not compared further.
+	TypeChanged Kind = "type"
+	// Reordered: a hash holds the same keys in another order. Side.Keys
+	// hold the orders; changes to the entries are reported on their own.
+	Reordered Kind = "order"
+	// ErrorChanged: an error appeared, disappeared, or its message changed.
+	ErrorChanged Kind = "error"
+)
+
+// Change is one difference of one node.
+type Change struct {
+	// Key is the key changed; "" for a node-level error (every lookup on
+	// the node fails) and a module-level one (every key of Module fails).
+	Key    string
+	Module string // for a module-level error only
+	// Path is a JSON Pointer (RFC 6901) into the key's value; "" is the
+	// whole value. Array indexes are NEW's, except for a removed element.
+	Path string
+	Kind Kind
+	// Old and New are the two sides; nil on the side where the key or
+	// path is absent (or, for an error change, where there is no error).
+	Old, New *Side
+}
+
+// Side is one side of a change.
+type Side struct {
+	Value any           // the value at Path, when Err is nil and Keys is nil
+	Keys  []any         // Reordered: the hash's keys, in order
+	Err   *format.Error // the recorded failure
+	// Sources are the contributions the value came from: the one that won
+	// for a first-found key, every one holding Path for a merged key.
+	Sources []Source
+}
+
+// Source is where a value came from, as the compiler recorded it.
+type Source struct {
+	Layer  format.Layer
+	Module string // for the module layer
+	Level  string // hierarchy level name
+	File   string // data file, as compile names it (env/data/common.yaml)
+	Line   int    // 0 if unknown
+	Column int
+	// Default is set when the value comes from the module's
+	// default_hierarchy (no regular level has the key).
+	Default bool
+}

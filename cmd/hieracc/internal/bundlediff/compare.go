@@ -1,0 +1,371 @@
+package bundlediff
+
+// Stage: find the nodes of both folders, skip those whose digests match,
+// and diff the others bundle by bundle.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	goruntime "runtime"
+	"slices"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/runtime"
+)
+
+const bundleExt = ".bundle"
+
+// Compare compares the bundles of two folders written by `hieracc compile`
+// (its --out): OLD/<node>.bundle with NEW/<node>.bundle for every node of
+// either folder that f selects. A folder that cannot be read, holds no
+// bundle, or a selection of no node is an error, as is a bundle that
+// cannot be read; the error names the file.
+func Compare(oldDir, newDir string, f Filter) (*Report, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	oldNodes, err := listBundles(oldDir)
+	if err != nil {
+		return nil, err
+	}
+	newNodes, err := listBundles(newDir)
+	if err != nil {
+		return nil, err
+	}
+	all := len(oldNodes) + len(newNodes)
+	oldNodes = slices.DeleteFunc(oldNodes, func(n string) bool { return !matchAny(f.Nodes, n, true) })
+	newNodes = slices.DeleteFunc(newNodes, func(n string) bool { return !matchAny(f.Nodes, n, true) })
+	if all > 0 && len(oldNodes)+len(newNodes) == 0 {
+		return nil, fmt.Errorf("%w: no node of %s or %s matches %s", ErrNothingToCompare, oldDir, newDir, globList(f.Nodes))
+	}
+
+	var common, onlyOld, onlyNew []string
+	for i, j := 0, 0; i < len(oldNodes) || j < len(newNodes); {
+		switch {
+		case j == len(newNodes) || (i < len(oldNodes) && oldNodes[i] < newNodes[j]):
+			onlyOld = append(onlyOld, oldNodes[i])
+			i++
+		case i == len(oldNodes) || newNodes[j] < oldNodes[i]:
+			onlyNew = append(onlyNew, newNodes[j])
+			j++
+		default:
+			common = append(common, oldNodes[i])
+			i, j = i+1, j+1
+		}
+	}
+
+	// Nodes are independent: compare them in parallel. Most cost two
+	// header reads; the few that changed are decoded.
+	results := make([][]Change, len(common))
+	g, ctx := errgroup.WithContext(context.Background())
+	g.SetLimit(goruntime.GOMAXPROCS(0))
+	for i, node := range common {
+		g.Go(func() error {
+			if ctx.Err() != nil {
+				return nil // another node failed: the comparison is over
+			}
+			cs, err := compareNode(node, filepath.Join(oldDir, node+bundleExt), filepath.Join(newDir, node+bundleExt), &f)
+			results[i] = cs
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	r := group(common, results, onlyOld, onlyNew)
+	r.Old, r.New = oldDir, newDir
+	return r, nil
+}
+
+// listBundles returns the nodes of dir's bundles, sorted. Files whose name
+// starts with a dot (compile's temporary files) are not bundles.
+func listBundles(dir string) ([]string, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s: not a folder (give the folders 'hieracc compile' wrote)", dir)
+	}
+	entries, err := os.ReadDir(dir) // sorted by name
+	if err != nil {
+		return nil, err
+	}
+	var nodes []string
+	for _, e := range entries {
+		name := e.Name()
+		if (!e.Type().IsRegular() && e.Type()&os.ModeSymlink == 0) || strings.HasPrefix(name, ".") {
+			continue
+		}
+		if node, ok := strings.CutSuffix(name, bundleExt); ok && node != "" {
+			nodes = append(nodes, node)
+		}
+	}
+	if len(nodes) == 0 {
+		return nil, fmt.Errorf("%w: no bundles (*%s) in %s", ErrNothingToCompare, bundleExt, dir)
+	}
+	// Sorted by node, not by file name: "a.bundle" vs "a-b.bundle" sort
+	// differently once the suffix is gone.
+	slices.Sort(nodes)
+	return nodes, nil
+}
+
+// compareNode diffs one node's two bundles; nil when they hold the same
+// data (or differ only in keys the filter leaves out).
+func compareNode(node, oldFile, newFile string, f *Filter) ([]Change, error) {
+	oh, err := readHeader(oldFile, node)
+	if err != nil {
+		return nil, err
+	}
+	nh, err := readHeader(newFile, node)
+	if err != nil {
+		return nil, err
+	}
+	if oh.Digest == nh.Digest {
+		return nil, nil
+	}
+	od, err := details(oldFile)
+	if err != nil {
+		return nil, err
+	}
+	nd, err := details(newFile)
+	if err != nil {
+		return nil, err
+	}
+	return diffBundles(od, nd, f), nil
+}
+
+func readHeader(file, node string) (format.Header, error) {
+	fh, err := os.Open(file)
+	if err != nil {
+		return format.Header{}, err
+	}
+	defer fh.Close()
+	h, err := format.ReadHeader(fh)
+	if err != nil {
+		return h, fmt.Errorf("%s: %w", file, err)
+	}
+	// A renamed or misplaced file must not stand for another node.
+	if h.Node != node {
+		return h, fmt.Errorf("%s holds the bundle of node %s, not %s", file, h.Node, node)
+	}
+	return h, nil
+}
+
+// details reads a whole bundle through the runtime, as agents do.
+func details(file string) (*format.Bundle, error) {
+	b, err := runtime.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	d, err := b.Details()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return d, nil
+}
+
+// diffBundles lists every change from od to nd that f selects.
+func diffBundles(od, nd *format.Bundle, f *Filter) []Change {
+	var out []Change
+	// A node error fails every lookup and leaves no key in the bundle:
+	// it is the whole story of the node.
+	if od.NodeError != nil || nd.NodeError != nil {
+		if !sameError(od.NodeError, nd.NodeError) {
+			out = append(out, Change{Kind: ErrorChanged, Old: errSide(od.NodeError), New: errSide(nd.NodeError)})
+		}
+		return out
+	}
+	// Likewise a module error fails every key of its module, and the
+	// compiler records none of them.
+	failed := map[string]bool{}
+	oldMods, newMods := moduleErrors(od), moduleErrors(nd)
+	for _, m := range sortedUnion(oldMods, newMods) {
+		oe, ne := oldMods[m], newMods[m]
+		failed[m] = true
+		if !sameError(oe, ne) && f.wantsModule(m) {
+			out = append(out, Change{Module: m, Kind: ErrorChanged, Old: errSide(oe), New: errSide(ne)})
+		}
+	}
+
+	ok, nk := od.Keys, nd.Keys
+	for i, j := 0, 0; i < len(ok) || j < len(nk); {
+		var o, n *format.Key
+		switch {
+		case j == len(nk) || (i < len(ok) && ok[i].Name < nk[j].Name):
+			o = &ok[i]
+			i++
+		case i == len(ok) || nk[j].Name < ok[i].Name:
+			n = &nk[j]
+			j++
+		default:
+			o, n = &ok[i], &nk[j]
+			i, j = i+1, j+1
+		}
+		name := keyName(o, n)
+		if failed[moduleOf(name)] || !f.wantsKey(name) {
+			continue
+		}
+		out = append(out, diffKey(name, od, o, nd, n)...)
+	}
+	return out
+}
+
+func keyName(o, n *format.Key) string {
+	if o != nil {
+		return o.Name
+	}
+	return n.Name
+}
+
+// diffKey compares one key of two bundles; o or n is nil where the key is
+// absent.
+func diffKey(name string, od *format.Bundle, o *format.Key, nd *format.Bundle, n *format.Key) []Change {
+	switch {
+	case o == nil:
+		return []Change{{Key: name, Kind: Added, New: keySide(nd, n)}}
+	case n == nil:
+		return []Change{{Key: name, Kind: Removed, Old: keySide(od, o)}}
+	case o.Err != nil || n.Err != nil:
+		if sameError(o.Err, n.Err) {
+			return nil
+		}
+		return []Change{{Key: name, Kind: ErrorChanged, Old: keySide(od, o), New: keySide(nd, n)}}
+	}
+	var vds []valueDiff
+	diffValues(nil, o.Value, n.Value, &vds)
+	out := make([]Change, len(vds))
+	for i, vd := range vds {
+		c := Change{Key: name, Path: pointer(vd.path), Kind: vd.kind}
+		if vd.hasOld {
+			c.Old = &Side{Value: vd.old, Keys: vd.oldKeys, Sources: sources(od, o, vd.path, vd.old)}
+		}
+		if vd.hasNew {
+			c.New = &Side{Value: vd.new, Keys: vd.newKeys, Sources: sources(nd, n, vd.path, vd.new)}
+		}
+		if vd.kind == Reordered { // the keys say it all
+			c.Old.Value, c.New.Value = nil, nil
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// keySide is a whole key's value or error, with its sources.
+func keySide(b *format.Bundle, k *format.Key) *Side {
+	if k.Err != nil {
+		return &Side{Err: k.Err, Sources: sources(b, k, nil, nil)}
+	}
+	return &Side{Value: k.Value, Sources: sources(b, k, nil, k.Value)}
+}
+
+func errSide(e *format.Error) *Side {
+	if e == nil {
+		return nil
+	}
+	return &Side{Err: e}
+}
+
+// sameError compares failures by message: the same failure at another line
+// of a file is not a change.
+func sameError(a, b *format.Error) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Message == b.Message
+}
+
+func moduleErrors(b *format.Bundle) map[string]*format.Error {
+	m := map[string]*format.Error{}
+	for i := range b.Modules {
+		if e := b.Modules[i].Err; e != nil {
+			m[b.Modules[i].Name] = e
+		}
+	}
+	return m
+}
+
+func sortedUnion[V any](a, b map[string]V) []string {
+	var out []string
+	for k := range a {
+		out = append(out, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// moduleOf is the module namespace of a key, as Puppet computes it ("ntp"
+// for "ntp::servers", "" for an unqualified key).
+func moduleOf(key string) string {
+	i := strings.Index(key, "::")
+	switch {
+	case i < 0:
+		return ""
+	case i == 0:
+		return key // Ruby's key[0..-1]: a module that cannot exist
+	}
+	return key[:i]
+}
+
+// matchAny reports whether name matches one of globs; an empty list gives
+// empty. The globs were validated, so path.Match cannot fail.
+func matchAny(globs []string, name string, empty bool) bool {
+	if len(globs) == 0 {
+		return empty
+	}
+	for _, g := range globs {
+		if ok, _ := path.Match(g, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *Filter) wantsKey(name string) bool {
+	return matchAny(f.Keys, name, true) && !matchAny(f.IgnoreKeys, name, false)
+}
+
+// wantsModule reports whether the key globs leave any key of module m in:
+// its error fails them all. A glob can select keys of m when it matches
+// the name "m::*" itself ("*", "ntp::*") or starts with "m::" before its
+// first wildcard ("ntp::servers", "ntp::s*").
+func (f *Filter) wantsModule(m string) bool {
+	all := m + "::*"
+	if matchAny(f.IgnoreKeys, all, false) {
+		return false
+	}
+	if len(f.Keys) == 0 {
+		return true
+	}
+	for _, g := range f.Keys {
+		literal := g
+		if i := strings.IndexAny(g, `*?[\`); i >= 0 {
+			literal = g[:i]
+		}
+		if ok, _ := path.Match(g, all); ok || strings.HasPrefix(literal, m+"::") {
+			return true
+		}
+	}
+	return false
+}
+
+func globList(globs []string) string {
+	q := make([]string, len(globs))
+	for i, g := range globs {
+		q[i] = quote(g)
+	}
+	return strings.Join(q, ", ")
+}
+
+func quote(s string) string { return fmt.Sprintf("%q", s) }

@@ -1,0 +1,95 @@
+package bundlediff
+
+import (
+	"bufio"
+	"io"
+	"strings"
+)
+
+// ANSI styles of the text output, used only with Options.Color.
+const (
+	styleBold  = "\x1b[1m"
+	styleRed   = "\x1b[31m"
+	styleGreen = "\x1b[32m"
+	styleDim   = "\x1b[2m"
+	styleReset = "\x1b[0m"
+)
+
+// wrapAt is the width node lists are wrapped at.
+const wrapAt = 100
+
+// WriteText writes the report for a terminal or a log, diff -u style:
+//
+//	--- old: OLD
+//	+++ new: NEW
+//
+//	2 nodes: db01.fra1.example.net, web01.fra1.example.net
+//	  ntp::servers /0: changed
+//	    - "0.pool.ntp.org"
+//	        from env/data/common.yaml:74 (level "Common")
+//	    + "9.pool.ntp.org"
+//	        from env/data/datacenters/fra1.yaml:3 (level "Datacenter")
+//
+//	8 nodes compared: 2 changed, 6 unchanged, 0 only in OLD, 0 only in NEW; 1 key changed
+//
+// The summary line is always written, last.
+func WriteText(w io.Writer, r *Report, o Options) error {
+	bw := bufio.NewWriter(w)
+	style := func(s, text string) string {
+		if !o.Color {
+			return text
+		}
+		return s + text + styleReset
+	}
+	bw.WriteString(style(styleBold, "--- old: "+r.Old) + "\n")
+	bw.WriteString(style(styleBold, "+++ new: "+r.New) + "\n")
+	for _, g := range r.Groups {
+		bw.WriteString("\n")
+		bw.WriteString(style(styleBold, wrapList(groupTitle(g)+": ", g.Nodes)) + "\n")
+		for _, c := range g.Changes {
+			head := subject(c)
+			if c.Path != "" {
+				head += " " + c.Path
+			}
+			bw.WriteString("  " + head + ": " + describe(c) + "\n")
+			for _, side := range []struct {
+				s      *Side
+				mark   string
+				colour string
+			}{{c.Old, "-", styleRed}, {c.New, "+", styleGreen}} {
+				if side.s == nil {
+					continue
+				}
+				v := strings.ReplaceAll(sideValue(side.s), "\n", "\n      ")
+				bw.WriteString(style(side.colour, "    "+side.mark+" "+v) + "\n")
+				for _, src := range side.s.Sources {
+					bw.WriteString(style(styleDim, "        from "+position(src.File, src.Line)+" ("+where(src)+")") + "\n")
+				}
+			}
+		}
+	}
+	bw.WriteString("\n" + style(styleBold, summaryLine(r.Summary)) + "\n")
+	return bw.Flush()
+}
+
+// wrapList writes head followed by items separated by ", ", wrapped at
+// wrapAt columns with continuation lines indented.
+func wrapList(head string, items []string) string {
+	var b strings.Builder
+	b.WriteString(head)
+	col := len(head)
+	for i, it := range items {
+		sep := ""
+		if i > 0 {
+			sep = ", "
+		}
+		if i > 0 && col+len(sep)+len(it) > wrapAt {
+			b.WriteString(",\n  ")
+			col = 2
+			sep = ""
+		}
+		b.WriteString(sep + it)
+		col += len(sep) + len(it)
+	}
+	return b.String()
+}
