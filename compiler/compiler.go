@@ -25,6 +25,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"sync/atomic"
 
 	"github.com/hieracc/hieracc/format"
 	"golang.org/x/sync/errgroup"
@@ -42,6 +43,13 @@ type Input struct {
 	Revision    string // recorded in every bundle (e.g. a digest of the inputs)
 	Nodes       []Node
 	Jobs        int // nodes compiled in parallel; 0 = GOMAXPROCS
+
+	// Emit, when set, receives each node's bundle as soon as it is
+	// compiled, and Result.Bundles stays nil: a fleet's bundles need not
+	// fit in memory. It is called from every worker concurrently, in no
+	// particular order, so encoding and writing run in parallel too. An
+	// error from Emit stops the compile and is returned by Compile.
+	Emit func(*format.Bundle) error
 }
 
 // Node is one node to compile.
@@ -88,22 +96,42 @@ var validModuleName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 // itself fails only when the context is cancelled.
 func Compile(ctx context.Context, in Input) (*Result, error) {
 	c := prepare(in)
-	res := &Result{Bundles: make([]*format.Bundle, len(in.Nodes))}
+	res := &Result{}
+	if in.Emit == nil {
+		res.Bundles = make([]*format.Bundle, len(in.Nodes))
+	}
 	nodeDiags := make([][]Diagnostic, len(in.Nodes))
 
 	jobs := in.Jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
+	jobs = min(jobs, max(len(in.Nodes), 1))
+	// Each worker takes the next node and keeps its own caches, so nodes
+	// share work without locks (see share.go).
+	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(jobs)
-	for i, node := range in.Nodes {
+	for range jobs {
 		g.Go(func() error {
-			if err := gctx.Err(); err != nil {
-				return err
+			w := newWorker()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(in.Nodes) {
+					return nil
+				}
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				b, ds := c.compileNode(w, in.Nodes[i])
+				nodeDiags[i] = ds
+				if in.Emit == nil {
+					res.Bundles[i] = b
+					continue
+				}
+				if err := in.Emit(b); err != nil {
+					return err
+				}
 			}
-			res.Bundles[i], nodeDiags[i] = c.compileNode(node)
-			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {

@@ -11,8 +11,8 @@ import (
 	"github.com/hieracc/hieracc/format/hiera"
 )
 
-func (c *compilation) compileNode(node Node) (*format.Bundle, []Diagnostic) {
-	n := newNodeRun(c, node)
+func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []Diagnostic) {
+	n := newNodeRun(c, w, node)
 	b := &format.Bundle{
 		Node:        node.Name,
 		Environment: c.environment,
@@ -51,19 +51,22 @@ func (c *compilation) compileNode(node Node) (*format.Bundle, []Diagnostic) {
 		return b, n.diags
 	}
 
-	for _, name := range n.keyNames() {
+	names := n.keyNames()
+	n.keys = make([]format.Key, 0, len(names))
+	for _, name := range names {
 		mod := moduleOf(name)
 		if modErr[mod] {
 			continue
 		}
-		k, err := n.compileKey(name, mod)
+		k, err := n.sharedKey(name, mod)
 		if err != nil {
 			report(err, name)
 		}
 		if k != nil {
-			b.Keys = append(b.Keys, *k)
+			n.keys = append(n.keys, *k)
 		}
 	}
+	b.Keys = n.keys
 	return b, n.diags
 }
 
@@ -87,40 +90,78 @@ func moduleOf(key string) string {
 	return key[:i]
 }
 
-// keyNames lists every key of every data file the node's hierarchies reach.
+// keyNames lists every key of every data file the node's hierarchies reach,
+// sorted. Files are added lowest priority first, so nodes that share their
+// common, OS and role files share the cached unions of those.
 func (n *nodeRun) keyNames() []string {
-	seen := map[string]bool{}
+	var acc *keyList
 	add := func(files [][]*dataFile) {
-		for _, lvl := range files {
-			for _, df := range lvl {
-				if df == nil || df.hash == nil {
-					continue
-				}
-				for k := range df.index {
-					if k != lookupOptionsKey {
-						seen[k] = true
-					}
-				}
+		for i := len(files) - 1; i >= 0; i-- {
+			for j := len(files[i]) - 1; j >= 0; j-- {
+				acc = n.w.union(acc, files[i][j])
 			}
-		}
-	}
-	for _, lr := range []*layerRun{n.global, n.env} {
-		if lr != nil {
-			add(lr.files)
 		}
 	}
 	for _, name := range n.c.moduleNames {
 		if lr := n.module(name); lr != nil {
-			add(lr.files)
 			add(lr.defFiles)
+			add(lr.files)
 		}
 	}
-	names := make([]string, 0, len(seen))
-	for k := range seen {
-		names = append(names, k)
+	for _, lr := range []*layerRun{n.env, n.global} {
+		if lr != nil {
+			add(lr.files)
+		}
 	}
-	slices.Sort(names)
-	return names
+	if acc == nil {
+		return nil
+	}
+	return acc.keys
+}
+
+// sharedKey compiles a key, or reuses the result of a node whose data for
+// the key lies in the same files, at the same places, and whose reads
+// (variables, nested lookups) give the same answers (see share.go).
+func (n *nodeRun) sharedKey(name, mod string) (*format.Key, *format.Error) {
+	var opts *lookupOptions
+	if mod == "" {
+		opts, _ = n.envOptions()
+	} else {
+		opts, _ = n.moduleOptions(mod)
+	}
+	merge, perr := mergeFor(opts.forKey(name))
+	if perr != nil || !sharing {
+		return n.compileKey(name, mod)
+	}
+	layers := n.layersFor(mod)
+	sig := n.w.keySig(n.shapeID(mod, layers), merge, name, layers)
+	h := hashSig(name, sig)
+	var hit *sharedKey
+	fr := n.enter(name)
+	for _, e := range n.w.keys[h] {
+		if e.key.Name == name && slices.Equal(e.sig, sig) && n.depsHold(e.deps) {
+			hit = e
+			break
+		}
+	}
+	n.leave(fr)
+	if hit != nil {
+		return &hit.key, hit.key.Err
+	}
+	var deps []dep
+	n.deps = &deps
+	k, err := n.compileKey(name, mod)
+	n.deps = nil
+	if k == nil {
+		return nil, err
+	}
+	e := &sharedKey{sig: slices.Clone(sig), key: *k, deps: deps}
+	list := n.w.keys[h]
+	if len(list) >= maxVariants {
+		list = list[1:]
+	}
+	n.w.keys[h] = append(list, e)
+	return &e.key, err
 }
 
 // compileKey resolves one key at the top level. Every location's value is
@@ -137,14 +178,13 @@ func (n *nodeRun) compileKey(name, mod string) (*format.Key, *format.Error) {
 	merge, perr := mergeFor(opts.forKey(name))
 
 	layers := n.layersFor(mod)
-	n.withStack(name, func() {
-		n.top = name
-		for li, lr := range layers {
-			if lr != nil && lr.hier.Present && lr.err == nil {
-				k.Contributions = append(k.Contributions, n.contributions(name, format.Layer(li), lr.files)...)
-			}
+	fr := n.enter(name)
+	for li, lr := range layers {
+		if lr != nil && lr.hier.Present && lr.err == nil {
+			k.Contributions = append(k.Contributions, n.contributions(name, format.Layer(li), lr.files)...)
 		}
-	})
+	}
+	n.leave(fr)
 
 	var v any
 	var found bool
@@ -166,9 +206,9 @@ func (n *nodeRun) compileKey(name, mod string) (*format.Key, *format.Error) {
 					err = merr
 				} else {
 					k.DefaultMerge = dm
-					n.withStack(name, func() {
-						k.Defaults = n.contributions(name, format.LayerModule, lr.defFiles)
-					})
+					fr := n.enter(name)
+					k.Defaults = n.contributions(name, format.LayerModule, lr.defFiles)
+					n.leave(fr)
 					v, found, err = hiera.ResolveDefault(dm, lr.def, contributionLeaf(k.Defaults))
 				}
 			}
@@ -182,7 +222,6 @@ func (n *nodeRun) compileKey(name, mod string) (*format.Key, *format.Error) {
 		return nil, nil
 	}
 	k.Value = v
-	n.memo[name] = v
 	return k, nil
 }
 

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/format"
@@ -16,6 +18,8 @@ import (
 
 // dataFile is one loaded data file. It is immutable once loaded.
 type dataFile struct {
+	id     uint32   // unique within the process, for sharing signatures
+	keys   []string // sorted string top-level keys, lookup_options excluded
 	path   string
 	hash   *format.Hash
 	pos    []dataload.Pos
@@ -81,12 +85,12 @@ func (c *compilation) loadFile(p, function, module string) *dataFile {
 		if isNotExist(err) {
 			return nil
 		}
-		return &dataFile{path: p, err: &format.Error{Message: fmt.Sprintf("cannot read %s: %v", p, err), File: p}}
+		return &dataFile{path: p, id: fileIDs.Add(1), err: &format.Error{Message: fmt.Sprintf("cannot read %s: %v", p, err), File: p}}
 	}
 	if st.IsDir() {
 		return nil
 	}
-	df := &dataFile{path: p}
+	df := &dataFile{path: p, id: fileIDs.Add(1)}
 	if st.Size() > dataload.MaxFileSize {
 		df.fail(dataload.Pos{}, fmt.Sprintf("Unable to parse (%s): file is %d bytes, more than the %d bytes hieracc reads", p, st.Size(), dataload.MaxFileSize))
 		return df
@@ -128,14 +132,22 @@ func (c *compilation) loadFile(p, function, module string) *dataFile {
 	for i := 0; i < n; i++ {
 		if ks, ok := df.hash.Key(i).(string); ok {
 			df.index[ks] = i
+			if ks != lookupOptionsKey {
+				df.keys = append(df.keys, ks)
+			}
 		}
 		df.interp[i] = needsInterpolation(df.hash.Value(i))
 		if pr, ok := invalid[df.hash.Key(i)]; ok {
 			df.invalid[i] = pr.Message
 		}
 	}
+	slices.Sort(df.keys)
+	df.keys = slices.Compact(df.keys)
 	return df
 }
+
+// fileIDs numbers data files.
+var fileIDs atomic.Uint32
 
 func (df *dataFile) fail(pos dataload.Pos, msg string) {
 	if df.err == nil {

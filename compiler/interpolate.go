@@ -11,13 +11,27 @@ import (
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
-	"github.com/hieracc/hieracc/format/hiera"
 )
 
-var (
-	interpExpr = regexp.MustCompile(`%\{([^}]*)\}`)
-	methodCall = regexp.MustCompile(`^(\w+)\((?:"([^"]+)"|'([^']+)')\)$`)
-)
+var methodCall = regexp.MustCompile(`^(\w+)\((?:"([^"]+)"|'([^']+)')\)$`)
+
+// nextExpr finds the next %{...} at or after i, as Puppet's /%\{([^}]*)\}/
+// does: the expression ends at the first "}". It returns the match bounds,
+// or start -1. An unclosed "%{" is left as text.
+func nextExpr(s string, i int) (start, end int) {
+	for {
+		j := strings.Index(s[i:], "%{")
+		if j < 0 {
+			return -1, -1
+		}
+		start = i + j
+		k := strings.IndexByte(s[start+2:], '}')
+		if k < 0 {
+			return -1, -1
+		}
+		return start, start + 2 + k + 1
+	}
+}
 
 // emptyInterpolations are expressions Puppet replaces by "" without looking
 // anything up.
@@ -107,17 +121,17 @@ func hashKey(v any) any {
 }
 
 func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
-	matches := interpExpr.FindAllStringSubmatchIndex(s, -1)
-	if matches == nil {
+	start, end := nextExpr(s, 0)
+	if start < 0 {
 		return s, nil
 	}
 	var b strings.Builder
 	last := 0
-	for _, m := range matches {
-		b.WriteString(s[last:m[0]])
-		last = m[1]
-		whole := s[m[0]:m[1]]
-		expr := strings.TrimSpace(s[m[2]:m[3]])
+	for ; start >= 0; start, end = nextExpr(s, end) {
+		b.WriteString(s[last:start])
+		last = end
+		whole := s[start:end]
+		expr := strings.TrimSpace(s[start+2 : end-1])
 		if emptyInterpolations[expr] {
 			continue
 		}
@@ -137,6 +151,7 @@ func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
 		switch method {
 		case "lookup", "hiera", "alias":
 			val, err = n.lookupWithDefault(arg)
+			n.record(dep{lookup: true, name: arg, value: val, err: errText(err)})
 		case "scope":
 			val, err = n.scopeLookup(arg, s)
 			checkName = "scope:" + arg
@@ -174,7 +189,13 @@ func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
 // scopeLookup is Puppet's scope interpolation method: a top-scope variable,
 // dug into with the rest of the key. A missing variable or sub-key is nil/"".
 func (n *nodeRun) scopeLookup(expr, subject string) (any, error) {
-	k, err := hiera.ParseKey(expr)
+	v, err := n.scopeValue(expr, subject)
+	n.record(dep{name: expr, value: v, err: errText(err)})
+	return v, err
+}
+
+func (n *nodeRun) scopeValue(expr, subject string) (any, error) {
+	k, err := n.parseExpr(expr)
 	if err != nil {
 		return nil, lookupError(fmt.Sprintf("Syntax error in string: %s", subject))
 	}

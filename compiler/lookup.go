@@ -16,6 +16,7 @@ import (
 // nodeRun is the state of compiling one node.
 type nodeRun struct {
 	c     *compilation
+	w     *worker
 	node  Node
 	scope *scope
 	local map[string]any // mapped_paths' per-element variable
@@ -26,6 +27,11 @@ type nodeRun struct {
 	stack []string       // keys being looked up, for recursion detection
 	top   string         // the key the current top-level lookup started from
 	memo  map[string]any // successful nested lookups by key text
+	keys  []format.Key   // keys compiled so far, sorted: nested lookups reuse them
+
+	shapes map[string]uint32 // shapeID by module
+	deps   *[]dep            // reads of the key being compiled, when recording
+	nested int               // depth of nested lookups (their reads are not recorded)
 
 	envOpts *optsResult
 	modOpts map[string]*optsResult
@@ -38,10 +44,12 @@ type nodeRun struct {
 // errNotFound is Puppet's throw :no_such_key for nested lookups.
 var errNotFound = errors.New("not found")
 
-func newNodeRun(c *compilation, node Node) *nodeRun {
+func newNodeRun(c *compilation, w *worker, node Node) *nodeRun {
 	n := &nodeRun{
 		c:       c,
+		w:       w,
 		node:    node,
+		stack:   make([]string, 0, 32),
 		scope:   newScope(node.Name, c.environment, node.Facts),
 		modules: map[string]*layerRun{},
 		memo:    map[string]any{},
@@ -85,12 +93,37 @@ func (n *nodeRun) layersFor(mod string) [3]*layerRun {
 	return [3]*layerRun{n.global, n.env, n.module(mod)}
 }
 
-// withStack runs f as a new top-level (meta) lookup of key.
+// frame is a saved lookup stack.
+type frame struct {
+	stack []string
+	top   string
+}
+
+// enter starts a new top-level lookup of key; leave restores the previous
+// one. The new stack reuses the spare capacity after the current one, so a
+// lookup allocates nothing here.
+func (n *nodeRun) enter(key string) frame {
+	f := frame{n.stack, n.top}
+	n.stack = append(n.stack[len(n.stack):], key)
+	n.top = key
+	return f
+}
+
+func (n *nodeRun) leave(f frame) { n.stack, n.top = f.stack, f.top }
+
+// withStack runs f as a new top-level lookup of key.
 func (n *nodeRun) withStack(key string, f func()) {
-	saveStack, saveTop := n.stack, n.top
-	n.stack, n.top = []string{key}, key
+	fr := n.enter(key)
 	f()
-	n.stack, n.top = saveStack, saveTop
+	n.leave(fr)
+}
+
+// meta runs a lookup of lookup_options: its reads are the node's, not the
+// current key's.
+func (n *nodeRun) meta(f func()) {
+	n.nested++
+	n.withStack(lookupOptionsKey, f)
+	n.nested--
 }
 
 func (n *nodeRun) push(name string) error {
@@ -173,9 +206,14 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	if v, ok := n.memo[text]; ok {
 		return v, nil
 	}
-	k, err := hiera.ParseKey(text)
+	k, err := n.parseExpr(text)
 	if err != nil {
 		return nil, asFormatError(err)
+	}
+	if len(k.Segments) == 0 {
+		if i, ok := slices.BinarySearchFunc(n.keys, text, func(k format.Key, name string) int { return strings.Compare(k.Name, name) }); ok && n.keys[i].Err == nil {
+			return n.keys[i].Value, nil
+		}
 	}
 	if slices.Contains(n.stack, text) {
 		// Puppet detects this in the global layer's provider, whose error
@@ -183,7 +221,9 @@ func (n *nodeRun) lookup(text string) (any, error) {
 		return nil, lookupError(fmt.Sprintf("Lookup of key '%s' failed: Recursive lookup detected in [%s]", n.top, strings.Join(n.stack, ", ")))
 	}
 	n.stack = append(n.stack, text)
+	n.nested++
 	v, found, ferr := n.resolveRoot(k, nil)
+	n.nested--
 	n.pop()
 	if ferr != nil {
 		return nil, ferr

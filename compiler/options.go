@@ -63,10 +63,61 @@ type optsResult struct {
 // which every lookup on the node reads first.
 func (n *nodeRun) envOptions() (*lookupOptions, *format.Error) {
 	if n.envOpts == nil {
-		o, err := n.computeEnvOptions()
-		n.envOpts = &optsResult{o, err}
+		n.envOpts = n.w.options(optionsSig(n.global, n.env), func() *optsResult {
+			o, err := n.computeEnvOptions()
+			return &optsResult{o, err}
+		})
 	}
 	return n.envOpts.opts, n.envOpts.err
+}
+
+// optionsSig identifies the data lookup_options come from: every location
+// holding the key, per layer, and the layer's shape. "" means the options
+// depend on the node (interpolation, or a layer the node's facts broke) and
+// must be computed afresh.
+func optionsSig(layers ...*layerRun) string {
+	var b []byte
+	for _, lr := range layers {
+		b = append(b, '|')
+		if lr == nil || !lr.hier.Present {
+			continue
+		}
+		if lr.err != nil {
+			if lr.conf.err == nil {
+				return "" // a node-specific failure (its facts broke a path)
+			}
+			b = fmt.Appendf(b, "E%p", lr.conf)
+			continue
+		}
+		for li, lvl := range lr.files {
+			b = fmt.Appendf(b, "L%d", len(lvl))
+			for fi, df := range lvl {
+				if df == nil {
+					continue
+				}
+				if i, ok := df.index[lookupOptionsKey]; ok || df.err != nil {
+					if ok && df.interp[i] {
+						return ""
+					}
+					b = fmt.Appendf(b, ",%d.%d.%d", li, fi, df.id)
+				}
+			}
+		}
+	}
+	return string(b)
+}
+
+// options returns the cached result for sig, computing it once.
+func (w *worker) options(sig string, compute func() *optsResult) *optsResult {
+	if sig == "" || !sharing {
+		return compute()
+	}
+	if r, ok := w.opts[sig]; ok {
+		return r
+	}
+	r := compute()
+	w.opts[sig] = r
+	return r
 }
 
 func (n *nodeRun) computeEnvOptions() (*lookupOptions, *format.Error) {
@@ -107,9 +158,12 @@ func (n *nodeRun) moduleOptions(mod string) (*lookupOptions, *format.Error) {
 	if r, ok := n.modOpts[mod]; ok {
 		return r.opts, r.err
 	}
-	o, err := n.computeModuleOptions(mod)
-	n.modOpts[mod] = &optsResult{o, err}
-	return o, err
+	r := n.w.options(optionsSig(n.global, n.env, n.module(mod)), func() *optsResult {
+		o, err := n.computeModuleOptions(mod)
+		return &optsResult{o, err}
+	})
+	n.modOpts[mod] = r
+	return r.opts, r.err
 }
 
 func (n *nodeRun) computeModuleOptions(mod string) (*lookupOptions, *format.Error) {
@@ -147,7 +201,7 @@ func (n *nodeRun) defaultOptions(mod string, lr *layerRun) (*lookupOptions, *for
 	}
 	res := &optsResult{}
 	n.defOpts[mod] = res
-	n.withStack(lookupOptionsKey, func() {
+	n.meta(func() {
 		v, found, err := hiera.ResolveDefault(hashMerge, lr.def, n.leaf(lookupOptionsKey, nil, nil, lr, true))
 		if err != nil {
 			res.err = asFormatError(err)
@@ -179,7 +233,7 @@ func (n *nodeRun) layerOptions(lr *layerRun, mod string) (*format.Hash, *format.
 	layers[lr.conf.layer] = lr
 	var out *format.Hash
 	var ferr *format.Error
-	n.withStack(lookupOptionsKey, func() {
+	n.meta(func() {
 		v, found, err := hiera.Resolve(hashMerge, hierarchies(layers), n.leaf(lookupOptionsKey, layers[0], layers[1], layers[2], false))
 		if err != nil {
 			ferr = asFormatError(err)
@@ -229,7 +283,7 @@ func compileOptions(h *format.Hash) (*lookupOptions, *format.Error) {
 			continue
 		}
 		if strings.HasPrefix(ks, "^") {
-			re, err := regexp.Compile(ks)
+			re, err := compileRegexp(ks)
 			if err != nil {
 				return nil, &format.Error{Message: fmt.Sprintf("lookup_options: invalid regexp %q: %v", ks, err)}
 			}

@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hieracc/hieracc/compiler"
@@ -78,6 +79,25 @@ func runCompile(c *cmdEnv, args []string) int {
 	nodes, factsFS, factErrs := loadNodes(f.facts)
 	in.Nodes = nodes
 
+	// Name what is compiled before compiling: bundles are written as they
+	// are produced, so a fleet never has to fit in memory.
+	if err := readAll(fsys); err != nil {
+		c.errorf("%v", err)
+		return exitFail
+	}
+	rev := digest(fsys.read, factsFS.read, []string{"environment=" + f.environment})
+	w := &bundleWriter{out: f.out}
+	defer w.discard() // whatever was not committed
+	keys := 0
+	var keysMu sync.Mutex
+	in.Emit = func(b *format.Bundle) error {
+		b.Revision = rev
+		keysMu.Lock()
+		keys += len(b.Keys)
+		keysMu.Unlock()
+		return w.stage(b)
+	}
+
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	res, err := compiler.Compile(ctx, in)
@@ -105,31 +125,22 @@ func runCompile(c *cmdEnv, args []string) int {
 		d.File = fsys.display(d.File)
 		fmt.Fprintln(c.stderr, d.String())
 	}
-	keys := 0
-	for _, b := range res.Bundles {
-		keys += len(b.Keys)
-	}
 	errText := plural(errs, "error")
 	if promoted > 0 {
 		errText += fmt.Sprintf(" (%d from warnings, --strict)", promoted)
 	}
-	summary := fmt.Sprintf("%s, %s, %s, %s", plural(len(res.Bundles), "node"), plural(keys, "key"), errText, plural(warns, "warning"))
+	summary := fmt.Sprintf("%s, %s, %s, %s", plural(len(in.Nodes), "node"), plural(keys, "key"), errText, plural(warns, "warning"))
 	if errs > 0 && !f.keepGoing {
 		fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; nothing written (--keep-going writes bundles anyway)\n", summary, since(start))
 		return exitFail
 	}
 
-	// Name what was compiled: the digest covers every file the compiler
-	// read, so it is only known now.
-	rev := digest(fsys.read, factsFS.read, []string{"environment=" + f.environment})
-	for _, b := range res.Bundles {
-		b.Revision = rev
-	}
-	if err := writeBundles(f.out, res.Bundles); err != nil {
+	n, err := w.commit()
+	if err != nil {
 		c.errorf("%v", err)
 		return exitFail
 	}
-	fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; wrote %s to %s\n", summary, since(start), plural(len(res.Bundles), "bundle"), f.out)
+	fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; wrote %s to %s\n", summary, since(start), plural(n, "bundle"), f.out)
 	if errs > 0 {
 		return exitFail
 	}
@@ -330,38 +341,119 @@ func isFactsFile(name string) bool {
 	return false
 }
 
-// writeBundles writes OUT/<node>.bundle for every bundle. Each file appears
-// whole or not at all: it is written to a temporary file in OUT, synced,
-// then renamed over the old one.
+// writeBundles writes OUT/<node>.bundle for every bundle, each whole or not
+// at all (see bundleWriter).
 func writeBundles(out string, bundles []*format.Bundle) error {
-	// Encode everything first: an encoding failure then writes nothing.
-	data := make([][]byte, len(bundles))
-	for i, b := range bundles {
-		var err error
-		if data[i], err = format.Encode(b); err != nil {
-			return fmt.Errorf("encoding the bundle of %s: %v; nothing written", b.Node, err)
+	w := &bundleWriter{out: out}
+	defer w.discard()
+	for _, b := range bundles {
+		if err := w.stage(b); err != nil {
+			return err
 		}
 	}
-	if err := os.MkdirAll(out, 0o750); err != nil {
-		return fmt.Errorf("--out: %v", cleanPathErr(err))
+	_, err := w.commit()
+	return err
+}
+
+// bundleWriter writes bundles so that each appears whole or not at all, and
+// a failed run changes nothing: stage encodes a bundle into a synced
+// temporary file in OUT as soon as it is compiled (safe for concurrent use);
+// commit renames them all over the old ones; discard removes what was not
+// committed.
+type bundleWriter struct {
+	out     string
+	mu      sync.Mutex
+	staged  []staged
+	dirOnce sync.Once
+	dirErr  error
+	created bool // OUT did not exist: discard removes it again
+}
+
+type staged struct{ tmp, dst string }
+
+// mkdir creates OUT when the first bundle is staged, so a run that fails
+// before leaves no trace.
+func (w *bundleWriter) mkdir() error {
+	w.dirOnce.Do(func() {
+		if _, err := os.Stat(w.out); os.IsNotExist(err) {
+			w.created = true
+		}
+		if err := os.MkdirAll(w.out, 0o750); err != nil {
+			w.dirErr = fmt.Errorf("--out: %v", cleanPathErr(err))
+		}
+	})
+	return w.dirErr
+}
+
+func (w *bundleWriter) stage(b *format.Bundle) error {
+	if err := w.mkdir(); err != nil {
+		return err
 	}
-	for i, b := range bundles {
-		if err := writeAtomic(filepath.Join(out, b.Node+".bundle"), data[i]); err != nil {
-			return fmt.Errorf("%v (%d of %d bundles written)", err, i, len(bundles))
+	data, err := format.Encode(b)
+	if err != nil {
+		return fmt.Errorf("encoding the bundle of %s: %v; nothing written", b.Node, err)
+	}
+	dst := filepath.Join(w.out, b.Node+".bundle")
+	tmp, err := writeTemp(dst, data)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	w.staged = append(w.staged, staged{tmp, dst})
+	w.mu.Unlock()
+	return nil
+}
+
+func (w *bundleWriter) commit() (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i, s := range w.staged {
+		if err := os.Rename(s.tmp, s.dst); err != nil {
+			w.staged = w.staged[i:]
+			return i, fmt.Errorf("%v (%d of %d bundles written)", err, i, i+len(w.staged))
 		}
 	}
+	n := len(w.staged)
+	w.staged = nil
 	// Make the renames durable too.
-	if d, err := os.Open(out); err == nil {
+	if d, err := os.Open(w.out); err == nil {
 		_ = d.Sync() // not supported everywhere; the files themselves are synced
 		d.Close()
+	}
+	return n, nil
+}
+
+func (w *bundleWriter) discard() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, s := range w.staged {
+		os.Remove(s.tmp)
+	}
+	if w.created && len(w.staged) > 0 {
+		os.Remove(w.out) // only if empty: never a bundle of an earlier run
+	}
+	w.staged = nil
+}
+
+// writeAtomic writes data to dst through a synced temporary file.
+func writeAtomic(dst string, data []byte) error {
+	tmp, err := writeTemp(dst, data)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		os.Remove(tmp)
+		return err
 	}
 	return nil
 }
 
-func writeAtomic(dst string, data []byte) (err error) {
+// writeTemp writes data to a synced temporary file beside dst, mode 0640,
+// and returns its name.
+func writeTemp(dst string, data []byte) (name string, err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.tmp")
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer func() {
 		if err != nil {
@@ -371,16 +463,16 @@ func writeAtomic(dst string, data []byte) (err error) {
 	}()
 	// Bundles carry whatever secrets the data holds: owner and group only.
 	if err := tmp.Chmod(0o640); err != nil {
-		return err
+		return "", err
 	}
 	if _, err := tmp.Write(data); err != nil {
-		return err
+		return "", err
 	}
 	if err := tmp.Sync(); err != nil {
-		return err
+		return "", err
 	}
 	if err := tmp.Close(); err != nil {
-		return err
+		return "", err
 	}
-	return os.Rename(tmp.Name(), dst)
+	return tmp.Name(), nil
 }

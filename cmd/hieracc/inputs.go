@@ -352,3 +352,26 @@ func digest(read map[string][]byte, facts map[string][]byte, settings []string) 
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
+
+// readAll reads every file of the input folders, so that the revision
+// digest covers them all before the compile starts (bundles are written as
+// they are produced, each carrying the revision). Version-control folders
+// are skipped.
+func readAll(fsys *inputFS) error {
+	return fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return cleanPathErr(err)
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		_, err = fs.ReadFile(fsys, p)
+		return cleanPathErr(err)
+	})
+}

@@ -47,8 +47,8 @@
 //   - A top-level key that is an array, a hash, NaN or beyond 64 bits is
 //     dropped with a warning; Puppet keeps it, but no lookup can reach it.
 //   - The limits below refuse some files Puppet would load (Puppet's own
-//     limits are its stack: it fails to load nesting beyond roughly 1,100
-//     levels and to look up values nested beyond roughly 650).
+//     limit is its stack: it fails to load nesting beyond roughly 1,100
+//     levels).
 //   - For a value of more than 5,000 values that is not a LookupValue, the
 //     message names its type without parameters (Puppet's inference is
 //     quadratic).

@@ -2575,6 +2575,7 @@ func yaml_parser_scan_flow_scalar(parser *yaml_parser_t, token *yaml_token_t, si
 					s = append(s, '\x20')
 				case '"':
 					s = append(s, '"')
+				// [hieracc] no "\'": libyaml 0.2.5 rejects it in double quotes.
 				case '\\':
 					s = append(s, '\\')
 				case '/': // [hieracc] libyaml 0.2.5 accepts the YAML 1.2 "\/"

@@ -1,0 +1,126 @@
+package compiler
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/hieracc/hieracc/format"
+)
+
+// compileBytes compiles every node of a case-shaped repo and encodes the
+// bundles, with or without sharing work across nodes.
+func compileBytes(t *testing.T, fsys fs.FS, share bool) map[string][]byte {
+	t.Helper()
+	defer func(old bool) { sharing = old }(sharing)
+	sharing = share
+	in := Input{FS: fsys, EnvDir: "env", ModulesDir: "modules", GlobalDir: "global", Jobs: 1}
+	files, _ := fs.Glob(fsys, "nodes/*.yaml")
+	sort.Strings(files)
+	for _, f := range files {
+		n, ds := LoadFacts(fsys, f)
+		if len(ds) > 0 {
+			t.Fatalf("facts: %v", ds)
+		}
+		in.Nodes = append(in.Nodes, n)
+	}
+	res, err := Compile(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, b := range res.Bundles {
+		data, err := format.Encode(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[b.Node] = data
+	}
+	return out
+}
+
+func assertSameBundles(t *testing.T, name string, fsys fs.FS) {
+	t.Helper()
+	want := compileBytes(t, fsys, false)
+	got := compileBytes(t, fsys, true)
+	if len(want) != len(got) {
+		t.Fatalf("%s: %d bundles with sharing, %d without", name, len(got), len(want))
+	}
+	for node, w := range want {
+		if !bytes.Equal(w, got[node]) {
+			t.Errorf("%s: node %s: sharing work across nodes changed its bundle", name, node)
+		}
+	}
+}
+
+// TestSharingChangesNothing compiles every conformance case and the example
+// with and without sharing work across nodes: the bundles must be identical.
+func TestSharingChangesNothing(t *testing.T) {
+	dirs := []string{"../testdata/example"}
+	cases, _ := filepath.Glob("../../shared/conformance/public/*")
+	dirs = append(dirs, cases...)
+	for _, dir := range dirs {
+		assertSameBundles(t, filepath.Base(dir), os.DirFS(dir))
+	}
+}
+
+// TestSharingFollowsWhatNodesRead builds a fleet whose nodes share their
+// hierarchy files but differ in what interpolation reads: facts, trusted
+// data, nested lookups of per-node keys, missing variables. Each node must
+// still get exactly its own values.
+func TestSharingFollowsWhatNodesRead(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte(`version: 5
+hierarchy:
+  - name: Node
+    path: "nodes/%{trusted.certname}.yaml"
+  - name: Role
+    path: "role/%{facts.role}.yaml"
+  - name: Common
+    path: common.yaml
+`)},
+		"env/data/common.yaml": {Data: []byte(`
+plain: same for all
+by_fact: "rack %{facts.rack}"
+by_host: "%{trusted.hostname}.internal"
+by_lookup: "<%{lookup('per_node')}>"
+by_alias: "%{alias('per_node_list')}"
+by_missing: "[%{facts.sometimes}]"
+per_node: common
+per_node_list: [common]
+nested:
+  "%{facts.rack}": "%{facts.role}"
+lookup_options:
+  merged:
+    merge: unique
+merged: [common, "%{facts.rack}"]
+`)},
+		"env/data/role/web.yaml":         {Data: []byte("merged: [web]\nper_node: web\n")},
+		"env/data/nodes/n3.yaml":         {Data: []byte("per_node: mine\nper_node_list: [n3]\n")},
+		"env/data/nodes/n5.yaml":         {Data: []byte("merged: [n5]\n")},
+		"env/modules/m/hiera.yaml":       {Data: []byte("version: 5\n")},
+		"env/modules/m/data/common.yaml": {Data: []byte("m::k: \"%{facts.rack}-%{lookup('per_node')}\"\n")},
+	}
+	for i := range 8 {
+		facts := fmt.Sprintf("role: %s\nrack: %d\n", []string{"web", "db"}[i%2], i/3)
+		if i%4 == 0 {
+			facts += "sometimes: here\n"
+		}
+		fsys[fmt.Sprintf("nodes/n%d.yaml", i)] = &fstest.MapFile{Data: []byte(facts)}
+	}
+	assertSameBundles(t, "fleet", fsys)
+
+	// And the sharing really happened: a compile with one worker must
+	// reuse results (otherwise this test proves nothing).
+	got := compileBytes(t, fsys, true)
+	if !strings.Contains(string(got["n2"]), "rack 0") || !strings.Contains(string(got["n3"]), "rack 1") {
+		t.Errorf("per-node interpolation lost")
+	}
+}
