@@ -3,6 +3,7 @@ package compiler
 // Stage 1: read and validate hiera.yaml files (Puppet's HieraConfigV5).
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -57,6 +58,7 @@ type config struct {
 	// isDefaultConfig: Puppet's built-in config, whose levels only count
 	// files that exist.
 	isDefaultConfig bool
+	sum             [32]byte // SHA-256 of hiera.yaml, for revisions
 }
 
 // Config keys Puppet knows (hiera_config.rb).
@@ -104,6 +106,7 @@ func loadConfig(fsys fs.FS, root string, layer format.Layer, module string) (*co
 	}
 	c.file = file
 	c.present = true
+	c.sum = sha256.Sum256(src)
 
 	node, err := dataload.Node(file, src)
 	if err != nil {

@@ -4,6 +4,9 @@ package compiler
 // its lookup_options, with the contributions that explain it.
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -19,6 +22,9 @@ func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []Diagn
 		Revision:    c.revision,
 		Global:      hierarchyOf(n.global),
 		Env:         hierarchyOf(n.env),
+	}
+	if b.Revision == "" {
+		b.Revision = n.revision()
 	}
 	report := func(err *format.Error, key string) {
 		n.diags = append(n.diags, Diagnostic{File: err.File, Line: err.Line, Column: err.Column,
@@ -68,6 +74,51 @@ func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []Diagn
 	}
 	b.Keys = n.keys
 	return b, n.diags
+}
+
+// revision identifies exactly what this node's bundle was compiled from:
+// the environment, the node's facts, every hiera.yaml, and every location
+// its hierarchies name (path, whether it exists, its content). Nodes whose
+// inputs did not change keep their revision, so an unchanged node's bundle
+// stays byte-identical when other nodes' data changes.
+func (n *nodeRun) revision() string {
+	h := sha256.New()
+	put := func(parts ...string) {
+		for _, p := range parts {
+			fmt.Fprintf(h, "%d:%s", len(p), p)
+		}
+		h.Write([]byte{'\n'})
+	}
+	put("environment", n.c.environment)
+	put("facts", rubyInspect(n.scope.vars))
+	layer := func(name string, lr *layerRun) {
+		if lr == nil || lr.conf == nil {
+			put("layer", name, "none")
+			return
+		}
+		put("layer", name, lr.conf.file, hex.EncodeToString(lr.conf.sum[:]))
+		hier := func(h *format.Hierarchy, files [][]*dataFile) {
+			for i, lvl := range files {
+				for j, df := range lvl {
+					if df == nil {
+						put("missing", h.Levels[i].Locations[j].Path)
+					} else {
+						put("file", df.path, hex.EncodeToString(df.sum[:]))
+					}
+				}
+			}
+		}
+		hier(&lr.hier, lr.files)
+		if lr.def != nil {
+			hier(lr.def, lr.defFiles)
+		}
+	}
+	layer("global", n.global)
+	layer("environment", n.env)
+	for _, name := range n.c.moduleNames {
+		layer("module "+name, n.module(name))
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 func hierarchyOf(lr *layerRun) format.Hierarchy {

@@ -4,6 +4,7 @@ package compiler
 // hierarchy reaches them.
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,6 +22,7 @@ type dataFile struct {
 	id     uint32   // unique within the process, for sharing signatures
 	keys   []string // sorted string top-level keys, lookup_options excluded
 	path   string
+	sum    [32]byte // SHA-256 of the file, for revisions
 	hash   *format.Hash
 	pos    []dataload.Pos
 	index  map[string]int // string top-level keys → entry
@@ -100,6 +102,7 @@ func (c *compilation) loadFile(p, function, module string) *dataFile {
 		df.fail(dataload.Pos{}, fmt.Sprintf("cannot read %s: %v", p, err))
 		return df
 	}
+	df.sum = sha256.Sum256(src)
 	var doc *dataload.Doc
 	var probs []dataload.Problem
 	if function == "json_data" {

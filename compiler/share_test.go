@@ -124,3 +124,42 @@ merged: [common, "%{facts.rack}"]
 		t.Errorf("per-node interpolation lost")
 	}
 }
+
+// TestRevisionFollowsTheNodesInputs: a change to one node's data changes
+// that node's bundle (its revision at least) and leaves every other node's
+// bundle byte-identical, so unchanged bundles need not be rewritten.
+func TestRevisionFollowsTheNodesInputs(t *testing.T) {
+	fsys := os.DirFS("../testdata/example")
+	before := compileBytes(t, fsys, true)
+
+	changed := fstest.MapFS{}
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(fsys, p)
+		changed[p] = &fstest.MapFile{Data: data}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodeFiles, _ := fs.Glob(fsys, "env/data/nodes/*.yaml")
+	if len(nodeFiles) == 0 {
+		t.Fatal("the example has no per-node data file")
+	}
+	target := strings.TrimSuffix(filepath.Base(nodeFiles[0]), ".yaml")
+	f := changed[nodeFiles[0]]
+	f.Data = append(append([]byte{}, f.Data...), "\n# a comment changes the file, not its data\n"...)
+	after := compileBytes(t, changed, true)
+
+	for node, b := range before {
+		same := bytes.Equal(b, after[node])
+		switch {
+		case node == target && same:
+			t.Errorf("%s: its data file changed but its bundle did not (revision must follow it)", node)
+		case node != target && !same:
+			t.Errorf("%s: another node's data file changed, yet its bundle changed", node)
+		}
+	}
+}

@@ -76,22 +76,16 @@ func runCompile(c *cmdEnv, args []string) int {
 		c.errorf("%v", err)
 		return exitFail
 	}
-	nodes, factsFS, factErrs := loadNodes(f.facts)
+	nodes, _, factErrs := loadNodes(f.facts)
 	in.Nodes = nodes
 
-	// Name what is compiled before compiling: bundles are written as they
-	// are produced, so a fleet never has to fit in memory.
-	if err := readAll(fsys); err != nil {
-		c.errorf("%v", err)
-		return exitFail
-	}
-	rev := digest(fsys.read, factsFS.read, []string{"environment=" + f.environment})
+	// Bundles are written as they are produced, so a fleet never has to
+	// fit in memory; each records the revision of its own inputs.
 	w := &bundleWriter{out: f.out}
 	defer w.discard() // whatever was not committed
 	keys := 0
 	var keysMu sync.Mutex
 	in.Emit = func(b *format.Bundle) error {
-		b.Revision = rev
 		keysMu.Lock()
 		keys += len(b.Keys)
 		keysMu.Unlock()
@@ -322,14 +316,6 @@ func loadNodes(args []string) (nodes []compiler.Node, fsys *inputFS, errs []stri
 		}
 		nodes = append(nodes, n)
 	}
-	// Key the recorded facts by certname: their folder must not change the digest.
-	named := map[string][]byte{}
-	for i, ff := range files {
-		if b, ok := fsys.read[inFS(i)]; ok {
-			named[ff.certname] = b
-		}
-	}
-	fsys.read = named
 	return nodes, fsys, errs
 }
 

@@ -9,12 +9,9 @@ package main
 // the named folders can be read, whatever a hiera.yaml or a fact says.
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -38,18 +35,16 @@ type mount struct {
 // reaches there (a datadir "../shared") must fail loudly, not find nothing.
 var errOutside = errors.New("outside the folders given to hieracc (--env, --modules, --global)")
 
-// inputFS is a read-only fs.FS over a few mounts. It records the content
-// of every file read, so the run can name a digest of its inputs.
+// inputFS is a read-only fs.FS over a few mounts.
 type inputFS struct {
 	mounts []mount // longest name first, so nested mounts win
 
-	mu   sync.Mutex
-	read map[string][]byte // inputFS path -> content, for the revision digest
+	mu sync.Mutex
 }
 
 func newInputFS(ms []mount) *inputFS {
 	slices.SortFunc(ms, func(a, b mount) int { return len(b.name) - len(a.name) })
-	return &inputFS{mounts: ms, read: map[string][]byte{}}
+	return &inputFS{mounts: ms}
 }
 
 // resolve finds the mount holding name and the path inside it.
@@ -220,9 +215,6 @@ func (f *inputFS) ReadFile(name string) ([]byte, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: unwrapPathErr(err)}
 	}
-	f.mu.Lock()
-	f.read[name] = b
-	f.mu.Unlock()
 	return b, nil
 }
 
@@ -321,57 +313,4 @@ func (f *inputFS) display(name string) string {
 		return m.display
 	}
 	return filepath.Join(m.display, filepath.FromSlash(rest))
-}
-
-// digest is a stable name for the inputs of a run: sha256 over every file
-// the compiler read, every facts file and the settings that change the
-// output, each as (name, content) in sorted order.
-func digest(read map[string][]byte, facts map[string][]byte, settings []string) string {
-	h := sha256.New()
-	put := func(kind, name string, b []byte) {
-		// Lengths first, so no two inputs can run into each other.
-		h.Write([]byte(kind))
-		h.Write([]byte{0})
-		h.Write([]byte(name))
-		h.Write([]byte{0})
-		var n [8]byte
-		for i, l := 0, uint64(len(b)); i < 8; i++ {
-			n[i] = byte(l >> (8 * i))
-		}
-		h.Write(n[:])
-		h.Write(b)
-	}
-	for _, s := range settings {
-		put("setting", s, nil)
-	}
-	for _, k := range slices.Sorted(maps.Keys(read)) {
-		put("file", k, read[k])
-	}
-	for _, k := range slices.Sorted(maps.Keys(facts)) {
-		put("facts", k, facts[k])
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
-}
-
-// readAll reads every file of the input folders, so that the revision
-// digest covers them all before the compile starts (bundles are written as
-// they are produced, each carrying the revision). Version-control folders
-// are skipped.
-func readAll(fsys *inputFS) error {
-	return fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return cleanPathErr(err)
-		}
-		if d.IsDir() {
-			if d.Name() == ".git" {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		_, err = fs.ReadFile(fsys, p)
-		return cleanPathErr(err)
-	})
 }

@@ -137,34 +137,6 @@ func TestInputFS(t *testing.T) {
 	if got, want := f.display("global/hiera.yaml"), "elsewhere/my-hiera.yaml"; got != want {
 		t.Errorf("display = %q, want %q", got, want)
 	}
-	if _, ok := f.read["env/data/common.yaml"]; !ok {
-		t.Errorf("reads are not recorded: %v", f.read)
-	}
-}
-
-// TestDigest checks that the revision digest depends on contents, names
-// and settings, and not on the order files were read in.
-func TestDigest(t *testing.T) {
-	files := map[string][]byte{"env/a": []byte("1"), "env/b": []byte("2")}
-	facts := map[string][]byte{"web01": []byte("role: web")}
-	base := digest(files, facts, []string{"environment=production"})
-	if !strings.HasPrefix(base, "sha256:") {
-		t.Errorf("digest %q has no sha256: prefix", base)
-	}
-	for name, other := range map[string]string{
-		"content":     digest(map[string][]byte{"env/a": []byte("1"), "env/b": []byte("3")}, facts, []string{"environment=production"}),
-		"name":        digest(map[string][]byte{"env/a": []byte("1"), "env/c": []byte("2")}, facts, []string{"environment=production"}),
-		"boundary":    digest(map[string][]byte{"env/a": []byte("12"), "env/b": []byte("")}, facts, []string{"environment=production"}),
-		"facts":       digest(files, map[string][]byte{"web01": []byte("role: db")}, []string{"environment=production"}),
-		"environment": digest(files, facts, []string{"environment=staging"}),
-	} {
-		if other == base {
-			t.Errorf("changing the %s does not change the digest", name)
-		}
-	}
-	if again := digest(map[string][]byte{"env/b": []byte("2"), "env/a": []byte("1")}, facts, []string{"environment=production"}); again != base {
-		t.Errorf("digest depends on map order")
-	}
 }
 
 // TestNeverPanics feeds odd command lines; run must answer each with an exit
