@@ -34,7 +34,7 @@ func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 type compileFlags struct {
 	env, modules, global, environment, out string
 	facts                                  stringList
-	keepGoing, strict                      bool
+	keepGoing, strict, full                bool
 	jobs                                   int
 }
 
@@ -49,6 +49,7 @@ func runCompile(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.out, "out", "", "")
 	fl.BoolVar(&f.keepGoing, "keep-going", false, "")
 	fl.BoolVar(&f.strict, "strict", false, "")
+	fl.BoolVar(&f.full, "full", false, "")
 	fl.IntVar(&f.jobs, "jobs", 0, "")
 	rest, code, ok := parseFlags(c, fl, args)
 	if !ok {
@@ -79,6 +80,38 @@ func runCompile(c *cmdEnv, args []string) int {
 	nodes, _, factErrs := loadNodes(f.facts)
 	in.Nodes = nodes
 
+	// Incremental: when OUT holds an earlier compile of the same inputs but
+	// for a few files, recompile only the nodes those files (or their
+	// facts) reach (see incremental.go).
+	files, err := scanInputs(fsys)
+	if err != nil {
+		c.errorf("%v", err)
+		return exitFail
+	}
+	cur := &buildState{Version: stateVersion, Binary: binaryDigest(), Files: files,
+		Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s", f.environment, in.ModulesDir, in.GlobalDir)}
+	facts := map[string]string{}
+	for _, n := range nodes {
+		facts[n.Name] = factsDigest(n.Facts)
+	}
+	var prev *buildState
+	if !f.full {
+		prev = loadState(f.out)
+	}
+	dirty, full := prev.changedNodes(cur, nodes, facts)
+	var unchanged []string
+	if !full {
+		in.Nodes = nil
+		for _, n := range nodes {
+			if dirty[n.Name] {
+				in.Nodes = append(in.Nodes, n)
+			} else {
+				unchanged = append(unchanged, n.Name)
+			}
+		}
+	}
+	rec := newStateRecorder(cur)
+
 	// Bundles are written as they are produced, so a fleet never has to
 	// fit in memory; each records the revision of its own inputs.
 	w := &bundleWriter{out: f.out}
@@ -89,6 +122,7 @@ func runCompile(c *cmdEnv, args []string) int {
 		keysMu.Lock()
 		keys += len(b.Keys)
 		keysMu.Unlock()
+		rec.record(b, facts[b.Node])
 		return w.stage(b)
 	}
 
@@ -106,9 +140,9 @@ func runCompile(c *cmdEnv, args []string) int {
 		fmt.Fprintln(c.stderr, msg)
 		errs++
 	}
-	for _, d := range res.Diagnostics {
+	count := func(isErr bool) {
 		switch {
-		case d.Severity == compiler.Error:
+		case isErr:
 			errs++
 		case f.strict:
 			errs++
@@ -116,14 +150,30 @@ func runCompile(c *cmdEnv, args []string) int {
 		default:
 			warns++
 		}
+	}
+	for _, d := range res.Diagnostics {
+		count(d.Severity == compiler.Error)
+		file := d.File
 		d.File = fsys.display(d.File)
 		fmt.Fprintln(c.stderr, d.String())
+		rec.diag(d.Node, diagLine{Error: d.Severity == compiler.Error, File: file, Text: d.String()})
+	}
+	if !full {
+		// What the nodes not recompiled reported last time still holds.
+		for _, d := range rec.keep(prev, unchanged) {
+			count(d.Error)
+			fmt.Fprintln(c.stderr, d.Text)
+		}
 	}
 	errText := plural(errs, "error")
 	if promoted > 0 {
 		errText += fmt.Sprintf(" (%d from warnings, --strict)", promoted)
 	}
 	summary := fmt.Sprintf("%s, %s, %s, %s", plural(len(in.Nodes), "node"), plural(keys, "key"), errText, plural(warns, "warning"))
+	if !full {
+		summary = fmt.Sprintf("%s compiled (incremental: %d unchanged), %s, %s, %s",
+			plural(len(in.Nodes), "node"), len(unchanged), plural(keys, "key"), errText, plural(warns, "warning"))
+	}
 	if errs > 0 && !f.keepGoing {
 		fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; nothing written (--keep-going writes bundles anyway)\n", summary, since(start))
 		return exitFail
@@ -131,6 +181,10 @@ func runCompile(c *cmdEnv, args []string) int {
 
 	n, err := w.commit()
 	if err != nil {
+		c.errorf("%v", err)
+		return exitFail
+	}
+	if err := rec.write(f.out); err != nil {
 		c.errorf("%v", err)
 		return exitFail
 	}
@@ -164,7 +218,7 @@ func (f *compileFlags) input() (compiler.Input, *inputFS, error) {
 	if err != nil {
 		return in, nil, err
 	}
-	mounts := []mount{{name: "env", real: f.env, fsys: os.DirFS(f.env), display: filepath.Clean(f.env)}}
+	mounts := []mount{{name: "env", real: f.env, fsys: dirFS(f.env), display: filepath.Clean(f.env)}}
 
 	// place gives a folder its name inside the FS: under env/ when it lies
 	// inside the environment, else its own mount.
@@ -172,7 +226,7 @@ func (f *compileFlags) input() (compiler.Input, *inputFS, error) {
 		if rel, err := filepath.Rel(envAbs, abs); err == nil && filepath.IsLocal(rel) {
 			return path.Join("env", filepath.ToSlash(rel))
 		}
-		mounts = append(mounts, mount{name: flagName, real: dir, fsys: os.DirFS(dir), display: filepath.Clean(dir)})
+		mounts = append(mounts, mount{name: flagName, real: dir, fsys: dirFS(dir), display: filepath.Clean(dir)})
 		return flagName
 	}
 
@@ -308,6 +362,8 @@ func loadNodes(args []string) (nodes []compiler.Node, fsys *inputFS, errs []stri
 		bad := false
 		for _, d := range ds {
 			d.File = fsys.display(d.File)
+			// Messages quote the file as LoadFacts saw it, too.
+			d.Message = strings.ReplaceAll(d.Message, inFS(i), d.File)
 			errs = append(errs, d.String())
 			bad = bad || d.Severity == compiler.Error
 		}
@@ -366,7 +422,9 @@ func (w *bundleWriter) mkdir() error {
 		}
 		if err := os.MkdirAll(w.out, 0o750); err != nil {
 			w.dirErr = fmt.Errorf("--out: %v", cleanPathErr(err))
+			return
 		}
+		removeStaleTemps(w.out) // of runs that were killed
 	})
 	return w.dirErr
 }
@@ -437,7 +495,7 @@ func writeAtomic(dst string, data []byte) error {
 // writeTemp writes data to a synced temporary file beside dst, mode 0640,
 // and returns its name.
 func writeTemp(dst string, data []byte) (name string, err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.tmp")
+	tmp, err := os.CreateTemp(filepath.Dir(dst), tempPattern(dst))
 	if err != nil {
 		return "", err
 	}

@@ -123,6 +123,14 @@ Flags:
                        up reports it. The exit code is still 1.
   --strict             treat warnings as errors.
   --jobs N             nodes compiled in parallel (default 0: one per CPU).
+  --full               compile every node, even when --out holds an earlier
+                       compile that could be updated incrementally.
+
+When --out holds an earlier compile (its .hieracc-state.json), only the nodes
+whose facts or data files changed are compiled again, and only their bundles
+are rewritten; the result is the same as a full compile. Adding or removing a
+file, changing a hiera.yaml, other flags or another hieracc build all make the
+compile a full one.
 
 Errors and warnings go to stderr, one per line, as
   file:line:col: message (key "k", level "l", node n)

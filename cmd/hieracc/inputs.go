@@ -208,9 +208,9 @@ func (f *inputFS) ReadFile(name string) ([]byte, error) {
 	var b []byte
 	var err error
 	if m.isFile {
-		b, err = os.ReadFile(m.real)
+		b, err = readCapped(fileFS(m.real), ".")
 	} else {
-		b, err = fs.ReadFile(m.fsys, rest)
+		b, err = readCapped(m.fsys, rest)
 	}
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: unwrapPathErr(err)}

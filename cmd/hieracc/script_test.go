@@ -37,9 +37,12 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"mode":   cmdMode,
-			"notemp": cmdNotemp,
+			"mode":     cmdMode,
+			"notemp":   cmdNotemp,
+			"exitcode": cmdExitcode, // script_cmds_test.go
+			"bigfile":  cmdBigfile,
 		},
+		Condition: scriptCondition,
 	})
 }
 
@@ -66,6 +69,9 @@ func cmdNotemp(ts *testscript.TestScript, neg bool, args []string) {
 	entries, err := os.ReadDir(ts.MkAbs(args[0]))
 	ts.Check(err)
 	for _, e := range entries {
+		if e.Name() == stateFile {
+			continue // the incremental state: a finished file, not a temporary one
+		}
 		if strings.HasSuffix(e.Name(), ".tmp") || strings.HasPrefix(e.Name(), ".") {
 			ts.Fatalf("%s: temporary file left behind: %s", args[0], e.Name())
 		}

@@ -49,7 +49,8 @@ func ParseMerge(v any) (format.Merge, error) {
 	case *format.Hash:
 		s, _ := x.Get("strategy")
 		if s == nil {
-			return format.Merge{}, errors.New("The hash given as 'merge' must contain the name of a strategy in string form for the key 'strategy'")
+			err := errors.New("The hash given as 'merge' must contain the name of a strategy in string form for the key 'strategy'")
+			return format.Merge{}, withHint(err, didYouMean(misspelt(x, []string{"strategy"})))
 		}
 		name = s
 		if x.Len() > 1 {
@@ -90,7 +91,11 @@ func ParseMerge(v any) (format.Merge, error) {
 	case "reverse_deep":
 		return format.Merge{}, errors.New("hieracc does not support the merge strategy 'reverse_deep'")
 	}
-	return format.Merge{}, fmt.Errorf("Unknown merge strategy: '%s'", rubyToS(name))
+	err := fmt.Errorf("Unknown merge strategy: '%s'", rubyToS(name))
+	if w := nearest(str, strategyNames); w != "" {
+		err = withHint(err, didYouMean([]misspelling{{str, w}}))
+	}
+	return format.Merge{}, err
 }
 
 // checkStruct is the assertion of a strategy's options Struct (all
@@ -123,15 +128,40 @@ func checkStruct(opts *format.Hash, keys []string, structType string) error {
 			}
 		}
 	}
+	unknown := false
 	for _, k := range opts.Keys() {
 		if ks, _ := k.(string); !containsKey(keys, ks) {
 			ms = append(ms, tm(nil, "unrecognized key '"+ks+"'"))
+			unknown = true
 		}
 	}
-	if len(ms) > 0 {
-		return assertionError("The merge options", ms)
+	if len(ms) == 0 {
+		return nil
 	}
-	return nil
+	err := assertionError("The merge options", ms)
+	switch {
+	case !unknown:
+		return err
+	case len(keys) == 1: // first, unique, hash: only 'strategy'
+		return withHint(err, " (only strategy 'deep' takes options)")
+	}
+	return withHint(err, didYouMean(misspelt(opts, keys)))
+}
+
+// misspelt lists the string keys of h that are not among known but near
+// one of them.
+func misspelt(h *format.Hash, known []string) []misspelling {
+	var ms []misspelling
+	for _, k := range h.Keys() {
+		ks, _ := k.(string)
+		if containsKey(known, ks) {
+			continue
+		}
+		if w := nearest(ks, known); w != "" {
+			ms = append(ms, misspelling{ks, w})
+		}
+	}
+	return ms
 }
 
 func containsKey(keys []string, k string) bool {

@@ -8,13 +8,15 @@ import (
 	"github.com/hieracc/hieracc/format"
 )
 
-// Messages are Puppet 7.23's, from MergeStrategy.strategy on these inputs.
+// Messages (err) are Puppet 7.23's, from MergeStrategy.strategy on these
+// inputs; hint is what hieracc appends to them.
 func TestParseMerge(t *testing.T) {
 	deepStruct := "Struct[{'strategy' => Optional[Pattern[/deep/]], 'knockout_prefix' => Optional[String], 'merge_debug' => Optional[Boolean], 'merge_hash_arrays' => Optional[Boolean], 'sort_merged_arrays' => Optional[Boolean]}]"
 	tests := []struct {
 		in   any
 		want format.Merge
 		err  string
+		hint string
 	}{
 		{in: nil, want: format.Merge{}},
 		{in: false, want: format.Merge{}},
@@ -36,7 +38,13 @@ func TestParseMerge(t *testing.T) {
 
 		{in: true, err: "Unknown merge strategy: 'true'"},
 		{in: "bogus", err: "Unknown merge strategy: 'bogus'"},
-		{in: "Deep", err: "Unknown merge strategy: 'Deep'"},
+		{in: "Deep", err: "Unknown merge strategy: 'Deep'", hint: " (did you mean 'deep'?)"},
+		{in: "deeep", err: "Unknown merge strategy: 'deeep'", hint: " (did you mean 'deep'?)"},
+		{in: "uniq", err: "Unknown merge strategy: 'uniq'", hint: " (did you mean 'unique'?)"},
+		{in: "hsah", err: "Unknown merge strategy: 'hsah'", hint: " (did you mean 'hash'?)"},
+		{in: "unconstrained-deep", err: "Unknown merge strategy: 'unconstrained-deep'", hint: " (did you mean 'unconstrained_deep'?)"},
+		{in: h("strategy", "fisrt"), err: "Unknown merge strategy: 'fisrt'", hint: " (did you mean 'first'?)"},
+		{in: "merge", err: "Unknown merge strategy: 'merge'"},
 		{in: "", err: "Unknown merge strategy: ''"},
 		{in: int64(5), err: "Unknown merge strategy: '5'"},
 		{in: 1.5, err: "Unknown merge strategy: '1.5'"},
@@ -46,7 +54,17 @@ func TestParseMerge(t *testing.T) {
 		{in: h("strategy", false), err: "Unknown merge strategy: 'false'"},
 		{in: h("a", int64(1)), err: "The hash given as 'merge' must contain the name of a strategy in string form for the key 'strategy'"},
 		{in: h("strategy", nil), err: "The hash given as 'merge' must contain the name of a strategy in string form for the key 'strategy'"},
-		{in: h("strategy", "hash", "knockout_prefix", "x"), err: "The merge options has wrong type, unrecognized key 'knockout_prefix'"},
+		{in: h("stratgy", "deep"), err: "The hash given as 'merge' must contain the name of a strategy in string form for the key 'strategy'",
+			hint: " (did you mean 'strategy'?)"},
+		{in: h("strategy", "hash", "knockout_prefix", "x"), err: "The merge options has wrong type, unrecognized key 'knockout_prefix'",
+			hint: " (only strategy 'deep' takes options)"},
+		// Puppet 3 ignored this misspelling; Puppet 7 rejects it.
+		{in: h("strategy", "deep", "sort_merge_arrays", true), err: "The merge options has wrong type, unrecognized key 'sort_merge_arrays'",
+			hint: " (did you mean 'sort_merged_arrays'?)"},
+		{in: h("strategy", "deep", "knockout-prefix", "--", "merge_hash_arrays", true, "sort", true),
+			err: " The merge options has wrong type, unrecognized key 'knockout-prefix'\n  The merge options has wrong type, unrecognized key 'sort'",
+			hint: " (did you mean 'knockout_prefix' for 'knockout-prefix', 'sort_merged_arrays' for 'sort'?)"},
+		{in: h("strategy", "deep", "preserve_unmergeables", true), err: "The merge options has wrong type, unrecognized key 'preserve_unmergeables'"},
 		{in: h("strategy", "deep", "knockout_prefix", int64(5)),
 			err: "The merge options has wrong type, entry 'knockout_prefix' expects a value of type Undef or String, got Integer"},
 		{in: h("strategy", "deep", "knockout_prefix", "--", "x", int64(1)), err: "The merge options has wrong type, unrecognized key 'x'"},
@@ -59,7 +77,8 @@ func TestParseMerge(t *testing.T) {
 		{in: h(nil, int64(1), "strategy", "deep"),
 			err: "The merge options has wrong type, expects a " + deepStruct + " value, got Hash[Optional['strategy'], Variant[Integer[1, 1], String]]"},
 		{in: h("strategy", "unique", "merge_hash_arrays", true, "sort_merged_arrays", int64(1)),
-			err: " The merge options has wrong type, unrecognized key 'merge_hash_arrays'\n  The merge options has wrong type, unrecognized key 'sort_merged_arrays'"},
+			err:  " The merge options has wrong type, unrecognized key 'merge_hash_arrays'\n  The merge options has wrong type, unrecognized key 'sort_merged_arrays'",
+			hint: " (only strategy 'deep' takes options)"},
 		{in: h("strategy", "deep", "knockout_prefix", a(int64(1)), "merge_hash_arrays", nil, "sort_merged_arrays", "x"),
 			err: " The merge options has wrong type, entry 'knockout_prefix' expects a value of type Undef or String, got Tuple\n" +
 				"  The merge options has wrong type, entry 'sort_merged_arrays' expects a value of type Undef or Boolean, got String"},
@@ -81,8 +100,11 @@ func TestParseMerge(t *testing.T) {
 		t.Run(rubyInspect(tc.in), func(t *testing.T) {
 			got, err := ParseMerge(tc.in)
 			if tc.err != "" {
-				if err == nil || err.Error() != tc.err {
-					t.Fatalf("ParseMerge error = %v\nwant %q", err, tc.err)
+				if err == nil || err.Error() != tc.err+tc.hint {
+					t.Fatalf("ParseMerge error = %v\nwant %q", err, tc.err+tc.hint)
+				}
+				if got := puppetMessage(err); got != tc.err {
+					t.Fatalf("Puppet's part of the message = %q\nwant %q", got, tc.err)
 				}
 				return
 			}

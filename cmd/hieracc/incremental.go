@@ -1,0 +1,308 @@
+package main
+
+// Incremental compiles. After each successful compile, OUT holds a state
+// file recording what every bundle was built from. The next compile into
+// the same OUT recompiles only the nodes whose inputs changed and rewrites
+// only their bundles; the result is byte-identical to a full compile,
+// because each bundle depends on nothing but its recorded inputs.
+//
+// The rules are deliberately conservative: anything that could change
+// which files a hierarchy names (an added or removed file, a changed
+// hiera.yaml), a different hieracc binary or other settings mean a full
+// compile. What a run reported is kept too, and printed again for the nodes
+// it did not recompile, so an incremental run reports what a full one would.
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/format"
+)
+
+// stateFile is the name of the state file in OUT.
+const stateFile = ".hieracc-state.json"
+
+// stateVersion changes whenever the state's meaning does.
+const stateVersion = 1
+
+type buildState struct {
+	Version  int                  `json:"version"`
+	Binary   string               `json:"binary"`   // SHA-256 of the hieracc executable
+	Settings string               `json:"settings"` // flags that change every bundle
+	Files    map[string]string    `json:"files"`    // input path -> SHA-256
+	Paths    []string             `json:"paths"`    // interned dependency paths
+	Nodes    map[string]nodeState `json:"nodes"`
+	Diags    []diagLine           `json:"diags,omitempty"` // reported for no single node
+
+	changed map[string]bool // files changed since this state, once compared
+}
+
+type nodeState struct {
+	Facts string     `json:"facts"` // digest of the node's facts
+	Deps  []int      `json:"deps"`  // indexes into Paths: every location its hierarchies name
+	Diags []diagLine `json:"diags,omitempty"`
+}
+
+// diagLine is a diagnostic as it was printed.
+type diagLine struct {
+	Error bool   `json:"error,omitempty"`
+	File  string `json:"file,omitempty"` // input path, to drop it when the file changes
+	Text  string `json:"text"`
+}
+
+// scanInputs digests every file of the input tree.
+func scanInputs(fsys fs.FS) (map[string]string, error) {
+	files := map[string]string{}
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return cleanPathErr(err)
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return cleanPathErr(err)
+		}
+		sum := sha256.Sum256(data)
+		files[p] = hex.EncodeToString(sum[:])
+		return nil
+	})
+	return files, err
+}
+
+// binaryDigest identifies the running hieracc: another build may compile
+// differently, so its bundles are not reused.
+func binaryDigest() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// factsDigest digests a facts hash, types and key order included.
+func factsDigest(facts *format.Hash) string {
+	h := sha256.New()
+	var put func(v any)
+	buf := make([]byte, 0, 16)
+	word := func(tag byte, n uint64) {
+		buf = append(buf[:0], tag)
+		buf = binary.BigEndian.AppendUint64(buf, n)
+		h.Write(buf)
+	}
+	put = func(v any) {
+		switch v := v.(type) {
+		case nil:
+			word('n', 0)
+		case bool:
+			if v {
+				word('b', 1)
+			} else {
+				word('b', 0)
+			}
+		case int64:
+			word('i', uint64(v))
+		case float64:
+			word('f', math.Float64bits(v))
+		case string:
+			word('s', uint64(len(v)))
+			io.WriteString(h, v)
+		case []any:
+			word('a', uint64(len(v)))
+			for _, e := range v {
+				put(e)
+			}
+		case *format.Hash:
+			word('h', uint64(v.Len()))
+			for k, e := range v.All() {
+				put(k)
+				put(e)
+			}
+		}
+	}
+	put(facts)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func loadState(out string) *buildState {
+	data, err := os.ReadFile(filepath.Join(out, stateFile))
+	if err != nil {
+		return nil
+	}
+	var s buildState
+	if json.Unmarshal(data, &s) != nil || s.Version != stateVersion {
+		return nil
+	}
+	return &s
+}
+
+// changedNodes returns the names of the nodes to recompile, or all=true
+// when nothing may be reused.
+func (s *buildState) changedNodes(cur *buildState, nodes []compiler.Node, facts map[string]string) (dirty map[string]bool, all bool) {
+	if s == nil || s.Binary == "" || s.Binary != cur.Binary || s.Settings != cur.Settings || len(s.Files) != len(cur.Files) {
+		return nil, true
+	}
+	changed := map[string]bool{}
+	s.changed = changed
+	for p, sum := range cur.Files {
+		old, ok := s.Files[p]
+		if !ok {
+			return nil, true // a new file may match a glob or a node's path
+		}
+		if old != sum {
+			if path.Base(p) == "hiera.yaml" {
+				return nil, true
+			}
+			changed[p] = true
+		}
+	}
+	dirty = map[string]bool{}
+	for _, n := range nodes {
+		prev, ok := s.Nodes[n.Name]
+		if !ok || prev.Facts != facts[n.Name] {
+			dirty[n.Name] = true
+			continue
+		}
+		for _, d := range prev.Deps {
+			if d < 0 || d >= len(s.Paths) {
+				return nil, true // a damaged state file
+			}
+			if changed[s.Paths[d]] {
+				dirty[n.Name] = true
+				break
+			}
+		}
+	}
+	return dirty, false
+}
+
+// stateRecorder collects the dependencies of the bundles a run emits.
+type stateRecorder struct {
+	mu    sync.Mutex
+	paths map[string]int
+	st    *buildState
+}
+
+func newStateRecorder(cur *buildState) *stateRecorder {
+	cur.Nodes = map[string]nodeState{}
+	return &stateRecorder{paths: map[string]int{}, st: cur}
+}
+
+func (r *stateRecorder) intern(p string) int {
+	if i, ok := r.paths[p]; ok {
+		return i
+	}
+	r.paths[p] = len(r.st.Paths)
+	r.st.Paths = append(r.st.Paths, p)
+	return r.paths[p]
+}
+
+// record notes what a bundle depends on: every location its hierarchies
+// name, found or not.
+func (r *stateRecorder) record(b *format.Bundle, factsSum string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var deps []int
+	add := func(h *format.Hierarchy) {
+		if h == nil {
+			return
+		}
+		for _, l := range h.Levels {
+			for _, loc := range l.Locations {
+				deps = append(deps, r.intern(loc.Path))
+			}
+		}
+	}
+	add(&b.Global)
+	add(&b.Env)
+	for i := range b.Modules {
+		add(&b.Modules[i].Hierarchy)
+		add(b.Modules[i].Default)
+	}
+	slices.Sort(deps)
+	r.st.Nodes[b.Node] = nodeState{Facts: factsSum, Deps: slices.Compact(deps)}
+}
+
+// diag records a diagnostic this run printed.
+func (r *stateRecorder) diag(node string, d diagLine) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if node == "" {
+		r.st.Diags = append(r.st.Diags, d)
+		return
+	}
+	ns := r.st.Nodes[node]
+	ns.Diags = append(ns.Diags, d)
+	r.st.Nodes[node] = ns
+}
+
+// keep carries over the entries of nodes this run did not recompile, and
+// returns the diagnostics to report again for them: theirs, and those of
+// unchanged files that this run did not read again.
+func (r *stateRecorder) keep(prev *buildState, names []string) []diagLine {
+	var replay []diagLine
+	for _, name := range names {
+		ns, ok := prev.Nodes[name]
+		if !ok {
+			continue
+		}
+		var deps []int
+		for _, d := range ns.Deps {
+			deps = append(deps, r.intern(prev.Paths[d]))
+		}
+		r.st.Nodes[name] = nodeState{Facts: ns.Facts, Deps: deps, Diags: ns.Diags}
+		replay = append(replay, ns.Diags...)
+	}
+	seen := map[string]bool{}
+	for _, d := range r.st.Diags {
+		seen[d.Text] = true
+	}
+	for _, d := range prev.Diags {
+		if !seen[d.Text] && !prev.changed[d.File] {
+			seen[d.Text] = true
+			r.st.Diags = append(r.st.Diags, d)
+			replay = append(replay, d)
+		}
+	}
+	return replay
+}
+
+// write stores the state in OUT, atomically.
+func (r *stateRecorder) write(out string) error {
+	data, err := json.Marshal(r.st)
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(out, stateFile), data); err != nil {
+		return fmt.Errorf("writing %s: %v", stateFile, err)
+	}
+	return nil
+}

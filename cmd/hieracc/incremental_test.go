@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+)
+
+// copyTree copies the example fleet to a scratch folder we may change.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func compileInto(t *testing.T, repo, out string, extra ...string) string {
+	t.Helper()
+	args := append([]string{"compile", "--env", filepath.Join(repo, "env"), "--modules", filepath.Join(repo, "modules"),
+		"--facts", filepath.Join(repo, "nodes"), "--out", out}, extra...)
+	code, stdout, stderr := runCLI(args...)
+	if code != exitOK {
+		t.Fatalf("compile: exit %d\n%s%s", code, stdout, stderr)
+	}
+	return stdout
+}
+
+func snapshot(t *testing.T, out string) map[string]os.FileInfo {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(out, "*.bundle"))
+	m := map[string]os.FileInfo{}
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[filepath.Base(f)] = st
+	}
+	return m
+}
+
+// sameBundles requires two outputs to hold byte-identical bundles.
+func sameBundles(t *testing.T, a, b string) {
+	t.Helper()
+	sa, sb := snapshot(t, a), snapshot(t, b)
+	if len(sa) != len(sb) || len(sa) == 0 {
+		t.Fatalf("%d bundles vs %d", len(sa), len(sb))
+	}
+	for name := range sa {
+		x, _ := os.ReadFile(filepath.Join(a, name))
+		y, _ := os.ReadFile(filepath.Join(b, name))
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s differs between the incremental and the full compile", name)
+		}
+	}
+}
+
+var incrementalLine = regexp.MustCompile(`(\d+) nodes? compiled \(incremental: (\d+) unchanged\)`)
+
+func TestIncrementalCompile(t *testing.T) {
+	repo := copyTree(t, "../../testdata/example")
+	out := filepath.Join(t.TempDir(), "out")
+	first := compileInto(t, repo, out)
+	if incrementalLine.MatchString(first) {
+		t.Fatalf("the first compile cannot be incremental: %s", first)
+	}
+
+	// An unchanged rerun compiles nothing and rewrites nothing.
+	before := snapshot(t, out)
+	again := compileInto(t, repo, out)
+	if m := incrementalLine.FindStringSubmatch(again); m == nil || m[1] != "0" {
+		t.Errorf("rerun without changes: %q, want 0 nodes compiled", again)
+	}
+	// It reports what the full compile reported (ci01's missing fact).
+	warnings := regexp.MustCompile(`\d+ errors?, \d+ warnings?`)
+	if w1, w2 := warnings.FindString(first), warnings.FindString(again); w1 == "" || w1 != w2 {
+		t.Errorf("full compile reported %q, incremental rerun %q", w1, w2)
+	}
+	for name, st := range snapshot(t, out) {
+		if !os.SameFile(st, before[name]) {
+			t.Errorf("%s was rewritten although nothing changed", name)
+		}
+	}
+
+	// Change one node's data: only that node is recompiled and rewritten,
+	// and the result equals a full compile.
+	nodeData := filepath.Join(repo, "env", "data", "nodes", "db01.fra1.example.net.yaml")
+	data, err := os.ReadFile(nodeData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(nodeData, append(data, "\nextra::key: added\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before = snapshot(t, out)
+	got := compileInto(t, repo, out)
+	if m := incrementalLine.FindStringSubmatch(got); m == nil || m[1] != "1" {
+		t.Errorf("after changing one node's data: %q, want 1 node compiled", got)
+	}
+	for name, st := range snapshot(t, out) {
+		rewritten := !os.SameFile(st, before[name])
+		if rewritten != (name == "db01.fra1.example.net.bundle") {
+			t.Errorf("%s: rewritten=%v", name, rewritten)
+		}
+	}
+	full := filepath.Join(t.TempDir(), "full")
+	compileInto(t, repo, full)
+	sameBundles(t, out, full)
+
+	// Changed facts recompile that node.
+	facts := filepath.Join(repo, "nodes", "web02.fra1.example.net.yaml")
+	data, _ = os.ReadFile(facts)
+	os.WriteFile(facts, append(data, "\nextra_fact: 1\n"...), 0o644)
+	got = compileInto(t, repo, out)
+	if m := incrementalLine.FindStringSubmatch(got); m == nil || m[1] != "1" {
+		t.Errorf("after changing one node's facts: %q, want 1 node compiled", got)
+	}
+
+	// A new data file may match any node's path or glob: full compile.
+	os.WriteFile(filepath.Join(repo, "env", "data", "nodes", "lb01.fra1.example.net.yaml"), []byte("extra::key: lb\n"), 0o644)
+	got = compileInto(t, repo, out)
+	if incrementalLine.MatchString(got) {
+		t.Errorf("after adding a data file: %q, want a full compile", got)
+	}
+	full2 := filepath.Join(t.TempDir(), "full2")
+	compileInto(t, repo, full2)
+	sameBundles(t, out, full2)
+
+	// --full forces a full compile.
+	if got := compileInto(t, repo, out, "--full"); incrementalLine.MatchString(got) {
+		t.Errorf("--full: %q, want a full compile", got)
+	}
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// More commands and conditions for testdata/script.
+
+// cmdExitcode runs a command and checks its exit code, keeping its output
+// for stdout and stderr: exitcode 2 hieracc compile ...
+func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || neg {
+		ts.Fatalf("usage: exitcode N command [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
+}
+
+// cmdBigfile writes a valid YAML data file of exactly N bytes, with one
+// key, "big: 1", and comments: bigfile FILE N.
+func cmdBigfile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: bigfile FILE BYTES")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	head := "big: 1\n"
+	line := "#" + strings.Repeat("x", 1022) + "\n"
+	if n < len(head) {
+		ts.Fatalf("bigfile: at least %d bytes", len(head))
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(head)
+	for b.Len()+len(line) <= n {
+		b.WriteString(line)
+	}
+	if rest := n - b.Len(); rest > 0 {
+		b.WriteString("#" + strings.Repeat("x", rest-1))
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
+}
+
+// scriptCondition adds conditions:
+//
+//	[root]     running as root, which reads files whatever their mode
+//	[pending]  HIERACC_PENDING is set: checks of what the compiler does not
+//	           do yet (see the comments beside them) run too
+func scriptCondition(cond string) (bool, error) {
+	switch cond {
+	case "root":
+		return os.Geteuid() == 0, nil
+	case "pending":
+		return os.Getenv("HIERACC_PENDING") != "", nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
+}
