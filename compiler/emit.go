@@ -318,33 +318,37 @@ func contributionLeaf(cs []format.Contribution) hiera.Leaf {
 	}
 }
 
-// position gives a key error the place it arose: the failing contribution's,
-// else the highest-priority contribution's.
+// position gives a key error the place it arose. An error read from a
+// location already names its file; it gets the level of the contribution
+// that failed. Any other error (a merge that failed, say) gets the place
+// of the highest-priority contribution.
 func (n *nodeRun) position(err *format.Error, k *format.Key, layers [3]*layerRun) *format.Error {
 	e := *err
-	cs := k.Contributions
+	cs, useDefault := k.Contributions, false
 	if len(cs) == 0 {
-		cs = k.Defaults
+		cs, useDefault = k.Defaults, true
 	}
 	for _, c := range cs {
-		if c.Err == err || (e.File == "" && c.Err == nil) || c.Err != nil && c.Err.Message == e.Message {
-			lr := layers[c.Layer]
-			if lr == nil {
-				break
-			}
-			h := lr.hier
-			if len(k.Contributions) == 0 && lr.def != nil {
-				h = *lr.def
-			}
-			if c.Level < len(h.Levels) {
-				e.Level = h.Levels[c.Level].Name
-				if e.File == "" && c.Location < len(h.Levels[c.Level].Locations) {
-					e.File = h.Levels[c.Level].Locations[c.Location].Path
-					e.Line, e.Column = c.Line, c.Column
-				}
-			}
+		if e.File != "" && (c.Err == nil || c.Err.Message != e.Message) {
+			continue // not the contribution that failed
+		}
+		lr := layers[c.Layer]
+		if lr == nil {
 			break
 		}
+		h := &lr.hier
+		if useDefault && lr.def != nil {
+			h = lr.def
+		}
+		if c.Level < len(h.Levels) {
+			lvl := h.Levels[c.Level]
+			e.Level = lvl.Name
+			if e.File == "" && c.Location < len(lvl.Locations) {
+				e.File = lvl.Locations[c.Location].Path
+				e.Line, e.Column = c.Line, c.Column
+			}
+		}
+		break
 	}
 	return &e
 }

@@ -269,3 +269,21 @@ func TestModuleNamespace(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeErrorPosition: an error that no single location raised (a merge
+// Puppet refuses) is placed at the highest-priority contribution.
+func TestMergeErrorPosition(t *testing.T) {
+	b := compileOne(t, map[string]string{
+		"env/hiera.yaml":         simpleHiera,
+		"env/data/role/web.yaml": "lookup_options:\n  pkgs:\n    merge: unique\npkgs: [a]\n",
+		"env/data/common.yaml":   "pkgs:\n  not: a list\n",
+	}, "role: web\n")
+	k := keyOf(b, "pkgs")
+	if k == nil || k.Err == nil {
+		t.Fatalf("want a merge error for pkgs, got %+v", k)
+	}
+	want := format.Error{Message: k.Err.Message, File: "env/data/role/web.yaml", Line: 4, Column: 1, Level: "Role"}
+	if d := cmp.Diff(want, *k.Err); d != "" || !strings.Contains(k.Err.Message, "The second element of the merge has wrong type") {
+		t.Errorf("merge error (-want +got):\n%s\nmessage: %s", d, k.Err.Message)
+	}
+}

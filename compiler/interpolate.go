@@ -19,18 +19,16 @@ var methodCall = regexp.MustCompile(`^(\w+)\((?:"([^"]+)"|'([^']+)')\)$`)
 // does: the expression ends at the first "}". It returns the match bounds,
 // or start -1. An unclosed "%{" is left as text.
 func nextExpr(s string, i int) (start, end int) {
-	for {
-		j := strings.Index(s[i:], "%{")
-		if j < 0 {
-			return -1, -1
-		}
-		start = i + j
-		k := strings.IndexByte(s[start+2:], '}')
-		if k < 0 {
-			return -1, -1
-		}
-		return start, start + 2 + k + 1
+	j := strings.Index(s[i:], "%{")
+	if j < 0 {
+		return -1, -1
 	}
+	start = i + j
+	k := strings.IndexByte(s[start+2:], '}')
+	if k < 0 {
+		return -1, -1
+	}
+	return start, start + 2 + k + 1
 }
 
 // emptyInterpolations are expressions Puppet replaces by "" without looking
