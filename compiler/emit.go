@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
@@ -60,7 +59,7 @@ func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []Diagn
 	names := n.keyNames()
 	n.keys = make([]format.Key, 0, len(names))
 	for _, name := range names {
-		mod := moduleOf(name)
+		mod := hiera.ModuleOf(name)
 		if modErr[mod] {
 			continue
 		}
@@ -128,19 +127,6 @@ func hierarchyOf(lr *layerRun) format.Hierarchy {
 	return lr.hier
 }
 
-// moduleOf is the module namespace of a data key, as Puppet's LookupKey
-// computes it ("ntp" for "ntp::servers", "" for an unqualified key).
-func moduleOf(key string) string {
-	i := strings.Index(key, "::")
-	switch {
-	case i < 0:
-		return ""
-	case i == 0:
-		return key // Ruby's key[0..-1]: a module that cannot exist
-	}
-	return key[:i]
-}
-
 // keyNames lists every key of every data file the node's hierarchies reach,
 // sorted. Files are added lowest priority first, so nodes that share their
 // common, OS and role files share the cached unions of those.
@@ -174,13 +160,7 @@ func (n *nodeRun) keyNames() []string {
 // the key lies in the same files, at the same places, and whose reads
 // (variables, nested lookups) give the same answers (see share.go).
 func (n *nodeRun) sharedKey(name, mod string) (*format.Key, *format.Error) {
-	var opts *lookupOptions
-	if mod == "" {
-		opts, _ = n.envOptions()
-	} else {
-		opts, _ = n.moduleOptions(mod)
-	}
-	merge, perr := mergeFor(opts.forKey(name))
+	merge, perr := mergeFor(n.optionsFor(mod).forKey(name))
 	if perr != nil || !sharing {
 		return n.compileKey(name, mod)
 	}
@@ -220,13 +200,7 @@ func (n *nodeRun) sharedKey(name, mod string) (*format.Key, *format.Error) {
 // records with the same driver the runtime uses, so the two cannot differ.
 func (n *nodeRun) compileKey(name, mod string) (*format.Key, *format.Error) {
 	k := &format.Key{Name: name}
-	var opts *lookupOptions
-	if mod == "" {
-		opts, _ = n.envOptions()
-	} else {
-		opts, _ = n.moduleOptions(mod)
-	}
-	merge, perr := mergeFor(opts.forKey(name))
+	merge, perr := mergeFor(n.optionsFor(mod).forKey(name))
 
 	layers := n.layersFor(mod)
 	fr := n.enter(name)

@@ -245,13 +245,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 // resolveRoot resolves the root key of k under its lookup_options (or
 // override), falling back to the module's default_hierarchy.
 func (n *nodeRun) resolveRoot(k hiera.Key, override *format.Merge) (any, bool, *format.Error) {
-	var opts *lookupOptions
-	var oerr *format.Error
-	if k.Module == "" {
-		opts, oerr = n.envOptions()
-	} else {
-		opts, oerr = n.moduleOptions(k.Module)
-	}
+	opts, oerr := n.keyOptions(k.Module)
 	if oerr != nil {
 		return nil, false, oerr
 	}

@@ -59,6 +59,22 @@ type optsResult struct {
 	err  *format.Error
 }
 
+// keyOptions are the lookup_options that apply to keys of module mod ("" for
+// unqualified keys).
+func (n *nodeRun) keyOptions(mod string) (*lookupOptions, *format.Error) {
+	if mod == "" {
+		return n.envOptions()
+	}
+	return n.moduleOptions(mod)
+}
+
+// optionsFor is keyOptions for callers that handle its error elsewhere
+// (compileNode reports node and module failures once).
+func (n *nodeRun) optionsFor(mod string) *lookupOptions {
+	o, _ := n.keyOptions(mod)
+	return o
+}
+
 // envOptions are the lookup_options of the global and environment layers,
 // which every lookup on the node reads first.
 func (n *nodeRun) envOptions() (*lookupOptions, *format.Error) {

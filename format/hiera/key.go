@@ -67,16 +67,23 @@ func ParseKey(key string) (Key, error) {
 			k.Segments = segs[1:]
 		}
 	}
-	if i := strings.Index(k.Root, "::"); i >= 0 {
-		if i == 0 {
-			// root_key[0..-1]: a leading "::" makes the whole key the module
-			// name, which no module has.
-			k.Module = k.Root
-		} else {
-			k.Module = k.Root[:i]
-		}
-	}
+	k.Module = ModuleOf(k.Root)
 	return k, nil
+}
+
+// ModuleOf is the module namespace of a root key, as Puppet's LookupKey
+// computes it: "ntp" for "ntp::servers", "" for an unqualified key. A
+// leading "::" makes the whole key the module name (Ruby's root_key[0..-1]),
+// which no module has.
+func ModuleOf(root string) string {
+	switch i := strings.Index(root, "::"); {
+	case i < 0:
+		return ""
+	case i == 0:
+		return root
+	default:
+		return root[:i]
+	}
 }
 
 // splitKey ports SubLookup#split_key, including Ruby's String#split

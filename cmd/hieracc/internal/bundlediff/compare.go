@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/hiera"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -209,7 +210,7 @@ func diffBundles(od, nd *format.Bundle, f *Filter) []Change {
 			i, j = i+1, j+1
 		}
 		name := keyName(o, n)
-		if failed[moduleOf(name)] || !f.wantsKey(name) {
+		if failed[hiera.ModuleOf(name)] || !f.wantsKey(name) {
 			continue
 		}
 		out = append(out, diffKey(name, od, o, nd, n)...)
@@ -303,19 +304,6 @@ func sortedUnion[V any](a, b map[string]V) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// moduleOf is the module namespace of a key, as Puppet computes it ("ntp"
-// for "ntp::servers", "" for an unqualified key).
-func moduleOf(key string) string {
-	i := strings.Index(key, "::")
-	switch {
-	case i < 0:
-		return ""
-	case i == 0:
-		return key // Ruby's key[0..-1]: a module that cannot exist
-	}
-	return key[:i]
 }
 
 // matchAny reports whether name matches one of globs; an empty list gives

@@ -5,6 +5,7 @@ package bundlediff
 
 import (
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/hiera"
 )
 
 // sources lists the contributions behind key k's value v at path in bundle
@@ -52,7 +53,7 @@ func sources(b *format.Bundle, k *format.Key, path []string, v any) []Source {
 		picked = cs
 	}
 
-	mod := moduleOf(k.Name)
+	mod := hiera.ModuleOf(k.Name)
 	layers := [3]*format.Hierarchy{&b.Global, &b.Env, nil}
 	for i := range b.Modules {
 		if m := &b.Modules[i]; m.Name == mod {
