@@ -103,7 +103,7 @@ func runCompile(c *cmdEnv, args []string) int {
 	if !full {
 		in.Nodes = nil
 		for _, n := range nodes {
-			if dirty[n.Name] {
+			if dirty[n.Name] || !bundleIntact(f.out, n.Name) {
 				in.Nodes = append(in.Nodes, n)
 			} else {
 				unchanged = append(unchanged, n.Name)
@@ -111,6 +111,9 @@ func runCompile(c *cmdEnv, args []string) int {
 		}
 	}
 	rec := newStateRecorder(cur)
+
+	// Temporary files of runs that were killed go first.
+	removeStaleTemps(f.out)
 
 	// Bundles are written as they are produced, so a fleet never has to
 	// fit in memory; each records the revision of its own inputs.
@@ -179,6 +182,13 @@ func runCompile(c *cmdEnv, args []string) int {
 		return exitFail
 	}
 
+	// From the first rename until the new state is written, the old state
+	// does not describe the bundles in OUT: a run killed in between must
+	// leave none, so that the next run compiles every node again.
+	if err := os.Remove(filepath.Join(f.out, stateFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.errorf("%v", err)
+		return exitFail
+	}
 	n, err := w.commit()
 	if err != nil {
 		c.errorf("%v", err)
@@ -422,9 +432,7 @@ func (w *bundleWriter) mkdir() error {
 		}
 		if err := os.MkdirAll(w.out, 0o750); err != nil {
 			w.dirErr = fmt.Errorf("--out: %v", cleanPathErr(err))
-			return
 		}
-		removeStaleTemps(w.out) // of runs that were killed
 	})
 	return w.dirErr
 }

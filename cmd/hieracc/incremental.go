@@ -75,15 +75,18 @@ func scanInputs(fsys fs.FS) (map[string]string, error) {
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() {
+		if d.Type()&fs.ModeSymlink != 0 {
+			if st, err := fs.Stat(fsys, p); err != nil || !st.Mode().IsRegular() {
+				return nil // a link out of the tree, or to a folder: not read
+			}
+		} else if !d.Type().IsRegular() {
 			return nil
 		}
-		data, err := fs.ReadFile(fsys, p)
+		sum, err := hashFile(fsys, p)
 		if err != nil {
 			return cleanPathErr(err)
 		}
-		sum := sha256.Sum256(data)
-		files[p] = hex.EncodeToString(sum[:])
+		files[p] = sum
 		return nil
 	})
 	return files, err

@@ -5,17 +5,19 @@ package main
 // but regular files, nothing larger than maxInputFile.
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 )
 
-// maxInputFile is the largest file inputFS reads, in bytes: the compiler's
-// own limit for data files (dataload.MaxFileSize), which it checks first
-// with a better message; this one also holds for hiera.yaml and facts
-// files, and for a file that grows while it is read.
-const maxInputFile = 64 << 20
+// maxInputFile is the largest file inputFS reads, in bytes, whatever the
+// file: hiera.yaml, facts, data, and a file that grows while it is read.
+// It is twice the compiler's limit for data files (dataload.MaxFileSize),
+// so that the compiler refuses those first, with its own message.
+const maxInputFile = 128 << 20
 
 // dirFS is os.DirFS(dir), except that a symbolic link is followed only
 // when it leads to a place inside dir: a link in the control repo to
@@ -79,4 +81,19 @@ func (f fileFS) Stat(name string) (fs.FileInfo, error) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 	}
 	return os.Stat(string(f))
+}
+
+// hashFile returns the hex SHA-256 of a file, read as a stream: it may be
+// of any size.
+func hashFile(fsys fs.FS, name string) (string, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

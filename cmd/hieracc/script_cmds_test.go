@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -35,13 +36,28 @@ func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // cmdBigfile writes a valid YAML data file of exactly N bytes, with one
-// key, "big: 1", and comments: bigfile FILE N.
+// key, "big: 1", and comments; with -sparse, a file of N zero bytes that
+// takes no room on disk (to be refused by its size, unread):
+// bigfile [-sparse] FILE N.
 func cmdBigfile(ts *testscript.TestScript, neg bool, args []string) {
+	sparse := len(args) > 0 && args[0] == "-sparse"
+	if sparse {
+		args = args[1:]
+	}
 	if len(args) != 2 || neg {
-		ts.Fatalf("usage: bigfile FILE BYTES")
+		ts.Fatalf("usage: bigfile [-sparse] FILE BYTES")
 	}
 	n, err := strconv.Atoi(args[1])
 	ts.Check(err)
+	file := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(filepath.Dir(file), 0o755))
+	if sparse {
+		f, err := os.Create(file)
+		ts.Check(err)
+		ts.Check(f.Truncate(int64(n)))
+		ts.Check(f.Close())
+		return
+	}
 	head := "big: 1\n"
 	line := "#" + strings.Repeat("x", 1022) + "\n"
 	if n < len(head) {
@@ -56,7 +72,7 @@ func cmdBigfile(ts *testscript.TestScript, neg bool, args []string) {
 	if rest := n - b.Len(); rest > 0 {
 		b.WriteString("#" + strings.Repeat("x", rest-1))
 	}
-	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
+	ts.Check(os.WriteFile(file, []byte(b.String()), 0o644))
 }
 
 // scriptCondition adds conditions:

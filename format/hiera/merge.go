@@ -25,7 +25,9 @@ const deepOptionsStruct = "Struct[{'strategy' => Optional[Pattern[/deep/]], 'kno
 // ParseMerge converts a lookup_options `merge` value (a string, or a hash
 // with `strategy` and deep options) or a lookup-time merge into a
 // format.Merge, validating it with Puppet's messages ("Unknown merge
-// strategy: 'x'", options type errors, ...). nil (and false) give the zero
+// strategy: 'x'", options type errors, ...). A message about a name that
+// does not exist ends with a hint after Puppet's text: "Unknown merge
+// strategy: 'deeep' (did you mean 'deep'?)". nil (and false) give the zero
 // Merge: first found.
 //
 // It follows MergeStrategy.strategy: "default" is first found; a hash with

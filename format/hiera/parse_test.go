@@ -62,7 +62,7 @@ func TestParseMerge(t *testing.T) {
 		{in: h("strategy", "deep", "sort_merge_arrays", true), err: "The merge options has wrong type, unrecognized key 'sort_merge_arrays'",
 			hint: " (did you mean 'sort_merged_arrays'?)"},
 		{in: h("strategy", "deep", "knockout-prefix", "--", "merge_hash_arrays", true, "sort", true),
-			err: " The merge options has wrong type, unrecognized key 'knockout-prefix'\n  The merge options has wrong type, unrecognized key 'sort'",
+			err:  " The merge options has wrong type, unrecognized key 'knockout-prefix'\n  The merge options has wrong type, unrecognized key 'sort'",
 			hint: " (did you mean 'knockout_prefix' for 'knockout-prefix', 'sort_merged_arrays' for 'sort'?)"},
 		{in: h("strategy", "deep", "preserve_unmergeables", true), err: "The merge options has wrong type, unrecognized key 'preserve_unmergeables'"},
 		{in: h("strategy", "deep", "knockout_prefix", int64(5)),

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestCompileRestoresLostBundles: bundles deleted, truncated or swapped in
+// OUT since the last compile are written again by the next one, though
+// their inputs did not change (an incremental compile would otherwise
+// leave them so).
+func TestCompileRestoresLostBundles(t *testing.T) {
+	example, err := filepath.Abs("../../testdata/example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	compile := func(out string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		args := []string{"compile", "--env", filepath.Join(example, "env"), "--modules", filepath.Join(example, "modules"),
+			"--facts", filepath.Join(example, "nodes"), "--out", out}
+		if code := run(args, nil, &stdout, &stderr); code != 0 {
+			t.Fatalf("compile exited %d\n%s%s", code, stdout.String(), stderr.String())
+		}
+	}
+	ref, out := filepath.Join(dir, "ref"), filepath.Join(dir, "out")
+	compile(ref)
+	compile(out)
+	b := func(node string) string { return filepath.Join(out, node+".bundle") }
+
+	if err := os.Remove(b("web01.fra1.example.net")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(b("db01.fra1.example.net"), 100); err != nil {
+		t.Fatal(err)
+	}
+	other, err := os.ReadFile(b("web02.fra1.example.net"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b("web03.ams2.example.net"), other, 0o640); err != nil {
+		t.Fatal(err)
+	}
+
+	compile(out)
+	entries, err := os.ReadDir(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if filepath.Ext(e.Name()) != ".bundle" {
+			continue
+		}
+		n++
+		want, err := os.ReadFile(filepath.Join(ref, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(out, e.Name()))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: not the bundle a full compile writes (%v)", e.Name(), err)
+		}
+	}
+	if n != 8 {
+		t.Errorf("%d bundles compared, want 8", n)
+	}
+}
+
+// TestIncrementalFollowsLinks: a data file that is a symbolic link changes
+// when the file it leads to does, and the next compile must see it.
+func TestIncrementalFollowsLinks(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("env/hiera.yaml", "version: 5\nhierarchy:\n  - name: Node\n    path: \"nodes/%{trusted.certname}.yaml\"\n")
+	write("env/data/nodes/shared.yaml", "v: 1\n")
+	if err := os.Symlink("shared.yaml", filepath.Join(dir, "env/data/nodes/web01.yaml")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	write("facts/web01.yaml", "role: web\n")
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	args := []string{"compile", "--env", filepath.Join(dir, "env"), "--facts", filepath.Join(dir, "facts"), "--out", out}
+	if code := run(args, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("compile exited %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	write("env/data/nodes/shared.yaml", "v: 2\n")
+	if code := run(args, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("compile exited %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	if code := run([]string{"lookup", "--bundle", out, "--node", "web01", "v"}, nil, &stdout, &stderr); code != 0 || stdout.String() != "--- 2\n" {
+		t.Errorf("after the linked file changed, v = %q (exit %d), want 2", stdout.String(), code)
+	}
+}
