@@ -13,6 +13,7 @@ import (
 
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/hiera"
 	"gopkg.in/yaml.v3"
 )
 
@@ -59,6 +60,10 @@ type config struct {
 	// files that exist.
 	isDefaultConfig bool
 	sum             [32]byte // SHA-256 of hiera.yaml, for revisions
+
+	// Where the version is (or would be) set, for version 3 messages.
+	versionLine, versionCol int
+	noVersion               bool
 }
 
 // Config keys Puppet knows (hiera_config.rb).
@@ -127,6 +132,12 @@ func loadConfig(fsys fs.FS, root string, layer format.Layer, module string) (*co
 	h := val.(*format.Hash)
 
 	version := 3
+	c.versionLine, c.versionCol = doc.Line, doc.Column
+	if !h.Has("version") {
+		c.noVersion = true
+	} else {
+		c.versionLine, c.versionCol = keyPos(doc, "version")
+	}
 	if v, ok := h.Get("version"); ok && v != nil {
 		switch v := v.(type) {
 		case int64:
@@ -166,9 +177,13 @@ func (c *config) v3(warn Diagnostic) (*config, []Diagnostic) {
 		ds = append(ds, Diagnostic{Severity: Warning, File: c.file, Message: "hiera.yaml version 3 found at module root was ignored"})
 		return c, ds
 	case format.LayerEnvironment:
-		return c, append(ds, c.fail(Diagnostic{File: c.file, Message: "hiera.yaml version 3 cannot be used in an environment"})...)
+		msg := "hiera.yaml version 3 cannot be used in an environment"
+		if c.noVersion {
+			msg += " (the file has no version key, so it is read as version 3: add 'version: 5')"
+		}
+		return c, append(ds, c.fail(Diagnostic{File: c.file, Line: c.versionLine, Column: c.versionCol, Message: msg})...)
 	}
-	return c, append(ds, c.fail(Diagnostic{File: c.file, Message: "hiera.yaml version 3 is not supported by hieracc; convert it to version 5"})...)
+	return c, append(ds, c.fail(Diagnostic{File: c.file, Line: c.versionLine, Column: c.versionCol, Message: "hiera.yaml version 3 is not supported by hieracc; convert it to version 5"})...)
 }
 
 // fail records the first error as the layer's error and returns it as a diagnostic.
@@ -389,7 +404,11 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 		}
 	}
 	if !slices.Contains(supportedFunctions, lvl.function) {
-		fail("hieracc cannot run %s in hierarchy '%s': only data_hash yaml_data and json_data are supported ahead of time", describeFunction(lvl.function), lvl.name)
+		hint := ""
+		if near := hiera.Nearest(lvl.function, supportedFunctions); near != "" {
+			hint = fmt.Sprintf(" (did you mean '%s'?)", near)
+		}
+		fail("hieracc cannot run %s in hierarchy '%s': only data_hash yaml_data and json_data are supported ahead of time%s", describeFunction(lvl.function), lvl.name, hint)
 	}
 	if s, ok := str("datadir"); ok {
 		lvl.datadir = s

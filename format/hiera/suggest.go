@@ -57,6 +57,10 @@ func didYouMean(ms []misspelling) string {
 	return b.String()
 }
 
+// Nearest returns the candidate s is most likely a misspelling of, or "",
+// for "did you mean" hints elsewhere (hiera.yaml's data_hash names, say).
+func Nearest(s string, candidates []string) string { return nearest(s, candidates) }
+
 // nearest returns the candidate s is most likely a misspelling of, or ""
 // when none is near: the same name but for case, '-' for '_', a
 // transposition, a letter too many or too few, ... (an edit distance of at
