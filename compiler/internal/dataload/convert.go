@@ -551,7 +551,9 @@ func (h *entries) find(ik any) int {
 func (h *entries) set(k, v any, m meta, kp Pos) {
 	ik := indexKey(k)
 	if i := h.find(ik); i >= 0 {
-		h.vals[i], h.metas[i] = v, m
+		// The key keeps its place in the hash; its value, and so the
+		// position a user is sent to, are the later one's.
+		h.vals[i], h.metas[i], h.pos[i] = v, m, kp
 		return
 	}
 	if _, ok := k.(rsym); ok {
