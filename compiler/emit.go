@@ -169,24 +169,31 @@ func (n *nodeRun) sharedKey(name, mod string) (*format.Key, *format.Error) {
 	h := hashSig(name, sig)
 	var hit *sharedKey
 	fr := n.enter(name)
+	n.quiet++
 	for _, e := range n.w.keys[h] {
 		if e.key.Name == name && slices.Equal(e.sig, sig) && n.depsHold(e.deps) {
 			hit = e
 			break
 		}
 	}
+	n.quiet--
 	n.leave(fr)
 	if hit != nil {
+		for _, d := range hit.warns {
+			d.Node = n.node.Name
+			n.emitWarning(d)
+		}
 		return &hit.key, hit.key.Err
 	}
 	var deps []dep
-	n.deps = &deps
+	var warns []Diagnostic
+	n.deps, n.keyWarns = &deps, &warns
 	k, err := n.compileKey(name, mod)
-	n.deps = nil
+	n.deps, n.keyWarns = nil, nil
 	if k == nil {
 		return nil, err
 	}
-	e := &sharedKey{sig: slices.Clone(sig), key: *k, deps: deps}
+	e := &sharedKey{sig: slices.Clone(sig), key: *k, deps: deps, warns: warns}
 	list := n.w.keys[h]
 	if len(list) >= maxVariants {
 		list = list[1:]
@@ -206,7 +213,7 @@ func (n *nodeRun) compileKey(name, mod string) (*format.Key, *format.Error) {
 	fr := n.enter(name)
 	for li, lr := range layers {
 		if lr != nil && lr.hier.Present && lr.err == nil {
-			k.Contributions = append(k.Contributions, n.contributions(name, format.Layer(li), lr.files)...)
+			k.Contributions = append(k.Contributions, n.contributions(name, format.Layer(li), &lr.hier, lr.files)...)
 		}
 	}
 	n.leave(fr)
@@ -232,7 +239,7 @@ func (n *nodeRun) compileKey(name, mod string) (*format.Key, *format.Error) {
 				} else {
 					k.DefaultMerge = dm
 					fr := n.enter(name)
-					k.Defaults = n.contributions(name, format.LayerModule, lr.defFiles)
+					k.Defaults = n.contributions(name, format.LayerModule, lr.def, lr.defFiles)
 					n.leave(fr)
 					v, found, err = hiera.ResolveDefault(dm, lr.def, contributionLeaf(k.Defaults))
 				}
@@ -251,14 +258,14 @@ func (n *nodeRun) compileKey(name, mod string) (*format.Key, *format.Error) {
 }
 
 // contributions reads a key from every location of a layer.
-func (n *nodeRun) contributions(name string, layer format.Layer, files [][]*dataFile) []format.Contribution {
+func (n *nodeRun) contributions(name string, layer format.Layer, h *format.Hierarchy, files [][]*dataFile) []format.Contribution {
 	var out []format.Contribution
 	for li, lvl := range files {
 		for fi, df := range lvl {
 			if df == nil {
 				continue
 			}
-			v, found, err := n.readKey(df, name)
+			v, found, err := n.readKey(df, name, h.Levels[li].Name)
 			if !found && err == nil {
 				continue
 			}

@@ -77,6 +77,9 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 
 // expandLevel returns the FS paths a level names for the node.
 func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Error) {
+	saved := n.at
+	n.at = site{c.file, lvl.line, lvl.column, lvl.name}
+	defer func() { n.at = saved }()
 	dd, err := n.interpolatePath(path.Join(c.root, lvl.datadir))
 	if err != nil {
 		return nil, err

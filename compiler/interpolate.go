@@ -121,6 +121,7 @@ func hashKey(v any) any {
 func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
 	start, end := nextExpr(s, 0)
 	if start < 0 {
+		n.warnUnclosed(s) // the caller saw a "%{"
 		return s, nil
 	}
 	var b strings.Builder
@@ -181,7 +182,16 @@ func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
 		}
 	}
 	b.WriteString(s[last:])
+	if strings.Contains(s[last:], "%{") {
+		n.warnUnclosed(s)
+	}
 	return b.String(), nil
+}
+
+// warnUnclosed reports a "%{" without its "}": Puppet keeps it as text
+// without a word, but it is most likely a typo.
+func (n *nodeRun) warnUnclosed(s string) {
+	n.warn(fmt.Sprintf("%q holds a \"%%{\" that is never closed: Puppet keeps it as text", s))
 }
 
 // scopeLookup is Puppet's scope interpolation method: a top-scope variable,

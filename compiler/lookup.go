@@ -39,6 +39,22 @@ type nodeRun struct {
 
 	diags  []Diagnostic
 	warned map[string]bool
+
+	// at is what is being interpolated, for the position of warnings.
+	at site
+	// keyWarns collects the warnings of the key being compiled, so that a
+	// node reusing the result reports them too; quiet > 0 while checking
+	// whether a result can be reused (its warnings are replayed instead).
+	keyWarns *[]Diagnostic
+	quiet    int
+}
+
+// site is a place interpolation reads from: a data file's key, or a level
+// of a hiera.yaml.
+type site struct {
+	file         string
+	line, column int
+	level        string
 }
 
 // errNotFound is Puppet's throw :no_such_key for nested lookups.
@@ -157,12 +173,16 @@ func (n *nodeRun) leaf(root string, g, e, m *layerRun, useDefault bool) hiera.Le
 		if df == nil {
 			return nil, false, nil
 		}
-		return n.readKey(df, root)
+		h := &lr.hier
+		if useDefault {
+			h = lr.def
+		}
+		return n.readKey(df, root, h.Levels[level].Name)
 	}
 }
 
-// readKey reads key from a data file and interpolates it.
-func (n *nodeRun) readKey(df *dataFile, key string) (any, bool, error) {
+// readKey reads key from a data file (of the named level) and interpolates it.
+func (n *nodeRun) readKey(df *dataFile, key, level string) (any, bool, error) {
 	if df.err != nil {
 		return nil, false, df.err
 	}
@@ -177,7 +197,10 @@ func (n *nodeRun) readKey(df *dataFile, key string) (any, bool, error) {
 	if !df.interp[i] {
 		return v, true, nil
 	}
+	saved := n.at
+	n.at = site{df.path, df.pos[i].Line, df.pos[i].Column, level}
 	x, err := n.interpolate(v, true)
+	n.at = saved
 	if err != nil {
 		fe := asFormatError(err)
 		if fe.File == "" {
@@ -307,13 +330,32 @@ func asFormatError(err error) *format.Error {
 	return &format.Error{Message: err.Error()}
 }
 
-// warnUndefined reports a variable that is not in scope, once per node, as
-// Puppet's "Undefined variable" warning.
+// warnUndefined reports a variable that is not in scope, as Puppet's
+// "Undefined variable" warning.
 func (n *nodeRun) warnUndefined(name string) {
-	if n.warned[name] {
+	n.warn(fmt.Sprintf("Undefined variable '%s'", name))
+}
+
+// warn reports a warning at the site being interpolated, once per node and
+// place.
+func (n *nodeRun) warn(msg string) {
+	if n.quiet > 0 {
 		return
 	}
-	n.warned[name] = true
-	n.diags = append(n.diags, Diagnostic{Severity: Warning, Node: n.node.Name,
-		Message: fmt.Sprintf("Undefined variable '%s'", name)})
+	d := Diagnostic{Severity: Warning, File: n.at.file, Line: n.at.line, Column: n.at.column,
+		Level: n.at.level, Key: n.top, Node: n.node.Name, Message: msg}
+	if d.Key == lookupOptionsKey {
+		d.Key = ""
+	}
+	n.emitWarning(d)
+}
+
+func (n *nodeRun) emitWarning(d Diagnostic) {
+	if n.keyWarns != nil {
+		*n.keyWarns = append(*n.keyWarns, d)
+	}
+	if s := d.String(); !n.warned[s] {
+		n.warned[s] = true
+		n.diags = append(n.diags, d)
+	}
 }

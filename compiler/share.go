@@ -58,9 +58,10 @@ type dep struct {
 
 // sharedKey is a compiled key with what it depends on.
 type sharedKey struct {
-	sig  []uint32
-	key  format.Key
-	deps []dep
+	sig   []uint32
+	key   format.Key
+	deps  []dep
+	warns []Diagnostic // reported while computing it; replayed on reuse
 }
 
 var seed = maphash.MakeSeed()
