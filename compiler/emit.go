@@ -222,7 +222,9 @@ func (n *nodeRun) compileKey(name, mod string) (*format.Key, *format.Error) {
 	var found bool
 	var err error
 	if perr != nil {
-		err = perr
+		// Place it where the lookup_options entry sets the merge.
+		entry, _ := n.optionsFor(mod).entryFor(name)
+		err = n.placeOption(optionError(entry, true, "%s", perr.Error()), layers[:]...)
 	} else {
 		k.Merge = merge
 		v, found, err = hiera.Resolve(merge, hierarchies(layers), contributionLeaf(k.Contributions))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/format"
+	"gopkg.in/yaml.v3"
 )
 
 // dataFile is one loaded data file. It is immutable once loaded.
@@ -176,4 +177,43 @@ func (df *dataFile) filterModule(module, function string) {
 			Message: fmt.Sprintf("Module '%s': Value returned from data_hash function '%s', when using location '%s', must use keys qualified with the name of the module", module, function, df.path)})
 	}
 	df.hash, df.pos = kept, pos
+}
+
+// entryPos finds where a lookup_options entry (or its merge setting) is
+// written in a YAML data file. Only error messages need it, so the file is
+// parsed again rather than keeping every position of every file.
+func (c *compilation) entryPos(p, entry string, merge bool) (int, int, bool) {
+	src, err := fs.ReadFile(c.fsys, p)
+	if err != nil {
+		return 0, 0, false
+	}
+	root, err := dataload.Node(p, src)
+	if err != nil || root == nil {
+		return 0, 0, false
+	}
+	find := func(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
+		for m != nil && m.Kind == yaml.AliasNode {
+			m = m.Alias
+		}
+		if m == nil || m.Kind != yaml.MappingNode {
+			return nil, nil
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == key {
+				return m.Content[i], m.Content[i+1]
+			}
+		}
+		return nil, nil
+	}
+	_, opts := find(root, lookupOptionsKey)
+	k, v := find(opts, entry)
+	if k == nil {
+		return 0, 0, false
+	}
+	if merge {
+		if mk, _ := find(v, "merge"); mk != nil {
+			k = mk
+		}
+	}
+	return k.Line, k.Column, true
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
@@ -30,18 +31,24 @@ type optPattern struct {
 // forKey returns the lookup_options entry for a root key: a literal entry
 // wins, else the first regexp (unanchored) that matches.
 func (o *lookupOptions) forKey(root string) any {
+	_, v := o.entryFor(root)
+	return v
+}
+
+// entryFor is forKey with the name of the entry that matched.
+func (o *lookupOptions) entryFor(root string) (string, any) {
 	if o == nil {
-		return nil
+		return "", nil
 	}
 	if v, ok := o.literal[root]; ok && v != nil {
-		return v
+		return root, v
 	}
 	for _, p := range o.patterns {
 		if p.re.MatchString(root) {
-			return p.val
+			return p.re.String(), p.val
 		}
 	}
-	return nil
+	return "", nil
 }
 
 // mergeFor returns the merge a lookup_options entry configures.
@@ -141,7 +148,11 @@ func (n *nodeRun) computeEnvOptions() (*lookupOptions, *format.Error) {
 	if err != nil {
 		return nil, err
 	}
-	return compileOptions(raw)
+	o, err := compileOptions(raw)
+	if err != nil {
+		return nil, n.placeOption(err, n.global, n.env)
+	}
+	return o, nil
 }
 
 func (n *nodeRun) rawEnvOptions() (*format.Hash, *format.Error) {
@@ -206,7 +217,11 @@ func (n *nodeRun) computeModuleOptions(mod string) (*lookupOptions, *format.Erro
 		return nil, asFormatError(merr)
 	}
 	h, _ := merged.(*format.Hash)
-	return compileOptions(h)
+	o, cerr := compileOptions(h)
+	if cerr != nil {
+		return nil, n.placeOption(cerr, n.global, n.env, lr)
+	}
+	return o, nil
 }
 
 // defaultOptions are the lookup_options of a module's default_hierarchy
@@ -259,6 +274,9 @@ func (n *nodeRun) layerOptions(lr *layerRun, mod string) (*format.Hash, *format.
 			return
 		}
 		out, ferr = validateOptions(v, mod)
+		if ferr != nil {
+			ferr = n.placeOption(ferr, lr)
+		}
 	})
 	return out, ferr
 }
@@ -278,10 +296,10 @@ func validateOptions(v any, mod string) (*format.Hash, *format.Error) {
 		ks, _ := k.(string)
 		if strings.HasPrefix(ks, "^") {
 			if !strings.HasPrefix(ks[1:], pfx) {
-				return nil, &format.Error{Message: fmt.Sprintf("all lookup_options patterns must match a key starting with module name '%s'", mod)}
+				return nil, optionError(ks, false, "all lookup_options patterns must match a key starting with module name '%s'", mod)
 			}
 		} else if !strings.HasPrefix(ks, pfx) {
-			return nil, &format.Error{Message: fmt.Sprintf("all lookup_options keys must start with module name '%s'", mod)}
+			return nil, optionError(ks, false, "all lookup_options keys must start with module name '%s'", mod)
 		}
 	}
 	return h, nil
@@ -301,7 +319,7 @@ func compileOptions(h *format.Hash) (*lookupOptions, *format.Error) {
 		if strings.HasPrefix(ks, "^") {
 			re, err := compileRegexp(ks)
 			if err != nil {
-				return nil, &format.Error{Message: fmt.Sprintf("lookup_options: invalid regexp %q: %v", ks, err)}
+				return nil, optionError(ks, false, "lookup_options: invalid regexp %q: %v", ks, err)
 			}
 			o.patterns = append(o.patterns, optPattern{re, v})
 		} else {
@@ -309,4 +327,58 @@ func compileOptions(h *format.Hash) (*lookupOptions, *format.Error) {
 		}
 	}
 	return o, nil
+}
+
+// optionErrors remembers which lookup_options entry an error is about, so
+// that it can be placed where that entry is written (see placeOption).
+var optionErrors sync.Map // *format.Error → optionRef
+
+type optionRef struct {
+	entry string
+	merge bool // the entry's merge setting, not its name, is wrong
+}
+
+func optionError(entry string, merge bool, msg string, args ...any) *format.Error {
+	e := &format.Error{Message: fmt.Sprintf(msg, args...)}
+	optionErrors.Store(e, optionRef{entry, merge})
+	return e
+}
+
+// placeOption gives an error about a lookup_options entry the position of
+// that entry in the highest-priority data file that defines it (or of its
+// merge setting), and that file's level. Other errors are returned as
+// they are.
+func (n *nodeRun) placeOption(err *format.Error, layers ...*layerRun) *format.Error {
+	ref, ok := optionErrors.Load(err)
+	if !ok || err.File != "" {
+		return err
+	}
+	r := ref.(optionRef)
+	for _, lr := range layers {
+		if lr == nil || !lr.hier.Present || lr.err != nil {
+			continue
+		}
+		for li, lvl := range lr.files {
+			for _, df := range lvl {
+				if df == nil || df.err != nil {
+					continue
+				}
+				i, ok := df.index[lookupOptionsKey]
+				if !ok {
+					continue
+				}
+				if h, ok := df.hash.Value(i).(*format.Hash); !ok || !h.Has(r.entry) {
+					continue
+				}
+				e := *err
+				e.File, e.Level = df.path, lr.hier.Levels[li].Name
+				e.Line, e.Column = df.pos[i].Line, df.pos[i].Column
+				if line, col, ok := n.c.entryPos(df.path, r.entry, r.merge); ok {
+					e.Line, e.Column = line, col
+				}
+				return &e
+			}
+		}
+	}
+	return err
 }

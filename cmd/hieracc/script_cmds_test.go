@@ -78,14 +78,10 @@ func cmdBigfile(ts *testscript.TestScript, neg bool, args []string) {
 // scriptCondition adds conditions:
 //
 //	[root]     running as root, which reads files whatever their mode
-//	[pending]  HIERACC_PENDING is set: checks of what the compiler does not
-//	           do yet (see the comments beside them) run too
 func scriptCondition(cond string) (bool, error) {
 	switch cond {
 	case "root":
 		return os.Geteuid() == 0, nil
-	case "pending":
-		return os.Getenv("HIERACC_PENDING") != "", nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }
