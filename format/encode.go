@@ -1,14 +1,13 @@
 package format
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"math"
-
-	"github.com/vmihailenco/msgpack/v5"
+	"sync"
 )
 
 // Encode writes b in the newest format version. The output depends only on
@@ -17,377 +16,635 @@ import (
 // Encode rejects bundles that break the invariants documented on Bundle
 // (Keys and Modules sorted and unique, values of the Value types only) and
 // values beyond MaxDepth or MaxNodes.
+//
+// Encode remembers nothing between calls. To encode many bundles that share
+// values (a fleet compiled at once), an Encoder is faster.
 func Encode(b *Bundle) ([]byte, error) {
-	e := &encoder{
-		vals:   map[string]int{},
-		errs:   map[Error]int{},
-		hashes: map[*Hash]int{},
-		slices: map[sliceID]int{},
+	e := encoderPool.Get().(*Encoder)
+	out, err := e.Append(nil, b)
+	e.Reset() // forget b's values: nothing of the caller's stays reachable
+	if e.small() {
+		encoderPool.Put(e)
 	}
-	e.sw = newWriter(&e.scratch)
-	body, err := e.body(b)
-	if err != nil {
-		return nil, err
-	}
-	digest := sha256.Sum256(body)
-
-	var buf bytes.Buffer
-	buf.Grow(len(body) + 128 + len(b.Node) + len(b.Environment) + len(b.Revision))
-	w := newWriter(&buf)
-	w.string(magic[1:])
-	w.uint(Version)
-	w.array(6)
-	w.bytes(digest[:])
-	w.uint(uint64(len(body)))
-	w.string(b.Node)
-	w.string(b.Environment)
-	w.string(b.Revision)
-	w.fixed32(crc32.Checksum(buf.Bytes(), castagnoli))
-	if buf.Len() > maxHeader {
-		return nil, fmt.Errorf("format: header of %d bytes exceeds %d: node, environment or revision too long", buf.Len(), maxHeader)
-	}
-	buf.Write(body)
-	return buf.Bytes(), w.err
+	return out, err
 }
+
+// encoderPool keeps the scratch memory of Encode's encoders.
+var encoderPool = sync.Pool{New: func() any {
+	e := NewEncoder()
+	e.oneShot = true
+	return e
+}}
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// writer wraps msgpack's encoder, keeping its first error.
-type writer struct {
-	enc *msgpack.Encoder
-	buf *bytes.Buffer
-	err error
+// An Encoder encodes bundles like Encode, byte for byte, but remembers
+// across calls what the bundles of a fleet share, so that the second bundle
+// holding it costs little:
+//
+//   - each variant of a key's contributions met in two bundles (the same
+//     Contributions and Defaults slices, as a compiler that shares a key's
+//     result between the nodes that resolve it alike hands out): the ids of
+//     their values and their encoding, so that such a key costs a lookup;
+//   - the values of those variants, each distinct value once, found again
+//     by identity (the same *Hash, the same []any) or by content: a shared
+//     subtree is never walked twice.
+//
+// Values held by one bundle only (those that interpolate a node's facts) are
+// forgotten after it. A compiler that shares values but not contributions
+// gains nothing over Encode.
+//
+// Because it recognises values and contributions by identity, what a bundle
+// given to an Encoder holds (its values, its keys' Contributions and
+// Defaults) must not be modified afterwards while the Encoder is in use;
+// the compiler never modifies them once built. Call Reset before encoding
+// values that were modified, or use a new Encoder.
+//
+// An Encoder keeps what it remembers reachable, and forgets everything
+// (Reset) between two bundles once it remembers about a million things, so
+// it holds some tens of megabytes at most beyond its scratch buffers (a few
+// times the largest bundle). An Encoder is not safe for concurrent use:
+// give each worker its own. Append into a reused buffer spares the
+// allocation (and page faults) of a new output per bundle.
+type Encoder struct {
+	glob, loc *table  // the intern tables (intern.go)
+	stack     []int32 // children being interned
+
+	// The variants of keys' contributions met in more than one bundle
+	// (see keyRec), and in seen those met once since seen was cleared.
+	recs    []keyRec
+	recOf   map[*Contribution]int32 // by the first contribution, or default if none
+	recData []byte                  // per variant: its values' ids (4 bytes each), then its encodings (see appendTmpl)
+	recHint []hintSet               // by key position: the variants the key had in the bundles before
+	seen    map[*Contribution]struct{}
+	// Whether remembering contributions pays: a compiler that does not
+	// share them makes every key a new variant.
+	recHits, recMisses int
+	recPause           int // bundles to encode before trying again
+
+	// One bundle's tables and scratch.
+	gen       uint32 // table.marks[i].gen == gen: node i is in this bundle's value table
+	vals      []byte // the value table's entries, in order
+	nVals     int
+	fastBytes uint32 // the fast part's entries are vals[:fastBytes]
+	errList   []Error
+	errs      map[Error]int32
+	refs      []int32   // value and error index of each key, then of each contribution
+	keyRecs   []keyMemo // by key
+	ids       []int32
+	modErrs   []int32
+	index     []uint32
+	head      []byte // body parts, see Append
+	mid       []byte
+	tail      []byte
+	sha       hash.Hash
+	sum       [sha256.Size]byte
+
+	maxRemembered int  // Reset beyond this
+	oneShot       bool // Encode's: remember nothing across bundles
+	weakHash      bool // for tests: container hashes collide
 }
 
-func newWriter(buf *bytes.Buffer) *writer {
-	return &writer{enc: msgpack.NewEncoder(buf), buf: buf}
+// keyRec is a variant of a key's contributions and defaults met before,
+// identified by its slices (their first elements and lengths), with the
+// node ids of their values and the encoding of everything but the value
+// and error indexes. Only variants without errors are remembered.
+type keyRec struct {
+	contribs, defaults *Contribution
+	nc, nd             int32
+	data               uint32 // offset in recData
+	value              any    // the key's value when the variant was met
+	valueID            int32  // its node id, -1 if the key had an error
 }
 
-func (w *writer) keep(err error) {
-	if w.err == nil {
-		w.err = err
+// keyMemo is what the bundle being encoded found for a key.
+type keyMemo struct {
+	rec    int32 // keyRec, or -1
+	value  int32 // node id of the key's value, -1 if the key has an error
+	global bool  // no keyRec, but the variant was seen in a bundle before: remember it
+}
+
+// Bounds of what an Encoder remembers before it forgets everything, and of
+// the scratch kept for Encode.
+const (
+	defaultMaxRemembered = 1 << 20 // global nodes, identity-cache entries and key variants
+	maxScalarBytes       = 64 << 20
+	maxKids              = 8 << 20
+	maxSeen              = 1 << 16
+	maxPooledScratch     = 8 << 20
+)
+
+// NewEncoder returns an Encoder that remembers nothing yet.
+func NewEncoder() *Encoder {
+	e := &Encoder{
+		glob:          newTable(0),
+		loc:           newTable(localBit),
+		recOf:         map[*Contribution]int32{},
+		seen:          map[*Contribution]struct{}{},
+		errs:          map[Error]int32{},
+		sha:           sha256.New(),
+		maxRemembered: defaultMaxRemembered,
+	}
+	e.Reset()
+	return e
+}
+
+// Reset forgets every value and contribution the Encoder has met (keeping
+// its scratch memory), for when some of them were modified.
+func (e *Encoder) Reset() {
+	e.glob.reset()
+	e.loc.reset()
+	clear(e.stack)
+	e.stack = e.stack[:0]
+	clear(e.recs) // their values
+	e.recs = e.recs[:0]
+	clear(e.recOf)
+	e.recData = e.recData[:0]
+	clear(e.recHint)
+	e.recHint = e.recHint[:0]
+	clear(e.seen)
+	e.recHits, e.recMisses, e.recPause = 0, 0, 0
+	e.forgetBundle()
+}
+
+// forgetBundle drops what only the bundle just encoded needed.
+func (e *Encoder) forgetBundle() {
+	e.loc.reset()
+	if len(e.errList) > 0 {
+		clear(e.errList)
+		e.errList = e.errList[:0]
+		clear(e.errs)
 	}
 }
 
-func (w *writer) array(n int)      { w.keep(w.enc.EncodeArrayLen(n)) }
-func (w *writer) mapLen(n int)     { w.keep(w.enc.EncodeMapLen(n)) }
-func (w *writer) string(s string)  { w.keep(w.enc.EncodeString(s)) }
-func (w *writer) bytes(b []byte)   { w.keep(w.enc.EncodeBytes(b)) }
-func (w *writer) uint(n uint64)    { w.keep(w.enc.EncodeUint(n)) }
-func (w *writer) int(n int64)      { w.keep(w.enc.EncodeInt(n)) }
-func (w *writer) bool(b bool)      { w.keep(w.enc.EncodeBool(b)) }
-func (w *writer) nil()             { w.keep(w.enc.EncodeNil()) }
-func (w *writer) float(f float64)  { w.keep(w.enc.EncodeFloat64(f)) }
-func (w *writer) fixed32(n uint32) { w.keep(w.enc.EncodeUint32(n)) }
-
-// ref writes a reference, or nil for -1.
-func (w *writer) ref(i int) {
-	if i < 0 {
-		w.nil()
-		return
-	}
-	w.uint(uint64(i))
+// remembered is how much the Encoder holds, against maxRemembered.
+func (e *Encoder) remembered() int {
+	return e.glob.size() + len(e.recs)
 }
 
-// raw appends bytes that are already msgpack.
-func (w *writer) raw(b []byte) { w.buf.Write(b) }
-
-type encoder struct {
-	// The value table: each distinct value once, children before parents.
-	entries [][]byte // msgpack of each entry, references as indexes
-	depth   []int32
-	nodes   []int64
-	vals    map[string]int // entry bytes -> index
-	hashes  map[*Hash]int  // a hash already added (shared subtrees)
-	slices  map[sliceID]int
-	scratch bytes.Buffer
-	sw      *writer // writes to scratch
-
-	errList []Error
-	errs    map[Error]int
+// small reports whether the Encoder's scratch is small enough to keep in
+// the pool.
+func (e *Encoder) small() bool {
+	return cap(e.vals)+cap(e.mid)+cap(e.tail)+4*cap(e.refs) <= maxPooledScratch && cap(e.loc.nodes) <= 1<<16
 }
 
-// value adds v and its children to the table and returns its index.
-func (e *encoder) value(v any, depth int) (int, error) {
-	if depth > MaxDepth {
-		return 0, fmt.Errorf("value nested deeper than %d", MaxDepth)
-	}
-	var kids []int
-	container := false
-	switch v := v.(type) {
-	case nil, bool, int64, float64, string:
-	case []any:
-		if len(v) > 0 {
-			if i, ok := e.slices[sliceID{&v[0], len(v)}]; ok {
-				return i, nil
-			}
-		}
-		container = true
-		kids = make([]int, len(v))
-		for i, x := range v {
-			k, err := e.value(x, depth+1)
-			if err != nil {
-				return 0, err
-			}
-			kids[i] = k
-		}
-	case *Hash:
-		if v == nil {
-			return 0, fmt.Errorf("nil *Hash")
-		}
-		if i, ok := e.hashes[v]; ok {
-			return i, nil
-		}
-		container = true
-		kids = make([]int, 0, 2*v.Len())
-		for k, x := range v.All() {
-			ki, err := e.value(k, depth+1)
-			if err != nil {
-				return 0, err
-			}
-			vi, err := e.value(x, depth+1)
-			if err != nil {
-				return 0, err
-			}
-			kids = append(kids, ki, vi)
-		}
-	default:
-		return 0, fmt.Errorf("unsupported value type %T", v)
-	}
-
-	e.scratch.Reset()
-	w := e.sw
-	switch v := v.(type) {
-	case nil:
-		w.nil()
-	case bool:
-		w.bool(v)
-	case int64:
-		w.int(v)
-	case float64:
-		w.float(v)
-	case string:
-		w.string(v)
-	case []any:
-		w.array(len(kids))
-	case *Hash:
-		w.mapLen(len(kids) / 2)
-	}
-	for _, k := range kids {
-		w.uint(uint64(k))
-	}
-	if w.err != nil {
-		return 0, w.err
-	}
-	i, ok := e.vals[string(e.scratch.Bytes())]
-	if !ok {
-		var d int32
-		var n int64 = 1
-		if container {
-			d = 1
-		}
-		for _, k := range kids {
-			d = max(d, e.depth[k]+1)
-			n = min(n+e.nodes[k], MaxNodes+1)
-		}
-		if d > MaxDepth {
-			return 0, fmt.Errorf("value nested deeper than %d", MaxDepth)
-		}
-		if n > MaxNodes {
-			return 0, fmt.Errorf("value has more than %d nodes", MaxNodes)
-		}
-		i = len(e.entries)
-		entry := bytes.Clone(e.scratch.Bytes())
-		e.entries = append(e.entries, entry)
-		e.depth = append(e.depth, d)
-		e.nodes = append(e.nodes, n)
-		e.vals[string(entry)] = i
-	}
-	switch v := v.(type) {
-	case *Hash:
-		e.hashes[v] = i
-	case []any:
-		if len(v) > 0 {
-			e.slices[sliceID{&v[0], len(v)}] = i
-		}
-	}
-	return i, nil
+// Encode is like the package's Encode, using and adding to what e
+// remembers.
+func (e *Encoder) Encode(b *Bundle) ([]byte, error) {
+	return e.Append(nil, b)
 }
 
-// sliceID identifies a slice by its memory, to add a shared one only once.
-type sliceID struct {
-	first *any
-	len   int
-}
-
-// err adds an error to the error table; -1 for nil.
-func (e *encoder) err(x *Error) int {
-	if x == nil {
-		return -1
+// Append appends the encoding of b to dst and returns the extended slice,
+// like Encode; on error it returns dst unchanged. With a reused dst, it
+// allocates nothing once e has seen a few bundles.
+func (e *Encoder) Append(dst []byte, b *Bundle) ([]byte, error) {
+	if e.remembered() > e.maxRemembered || len(e.glob.scalars) > maxScalarBytes || len(e.glob.kids) > maxKids || len(e.recData) > maxScalarBytes {
+		e.Reset()
 	}
-	if i, ok := e.errs[*x]; ok {
-		return i
+	err := e.encodeBody(b)
+	e.forgetBundle()
+	if err != nil {
+		return dst, err
 	}
-	i := len(e.errList)
-	e.errList = append(e.errList, *x)
-	e.errs[*x] = i
-	return i
-}
+	// The body is e.head, the fast part of the value table, e.mid, the
+	// rest of the value table and e.tail: hash the parts, then copy each
+	// once, after the header.
+	fast, rest := e.vals[:e.fastEnd()], e.vals[e.fastEnd():]
+	parts := [...][]byte{e.head, fast, e.mid, rest, e.tail}
+	bodyLen := 0
+	e.sha.Reset()
+	for _, p := range parts {
+		bodyLen += len(p)
+		e.sha.Write(p)
+	}
+	digest := e.sha.Sum(e.sum[:0])
 
-// contribution is a Contribution with its value and error as table indexes.
-type contribution struct {
-	c        *Contribution
-	val, err int
-}
-
-func (e *encoder) contributions(cs []Contribution) ([]contribution, error) {
-	out := make([]contribution, len(cs))
-	for i := range cs {
-		c := &cs[i]
-		if c.Layer > LayerModule {
-			return nil, fmt.Errorf("contribution %d: unknown layer %d", i, c.Layer)
-		}
-		if c.Level < 0 || c.Location < 0 || c.Level > math.MaxInt32 || c.Location > math.MaxInt32 {
-			return nil, fmt.Errorf("contribution %d: level %d, location %d out of range", i, c.Level, c.Location)
-		}
-		out[i] = contribution{c: c, val: -1, err: e.err(c.Err)}
-		if c.Err == nil {
-			v, err := e.value(c.Value, 0)
-			if err != nil {
-				return nil, fmt.Errorf("contribution %d: %w", i, err)
-			}
-			out[i].val = v
-		}
+	start := len(dst)
+	out := dst
+	// The header takes at most 80 bytes besides its strings: magic 15,
+	// version 1, array 1, digest 34, body length 9, string lengths 3×5,
+	// CRC 5.
+	if n := bodyLen + 80 + len(b.Node) + len(b.Environment) + len(b.Revision); cap(out)-len(out) < n {
+		out = make([]byte, len(dst), len(dst)+n)
+		copy(out, dst)
+	}
+	out = append(out, magic...)
+	out = appendUint(out, Version)
+	out = appendArrayLen(out, 6)
+	out = appendBin(out, digest)
+	out = appendUint(out, uint64(bodyLen))
+	out = appendString(out, b.Node)
+	out = appendString(out, b.Environment)
+	out = appendString(out, b.Revision)
+	out = appendFixed32(out, crc32.Checksum(out[start:], castagnoli))
+	if n := len(out) - start; n > maxHeader {
+		return dst, fmt.Errorf("format: header of %d bytes exceeds %d: node, environment or revision too long", n, maxHeader)
+	}
+	for _, p := range parts {
+		out = append(out, p...)
 	}
 	return out, nil
 }
 
-func (e *encoder) body(b *Bundle) ([]byte, error) {
+// fastEnd is where the fast part of the value table ends in e.vals.
+func (e *Encoder) fastEnd() int { return int(e.fastBytes) }
+
+// encodeBody builds the body of b in parts (see Append).
+func (e *Encoder) encodeBody(b *Bundle) error {
 	for i := 1; i < len(b.Keys); i++ {
 		if b.Keys[i-1].Name >= b.Keys[i].Name {
-			return nil, fmt.Errorf("format: Keys not sorted and unique: %q before %q", b.Keys[i-1].Name, b.Keys[i].Name)
+			return fmt.Errorf("format: Keys not sorted and unique: %q before %q", b.Keys[i-1].Name, b.Keys[i].Name)
 		}
 	}
 	for i := 1; i < len(b.Modules); i++ {
 		if b.Modules[i-1].Name >= b.Modules[i].Name {
-			return nil, fmt.Errorf("format: Modules not sorted and unique: %q before %q", b.Modules[i-1].Name, b.Modules[i].Name)
+			return fmt.Errorf("format: Modules not sorted and unique: %q before %q", b.Modules[i-1].Name, b.Modules[i].Name)
 		}
+	}
+	e.gen++
+	if e.gen == 0 { // wrapped: old marks could look current
+		clear(e.glob.marks)
+		e.gen = 1
+	}
+	if len(e.seen) > maxSeen {
+		clear(e.seen)
+	}
+	e.vals = e.vals[:0]
+	e.nVals = 0
+	useRecs := !e.oneShot && e.recPause == 0
+	if e.recPause > 0 {
+		e.recPause--
 	}
 
 	// Fast part first, so that its values take the low indexes and a
 	// reader can decode them without the details.
-	keyVals := make([]int, len(b.Keys))
-	keyErrs := make([]int, len(b.Keys))
+	refs := e.refs[:0]
+	memo := e.keyRecs[:0]
+	defer func() { e.refs, e.keyRecs = refs, memo }()
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		keyVals[i], keyErrs[i] = -1, e.err(k.Err)
-		if k.Err == nil {
-			v, err := e.value(k.Value, 0)
-			if err != nil {
-				return nil, fmt.Errorf("format: key %q: %w", k.Name, err)
+		m := keyMemo{rec: -1, value: -1}
+		if useRecs {
+			m.rec = e.findRec(i, k)
+			if m.rec < 0 {
+				m.global = e.seenBefore(k)
 			}
-			keyVals[i] = v
 		}
+		val, kerr := int32(-1), e.err(k.Err)
+		if k.Err == nil {
+			if m.rec >= 0 && e.recs[m.rec].valueID >= 0 && same(e.recs[m.rec].value, k.Value) {
+				m.value = e.recs[m.rec].valueID
+			} else {
+				var err error
+				if m.value, err = e.intern(k.Value, 0, m.global); err != nil {
+					return fmt.Errorf("format: key %q: %w", k.Name, err)
+				}
+			}
+			val = e.entry(m.value)
+		}
+		refs = append(refs, val, kerr)
+		memo = append(memo, m)
 	}
-	nFast := len(e.entries)
+	nFast := e.nVals
+	e.fastBytes = uint32(len(e.vals))
 	nodeErr := e.err(b.NodeError)
-	var modErrs []int
-	for _, m := range b.Modules {
-		modErrs = append(modErrs, e.err(m.Err))
+	modErrs := e.modErrs[:0]
+	for i := range b.Modules {
+		modErrs = append(modErrs, e.err(b.Modules[i].Err))
 	}
-	contribs := make([][]contribution, len(b.Keys))
-	defaults := make([][]contribution, len(b.Keys))
+	e.modErrs = modErrs
+	hits, misses := 0, 0
 	for i := range b.Keys {
 		k := &b.Keys[i]
+		if r := memo[i].rec; r >= 0 {
+			// Contributions met before: their values' ids are known, and
+			// none is an error.
+			rec := &e.recs[r]
+			data := e.recData[rec.data:]
+			for j := range int(rec.nc + rec.nd) {
+				refs = append(refs, e.entry(int32(binary.LittleEndian.Uint32(data[4*j:]))), -1)
+			}
+			hits++
+			continue
+		}
 		var err error
-		if contribs[i], err = e.contributions(k.Contributions); err != nil {
-			return nil, fmt.Errorf("format: key %q: %w", k.Name, err)
+		var hasErr bool
+		ids := e.ids[:0]
+		if refs, ids, hasErr, err = e.contributions(refs, ids, k.Contributions, memo[i].global); err != nil {
+			return fmt.Errorf("format: key %q: %w", k.Name, err)
 		}
-		if defaults[i], err = e.contributions(k.Defaults); err != nil {
-			return nil, fmt.Errorf("format: key %q: defaults: %w", k.Name, err)
+		var defErr bool
+		if refs, ids, defErr, err = e.contributions(refs, ids, k.Defaults, memo[i].global); err != nil {
+			return fmt.Errorf("format: key %q: defaults: %w", k.Name, err)
 		}
+		e.ids = ids
+		if useRecs && len(ids) > 0 {
+			misses++
+			if memo[i].global && !hasErr && !defErr && allGlobal(memo[i].value, ids) {
+				e.addRec(i, k, memo[i].value, ids)
+			}
+		}
+	}
+	if useRecs {
+		e.judgeRecs(hits, misses)
 	}
 
-	var details bytes.Buffer
-	d := newWriter(&details)
-	d.array(5)
-	d.array(len(e.entries) - nFast)
-	for _, x := range e.entries[nFast:] {
-		d.raw(x)
-	}
-	writeHierarchy(d, &b.Global)
-	writeHierarchy(d, &b.Env)
-	d.array(len(b.Modules))
-	for _, m := range b.Modules {
-		d.array(3)
-		d.string(m.Name)
-		writeHierarchy(d, &m.Hierarchy)
+	// The details, but for their value table.
+	t := e.tail[:0]
+	t = appendHierarchy(t, &b.Global)
+	t = appendHierarchy(t, &b.Env)
+	t = appendArrayLen(t, len(b.Modules))
+	for i := range b.Modules {
+		m := &b.Modules[i]
+		t = appendArrayLen(t, 3)
+		t = appendString(t, m.Name)
+		t = appendHierarchy(t, &m.Hierarchy)
 		if m.Default == nil {
-			d.nil()
+			t = append(t, mNil)
 		} else {
-			writeHierarchy(d, m.Default)
+			t = appendHierarchy(t, m.Default)
 		}
 	}
-	d.array(len(b.Keys))
+	t = appendArrayLen(t, len(b.Keys))
+	cr := refs[2*len(b.Keys):]
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		d.array(4)
-		writeMerge(d, k.Merge)
-		writeContributions(d, contribs[i])
-		writeMerge(d, k.DefaultMerge)
-		writeContributions(d, defaults[i])
+		t = appendArrayLen(t, 4)
+		t = appendMerge(t, k.Merge)
+		if r := memo[i].rec; r >= 0 {
+			t = e.appendTmpl(t, &e.recs[r], k.DefaultMerge, cr)
+		} else {
+			t = appendContributions(t, k.Contributions, cr)
+			t = appendMerge(t, k.DefaultMerge)
+			t = appendContributions(t, k.Defaults, cr[2*len(k.Contributions):])
+		}
+		cr = cr[2*(len(k.Contributions)+len(k.Defaults)):]
 	}
-	if d.err != nil {
-		return nil, d.err
-	}
+	e.tail = t
 
-	var body bytes.Buffer
-	w := newWriter(&body)
-	w.array(7)
-	w.array(nFast)
-	for _, x := range e.entries[:nFast] {
-		w.raw(x)
+	e.head = appendArrayLen(appendArrayLen(e.head[:0], 7), nFast)
+
+	w := e.mid[:0]
+	w = appendArrayLen(w, len(e.errList))
+	for i := range e.errList {
+		x := &e.errList[i]
+		w = appendArrayLen(w, 5)
+		w = appendString(w, x.Message)
+		w = appendString(w, x.File)
+		w = appendInt(w, int64(x.Line))
+		w = appendInt(w, int64(x.Column))
+		w = appendString(w, x.Level)
 	}
-	w.array(len(e.errList))
-	for _, x := range e.errList {
-		w.array(5)
-		w.string(x.Message)
-		w.string(x.File)
-		w.int(int64(x.Line))
-		w.int(int64(x.Column))
-		w.string(x.Level)
-	}
-	w.ref(nodeErr)
+	w = appendRef(w, nodeErr)
 	n := 0
 	for _, i := range modErrs {
 		if i >= 0 {
 			n++
 		}
 	}
-	w.array(n)
+	w = appendArrayLen(w, n)
 	for j, i := range modErrs {
 		if i >= 0 {
-			w.array(2)
-			w.string(b.Modules[j].Name)
-			w.uint(uint64(i))
+			w = appendArrayLen(w, 2)
+			w = appendString(w, b.Modules[j].Name)
+			w = appendUint(w, uint64(i))
 		}
 	}
-	w.array(len(b.Keys))
+	w = appendArrayLen(w, len(b.Keys))
 	for i := range b.Keys {
-		w.array(3)
-		w.string(b.Keys[i].Name)
-		w.ref(keyVals[i])
-		w.ref(keyErrs[i])
+		w = appendArrayLen(w, 3)
+		w = appendString(w, b.Keys[i].Name)
+		w = appendRef(w, refs[2*i])
+		w = appendRef(w, refs[2*i+1])
 	}
-	w.bytes(indexTable(b.Keys))
-	w.bytes(details.Bytes())
-	return body.Bytes(), w.err
+	w = e.appendIndex(w, b.Keys)
+	// The details section: a bin holding array(5), the rest of the value
+	// table, then e.tail.
+	nRest := e.nVals - nFast
+	restHead := 1 + arrayLenSize(nRest)
+	w = appendBinLen(w, restHead+len(e.vals)-e.fastEnd()+len(t))
+	w = append(w, 0x95)
+	w = appendArrayLen(w, nRest)
+	e.mid = w
+	return nil
 }
 
-// indexTable builds the open-addressing table of the index section.
-func indexTable(keys []Key) []byte {
-	slots := make([]uint32, slotCount(len(keys)))
-	mask := uint64(len(slots) - 1)
+// err adds an error to the error table; -1 for nil.
+func (e *Encoder) err(x *Error) int32 {
+	if x == nil {
+		return -1
+	}
+	if i, ok := e.errs[*x]; ok {
+		return i
+	}
+	i := int32(len(e.errList))
+	e.errList = append(e.errList, *x)
+	e.errs[*x] = i
+	return i
+}
+
+// contributions appends the value and error index of each contribution to
+// refs, and its value's node id (-1 for an error) to ids, and reports
+// whether one is an error. global is intern's.
+func (e *Encoder) contributions(refs, ids []int32, cs []Contribution, global bool) ([]int32, []int32, bool, error) {
+	hasErr := false
+	for i := range cs {
+		c := &cs[i]
+		if c.Layer > LayerModule {
+			return refs, ids, hasErr, fmt.Errorf("contribution %d: unknown layer %d", i, c.Layer)
+		}
+		if c.Level < 0 || c.Location < 0 || c.Level > math.MaxInt32 || c.Location > math.MaxInt32 {
+			return refs, ids, hasErr, fmt.Errorf("contribution %d: level %d, location %d out of range", i, c.Level, c.Location)
+		}
+		val, cerr, id := int32(-1), e.err(c.Err), int32(-1)
+		if c.Err == nil {
+			var err error
+			if id, err = e.intern(c.Value, 0, global); err != nil {
+				return refs, ids, hasErr, fmt.Errorf("contribution %d: %w", i, err)
+			}
+			val = e.entry(id)
+		} else {
+			hasErr = true
+		}
+		refs = append(refs, val, cerr)
+		ids = append(ids, id)
+	}
+	return refs, ids, hasErr, nil
+}
+
+// seenBefore reports whether k's contributions (or defaults) were met in a
+// bundle before, and remembers that they were met now.
+func (e *Encoder) seenBefore(k *Key) bool {
+	p := first(k.Contributions)
+	if p == nil {
+		p = first(k.Defaults)
+	}
+	if p == nil {
+		return false
+	}
+	if _, ok := e.seen[p]; ok {
+		return true
+	}
+	e.seen[p] = struct{}{}
+	return false
+}
+
+// allGlobal reports whether the ids (and value, -1 for none) are all in
+// the global table, as a keyRec's must be.
+func allGlobal(value int32, ids []int32) bool {
+	if value >= 0 && value&localBit != 0 {
+		return false
+	}
+	for _, id := range ids {
+		if id >= 0 && id&localBit != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func first(cs []Contribution) *Contribution {
+	if len(cs) == 0 {
+		return nil
+	}
+	return &cs[0]
+}
+
+// findRec returns the variant of k's contributions met before, or -1; k
+// is the i-th key of its bundle.
+func (e *Encoder) findRec(i int, k *Key) int32 {
+	c, d := first(k.Contributions), first(k.Defaults)
+	if c == nil && d == nil {
+		return -1
+	}
+	p := c
+	if p == nil {
+		p = d
+	}
+	// Most often, the key at this position had the same variant in one
+	// of the bundles just before.
+	if i < len(e.recHint) {
+		for _, h := range &e.recHint[i] {
+			if h.p == p && e.recs[h.rec].is(k, c, d) {
+				return h.rec
+			}
+		}
+	}
+	r, ok := e.recOf[p]
+	if !ok || !e.recs[r].is(k, c, d) {
+		return -1
+	}
+	e.hint(i, p, r)
+	return r
+}
+
+// hintSet is the variants a key position had in the last bundles, the
+// latest first; p is the variant's first contribution (or default).
+type hintSet [4]struct {
+	p   *Contribution
+	rec int32
+}
+
+// is reports whether rec is the variant of k, whose contributions and
+// defaults start at c and d.
+func (rec *keyRec) is(k *Key, c, d *Contribution) bool {
+	return rec.contribs == c && rec.defaults == d && int(rec.nc) == len(k.Contributions) && int(rec.nd) == len(k.Defaults)
+}
+
+// hint records that the i-th key of a bundle has variant r, whose first
+// contribution (or default) is p.
+func (e *Encoder) hint(i int, p *Contribution, r int32) {
+	for len(e.recHint) <= i {
+		e.recHint = append(e.recHint, hintSet{})
+	}
+	h := &e.recHint[i]
+	copy(h[1:], h[:len(h)-1])
+	h[0].p, h[0].rec = p, r
+}
+
+// addRec remembers k's contributions and defaults (which have no error),
+// with their values' ids, and k's value with its id (-1 if k has an error);
+// k is the i-th key of its bundle.
+func (e *Encoder) addRec(i int, k *Key, valueID int32, ids []int32) {
+	rec := keyRec{
+		contribs: first(k.Contributions), defaults: first(k.Defaults),
+		nc: int32(len(k.Contributions)), nd: int32(len(k.Defaults)),
+		data:  uint32(len(e.recData)),
+		value: k.Value, valueID: valueID,
+	}
+	t := e.recData
+	for _, id := range ids {
+		t = binary.LittleEndian.AppendUint32(t, uint32(id))
+	}
+	for _, cs := range [2][]Contribution{k.Contributions, k.Defaults} {
+		for i := range cs {
+			c := &cs[i]
+			n := len(t)
+			t = append(t, 0, 0x97, byte(c.Layer)) // length, then array(7) and the layer (at most 2)
+			t = appendUint(t, uint64(c.Level))
+			t = appendUint(t, uint64(c.Location))
+			t = appendInt(t, int64(c.Line))
+			t = appendInt(t, int64(c.Column))
+			t[n] = byte(len(t) - n - 1) // at most 38
+		}
+	}
+	e.recData = t
+	p := rec.contribs
+	if p == nil {
+		p = rec.defaults
+	}
+	r := int32(len(e.recs))
+	e.recOf[p] = r
+	e.recs = append(e.recs, rec)
+	e.hint(i, p, r)
+}
+
+// appendTmpl appends the contributions, default merge and defaults of a
+// key whose contributions are rec, with value indexes from refs (two per
+// contribution: value, error).
+func (e *Encoder) appendTmpl(w []byte, rec *keyRec, defMerge Merge, refs []int32) []byte {
+	t := e.recData[rec.data+4*uint32(rec.nc+rec.nd):]
+	w = appendArrayLen(w, int(rec.nc))
+	for i := range int(rec.nc) + int(rec.nd) {
+		if i == int(rec.nc) {
+			w = appendMerge(w, defMerge)
+			w = appendArrayLen(w, int(rec.nd))
+		}
+		n := int(t[0])
+		w = append(w, t[1:1+n]...)
+		t = t[1+n:]
+		w = appendUint(w, uint64(refs[2*i]))
+		w = append(w, mNil)
+	}
+	if rec.nd == 0 {
+		w = appendMerge(w, defMerge)
+		w = appendArrayLen(w, 0)
+	}
+	return w
+}
+
+// judgeRecs stops remembering contributions for a while when a bundle
+// found few of its keys' contributions among those remembered: the
+// compiler does not share them, and remembering costs for nothing.
+func (e *Encoder) judgeRecs(hits, misses int) {
+	e.recHits += hits
+	e.recMisses += misses
+	if e.recHits+e.recMisses < 8000 {
+		return // judge over a few bundles
+	}
+	if e.recHits < e.recMisses/8 {
+		e.recPause = 32
+	}
+	e.recHits, e.recMisses = 0, 0
+}
+
+// appendIndex appends the index section of keys (SPEC.md, "Index").
+func (e *Encoder) appendIndex(w []byte, keys []Key) []byte {
+	n := slotCount(len(keys))
+	slots := e.index[:0]
+	slots = append(slots, make([]uint32, n)...)
+	e.index = slots
+	mask := uint64(n - 1)
 	for i := range keys {
 		j := keyHash(keys[i].Name) & mask
 		for slots[j] != 0 {
@@ -395,51 +652,55 @@ func indexTable(keys []Key) []byte {
 		}
 		slots[j] = uint32(i + 1)
 	}
-	out := make([]byte, 4*len(slots))
-	for i, s := range slots {
-		binary.LittleEndian.PutUint32(out[4*i:], s)
+	w = appendBinLen(w, 4*n)
+	for _, s := range slots {
+		w = binary.LittleEndian.AppendUint32(w, s)
 	}
-	return out
+	return w
 }
 
-func writeHierarchy(w *writer, h *Hierarchy) {
-	w.array(2)
-	w.bool(h.Present)
-	w.array(len(h.Levels))
-	for _, l := range h.Levels {
-		w.array(2)
-		w.string(l.Name)
-		w.array(len(l.Locations))
+func appendHierarchy(w []byte, h *Hierarchy) []byte {
+	w = appendArrayLen(w, 2)
+	w = appendBool(w, h.Present)
+	w = appendArrayLen(w, len(h.Levels))
+	for i := range h.Levels {
+		l := &h.Levels[i]
+		w = appendArrayLen(w, 2)
+		w = appendString(w, l.Name)
+		w = appendArrayLen(w, len(l.Locations))
 		for _, loc := range l.Locations {
-			w.array(2)
-			w.string(loc.Path)
-			w.bool(loc.Exists)
+			w = appendArrayLen(w, 2)
+			w = appendString(w, loc.Path)
+			w = appendBool(w, loc.Exists)
 		}
 	}
+	return w
 }
 
-func writeMerge(w *writer, m Merge) {
+func appendMerge(w []byte, m Merge) []byte {
 	if m == (Merge{}) {
-		w.nil()
-		return
+		return append(w, mNil)
 	}
-	w.array(4)
-	w.string(m.Strategy)
-	w.string(m.KnockoutPrefix)
-	w.bool(m.SortMergedArrays)
-	w.bool(m.MergeHashArrays)
+	w = appendArrayLen(w, 4)
+	w = appendString(w, m.Strategy)
+	w = appendString(w, m.KnockoutPrefix)
+	w = appendBool(w, m.SortMergedArrays)
+	return appendBool(w, m.MergeHashArrays)
 }
 
-func writeContributions(w *writer, cs []contribution) {
-	w.array(len(cs))
-	for _, c := range cs {
-		w.array(7)
-		w.uint(uint64(c.c.Layer))
-		w.uint(uint64(c.c.Level))
-		w.uint(uint64(c.c.Location))
-		w.int(int64(c.c.Line))
-		w.int(int64(c.c.Column))
-		w.ref(c.val)
-		w.ref(c.err)
+// appendContributions appends cs, whose value and error indexes are in
+// refs, two per contribution.
+func appendContributions(w []byte, cs []Contribution, refs []int32) []byte {
+	w = appendArrayLen(w, len(cs))
+	for i := range cs {
+		c := &cs[i]
+		w = append(w, 0x97, byte(c.Layer)) // array(7), layer (at most 2: a positive fixint)
+		w = appendUint(w, uint64(c.Level))
+		w = appendUint(w, uint64(c.Location))
+		w = appendInt(w, int64(c.Line))
+		w = appendInt(w, int64(c.Column))
+		w = appendRef(w, refs[2*i])
+		w = appendRef(w, refs[2*i+1])
 	}
+	return w
 }

@@ -413,15 +413,22 @@ func writeBundles(out string, bundles []*format.Bundle) error {
 // commit renames them all over the old ones; discard removes what was not
 // committed.
 type bundleWriter struct {
-	out     string
-	mu      sync.Mutex
-	staged  []staged
-	dirOnce sync.Once
-	dirErr  error
-	created bool // OUT did not exist: discard removes it again
+	out      string
+	mu       sync.Mutex
+	staged   []staged
+	dirOnce  sync.Once
+	dirErr   error
+	created  bool      // OUT did not exist: discard removes it again
+	encoders sync.Pool // of *encoderBuf
 }
 
 type staged struct{ tmp, dst string }
+
+// encoderBuf is an encoder with the buffer it reuses.
+type encoderBuf struct {
+	enc *format.Encoder
+	buf []byte
+}
 
 // mkdir creates OUT when the first bundle is staged, so a run that fails
 // before leaves no trace.
@@ -441,12 +448,20 @@ func (w *bundleWriter) stage(b *format.Bundle) error {
 	if err := w.mkdir(); err != nil {
 		return err
 	}
-	data, err := format.Encode(b)
+	// Encoders remember what earlier bundles shared (values, whole keys),
+	// so each concurrent caller takes one from the pool with its buffer.
+	enc, _ := w.encoders.Get().(*encoderBuf)
+	if enc == nil {
+		enc = &encoderBuf{enc: format.NewEncoder()}
+	}
+	defer w.encoders.Put(enc)
+	var err error
+	enc.buf, err = enc.enc.Append(enc.buf[:0], b)
 	if err != nil {
 		return fmt.Errorf("encoding the bundle of %s: %v; nothing written", b.Node, err)
 	}
 	dst := filepath.Join(w.out, b.Node+".bundle")
-	tmp, err := writeTemp(dst, data)
+	tmp, err := writeTemp(dst, enc.buf)
 	if err != nil {
 		return err
 	}

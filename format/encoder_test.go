@@ -1,0 +1,638 @@
+package format
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fleet builds bundles of n nodes with k keys each, sharing values the way
+// a compile of a fleet does: every data file's values are built once and
+// held by pointer by every node whose hierarchy reaches that file; merged
+// keys get a new value per node (equal across the nodes of a slice, not
+// shared), interpolated strings a new string per node. With shareKeys,
+// nodes that resolve a key alike also share its Key struct (its
+// contributions' slice).
+func fleet(n, k int, shareKeys bool) []*Bundle {
+	r := rand.New(rand.NewPCG(1, 2))
+	const roles, dcs, oses = 12, 4, 3
+	type file struct {
+		level int
+		vals  map[int]any // by key number
+	}
+	newFile := func(level int, share float64) *file {
+		f := &file{level: level, vals: map[int]any{}}
+		for i := range k {
+			if share >= 1 || r.Float64() < share {
+				f.vals[i] = fleetValue(r, i)
+			}
+		}
+		return f
+	}
+	common := newFile(4, 1)
+	var roleF, dcF, osF []*file
+	for range roles {
+		roleF = append(roleF, newFile(1, 0.2))
+	}
+	for range dcs {
+		dcF = append(dcF, newFile(2, 0.2))
+	}
+	for range oses {
+		osF = append(osF, newFile(3, 0.2))
+	}
+	names := make([]string, k)
+	merge := make([]Merge, k)
+	for i := range names {
+		names[i] = fmt.Sprintf("profile::mod%02d::param_%04d", i%40, i)
+		if i%20 == 7 {
+			merge[i] = Merge{Strategy: "deep"}
+		}
+	}
+	slices.Sort(names)
+	modules := make([]Module, 10)
+	for i := range modules {
+		modules[i] = Module{Name: fmt.Sprintf("mod%d", i), Hierarchy: Hierarchy{Present: true, Levels: []Level{
+			{Name: "OS", Locations: []Location{{Path: "data/os/Debian.yaml", Exists: i%2 == 0}}},
+			{Name: "Common", Locations: []Location{{Path: "data/common.yaml", Exists: true}}},
+		}}}
+	}
+	type keyCache = map[[5]*file]*Key
+	shared := make([]keyCache, k)
+	for i := range shared {
+		shared[i] = keyCache{}
+	}
+	var out []*Bundle
+	for node := range n {
+		cert := fmt.Sprintf("node%05d.dc%d.example.com", node, node%dcs)
+		role, dc, os := r.IntN(roles), node%dcs, r.IntN(oses)
+		nodeF := newFile(0, 0.01)
+		files := [5]*file{nodeF, roleF[role], dcF[dc], osF[os], common}
+		b := &Bundle{Node: cert, Environment: "production", Revision: "r1",
+			Env: Hierarchy{Present: true, Levels: []Level{
+				{Name: "Per-node", Locations: []Location{{Path: "data/nodes/" + cert + ".yaml", Exists: true}}},
+				{Name: "Role", Locations: []Location{{Path: fmt.Sprintf("data/role/r%d.yaml", role), Exists: true}}},
+				{Name: "DC", Locations: []Location{{Path: fmt.Sprintf("data/dc/dc%d.yaml", dc), Exists: true}}},
+				{Name: "OS", Locations: []Location{{Path: fmt.Sprintf("data/os/os%d.yaml", os), Exists: true}}},
+				{Name: "Common", Locations: []Location{{Path: "data/common.yaml", Exists: true}}},
+			}},
+			Modules: modules,
+			Keys:    make([]Key, k),
+		}
+		for i := range k {
+			var key [5]*file // the files that hold the key: what decides its result
+			var cs []Contribution
+			for j, f := range files {
+				if v, ok := f.vals[i]; ok {
+					key[j] = f
+					if s, ok := v.(string); ok && i%10 == 3 { // interpolated: a new string per node
+						v = s + "." + cert
+					}
+					cs = append(cs, Contribution{Layer: LayerEnvironment, Level: f.level, Line: 1 + i%300, Column: 3, Value: v})
+				}
+			}
+			if key[0] == nil && shareKeys && i%10 != 3 {
+				if sk := shared[i][key]; sk != nil {
+					b.Keys[i] = *sk
+					continue
+				}
+			}
+			kk := Key{Name: names[i], Merge: merge[i], Contributions: cs, Value: cs[0].Value}
+			if merge[i].Strategy != "" && len(cs) > 1 {
+				kk.Value = fleetMerge(cs)
+			}
+			b.Keys[i] = kk
+			if key[0] == nil && shareKeys && i%10 != 3 {
+				shared[i][key] = &b.Keys[i]
+			}
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// fleetMerge merges the contributions' values (a stand-in for a deep
+// merge: a new container, equal for equal inputs).
+func fleetMerge(cs []Contribution) any {
+	switch cs[0].Value.(type) {
+	case []any:
+		var a []any
+		for _, c := range cs {
+			if x, ok := c.Value.([]any); ok {
+				a = append(a, x...)
+			}
+		}
+		return a
+	case *Hash:
+		h := NewHash(8)
+		for i := len(cs) - 1; i >= 0; i-- {
+			if x, ok := cs[i].Value.(*Hash); ok {
+				for k, v := range x.All() {
+					h.Set(k, v)
+				}
+			}
+		}
+		return h
+	}
+	return cs[0].Value
+}
+
+var fleetWords = strings.Fields("alpha api archive audit auth backup billing cache cart catalog checkout config core cron data deploy edge events export feed gateway graph hub identity images")
+
+func fleetValue(r *rand.Rand, key int) any {
+	word := func() string { return fleetWords[r.IntN(len(fleetWords))] }
+	switch key % 10 {
+	case 0, 3, 5:
+		return fmt.Sprintf("/srv/%s/%s-%d", word(), word(), r.IntN(50))
+	case 1:
+		return int64(r.IntN(70000))
+	case 2:
+		return r.IntN(2) == 0
+	case 4, 7:
+		a := make([]any, 1+r.IntN(6))
+		for i := range a {
+			a[i] = fmt.Sprintf("%s%d.example.com", word(), r.IntN(9))
+		}
+		return a
+	case 6:
+		return 0.5 + float64(r.IntN(8))
+	}
+	h := NewHash(4)
+	h.Set("ensure", "present")
+	h.Set("port", int64(8000+r.IntN(100)))
+	h.Set("path", "/etc/"+word())
+	if r.IntN(2) == 0 {
+		h.Set("options", &Hash{keys: []any{"timeout", "retries"}, vals: []any{int64(r.IntN(60)), int64(3)}})
+	}
+	return h
+}
+
+// sampleBundles are the bundles the encoders must agree on.
+func sampleBundles() []*Bundle {
+	deep := any("leaf")
+	for range MaxDepth {
+		deep = []any{deep}
+	}
+	tooDeep := []any{deep}
+	wide := &Hash{keys: []any{"x"}, vals: []any{int64(1)}}
+	for i := range 25 {
+		wide = &Hash{keys: []any{"a", "b", "i"}, vals: []any{wide, wide, int64(i)}}
+	}
+	big := make([]any, 70000)
+	for i := range big {
+		big[i] = int64(i) - 35000
+	}
+	bigH := NewHash(70000)
+	for i := range 70000 {
+		bigH.Set(fmt.Sprint("k", i), float64(i))
+	}
+	scalars := []any{nil, true, false, int64(0), int64(-1), int64(-32), int64(-33), int64(127), int64(128),
+		int64(255), int64(256), int64(65535), int64(65536), int64(math.MaxUint32), int64(math.MaxUint32) + 1,
+		int64(math.MinInt8), int64(math.MinInt8) - 1, int64(math.MinInt16), int64(math.MinInt16) - 1,
+		int64(math.MinInt32), int64(math.MinInt32) - 1, int64(math.MaxInt64), int64(math.MinInt64),
+		0.0, math.Copysign(0, -1), 1.0, math.NaN(), math.Inf(-1), "", "x", strings.Repeat("s", 31),
+		strings.Repeat("s", 32), strings.Repeat("s", 255), strings.Repeat("s", 256), strings.Repeat("s", 65535),
+		strings.Repeat("s", 65536), []any{}, &Hash{}, make([]any, 15), make([]any, 16), make([]any, 65536)}
+	errA := &Error{Message: "a", File: "f", Line: -5, Column: 1 << 40, Level: "L"}
+	out := []*Bundle{
+		{},
+		{Node: "n", NodeError: errA},
+		{Keys: []Key{{Name: "a", Value: scalars}, {Name: "b", Value: &Hash{keys: scalars[:29], vals: scalars[:29]}}}},
+		{Keys: []Key{{Name: "deep", Value: deep}, {Name: "deep2", Value: []any{deep, "x"}}}},
+		{Keys: []Key{{Name: "big", Value: big}, {Name: "bigh", Value: bigH}, {Name: "c", Value: []any{big, bigH}}}},
+		{Keys: []Key{{Name: "b", Value: "x"}, {Name: "a", Value: "y"}}},
+		{Keys: []Key{{Name: "a", Value: 1}}},
+		{Keys: []Key{{Name: "a", Value: []any{"ok", map[string]any{}}}}},
+		{Keys: []Key{{Name: "a", Value: (*Hash)(nil)}}},
+		{Keys: []Key{{Name: "a", Value: tooDeep}}},
+		{Keys: []Key{{Name: "a", Value: wide}}},
+		{Keys: []Key{{Name: "a", Contributions: []Contribution{{Value: "x"}, {Layer: 3}}}}},
+		{Keys: []Key{{Name: "a", Defaults: []Contribution{{Value: "x"}, {Level: -1}}}}},
+		{Keys: []Key{{Name: "a", Defaults: []Contribution{{Value: int32(1)}}}}},
+		{Revision: strings.Repeat("r", 1<<16)},
+		{Revision: strings.Repeat("r", 1<<16-200)},
+		{Modules: []Module{{Name: "b"}, {Name: "a"}}},
+		{Node: "errs", NodeError: errA, Modules: []Module{
+			{Name: "a", Err: errA, Default: &Hierarchy{Present: true, Levels: []Level{{Name: "x", Locations: []Location{{"p", true}}}}}},
+			{Name: "b", Hierarchy: Hierarchy{Levels: make([]Level, 20)}},
+			{Name: "c", Err: &Error{Message: "c"}},
+		}, Keys: []Key{
+			{Name: "a", Err: &Error{Message: "c"}, Contributions: []Contribution{{Err: errA, Layer: LayerModule, Level: math.MaxInt32, Location: 300, Line: -1, Column: -100000}}},
+			{Name: "b", Value: "v", Merge: Merge{Strategy: "deep", KnockoutPrefix: "--", MergeHashArrays: true},
+				DefaultMerge: Merge{SortMergedArrays: true}, Defaults: []Contribution{{Value: "v"}, {Err: &Error{Message: "d"}}}},
+		}},
+	}
+	many := &Bundle{}
+	for i := range 40 {
+		many.Keys = append(many.Keys, Key{Name: fmt.Sprintf("k%03d", i), Value: slices.Repeat([]any{"x"}, i),
+			Contributions: slices.Repeat([]Contribution{{Value: int64(i)}}, i)})
+	}
+	out = append(out, many)
+	out = append(out, sharedContributions()...)
+	out = append(out, fleet(20, 300, true)...)
+	return out
+}
+
+// sharedContributions are bundles whose keys share Contributions and
+// Defaults slices in every way the Encoder must tell apart.
+func sharedContributions() []*Bundle {
+	h := &Hash{keys: []any{"k"}, vals: []any{[]any{"v", int64(1)}}}
+	cs := []Contribution{{Value: "a", Line: 1}, {Value: h, Layer: LayerModule, Level: 300, Location: 70000, Line: -40, Column: 1 << 33}, {Value: []any{h}}}
+	ecs := []Contribution{{Value: "a"}, {Err: &Error{Message: "boom"}}, {Value: "b"}}
+	deep := Merge{Strategy: "deep"}
+	var out []*Bundle
+	for i := range 3 {
+		v := any("x")
+		if i == 1 {
+			v = h
+		}
+		b := &Bundle{Node: fmt.Sprint("shared", i), Keys: []Key{
+			{Name: "a", Contributions: cs, Value: v},
+			{Name: "b", Contributions: cs[:1], Value: "y"},
+			{Name: "c", Defaults: cs, Value: h, DefaultMerge: Merge{Strategy: fmt.Sprint(i)}},
+			{Name: "d", Contributions: cs, Defaults: cs[1:], Value: "x", Merge: deep},
+			{Name: "e", Contributions: cs[1:], Defaults: cs, Value: cs[2].Value},
+			{Name: "f", Contributions: ecs, Value: "a"},
+			{Name: "g", Contributions: cs[:2], Value: "a"},
+			{Name: "h", Value: "nothing"},
+		}}
+		if i == 2 {
+			b.Keys[0].Err = &Error{Message: "a failed"}
+			b.Keys[1].Value = nil
+			b.Keys[6].Defaults = ecs[2:]
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// encodeBoth encodes b with refEncode and with e, and fails if they differ.
+func encodeBoth(t *testing.T, e *Encoder, b *Bundle) {
+	t.Helper()
+	want, werr := refEncode(b)
+	got, gerr := e.Encode(b)
+	if fmt.Sprint(werr) != fmt.Sprint(gerr) {
+		t.Fatalf("bundle %.40q: error %v, want %v", b.Node, gerr, werr)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("bundle %.40q: Encoder's %d bytes differ from the reference's %d", b.Node, len(got), len(want))
+	}
+	if werr == nil {
+		// Append must write the same after existing bytes.
+		prefix := []byte("prefix")
+		app, err := e.Append(slices.Clip(prefix), b)
+		if err != nil || !bytes.Equal(app[:6], prefix) || !bytes.Equal(app[6:], want) {
+			t.Fatalf("bundle %.40q: Append differs from Encode (%v)", b.Node, err)
+		}
+	}
+}
+
+// TestEncoderMatchesReference checks that Encoder writes exactly what the
+// encoder it replaced wrote, bundle after bundle with one Encoder (so with
+// what it remembers), with Encode, and with an Encoder that forgets often.
+func TestEncoderMatchesReference(t *testing.T) {
+	bundles := sampleBundles()
+	e := NewEncoder()
+	for range 2 {
+		for _, b := range bundles {
+			encodeBoth(t, e, b)
+		}
+	}
+	small := NewEncoder()
+	small.maxRemembered = 50
+	for _, b := range bundles {
+		encodeBoth(t, small, b)
+	}
+	for _, b := range bundles {
+		want, werr := refEncode(b)
+		got, gerr := Encode(b)
+		if fmt.Sprint(werr) != fmt.Sprint(gerr) || !bytes.Equal(got, want) {
+			t.Fatalf("Encode(%.40q) differs from the reference: %v, %v", b.Node, gerr, werr)
+		}
+	}
+}
+
+// TestEncoderCollisions makes container structure hashes collide (8
+// values): dedup must compare in full and never merge two different
+// values.
+func TestEncoderCollisions(t *testing.T) {
+	e := NewEncoder()
+	e.weakHash = true
+	for _, b := range sampleBundles() {
+		encodeBoth(t, e, b)
+	}
+}
+
+// TestEncoderReset checks that Reset forgets values that were modified.
+func TestEncoderReset(t *testing.T) {
+	h := &Hash{}
+	h.Set("a", int64(1))
+	a := []any{"x", h}
+	b := &Bundle{Keys: []Key{{Name: "k", Value: a}, {Name: "l", Value: h}}}
+	e := NewEncoder()
+	encodeBoth(t, e, b)
+	h.Set("b", int64(2))
+	a[0] = "y"
+	e.Reset()
+	encodeBoth(t, e, b)
+}
+
+// TestEncodeForgets checks that Encode keeps nothing of the caller's.
+func TestEncodeForgets(t *testing.T) {
+	h := &Hash{}
+	h.Set("a", int64(1))
+	b := &Bundle{Keys: []Key{{Name: "k", Value: h}}}
+	if _, err := Encode(b); err != nil {
+		t.Fatal(err)
+	}
+	h.Set("b", int64(2)) // allowed: Encode remembers nothing
+	got, _ := Encode(b)
+	want, _ := refEncode(b)
+	if !bytes.Equal(got, want) {
+		t.Fatal("Encode used a value remembered from an earlier call")
+	}
+}
+
+// FuzzEncoderMatchesReference decodes fuzzed bodies (whose values share
+// subtrees, as decoded ones do) and checks that both encoders agree, three
+// times over with one Encoder, so that it meets the bundle's contributions
+// again and remembers them.
+func FuzzEncoderMatchesReference(f *testing.F) {
+	for _, b := range sampleBundles() {
+		if data, err := refEncode(b); err == nil && len(data) < 4096 {
+			_, body := splitForTest(f, data)
+			f.Add(body)
+		}
+	}
+	e := NewEncoder()
+	f.Fuzz(func(t *testing.T, body []byte) {
+		b, err := Decode(sealForTest(body))
+		if err != nil {
+			return
+		}
+		encodeBoth(t, e, b) // encodes twice
+		encodeBoth(t, e, b)
+	})
+}
+
+// splitForTest returns the header and body of an encoding.
+func splitForTest(t testing.TB, data []byte) (header, body []byte) {
+	_, start, err := parseHeader(string(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data[:start], data[start:]
+}
+
+// sealForTest wraps a body in a valid header.
+func sealForTest(body []byte) []byte {
+	digest := sha256.Sum256(body)
+	out := appendUint([]byte(magic), Version)
+	out = appendArrayLen(out, 6)
+	out = appendBin(out, digest[:])
+	out = appendUint(out, uint64(len(body)))
+	for _, s := range []string{"n", "e", "r"} {
+		out = appendString(out, s)
+	}
+	out = appendFixed32(out, crc32.Checksum(out, castagnoli))
+	return append(out, body...)
+}
+
+// BenchmarkEncodeFleet encodes the bundles of 100 nodes × 2,000 keys of a
+// fleet, as a compile does:
+//
+//   - ref: the encoder Encoder replaced, the baseline of the same run;
+//   - encode: the package's Encode (nothing shared between bundles);
+//   - cold: one new Encoder for the 100 bundles;
+//   - warm: one Encoder that has encoded 100 other nodes of the fleet
+//     first (untimed), as in the middle of a large fleet;
+//   - warm-append: the same, appending to one reused buffer.
+//
+// Each op is a pass over the 100 bundles. ns/bundle, cpu-ns/bundle (process
+// CPU time, GC included: steadier than wall time on a busy machine, and
+// what a compile on a fixed number of cores pays) and x-ref (ref's CPU time
+// over this one's, when ref ran first) are the figures to compare.
+// sharedkeys=true is a fleet whose compiler also shares Key structs
+// between the nodes that resolve a key alike.
+func BenchmarkEncodeFleet(b *testing.B) {
+	for _, shareKeys := range []bool{false, true} {
+		all := fleet(200, 2000, shareKeys)
+		warmup, bundles := all[:100], all[100:]
+		var size int
+		for _, bd := range bundles {
+			data, err := refEncode(bd)
+			if err != nil {
+				b.Fatal(err)
+			}
+			size += len(data)
+		}
+		var ref time.Duration // CPU time per pass
+		for _, mode := range []string{"ref", "encode", "cold", "warm", "warm-append"} {
+			b.Run(fmt.Sprintf("sharedkeys=%v/%s", shareKeys, mode), func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(size))
+				var buf []byte
+				var cpu time.Duration
+				for range b.N {
+					b.StopTimer()
+					e := NewEncoder()
+					if strings.HasPrefix(mode, "warm") {
+						for _, bd := range warmup {
+							if _, err := e.Encode(bd); err != nil {
+								b.Fatal(err)
+							}
+						}
+					}
+					b.StartTimer()
+					cpu0 := cpuTime()
+					for _, bd := range bundles {
+						var err error
+						switch mode {
+						case "ref":
+							_, err = refEncode(bd)
+						case "encode":
+							_, err = Encode(bd)
+						case "cold", "warm":
+							_, err = e.Encode(bd)
+						case "warm-append":
+							buf, err = e.Append(buf[:0], bd)
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					cpu += cpuTime() - cpu0
+				}
+				cpu /= time.Duration(b.N)
+				if mode == "ref" {
+					ref = cpu
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(bundles)), "ns/bundle")
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(len(bundles)), "cpu-ns/bundle")
+				if ref > 0 && cpu > 0 {
+					b.ReportMetric(float64(ref)/float64(cpu), "x-ref")
+				}
+			})
+		}
+	}
+}
+
+// TestEncodeAllocs checks that Encode allocates its output once, at its
+// final size, and that Append into a buffer with room allocates nothing
+// once the Encoder has seen the bundle's shape.
+func TestEncodeAllocs(t *testing.T) {
+	b := fleet(1, 300, false)[0]
+	b.Node = strings.Repeat("n", 40) // a str8 header field
+	want, _ := refEncode(b)
+	e := NewEncoder()
+	out, _ := e.Encode(b)
+	if cap(out) != len(want) && cap(out) > len(want)+80 {
+		t.Errorf("Encode's output has capacity %d for %d bytes", cap(out), len(want))
+	}
+	buf := make([]byte, 0, 2*len(want))
+	e.Append(buf, b)
+	if n := testing.AllocsPerRun(10, func() { e.Append(buf[:0], b) }); n != 0 {
+		t.Errorf("Append allocates %v times per bundle, want 0", n)
+	}
+}
+
+// randomFleet builds bundles from a pool of values and contributions that
+// they share in every way: the same pointers, equal copies, values shared
+// in part, contributions shared whole or not, values first met in one key
+// and then in another.
+func randomFleet(seed uint64, bundles, keys int) []*Bundle {
+	r := rand.New(rand.NewPCG(seed, 7))
+	var scalars []any
+	for i := range 12 {
+		scalars = append(scalars, fmt.Sprint("s", i%8), int64(i%5), float64(i%3), i%2 == 0, nil)
+	}
+	var values []any
+	var build func(depth int) any
+	build = func(depth int) any {
+		switch n := r.IntN(10); {
+		case n < 4 || depth > 3:
+			if len(values) > 0 && r.IntN(3) == 0 {
+				return values[r.IntN(len(values))]
+			}
+			return scalars[r.IntN(len(scalars))]
+		case n < 7:
+			a := make([]any, r.IntN(4))
+			for i := range a {
+				a[i] = build(depth + 1)
+			}
+			return a
+		default:
+			h := NewHash(3)
+			for range r.IntN(4) {
+				h.Set(scalars[r.IntN(len(scalars))], build(depth+1))
+			}
+			return h
+		}
+	}
+	for range 40 {
+		values = append(values, build(0))
+	}
+	// copyOf returns an equal value with new containers.
+	var copyOf func(v any) any
+	copyOf = func(v any) any {
+		switch v := v.(type) {
+		case []any:
+			a := make([]any, len(v))
+			for i := range v {
+				a[i] = copyOf(v[i])
+			}
+			return a
+		case *Hash:
+			h := NewHash(v.Len())
+			for k, x := range v.All() {
+				h.Set(k, copyOf(x))
+			}
+			return h
+		}
+		return v
+	}
+	pick := func() any {
+		v := values[r.IntN(len(values))]
+		if r.IntN(4) == 0 {
+			return copyOf(v)
+		}
+		return v
+	}
+	contribs := func() []Contribution {
+		cs := make([]Contribution, r.IntN(3))
+		for i := range cs {
+			cs[i] = Contribution{Layer: Layer(r.IntN(3)), Level: r.IntN(3), Line: r.IntN(300), Value: pick()}
+			if r.IntN(20) == 0 {
+				cs[i] = Contribution{Err: &Error{Message: fmt.Sprint("e", r.IntN(3))}}
+			}
+		}
+		return cs
+	}
+	var pool [][]Contribution
+	for range 30 {
+		pool = append(pool, contribs())
+	}
+	var out []*Bundle
+	for i := range bundles {
+		b := &Bundle{Node: fmt.Sprint("node", i)}
+		for k := range keys {
+			if r.IntN(5) == 0 {
+				continue
+			}
+			key := Key{Name: fmt.Sprintf("k%03d", k), Value: pick()}
+			switch r.IntN(3) {
+			case 0:
+				key.Contributions = pool[r.IntN(len(pool))]
+			case 1:
+				key.Contributions = contribs()
+			}
+			if r.IntN(4) == 0 {
+				key.Defaults = pool[r.IntN(len(pool))]
+			}
+			if r.IntN(30) == 0 {
+				key.Err = &Error{Message: "key error"}
+			}
+			b.Keys = append(b.Keys, key)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// TestEncoderRandomFleets compares the Encoder with the reference on
+// random fleets, with and without colliding hashes and frequent forgetting.
+func TestEncoderRandomFleets(t *testing.T) {
+	for seed := range uint64(20) {
+		bundles := randomFleet(seed, 30, 60)
+		for _, cfg := range []struct {
+			weak bool
+			max  int
+		}{{false, defaultMaxRemembered}, {true, defaultMaxRemembered}, {false, 300}} {
+			e := NewEncoder()
+			e.weakHash, e.maxRemembered = cfg.weak, cfg.max
+			for _, b := range bundles {
+				encodeBoth(t, e, b)
+			}
+		}
+	}
+}
+
+// TestEncoderPauses checks that an Encoder stops remembering contributions
+// that no bundle shares, and still writes the same bytes.
+func TestEncoderPauses(t *testing.T) {
+	e := NewEncoder()
+	paused := false
+	for _, b := range fleet(40, 300, false) {
+		encodeBoth(t, e, b)
+		paused = paused || e.recPause > 0
+	}
+	if !paused {
+		t.Error("the Encoder kept remembering contributions no bundle shares")
+	}
+}

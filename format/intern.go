@@ -1,0 +1,435 @@
+package format
+
+import (
+	"fmt"
+	"math"
+)
+
+// Interning. Every distinct value an Encoder meets gets a node id; equal
+// values get the same id (exactly: candidates are compared in full, hashes
+// only find them), so a bundle's value table, which holds each distinct
+// value once, follows from the ids alone: entry adds a node and its
+// children to it, in the order the walk of the old encoder met them.
+//
+// Ids live in two tables. The global table lasts across bundles and holds
+// the values of the key variants seen in more than one bundle: what the
+// compiler shares, so that the next bundle holding them finds them at the
+// cost of a lookup. The local table lasts one bundle and holds everything
+// else, above all the values only one node has (those that interpolate its
+// facts): remembering them would only make the global table bigger and
+// slower. A value is never in both tables at once (each addition checks the
+// other table first), so ids stay exact within a bundle.
+
+// localBit marks the ids of the local table.
+const localBit = 1 << 30
+
+// table is one of the two intern tables.
+type table struct {
+	nodes   []node
+	kids    []int32 // children of containers (ids)
+	scalars []byte  // msgpack encodings of scalars
+	marks   []mark  // by node index: the node's entry in the bundle's value table
+	cons    map[uint64]int32
+	// By identity or by value; they hold ids (either table's, for the
+	// identity caches of the local table).
+	hashes  map[*Hash]int32
+	slices  map[sliceID]int32
+	strs    map[string]int32
+	ints    map[int64]int32
+	floats  map[uint64]int32 // by bits: -0.0 is not 0.0, and NaNs are kept as they are
+	nilID   int32
+	trueID  int32
+	falseID int32
+	bit     int32 // 0, or localBit
+}
+
+func newTable(bit int32) *table {
+	t := &table{
+		cons:   map[uint64]int32{},
+		hashes: map[*Hash]int32{},
+		slices: map[sliceID]int32{},
+		strs:   map[string]int32{},
+		ints:   map[int64]int32{},
+		floats: map[uint64]int32{},
+		bit:    bit,
+	}
+	t.reset()
+	return t
+}
+
+func (t *table) reset() {
+	t.nodes = t.nodes[:0]
+	t.kids = t.kids[:0]
+	t.scalars = t.scalars[:0]
+	t.marks = t.marks[:0]
+	clear(t.cons)
+	clear(t.hashes)
+	clear(t.slices)
+	clear(t.strs)
+	clear(t.ints)
+	clear(t.floats)
+	t.nilID, t.trueID, t.falseID = -1, -1, -1
+}
+
+// size is how much the table holds, for the Encoder's bound.
+func (t *table) size() int { return len(t.nodes) + len(t.hashes) + len(t.slices) }
+
+// node is one distinct value.
+type node struct {
+	off   uint32 // scalars: offset of the encoding in table.scalars; containers: of the children in table.kids
+	n     uint32 // scalars: length of the encoding; containers: number of children (2 per hash entry)
+	next  int32  // the index of the next node with the same structure hash, or -1
+	size  int32  // nodes once expanded, at most MaxNodes+1
+	depth uint16 // at most MaxDepth+1
+	kind  uint8
+}
+
+const (
+	kindScalar = iota
+	kindArray
+	kindHash
+)
+
+// mark is a node's entry in the value table of the bundle being encoded.
+type mark struct {
+	gen uint32 // the bundle's Encoder.gen: the node is in its table
+	idx int32
+}
+
+// sliceID identifies a slice by its memory, to add a shared one only once.
+// It keeps the slice's array reachable, so its address is never reused for
+// another slice while the Encoder remembers it.
+type sliceID struct {
+	first *any
+	len   int
+}
+
+// tableOf returns the table of id and its index there.
+func (e *Encoder) tableOf(id int32) (*table, int32) {
+	if id&localBit != 0 {
+		return e.loc, id &^ localBit
+	}
+	return e.glob, id
+}
+
+func (e *Encoder) node(id int32) *node {
+	t, i := e.tableOf(id)
+	return &t.nodes[i]
+}
+
+func (e *Encoder) mark(id int32) *mark {
+	t, i := e.tableOf(id)
+	return &t.marks[i]
+}
+
+// entry returns the index of node id in the bundle's value table, adding
+// it and its children (children first, in order) if they are not there
+// yet.
+func (e *Encoder) entry(id int32) int32 {
+	for _, t := range [2]*table{e.glob, e.loc} {
+		if n := len(t.nodes); len(t.marks) < n {
+			t.marks = append(t.marks, make([]mark, n-len(t.marks))...)
+		}
+	}
+	return e.addEntry(id)
+}
+
+func (e *Encoder) addEntry(id int32) int32 {
+	t, i := e.tableOf(id)
+	m := &t.marks[i]
+	if m.gen == e.gen {
+		return m.idx
+	}
+	nd := &t.nodes[i]
+	if nd.kind == kindScalar {
+		e.vals = append(e.vals, t.scalars[nd.off:nd.off+nd.n]...)
+	} else {
+		kids := t.kids[nd.off : nd.off+nd.n]
+		for _, k := range kids {
+			if e.mark(k).gen != e.gen {
+				e.addEntry(k)
+			}
+		}
+		v := e.vals
+		if nd.kind == kindArray {
+			v = appendArrayLen(v, len(kids))
+		} else {
+			v = appendMapLen(v, len(kids)/2)
+		}
+		for _, k := range kids {
+			v = appendUint(v, uint64(e.mark(k).idx))
+		}
+		e.vals = v
+	}
+	m.gen, m.idx = e.gen, int32(e.nVals)
+	e.nVals++
+	return m.idx
+}
+
+// intern returns the node id of v, adding v and its children if they are
+// not there yet: to the global table if global is set and v's children are
+// all there, else to the local one. depth is v's nesting in the value
+// being walked.
+func (e *Encoder) intern(v any, depth int, global bool) (int32, error) {
+	if depth > MaxDepth {
+		return 0, fmt.Errorf("value nested deeper than %d", MaxDepth)
+	}
+	g, l := e.glob, e.loc
+	add := l
+	if global {
+		add = g
+	}
+	switch v := v.(type) {
+	case nil:
+		return e.oneByte(&g.nilID, &l.nilID, global, mNil), nil
+	case bool:
+		if v {
+			return e.oneByte(&g.trueID, &l.trueID, global, mTrue), nil
+		}
+		return e.oneByte(&g.falseID, &l.falseID, global, mFalse), nil
+	case int64:
+		if id, ok := g.ints[v]; ok {
+			return id, nil
+		}
+		if id, ok := l.ints[v]; ok {
+			return id, nil
+		}
+		start := len(add.scalars)
+		add.scalars = appendInt(add.scalars, v)
+		id := add.addScalar(start)
+		add.ints[v] = id
+		return id, nil
+	case float64:
+		bits := math.Float64bits(v)
+		if id, ok := g.floats[bits]; ok {
+			return id, nil
+		}
+		if id, ok := l.floats[bits]; ok {
+			return id, nil
+		}
+		start := len(add.scalars)
+		add.scalars = appendFloat(add.scalars, v)
+		id := add.addScalar(start)
+		add.floats[bits] = id
+		return id, nil
+	case string:
+		if id, ok := g.strs[v]; ok {
+			return id, nil
+		}
+		if id, ok := l.strs[v]; ok {
+			return id, nil
+		}
+		start := len(add.scalars)
+		add.scalars = appendString(add.scalars, v)
+		id := add.addScalar(start)
+		add.strs[v] = id
+		return id, nil
+	case []any:
+		var key sliceID
+		if len(v) > 0 {
+			key = sliceID{&v[0], len(v)}
+			if id, ok := g.slices[key]; ok {
+				return id, nil
+			}
+			if id, ok := l.slices[key]; ok {
+				return id, nil
+			}
+		}
+		start := len(e.stack)
+		for _, x := range v {
+			k, err := e.intern(x, depth+1, global)
+			if err != nil {
+				e.stack = e.stack[:start]
+				return 0, err
+			}
+			e.stack = append(e.stack, k)
+		}
+		id, err := e.container(kindArray, start, global)
+		if err == nil && len(v) > 0 {
+			e.tableFor(global && id&localBit == 0).slices[key] = id
+		}
+		return id, err
+	case *Hash:
+		if v == nil {
+			return 0, fmt.Errorf("nil *Hash")
+		}
+		if id, ok := g.hashes[v]; ok {
+			return id, nil
+		}
+		if id, ok := l.hashes[v]; ok {
+			return id, nil
+		}
+		start := len(e.stack)
+		for i, k := range v.keys {
+			ki, err := e.intern(k, depth+1, global)
+			if err != nil {
+				e.stack = e.stack[:start]
+				return 0, err
+			}
+			vi, err := e.intern(v.vals[i], depth+1, global)
+			if err != nil {
+				e.stack = e.stack[:start]
+				return 0, err
+			}
+			e.stack = append(e.stack, ki, vi)
+		}
+		id, err := e.container(kindHash, start, global)
+		if err == nil {
+			e.tableFor(global && id&localBit == 0).hashes[v] = id
+		}
+		return id, err
+	}
+	return 0, fmt.Errorf("unsupported value type %T", v)
+}
+
+// oneByte returns the id of the scalar whose encoding is the byte c, whose
+// ids in the tables are *gid and *lid (-1 for none), adding it if needed.
+func (e *Encoder) oneByte(gid, lid *int32, global bool, c byte) int32 {
+	switch {
+	case *gid >= 0:
+		return *gid
+	case *lid >= 0:
+		return *lid
+	case global:
+		*gid = e.glob.scalar(c)
+		return *gid
+	}
+	*lid = e.loc.scalar(c)
+	return *lid
+}
+
+func (e *Encoder) tableFor(global bool) *table {
+	if global {
+		return e.glob
+	}
+	return e.loc
+}
+
+// scalar adds a scalar encoded as one byte and returns its id.
+func (t *table) scalar(c byte) int32 {
+	start := len(t.scalars)
+	t.scalars = append(t.scalars, c)
+	return t.addScalar(start)
+}
+
+// addScalar adds the scalar encoded in t.scalars[start:] and returns its id.
+func (t *table) addScalar(start int) int32 {
+	i := int32(len(t.nodes))
+	t.nodes = append(t.nodes, node{off: uint32(start), n: uint32(len(t.scalars) - start), next: -1, size: 1, kind: kindScalar})
+	return i | t.bit
+}
+
+// find returns the id of the container with the given structure hash, kind
+// and children, or -1.
+func (t *table) find(h uint64, kind uint8, kids []int32) int32 {
+	head, ok := t.cons[h]
+	if !ok {
+		return -1
+	}
+	for i := head; i >= 0; i = t.nodes[i].next {
+		nd := &t.nodes[i]
+		if nd.kind == kind && int(nd.n) == len(kids) && equalIDs(t.kids[nd.off:nd.off+nd.n], kids) {
+			return i | t.bit
+		}
+	}
+	return -1
+}
+
+// container returns the id of the container of the given kind whose
+// children are e.stack[start:], adding it if it is new (to the global
+// table if global is set and its children are all there), and pops them.
+func (e *Encoder) container(kind uint8, start int, global bool) (int32, error) {
+	kids := e.stack[start:]
+	e.stack = e.stack[:start] // kids stays valid: nothing is pushed before it is read
+	h := consHash(kind, kids)
+	if e.weakHash {
+		h &= 7
+	}
+	local := false // a child is local: so is the container
+	for _, k := range kids {
+		local = local || k&localBit != 0
+	}
+	if !local {
+		if id := e.glob.find(h, kind, kids); id >= 0 {
+			return id, nil
+		}
+	}
+	if id := e.loc.find(h, kind, kids); id >= 0 {
+		return id, nil
+	}
+	var d int32 = 1
+	var n int64 = 1
+	for _, k := range kids {
+		nd := e.node(k)
+		d = max(d, int32(nd.depth)+1)
+		n = min(n+int64(nd.size), MaxNodes+1)
+	}
+	if d > MaxDepth {
+		return 0, fmt.Errorf("value nested deeper than %d", MaxDepth)
+	}
+	if n > MaxNodes {
+		return 0, fmt.Errorf("value has more than %d nodes", MaxNodes)
+	}
+	t := e.tableFor(global && !local)
+	head, ok := t.cons[h]
+	if !ok {
+		head = -1
+	}
+	i := int32(len(t.nodes))
+	off := len(t.kids)
+	t.kids = append(t.kids, kids...)
+	t.nodes = append(t.nodes, node{off: uint32(off), n: uint32(len(kids)), next: head, size: int32(n), depth: uint16(d), kind: kind})
+	t.cons[h] = i
+	return i | t.bit, nil
+}
+
+// consHash hashes a container's structure: any well-mixed function does,
+// since candidates are compared in full.
+func consHash(kind uint8, kids []int32) uint64 {
+	h := uint64(len(kids))<<8 ^ uint64(kind) ^ hashP0
+	for len(kids) >= 2 {
+		h = mix(uint64(uint32(kids[0]))|uint64(kids[1])<<32^hashP1, h^hashP2)
+		kids = kids[2:]
+	}
+	if len(kids) == 1 {
+		h = mix(uint64(uint32(kids[0]))^hashP1, h^hashP2)
+	}
+	return h
+}
+
+func equalIDs(a, b []int32) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// same reports whether a and b are certainly the same value: equal
+// scalars, or the same container (by identity).
+func same(a, b any) bool {
+	switch x := a.(type) {
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case *Hash:
+		y, ok := b.(*Hash)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	case int64:
+		y, ok := b.(int64)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && math.Float64bits(x) == math.Float64bits(y)
+	case nil:
+		return b == nil
+	}
+	return false
+}

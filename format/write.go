@@ -1,0 +1,113 @@
+package format
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// The msgpack writers below use the shortest encodings, as every msgpack
+// library does by default (and as version 1 was first written, with
+// github.com/vmihailenco/msgpack/v5): their output is pinned by
+// testdata/v1.bundle and TestEncoderMatchesReference.
+
+func appendUint(w []byte, n uint64) []byte {
+	switch {
+	case n <= 0x7f:
+		return append(w, byte(n))
+	case n <= math.MaxUint8:
+		return append(w, mUint8, byte(n))
+	case n <= math.MaxUint16:
+		return append(w, mUint16, byte(n>>8), byte(n))
+	case n <= math.MaxUint32:
+		return append(w, mUint32, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+	return binary.BigEndian.AppendUint64(append(w, mUint64), n)
+}
+
+func appendInt(w []byte, n int64) []byte {
+	switch {
+	case n >= 0:
+		return appendUint(w, uint64(n))
+	case n >= -32:
+		return append(w, byte(n)) // negative fixint
+	case n >= math.MinInt8:
+		return append(w, mInt8, byte(n))
+	case n >= math.MinInt16:
+		return append(w, mInt16, byte(n>>8), byte(n))
+	case n >= math.MinInt32:
+		return append(w, mInt32, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+	return binary.BigEndian.AppendUint64(append(w, mInt64), uint64(n))
+}
+
+// appendRef appends a reference, or nil for -1.
+func appendRef(w []byte, i int32) []byte {
+	if i < 0 {
+		return append(w, mNil)
+	}
+	return appendUint(w, uint64(i))
+}
+
+func appendFloat(w []byte, f float64) []byte {
+	return binary.BigEndian.AppendUint64(append(w, mFloat64), math.Float64bits(f))
+}
+
+func appendBool(w []byte, b bool) []byte {
+	if b {
+		return append(w, mTrue)
+	}
+	return append(w, mFalse)
+}
+
+func appendFixed32(w []byte, n uint32) []byte {
+	return binary.BigEndian.AppendUint32(append(w, mUint32), n)
+}
+
+// appendLen appends a length with the codes for 8 (if any), 16 and 32 bits.
+func appendLen(w []byte, n int, c8, c16, c32 byte) []byte {
+	switch {
+	case n <= math.MaxUint8 && c8 != 0:
+		return append(w, c8, byte(n))
+	case n <= math.MaxUint16:
+		return append(w, c16, byte(n>>8), byte(n))
+	}
+	return binary.BigEndian.AppendUint32(append(w, c32), uint32(n))
+}
+
+func appendString(w []byte, s string) []byte {
+	if n := len(s); n < 32 {
+		w = append(w, 0xa0|byte(n))
+	} else {
+		w = appendLen(w, n, mStr8, mStr16, mStr32)
+	}
+	return append(w, s...)
+}
+
+func appendBinLen(w []byte, n int) []byte { return appendLen(w, n, mBin8, mBin16, mBin32) }
+
+func appendBin(w []byte, b []byte) []byte { return append(appendBinLen(w, len(b)), b...) }
+
+func appendArrayLen(w []byte, n int) []byte {
+	if n < 16 {
+		return append(w, 0x90|byte(n))
+	}
+	return appendLen(w, n, 0, mArray16, mArray32)
+}
+
+func appendMapLen(w []byte, n int) []byte {
+	if n < 16 {
+		return append(w, 0x80|byte(n))
+	}
+	return appendLen(w, n, 0, mMap16, mMap32)
+}
+
+// arrayLenSize is the length of appendArrayLen's output.
+func arrayLenSize(n int) int {
+	switch {
+	case n < 16:
+		return 1
+	case n <= math.MaxUint16:
+		return 3
+	}
+	return 5
+}
