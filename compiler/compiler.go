@@ -40,9 +40,11 @@ type Input struct {
 	// default global config when that file is absent. "" = no global layer.
 	GlobalDir   string
 	Environment string // "" = "production"
-	Revision    string // recorded in every bundle (e.g. a digest of the inputs)
-	Nodes       []Node
-	Jobs        int // nodes compiled in parallel; 0 = GOMAXPROCS
+	// Revision, when set, is recorded in every bundle; when empty (the
+	// usual case) each bundle records a digest of exactly its own inputs.
+	Revision string
+	Nodes    []Node
+	Jobs     int // nodes compiled in parallel; 0 = GOMAXPROCS
 
 	// Emit, when set, receives each node's bundle as soon as it is
 	// compiled, and Result.Bundles stays nil: a fleet's bundles need not
