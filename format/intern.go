@@ -188,42 +188,11 @@ func (e *Encoder) intern(v any, depth int, global bool) (int32, error) {
 		}
 		return e.oneByte(&g.falseID, &l.falseID, global, mFalse), nil
 	case int64:
-		if id, ok := g.ints[v]; ok {
-			return id, nil
-		}
-		if id, ok := l.ints[v]; ok {
-			return id, nil
-		}
-		start := len(add.scalars)
-		add.scalars = appendInt(add.scalars, v)
-		id := add.addScalar(start)
-		add.ints[v] = id
-		return id, nil
+		return internScalar(g.ints, l.ints, add.ints, add, v, v, appendInt), nil
 	case float64:
-		bits := math.Float64bits(v)
-		if id, ok := g.floats[bits]; ok {
-			return id, nil
-		}
-		if id, ok := l.floats[bits]; ok {
-			return id, nil
-		}
-		start := len(add.scalars)
-		add.scalars = appendFloat(add.scalars, v)
-		id := add.addScalar(start)
-		add.floats[bits] = id
-		return id, nil
+		return internScalar(g.floats, l.floats, add.floats, add, math.Float64bits(v), v, appendFloat), nil
 	case string:
-		if id, ok := g.strs[v]; ok {
-			return id, nil
-		}
-		if id, ok := l.strs[v]; ok {
-			return id, nil
-		}
-		start := len(add.scalars)
-		add.scalars = appendString(add.scalars, v)
-		id := add.addScalar(start)
-		add.strs[v] = id
-		return id, nil
+		return internScalar(g.strs, l.strs, add.strs, add, v, v, appendString), nil
 	case []any:
 		var key sliceID
 		if len(v) > 0 {
@@ -313,6 +282,22 @@ func (t *table) scalar(c byte) int32 {
 }
 
 // addScalar adds the scalar encoded in t.scalars[start:] and returns its id.
+// internScalar finds a scalar in the global or the local table by key, or
+// encodes it into add.
+func internScalar[K comparable, V any](g, l, added map[K]int32, add *table, key K, v V, appendV func([]byte, V) []byte) int32 {
+	if id, ok := g[key]; ok {
+		return id
+	}
+	if id, ok := l[key]; ok {
+		return id
+	}
+	start := len(add.scalars)
+	add.scalars = appendV(add.scalars, v)
+	id := add.addScalar(start)
+	added[key] = id
+	return id
+}
+
 func (t *table) addScalar(start int) int32 {
 	i := int32(len(t.nodes))
 	t.nodes = append(t.nodes, node{off: uint32(start), n: uint32(len(t.scalars) - start), next: -1, size: 1, kind: kindScalar})
