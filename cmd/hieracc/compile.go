@@ -357,21 +357,26 @@ func loadNodes(args []string) (nodes []compiler.Node, fsys *inputFS, errs []stri
 	}
 
 	// Each file is shown to LoadFacts under its own name, through an
-	// inputFS that records its content for the revision digest.
-	// (Folder i holds the i-th file: two folders may hold files of one name.)
+	// inputFS of that one file (folder i holds the i-th file: two folders
+	// may hold files of one name). One small FS per file keeps loading
+	// linear: a fleet has tens of thousands of facts files.
 	inFS := func(i int) string { return fmt.Sprintf("%d/%s", i, filepath.Base(files[i].path)) }
+	mountOf := func(i int) mount {
+		return mount{name: inFS(i), real: files[i].path, isFile: true, display: filepath.Clean(files[i].path)}
+	}
 	var ms []mount
-	for i, ff := range files {
-		ms = append(ms, mount{name: inFS(i), real: ff.path, isFile: true, display: filepath.Clean(ff.path)})
+	for i := range files {
+		ms = append(ms, mountOf(i))
 	}
 	fsys = newInputFS(ms)
 	for i, ff := range files {
-		n, ds := compiler.LoadFacts(fsys, inFS(i))
+		one := newInputFS([]mount{mountOf(i)})
+		n, ds := compiler.LoadFacts(one, inFS(i))
 		n.Name = ff.certname
 		n.Source = filepath.Clean(ff.path)
 		bad := false
 		for _, d := range ds {
-			d.File = fsys.display(d.File)
+			d.File = one.display(d.File)
 			// Messages quote the file as LoadFacts saw it, too.
 			d.Message = strings.ReplaceAll(d.Message, inFS(i), d.File)
 			errs = append(errs, d.String())
