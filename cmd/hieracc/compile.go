@@ -77,8 +77,7 @@ func runCompile(c *cmdEnv, args []string) int {
 		c.errorf("%v", err)
 		return exitFail
 	}
-	nodes, _, factErrs := loadNodes(f.facts)
-	in.Nodes = nodes
+	factsFiles, factErrs := listFacts(f.facts)
 
 	// Incremental: when OUT holds an earlier compile of the same inputs but
 	// for a few files, recompile only the nodes those files (or their
@@ -90,26 +89,33 @@ func runCompile(c *cmdEnv, args []string) int {
 	}
 	cur := &buildState{Version: stateVersion, Binary: binaryDigest(), Files: files,
 		Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s", f.environment, in.ModulesDir, in.GlobalDir)}
+	// Facts are compared by their files' bytes, so that an incremental
+	// run parses only the facts of the nodes it compiles.
 	facts := map[string]string{}
-	for _, n := range nodes {
-		facts[n.Name] = factsDigest(n.Facts)
+	certnames := make([]string, len(factsFiles))
+	for i, ff := range factsFiles {
+		certnames[i] = ff.certname
+		facts[ff.certname] = fileDigest(ff.path)
 	}
 	var prev *buildState
 	if !f.full {
 		prev = loadState(f.out)
 	}
-	dirty, full := prev.changedNodes(cur, nodes, facts)
+	dirty, full := prev.changedNodes(cur, certnames, facts)
 	var unchanged []string
 	if !full {
-		in.Nodes = nil
-		for _, n := range nodes {
-			if dirty[n.Name] || !bundleIntact(f.out, n.Name) {
-				in.Nodes = append(in.Nodes, n)
-			} else {
-				unchanged = append(unchanged, n.Name)
+		for _, name := range certnames {
+			if !dirty[name] && !bundleIntact(f.out, name) {
+				dirty[name] = true // missing or damaged: compile it again
+			}
+			if !dirty[name] {
+				unchanged = append(unchanged, name)
 			}
 		}
 	}
+	nodes, _, parseErrs := parseFacts(factsFiles, func(name string) bool { return full || dirty[name] })
+	factErrs = append(factErrs, parseErrs...)
+	in.Nodes = nodes
 	rec := newStateRecorder(cur)
 
 	// Temporary files of runs that were killed go first.
@@ -302,8 +308,17 @@ func cleanPathErr(err error) error {
 // loadNodes reads every facts file the --facts arguments name. Files that
 // cannot be loaded are reported in errs and left out of nodes.
 func loadNodes(args []string) (nodes []compiler.Node, fsys *inputFS, errs []string) {
-	type factsFile struct{ path, certname string }
-	var files []factsFile
+	files, errs := listFacts(args)
+	nodes, fsys, perrs := parseFacts(files, nil)
+	return nodes, fsys, append(errs, perrs...)
+}
+
+// factsFile is one node's facts file.
+type factsFile struct{ path, certname string }
+
+// listFacts finds the facts files that args name (files and folders),
+// refusing two files for one certname.
+func listFacts(args []string) (files []factsFile, errs []string) {
 	seen := map[string]string{} // absolute path -> certname, to skip a file named twice
 	byName := map[string]string{}
 	add := func(p string) {
@@ -355,7 +370,12 @@ func loadNodes(args []string) (nodes []compiler.Node, fsys *inputFS, errs []stri
 			errs = append(errs, fmt.Sprintf("%s: no facts files (*.yaml, *.yml, *.json) in this folder", arg))
 		}
 	}
+	return files, errs
+}
 
+// parseFacts loads the facts files, or only those whose certname want
+// accepts (want nil: all of them).
+func parseFacts(files []factsFile, want func(certname string) bool) (nodes []compiler.Node, fsys *inputFS, errs []string) {
 	// Each file is shown to LoadFacts under its own name, through an
 	// inputFS of that one file (folder i holds the i-th file: two folders
 	// may hold files of one name). One small FS per file keeps loading
@@ -370,6 +390,9 @@ func loadNodes(args []string) (nodes []compiler.Node, fsys *inputFS, errs []stri
 	}
 	fsys = newInputFS(ms)
 	for i, ff := range files {
+		if want != nil && !want(ff.certname) {
+			continue
+		}
 		one := newInputFS([]mount{mountOf(i)})
 		n, ds := compiler.LoadFacts(one, inFS(i))
 		n.Name = ff.certname

@@ -14,20 +14,17 @@ package main
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"sync"
 
-	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/format"
 )
 
@@ -35,7 +32,7 @@ import (
 const stateFile = ".hieracc-state.json"
 
 // stateVersion changes whenever the state's meaning does.
-const stateVersion = 1
+const stateVersion = 2 // 2: facts digested from their files' bytes
 
 type buildState struct {
 	Version  int                  `json:"version"`
@@ -50,7 +47,7 @@ type buildState struct {
 }
 
 type nodeState struct {
-	Facts string     `json:"facts"` // digest of the node's facts
+	Facts string     `json:"facts"` // SHA-256 of the node's facts file
 	Deps  []int      `json:"deps"`  // indexes into Paths: every location its hierarchies name
 	Diags []diagLine `json:"diags,omitempty"`
 }
@@ -111,48 +108,15 @@ func binaryDigest() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// factsDigest digests a facts hash, types and key order included.
-func factsDigest(facts *format.Hash) string {
-	h := sha256.New()
-	var put func(v any)
-	buf := make([]byte, 0, 16)
-	word := func(tag byte, n uint64) {
-		buf = append(buf[:0], tag)
-		buf = binary.BigEndian.AppendUint64(buf, n)
-		h.Write(buf)
+// fileDigest is the SHA-256 of a file's bytes, "" when it cannot be read
+// (the node is then compiled, and reading it reports why).
+func fileDigest(p string) string {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return ""
 	}
-	put = func(v any) {
-		switch v := v.(type) {
-		case nil:
-			word('n', 0)
-		case bool:
-			if v {
-				word('b', 1)
-			} else {
-				word('b', 0)
-			}
-		case int64:
-			word('i', uint64(v))
-		case float64:
-			word('f', math.Float64bits(v))
-		case string:
-			word('s', uint64(len(v)))
-			io.WriteString(h, v)
-		case []any:
-			word('a', uint64(len(v)))
-			for _, e := range v {
-				put(e)
-			}
-		case *format.Hash:
-			word('h', uint64(v.Len()))
-			for k, e := range v.All() {
-				put(k)
-				put(e)
-			}
-		}
-	}
-	put(facts)
-	return hex.EncodeToString(h.Sum(nil))
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 func loadState(out string) *buildState {
@@ -169,7 +133,7 @@ func loadState(out string) *buildState {
 
 // changedNodes returns the names of the nodes to recompile, or all=true
 // when nothing may be reused.
-func (s *buildState) changedNodes(cur *buildState, nodes []compiler.Node, facts map[string]string) (dirty map[string]bool, all bool) {
+func (s *buildState) changedNodes(cur *buildState, certnames []string, facts map[string]string) (dirty map[string]bool, all bool) {
 	if s == nil || s.Binary == "" || s.Binary != cur.Binary || s.Settings != cur.Settings || len(s.Files) != len(cur.Files) {
 		return nil, true
 	}
@@ -188,10 +152,10 @@ func (s *buildState) changedNodes(cur *buildState, nodes []compiler.Node, facts 
 		}
 	}
 	dirty = map[string]bool{}
-	for _, n := range nodes {
-		prev, ok := s.Nodes[n.Name]
-		if !ok || prev.Facts != facts[n.Name] {
-			dirty[n.Name] = true
+	for _, name := range certnames {
+		prev, ok := s.Nodes[name]
+		if !ok || facts[name] == "" || prev.Facts != facts[name] {
+			dirty[name] = true
 			continue
 		}
 		for _, d := range prev.Deps {
@@ -199,7 +163,7 @@ func (s *buildState) changedNodes(cur *buildState, nodes []compiler.Node, facts 
 				return nil, true // a damaged state file
 			}
 			if changed[s.Paths[d]] {
-				dirty[n.Name] = true
+				dirty[name] = true
 				break
 			}
 		}
