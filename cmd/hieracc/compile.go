@@ -82,12 +82,16 @@ func runCompile(c *cmdEnv, args []string) int {
 	// Incremental: when OUT holds an earlier compile of the same inputs but
 	// for a few files, recompile only the nodes those files (or their
 	// facts) reach (see incremental.go).
-	files, err := scanInputs(fsys)
+	var prev *buildState
+	if !f.full {
+		prev = loadState(f.out)
+	}
+	files, stats, err := scanInputs(fsys, prev)
 	if err != nil {
 		c.errorf("%v", err)
 		return exitFail
 	}
-	cur := &buildState{Version: stateVersion, Binary: binaryDigest(), Files: files,
+	cur := &buildState{Version: stateVersion, Binary: binaryDigest(), Files: files, Stats: stats,
 		Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s", f.environment, in.ModulesDir, in.GlobalDir)}
 	// Facts are compared by their files' bytes, so that an incremental
 	// run parses only the facts of the nodes it compiles.
@@ -96,10 +100,6 @@ func runCompile(c *cmdEnv, args []string) int {
 	for i, ff := range factsFiles {
 		certnames[i] = ff.certname
 		facts[ff.certname] = fileDigest(ff.path)
-	}
-	var prev *buildState
-	if !f.full {
-		prev = loadState(f.out)
 	}
 	dirty, full := prev.changedNodes(cur, certnames, facts)
 	var unchanged []string

@@ -32,13 +32,14 @@ import (
 const stateFile = ".hieracc-state.json"
 
 // stateVersion changes whenever the state's meaning does.
-const stateVersion = 2 // 2: facts digested from their files' bytes
+const stateVersion = 3 // 2: facts digested from their files' bytes; 3: file stats
 
 type buildState struct {
 	Version  int                  `json:"version"`
 	Binary   string               `json:"binary"`   // SHA-256 of the hieracc executable
 	Settings string               `json:"settings"` // flags that change every bundle
 	Files    map[string]string    `json:"files"`    // input path -> SHA-256
+	Stats    map[string]fileStat  `json:"stats"`    // input path -> size and time when hashed
 	Paths    []string             `json:"paths"`    // interned dependency paths
 	Nodes    map[string]nodeState `json:"nodes"`
 	Diags    []diagLine           `json:"diags,omitempty"` // reported for no single node
@@ -59,10 +60,13 @@ type diagLine struct {
 	Text  string `json:"text"`
 }
 
-// scanInputs digests every file of the input tree.
-func scanInputs(fsys fs.FS) (map[string]string, error) {
-	files := map[string]string{}
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+// scanInputs digests every file of the input tree. A file whose size and
+// modification time (to the nanosecond) are those prev recorded keeps its
+// recorded digest without being read again, as make and ninja trust
+// timestamps: writing a file changes its modification time.
+func scanInputs(fsys fs.FS, prev *buildState) (files map[string]string, stats map[string]fileStat, err error) {
+	files, stats = map[string]string{}, map[string]fileStat{}
+	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return cleanPathErr(err)
 		}
@@ -79,14 +83,31 @@ func scanInputs(fsys fs.FS) (map[string]string, error) {
 		} else if !d.Type().IsRegular() {
 			return nil
 		}
+		st, err := fs.Stat(fsys, p)
+		if err != nil {
+			return cleanPathErr(err)
+		}
+		fst := fileStat{Size: st.Size(), MTime: st.ModTime().UnixNano()}
+		if prev != nil {
+			if old, ok := prev.Stats[p]; ok && old == fst && prev.Files[p] != "" {
+				files[p], stats[p] = prev.Files[p], fst
+				return nil
+			}
+		}
 		sum, err := hashFile(fsys, p)
 		if err != nil {
 			return cleanPathErr(err)
 		}
-		files[p] = sum
+		files[p], stats[p] = sum, fst
 		return nil
 	})
-	return files, err
+	return files, stats, err
+}
+
+// fileStat is what says a file may have changed since it was hashed.
+type fileStat struct {
+	Size  int64 `json:"s"`
+	MTime int64 `json:"m"` // nanoseconds since 1970
 }
 
 // binaryDigest identifies the running hieracc: another build may compile
