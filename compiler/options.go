@@ -4,10 +4,10 @@ package compiler
 // and layers, then matched against keys (Puppet's LookupAdapter).
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
@@ -148,9 +148,9 @@ func (n *nodeRun) computeEnvOptions() (*lookupOptions, *format.Error) {
 	if err != nil {
 		return nil, err
 	}
-	o, err := compileOptions(raw)
-	if err != nil {
-		return nil, n.placeOption(err, n.global, n.env)
+	o, cerr := compileOptions(raw)
+	if cerr != nil {
+		return nil, n.placeOption(cerr, n.global, n.env)
 	}
 	return o, nil
 }
@@ -199,8 +199,15 @@ func (n *nodeRun) computeModuleOptions(mod string) (*lookupOptions, *format.Erro
 		return nil, err
 	}
 	lr := n.module(mod)
+	compile := func(h *format.Hash) (*lookupOptions, *format.Error) {
+		o, err := compileOptions(h)
+		if err != nil {
+			return nil, n.placeOption(err, n.global, n.env, lr)
+		}
+		return o, nil
+	}
 	if lr == nil || !lr.hier.Present {
-		return compileOptions(env)
+		return compile(env)
 	}
 	m, err := n.layerOptions(lr, mod)
 	if err != nil {
@@ -208,20 +215,16 @@ func (n *nodeRun) computeModuleOptions(mod string) (*lookupOptions, *format.Erro
 	}
 	switch {
 	case m == nil:
-		return compileOptions(env)
+		return compile(env)
 	case env == nil:
-		return compileOptions(m)
+		return compile(m)
 	}
 	merged, merr := hiera.MergeValues(hashMerge, env, m)
 	if merr != nil {
 		return nil, asFormatError(merr)
 	}
 	h, _ := merged.(*format.Hash)
-	o, cerr := compileOptions(h)
-	if cerr != nil {
-		return nil, n.placeOption(cerr, n.global, n.env, lr)
-	}
-	return o, nil
+	return compile(h)
 }
 
 // defaultOptions are the lookup_options of a module's default_hierarchy
@@ -241,12 +244,13 @@ func (n *nodeRun) defaultOptions(mod string, lr *layerRun) (*lookupOptions, *for
 		if !found {
 			return
 		}
-		h, verr := validateOptions(v, mod)
-		if verr != nil {
-			res.err = verr
-			return
+		h, err := validateOptions(v, mod)
+		if err == nil {
+			res.opts, err = compileOptions(h)
 		}
-		res.opts, res.err = compileOptions(h)
+		if err != nil {
+			res.err = n.placeOption(err, lr)
+		}
 	})
 	return res.opts, res.err
 }
@@ -273,9 +277,9 @@ func (n *nodeRun) layerOptions(lr *layerRun, mod string) (*format.Hash, *format.
 		if !found {
 			return
 		}
-		out, ferr = validateOptions(v, mod)
-		if ferr != nil {
-			ferr = n.placeOption(ferr, lr)
+		var verr error
+		if out, verr = validateOptions(v, mod); verr != nil {
+			ferr = n.placeOption(verr, lr)
 		}
 	})
 	return out, ferr
@@ -283,7 +287,7 @@ func (n *nodeRun) layerOptions(lr *layerRun, mod string) (*format.Hash, *format.
 
 // validateOptions checks lookup_options is a hash and, in a module, that it
 // names only the module's own keys.
-func validateOptions(v any, mod string) (*format.Hash, *format.Error) {
+func validateOptions(v any, mod string) (*format.Hash, error) {
 	h, ok := v.(*format.Hash)
 	if !ok {
 		return nil, &format.Error{Message: "value of lookup_options must be a hash"}
@@ -306,7 +310,7 @@ func validateOptions(v any, mod string) (*format.Hash, *format.Error) {
 }
 
 // compileOptions splits lookup_options into literal keys and regexps.
-func compileOptions(h *format.Hash) (*lookupOptions, *format.Error) {
+func compileOptions(h *format.Hash) (*lookupOptions, error) {
 	if h == nil {
 		return nil, nil
 	}
@@ -329,56 +333,62 @@ func compileOptions(h *format.Hash) (*lookupOptions, *format.Error) {
 	return o, nil
 }
 
-// optionErrors remembers which lookup_options entry an error is about, so
-// that it can be placed where that entry is written (see placeOption).
-var optionErrors sync.Map // *format.Error → optionRef
-
-type optionRef struct {
+// entryError is an error about one lookup_options entry; placeOption turns
+// it into a *format.Error placed where that entry is written.
+type entryError struct {
+	msg   string
 	entry string
 	merge bool // the entry's merge setting, not its name, is wrong
 }
 
-func optionError(entry string, merge bool, msg string, args ...any) *format.Error {
-	e := &format.Error{Message: fmt.Sprintf(msg, args...)}
-	optionErrors.Store(e, optionRef{entry, merge})
-	return e
+func (e *entryError) Error() string { return e.msg }
+
+func optionError(entry string, merge bool, msg string, args ...any) *entryError {
+	return &entryError{msg: fmt.Sprintf(msg, args...), entry: entry, merge: merge}
 }
 
 // placeOption gives an error about a lookup_options entry the position of
 // that entry in the highest-priority data file that defines it (or of its
-// merge setting), and that file's level. Other errors are returned as
+// merge setting), and that file's level. Other errors are converted as
 // they are.
-func (n *nodeRun) placeOption(err *format.Error, layers ...*layerRun) *format.Error {
-	ref, ok := optionErrors.Load(err)
-	if !ok || err.File != "" {
-		return err
+func (n *nodeRun) placeOption(err error, layers ...*layerRun) *format.Error {
+	var ee *entryError
+	if !errors.As(err, &ee) {
+		return asFormatError(err)
 	}
-	r := ref.(optionRef)
+	e := &format.Error{Message: ee.msg}
 	for _, lr := range layers {
 		if lr == nil || !lr.hier.Present || lr.err != nil {
 			continue
 		}
-		for li, lvl := range lr.files {
-			for _, df := range lvl {
-				if df == nil || df.err != nil {
-					continue
-				}
-				i, ok := df.index[lookupOptionsKey]
-				if !ok {
-					continue
-				}
-				if h, ok := df.hash.Value(i).(*format.Hash); !ok || !h.Has(r.entry) {
-					continue
-				}
-				e := *err
-				e.File, e.Level = df.path, lr.hier.Levels[li].Name
-				e.Line, e.Column = df.pos[i].Line, df.pos[i].Column
-				if line, col, ok := n.c.entryPos(df.path, r.entry, r.merge); ok {
-					e.Line, e.Column = line, col
-				}
-				return &e
-			}
+		if n.placeIn(e, ee, &lr.hier, lr.files) || lr.def != nil && n.placeIn(e, ee, lr.def, lr.defFiles) {
+			return e
 		}
 	}
-	return err
+	return e
+}
+
+// placeIn places e at the entry if one of files defines it.
+func (n *nodeRun) placeIn(e *format.Error, ee *entryError, h *format.Hierarchy, files [][]*dataFile) bool {
+	for li, lvl := range files {
+		for _, df := range lvl {
+			if df == nil || df.err != nil {
+				continue
+			}
+			i, ok := df.index[lookupOptionsKey]
+			if !ok {
+				continue
+			}
+			if opts, ok := df.hash.Value(i).(*format.Hash); !ok || !opts.Has(ee.entry) {
+				continue
+			}
+			e.File, e.Level = df.path, h.Levels[li].Name
+			e.Line, e.Column = df.pos[i].Line, df.pos[i].Column
+			if line, col, ok := n.c.entryPos(df.path, ee.entry, ee.merge); ok {
+				e.Line, e.Column = line, col
+			}
+			return true
+		}
+	}
+	return false
 }
