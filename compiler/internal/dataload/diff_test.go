@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,18 +51,7 @@ func TestDifferential(t *testing.T) {
 		}
 		cases = append(cases, goldenCase{Kind: kind, Name: fmt.Sprint(i), File: "data/x." + kind, Src64: base64.StdEncoding.EncodeToString([]byte(src))})
 	}
-	in, _ := json.Marshal(cases)
-	cmd := exec.Command("ruby", "testdata/puppet_load.rb")
-	cmd.Stdin = bytes.NewReader(in)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("puppet_load.rb: %v", err)
-	}
-	var results []json.RawMessage
-	if err := json.Unmarshal(out, &results); err != nil || len(results) != len(cases) {
-		t.Fatalf("puppet_load.rb output: %v", err)
-	}
+	results := puppetLoad(t, cases)
 	fails := 0
 	for i, c := range cases {
 		src, _ := base64.StdEncoding.DecodeString(c.Src64)

@@ -107,8 +107,10 @@ func manyKeys(n int) string {
 	return b.String()
 }
 
-func regenerateGolden(t *testing.T) {
-	cases := goldenInputs(t)
+// puppetLoad runs Puppet's own loaders (testdata/puppet_load.rb) on cases
+// and returns what they gave for each, in order.
+func puppetLoad(t *testing.T, cases []goldenCase) []json.RawMessage {
+	t.Helper()
 	in, _ := json.Marshal(cases)
 	cmd := exec.Command("ruby", "testdata/puppet_load.rb")
 	cmd.Stdin = bytes.NewReader(in)
@@ -121,6 +123,12 @@ func regenerateGolden(t *testing.T) {
 	if err := json.Unmarshal(out, &results); err != nil || len(results) != len(cases) {
 		t.Fatalf("puppet_load.rb output: %v (%d results for %d cases)", err, len(results), len(cases))
 	}
+	return results
+}
+
+func regenerateGolden(t *testing.T) {
+	cases := goldenInputs(t)
+	results := puppetLoad(t, cases)
 	for i := range cases {
 		cases[i].Want = results[i]
 	}
