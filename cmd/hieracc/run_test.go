@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	goldenfile "github.com/hieracc/hieracc/cmd/hieracc/internal/golden"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -62,29 +63,10 @@ func TestHelpGolden(t *testing.T) {
 	}
 }
 
-// golden compares got with a golden file, or rewrites the file (only when
-// it changed) with -update.
+// golden compares got with a golden file; -update rewrites it.
 func golden(t *testing.T, file, got string) {
 	t.Helper()
-	want, err := os.ReadFile(file)
-	if *update {
-		if err == nil && string(want) == got {
-			return
-		}
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs (go test -update rewrites it):\n--- want\n%s\n--- got\n%s", file, want, got)
-	}
+	goldenfile.Check(t, file, got, *update)
 }
 
 // TestInputFS checks the virtual tree the compiler reads: mounts, folders

@@ -2,6 +2,7 @@ package bundlediff
 
 import (
 	"flag"
+	goldenfile "github.com/hieracc/hieracc/cmd/hieracc/internal/golden"
 	"os"
 	"path/filepath"
 	"testing"
@@ -115,27 +116,8 @@ var cmpOpts = cmp.Options{
 	cmp.Comparer(func(a, b *format.Hash) bool { return format.Identical(a, b) }),
 }
 
-// golden compares got with a golden file, or with -update rewrites the
-// file when its content changed.
+// golden compares got with a golden file; -update rewrites it.
 func golden(t *testing.T, file, got string) {
 	t.Helper()
-	want, err := os.ReadFile(file)
-	if *update {
-		if err == nil && string(want) == got {
-			return
-		}
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("%s differs (go test -update rewrites it) (-want +got):\n%s", file, d)
-	}
+	goldenfile.Check(t, file, got, *update)
 }
