@@ -54,9 +54,10 @@ Example:
   hieracc lookup --bundle bundles/ --node web01.example.net ntp::servers
 
 Exit codes:
-  0  success (lookup: a value was found)
-  1  compile errors; lookup: key not found, or the lookup failed
-  2  bad command line
+  0  success (lookup: a value was found; diff: no differences)
+  1  compile errors; lookup: key not found, or the lookup failed;
+     diff: differences
+  2  bad command line; diff: trouble (nothing to compare, unreadable bundles)
 
 Run 'hieracc help <command>' (or 'hieracc <command> -h') for a command's flags.
 `)
