@@ -49,7 +49,9 @@ type Input struct {
 	// Emit, when set, receives each node's bundle as soon as it is
 	// compiled, and Result.Bundles stays nil: a fleet's bundles need not
 	// fit in memory. It is called from every worker concurrently, in no
-	// particular order, so encoding and writing run in parallel too. An
+	// particular order, so encoding and writing run in parallel too. The
+	// bundle is Emit's only during the call: its Keys' memory is reused
+	// for the next node (values are never modified, and may be kept). An
 	// error from Emit stops the compile and is returned by Compile.
 	Emit func(*format.Bundle) error
 }
@@ -116,9 +118,13 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 	for range jobs {
 		g.Go(func() error {
 			w := newWorker()
+			w.reuseKeys = in.Emit != nil
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(in.Nodes) {
+					if testHookWorkerDone != nil {
+						testHookWorkerDone(w)
+					}
 					return nil
 				}
 				if err := gctx.Err(); err != nil {
@@ -133,6 +139,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 				if err := in.Emit(b); err != nil {
 					return err
 				}
+				w.keyBuf = b.Keys[:0]
 			}
 		})
 	}

@@ -56,14 +56,57 @@ func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []Diagn
 		return b, n.diags
 	}
 
-	names := n.keyNames()
-	n.keys = make([]format.Key, 0, len(names))
+	// Keys are walked in order; the slice's keys are a subset of the
+	// node's, so a second cursor finds each key's slot without a lookup.
+	var names, shared, delta []string
+	var slots []slot
+	sl := n.slice()
+	if sl != nil {
+		w.stats.slices++
+		shared, slots, delta = sl.table.keys, sl.table.slots, sl.delta
+		names = shared
+		if len(delta) > 0 {
+			names = mergeSorted(shared, delta)
+		}
+	} else {
+		w.stats.noSlice++
+		names = n.keyNames(nil)
+	}
+	if w.reuseKeys {
+		n.keys = slices.Grow(w.keyBuf[:0], len(names))
+	} else {
+		n.keys = make([]format.Key, 0, len(names))
+	}
+	j, d := 0, 0
 	for _, name := range names {
-		mod := hiera.ModuleOf(name)
-		if modErr[mod] {
+		var s *slot
+		if j < len(shared) && shared[j] == name {
+			s = &slots[j]
+			j++
+		}
+		if d < len(delta) && delta[d] == name {
+			s = nil // a per-node file holds it: the general path
+			d++
+		}
+		var mod string
+		if s != nil && s.ready {
+			mod = s.mod
+		} else {
+			mod = hiera.ModuleOf(name)
+		}
+		if mod != "" && modErr[mod] {
 			continue
 		}
-		k, err := n.sharedKey(name, mod)
+		var k *format.Key
+		var err *format.Error
+		if s != nil {
+			k, err = n.slotKey(s, name)
+		} else {
+			// A key of a per-node file is seldom shared: keep it only
+			// when the node has no slice at all.
+			w.stats.general++
+			k, err = n.sharedKey(name, mod, sl == nil)
+		}
 		if err != nil {
 			report(err, name)
 		}
@@ -127,15 +170,18 @@ func hierarchyOf(lr *layerRun) format.Hierarchy {
 	return lr.hier
 }
 
-// keyNames lists every key of every data file the node's hierarchies reach,
-// sorted. Files are added lowest priority first, so nodes that share their
-// common, OS and role files share the cached unions of those.
-func (n *nodeRun) keyNames() []string {
+// keyNames lists every key of every data file the node's hierarchies reach
+// (those that keep allows, nil for all), sorted. Files are added lowest
+// priority first, so nodes that share their common, OS and role files share
+// the cached unions of those.
+func (n *nodeRun) keyNames(keep func(*dataFile) bool) []string {
 	var acc *keyList
 	add := func(files [][]*dataFile) {
 		for i := len(files) - 1; i >= 0; i-- {
 			for j := len(files[i]) - 1; j >= 0; j-- {
-				acc = n.w.union(acc, files[i][j])
+				if df := files[i][j]; keep == nil || keep(df) {
+					acc = n.w.union(acc, df)
+				}
 			}
 		}
 	}
@@ -158,8 +204,9 @@ func (n *nodeRun) keyNames() []string {
 
 // sharedKey compiles a key, or reuses the result of a node whose data for
 // the key lies in the same files, at the same places, and whose reads
-// (variables, nested lookups) give the same answers (see share.go).
-func (n *nodeRun) sharedKey(name, mod string) (*format.Key, *format.Error) {
+// (variables, nested lookups) give the same answers (see share.go). The
+// result is kept for other nodes when store says so.
+func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.Error) {
 	merge, perr := mergeFor(n.optionsFor(mod).forKey(name))
 	if perr != nil || !sharing {
 		return n.compileKey(name, mod)
@@ -167,39 +214,11 @@ func (n *nodeRun) sharedKey(name, mod string) (*format.Key, *format.Error) {
 	layers := n.layersFor(mod)
 	sig := n.w.keySig(n.shapeID(mod, layers), merge, name, layers)
 	h := hashSig(name, sig)
-	var hit *sharedKey
-	fr := n.enter(name)
-	n.quiet++
-	for _, e := range n.w.keys[h] {
-		if e.key.Name == name && slices.Equal(e.sig, sig) && n.depsHold(e.deps) {
-			hit = e
-			break
-		}
+	e, reused, k, err := n.findOrCompile(name, mod, sig, h)
+	if store && e != nil && !reused {
+		n.w.remember(h, sig, e)
 	}
-	n.quiet--
-	n.leave(fr)
-	if hit != nil {
-		for _, d := range hit.warns {
-			d.Node = n.node.Name
-			n.emitWarning(d)
-		}
-		return &hit.key, hit.key.Err
-	}
-	var deps []dep
-	var warns []Diagnostic
-	n.deps, n.keyWarns = &deps, &warns
-	k, err := n.compileKey(name, mod)
-	n.deps, n.keyWarns = nil, nil
-	if k == nil {
-		return nil, err
-	}
-	e := &sharedKey{sig: slices.Clone(sig), key: *k, deps: deps, warns: warns}
-	list := n.w.keys[h]
-	if len(list) >= maxVariants {
-		list = list[1:]
-	}
-	n.w.keys[h] = append(list, e)
-	return &e.key, err
+	return k, err
 }
 
 // compileKey resolves one key at the top level. Every location's value is

@@ -62,8 +62,9 @@ func mergeFor(entry any) (format.Merge, error) {
 }
 
 type optsResult struct {
-	opts *lookupOptions
-	err  *format.Error
+	opts   *lookupOptions
+	err    *format.Error
+	shared bool // cached for every node with the same options data
 }
 
 // keyOptions are the lookup_options that apply to keys of module mod ("" for
@@ -88,7 +89,7 @@ func (n *nodeRun) envOptions() (*lookupOptions, *format.Error) {
 	if n.envOpts == nil {
 		n.envOpts = n.w.options(optionsSig(n.global, n.env), func() *optsResult {
 			o, err := n.computeEnvOptions()
-			return &optsResult{o, err}
+			return &optsResult{opts: o, err: err}
 		})
 	}
 	return n.envOpts.opts, n.envOpts.err
@@ -139,6 +140,7 @@ func (w *worker) options(sig string, compute func() *optsResult) *optsResult {
 		return r
 	}
 	r := compute()
+	r.shared = true
 	w.opts[sig] = r
 	return r
 }
@@ -187,7 +189,7 @@ func (n *nodeRun) moduleOptions(mod string) (*lookupOptions, *format.Error) {
 	}
 	r := n.w.options(optionsSig(n.global, n.env, n.module(mod)), func() *optsResult {
 		o, err := n.computeModuleOptions(mod)
-		return &optsResult{o, err}
+		return &optsResult{opts: o, err: err}
 	})
 	n.modOpts[mod] = r
 	return r.opts, r.err

@@ -36,6 +36,19 @@ type worker struct {
 	unions  map[[2]uint32]*keyList
 	exprs   map[string]hiera.Key
 	scratch []uint32
+
+	// With Input.Emit, each node's Keys reuse the memory of the last
+	// node's: a fleet's compile then allocates no key table per node.
+	reuseKeys bool
+	keyBuf    []format.Key
+
+	stats sliceStats
+
+	// Slices (see slice.go).
+	slices   map[string]*sliceTable
+	pos      map[posKey]*posStat
+	optIDs   map[*optsResult]uint32
+	sliceBuf []byte
 }
 
 func newWorker() *worker {
@@ -45,6 +58,9 @@ func newWorker() *worker {
 		keys:   map[uint64][]*sharedKey{},
 		unions: map[[2]uint32]*keyList{},
 		exprs:  map[string]hiera.Key{},
+		slices: map[string]*sliceTable{},
+		pos:    map[posKey]*posStat{},
+		optIDs: map[*optsResult]uint32{},
 	}
 }
 
@@ -167,6 +183,66 @@ func (n *nodeRun) shapeID(mod string, layers [3]*layerRun) uint32 {
 	}
 	n.shapes[mod] = id
 	return id
+}
+
+// findOrCompile returns a result for the key from the worker's cache, the
+// entry of a node whose reads give the same answers here, or compiles it.
+// e is the entry (nil for a key the node does not have); reused says
+// whether it came from the cache.
+func (n *nodeRun) findOrCompile(name, mod string, sig []uint32, h uint64) (e *sharedKey, reused bool, k *format.Key, err *format.Error) {
+	if hit := n.reusable(name, n.w.keys[h], sig); hit != nil {
+		k, err := n.reuse(hit)
+		return hit, true, k, err
+	}
+	var deps []dep
+	var warns []Diagnostic
+	n.deps, n.keyWarns = &deps, &warns
+	k, err = n.compileKey(name, mod)
+	n.deps, n.keyWarns = nil, nil
+	if k == nil {
+		return nil, false, nil, err
+	}
+	e = &sharedKey{key: *k, deps: deps, warns: warns}
+	return e, false, &e.key, err
+}
+
+// remember caches a new result under its signature's hash, for other nodes.
+func (w *worker) remember(h uint64, sig []uint32, e *sharedKey) {
+	e.sig = slices.Clone(sig)
+	list := w.keys[h]
+	if len(list) >= maxVariants {
+		list = list[1:]
+	}
+	w.keys[h] = append(list, e)
+}
+
+// reusable returns the first of candidates for key name (with signature
+// sig, when given) whose reads give the same answers on this node.
+func (n *nodeRun) reusable(name string, candidates []*sharedKey, sig ...[]uint32) *sharedKey {
+	if len(candidates) == 0 {
+		return nil
+	}
+	var hit *sharedKey
+	fr := n.enter(name)
+	n.quiet++
+	for _, e := range candidates {
+		if e.key.Name == name && (len(sig) == 0 || slices.Equal(e.sig, sig[0])) && n.depsHold(e.deps) {
+			hit = e
+			break
+		}
+	}
+	n.quiet--
+	n.leave(fr)
+	return hit
+}
+
+// reuse takes a cached result, reporting its warnings for this node.
+func (n *nodeRun) reuse(e *sharedKey) (*format.Key, *format.Error) {
+	for _, d := range e.warns {
+		d.Node = n.node.Name
+		n.emitWarning(d)
+	}
+	return &e.key, e.key.Err
 }
 
 // record notes a read the current top-level key depends on. Reads made

@@ -163,3 +163,70 @@ func TestRevisionFollowsTheNodesInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestSlicesShareBookkeeping compiles a fleet whose nodes have files of
+// their own (so per-node positions are masked out of their slices) with
+// every kind of key: plain, interpolating a per-node or per-slice fact,
+// overridden per node, merged with per-node data, nested lookups of keys
+// nodes override, module keys, and one node with lookup_options of its
+// own. Sharing must change no byte, and the slice path must be the one
+// taken for most keys (otherwise this proves nothing).
+func TestSlicesShareBookkeeping(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte(`version: 5
+hierarchy:
+  - name: Node
+    path: "nodes/%{trusted.certname}.yaml"
+  - name: Role
+    path: "role/%{facts.role}.yaml"
+  - name: Common
+    path: common.yaml
+`)},
+		"env/data/common.yaml": {Data: []byte(`
+lookup_options:
+  merged:
+    merge: deep
+plain: same for all
+by_host: "%{trusted.certname}.internal"
+by_role: "role %{facts.role}"
+overridden: common
+by_lookup: "<%{lookup('overridden')}>"
+merged: {a: 1, b: {c: 2}}
+list: [1, 2]
+`)},
+		"env/data/role/web.yaml":         {Data: []byte("plain_web: web\nmerged: {b: {d: 3}}\n")},
+		"env/data/role/db.yaml":          {Data: []byte("plain_db: db\n")},
+		"env/modules/m/hiera.yaml":       {Data: []byte("version: 5\n")},
+		"env/modules/m/data/common.yaml": {Data: []byte("m::k: \"%{facts.role}-%{lookup('overridden')}\"\nm::plain: m\n")},
+	}
+	for i := range 40 {
+		role := []string{"web", "db", "web"}[i%3]
+		fsys[fmt.Sprintf("nodes/n%02d.yaml", i)] = &fstest.MapFile{Data: []byte("role: " + role + "\n")}
+		var data string
+		switch i % 4 {
+		case 0:
+			data = fmt.Sprintf("overridden: n%02d\n", i)
+		case 1:
+			data = fmt.Sprintf("merged: {b: {n: %d}}\nown_%d: x\n", i, i)
+		case 2:
+			data = "list: [3]\n"
+		}
+		if i == 21 {
+			data += "lookup_options:\n  list:\n    merge: unique\n"
+		}
+		if data != "" {
+			fsys[fmt.Sprintf("env/data/nodes/n%02d.yaml", i)] = &fstest.MapFile{Data: []byte(data)}
+		}
+	}
+
+	assertSameBundles(t, "fleet", fsys)
+
+	var stats sliceStats
+	testHookWorkerDone = func(w *worker) { stats.add(w.stats) }
+	defer func() { testHookWorkerDone = nil }()
+	compileBytes(t, fsys, true)
+	t.Logf("%+v", stats)
+	if stats.noSlice > 0 || stats.static < 100 || stats.general > stats.slot+stats.static {
+		t.Errorf("the slice path was hardly taken: %+v", stats)
+	}
+}
