@@ -28,6 +28,7 @@ type dataFile struct {
 	pos    []dataload.Pos
 	index  map[string]int // string top-level keys → entry
 	interp []bool         // entry needs interpolation
+	plans  []*interpPlan  // where in entry i interpolation acts (nil: nowhere)
 	// invalid[i] is Puppet's validate_data_value failure for entry i:
 	// reading that key fails, other keys are fine.
 	invalid []string
@@ -132,6 +133,7 @@ func (c *compilation) loadFile(p, function, module string) *dataFile {
 	n := df.hash.Len()
 	df.index = make(map[string]int, n)
 	df.interp = make([]bool, n)
+	df.plans = make([]*interpPlan, n)
 	df.invalid = make([]string, n)
 	for i := 0; i < n; i++ {
 		if ks, ok := df.hash.Key(i).(string); ok {
@@ -140,7 +142,8 @@ func (c *compilation) loadFile(p, function, module string) *dataFile {
 				df.keys = append(df.keys, ks)
 			}
 		}
-		df.interp[i] = needsInterpolation(df.hash.Value(i))
+		df.plans[i] = planFor(df.hash.Value(i))
+		df.interp[i] = df.plans[i] != nil
 		if pr, ok := invalid[df.hash.Key(i)]; ok {
 			df.invalid[i] = pr.Message
 		}

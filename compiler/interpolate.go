@@ -108,6 +108,96 @@ func (n *nodeRun) interpolate(v any, allowMethods bool) (any, error) {
 	return v, nil
 }
 
+// interpPlan says where in a data file's value interpolation acts, found
+// once when the file is loaded, so that nodes do not search the value for
+// "%{" again: a nil plan means nowhere. A string's plan has neither keys
+// nor kids.
+type interpPlan struct {
+	keys []bool        // hash: whether key i holds "%{" (nil if none does)
+	kids []*interpPlan // container: element (hash: value) i's plan
+}
+
+var stringPlan = &interpPlan{}
+
+// planFor returns the plan of v; what it marks is exactly what interpolate
+// acts on.
+func planFor(v any) *interpPlan {
+	switch v := v.(type) {
+	case string:
+		if strings.Contains(v, "%{") {
+			return stringPlan
+		}
+	case []any:
+		var p *interpPlan
+		for i, e := range v {
+			if kp := planFor(e); kp != nil {
+				if p == nil {
+					p = &interpPlan{kids: make([]*interpPlan, len(v))}
+				}
+				p.kids[i] = kp
+			}
+		}
+		return p
+	case *format.Hash:
+		var p *interpPlan
+		i := 0
+		for k, e := range v.All() {
+			ks, _ := k.(string)
+			key, kp := strings.Contains(ks, "%{"), planFor(e)
+			if key || kp != nil {
+				if p == nil {
+					p = &interpPlan{keys: make([]bool, v.Len()), kids: make([]*interpPlan, v.Len())}
+				}
+				p.keys[i], p.kids[i] = key, kp
+			}
+			i++
+		}
+		return p
+	}
+	return nil
+}
+
+// interpolatePlanned is interpolate for a value whose plan is known.
+func (n *nodeRun) interpolatePlanned(v any, p *interpPlan, allowMethods bool) (any, error) {
+	if p == nil {
+		return v, nil
+	}
+	switch v := v.(type) {
+	case string:
+		return n.interpolateString(v, allowMethods)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			x, err := n.interpolatePlanned(e, p.kids[i], allowMethods)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = x
+		}
+		return out, nil
+	case *format.Hash:
+		out := format.NewHash(v.Len())
+		i := 0
+		for k, e := range v.All() {
+			if p.keys[i] {
+				x, err := n.interpolateString(k.(string), allowMethods)
+				if err != nil {
+					return nil, err
+				}
+				k = hashKey(x)
+			}
+			x, err := n.interpolatePlanned(e, p.kids[i], allowMethods)
+			if err != nil {
+				return nil, err
+			}
+			out.Set(k, x)
+			i++
+		}
+		return out, nil
+	}
+	return n.interpolate(v, allowMethods)
+}
+
 // hashKey turns an interpolated key back into a valid hash key: an alias()
 // can produce a collection, which Ruby would use as a key; we use its text.
 func hashKey(v any) any {
@@ -135,11 +225,11 @@ func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
 			continue
 		}
 		method, arg := "scope", expr
-		if mm := methodCall.FindStringSubmatch(expr); mm != nil {
+		if call := n.methodOf(expr); call.ok {
 			if !allowMethods {
 				return nil, lookupError(errMethodsNotAllowed)
 			}
-			method, arg = mm[1], mm[2]+mm[3]
+			method, arg = call.method, call.arg
 		}
 		if method == "alias" && s != whole {
 			return nil, lookupError("'alias' interpolation is only permitted if the expression is equal to the entire string")
@@ -186,6 +276,25 @@ func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
 		n.warnUnclosed(s)
 	}
 	return b.String(), nil
+}
+
+// methodExpr is an interpolation expression parsed as a method call.
+type methodExpr struct {
+	method, arg string
+	ok          bool // it is one
+}
+
+// methodOf parses expr as a method call, once per worker.
+func (n *nodeRun) methodOf(expr string) methodExpr {
+	if m, ok := n.w.calls[expr]; ok {
+		return m
+	}
+	var m methodExpr
+	if mm := methodCall.FindStringSubmatch(expr); mm != nil {
+		m = methodExpr{method: mm[1], arg: mm[2] + mm[3], ok: true}
+	}
+	n.w.calls[expr] = m
+	return m
 }
 
 // warnUnclosed reports a "%{" without its "}": Puppet keeps it as text

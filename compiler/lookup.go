@@ -199,7 +199,7 @@ func (n *nodeRun) readKey(df *dataFile, key, level string) (any, bool, error) {
 	}
 	saved := n.at
 	n.at = site{df.path, df.pos[i].Line, df.pos[i].Column, level}
-	x, err := n.interpolate(v, true)
+	x, err := n.interpolatePlanned(v, df.plans[i], true)
 	n.at = saved
 	if err != nil {
 		fe := asFormatError(err)

@@ -35,6 +35,7 @@ type worker struct {
 	keys    map[uint64][]*sharedKey
 	unions  map[[2]uint32]*keyList
 	exprs   map[string]hiera.Key
+	calls   map[string]methodExpr
 	scratch []uint32
 
 	// With Input.Emit, each node's Keys reuse the memory of the last
@@ -58,6 +59,7 @@ func newWorker() *worker {
 		keys:   map[uint64][]*sharedKey{},
 		unions: map[[2]uint32]*keyList{},
 		exprs:  map[string]hiera.Key{},
+		calls:  map[string]methodExpr{},
 		slices: map[string]*sliceTable{},
 		pos:    map[posKey]*posStat{},
 		optIDs: map[*optsResult]uint32{},

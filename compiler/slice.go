@@ -36,9 +36,10 @@ const (
 	// perNodeMin is the number of distinct files a position must have
 	// shown before it counts as per-node.
 	perNodeMin = 4
-	// giveUp: a slot whose results were never reused after this many
-	// computations holds a per-node key (one interpolating the hostname,
-	// say); it stops checking and recording.
+	// giveUp: a slot whose results were seldom reused (less than one
+	// time in five) after this many computations holds a per-node key (one
+	// interpolating the hostname, say): checking the results of other
+	// nodes costs more than it saves, so it stops checking and recording.
 	giveUp = 8
 )
 
@@ -267,7 +268,7 @@ func (n *nodeRun) slotKey(s *slot, name string) (*format.Key, *format.Error) {
 	} else {
 		s.misses++
 	}
-	if s.reused == 0 && s.misses >= giveUp {
+	if s.misses >= giveUp && 4*s.reused < s.misses {
 		s.perNode, s.recent = true, nil
 		return k, err
 	}
