@@ -10,12 +10,14 @@ import (
 	"os/signal"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/format"
+	"golang.org/x/sync/errgroup"
 )
 
 var compileCmd = &command{
@@ -97,9 +99,11 @@ func runCompile(c *cmdEnv, args []string) int {
 	// run parses only the facts of the nodes it compiles.
 	facts := map[string]string{}
 	certnames := make([]string, len(factsFiles))
+	sums := make([]string, len(factsFiles))
+	forEach(len(factsFiles), func(i int) { sums[i] = fileDigest(factsFiles[i].path) })
 	for i, ff := range factsFiles {
 		certnames[i] = ff.certname
-		facts[ff.certname] = fileDigest(ff.path)
+		facts[ff.certname] = sums[i]
 	}
 	dirty, full := prev.changedNodes(cur, certnames, facts)
 	var unchanged []string
@@ -389,9 +393,16 @@ func parseFacts(files []factsFile, want func(certname string) bool) (nodes []com
 		ms = append(ms, mountOf(i))
 	}
 	fsys = newInputFS(ms)
-	for i, ff := range files {
+	type parsed struct {
+		node compiler.Node
+		errs []string
+		ok   bool
+	}
+	out := make([]parsed, len(files))
+	forEach(len(files), func(i int) {
+		ff := files[i]
 		if want != nil && !want(ff.certname) {
-			continue
+			return
 		}
 		one := newInputFS([]mount{mountOf(i)})
 		n, ds := compiler.LoadFacts(one, inFS(i))
@@ -402,13 +413,16 @@ func parseFacts(files []factsFile, want func(certname string) bool) (nodes []com
 			d.File = one.display(d.File)
 			// Messages quote the file as LoadFacts saw it, too.
 			d.Message = strings.ReplaceAll(d.Message, inFS(i), d.File)
-			errs = append(errs, d.String())
+			out[i].errs = append(out[i].errs, d.String())
 			bad = bad || d.Severity == compiler.Error
 		}
-		if bad || n.Facts == nil {
-			continue
+		out[i].node, out[i].ok = n, !bad && n.Facts != nil
+	})
+	for _, p := range out {
+		errs = append(errs, p.errs...)
+		if p.ok {
+			nodes = append(nodes, p.node)
 		}
-		nodes = append(nodes, n)
 	}
 	return nodes, fsys, errs
 }
@@ -601,4 +615,15 @@ func fsyncEach(files []string) error {
 		}
 	}
 	return nil
+}
+
+// forEach calls f(0), ..., f(n-1), on every CPU at once: reading and
+// parsing thousands of small files is work for all of them.
+func forEach(n int, f func(i int)) {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range n {
+		g.Go(func() error { f(i); return nil })
+	}
+	_ = g.Wait()
 }

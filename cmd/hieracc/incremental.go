@@ -66,6 +66,7 @@ type diagLine struct {
 // timestamps: writing a file changes its modification time.
 func scanInputs(fsys fs.FS, prev *buildState) (files map[string]string, stats map[string]fileStat, err error) {
 	files, stats = map[string]string{}, map[string]fileStat{}
+	var toHash []string
 	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return cleanPathErr(err)
@@ -88,20 +89,29 @@ func scanInputs(fsys fs.FS, prev *buildState) (files map[string]string, stats ma
 			return cleanPathErr(err)
 		}
 		fst := fileStat{Size: st.Size(), MTime: st.ModTime().UnixNano()}
+		stats[p] = fst
 		if prev != nil {
 			if old, ok := prev.Stats[p]; ok && old == fst && prev.Files[p] != "" {
-				files[p], stats[p] = prev.Files[p], fst
+				files[p] = prev.Files[p]
 				return nil
 			}
 		}
-		sum, err := hashFile(fsys, p)
-		if err != nil {
-			return cleanPathErr(err)
-		}
-		files[p], stats[p] = sum, fst
+		toHash = append(toHash, p)
 		return nil
 	})
-	return files, stats, err
+	if err != nil {
+		return nil, nil, err
+	}
+	sums := make([]string, len(toHash))
+	errs := make([]error, len(toHash))
+	forEach(len(toHash), func(i int) { sums[i], errs[i] = hashFile(fsys, toHash[i]) })
+	for i, p := range toHash {
+		if errs[i] != nil {
+			return nil, nil, cleanPathErr(errs[i])
+		}
+		files[p] = sums[i]
+	}
+	return files, stats, nil
 }
 
 // fileStat is what says a file may have changed since it was hashed.
