@@ -6,8 +6,8 @@ package compiler
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
@@ -125,11 +125,14 @@ func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []Diagn
 // stays byte-identical when other nodes' data changes.
 func (n *nodeRun) revision() string {
 	h := sha256.New()
+	var buf []byte
 	put := func(parts ...string) {
+		buf = buf[:0]
 		for _, p := range parts {
-			fmt.Fprintf(h, "%d:%s", len(p), p)
+			buf = append(strconv.AppendInt(buf, int64(len(p)), 10), ':')
+			buf = append(buf, p...)
 		}
-		h.Write([]byte{'\n'})
+		h.Write(append(buf, '\n'))
 	}
 	put("environment", n.c.environment)
 	put("facts", rubyInspect(n.scope.vars))
