@@ -66,7 +66,10 @@ func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []Diagn
 		shared, slots, delta = sl.table.keys, sl.table.slots, sl.delta
 		names = shared
 		if len(delta) > 0 {
-			names = mergeSorted(shared, delta)
+			var built bool
+			if names, built = mergeSortedInto(w.names, shared, delta); built {
+				w.names = names
+			}
 		}
 	} else {
 		w.stats.noSlice++

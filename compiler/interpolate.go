@@ -312,6 +312,14 @@ func (n *nodeRun) scopeLookup(expr, subject string) (any, error) {
 }
 
 func (n *nodeRun) scopeValue(expr, subject string) (any, error) {
+	// The node's variables never change: each expression is read once
+	// (but for mapped_paths' own variable, and for undefined variables,
+	// whose warning names each place that reads them).
+	if n.local == nil {
+		if v, ok := n.scopeMemo[expr]; ok {
+			return v, nil
+		}
+	}
 	k, err := n.parseExpr(expr)
 	if err != nil {
 		return nil, lookupError(fmt.Sprintf("Syntax error in string: %s", subject))
@@ -324,15 +332,20 @@ func (n *nodeRun) scopeValue(expr, subject string) (any, error) {
 		n.warnUndefined(k.Root)
 		return nil, nil
 	}
-	if len(k.Segments) == 0 {
-		return val, nil
+	v, found := val, true
+	if len(k.Segments) > 0 {
+		if v, found, err = k.Dig(val); err != nil {
+			return nil, lookupError(err.Error())
+		}
+		if !found {
+			v = ""
+		}
 	}
-	v, found, err := k.Dig(val)
-	if err != nil {
-		return nil, lookupError(err.Error())
-	}
-	if !found {
-		return "", nil
+	if n.local == nil {
+		if n.scopeMemo == nil {
+			n.scopeMemo = map[string]any{}
+		}
+		n.scopeMemo[expr] = v
 	}
 	return v, nil
 }

@@ -20,6 +20,8 @@ type nodeRun struct {
 	node  Node
 	scope *scope
 	local map[string]any // mapped_paths' per-element variable
+	// scopeMemo holds the value of each variable expression read so far.
+	scopeMemo map[string]any
 
 	global, env *layerRun
 	modules     map[string]*layerRun // expanded on first use

@@ -37,6 +37,7 @@ type worker struct {
 	exprs   map[string]hiera.Key
 	calls   map[string]methodExpr
 	scratch []uint32
+	names   []string // a node's key names, when it has keys of its own
 
 	// With Input.Emit, each node's Keys reuse the memory of the last
 	// node's: a fleet's compile then allocates no key table per node.
@@ -357,8 +358,22 @@ func (w *worker) union(acc *keyList, df *dataFile) *keyList {
 	return u
 }
 
-// mergeSorted merges two sorted duplicate-free lists.
+// mergeSorted merges two sorted duplicate-free lists. The result may be
+// one of them: it is read, never written.
 func mergeSorted(a, b []string) []string {
+	out, _ := mergeSortedInto(nil, a, b)
+	return out
+}
+
+// mergeSortedInto is mergeSorted building a new list, when it must, in
+// dst's memory; built says whether it did (the result is then dst's).
+func mergeSortedInto(dst, a, b []string) (out []string, built bool) {
+	switch {
+	case len(a) == 0:
+		return b, false
+	case len(b) == 0:
+		return a, false
+	}
 	if len(b) < 32 {
 		// The common case: a small file's keys are mostly in a already.
 		missing := 0
@@ -368,10 +383,10 @@ func mergeSorted(a, b []string) []string {
 			}
 		}
 		if missing == 0 {
-			return a
+			return a, false
 		}
 	}
-	out := make([]string, 0, len(a)+len(b))
+	out = slices.Grow(dst[:0], len(a)+len(b))
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
 		switch {
@@ -388,5 +403,5 @@ func mergeSorted(a, b []string) []string {
 		}
 	}
 	out = append(out, a[i:]...)
-	return append(out, b[j:]...)
+	return append(out, b[j:]...), true
 }
