@@ -213,7 +213,7 @@ func (n *nodeRun) keyNames(keep func(*dataFile) bool) []string {
 // (variables, nested lookups) give the same answers (see share.go). The
 // result is kept for other nodes when store says so.
 func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.Error) {
-	merge, perr := mergeFor(n.optionsFor(mod).forKey(name))
+	merge, perr := n.optionsFor(mod).mergeOf(name)
 	if perr != nil || !sharing {
 		return n.compileKey(name, mod)
 	}
@@ -232,7 +232,7 @@ func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.
 // records with the same driver the runtime uses, so the two cannot differ.
 func (n *nodeRun) compileKey(name, mod string) (*format.Key, *format.Error) {
 	k := &format.Key{Name: name}
-	merge, perr := mergeFor(n.optionsFor(mod).forKey(name))
+	merge, perr := n.optionsFor(mod).mergeOf(name)
 
 	layers := n.layersFor(mod)
 	fr := n.enter(name)
@@ -260,7 +260,7 @@ func (n *nodeRun) compileKey(name, mod string) (*format.Key, *format.Error) {
 			if derr != nil {
 				err = derr
 			} else {
-				dm, merr := mergeFor(dopts.forKey(name))
+				dm, merr := dopts.mergeOf(name)
 				if merr != nil {
 					err = merr
 				} else {

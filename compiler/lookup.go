@@ -278,7 +278,7 @@ func (n *nodeRun) resolveRoot(k hiera.Key, override *format.Merge) (any, bool, *
 	if override != nil {
 		merge = *override
 	} else {
-		m, err := mergeFor(opts.forKey(k.Root))
+		m, err := opts.mergeOf(k.Root)
 		if err != nil {
 			return nil, false, asFormatError(err)
 		}
@@ -306,7 +306,7 @@ func (n *nodeRun) resolveDefault(k hiera.Key) (any, bool, *format.Error) {
 	if derr != nil {
 		return nil, false, derr
 	}
-	m, err := mergeFor(dopts.forKey(k.Root))
+	m, err := dopts.mergeOf(k.Root)
 	if err != nil {
 		return nil, false, asFormatError(err)
 	}

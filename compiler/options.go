@@ -18,9 +18,33 @@ const lookupOptionsKey = "lookup_options"
 var hashMerge = format.Merge{Strategy: "hash"}
 
 // lookupOptions are compiled lookup_options: literal keys and ^regexps.
+// They are used by one worker's nodes only.
 type lookupOptions struct {
 	literal  map[string]any
 	patterns []optPattern // in hash order: the first match wins
+	merges   map[string]mergeResult
+}
+
+type mergeResult struct {
+	merge format.Merge
+	err   error
+}
+
+// mergeOf is mergeFor(o.forKey(root)), computed once per key: matching
+// every key against every pattern again for each node adds up.
+func (o *lookupOptions) mergeOf(root string) (format.Merge, error) {
+	if o == nil {
+		return format.Merge{}, nil
+	}
+	if r, ok := o.merges[root]; ok {
+		return r.merge, r.err
+	}
+	m, err := mergeFor(o.forKey(root))
+	if o.merges == nil {
+		o.merges = map[string]mergeResult{}
+	}
+	o.merges[root] = mergeResult{m, err}
+	return m, err
 }
 
 type optPattern struct {

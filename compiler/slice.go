@@ -228,7 +228,7 @@ func (n *nodeRun) slotKey(s *slot, name string) (*format.Key, *format.Error) {
 	if !s.ready {
 		s.ready = true
 		s.mod = hiera.ModuleOf(name)
-		merge, perr := mergeFor(n.optionsFor(s.mod).forKey(name))
+		merge, perr := n.optionsFor(s.mod).mergeOf(name)
 		s.perr = perr != nil
 		if !s.perr {
 			layers := n.layersFor(s.mod)
