@@ -215,12 +215,12 @@ func (n *nodeRun) keyNames(keep func(*dataFile) bool) []string {
 func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.Error) {
 	merge, perr := n.optionsFor(mod).mergeOf(name)
 	if perr != nil || !sharing {
-		return n.compileKey(name, mod)
+		return n.compileKey(name, mod, nil)
 	}
 	layers := n.layersFor(mod)
 	sig := n.w.keySig(n.shapeID(mod, layers), merge, name, layers)
 	h := hashSig(name, sig)
-	e, reused, k, err := n.findOrCompile(name, mod, sig, h)
+	e, reused, k, err := n.findOrCompile(name, mod, sig, h, nil)
 	if store && e != nil && !reused {
 		n.w.remember(h, sig, e)
 	}
@@ -230,17 +230,17 @@ func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.
 // compileKey resolves one key at the top level. Every location's value is
 // recorded (interpolated), and the configured merge is computed from those
 // records with the same driver the runtime uses, so the two cannot differ.
-func (n *nodeRun) compileKey(name, mod string) (*format.Key, *format.Error) {
+// locs are the key's locations (see locsOf), nil to find them.
+func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *format.Error) {
 	k := &format.Key{Name: name}
 	merge, perr := n.optionsFor(mod).mergeOf(name)
 
 	layers := n.layersFor(mod)
-	fr := n.enter(name)
-	for li, lr := range layers {
-		if lr != nil && lr.hier.Present && lr.err == nil {
-			k.Contributions = append(k.Contributions, n.contributions(name, format.Layer(li), &lr.hier, lr.files)...)
-		}
+	if locs == nil {
+		locs = n.locsOf(name, layers)
 	}
+	fr := n.enter(name)
+	k.Contributions = n.contributions(name, locs, false, layers)
 	n.leave(fr)
 
 	var v any
@@ -266,7 +266,7 @@ func (n *nodeRun) compileKey(name, mod string) (*format.Key, *format.Error) {
 				} else {
 					k.DefaultMerge = dm
 					fr := n.enter(name)
-					k.Defaults = n.contributions(name, format.LayerModule, lr.def, lr.defFiles)
+					k.Defaults = n.contributions(name, locs, true, layers)
 					n.leave(fr)
 					v, found, err = hiera.ResolveDefault(dm, lr.def, contributionLeaf(k.Defaults))
 				}
@@ -284,28 +284,83 @@ func (n *nodeRun) compileKey(name, mod string) (*format.Key, *format.Error) {
 	return k, nil
 }
 
-// contributions reads a key from every location of a layer.
-func (n *nodeRun) contributions(name string, layer format.Layer, h *format.Hierarchy, files [][]*dataFile) []format.Contribution {
-	var out []format.Contribution
-	for li, lvl := range files {
-		for fi, df := range lvl {
-			if df == nil {
-				continue
+// keyLoc is a location a key's contribution comes from: a data file that
+// holds the key (entry idx), or that failed to load (idx -1).
+type keyLoc struct {
+	layer      format.Layer
+	def        bool // in the module's default_hierarchy
+	level, loc int
+	df         *dataFile
+	idx        int
+}
+
+// locsOf lists the locations of a key's layers that hold it or fail to
+// load, in order: the locations a lookup of the key reads something from.
+func (n *nodeRun) locsOf(name string, layers [3]*layerRun) []keyLoc {
+	var out []keyLoc
+	add := func(layer format.Layer, def bool, files [][]*dataFile) {
+		for li, lvl := range files {
+			for fi, df := range lvl {
+				if df == nil {
+					continue
+				}
+				idx := -1
+				if df.err == nil {
+					i, ok := df.index[name]
+					if !ok {
+						continue
+					}
+					idx = i
+				}
+				out = append(out, keyLoc{layer, def, li, fi, df, idx})
 			}
-			v, found, err := n.readKey(df, name, h.Levels[li].Name)
-			if !found && err == nil {
-				continue
-			}
-			c := format.Contribution{Layer: layer, Level: li, Location: fi, Value: v}
-			if i, ok := df.index[name]; ok {
-				c.Line, c.Column = df.pos[i].Line, df.pos[i].Column
-			}
-			if err != nil {
-				c.Value = nil
-				c.Err = asFormatError(err)
-			}
-			out = append(out, c)
 		}
+	}
+	for li, lr := range layers {
+		if lr != nil && lr.hier.Present && lr.err == nil {
+			add(format.Layer(li), false, lr.files)
+			if li == int(format.LayerModule) {
+				add(format.LayerModule, true, lr.defFiles)
+			}
+		}
+	}
+	return out
+}
+
+// contributions reads a key from its locations in the hierarchies, or in
+// the module's default_hierarchy when def is set.
+func (n *nodeRun) contributions(name string, locs []keyLoc, def bool, layers [3]*layerRun) []format.Contribution {
+	count := 0
+	for _, l := range locs {
+		if l.def == def {
+			count++
+		}
+	}
+	if count == 0 {
+		return nil
+	}
+	out := make([]format.Contribution, 0, count)
+	for _, l := range locs {
+		if l.def != def {
+			continue
+		}
+		h := &layers[l.layer].hier
+		if def {
+			h = layers[l.layer].def
+		}
+		c := format.Contribution{Layer: l.layer, Level: l.level, Location: l.loc}
+		var err error
+		if l.idx < 0 {
+			err = l.df.err
+		} else {
+			c.Line, c.Column = l.df.pos[l.idx].Line, l.df.pos[l.idx].Column
+			c.Value, err = n.readEntry(l.df, l.idx, h.Levels[l.level].Name)
+		}
+		if err != nil {
+			c.Value = nil
+			c.Err = asFormatError(err)
+		}
+		out = append(out, c)
 	}
 	return out
 }

@@ -192,12 +192,18 @@ func (n *nodeRun) readKey(df *dataFile, key, level string) (any, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
+	v, err := n.readEntry(df, i, level)
+	return v, err == nil, err
+}
+
+// readEntry reads entry i of a loaded data file and interpolates it.
+func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 	if msg := df.invalid[i]; msg != "" {
-		return nil, false, &format.Error{Message: msg, File: df.path, Line: df.pos[i].Line, Column: df.pos[i].Column}
+		return nil, &format.Error{Message: msg, File: df.path, Line: df.pos[i].Line, Column: df.pos[i].Column}
 	}
 	v := df.hash.Value(i)
 	if !df.interp[i] {
-		return v, true, nil
+		return v, nil
 	}
 	saved := n.at
 	n.at = site{df.path, df.pos[i].Line, df.pos[i].Column, level}
@@ -208,9 +214,9 @@ func (n *nodeRun) readKey(df *dataFile, key, level string) (any, bool, error) {
 		if fe.File == "" {
 			fe = &format.Error{Message: fe.Message, File: df.path, Line: df.pos[i].Line, Column: df.pos[i].Column}
 		}
-		return nil, false, fe
+		return nil, fe
 	}
-	return x, true, nil
+	return x, nil
 }
 
 // lookupWithDefault is the lookup()/hiera()/alias() interpolation method:

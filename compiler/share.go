@@ -189,10 +189,11 @@ func (n *nodeRun) shapeID(mod string, layers [3]*layerRun) uint32 {
 }
 
 // findOrCompile returns a result for the key from the worker's cache, the
-// entry of a node whose reads give the same answers here, or compiles it.
+// entry of a node whose reads give the same answers here, or compiles it
+// (from locs, when known).
 // e is the entry (nil for a key the node does not have); reused says
 // whether it came from the cache.
-func (n *nodeRun) findOrCompile(name, mod string, sig []uint32, h uint64) (e *sharedKey, reused bool, k *format.Key, err *format.Error) {
+func (n *nodeRun) findOrCompile(name, mod string, sig []uint32, h uint64, locs []keyLoc) (e *sharedKey, reused bool, k *format.Key, err *format.Error) {
 	if hit := n.reusable(name, n.w.keys[h], sig); hit != nil {
 		k, err := n.reuse(hit)
 		return hit, true, k, err
@@ -200,7 +201,7 @@ func (n *nodeRun) findOrCompile(name, mod string, sig []uint32, h uint64) (e *sh
 	var deps []dep
 	var warns []Diagnostic
 	n.deps, n.keyWarns = &deps, &warns
-	k, err = n.compileKey(name, mod)
+	k, err = n.compileKey(name, mod, locs)
 	n.deps, n.keyWarns = nil, nil
 	if k == nil {
 		return nil, false, nil, err

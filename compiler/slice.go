@@ -56,6 +56,7 @@ type slot struct {
 	perr  bool // its merge option is invalid: compiled afresh each time
 	sig   []uint32
 	hash  uint64
+	locs  []keyLoc // where its data lies: the same for every node of the slice
 	// static is a result that read nothing from its node: it holds for
 	// every node of the slice. Otherwise recent holds the latest results
 	// (newest last, at most maxVariants), to reuse where their reads hold.
@@ -235,6 +236,7 @@ func (n *nodeRun) slotKey(s *slot, name string) (*format.Key, *format.Error) {
 			s.sig = n.w.keySig(n.shapeID(s.mod, layers), merge, name, layers)
 			s.sig = append([]uint32(nil), s.sig...)
 			s.hash = hashSig(name, s.sig)
+			s.locs = n.locsOf(name, layers)
 		}
 	}
 	if s.static != nil {
@@ -243,13 +245,13 @@ func (n *nodeRun) slotKey(s *slot, name string) (*format.Key, *format.Error) {
 	}
 	n.w.stats.slot++
 	if s.perr || s.perNode {
-		return n.compileKey(name, s.mod)
+		return n.compileKey(name, s.mod, s.locs)
 	}
 	if hit := n.reusable(name, s.recent); hit != nil {
 		s.reused++
 		return n.reuse(hit)
 	}
-	e, reused, k, err := n.findOrCompile(name, s.mod, s.sig, s.hash)
+	e, reused, k, err := n.findOrCompile(name, s.mod, s.sig, s.hash, s.locs)
 	if e == nil {
 		return k, err
 	}
