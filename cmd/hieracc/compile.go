@@ -117,8 +117,12 @@ func runCompile(c *cmdEnv, args []string) int {
 	dirty, full := prev.changedNodes(cur, certnames, facts)
 	var unchanged []string
 	if !full {
-		for _, name := range certnames {
-			if !dirty[name] && !bundleIntact(f.out, name) {
+		intact := make([]bool, len(certnames))
+		forEach(len(certnames), func(i int) {
+			intact[i] = !dirty[certnames[i]] && bundleIntact(f.out, certnames[i])
+		})
+		for i, name := range certnames {
+			if !dirty[name] && !intact[i] {
 				dirty[name] = true // missing or damaged: compile it again
 			}
 			if !dirty[name] {
