@@ -6,6 +6,7 @@ package compiler
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"strconv"
 
@@ -138,7 +139,7 @@ func (n *nodeRun) revision() string {
 		h.Write(append(buf, '\n'))
 	}
 	put("environment", n.c.environment)
-	put("facts", rubyInspect(n.scope.vars))
+	put("facts", string(appendCanonical(nil, n.scope.vars)))
 	layer := func(name string, lr *layerRun) {
 		if lr == nil || lr.conf == nil {
 			put("layer", name, "none")
@@ -167,6 +168,39 @@ func (n *nodeRun) revision() string {
 		layer("module "+name, n.module(name))
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// appendCanonical appends an unambiguous text of v (types, lengths and
+// order included) for digests.
+func appendCanonical(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(b, 'n')
+	case bool:
+		if v {
+			return append(b, 't')
+		}
+		return append(b, 'f')
+	case int64:
+		return append(strconv.AppendInt(append(b, 'i'), v, 10), ';')
+	case float64:
+		return append(strconv.AppendFloat(append(b, 'd'), v, 'g', -1, 64), ';')
+	case string:
+		return append(append(strconv.AppendInt(append(b, 's'), int64(len(v)), 10), ':'), v...)
+	case []any:
+		b = append(strconv.AppendInt(append(b, 'a'), int64(len(v)), 10), ':')
+		for _, e := range v {
+			b = appendCanonical(b, e)
+		}
+		return b
+	case *format.Hash:
+		b = append(strconv.AppendInt(append(b, 'h'), int64(v.Len()), 10), ':')
+		for k, e := range v.All() {
+			b = appendCanonical(appendCanonical(b, k), e)
+		}
+		return b
+	}
+	return fmt.Appendf(append(b, '?'), "%T:%v;", v, v)
 }
 
 func hierarchyOf(lr *layerRun) format.Hierarchy {

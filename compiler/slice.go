@@ -40,7 +40,7 @@ const (
 	// time in five) after this many computations holds a per-node key (one
 	// interpolating the hostname, say): checking the results of other
 	// nodes costs more than it saves, so it stops checking and recording.
-	giveUp = 8
+	giveUp = 4
 )
 
 // sliceTable is the shared bookkeeping of the nodes of one slice.
