@@ -464,13 +464,20 @@ func writeBundles(out string, bundles []*format.Bundle) error {
 
 // bundleWriter writes bundles so that each appears whole or not at all, and
 // a failed run changes nothing: stage encodes a bundle into a temporary
-// file in OUT as soon as it is compiled (safe for concurrent use); commit
-// makes them all durable at once, then renames them over the old ones;
-// discard removes what was not committed.
+// file as soon as it is compiled (safe for concurrent use); commit makes
+// them all durable at once, then renames them over the old ones; discard
+// removes what was not committed.
+//
+// The temporary files go to staging folders in OUT, one per concurrent
+// writer: creating thousands of files in one folder from several threads
+// makes them wait on the folder and search the same inode tables (on
+// ext4, ~40% of a full compile's system time); a new folder gets a fresh
+// part of the disk, and its writer has it to itself.
 type bundleWriter struct {
 	out      string
 	mu       sync.Mutex
 	staged   []staged
+	dirs     []string // staging folders
 	dirOnce  sync.Once
 	dirErr   error
 	created  bool      // OUT did not exist: discard removes it again
@@ -479,10 +486,12 @@ type bundleWriter struct {
 
 type staged struct{ tmp, dst string }
 
-// encoderBuf is an encoder with the buffer it reuses.
+// encoderBuf is an encoder with the buffer it reuses, and the staging
+// folder of the writer that holds it.
 type encoderBuf struct {
 	enc *format.Encoder
 	buf []byte
+	dir string
 }
 
 // mkdir creates OUT when the first bundle is staged, so a run that fails
@@ -515,15 +524,30 @@ func (w *bundleWriter) stage(b *format.Bundle) error {
 	if err != nil {
 		return fmt.Errorf("encoding the bundle of %s: %v; nothing written", b.Node, err)
 	}
-	dst := filepath.Join(w.out, b.Node+".bundle")
+	if enc.dir == "" {
+		dir, err := os.MkdirTemp(w.out, ".stage"+tempSuffix())
+		if err != nil {
+			return fmt.Errorf("--out: %v", cleanPathErr(err))
+		}
+		w.mu.Lock()
+		w.dirs = append(w.dirs, dir)
+		w.mu.Unlock()
+		enc.dir = dir
+	}
+	name := b.Node + ".bundle"
+	tmp := filepath.Join(enc.dir, name)
 	// Not synced one by one: a sync per file costs a disk flush each
 	// (18 s of a 57 s compile of 10,000 nodes); commit syncs them together.
-	tmp, err := writeTemp(dst, enc.buf, false)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o640)
+	if err == nil {
+		err = fill(f, enc.buf, false)
+	}
 	if err != nil {
+		os.Remove(tmp)
 		return err
 	}
 	w.mu.Lock()
-	w.staged = append(w.staged, staged{tmp, dst})
+	w.staged = append(w.staged, staged{tmp, filepath.Join(w.out, name)})
 	w.mu.Unlock()
 	return nil
 }
@@ -550,6 +574,10 @@ func (w *bundleWriter) commit() (int, error) {
 	}
 	n := len(w.staged)
 	w.staged = nil
+	for _, dir := range w.dirs {
+		os.Remove(dir) // empty now
+	}
+	w.dirs = nil
 	// Make the renames durable too.
 	if d, err := os.Open(w.out); err == nil {
 		_ = d.Sync() // not supported everywhere; the files themselves are synced
@@ -564,10 +592,13 @@ func (w *bundleWriter) discard() {
 	for _, s := range w.staged {
 		os.Remove(s.tmp)
 	}
-	if w.created && len(w.staged) > 0 {
+	for _, dir := range w.dirs {
+		os.Remove(dir)
+	}
+	if w.created && (len(w.staged) > 0 || len(w.dirs) > 0) {
 		os.Remove(w.out) // only if empty: never a bundle of an earlier run
 	}
-	w.staged = nil
+	w.staged, w.dirs = nil, nil
 }
 
 // writeAtomic writes data to dst through a synced temporary file.
@@ -590,30 +621,30 @@ func writeTemp(dst string, data []byte, sync bool) (name string, err error) {
 	if err != nil {
 		return "", err
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	// Bundles carry whatever secrets the data holds: owner and group only.
-	if err := tmp.Chmod(0o640); err != nil {
-		return "", err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return "", err
-	}
-	if sync {
-		if err := tmp.Sync(); err != nil {
-			return "", err
-		}
-	} else {
-		startWriteback(tmp)
-	}
-	if err := tmp.Close(); err != nil {
+	if err := fill(tmp, data, sync); err != nil {
+		os.Remove(tmp.Name())
 		return "", err
 	}
 	return tmp.Name(), nil
+}
+
+// fill writes data to a new file, mode 0640, and closes it: synced if
+// asked, else with its writeback started.
+func fill(f *os.File, data []byte, sync bool) error {
+	// Bundles carry whatever secrets the data holds: owner and group only.
+	err := f.Chmod(0o640)
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if err == nil && sync {
+		err = f.Sync()
+	} else if err == nil {
+		startWriteback(f)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // fsyncEach syncs each file to disk.

@@ -176,7 +176,8 @@ func TestCompileKilled(t *testing.T) {
 			how = fmt.Sprintf("after %v", d)
 		} else {
 			// While the bundles are renamed into place: once the
-			// temporary files of this run, all written, start to go.
+			// temporary files of this run (in its staging folders), all
+			// written, start to go.
 			mine := fmt.Sprintf(".tmp-%d-", cmd.Process.Pid)
 			most := 0
 			deadline := time.Now().Add(10 * full)
@@ -184,9 +185,15 @@ func TestCompileKilled(t *testing.T) {
 				entries, _ := os.ReadDir(out)
 				n := 0
 				for _, e := range entries {
-					if isTempName(e.Name()) && strings.Contains(e.Name(), mine) {
-						n++
+					if !isTempName(e.Name()) || !strings.Contains(e.Name(), mine) {
+						continue
 					}
+					if !e.IsDir() {
+						n++
+						continue
+					}
+					staged, _ := os.ReadDir(filepath.Join(out, e.Name()))
+					n += len(staged)
 				}
 				if most > 0 && n < most {
 					break
@@ -224,6 +231,13 @@ func TestCompileKilled(t *testing.T) {
 	writeFleet("G0")
 	stale := filepath.Join(out, ".c000-web01.fra1.example.net.bundle.tmp-999999999-1")
 	if err := os.WriteFile(stale, []byte("half a bundle"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	staleDir := filepath.Join(out, ".stage.tmp-999999999-2")
+	if err := os.Mkdir(staleDir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(staleDir, "c000-web01.fra1.example.net.bundle"), []byte("half a bundle"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	run(out)

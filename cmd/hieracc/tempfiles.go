@@ -1,10 +1,11 @@
 package main
 
-// Every file hieracc writes into OUT is written to a temporary file beside
-// it, then renamed. A run that is killed leaves those temporary files
-// behind; the next run that writes to OUT removes them. They are named
-// ".<name>.tmp-<pid>-<random>", so that a run can tell them from anything
-// else in OUT and from the files of a run still going on.
+// Every file hieracc writes into OUT is written to a temporary file first
+// (beside it, or in a staging folder in OUT for bundles), then renamed. A
+// run that is killed leaves those temporary files behind; the next run
+// that writes to OUT removes them. They are named ".<name>.tmp-<pid>-<random>"
+// (staging folders ".stage.tmp-<pid>-<random>"), so that a run can tell them
+// from anything else in OUT and from the files of a run still going on.
 
 import (
 	"errors"
@@ -17,8 +18,11 @@ import (
 
 // tempPattern is os.CreateTemp's pattern for a temporary file of dst.
 func tempPattern(dst string) string {
-	return "." + filepath.Base(dst) + ".tmp-" + strconv.Itoa(os.Getpid()) + "-*"
+	return "." + filepath.Base(dst) + tempSuffix()
 }
+
+// tempSuffix ends every temporary name: ".tmp-<pid>-*".
+func tempSuffix() string { return ".tmp-" + strconv.Itoa(os.Getpid()) + "-*" }
 
 // tempName matches the names tempPattern gives; the group is the pid.
 var tempName = regexp.MustCompile(`^\..+\.tmp-([0-9]+)-[0-9]+$`)
@@ -36,11 +40,11 @@ func removeStaleTemps(dir string) {
 	}
 	for _, e := range entries {
 		m := tempName.FindStringSubmatch(e.Name())
-		if m == nil || !e.Type().IsRegular() {
+		if m == nil || !(e.Type().IsRegular() || e.IsDir()) {
 			continue
 		}
 		if pid, err := strconv.Atoi(m[1]); err == nil && processGone(pid) {
-			os.Remove(filepath.Join(dir, e.Name()))
+			os.RemoveAll(filepath.Join(dir, e.Name())) // a file, or a staging folder
 		}
 	}
 }
