@@ -116,9 +116,10 @@ Flags:
                        for one certname are an error. Repeatable; arguments
                        that are not flags are facts paths too.
   --out DIR            where bundles are written (created when missing).
-                       Each bundle is written to a temporary file, synced and
-                       renamed: no partial bundle is ever visible. Bundles are
-                       mode 0640, as they hold whatever secrets the data holds.
+                       Bundles are written to temporary files in OUT, then
+                       synced and renamed once all are compiled: no partial
+                       bundle is ever visible. Bundles are mode 0640, as they
+                       hold whatever secrets the data holds.
   --keep-going         write every node's bundle even when there are errors;
                        the keys that failed hold their error, and looking them
                        up reports it. The exit code is still 1.
