@@ -71,13 +71,8 @@ func TestSharingChangesNothing(t *testing.T) {
 	}
 }
 
-// TestSharingFollowsWhatNodesRead builds a fleet whose nodes share their
-// hierarchy files but differ in what interpolation reads: facts, trusted
-// data, nested lookups of per-node keys, missing variables. Each node must
-// still get exactly its own values.
-func TestSharingFollowsWhatNodesRead(t *testing.T) {
-	fsys := fstest.MapFS{
-		"env/hiera.yaml": {Data: []byte(`version: 5
+// nodeRoleCommon is a hiera.yaml with a per-node, a role and a common level.
+const nodeRoleCommon = `version: 5
 hierarchy:
   - name: Node
     path: "nodes/%{trusted.certname}.yaml"
@@ -85,7 +80,15 @@ hierarchy:
     path: "role/%{facts.role}.yaml"
   - name: Common
     path: common.yaml
-`)},
+`
+
+// TestSharingFollowsWhatNodesRead builds a fleet whose nodes share their
+// hierarchy files but differ in what interpolation reads: facts, trusted
+// data, nested lookups of per-node keys, missing variables. Each node must
+// still get exactly its own values.
+func TestSharingFollowsWhatNodesRead(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte(nodeRoleCommon)},
 		"env/data/common.yaml": {Data: []byte(`
 plain: same for all
 by_fact: "rack %{facts.rack}"
@@ -173,15 +176,7 @@ func TestRevisionFollowsTheNodesInputs(t *testing.T) {
 // taken for most keys (otherwise this proves nothing).
 func TestSlicesShareBookkeeping(t *testing.T) {
 	fsys := fstest.MapFS{
-		"env/hiera.yaml": {Data: []byte(`version: 5
-hierarchy:
-  - name: Node
-    path: "nodes/%{trusted.certname}.yaml"
-  - name: Role
-    path: "role/%{facts.role}.yaml"
-  - name: Common
-    path: common.yaml
-`)},
+		"env/hiera.yaml": {Data: []byte(nodeRoleCommon)},
 		"env/data/common.yaml": {Data: []byte(`
 lookup_options:
   merged:

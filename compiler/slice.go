@@ -7,9 +7,10 @@ package compiler
 // role, datacenter, OS and common files and differ only in a small file of
 // their own. So the files of a node are split in two:
 //
-//   - per-node positions (see posStats): hierarchy locations where this
+//   - per-node positions (see posStat): hierarchy locations where this
 //     worker has seen a different file for most nodes, like
-//     nodes/%{trusted.certname}.yaml;
+//     nodes/%{trusted.certname}.yaml (learnt as nodes come: a node before
+//     that shares less, never wrongly);
 //   - everything else, the node's slice, which many nodes share.
 //
 // A sliceTable, kept per slice, holds a slot per key of the slice's files:
@@ -23,6 +24,7 @@ package compiler
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
@@ -133,7 +135,6 @@ func (n *nodeRun) slice() *nodeSlice {
 		return true
 	}
 	if !opts(n.envOpts) {
-
 		return nil
 	}
 	files := func(layer uint32, def bool, fs [][]*dataFile) bool {
@@ -186,7 +187,6 @@ func (n *nodeRun) slice() *nodeSlice {
 		return true
 	}
 	if !layer(0, n.global) || !layer(1, n.env) {
-
 		return nil
 	}
 	for i, name := range n.c.moduleNames {
@@ -194,7 +194,6 @@ func (n *nodeRun) slice() *nodeSlice {
 			return nil
 		}
 		if r, ok := n.modOpts[name]; ok && !opts(r) {
-
 			return nil
 		}
 	}
@@ -205,14 +204,7 @@ func (n *nodeRun) slice() *nodeSlice {
 		if len(w.slices) >= maxSlices {
 			return nil
 		}
-		t = &sliceTable{keys: n.keyNames(func(df *dataFile) bool {
-			for _, m := range masked {
-				if m == df {
-					return false
-				}
-			}
-			return true
-		})}
+		t = &sliceTable{keys: n.keyNames(func(df *dataFile) bool { return !slices.Contains(masked, df) })}
 		t.slots = make([]slot, len(t.keys))
 		w.slices[string(b)] = t
 	}
