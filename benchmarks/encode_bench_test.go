@@ -9,12 +9,12 @@ import (
 	"github.com/hieracc/hieracc/format"
 )
 
-// BenchmarkEncodeFleet encodes the compiled bundles of 300 nodes of the
+// BenchmarkEncodeCompiled encodes the compiled bundles of 300 nodes of the
 // 1,000-node fleet with one warm format.Encoder, as each compile worker
 // does: what writing a bundle costs a compile. The baseline, measured in
 // the same run, is format.Encode, which remembers nothing from one bundle
 // to the next (cold-ratio: the warm encoder's time over it).
-func BenchmarkEncodeFleet(b *testing.B) {
+func BenchmarkEncodeCompiled(b *testing.B) {
 	f := loadFleet(b, 1000, 2000)
 	in := f.input()
 	in.Nodes = in.Nodes[:300]
