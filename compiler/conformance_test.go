@@ -21,6 +21,10 @@ import (
 // conformanceDir holds cases whose expected values real `puppet lookup` produced.
 const conformanceDir = "../../shared/conformance/public"
 
+// ownCasesDir holds hieracc's own cases, laid out as the corpus and also
+// produced by real Puppet (testdata/conformance/README.md). They always run.
+const ownCasesDir = "../testdata/conformance"
+
 // check is one entry of a case's expected.yaml.
 type check struct {
 	Node     string    `yaml:"node"`
@@ -55,6 +59,28 @@ func TestConformance(t *testing.T) {
 		})
 	}
 	t.Logf("conformance: %d checks, %d passed, %d failed", total, total-failed, failed)
+}
+
+// TestOwnConformance runs hieracc's own cases (testdata/conformance), whose
+// expected values real Puppet also produced, the same way.
+func TestOwnConformance(t *testing.T) {
+	cases, err := filepath.Glob(filepath.Join(ownCasesDir, "*", "expected.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, failed := 0, 0
+	for _, f := range cases {
+		dir := filepath.Dir(f)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			n, fails := checkCase(t, dir)
+			total += n
+			failed += len(fails)
+			for _, f := range fails {
+				t.Error(f)
+			}
+		})
+	}
+	t.Logf("own conformance cases: %d cases, %d checks, %d passed, %d failed", len(cases), total, total-failed, failed)
 }
 
 // TestExampleMatchesPuppet runs the bundled example's checks, which real

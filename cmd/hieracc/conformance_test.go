@@ -55,6 +55,25 @@ func TestConformanceViaCLI(t *testing.T) {
 	t.Logf("conformance via CLI: %d/%d passed", passed, total)
 }
 
+// TestOwnConformanceViaCLI runs hieracc's own cases (testdata/conformance),
+// whose expected values real Puppet also produced, the same way.
+func TestOwnConformanceViaCLI(t *testing.T) {
+	cases, err := filepath.Glob(filepath.Join("..", "..", "testdata", "conformance", "*", "expected.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, passed := 0, 0
+	for _, f := range cases {
+		dir := filepath.Dir(f)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			n, p := runCaseViaCLI(t, dir)
+			total += n
+			passed += p
+		})
+	}
+	t.Logf("own conformance cases via CLI: %d cases, %d/%d passed", len(cases), passed, total)
+}
+
 // TestExampleViaCLI runs the README's example fleet, whose expected.yaml
 // real Puppet also produced, the same way.
 func TestExampleViaCLI(t *testing.T) {
