@@ -1,4 +1,4 @@
-package main
+package stage
 
 import (
 	"os"
@@ -22,7 +22,7 @@ func syncFiles(dir string, files []string) error {
 }
 
 // startWriteback asks the kernel to start writing f's data to disk now,
-// without waiting: by the time commit syncs, little is left to write.
+// without waiting: by the time Commit syncs, little is left to write.
 func startWriteback(f *os.File) {
 	_ = unix.SyncFileRange(int(f.Fd()), 0, 0, unix.SYNC_FILE_RANGE_WRITE)
 }

@@ -1,10 +1,10 @@
-package main
+package build
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
-	"regexp"
 	"testing"
 )
 
@@ -18,15 +18,26 @@ func copyTree(t *testing.T, src string) string {
 	return dst
 }
 
-func compileInto(t *testing.T, repo, out string, extra ...string) string {
+// compileInto builds the fleet of repo into out (with cfg's options) and
+// fails the test unless it succeeds.
+func compileInto(t *testing.T, repo, out string, cfg ...Config) *Report {
 	t.Helper()
-	args := append([]string{"compile", "--env", filepath.Join(repo, "env"), "--modules", filepath.Join(repo, "modules"),
-		"--facts", filepath.Join(repo, "nodes"), "--out", out}, extra...)
-	code, stdout, stderr := runCLI(args...)
-	if code != exitOK {
-		t.Fatalf("compile: exit %d\n%s%s", code, stdout, stderr)
+	var c Config
+	if len(cfg) > 0 {
+		c = cfg[0]
 	}
-	return stdout
+	c.Env, c.Modules, c.Facts, c.Out = filepath.Join(repo, "env"), filepath.Join(repo, "modules"), []string{filepath.Join(repo, "nodes")}, out
+	return mustRun(t, c)
+}
+
+// mustRun builds cfg and fails the test unless the build succeeds.
+func mustRun(t *testing.T, cfg Config) *Report {
+	t.Helper()
+	r, err := Run(context.Background(), cfg)
+	if err != nil || r.Errors > 0 || !r.Committed {
+		t.Fatalf("build: %v, %+v", err, r)
+	}
+	return r
 }
 
 func snapshot(t *testing.T, out string) map[string]os.FileInfo {
@@ -59,26 +70,32 @@ func sameBundles(t *testing.T, a, b string) {
 	}
 }
 
-var incrementalLine = regexp.MustCompile(`(\d+) nodes? compiled \(incremental: (\d+) unchanged\)`)
+// compiled is the number of nodes an incremental build compiled, or -1
+// for a full build.
+func compiled(r *Report) int {
+	if !r.Incremental {
+		return -1
+	}
+	return r.Nodes
+}
 
 func TestIncrementalCompile(t *testing.T) {
 	repo := copyTree(t, "../../testdata/example")
 	out := filepath.Join(t.TempDir(), "out")
 	first := compileInto(t, repo, out)
-	if incrementalLine.MatchString(first) {
-		t.Fatalf("the first compile cannot be incremental: %s", first)
+	if first.Incremental {
+		t.Fatalf("the first compile cannot be incremental: %+v", first)
 	}
 
 	// An unchanged rerun compiles nothing and rewrites nothing.
 	before := snapshot(t, out)
 	again := compileInto(t, repo, out)
-	if m := incrementalLine.FindStringSubmatch(again); m == nil || m[1] != "0" {
-		t.Errorf("rerun without changes: %q, want 0 nodes compiled", again)
+	if n := compiled(again); n != 0 {
+		t.Errorf("rerun without changes: %d nodes compiled (-1: a full compile), want 0", n)
 	}
 	// It reports what the full compile reported (ci01's missing fact).
-	warnings := regexp.MustCompile(`\d+ errors?, \d+ warnings?`)
-	if w1, w2 := warnings.FindString(first), warnings.FindString(again); w1 == "" || w1 != w2 {
-		t.Errorf("full compile reported %q, incremental rerun %q", w1, w2)
+	if first.Warnings == 0 || first.Errors != again.Errors || first.Warnings != again.Warnings {
+		t.Errorf("full compile reported %d errors, %d warnings; incremental rerun %d, %d", first.Errors, first.Warnings, again.Errors, again.Warnings)
 	}
 	for name, st := range snapshot(t, out) {
 		if !os.SameFile(st, before[name]) {
@@ -98,8 +115,8 @@ func TestIncrementalCompile(t *testing.T) {
 	}
 	before = snapshot(t, out)
 	got := compileInto(t, repo, out)
-	if m := incrementalLine.FindStringSubmatch(got); m == nil || m[1] != "1" {
-		t.Errorf("after changing one node's data: %q, want 1 node compiled", got)
+	if n := compiled(got); n != 1 {
+		t.Errorf("after changing one node's data: %d nodes compiled (-1: a full compile), want 1", n)
 	}
 	for name, st := range snapshot(t, out) {
 		rewritten := !os.SameFile(st, before[name])
@@ -122,8 +139,8 @@ func TestIncrementalCompile(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = compileInto(t, repo, out)
-	if m := incrementalLine.FindStringSubmatch(got); m == nil || m[1] != "1" {
-		t.Errorf("after a same-size edit: %q, want 1 node compiled", got)
+	if n := compiled(got); n != 1 {
+		t.Errorf("after a same-size edit: %d nodes compiled (-1: a full compile), want 1", n)
 	}
 	full = filepath.Join(t.TempDir(), "full-same")
 	compileInto(t, repo, full)
@@ -134,22 +151,22 @@ func TestIncrementalCompile(t *testing.T) {
 	data, _ = os.ReadFile(facts)
 	os.WriteFile(facts, append(data, "\nextra_fact: 1\n"...), 0o644)
 	got = compileInto(t, repo, out)
-	if m := incrementalLine.FindStringSubmatch(got); m == nil || m[1] != "1" {
-		t.Errorf("after changing one node's facts: %q, want 1 node compiled", got)
+	if n := compiled(got); n != 1 {
+		t.Errorf("after changing one node's facts: %d nodes compiled (-1: a full compile), want 1", n)
 	}
 
 	// A new data file may match any node's path or glob: full compile.
 	os.WriteFile(filepath.Join(repo, "env", "data", "nodes", "lb01.fra1.example.net.yaml"), []byte("extra::key: lb\n"), 0o644)
 	got = compileInto(t, repo, out)
-	if incrementalLine.MatchString(got) {
-		t.Errorf("after adding a data file: %q, want a full compile", got)
+	if got.Incremental {
+		t.Errorf("after adding a data file: %+v, want a full compile", got)
 	}
 	full2 := filepath.Join(t.TempDir(), "full2")
 	compileInto(t, repo, full2)
 	sameBundles(t, out, full2)
 
 	// --full forces a full compile.
-	if got := compileInto(t, repo, out, "--full"); incrementalLine.MatchString(got) {
-		t.Errorf("--full: %q, want a full compile", got)
+	if got := compileInto(t, repo, out, Config{Full: true}); got.Incremental {
+		t.Errorf("Full: %+v, want a full compile", got)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package main
+package stage
 
 import "os"
 
@@ -9,5 +9,5 @@ func syncFiles(dir string, files []string) error {
 	return fsyncEach(files)
 }
 
-// startWriteback is a no-op here: commit syncs each file.
+// startWriteback is a no-op here: Commit syncs each file.
 func startWriteback(*os.File) {}

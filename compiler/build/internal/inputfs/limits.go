@@ -1,8 +1,8 @@
-package main
+package inputfs
 
-// Limits on what inputFS reads, whatever the control repo holds: nothing
+// Limits on what the FS reads, whatever the control repo holds: nothing
 // outside the folders given (not even through a symbolic link), nothing
-// but regular files, nothing larger than maxInputFile.
+// but regular files, nothing larger than MaxFile.
 
 import (
 	"crypto/sha256"
@@ -13,16 +13,16 @@ import (
 	"os"
 )
 
-// maxInputFile is the largest file inputFS reads, in bytes, whatever the
+// MaxFile is the largest file the FS reads, in bytes, whatever the
 // file: hiera.yaml, facts, data, and a file that grows while it is read.
 // It is twice the compiler's limit for data files (dataload.MaxFileSize),
 // so that the compiler refuses those first, with its own message.
-const maxInputFile = 128 << 20
+const MaxFile = 128 << 20
 
-// dirFS is os.DirFS(dir), except that a symbolic link is followed only
+// DirFS is os.DirFS(dir), except that a symbolic link is followed only
 // when it leads to a place inside dir: a link in the control repo to
 // /etc/shadow, or to ../../secrets, is an error to read, not a way out.
-func dirFS(dir string) fs.FS {
+func DirFS(dir string) fs.FS {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return errFS{err}
@@ -37,10 +37,10 @@ func (e errFS) Open(name string) (fs.File, error) {
 	return nil, &fs.PathError{Op: "open", Path: name, Err: e.err}
 }
 
-// readCapped reads a regular file of at most maxInputFile bytes. Anything
+// ReadCapped reads a regular file of at most MaxFile bytes. Anything
 // else (a FIFO, which would block, a device, which may never end) is an
 // error, found before the file is opened.
-func readCapped(fsys fs.FS, name string) ([]byte, error) {
+func ReadCapped(fsys fs.FS, name string) ([]byte, error) {
 	st, err := fs.Stat(fsys, name)
 	if err != nil {
 		return nil, err
@@ -48,44 +48,44 @@ func readCapped(fsys fs.FS, name string) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
 	}
-	if st.Size() > maxInputFile {
-		return nil, fmt.Errorf("file is %d bytes, more than the %d bytes hieracc reads", st.Size(), maxInputFile)
+	if st.Size() > MaxFile {
+		return nil, fmt.Errorf("file is %d bytes, more than the %d bytes hieracc reads", st.Size(), MaxFile)
 	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxInputFile+1))
+	b, err := io.ReadAll(io.LimitReader(f, MaxFile+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > maxInputFile {
-		return nil, fmt.Errorf("file grew past the %d bytes hieracc reads while it was read", maxInputFile)
+	if len(b) > MaxFile {
+		return nil, fmt.Errorf("file grew past the %d bytes hieracc reads while it was read", MaxFile)
 	}
 	return b, nil
 }
 
-// fileFS shows one real file as the only entry of an fs.FS, named ".".
-type fileFS string
+// FileFS shows one real file as the only entry of an fs.FS, named ".".
+type FileFS string
 
-func (f fileFS) Open(name string) (fs.File, error) {
+func (f FileFS) Open(name string) (fs.File, error) {
 	if name != "." {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
 	return os.Open(string(f))
 }
 
-func (f fileFS) Stat(name string) (fs.FileInfo, error) {
+func (f FileFS) Stat(name string) (fs.FileInfo, error) {
 	if name != "." {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 	}
 	return os.Stat(string(f))
 }
 
-// hashFile returns the hex SHA-256 of a file, read as a stream: it may be
+// HashFile returns the hex SHA-256 of a file, read as a stream: it may be
 // of any size.
-func hashFile(fsys fs.FS, name string) (string, error) {
+func HashFile(fsys fs.FS, name string) (string, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return "", err

@@ -1,8 +1,6 @@
-package main
+package stage
 
-// Every file hieracc writes into OUT is written to a temporary file first
-// (beside it, or in a staging folder in OUT for bundles), then renamed. A
-// run that is killed leaves those temporary files behind; the next run
+// A run that is killed leaves its temporary files behind; the next run
 // that writes to OUT removes them. They are named ".<name>.tmp-<pid>-<random>"
 // (staging folders ".stage.tmp-<pid>-<random>"), so that a run can tell them
 // from anything else in OUT and from the files of a run still going on.
@@ -27,13 +25,14 @@ func tempSuffix() string { return ".tmp-" + strconv.Itoa(os.Getpid()) + "-*" }
 // tempName matches the names tempPattern gives; the group is the pid.
 var tempName = regexp.MustCompile(`^\..+\.tmp-([0-9]+)-[0-9]+$`)
 
-// isTempName reports whether name is a temporary file of hieracc's.
-func isTempName(name string) bool { return tempName.MatchString(name) }
+// IsTemp reports whether name is a temporary file (or staging folder) of
+// hieracc's.
+func IsTemp(name string) bool { return tempName.MatchString(name) }
 
-// removeStaleTemps removes from dir the temporary files of hieracc runs
+// RemoveStale removes from dir the temporary files of hieracc runs
 // that are over: those of a process that no longer exists. It does its
 // best and reports nothing: a file it cannot remove is tried again next time.
-func removeStaleTemps(dir string) {
+func RemoveStale(dir string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return

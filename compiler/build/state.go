@@ -1,6 +1,6 @@
-package main
+package build
 
-// Incremental compiles. After each successful compile, OUT holds a state
+// Incremental builds. After each successful compile, OUT holds a state
 // file recording what every bundle was built from. The next compile into
 // the same OUT recompiles only the nodes whose inputs changed and rewrites
 // only their bundles; the result is byte-identical to a full compile,
@@ -25,11 +25,10 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
+	"github.com/hieracc/hieracc/compiler/build/internal/stage"
 	"github.com/hieracc/hieracc/format"
 )
-
-// stateFile is the name of the state file in OUT.
-const stateFile = ".hieracc-state.json"
 
 // stateVersion changes whenever the state's meaning does.
 const stateVersion = 3 // 2: facts digested from their files' bytes; 3: file stats
@@ -69,7 +68,7 @@ func scanInputs(fsys fs.FS, prev *buildState) (files map[string]string, stats ma
 	var toHash []string
 	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return cleanPathErr(err)
+			return inputfs.CleanPathErr(err)
 		}
 		if d.IsDir() {
 			if d.Name() == ".git" {
@@ -86,7 +85,7 @@ func scanInputs(fsys fs.FS, prev *buildState) (files map[string]string, stats ma
 		}
 		st, err := fs.Stat(fsys, p)
 		if err != nil {
-			return cleanPathErr(err)
+			return inputfs.CleanPathErr(err)
 		}
 		fst := fileStat{Size: st.Size(), MTime: st.ModTime().UnixNano()}
 		stats[p] = fst
@@ -104,10 +103,10 @@ func scanInputs(fsys fs.FS, prev *buildState) (files map[string]string, stats ma
 	}
 	sums := make([]string, len(toHash))
 	errs := make([]error, len(toHash))
-	forEach(len(toHash), func(i int) { sums[i], errs[i] = hashFile(fsys, toHash[i]) })
+	forEach(len(toHash), func(i int) { sums[i], errs[i] = inputfs.HashFile(fsys, toHash[i]) })
 	for i, p := range toHash {
 		if errs[i] != nil {
-			return nil, nil, cleanPathErr(errs[i])
+			return nil, nil, inputfs.CleanPathErr(errs[i])
 		}
 		files[p] = sums[i]
 	}
@@ -151,7 +150,7 @@ func fileDigest(p string) string {
 }
 
 func loadState(out string) *buildState {
-	data, err := os.ReadFile(filepath.Join(out, stateFile))
+	data, err := os.ReadFile(filepath.Join(out, StateFile))
 	if err != nil {
 		return nil
 	}
@@ -299,8 +298,8 @@ func (r *stateRecorder) write(out string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(out, stateFile), data); err != nil {
-		return fmt.Errorf("writing %s: %v", stateFile, err)
+	if err := stage.WriteAtomic(filepath.Join(out, StateFile), data); err != nil {
+		return fmt.Errorf("writing %s: %v", StateFile, err)
 	}
 	return nil
 }

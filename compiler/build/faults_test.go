@@ -1,10 +1,12 @@
-package main
+package build
 
 import (
 	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/hieracc/hieracc/runtime"
 )
 
 // TestCompileRestoresLostBundles: bundles deleted, truncated or swapped in
@@ -17,15 +19,7 @@ func TestCompileRestoresLostBundles(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	compile := func(out string) {
-		t.Helper()
-		var stdout, stderr bytes.Buffer
-		args := []string{"compile", "--env", filepath.Join(example, "env"), "--modules", filepath.Join(example, "modules"),
-			"--facts", filepath.Join(example, "nodes"), "--out", out}
-		if code := run(args, nil, &stdout, &stderr); code != 0 {
-			t.Fatalf("compile exited %d\n%s%s", code, stdout.String(), stderr.String())
-		}
-	}
+	compile := func(out string) { t.Helper(); compileInto(t, example, out) }
 	ref, out := filepath.Join(dir, "ref"), filepath.Join(dir, "out")
 	compile(ref)
 	compile(out)
@@ -91,17 +85,15 @@ func TestIncrementalFollowsLinks(t *testing.T) {
 	}
 	write("facts/web01.yaml", "role: web\n")
 	out := filepath.Join(dir, "out")
-	var stdout, stderr bytes.Buffer
-	args := []string{"compile", "--env", filepath.Join(dir, "env"), "--facts", filepath.Join(dir, "facts"), "--out", out}
-	if code := run(args, nil, &stdout, &stderr); code != 0 {
-		t.Fatalf("compile exited %d\n%s%s", code, stdout.String(), stderr.String())
-	}
+	cfg := Config{Env: filepath.Join(dir, "env"), Facts: []string{filepath.Join(dir, "facts")}, Out: out}
+	mustRun(t, cfg)
 	write("env/data/nodes/shared.yaml", "v: 2\n")
-	if code := run(args, nil, &stdout, &stderr); code != 0 {
-		t.Fatalf("compile exited %d\n%s%s", code, stdout.String(), stderr.String())
+	mustRun(t, cfg)
+	b, err := runtime.Open(filepath.Join(out, "web01.bundle"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	stdout.Reset()
-	if code := run([]string{"lookup", "--bundle", out, "--node", "web01", "v"}, nil, &stdout, &stderr); code != 0 || stdout.String() != "--- 2\n" {
-		t.Errorf("after the linked file changed, v = %q (exit %d), want 2", stdout.String(), code)
+	if v, err := b.Lookup("v"); err != nil || v != int64(2) {
+		t.Errorf("after the linked file changed, v = %v (%v), want 2", v, err)
 	}
 }

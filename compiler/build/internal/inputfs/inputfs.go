@@ -1,15 +1,16 @@
-package main
-
-// The compiler reads its input through one fs.FS. inputFS gives it a small
-// virtual tree that holds only what the user named: the environment at
-// "env/", the modules folder at "modules/" and Puppet's confdir at "global/"
-// (a folder given inside --env keeps its place under "env/"). Because these
-// names do not depend on where the control repo is checked out, the same
-// inputs give byte-identical bundles on every machine, and nothing outside
-// the named folders can be read, whatever a hiera.yaml or a fact says.
+// Package inputfs is the read-only file system the compiler reads its input
+// through. It gives the compiler a small virtual tree that holds only what
+// the user named: the environment at "env/", the modules folder at
+// "modules/" and Puppet's confdir at "global/" (a folder given inside --env
+// keeps its place under "env/"). Because these names do not depend on where
+// the control repo is checked out, the same inputs give byte-identical
+// bundles on every machine, and nothing outside the named folders can be
+// read, whatever a hiera.yaml or a fact says.
+package inputfs
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -17,44 +18,42 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
-// mount is one real folder (or, for a global hiera.yaml not named
-// hiera.yaml, one real file) shown at a name inside inputFS.
-type mount struct {
-	name    string // slash path inside inputFS ("env", "global", "global/hiera.yaml")
-	real    string // real path, as given by the user
-	fsys    fs.FS  // os.DirFS(real), or nil for a file mount
-	isFile  bool
-	display string // how messages name it: the path the user typed
+// Mount is one real folder (or, for a global hiera.yaml not named
+// hiera.yaml, one real file) shown at a name inside an FS.
+type Mount struct {
+	Name    string // slash path inside the FS ("env", "global", "global/hiera.yaml")
+	Real    string // real path, as given by the user
+	FS      fs.FS  // DirFS(Real), or nil for a file mount
+	IsFile  bool
+	Display string // how messages name it: the path the user typed
 }
 
-// errOutside is the error for a path outside every mount: a hierarchy that
+// ErrOutside is the error for a path outside every mount: a hierarchy that
 // reaches there (a datadir "../shared") must fail loudly, not find nothing.
-var errOutside = errors.New("outside the folders given to hieracc (--env, --modules, --global)")
+var ErrOutside = errors.New("outside the folders given to hieracc (--env, --modules, --global)")
 
-// inputFS is a read-only fs.FS over a few mounts.
-type inputFS struct {
-	mounts []mount // longest name first, so nested mounts win
-
-	mu sync.Mutex
+// FS is a read-only fs.FS over a few mounts. It is safe for concurrent use.
+type FS struct {
+	mounts []Mount // longest name first, so nested mounts win
 }
 
-func newInputFS(ms []mount) *inputFS {
-	slices.SortFunc(ms, func(a, b mount) int { return len(b.name) - len(a.name) })
-	return &inputFS{mounts: ms}
+// New returns the FS of the mounts.
+func New(ms []Mount) *FS {
+	slices.SortFunc(ms, func(a, b Mount) int { return len(b.Name) - len(a.Name) })
+	return &FS{mounts: ms}
 }
 
 // resolve finds the mount holding name and the path inside it.
-func (f *inputFS) resolve(name string) (*mount, string, bool) {
+func (f *FS) resolve(name string) (*Mount, string, bool) {
 	for i := range f.mounts {
 		m := &f.mounts[i]
-		if name == m.name {
+		if name == m.Name {
 			return m, ".", true
 		}
-		if rest, ok := strings.CutPrefix(name, m.name+"/"); ok && !m.isFile {
+		if rest, ok := strings.CutPrefix(name, m.Name+"/"); ok && !m.IsFile {
 			return m, rest, true
 		}
 	}
@@ -64,20 +63,20 @@ func (f *inputFS) resolve(name string) (*mount, string, bool) {
 // parentEntries lists a folder above mount points ("." is above them
 // all): such folders hold only the next step towards each mount. ok is
 // false when name is not such a folder.
-func (f *inputFS) parentEntries(name string) (es []fs.DirEntry, ok bool) {
+func (f *FS) parentEntries(name string) (es []fs.DirEntry, ok bool) {
 	infos := map[string]fs.FileInfo{}
 	for _, m := range f.mounts {
-		rest := m.name
+		rest := m.Name
 		if name != "." {
 			var found bool
-			if rest, found = strings.CutPrefix(m.name, name+"/"); !found {
+			if rest, found = strings.CutPrefix(m.Name, name+"/"); !found {
 				continue
 			}
 		}
 		ok = true
 		first, _, deeper := strings.Cut(rest, "/")
 		if !deeper { // the mount itself: shown as it is on disk
-			if st, err := f.Stat(m.name); err == nil {
+			if st, err := f.Stat(m.Name); err == nil {
 				infos[first] = st
 			}
 		} else if infos[first] == nil {
@@ -91,7 +90,7 @@ func (f *inputFS) parentEntries(name string) (es []fs.DirEntry, ok bool) {
 	return es, ok
 }
 
-// dirInfo describes a synthetic folder of inputFS.
+// dirInfo describes a synthetic folder of the FS.
 type dirInfo string
 
 func (d dirInfo) Name() string       { return string(d) }
@@ -101,7 +100,7 @@ func (d dirInfo) ModTime() time.Time { return time.Time{} }
 func (d dirInfo) IsDir() bool        { return true }
 func (d dirInfo) Sys() any           { return nil }
 
-// dirFile is an open folder whose listing inputFS made.
+// dirFile is an open folder whose listing the FS made.
 type dirFile struct {
 	info    fs.FileInfo
 	entries []fs.DirEntry
@@ -127,7 +126,7 @@ func (d *dirFile) ReadDir(n int) ([]fs.DirEntry, error) {
 	return es, nil
 }
 
-func (f *inputFS) Open(name string) (fs.File, error) {
+func (f *FS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
@@ -136,10 +135,10 @@ func (f *inputFS) Open(name string) (fs.File, error) {
 		if es, ok := f.parentEntries(name); ok {
 			return &dirFile{info: dirInfo(path.Base(name)), entries: es}, nil
 		}
-		return nil, &fs.PathError{Op: "open", Path: name, Err: errOutside}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: ErrOutside}
 	}
-	if m.isFile {
-		file, err := os.Open(m.real)
+	if m.IsFile {
+		file, err := os.Open(m.Real)
 		if err != nil {
 			return nil, err
 		}
@@ -156,14 +155,14 @@ func (f *inputFS) Open(name string) (fs.File, error) {
 		}
 		return &dirFile{info: st, entries: es}, nil
 	}
-	file, err := m.fsys.Open(rest)
+	file, err := m.FS.Open(rest)
 	if err != nil || rest != "." {
 		return file, err
 	}
 	return namedFile{file, path.Base(name)}, nil
 }
 
-// namedFile shows a mount's root under its name inside inputFS.
+// namedFile shows a mount's root under its name inside the FS.
 type namedFile struct {
 	fs.File
 	name string
@@ -185,16 +184,16 @@ func (n namedFile) ReadDir(c int) ([]fs.DirEntry, error) {
 }
 
 // holdsFileMount reports whether a file is mounted directly in folder name.
-func (f *inputFS) holdsFileMount(name string) bool {
+func (f *FS) holdsFileMount(name string) bool {
 	for _, m := range f.mounts {
-		if m.isFile && path.Dir(m.name) == name {
+		if m.IsFile && path.Dir(m.Name) == name {
 			return true
 		}
 	}
 	return false
 }
 
-func (f *inputFS) ReadFile(name string) ([]byte, error) {
+func (f *FS) ReadFile(name string) ([]byte, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
 	}
@@ -203,14 +202,14 @@ func (f *inputFS) ReadFile(name string) ([]byte, error) {
 		if _, ok := f.parentEntries(name); ok {
 			return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
 		}
-		return nil, &fs.PathError{Op: "read", Path: name, Err: errOutside}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrOutside}
 	}
 	var b []byte
 	var err error
-	if m.isFile {
-		b, err = readCapped(fileFS(m.real), ".")
+	if m.IsFile {
+		b, err = ReadCapped(FileFS(m.Real), ".")
 	} else {
-		b, err = readCapped(m.fsys, rest)
+		b, err = ReadCapped(m.FS, rest)
 	}
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: unwrapPathErr(err)}
@@ -218,7 +217,7 @@ func (f *inputFS) ReadFile(name string) ([]byte, error) {
 	return b, nil
 }
 
-func (f *inputFS) Stat(name string) (fs.FileInfo, error) {
+func (f *FS) Stat(name string) (fs.FileInfo, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
 	}
@@ -227,14 +226,14 @@ func (f *inputFS) Stat(name string) (fs.FileInfo, error) {
 		if _, ok := f.parentEntries(name); ok {
 			return dirInfo(path.Base(name)), nil
 		}
-		return nil, &fs.PathError{Op: "stat", Path: name, Err: errOutside}
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: ErrOutside}
 	}
 	var st fs.FileInfo
 	var err error
-	if m.isFile {
-		st, err = os.Stat(m.real)
+	if m.IsFile {
+		st, err = os.Stat(m.Real)
 	} else {
-		st, err = fs.Stat(m.fsys, rest)
+		st, err = fs.Stat(m.FS, rest)
 	}
 	if err != nil {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: unwrapPathErr(err)}
@@ -245,7 +244,7 @@ func (f *inputFS) Stat(name string) (fs.FileInfo, error) {
 	return st, nil
 }
 
-func (f *inputFS) ReadDir(name string) ([]fs.DirEntry, error) {
+func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
 	}
@@ -256,12 +255,12 @@ func (f *inputFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		}
 	}
 	if !ok {
-		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errOutside}
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: ErrOutside}
 	}
-	if m.isFile {
+	if m.IsFile {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a directory")}
 	}
-	es, err := fs.ReadDir(m.fsys, rest)
+	es, err := fs.ReadDir(m.FS, rest)
 	if err != nil {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: unwrapPathErr(err)}
 	}
@@ -272,9 +271,9 @@ func (f *inputFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	}
 	es = slices.Clone(es)
 	for _, fm := range f.mounts {
-		if fm.isFile && path.Dir(fm.name) == name {
-			if st, err := os.Stat(fm.real); err == nil {
-				base := path.Base(fm.name)
+		if fm.IsFile && path.Dir(fm.Name) == name {
+			if st, err := os.Stat(fm.Real); err == nil {
+				base := path.Base(fm.Name)
 				es = slices.DeleteFunc(es, func(e fs.DirEntry) bool { return e.Name() == base })
 				es = append(es, fs.FileInfoToDirEntry(renamed{st, base}))
 				slices.SortFunc(es, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
@@ -284,7 +283,7 @@ func (f *inputFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return es, nil
 }
 
-// renamed shows a mounted file under its name inside inputFS.
+// renamed shows a mounted file under its name inside the FS.
 type renamed struct {
 	fs.FileInfo
 	name string
@@ -300,8 +299,8 @@ func unwrapPathErr(err error) error {
 	return err
 }
 
-// display turns an inputFS path into the path a user typed to reach it.
-func (f *inputFS) display(name string) string {
+// Display turns a path of the FS into the path a user typed to reach it.
+func (f *FS) Display(name string) string {
 	if name == "" {
 		return ""
 	}
@@ -310,7 +309,17 @@ func (f *inputFS) display(name string) string {
 		return name
 	}
 	if rest == "." {
-		return m.display
+		return m.Display
 	}
-	return filepath.Join(m.display, filepath.FromSlash(rest))
+	return filepath.Join(m.Display, filepath.FromSlash(rest))
+}
+
+// CleanPathErr keeps "stat x: no such file or directory" readable: "x: no
+// such file or directory".
+func CleanPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
 }

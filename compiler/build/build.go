@@ -1,0 +1,216 @@
+// Package build compiles a control repo and node facts on disk into a
+// folder of bundles: what `hieracc compile` does, less the command line.
+//
+// Run goes, in order:
+//
+//	inputs.go  map the folders given into the compiler's file system
+//	facts.go   find the facts files
+//	state.go   digest the inputs; with an earlier build's state in Out,
+//	           find the nodes whose inputs changed (incremental builds)
+//	check.go   compile again the nodes whose bundles are missing or damaged
+//	facts.go   parse the facts of the nodes to compile
+//	build.go   compile (compiler.Compile), staging each bundle as it comes;
+//	           count what was reported; commit the staged bundles, then the
+//	           new state, or nothing when there were errors
+//
+// Run returns a Report and prints nothing: the caller (hieracc compile,
+// hieracc diff --git) prints it. Writing is atomic (internal/stage): a run
+// that fails or is killed leaves every bundle whole, the old one or the
+// new one.
+package build
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/compiler/build/internal/stage"
+	"github.com/hieracc/hieracc/format"
+)
+
+// Config is one build: the flags of `hieracc compile`.
+type Config struct {
+	Env         string   // the environment folder (hiera.yaml, data/, modules/)
+	Modules     string   // the modules folder; "" = Env/modules when it exists
+	Global      string   // Puppet's confdir, or its hiera.yaml; "" = no global layer
+	Environment string   // the environment's name; "" = "production"
+	Facts       []string // facts files, or folders of them
+	Out         string   // where the bundles go; created when missing
+
+	KeepGoing bool // write the bundles even when there are errors
+	Strict    bool // count warnings as errors
+	Full      bool // compile every node, even when Out could be updated incrementally
+	Jobs      int  // nodes compiled in parallel; 0 = one per CPU
+
+	// Revision, when set, is recorded in every bundle instead of the
+	// digest of its own inputs (`diff --git` records the commit).
+	Revision string
+}
+
+// Report is what a build did, for the caller to print.
+type Report struct {
+	// FactErrors are the facts files that could not be read or parsed:
+	// their nodes were not compiled. Each counts as an error.
+	FactErrors []string
+	// Messages are the compile's errors and warnings, one line each (a
+	// few of Puppet's messages take several), in the order to print them.
+	Messages []Message
+
+	Nodes       int  // nodes compiled
+	Incremental bool // an incremental build: only the nodes whose inputs changed were compiled
+	Unchanged   int  // nodes an incremental build left as they were
+	Keys        int  // keys in the bundles compiled
+	Errors      int  // every error, warnings counted as errors under Strict included
+	Promoted    int  // warnings counted as errors (Strict)
+	Warnings    int  // warnings that are not errors
+
+	Written int // bundles written into Out; 0 when nothing was
+	// Committed says whether Out was updated: false when there were
+	// errors and not KeepGoing.
+	Committed bool
+}
+
+// Message is a diagnostic as it is printed.
+type Message struct {
+	Text  string
+	Error bool // an error, not a warning (whatever Strict says)
+}
+
+// StateFile is the name of the file in Out that records what every bundle
+// was built from, for the next incremental build.
+const StateFile = ".hieracc-state.json"
+
+// IsTemp reports whether name, in Out, is a temporary file or staging
+// folder of a build, which the next build removes once its run is over.
+func IsTemp(name string) bool { return stage.IsTemp(name) }
+
+// Run builds cfg. An error means the build could not run or could not
+// write Out (what it reported until then is in the Report, when not nil);
+// errors in the data are counted in the Report, and leave Out as it was
+// unless KeepGoing.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	in, fsys, err := cfg.input()
+	if err != nil {
+		return nil, err
+	}
+	factsFiles, factErrs := listFacts(cfg.Facts)
+
+	// Incremental: when Out holds an earlier build of the same inputs but
+	// for a few files, compile only the nodes those files (or their facts)
+	// reach (see state.go).
+	var prev *buildState
+	if !cfg.Full {
+		prev = loadState(cfg.Out)
+	}
+	files, stats, err := scanInputs(fsys, prev)
+	if err != nil {
+		return nil, err
+	}
+	cur := &buildState{Version: stateVersion, Binary: binaryDigest(), Files: files, Stats: stats,
+		Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s", cfg.Environment, in.ModulesDir, in.GlobalDir)}
+	// Facts are compared by their files' bytes, so that an incremental
+	// run parses only the facts of the nodes it compiles.
+	facts := map[string]string{}
+	certnames := make([]string, len(factsFiles))
+	sums := make([]string, len(factsFiles))
+	forEach(len(factsFiles), func(i int) { sums[i] = fileDigest(factsFiles[i].path) })
+	for i, ff := range factsFiles {
+		certnames[i] = ff.certname
+		facts[ff.certname] = sums[i]
+	}
+	dirty, full := prev.changedNodes(cur, certnames, facts)
+	var unchanged []string
+	if !full {
+		intact := make([]bool, len(certnames))
+		forEach(len(certnames), func(i int) {
+			intact[i] = !dirty[certnames[i]] && bundleIntact(cfg.Out, certnames[i])
+		})
+		for i, name := range certnames {
+			if !dirty[name] && !intact[i] {
+				dirty[name] = true // missing or damaged: compile it again
+			}
+			if !dirty[name] {
+				unchanged = append(unchanged, name)
+			}
+		}
+	}
+	nodes, _, parseErrs := parseFacts(factsFiles, func(name string) bool { return full || dirty[name] })
+	factErrs = append(factErrs, parseErrs...)
+	in.Nodes = nodes
+	rec := newStateRecorder(cur)
+
+	// Temporary files of runs that were killed go first.
+	stage.RemoveStale(cfg.Out)
+
+	// Bundles are written as they are produced, so a fleet never has to
+	// fit in memory; each records the revision of its own inputs.
+	w := stage.NewWriter(cfg.Out)
+	defer w.Discard() // whatever was not committed
+	r := &Report{FactErrors: factErrs, Nodes: len(in.Nodes), Incremental: !full, Unchanged: len(unchanged)}
+	var keysMu sync.Mutex
+	in.Emit = func(b *format.Bundle) error {
+		keysMu.Lock()
+		r.Keys += len(b.Keys)
+		keysMu.Unlock()
+		rec.record(b, facts[b.Node])
+		return w.Stage(b)
+	}
+	res, err := compiler.Compile(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+
+	// Count what was reported. Every message names files the way the user
+	// typed them.
+	r.Errors = len(factErrs)
+	count := func(isErr bool) {
+		switch {
+		case isErr:
+			r.Errors++
+		case cfg.Strict:
+			r.Errors++
+			r.Promoted++
+		default:
+			r.Warnings++
+		}
+	}
+	for _, d := range res.Diagnostics {
+		isErr := d.Severity == compiler.Error
+		count(isErr)
+		file := d.File
+		d.File = fsys.Display(d.File)
+		r.Messages = append(r.Messages, Message{Text: d.String(), Error: isErr})
+		rec.diag(d.Node, diagLine{Error: isErr, File: file, Text: d.String()})
+	}
+	if !full {
+		// What the nodes not recompiled reported last time still holds.
+		for _, d := range rec.keep(prev, unchanged) {
+			count(d.Error)
+			r.Messages = append(r.Messages, Message{Text: d.Text, Error: d.Error})
+		}
+	}
+	if r.Errors > 0 && !cfg.KeepGoing {
+		return r, nil
+	}
+
+	// From the first rename until the new state is written, the old state
+	// does not describe the bundles in Out: a run killed in between must
+	// leave none, so that the next run compiles every node again.
+	if err := os.Remove(filepath.Join(cfg.Out, StateFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return r, err
+	}
+	r.Written, err = w.Commit()
+	if err != nil {
+		return r, err
+	}
+	if err := rec.write(cfg.Out); err != nil {
+		return r, err
+	}
+	r.Committed = true
+	return r, nil
+}
