@@ -16,7 +16,6 @@ package runtime
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 
@@ -44,8 +43,9 @@ type Bundle struct {
 }
 
 // Open reads and verifies the bundle at path (magic, version, checksums).
+// Only a regular file is read (see format.ReadFile).
 func Open(path string) (*Bundle, error) {
-	data, err := os.ReadFile(path)
+	data, err := format.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}

@@ -1,25 +1,16 @@
 package build
 
 import (
-	"os"
 	"path/filepath"
 
 	"github.com/hieracc/hieracc/format"
 )
 
-// bundleIntact reports whether OUT holds a whole bundle of node, as far as
-// its header tells: one that is missing, truncated, or another node's is
-// compiled again by an incremental compile, whatever the state file says.
+// bundleIntact reports whether out holds a whole, uncorrupted bundle of
+// node: one that is missing, not a regular file, truncated, damaged (its
+// body does not match its digest) or another node's is compiled again by
+// an incremental build, whatever the state file says.
 func bundleIntact(out, node string) bool {
-	f, err := os.Open(filepath.Join(out, node+".bundle"))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return false
-	}
-	h, err := format.ReadHeader(f)
-	return err == nil && h.Node == node && h.Size == st.Size()
+	h, err := format.VerifyFile(filepath.Join(out, node+".bundle"))
+	return err == nil && h.Node == node
 }

@@ -141,7 +141,7 @@ func binaryDigest() string {
 // fileDigest is the SHA-256 of a file's bytes, "" when it cannot be read
 // (the node is then compiled, and reading it reports why).
 func fileDigest(p string) string {
-	data, err := os.ReadFile(p)
+	data, err := inputfs.ReadCapped(inputfs.FileFS(p), ".")
 	if err != nil {
 		return ""
 	}
@@ -149,8 +149,9 @@ func fileDigest(p string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// loadState reads the state an earlier build left in out, or nil.
 func loadState(out string) *buildState {
-	data, err := os.ReadFile(filepath.Join(out, StateFile))
+	data, err := inputfs.ReadCapped(inputfs.FileFS(filepath.Join(out, StateFile)), ".")
 	if err != nil {
 		return nil
 	}

@@ -11,6 +11,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/hieracc/hieracc/format"
 )
 
 // MaxFile is the largest file the FS reads, in bytes, whatever the
@@ -39,14 +41,15 @@ func (e errFS) Open(name string) (fs.File, error) {
 
 // ReadCapped reads a regular file of at most MaxFile bytes. Anything
 // else (a FIFO, which would block, a device, which may never end) is an
-// error, found before the file is opened.
+// error, found before the file is opened. Every file hieracc reads that is
+// not a bundle is read through it.
 func ReadCapped(fsys fs.FS, name string) ([]byte, error) {
 	st, err := fs.Stat(fsys, name)
 	if err != nil {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
+		return nil, format.NotRegular(st.Mode())
 	}
 	if st.Size() > MaxFile {
 		return nil, fmt.Errorf("file is %d bytes, more than the %d bytes hieracc reads", st.Size(), MaxFile)
@@ -56,6 +59,13 @@ func ReadCapped(fsys fs.FS, name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	// Replaced since the Stat above?
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		if err == nil {
+			err = format.NotRegular(st.Mode())
+		}
+		return nil, err
+	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxFile+1))
 	if err != nil {
 		return nil, err
