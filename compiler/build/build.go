@@ -26,6 +26,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/hieracc/hieracc/compiler"
@@ -94,7 +95,7 @@ func IsTemp(name string) bool { return stage.IsTemp(name) }
 // errors in the data are counted in the Report, and leave Out as it was
 // unless KeepGoing.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	in, fsys, err := cfg.input()
+	in, fsys, roots, err := cfg.input()
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +113,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	cur := &buildState{Version: stateVersion, Binary: binaryDigest(), Files: files, Stats: stats,
-		Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s", cfg.Environment, in.ModulesDir, in.GlobalDir)}
+		Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s;revision=%s;read=%s",
+			cfg.Environment, in.ModulesDir, in.GlobalDir, cfg.Revision, strings.Join(roots, ";"))}
 	// Facts are compared by their files' bytes, so that an incremental
 	// run parses only the facts of the nodes it compiles.
 	facts := map[string]string{}

@@ -2,6 +2,7 @@ package build
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,10 +10,10 @@ import (
 	"github.com/hieracc/hieracc/runtime"
 )
 
-// TestCompileRestoresLostBundles: bundles deleted, truncated or swapped in
-// OUT since the last compile are written again by the next one, though
-// their inputs did not change (an incremental compile would otherwise
-// leave them so).
+// TestCompileRestoresLostBundles: bundles deleted, truncated, swapped or
+// damaged (a flipped bit in the body, the header intact) in OUT since the
+// last compile are written again by the next one, though their inputs did
+// not change (an incremental compile would otherwise leave them so).
 func TestCompileRestoresLostBundles(t *testing.T) {
 	example, err := filepath.Abs("../../testdata/example")
 	if err != nil {
@@ -36,6 +37,14 @@ func TestCompileRestoresLostBundles(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(b("web03.ams2.example.net"), other, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	flipped, err := os.ReadFile(b("lb01.fra1.example.net"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped[len(flipped)-10] ^= 0x04
+	if err := os.WriteFile(b("lb01.fra1.example.net"), flipped, 0o640); err != nil {
 		t.Fatal(err)
 	}
 
@@ -96,4 +105,48 @@ func TestIncrementalFollowsLinks(t *testing.T) {
 	if v, err := b.Lookup("v"); err != nil || v != int64(2) {
 		t.Errorf("after the linked file changed, v = %v (%v), want 2", v, err)
 	}
+}
+
+// TestIncrementalOtherCheckout: switching Env to another checkout whose
+// files have the sizes and modification times of the first (as tar,
+// rsync -a or normalised times give) compiles every node from the new
+// checkout, not the first one's digests.
+func TestIncrementalOtherCheckout(t *testing.T) {
+	a := copyTree(t, "../../testdata/example")
+	b := copyTree(t, "../../testdata/example")
+	common := filepath.Join("env", "data", "common.yaml")
+	data, err := os.ReadFile(filepath.Join(b, common))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := bytes.Replace(data, []byte("/usr/sbin/nologin"), []byte("/usr/sbin/NOLOGIN"), 1)
+	if bytes.Equal(changed, data) {
+		t.Fatal("test setup: the edit changed nothing")
+	}
+	if err := os.WriteFile(filepath.Join(b, common), changed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Every file of b gets the size and time of a's.
+	err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(a, p)
+		return os.Chtimes(filepath.Join(b, rel), st.ModTime(), st.ModTime())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	compileInto(t, a, out)
+	if r := compileInto(t, b, out); r.Incremental {
+		t.Errorf("another checkout, same sizes and times: an incremental compile (%d nodes compiled), want a full one", r.Nodes)
+	}
+	full := filepath.Join(t.TempDir(), "full")
+	compileInto(t, b, full)
+	sameBundles(t, out, full)
 }

@@ -13,12 +13,13 @@ import (
 )
 
 // input maps the folders of cfg into one inputfs.FS and builds the
-// compiler's Input over it.
-func (cfg *Config) input() (compiler.Input, *inputfs.FS, error) {
-	in := compiler.Input{EnvDir: "env", Environment: cfg.Environment, Jobs: cfg.Jobs, Revision: cfg.Revision}
+// compiler's Input over it. roots names the real folders (and file) that
+// the FS shows, absolute and with symbolic links resolved.
+func (cfg *Config) input() (in compiler.Input, fsys *inputfs.FS, roots []string, err error) {
+	in = compiler.Input{EnvDir: "env", Environment: cfg.Environment, Jobs: cfg.Jobs, Revision: cfg.Revision}
 	envAbs, err := dirArg("--env", cfg.Env)
 	if err != nil {
-		return in, nil, err
+		return in, nil, nil, err
 	}
 	mounts := []inputfs.Mount{{Name: "env", Real: cfg.Env, FS: inputfs.DirFS(cfg.Env), Display: filepath.Clean(cfg.Env)}}
 
@@ -35,7 +36,7 @@ func (cfg *Config) input() (compiler.Input, *inputfs.FS, error) {
 	if cfg.Modules != "" {
 		abs, err := dirArg("--modules", cfg.Modules)
 		if err != nil {
-			return in, nil, err
+			return in, nil, nil, err
 		}
 		in.ModulesDir = place("modules", cfg.Modules, abs)
 	} // else the compiler uses env/modules when present
@@ -43,7 +44,7 @@ func (cfg *Config) input() (compiler.Input, *inputfs.FS, error) {
 	if cfg.Global != "" {
 		st, err := os.Stat(cfg.Global)
 		if err != nil {
-			return in, nil, fmt.Errorf("--global: %w", inputfs.CleanPathErr(err))
+			return in, nil, nil, fmt.Errorf("--global: %w", inputfs.CleanPathErr(err))
 		}
 		confdir, file := cfg.Global, ""
 		if !st.IsDir() {
@@ -51,7 +52,7 @@ func (cfg *Config) input() (compiler.Input, *inputfs.FS, error) {
 		}
 		abs, err := filepath.Abs(confdir)
 		if err != nil {
-			return in, nil, fmt.Errorf("--global: %w", err)
+			return in, nil, nil, fmt.Errorf("--global: %w", err)
 		}
 		in.GlobalDir = place("global", confdir, abs)
 		// The compiler reads CONFDIR/hiera.yaml; a config file with
@@ -60,9 +61,26 @@ func (cfg *Config) input() (compiler.Input, *inputfs.FS, error) {
 			mounts = append(mounts, inputfs.Mount{Name: path.Join(in.GlobalDir, "hiera.yaml"), Real: file, IsFile: true, Display: filepath.Clean(file)})
 		}
 	}
-	fsys := inputfs.New(mounts)
+	for _, m := range mounts {
+		roots = append(roots, m.Name+"="+realPath(m.Real))
+	}
+	fsys = inputfs.New(mounts)
 	in.FS = fsys
-	return in, fsys, nil
+	return in, fsys, roots, nil
+}
+
+// realPath is p, absolute and with symbolic links resolved: the folder an
+// incremental build's state names, so that another checkout is never
+// taken for the one an earlier build read.
+func realPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	return abs
 }
 
 // dirArg checks that a flag names a folder and returns its absolute path.

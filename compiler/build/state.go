@@ -31,12 +31,12 @@ import (
 )
 
 // stateVersion changes whenever the state's meaning does.
-const stateVersion = 3 // 2: facts digested from their files' bytes; 3: file stats
+const stateVersion = 4 // 2: facts digested from their files' bytes; 3: file stats; 4: real folders in Settings
 
 type buildState struct {
 	Version  int                  `json:"version"`
 	Binary   string               `json:"binary"`   // SHA-256 of the hieracc executable
-	Settings string               `json:"settings"` // flags that change every bundle
+	Settings string               `json:"settings"` // flags that change every bundle, and the real folders read
 	Files    map[string]string    `json:"files"`    // input path -> SHA-256
 	Stats    map[string]fileStat  `json:"stats"`    // input path -> size and time when hashed
 	Paths    []string             `json:"paths"`    // interned dependency paths
