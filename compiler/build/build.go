@@ -101,6 +101,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	factsFiles, factErrs := listFacts(cfg.Facts)
 
+	// One build at a time writes into Out, from reading its state to
+	// writing the new one.
+	lock, err := stage.LockDir(cfg.Out)
+	if err != nil {
+		return nil, err
+	}
+	committed := false
+	defer func() { lock.Release(committed) }()
+
 	// Incremental: when Out holds an earlier build of the same inputs but
 	// for a few files, compile only the nodes those files (or their facts)
 	// reach (see state.go).
@@ -207,12 +216,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return r, err
 	}
 	r.Written, err = w.Commit()
+	committed = r.Written > 0
 	if err != nil {
 		return r, err
 	}
 	if err := rec.write(cfg.Out); err != nil {
 		return r, err
 	}
-	r.Committed = true
+	r.Committed, committed = true, true
 	return r, nil
 }

@@ -31,12 +31,11 @@ type Writer struct {
 	dirs     []string // staging folders
 	dirOnce  sync.Once
 	dirErr   error
-	created  bool      // OUT did not exist: Discard removes it again
 	encoders sync.Pool // of *encoderBuf
 }
 
-// NewWriter returns a Writer into the folder out, created with the first
-// bundle staged.
+// NewWriter returns a Writer into the folder out (which LockDir created;
+// Stage creates it again if it went).
 func NewWriter(out string) *Writer { return &Writer{out: out} }
 
 type staged struct{ tmp, dst string }
@@ -49,13 +48,9 @@ type encoderBuf struct {
 	dir string
 }
 
-// mkdir creates OUT when the first bundle is staged, so a run that fails
-// before leaves no trace.
+// mkdir makes sure OUT exists when the first bundle is staged.
 func (w *Writer) mkdir() error {
 	w.dirOnce.Do(func() {
-		if _, err := os.Stat(w.out); os.IsNotExist(err) {
-			w.created = true
-		}
 		if err := os.MkdirAll(w.out, 0o750); err != nil {
 			w.dirErr = fmt.Errorf("--out: %v", inputfs.CleanPathErr(err))
 		}
@@ -153,9 +148,6 @@ func (w *Writer) Discard() {
 	}
 	for _, dir := range w.dirs {
 		os.Remove(dir)
-	}
-	if w.created && (len(w.staged) > 0 || len(w.dirs) > 0) {
-		os.Remove(w.out) // only if empty: never a bundle of an earlier run
 	}
 	w.staged, w.dirs = nil, nil
 }
