@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
@@ -30,6 +33,10 @@ func listFacts(args []string) (files []factsFile, errs []string) {
 		base := filepath.Base(p)
 		name := strings.TrimSuffix(base, filepath.Ext(base))
 		seen[abs] = name
+		if msg := badCertname(name); msg != "" {
+			errs = append(errs, fmt.Sprintf("%s: %s", quoted(p), msg))
+			return
+		}
 		if first, dup := byName[name]; dup {
 			errs = append(errs, fmt.Sprintf("%s: facts for node %s are also in %s: one file per certname", p, name, first))
 			return
@@ -118,6 +125,40 @@ func parseFacts(files []factsFile, want func(certname string) bool) (nodes []com
 		}
 	}
 	return nodes, fsys, errs
+}
+
+// maxCertname is the longest certname, in bytes: its bundle's file name,
+// <certname>.bundle, must fit in the 255 bytes of a file name.
+const maxCertname = 255 - len(".bundle")
+
+// badCertname says why name cannot be a certname, or "". Puppet allows
+// printable ASCII but "/" (Puppet::SSL::Base::VALID_CERTNAME); a facts
+// file's name has no "/", and a control character or a byte that is not
+// ASCII would break every one-line message that names the node.
+func badCertname(name string) string {
+	if len(name) > maxCertname {
+		return fmt.Sprintf("certname of %d bytes: at most %d (its bundle's file name, <certname>.bundle, must fit in 255 bytes)", len(name), maxCertname)
+	}
+	for i, r := range name {
+		if r < ' ' || r > '~' {
+			if r == utf8.RuneError {
+				return fmt.Sprintf("certname %s holds the byte %#x: a certname is printable ASCII, as for Puppet", quoted(name), name[i])
+			}
+			return fmt.Sprintf("certname %s holds %q: a certname is printable ASCII, as for Puppet", quoted(name), r)
+		}
+	}
+	return ""
+}
+
+// quoted is s, in Go's quotes when it holds anything but printable
+// characters: messages never echo raw bytes.
+func quoted(s string) string {
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 func isFactsFile(name string) bool {
