@@ -63,12 +63,21 @@ type diagLine struct {
 // modification time (to the nanosecond) are those prev recorded keeps its
 // recorded digest without being read again, as make and ninja trust
 // timestamps: writing a file changes its modification time.
+//
+// A file or folder that cannot be read is no reason to stop: a hierarchy
+// may never name it, and when one does, the compiler reports the error for
+// the nodes and keys it concerns. Such a file is recorded as unreadable,
+// a digest never reused.
 func scanInputs(fsys fs.FS, prev *buildState) (files map[string]string, stats map[string]fileStat, err error) {
 	files, stats = map[string]string{}, map[string]fileStat{}
 	var toHash []string
 	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return inputfs.CleanPathErr(err)
+			if d == nil || p == "." {
+				return inputfs.CleanPathErr(err) // the tree itself
+			}
+			files[p] = unreadable
+			return nil // and, for a folder, not what it holds
 		}
 		if d.IsDir() {
 			if d.Name() == ".git" {
@@ -85,12 +94,13 @@ func scanInputs(fsys fs.FS, prev *buildState) (files map[string]string, stats ma
 		}
 		st, err := fs.Stat(fsys, p)
 		if err != nil {
-			return inputfs.CleanPathErr(err)
+			files[p] = unreadable
+			return nil
 		}
 		fst := fileStat{Size: st.Size(), MTime: st.ModTime().UnixNano()}
 		stats[p] = fst
 		if prev != nil {
-			if old, ok := prev.Stats[p]; ok && old == fst && prev.Files[p] != "" {
+			if old, ok := prev.Stats[p]; ok && old == fst && prev.Files[p] != "" && prev.Files[p] != unreadable {
 				files[p] = prev.Files[p]
 				return nil
 			}
@@ -105,13 +115,16 @@ func scanInputs(fsys fs.FS, prev *buildState) (files map[string]string, stats ma
 	errs := make([]error, len(toHash))
 	forEach(len(toHash), func(i int) { sums[i], errs[i] = inputfs.HashFile(fsys, toHash[i]) })
 	for i, p := range toHash {
-		if errs[i] != nil {
-			return nil, nil, inputfs.CleanPathErr(errs[i])
-		}
 		files[p] = sums[i]
+		if errs[i] != nil {
+			files[p] = unreadable
+		}
 	}
 	return files, stats, nil
 }
+
+// unreadable is the digest of a file that could not be read.
+const unreadable = "unreadable"
 
 // fileStat is what says a file may have changed since it was hashed.
 type fileStat struct {
