@@ -106,7 +106,11 @@ func runCompile(c *cmdEnv, args []string) int {
 		fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; nothing written (--keep-going writes bundles anyway)\n", summary, since(start))
 		return exitFail
 	}
-	fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; wrote %s to %s\n", summary, since(start), plural(r.Written, "bundle"), f.out)
+	removed := ""
+	if r.Removed > 0 {
+		removed = fmt.Sprintf(", removed %s of nodes whose facts were not given", plural(r.Removed, "bundle"))
+	}
+	fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; wrote %s to %s%s\n", summary, since(start), plural(r.Written, "bundle"), f.out, removed)
 	if r.Errors > 0 {
 		return exitFail
 	}

@@ -71,6 +71,7 @@ type Report struct {
 	Warnings    int  // warnings that are not errors
 
 	Written int // bundles written into Out; 0 when nothing was
+	Removed int // bundles removed from Out: those of nodes whose facts were not given
 	// Committed says whether Out was updated: false when there were
 	// errors and not KeepGoing.
 	Committed bool
@@ -215,8 +216,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := os.Remove(filepath.Join(cfg.Out, StateFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return r, err
 	}
-	r.Written, err = w.Commit()
-	committed = r.Written > 0
+	// The bundles of nodes whose facts are no longer given go in the same
+	// commit, unless facts could not be read: they may be those nodes'.
+	given := map[string]bool{}
+	for _, ff := range factsFiles {
+		given[ff.certname] = true
+	}
+	if len(factErrs) > 0 {
+		given = nil
+	}
+	r.Written, r.Removed, err = w.Commit(given)
+	committed = r.Written > 0 || r.Removed > 0
 	if err != nil {
 		return r, err
 	}

@@ -5,9 +5,12 @@
 package stage
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
@@ -104,10 +107,21 @@ func (w *Writer) Stage(b *format.Bundle) error {
 }
 
 // Commit makes every staged bundle durable, then renames each over the
-// old one, and returns how many it wrote.
-func (w *Writer) Commit() (int, error) {
+// old one, and returns how many it wrote. Then it removes the bundles in
+// OUT of nodes that given does not hold (their facts are gone; with given
+// nil, none), and says how many. Nothing is renamed when a bundle's place
+// is taken by a folder.
+func (w *Writer) Commit(given map[string]bool) (written, removed int, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	// A rename that fails half-way leaves a mix of generations: what can
+	// be seen to fail fails before the first.
+	for _, s := range w.staged {
+		if st, err := os.Lstat(s.dst); err == nil && st.IsDir() {
+			return 0, 0, fmt.Errorf("%s is a folder, where the bundle of node %s goes; nothing written",
+				s.dst, strings.TrimSuffix(filepath.Base(s.dst), ".bundle"))
+		}
+	}
 	// Every bundle's bytes are on disk before any rename: after a power
 	// failure OUT holds old bundles or new ones, never an empty one.
 	if len(w.staged) > 0 {
@@ -116,25 +130,49 @@ func (w *Writer) Commit() (int, error) {
 			tmps[i] = s.tmp
 		}
 		if err := syncFiles(w.out, tmps); err != nil {
-			return 0, fmt.Errorf("--out: syncing the new bundles: %v; nothing written", inputfs.CleanPathErr(err))
+			return 0, 0, fmt.Errorf("--out: syncing the new bundles: %v; nothing written", inputfs.CleanPathErr(err))
 		}
 	}
 	for i, s := range w.staged {
 		if err := os.Rename(s.tmp, s.dst); err != nil {
 			w.staged = w.staged[i:]
-			return i, fmt.Errorf("%v (%d of %d bundles written)", err, i, i+len(w.staged))
+			return i, 0, fmt.Errorf("%v (%d of %d bundles written)", err, i, i+len(w.staged))
 		}
 	}
-	n := len(w.staged)
+	written = len(w.staged)
 	w.staged = nil
 	for _, dir := range w.dirs {
 		os.Remove(dir) // empty now
 	}
 	w.dirs = nil
-	// Make the renames durable too.
+	if given != nil {
+		removed, err = removeOthers(w.out, given)
+	}
+	// Make the renames and removals durable too.
 	if d, err := os.Open(w.out); err == nil {
 		_ = d.Sync() // not supported everywhere; the files themselves are synced
 		d.Close()
+	}
+	return written, removed, err
+}
+
+// removeOthers removes from out the bundles (files named *.bundle) of the
+// nodes that given does not hold.
+func removeOthers(out string, given map[string]bool) (int, error) {
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return 0, fmt.Errorf("--out: %v", inputfs.CleanPathErr(err))
+	}
+	n := 0
+	for _, e := range entries {
+		node, ok := strings.CutSuffix(e.Name(), ".bundle")
+		if !ok || e.IsDir() || given[node] {
+			continue
+		}
+		if err := os.Remove(filepath.Join(out, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return n, fmt.Errorf("removing the bundle of node %s, whose facts were not given: %v", node, inputfs.CleanPathErr(err))
+		}
+		n++
 	}
 	return n, nil
 }
