@@ -35,6 +35,10 @@ type Mount struct {
 // reaches there (a datadir "../shared") must fail loudly, not find nothing.
 var ErrOutside = errors.New("outside the folders given to hieracc (--env, --modules, --global)")
 
+// ErrLinkOutside is the error for a symbolic link that leads out of the
+// folder it is in: it is not followed.
+var ErrLinkOutside = errors.New("a symbolic link out of the folder given to hieracc, which it does not follow")
+
 // FS is a read-only fs.FS over a few mounts. It is safe for concurrent use.
 type FS struct {
 	mounts []Mount // longest name first, so nested mounts win
@@ -156,8 +160,11 @@ func (f *FS) Open(name string) (fs.File, error) {
 		return &dirFile{info: st, entries: es}, nil
 	}
 	file, err := m.FS.Open(rest)
-	if err != nil || rest != "." {
-		return file, err
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: unwrapPathErr(err)}
+	}
+	if rest != "." {
+		return file, nil
 	}
 	return namedFile{file, path.Base(name)}, nil
 }
@@ -291,10 +298,16 @@ type renamed struct {
 
 func (r renamed) Name() string { return r.name }
 
+// unwrapPathErr is the cause of a failed operation on a mount, which the
+// FS reports under its own name for the file. os.Root's "path escapes from
+// parent", which says nothing of a link, becomes ErrLinkOutside.
 func unwrapPathErr(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return pe.Err
+		err = pe.Err
+	}
+	if err != nil && err.Error() == "path escapes from parent" { // os.errPathEscapes, not exported
+		return ErrLinkOutside
 	}
 	return err
 }

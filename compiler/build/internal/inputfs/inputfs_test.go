@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 )
@@ -58,5 +59,35 @@ func TestFS(t *testing.T) {
 	}
 	if got, want := f.Display("global/hiera.yaml"), "elsewhere/my-hiera.yaml"; got != want {
 		t.Errorf("Display = %q, want %q", got, want)
+	}
+}
+
+// TestLinkOutside: a symbolic link out of a mount is not followed, with an
+// error that says so (not os.Root's "path escapes from parent"), whatever
+// the FS is asked.
+func TestLinkOutside(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "repo", "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "secret.yaml"), []byte("s: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../secret.yaml", filepath.Join(dir, "repo", "data", "link.yaml")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "secret.yaml"), filepath.Join(dir, "repo", "data", "abs.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	f := New([]Mount{{Name: "env", Real: filepath.Join(dir, "repo"), FS: DirFS(filepath.Join(dir, "repo")), Display: "repo"}})
+	for _, name := range []string{"env/data/link.yaml", "env/data/abs.yaml"} {
+		_, rerr := fs.ReadFile(f, name)
+		_, serr := fs.Stat(f, name)
+		_, oerr := f.Open(name)
+		for op, err := range map[string]error{"ReadFile": rerr, "Stat": serr, "Open": oerr} {
+			if !errors.Is(err, ErrLinkOutside) || strings.Contains(err.Error(), "escapes") {
+				t.Errorf("%s(%s) = %v, want %v", op, name, err, ErrLinkOutside)
+			}
+		}
 	}
 }
