@@ -191,7 +191,20 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			r.Warnings++
 		}
 	}
+	// A diagnostic that the compiler gives for no node in particular (a
+	// broken hiera.yaml, a data file that does not parse) and again for
+	// each node it fails is printed for those nodes only, not twice.
+	perNode := map[compiler.Diagnostic]bool{}
 	for _, d := range res.Diagnostics {
+		if d.Node != "" {
+			d.Node = ""
+			perNode[d] = true
+		}
+	}
+	for _, d := range res.Diagnostics {
+		if d.Node == "" && perNode[d] {
+			continue
+		}
 		isErr := d.Severity == compiler.Error
 		count(isErr)
 		file := d.File
