@@ -5,7 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Exit codes, the same for every subcommand.
@@ -70,6 +73,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			code = exitFail
 		}
 	}()
+	stderr = safeWriter{stderr}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, mainUsage())
 		return exitUsage
@@ -154,4 +158,52 @@ func flagError(err error) string {
 		return fmt.Sprintf("flag --%s needs a value", strings.TrimPrefix(name, "-"))
 	}
 	return msg
+}
+
+// safeWriter writes text with every control character but newline and
+// tab, and every byte that is not UTF-8, escaped as Go quotes them (\x1b,
+// \u0085, \xe9): a message that quotes hostile input (a key, a file name,
+// a fact) never echoes raw bytes to a terminal or a log. Each Write is
+// taken as whole characters, as fmt writes a message in one call.
+type safeWriter struct{ w io.Writer }
+
+func (s safeWriter) Write(p []byte) (int, error) {
+	clean := true
+	for i := 0; i < len(p); {
+		r, n := utf8.DecodeRune(p[i:])
+		if unsafeRune(r, n) {
+			clean = false
+			break
+		}
+		i += n
+	}
+	if clean {
+		return s.w.Write(p)
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		r, n := utf8.DecodeRune(p[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, p[i])
+		case unsafeRune(r, n):
+			q := strconv.QuoteRune(r) // '\x1b', '\u0085'
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.Write(p[i : i+n])
+		}
+		i += n
+	}
+	if _, err := io.WriteString(s.w, b.String()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// unsafeRune reports whether the rune r, n bytes long, must be escaped.
+func unsafeRune(r rune, n int) bool {
+	if r == utf8.RuneError && n == 1 {
+		return true
+	}
+	return r != '\n' && r != '\t' && unicode.IsControl(r)
 }

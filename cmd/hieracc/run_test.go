@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hieracc/hieracc/runtime"
 )
@@ -159,5 +161,33 @@ func TestRevision(t *testing.T) {
 	write("b/data/common.yaml", "x: 2\n")
 	if rb := revision("b", "out-b2"); rb == ra {
 		t.Errorf("changed data, same revision %s", rb)
+	}
+}
+
+// TestRawBytesEscaped: what hieracc writes to stderr never holds a raw
+// control character or a byte that is not UTF-8, whatever the input it
+// quotes (here a key and a node name given to lookup).
+func TestRawBytesEscaped(t *testing.T) {
+	out := t.TempDir()
+	if code, stdout, stderr := runCLI("compile", "--env", filepath.Join("..", "..", "testdata", "example", "env"),
+		"--facts", filepath.Join("..", "..", "testdata", "example", "nodes", "web01.fra1.example.net.yaml"), "--out", out); code != exitOK {
+		t.Fatalf("compile: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--node", "web01.fra1.example.net", "a\x1b[31mb\x07\x00\xe9\u0085\tc"}, `'a\x1b[31mb\a\x00\xe9\u0085` + "\tc'"},
+		{[]string{"--node", "x\x1by", "k"}, `no bundle for node x\x1by`},
+	} {
+		code, _, stderr := runCLI(append([]string{"lookup", "--bundle", out}, tc.args...)...)
+		if code != exitFail || !strings.Contains(stderr, tc.want) {
+			t.Errorf("lookup %q: exit %d, stderr %q; want it to hold %q", tc.args, code, stderr, tc.want)
+		}
+		for _, r := range strings.TrimSuffix(stderr, "\n") {
+			if r == utf8.RuneError || r != '\t' && unicode.IsControl(r) {
+				t.Errorf("lookup %q: stderr holds %q: %q", tc.args, r, stderr)
+			}
+		}
 	}
 }
