@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hieracc/hieracc/format"
+	. "github.com/hieracc/hieracc/format/formattest"
 )
 
 // TestVerifyFile: VerifyFile accepts what DecodeIndex accepts, and finds
@@ -74,4 +75,27 @@ func TestReadFileNotRegular(t *testing.T) {
 	if got, err := format.ReadFile(file); err != nil || !bytes.Equal(got, data) {
 		t.Errorf("ReadFile of a regular file: %d bytes, %v", len(got), err)
 	}
+}
+
+// FuzzVerifyFile: VerifyFile never panics, and agrees with DecodeIndex:
+// what DecodeIndex accepts, VerifyFile accepts with the same header, and
+// what VerifyFile refuses, DecodeIndex refuses (it checks more: the body's
+// contents).
+func FuzzVerifyFile(f *testing.F) {
+	data := sample(f)
+	f.Add(data)
+	f.Add(data[:len(data)/2])
+	f.Add(Seal(1, "n", "e", "r", []byte{0x90}))
+	f.Add([]byte("not a bundle"))
+	file := filepath.Join(f.TempDir(), "n.bundle")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(file, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		h, verr := format.VerifyFile(file)
+		x, derr := format.DecodeIndex(data)
+		if derr == nil && (verr != nil || h != x.Header) {
+			t.Fatalf("DecodeIndex accepts, VerifyFile: %+v, %v (want %+v)", h, verr, x.Header)
+		}
+	})
 }
