@@ -140,7 +140,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if !full {
 		intact := make([]bool, len(certnames))
 		forEach(len(certnames), func(i int) {
-			intact[i] = !dirty[certnames[i]] && bundleIntact(cfg.Out, certnames[i])
+			intact[i] = !dirty[certnames[i]] && bundleIntact(cfg.Out, certnames[i], prev.Nodes[certnames[i]].Bundle)
 		})
 		for i, name := range certnames {
 			if !dirty[name] && !intact[i] {
@@ -243,6 +243,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return r, err
 	}
+	compiled := make([]string, len(in.Nodes))
+	for i, n := range in.Nodes {
+		compiled[i] = n.Name
+	}
+	rec.written(cfg.Out, compiled)
 	if err := rec.write(cfg.Out); err != nil {
 		return r, err
 	}

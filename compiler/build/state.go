@@ -31,7 +31,7 @@ import (
 )
 
 // stateVersion changes whenever the state's meaning does.
-const stateVersion = 4 // 2: facts digested from their files' bytes; 3: file stats; 4: real folders in Settings
+const stateVersion = 4 // 2: facts digested from their files' bytes; 3: file stats; 4: real folders in Settings, bundles' stats
 
 type buildState struct {
 	Version  int                  `json:"version"`
@@ -47,9 +47,10 @@ type buildState struct {
 }
 
 type nodeState struct {
-	Facts string     `json:"facts"` // SHA-256 of the node's facts file
-	Deps  []int      `json:"deps"`  // indexes into Paths: every location its hierarchies name
-	Diags []diagLine `json:"diags,omitempty"`
+	Facts  string      `json:"facts"` // SHA-256 of the node's facts file
+	Deps   []int       `json:"deps"`  // indexes into Paths: every location its hierarchies name
+	Diags  []diagLine  `json:"diags,omitempty"`
+	Bundle *bundleStat `json:"bundle,omitempty"` // the bundle file as written
 }
 
 // diagLine is a diagnostic as it was printed.
@@ -289,7 +290,7 @@ func (r *stateRecorder) keep(prev *buildState, names []string) []diagLine {
 		for _, d := range ns.Deps {
 			deps = append(deps, r.intern(prev.Paths[d]))
 		}
-		r.st.Nodes[name] = nodeState{Facts: ns.Facts, Deps: deps, Diags: ns.Diags}
+		r.st.Nodes[name] = nodeState{Facts: ns.Facts, Deps: deps, Diags: ns.Diags, Bundle: ns.Bundle}
 		replay = append(replay, ns.Diags...)
 	}
 	seen := map[string]bool{}
@@ -304,6 +305,21 @@ func (r *stateRecorder) keep(prev *buildState, names []string) []diagLine {
 		}
 	}
 	return replay
+}
+
+// written notes how the bundles of the nodes compiled were left in out,
+// so that the next build need not read them again to know them intact.
+func (r *stateRecorder) written(out string, nodes []string) {
+	stats := make([]*bundleStat, len(nodes))
+	forEach(len(nodes), func(i int) { stats[i], _ = statBundle(filepath.Join(out, nodes[i]+".bundle")) })
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, name := range nodes {
+		if ns, ok := r.st.Nodes[name]; ok {
+			ns.Bundle = stats[i]
+			r.st.Nodes[name] = ns
+		}
+	}
 }
 
 // write stores the state in OUT, atomically.
