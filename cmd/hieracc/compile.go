@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -136,18 +134,4 @@ func since(t time.Time) time.Duration {
 		return d.Round(10 * time.Millisecond)
 	}
 	return d.Round(100 * time.Microsecond)
-}
-
-func isDir(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
-}
-
-// cleanPathErr keeps "stat x: no such file or directory" readable.
-func cleanPathErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
-	}
-	return err
 }

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 	"unicode"
@@ -158,6 +160,21 @@ func flagError(err error) string {
 		return fmt.Sprintf("flag --%s needs a value", strings.TrimPrefix(name, "-"))
 	}
 	return msg
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// cleanPathErr keeps "stat x: no such file or directory" readable (for
+// the files the CLI opens itself; the build has its own).
+func cleanPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
 }
 
 // safeWriter writes text with every control character but newline and

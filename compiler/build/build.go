@@ -30,6 +30,7 @@ import (
 	"sync"
 
 	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
 	"github.com/hieracc/hieracc/compiler/build/internal/stage"
 	"github.com/hieracc/hieracc/format"
 )
@@ -125,32 +126,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cur := &buildState{Version: stateVersion, Binary: binaryDigest(), Files: files, Stats: stats,
 		Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s;revision=%s;read=%s",
 			cfg.Environment, in.ModulesDir, in.GlobalDir, cfg.Revision, strings.Join(roots, ";"))}
-	// Facts are compared by their files' bytes, so that an incremental
-	// run parses only the facts of the nodes it compiles.
-	facts := map[string]string{}
-	certnames := make([]string, len(factsFiles))
-	sums := make([]string, len(factsFiles))
-	forEach(len(factsFiles), func(i int) { sums[i] = fileDigest(factsFiles[i].path) })
-	for i, ff := range factsFiles {
-		certnames[i] = ff.certname
-		facts[ff.certname] = sums[i]
-	}
-	dirty, full := prev.changedNodes(cur, certnames, facts)
-	var unchanged []string
-	if !full {
-		intact := make([]bool, len(certnames))
-		forEach(len(certnames), func(i int) {
-			intact[i] = !dirty[certnames[i]] && bundleIntact(cfg.Out, certnames[i], prev.Nodes[certnames[i]].Bundle)
-		})
-		for i, name := range certnames {
-			if !dirty[name] && !intact[i] {
-				dirty[name] = true // missing or damaged: compile it again
-			}
-			if !dirty[name] {
-				unchanged = append(unchanged, name)
-			}
-		}
-	}
+	facts, dirty, full, unchanged := plan(cfg.Out, prev, cur, factsFiles)
 	nodes, _, parseErrs := parseFacts(factsFiles, func(name string) bool { return full || dirty[name] })
 	factErrs = append(factErrs, parseErrs...)
 	in.Nodes = nodes
@@ -163,7 +139,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// fit in memory; each records the revision of its own inputs.
 	w := stage.NewWriter(cfg.Out)
 	defer w.Discard() // whatever was not committed
-	r := &Report{FactErrors: factErrs, Nodes: len(in.Nodes), Incremental: !full, Unchanged: len(unchanged)}
+	r := &Report{FactErrors: factErrs, Errors: len(factErrs), Nodes: len(in.Nodes), Incremental: !full, Unchanged: len(unchanged)}
 	var keysMu sync.Mutex
 	in.Emit = func(b *format.Bundle) error {
 		keysMu.Lock()
@@ -177,47 +153,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 
-	// Count what was reported. Every message names files the way the user
-	// typed them.
-	r.Errors = len(factErrs)
-	count := func(isErr bool) {
-		switch {
-		case isErr:
-			r.Errors++
-		case cfg.Strict:
-			r.Errors++
-			r.Promoted++
-		default:
-			r.Warnings++
-		}
-	}
-	// A diagnostic that the compiler gives for no node in particular (a
-	// broken hiera.yaml, a data file that does not parse) and again for
-	// each node it fails is printed for those nodes only, not twice.
-	perNode := map[compiler.Diagnostic]bool{}
-	for _, d := range res.Diagnostics {
-		if d.Node != "" {
-			d.Node = ""
-			perNode[d] = true
-		}
-	}
-	for _, d := range res.Diagnostics {
-		if d.Node == "" && perNode[d] {
-			continue
-		}
-		isErr := d.Severity == compiler.Error
-		count(isErr)
-		file := d.File
-		d.File = fsys.Display(d.File)
-		r.Messages = append(r.Messages, Message{Text: d.String(), Error: isErr})
-		rec.diag(d.Node, diagLine{Error: isErr, File: file, Text: d.String()})
-	}
+	r.collect(res.Diagnostics, fsys, rec, cfg.Strict)
 	if !full {
 		// What the nodes not recompiled reported last time still holds.
-		for _, d := range rec.keep(prev, unchanged) {
-			count(d.Error)
-			r.Messages = append(r.Messages, Message{Text: d.Text, Error: d.Error})
-		}
+		r.replay(rec.keep(prev, unchanged), cfg.Strict)
 	}
 	if r.Errors > 0 && !cfg.KeepGoing {
 		return r, nil
@@ -253,4 +192,85 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	r.Committed, committed = true, true
 	return r, nil
+}
+
+// plan digests the facts files and, when prev (the state of the build in
+// out) allows an incremental build, chooses the nodes to compile again:
+// those whose facts or data changed, or whose bundle is missing or
+// damaged. full says every node is to be compiled.
+func plan(out string, prev, cur *buildState, factsFiles []factsFile) (facts map[string]string, dirty map[string]bool, full bool, unchanged []string) {
+	// Facts are compared by their files' bytes, so that an incremental
+	// run parses only the facts of the nodes it compiles.
+	facts = map[string]string{}
+	certnames := make([]string, len(factsFiles))
+	sums := make([]string, len(factsFiles))
+	forEach(len(factsFiles), func(i int) { sums[i] = fileDigest(factsFiles[i].path) })
+	for i, ff := range factsFiles {
+		certnames[i] = ff.certname
+		facts[ff.certname] = sums[i]
+	}
+	dirty, full = prev.changedNodes(cur, certnames, facts)
+	if full {
+		return facts, nil, true, nil
+	}
+	intact := make([]bool, len(certnames))
+	forEach(len(certnames), func(i int) {
+		intact[i] = !dirty[certnames[i]] && bundleIntact(out, certnames[i], prev.Nodes[certnames[i]].Bundle)
+	})
+	for i, name := range certnames {
+		if !dirty[name] && !intact[i] {
+			dirty[name] = true // missing or damaged: compile it again
+		}
+		if !dirty[name] {
+			unchanged = append(unchanged, name)
+		}
+	}
+	return facts, dirty, false, unchanged
+}
+
+// collect counts and records the compile's diagnostics, every file named
+// the way the user typed it.
+func (r *Report) collect(ds []compiler.Diagnostic, fsys *inputfs.FS, rec *stateRecorder, strict bool) {
+	// A diagnostic that the compiler gives for no node in particular (a
+	// broken hiera.yaml, a data file that does not parse) and again for
+	// each node it fails is printed for those nodes only, not twice.
+	perNode := map[compiler.Diagnostic]bool{}
+	for _, d := range ds {
+		if d.Node != "" {
+			d.Node = ""
+			perNode[d] = true
+		}
+	}
+	for _, d := range ds {
+		if d.Node == "" && perNode[d] {
+			continue
+		}
+		isErr := d.Severity == compiler.Error
+		file := d.File
+		d.File = fsys.Display(d.File)
+		r.add(Message{Text: d.String(), Error: isErr}, strict)
+		rec.diag(d.Node, diagLine{Error: isErr, File: file, Text: d.String()})
+	}
+}
+
+// replay reports again what an earlier build reported for what this one
+// did not compile again.
+func (r *Report) replay(ds []diagLine, strict bool) {
+	for _, d := range ds {
+		r.add(Message{Text: d.Text, Error: d.Error}, strict)
+	}
+}
+
+// add reports m, a warning counted as an error under strict.
+func (r *Report) add(m Message, strict bool) {
+	r.Messages = append(r.Messages, m)
+	switch {
+	case m.Error:
+		r.Errors++
+	case strict:
+		r.Errors++
+		r.Promoted++
+	default:
+		r.Warnings++
+	}
 }
