@@ -119,7 +119,10 @@ Flags:
                        Bundles are written to temporary files in OUT, then
                        synced and renamed once all are compiled: no partial
                        bundle is ever visible. Bundles are mode 0640, as they
-                       hold whatever secrets the data holds.
+                       hold whatever secrets the data holds. OUT is
+                       hieracc's: the bundles of nodes whose facts are not
+                       given are removed. One compile at a time writes to
+                       OUT: a second one fails at once.
   --keep-going         write every node's bundle even when there are errors;
                        the keys that failed hold their error, and looking them
                        up reports it. The exit code is still 1.
@@ -131,8 +134,8 @@ Flags:
 When --out holds an earlier compile (its .hieracc-state.json), only the nodes
 whose facts or data files changed are compiled again, and only their bundles
 are rewritten; the result is the same as a full compile. Adding or removing a
-file, changing a hiera.yaml, other flags or another hieracc build all make the
-compile a full one.
+file, changing a hiera.yaml, other flags, other folders (another checkout) or
+another hieracc build all make the compile a full one.
 
 Errors and warnings go to stderr, one per line, as
   file:line:col: message (key "k", level "l", node n)
