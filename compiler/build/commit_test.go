@@ -15,6 +15,11 @@ func TestRemovedFacts(t *testing.T) {
 	repo := copyTree(t, "../../testdata/example")
 	out := filepath.Join(t.TempDir(), "out")
 	compileInto(t, repo, out)
+	// Not hieracc's, though named *.bundle: never removed.
+	gitBundle := filepath.Join(out, "repo.bundle")
+	if err := os.WriteFile(gitBundle, []byte("# v2 git bundle\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	gone := "web02.fra1.example.net"
 	if err := os.Remove(filepath.Join(repo, "nodes", gone+".yaml")); err != nil {
 		t.Fatal(err)
@@ -37,6 +42,12 @@ func TestRemovedFacts(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, gone+".bundle")); !os.IsNotExist(err) {
 		t.Errorf("the bundle of %s is still there: %v", gone, err)
+	}
+	if _, err := os.Stat(gitBundle); err != nil {
+		t.Errorf("a file named *.bundle that is not a bundle was removed: %v", err)
+	}
+	if err := os.Remove(gitBundle); err != nil {
+		t.Fatal(err)
 	}
 	full := filepath.Join(t.TempDir(), "full")
 	compileInto(t, repo, full)

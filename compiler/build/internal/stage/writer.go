@@ -156,8 +156,9 @@ func (w *Writer) Commit(given map[string]bool) (written, removed int, err error)
 	return written, removed, err
 }
 
-// removeOthers removes from out the bundles (files named *.bundle) of the
-// nodes that given does not hold.
+// removeOthers removes from out the bundles (files named *.bundle that
+// start as bundles do) of the nodes that given does not hold. Another
+// file of that name (a git bundle, say) is left alone.
 func removeOthers(out string, given map[string]bool) (int, error) {
 	entries, err := os.ReadDir(out)
 	if err != nil {
@@ -166,7 +167,7 @@ func removeOthers(out string, given map[string]bool) (int, error) {
 	n := 0
 	for _, e := range entries {
 		node, ok := strings.CutSuffix(e.Name(), ".bundle")
-		if !ok || e.IsDir() || given[node] {
+		if !ok || !e.Type().IsRegular() || given[node] || !isBundle(filepath.Join(out, e.Name())) {
 			continue
 		}
 		if err := os.Remove(filepath.Join(out, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -188,6 +189,21 @@ func (w *Writer) Discard() {
 		os.Remove(dir)
 	}
 	w.staged, w.dirs = nil, nil
+}
+
+// isBundle reports whether the regular file p starts as a hieracc bundle,
+// whole or damaged.
+func isBundle(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	_, err = format.ReadHeader(f)
+	return !errors.Is(err, format.ErrNotBundle)
 }
 
 // WriteAtomic writes data to dst through a synced temporary file.
