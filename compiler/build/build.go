@@ -96,6 +96,10 @@ func IsTemp(name string) bool { return stage.IsTemp(name) }
 // write Out (what it reported until then is in the Report, when not nil);
 // errors in the data are counted in the Report, and leave Out as it was
 // unless KeepGoing.
+//
+// Out is the build's: Run holds a lock on it throughout (another build
+// into it fails at once), and removes the bundles of nodes whose facts it
+// was not given.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	in, fsys, roots, err := cfg.input()
 	if err != nil {
