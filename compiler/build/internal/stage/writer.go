@@ -1,7 +1,9 @@
 // Package stage writes bundles into OUT so that each appears whole or not
 // at all, and a failed or killed run changes nothing: every file is
 // written to a temporary file first (in a staging folder in OUT for
-// bundles, beside the file for others), made durable, then renamed.
+// bundles, beside the file for others), made durable, then renamed. One
+// build at a time writes into OUT (Lock), and its commit also removes the
+// bundles of nodes it was not given.
 package stage
 
 import (
