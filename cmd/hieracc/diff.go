@@ -354,7 +354,8 @@ changes are shown together; a summary line ends the report.
 
 A value that only moved to another file or line is not a change: what
 counts is what 'puppet lookup' answers. Bundles with equal digests are not
-read past their header.
+decoded, but every bundle is checked whole (length, digest): a damaged one
+is trouble, never "unchanged".
 
 With --git, the control repo is compiled at both revisions of a git work
 tree, then compared. --env, --modules and --global name folders of the work
@@ -387,6 +388,6 @@ Exit codes (as diff's):
   0  no differences
   1  differences
   2  trouble: nothing to compare (an empty or missing folder, --node globs
-     that match no node), a bundle that cannot be read, a failed compile,
-     or a bad command line
+     that match no node), a bundle that cannot be read or is damaged (on
+     either side, or on one only), a failed compile, or a bad command line
 `

@@ -3,9 +3,10 @@
 // what was added, removed or changed, down to the path inside the value, and
 // where the old and the new value came from.
 //
-// Compare reads only the headers of bundles whose digests match (equal
-// digests mean equal data) and decodes the others through the runtime
-// package, as agents do. Nodes with the same changes are grouped, so a
+// Compare verifies every bundle (length and digest, see format.Verify),
+// does not decode those whose digests match (equal digests mean equal
+// data), and decodes the others through the runtime package, as agents
+// do. A bundle that cannot be read or is damaged fails the comparison. Nodes with the same changes are grouped, so a
 // change to common data reads once with the list of nodes it reaches.
 // WriteText, WriteJSON and WriteMarkdown render a Report.
 //
