@@ -62,9 +62,17 @@ type Report struct {
 	// unless the caller names them otherwise (revisions, for --git).
 	Old, New string
 	Summary  Summary
+	// Entries hold each distinct change once, with the nodes it touches,
+	// sorted by key, module and path, then by nodes touched (most first)
+	// and first node. This is what the renderers show.
+	Entries []Entry
 	// Groups hold the nodes with differences, those with the same changes
-	// together, sorted by their first node.
+	// together, sorted by their first node; the nodes only in OLD and only
+	// in NEW are groups of their own.
 	Groups []Group
+	// Nodes are every node of the comparison, OLD's and NEW's, sorted:
+	// what Pattern.Of counts.
+	Nodes []string
 }
 
 // Summary counts the nodes and keys of a comparison.
@@ -77,6 +85,13 @@ type Summary struct {
 	// KeysChanged counts distinct keys changed on at least one node
 	// (node- and module-level errors are not keys).
 	KeysChanged int
+	// ErrorsAppeared, ErrorsGone and ErrorsChanged count the distinct
+	// changes (entries) where an error appeared (a key, a module or the
+	// node now fails, or a failing key was added), disappeared, or changed
+	// its message. ErrorNodes counts the nodes with at least one error
+	// that appeared or changed.
+	ErrorsAppeared, ErrorsGone, ErrorsChanged int
+	ErrorNodes                                int
 }
 
 // Differs reports whether the comparison found any difference.
@@ -116,6 +131,14 @@ type Group struct {
 	Status  Status
 	Nodes   []string // sorted
 	Changes []Change // for NodeChanged: sorted by key, then path
+}
+
+// Entry is one distinct change and the nodes it touches. Two nodes share
+// an entry when everything shown about the change is the same, sources
+// included.
+type Entry struct {
+	Change
+	Nodes []string // sorted
 }
 
 // Kind is the kind of a change.

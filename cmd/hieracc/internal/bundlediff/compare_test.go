@@ -319,6 +319,22 @@ func TestGrouping(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("groups (-want +got):\n%s", d)
 	}
+	type entry struct {
+		Key   string
+		Nodes []string
+	}
+	var entries []entry
+	for _, e := range r.Entries {
+		entries = append(entries, entry{e.Key, e.Nodes})
+	}
+	wantEntries := []entry{ // one per distinct change, sources included
+		{"a", []string{"db01", "web01", "web02"}},
+		{"b", []string{"app01"}},
+		{"b", []string{"app02"}},
+	}
+	if d := cmp.Diff(wantEntries, entries); d != "" {
+		t.Errorf("entries (-want +got):\n%s", d)
+	}
 	wantSum := Summary{Nodes: 6, Changed: 5, Unchanged: 1, OnlyOld: 2, OnlyNew: 1, KeysChanged: 2}
 	if d := cmp.Diff(wantSum, r.Summary); d != "" {
 		t.Errorf("summary (-want +got):\n%s", d)
