@@ -27,7 +27,7 @@ var diffCmd = &command{
 type diffFlags struct {
 	nodes, keys, ignoreKeys stringList
 	format, git             string
-	nodeList                string // --nodes: summary or full
+	nodeList                string       // --nodes: summary or full
 	compile                 compileFlags // --git only: what to compile at each revision
 	set                     map[string]bool
 }
