@@ -6,8 +6,10 @@
 // Compare verifies every bundle (length and digest, see format.Verify),
 // does not decode those whose digests match (equal digests mean equal
 // data), and decodes the others through the runtime package, as agents
-// do. A bundle that cannot be read or is damaged fails the comparison. Nodes with the same changes are grouped, so a
-// change to common data reads once with the list of nodes it reaches.
+// do. A bundle that cannot be read or is damaged fails the comparison.
+// Each distinct change is reported once with the nodes it touches, so a
+// change to common data reads once however many nodes it reaches; those
+// nodes are summarised by patterns of their names (Summarise).
 // WriteText, WriteJSON and WriteMarkdown render a Report.
 //
 // What counts as a change is what `puppet lookup` would answer differently:
