@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 	"golang.org/x/sync/errgroup"
 )
@@ -39,6 +40,8 @@ type compileFlags struct {
 	facts                                  stringList
 	keepGoing, strict, full                bool
 	jobs                                   int
+	diagFormat                             string // --format: how errors and warnings are printed
+	verbose                                bool   // --verbose: every node of a shared error
 }
 
 func runCompile(c *cmdEnv, args []string) int {
@@ -54,6 +57,8 @@ func runCompile(c *cmdEnv, args []string) int {
 	fl.BoolVar(&f.strict, "strict", false, "")
 	fl.BoolVar(&f.full, "full", false, "")
 	fl.IntVar(&f.jobs, "jobs", 0, "")
+	fl.StringVar(&f.diagFormat, "format", "text", "")
+	fl.BoolVar(&f.verbose, "verbose", false, "")
 	rest, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -72,6 +77,10 @@ func runCompile(c *cmdEnv, args []string) int {
 		return c.usageError("--jobs must be 0 (one per CPU) or more, not %d", f.jobs)
 	case f.environment == "":
 		return c.usageError("--environment must not be empty")
+	}
+	diagFormat, err := diagnostics.ParseFormat(f.diagFormat)
+	if err != nil {
+		return c.usageError("--format %v", err)
 	}
 
 	// A compile allocates much and keeps little (each node's results are
@@ -160,15 +169,33 @@ func runCompile(c *cmdEnv, args []string) int {
 		return exitFail
 	}
 
-	// Report. Every message names files the way the user typed them.
-	errs, warns, promoted := 0, 0, 0
+	// Report. Every message names files the way the user typed them; an
+	// error or warning that many nodes share is printed once.
+	var diags []compiler.Diagnostic
 	for _, msg := range factErrs {
-		fmt.Fprintln(c.stderr, msg)
-		errs++
+		diags = append(diags, compiler.Diagnostic{Message: msg})
 	}
-	count := func(isErr bool) {
+	for _, d := range res.Diagnostics {
+		file := d.File
+		d.File = fsys.display(d.File)
+		rec.diag(d.Node, diagLine{Error: d.Severity == compiler.Error, File: file, Text: d.String()})
+		diags = append(diags, d)
+	}
+	if !full {
+		// What the nodes not recompiled reported last time still holds.
+		for _, d := range rec.keep(prev, unchanged) {
+			sev := compiler.Warning
+			if d.Error {
+				sev = compiler.Error
+			}
+			diags = append(diags, compiler.Diagnostic{Severity: sev, Message: d.Text})
+		}
+	}
+	groups := diagnostics.GroupAll(diags)
+	errs, warns, promoted := 0, 0, 0
+	for _, g := range groups {
 		switch {
-		case isErr:
+		case g.Severity == compiler.Error:
 			errs++
 		case f.strict:
 			errs++
@@ -177,20 +204,7 @@ func runCompile(c *cmdEnv, args []string) int {
 			warns++
 		}
 	}
-	for _, d := range res.Diagnostics {
-		count(d.Severity == compiler.Error)
-		file := d.File
-		d.File = fsys.display(d.File)
-		fmt.Fprintln(c.stderr, d.String())
-		rec.diag(d.Node, diagLine{Error: d.Severity == compiler.Error, File: file, Text: d.String()})
-	}
-	if !full {
-		// What the nodes not recompiled reported last time still holds.
-		for _, d := range rec.keep(prev, unchanged) {
-			count(d.Error)
-			fmt.Fprintln(c.stderr, d.Text)
-		}
-	}
+	diagnostics.Write(c.stderr, groups, diagFormat, diagnostics.Options{Verbose: f.verbose})
 	errText := plural(errs, "error")
 	if promoted > 0 {
 		errText += fmt.Sprintf(" (%d from warnings, --strict)", promoted)
