@@ -178,17 +178,19 @@ func runCompile(c *cmdEnv, args []string) int {
 	for _, d := range res.Diagnostics {
 		file := d.File
 		d.File = fsys.display(d.File)
-		rec.diag(d.Node, diagLine{Error: d.Severity == compiler.Error, File: file, Text: d.String()})
+		rec.diag(d.Node, diagLine{Error: d.Severity == compiler.Error, File: file, Text: d.String(), Diag: &d})
 		diags = append(diags, d)
 	}
 	if !full {
 		// What the nodes not recompiled reported last time still holds.
 		for _, d := range rec.keep(prev, unchanged) {
-			sev := compiler.Warning
-			if d.Error {
-				sev = compiler.Error
+			if d.Diag == nil { // not recorded: as it was printed
+				d.Diag = &compiler.Diagnostic{Severity: compiler.Warning, Message: d.Text}
+				if d.Error {
+					d.Diag.Severity = compiler.Error
+				}
 			}
-			diags = append(diags, compiler.Diagnostic{Severity: sev, Message: d.Text})
+			diags = append(diags, *d.Diag)
 		}
 	}
 	groups := diagnostics.GroupAll(diags)
