@@ -12,10 +12,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/hieracc/hieracc/cmd/hieracc/internal/progress"
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
@@ -42,6 +44,7 @@ type compileFlags struct {
 	jobs                                   int
 	diagFormat                             string // --format: how errors and warnings are printed
 	verbose                                bool   // --verbose: every node of a shared error
+	progress                               string // --progress: auto, always or never
 }
 
 func runCompile(c *cmdEnv, args []string) int {
@@ -59,6 +62,7 @@ func runCompile(c *cmdEnv, args []string) int {
 	fl.IntVar(&f.jobs, "jobs", 0, "")
 	fl.StringVar(&f.diagFormat, "format", "text", "")
 	fl.BoolVar(&f.verbose, "verbose", false, "")
+	fl.StringVar(&f.progress, "progress", "auto", "")
 	rest, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -81,6 +85,9 @@ func runCompile(c *cmdEnv, args []string) int {
 	diagFormat, err := diagnostics.ParseFormat(f.diagFormat)
 	if err != nil {
 		return c.usageError("--format %v", err)
+	}
+	if !slices.Contains(progress.Modes, f.progress) {
+		return c.usageError("--progress must be %s, not %q", strings.Join(progress.Modes, ", "), f.progress)
 	}
 
 	// A compile allocates much and keeps little (each node's results are
@@ -153,7 +160,12 @@ func runCompile(c *cmdEnv, args []string) int {
 	defer w.discard() // whatever was not committed
 	keys := 0
 	var keysMu sync.Mutex
+	var meter *progress.Meter
+	if progress.Wanted(f.progress, c.stderr) {
+		meter = progress.Start(c.stderr, "compile", len(in.Nodes), 200*time.Millisecond)
+	}
 	in.Emit = func(b *format.Bundle) error {
+		meter.Add(1)
 		keysMu.Lock()
 		keys += len(b.Keys)
 		keysMu.Unlock()
@@ -164,6 +176,7 @@ func runCompile(c *cmdEnv, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	res, err := compiler.Compile(ctx, in)
+	meter.Stop()
 	if err != nil {
 		c.errorf("%v", err)
 		return exitFail

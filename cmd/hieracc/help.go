@@ -133,6 +133,9 @@ Flags:
                        ::error file=F,line=L,col=C::message, which show on
                        the line of the pull request that caused them).
   --verbose            name every node of an error that several share.
+  --progress WHEN      auto (the default): show nodes done, rate and time
+                       left on stderr while compiling, when it is a terminal;
+                       always; never.
 
 When --out holds an earlier compile (its .hieracc-state.json), only the nodes
 whose facts or data files changed are compiled again, and only their bundles
