@@ -477,20 +477,6 @@ func isFactsFile(name string) bool {
 	return false
 }
 
-// writeBundles writes OUT/<node>.bundle for every bundle, each whole or not
-// at all (see bundleWriter).
-func writeBundles(out string, bundles []*format.Bundle) error {
-	w := &bundleWriter{out: out}
-	defer w.discard()
-	for _, b := range bundles {
-		if err := w.stage(b); err != nil {
-			return err
-		}
-	}
-	_, err := w.commit()
-	return err
-}
-
 // bundleWriter writes bundles so that each appears whole or not at all, and
 // a failed run changes nothing: stage encodes a bundle into a temporary
 // file as soon as it is compiled (safe for concurrent use); commit makes

@@ -11,10 +11,14 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundlediff"
+	"github.com/hieracc/hieracc/cmd/hieracc/internal/progress"
 	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/format"
 )
 
 var diffCmd = &command{
@@ -29,6 +33,7 @@ type diffFlags struct {
 	format, git             string
 	nodeList                string       // --nodes: summary or full
 	compile                 compileFlags // --git only: what to compile at each revision
+	stderr                  io.Writer    // where progress goes
 	set                     map[string]bool
 }
 
@@ -46,6 +51,7 @@ func runDiff(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.compile.global, "global", "", "")
 	fl.StringVar(&f.compile.environment, "environment", "production", "")
 	fl.Var(&f.compile.facts, "facts", "")
+	fl.StringVar(&f.compile.progress, "progress", "auto", "")
 	rest, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -58,6 +64,10 @@ func runDiff(c *cmdEnv, args []string) int {
 	}[f.format]
 	if write == nil {
 		return c.usageError("--format must be text, json or markdown, not %q", f.format)
+	}
+	f.stderr = c.stderr
+	if !slices.Contains(progress.Modes, f.compile.progress) {
+		return c.usageError("--progress must be %s, not %q", strings.Join(progress.Modes, ", "), f.compile.progress)
 	}
 	if f.nodeList != "summary" && f.nodeList != "full" {
 		return c.usageError("--nodes must be summary or full, not %q", f.nodeList)
@@ -245,14 +255,30 @@ func (f *diffFlags) compileAt(ctx context.Context, top, tree, commit string, nod
 		return err
 	}
 	in.Nodes = nodes
-	res, err := compiler.Compile(ctx, in)
+	w := &bundleWriter{out: out}
+	defer w.discard()
+	meter := f.meter(commit, len(nodes))
+	in.Emit = func(b *format.Bundle) error {
+		meter.Add(1)
+		b.Revision = commit
+		return w.stage(b)
+	}
+	_, err = compiler.Compile(ctx, in)
+	meter.Stop()
 	if err != nil {
 		return err
 	}
-	for _, b := range res.Bundles {
-		b.Revision = commit
+	_, err = w.commit()
+	return err
+}
+
+// meter shows the progress of the compile of a revision, as --progress
+// says; nil when it is not shown.
+func (f *diffFlags) meter(commit string, nodes int) *progress.Meter {
+	if !progress.Wanted(f.compile.progress, f.stderr) {
+		return nil
 	}
-	return writeBundles(out, res.Bundles)
+	return progress.Start(f.stderr, "compile "+commit[:min(len(commit), 12)], nodes, 200*time.Millisecond)
 }
 
 // repoTop is the top of the git work tree holding dir (or, when dir does
@@ -383,6 +409,8 @@ Flags:
                      web*.fra1.example.net (1200 of 1250); full: every name.
                      JSON always lists every node.
   --git REV1..REV2   compile the two revisions and compare them.
+  --progress WHEN    with --git: auto (the default) shows each compile's
+                     progress on stderr when it is a terminal; always; never.
   --env DIR, --modules DIR, --global PATH, --environment NAME, --facts PATH...
                      with --git: as for 'hieracc compile'.
 
