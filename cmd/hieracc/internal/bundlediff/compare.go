@@ -160,14 +160,32 @@ func listBundles(dir string) ([]string, error) {
 		return nil, err
 	}
 	var nodes []string
+	var bad []error
 	for _, e := range entries {
 		name := e.Name()
 		if (!e.Type().IsRegular() && e.Type()&os.ModeSymlink == 0) || strings.HasPrefix(name, ".") {
 			continue
 		}
-		if node, ok := strings.CutSuffix(name, bundleExt); ok && node != "" {
-			nodes = append(nodes, node)
+		node, ok := strings.CutSuffix(name, bundleExt)
+		if !ok || node == "" {
+			continue
 		}
+		// A link must lead to a regular file: opening a FIFO would wait
+		// forever, a device read for ever.
+		if e.Type()&os.ModeSymlink != 0 {
+			p := filepath.Join(dir, name)
+			if st, err := os.Stat(p); err != nil {
+				bad = append(bad, err)
+				continue
+			} else if !st.Mode().IsRegular() {
+				bad = append(bad, fmt.Errorf("%s: not a regular file", p))
+				continue
+			}
+		}
+		nodes = append(nodes, node)
+	}
+	if len(bad) > 0 {
+		return nil, &BadBundlesError{Errs: bad}
 	}
 	if len(nodes) == 0 {
 		return nil, fmt.Errorf("%w: no bundles (*%s) in %s", ErrNothingToCompare, bundleExt, dir)
@@ -204,19 +222,14 @@ func compareNode(node, oldFile, newFile string, f *Filter) ([]Change, error) {
 }
 
 // verify checks that file is a whole, undamaged bundle of node (see
-// format.Verify) and returns its header. Only regular files are read: a
-// FIFO or a device behind a symbolic link is refused, not waited on.
+// format.Verify) and returns its header. listBundles listed only regular
+// files (or links to them).
 func verify(file, node string) (format.Header, error) {
 	fh, err := os.Open(file)
 	if err != nil {
 		return format.Header{}, err
 	}
 	defer fh.Close()
-	if st, err := fh.Stat(); err != nil {
-		return format.Header{}, err
-	} else if !st.Mode().IsRegular() {
-		return format.Header{}, fmt.Errorf("%s: not a regular file", file)
-	}
 	h, err := format.Verify(fh)
 	if err != nil {
 		return h, fmt.Errorf("%s: %w", file, err)

@@ -578,3 +578,4 @@ func TestExitCode(t *testing.T) {
 		}
 	}
 }
+
