@@ -578,4 +578,3 @@ func TestExitCode(t *testing.T) {
 		}
 	}
 }
-
