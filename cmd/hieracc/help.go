@@ -148,8 +148,8 @@ Errors and warnings go to stderr, one per line, as
 with the file named as you named its folder. One that several nodes share
 is printed once, with their count and the first three (all with --verbose):
   file:line:col: message (key "k", 3000 nodes: a, b, c and 2997 more)
-A summary (nodes, keys, distinct errors and warnings, time) goes to stdout. When there is any error, nothing is written,
-unless --keep-going is given.
+A summary (nodes, keys, distinct errors and warnings, time) goes to stdout.
+When there is any error, nothing is written, unless --keep-going is given.
 
 Only files inside --env, --modules and --global are read. Bundles, the
 messages recorded in them and 'lookup --explain' name files by the folder
