@@ -348,3 +348,25 @@ func TestVerify(t *testing.T) {
 		t.Errorf("truncated: Verify = %v", err)
 	}
 }
+
+// FuzzVerify feeds whole files, header included, to Verify: it must never
+// panic, and it agrees with DecodeIndex on everything but the body's
+// structure: what DecodeIndex accepts, Verify accepts with the same header.
+func FuzzVerify(f *testing.F) {
+	data := sample(f)
+	f.Add(data)
+	f.Add(data[:len(data)/2])
+	f.Add(append(bytes.Clone(data), 0))
+	big, _ := format.Encode(Synthetic(2000))
+	f.Add(big)
+	f.Fuzz(func(t *testing.T, file []byte) {
+		h, err := format.Verify(bytes.NewReader(file))
+		x, derr := format.DecodeIndex(file)
+		if derr == nil && (err != nil || h != x.Header) {
+			t.Fatalf("DecodeIndex accepts what Verify refuses: %v (%+v vs %+v)", err, h, x.Header)
+		}
+		if err == nil && h.Size != int64(len(file)) {
+			t.Fatalf("Verify accepts %d bytes as a bundle of %d", len(file), h.Size)
+		}
+	})
+}
