@@ -185,3 +185,32 @@ func TestMarkdownLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestMarkdownLimitHostile: keys, paths, error messages and node names
+// that cannot be shortened still give a comment under the limit that
+// counts what it left out.
+func TestMarkdownLimitHostile(t *testing.T) {
+	var common []string
+	var results [][]Change
+	for i := range 200 {
+		n := fmt.Sprintf("%s%03d.example.net", strings.Repeat("n", 200), i)
+		common = append(common, n)
+		results = append(results, []Change{
+			{Key: fmt.Sprintf("%s%03d", strings.Repeat("k", 2000), i), Path: "/" + strings.Repeat("p", 3000), Kind: Added,
+				New: &Side{Value: strings.Repeat("v|`*", 3000)}},
+			{Key: "err", Kind: ErrorChanged, New: &Side{Err: &format.Error{Message: strings.Repeat("boom ", 2000) + n}}},
+		})
+	}
+	r := group(common, results, []string{strings.Repeat("o", 5000)}, nil)
+	r.Old, r.New = strings.Repeat("old/", 100), strings.Repeat("new/", 100)
+	var b bytes.Buffer
+	WriteMarkdown(&b, r, Options{FullNodes: true})
+	s := b.String()
+	if b.Len() > mdMaxBytes {
+		t.Errorf("markdown is %d bytes, over %d", b.Len(), mdMaxBytes)
+	}
+	rows := strings.Count(s, "\n| 1 node")
+	if want := fmt.Sprintf("; %d more changes not shown.", len(r.Entries)-rows); rows == len(r.Entries) || !strings.Contains(s, want) {
+		t.Errorf("%d of %d rows shown; the note does not say %q", rows, len(r.Entries), want)
+	}
+}
