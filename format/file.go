@@ -1,7 +1,6 @@
 package format
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -30,36 +29,17 @@ func ReadFile(name string) ([]byte, error) {
 	return data, nil
 }
 
-// VerifyFile checks the bundle file name as DecodeIndex checks a bundle's
-// bytes (magic, version, header checksum, length and the SHA-256 digest of
-// the body), reading the file as a stream and decoding nothing, and
-// returns its header. Like ReadFile, it reads only a regular file.
+// VerifyFile checks the bundle file name as Verify does (magic, version,
+// header checksum, length and the SHA-256 digest of the body), reading the
+// file as a stream and decoding nothing, and returns its header. Like
+// ReadFile, it reads only a regular file.
 func VerifyFile(name string) (Header, error) {
-	f, st, err := openRegular(name)
+	f, _, err := openRegular(name)
 	if err != nil {
 		return Header{}, err
 	}
 	defer f.Close()
-	buf := make([]byte, min(st.Size(), maxHeader))
-	n, err := f.ReadAt(buf, 0)
-	if err != nil && err != io.EOF {
-		return Header{}, err
-	}
-	h, off, err := parseHeader(string(buf[:n]))
-	if err != nil {
-		return Header{}, err
-	}
-	if h.Size != st.Size() {
-		return Header{}, fmt.Errorf("format: %w: %d bytes, header says %d", ErrCorrupt, st.Size(), h.Size)
-	}
-	sum := sha256.New()
-	if _, err := io.Copy(sum, io.NewSectionReader(f, int64(off), h.Size-int64(off))); err != nil {
-		return Header{}, err
-	}
-	if [sha256.Size]byte(sum.Sum(nil)) != h.Digest {
-		return Header{}, fmt.Errorf("format: %w: body does not match its SHA-256 digest", ErrCorrupt)
-	}
-	return h, nil
+	return Verify(f)
 }
 
 // openRegular opens name if it is a regular file (after symbolic links).

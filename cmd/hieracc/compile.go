@@ -4,13 +4,18 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/hieracc/hieracc/cmd/hieracc/internal/progress"
+	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build"
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 )
 
 var compileCmd = &command{
@@ -31,6 +36,9 @@ type compileFlags struct {
 	facts                                  stringList
 	keepGoing, strict, full                bool
 	jobs                                   int
+	diagFormat                             string // --format: how errors and warnings are printed
+	verbose                                bool   // --verbose: every node of a shared error
+	progress                               string // --progress: auto, always or never
 }
 
 func runCompile(c *cmdEnv, args []string) int {
@@ -46,6 +54,9 @@ func runCompile(c *cmdEnv, args []string) int {
 	fl.BoolVar(&f.strict, "strict", false, "")
 	fl.BoolVar(&f.full, "full", false, "")
 	fl.IntVar(&f.jobs, "jobs", 0, "")
+	fl.StringVar(&f.diagFormat, "format", "text", "")
+	fl.BoolVar(&f.verbose, "verbose", false, "")
+	fl.StringVar(&f.progress, "progress", "auto", "")
 	rest, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -65,6 +76,13 @@ func runCompile(c *cmdEnv, args []string) int {
 	case f.environment == "":
 		return c.usageError("--environment must not be empty")
 	}
+	diagFormat, err := diagnostics.ParseFormat(f.diagFormat)
+	if err != nil {
+		return c.usageError("--format %v", err)
+	}
+	if !slices.Contains(progress.Modes, f.progress) {
+		return c.usageError("--progress must be %s, not %q", strings.Join(progress.Modes, ", "), f.progress)
+	}
 
 	// A compile allocates much and keeps little (each node's results are
 	// written and dropped): collecting half as often as Go's default saves
@@ -77,28 +95,45 @@ func runCompile(c *cmdEnv, args []string) int {
 	start := time.Now()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	r, err := build.Run(ctx, f.config())
+	cfg := f.config()
+	var stopMeter func()
+	cfg.Progress, stopMeter = meter(f.progress, c.term, "compile")
+	r, err := build.Run(ctx, cfg)
+	stopMeter()
+	// An error or warning that many nodes share is printed once.
+	errs, warns, promoted := 0, 0, 0
 	if r != nil {
+		var ds []compiler.Diagnostic
 		for _, msg := range r.FactErrors {
-			fmt.Fprintln(c.stderr, msg)
+			ds = append(ds, compiler.Diagnostic{Severity: compiler.Error, Message: msg})
 		}
-		for _, m := range r.Messages {
-			fmt.Fprintln(c.stderr, m.Text)
+		groups := diagnostics.GroupAll(append(ds, r.Diagnostics...))
+		for _, g := range groups {
+			switch {
+			case g.Severity == compiler.Error:
+				errs++
+			case f.strict:
+				errs++
+				promoted++
+			default:
+				warns++
+			}
 		}
+		diagnostics.Write(c.stderr, groups, diagFormat, diagnostics.Options{Verbose: f.verbose})
 	}
 	if err != nil {
 		c.errorf("%v", err)
 		return exitFail
 	}
 
-	errText := plural(r.Errors, "error")
-	if r.Promoted > 0 {
-		errText += fmt.Sprintf(" (%d from warnings, --strict)", r.Promoted)
+	errText := plural(errs, "error")
+	if promoted > 0 {
+		errText += fmt.Sprintf(" (%d from warnings, --strict)", promoted)
 	}
-	summary := fmt.Sprintf("%s, %s, %s, %s", plural(r.Nodes, "node"), plural(r.Keys, "key"), errText, plural(r.Warnings, "warning"))
+	summary := fmt.Sprintf("%s, %s, %s, %s", plural(r.Nodes, "node"), plural(r.Keys, "key"), errText, plural(warns, "warning"))
 	if r.Incremental {
 		summary = fmt.Sprintf("%s compiled (incremental: %d unchanged), %s, %s, %s",
-			plural(r.Nodes, "node"), r.Unchanged, plural(r.Keys, "key"), errText, plural(r.Warnings, "warning"))
+			plural(r.Nodes, "node"), r.Unchanged, plural(r.Keys, "key"), errText, plural(warns, "warning"))
 	}
 	if !r.Committed {
 		fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; nothing written (--keep-going writes bundles anyway)\n", summary, since(start))
@@ -119,6 +154,26 @@ func runCompile(c *cmdEnv, args []string) int {
 func (f *compileFlags) config() build.Config {
 	return build.Config{Env: f.env, Modules: f.modules, Global: f.global, Environment: f.environment,
 		Facts: f.facts, Out: f.out, KeepGoing: f.keepGoing, Strict: f.strict, Full: f.full, Jobs: f.jobs}
+}
+
+// meter shows a build's progress on w as --progress mode says: the
+// function for build.Config.Progress (nil when nothing is shown), and the
+// one that ends the display.
+func meter(mode string, w io.Writer, what string) (func(done, total int), func()) {
+	if !progress.Wanted(mode, w) {
+		return nil, func() {}
+	}
+	var m *progress.Meter
+	return func(done, total int) {
+			if m == nil {
+				m = progress.Start(w, what, total, 200*time.Millisecond)
+			}
+			if done > 0 {
+				m.Add(1)
+			}
+		}, func() {
+			m.Stop()
+		}
 }
 
 func plural(n int, word string) string {

@@ -5,8 +5,11 @@ import (
 	"flag"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundlediff"
+	"github.com/hieracc/hieracc/cmd/hieracc/internal/progress"
 )
 
 var diffCmd = &command{
@@ -19,7 +22,9 @@ var diffCmd = &command{
 type diffFlags struct {
 	nodes, keys, ignoreKeys stringList
 	format, git             string
+	nodeList                string       // --nodes: summary or full
 	compile                 compileFlags // --git only: what to compile at each revision
+	stderr                  io.Writer    // where progress goes
 	set                     map[string]bool
 }
 
@@ -30,12 +35,14 @@ func runDiff(c *cmdEnv, args []string) int {
 	fl.Var(&f.keys, "key", "")
 	fl.Var(&f.ignoreKeys, "ignore-key", "")
 	fl.StringVar(&f.format, "format", "text", "")
+	fl.StringVar(&f.nodeList, "nodes", "summary", "")
 	fl.StringVar(&f.git, "git", "", "")
 	fl.StringVar(&f.compile.env, "env", "", "")
 	fl.StringVar(&f.compile.modules, "modules", "", "")
 	fl.StringVar(&f.compile.global, "global", "", "")
 	fl.StringVar(&f.compile.environment, "environment", "production", "")
 	fl.Var(&f.compile.facts, "facts", "")
+	fl.StringVar(&f.compile.progress, "progress", "auto", "")
 	rest, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -48,6 +55,13 @@ func runDiff(c *cmdEnv, args []string) int {
 	}[f.format]
 	if write == nil {
 		return c.usageError("--format must be text, json or markdown, not %q", f.format)
+	}
+	f.stderr = c.term
+	if !slices.Contains(progress.Modes, f.compile.progress) {
+		return c.usageError("--progress must be %s, not %q", strings.Join(progress.Modes, ", "), f.compile.progress)
+	}
+	if f.nodeList != "summary" && f.nodeList != "full" {
+		return c.usageError("--nodes must be summary or full, not %q", f.nodeList)
 	}
 	filter := bundlediff.Filter{Nodes: f.nodes, Keys: f.keys, IgnoreKeys: f.ignoreKeys}
 	if err := filter.Validate(); err != nil {
@@ -90,7 +104,7 @@ func runDiff(c *cmdEnv, args []string) int {
 		return bundlediff.ExitTrouble
 	}
 	r.Old, r.New = oldName, newName
-	if err := write(c.stdout, r, bundlediff.Options{Color: isTerminal(c.stdout)}); err != nil {
+	if err := write(c.stdout, r, bundlediff.Options{Color: isTerminal(c.stdout), FullNodes: f.nodeList == "full"}); err != nil {
 		c.errorf("writing the report: %v", err)
 		return bundlediff.ExitTrouble
 	}
@@ -143,12 +157,13 @@ data change before it ships: for each node and key, what was added, removed
 or changed, down to the path inside the value (a JSON Pointer, /bob/shell),
 with type changes (443 and "443") and hash key order changes, and where the
 old and the new value came from (hierarchy level, file:line). Errors that
-appear, disappear or change message are changes too. Nodes with the same
-changes are shown together; a summary line ends the report.
+appear, disappear or change message are changes too. A summary comes
+first; then each distinct change once, with the nodes it touches.
 
 A value that only moved to another file or line is not a change: what
 counts is what 'puppet lookup' answers. Bundles with equal digests are not
-read past their header.
+decoded, but every bundle is checked whole (length, digest): a damaged one
+is trouble, never "unchanged".
 
 With --git, the control repo is compiled at both revisions of a git work
 tree, then compared. --env, --modules and --global name folders of the work
@@ -164,8 +179,15 @@ Flags:
   --ignore-key GLOB  never report the keys matching GLOB. Repeatable.
   --format FORMAT    text (the default; in colour on a terminal, unless
                      NO_COLOR is set), json (one document; the schema is in
-                     the README), or markdown (for a pull-request comment).
+                     the README), or markdown (for a pull-request comment,
+                     cut to fit one: under 60,000 bytes).
+  --nodes LIST       summary (the default): the nodes of each change by name
+                     up to five, else by patterns of their names with counts,
+                     web*.fra1.example.net (1200 of 1250); full: every name.
+                     JSON always lists every node.
   --git REV1..REV2   compile the two revisions and compare them.
+  --progress WHEN    with --git: auto (the default) shows each compile's
+                     progress on stderr when it is a terminal; always; never.
   --env DIR, --modules DIR, --global PATH, --environment NAME, --facts PATH...
                      with --git: as for 'hieracc compile'.
 
@@ -181,6 +203,6 @@ Exit codes (as diff's):
   0  no differences
   1  differences
   2  trouble: nothing to compare (an empty or missing folder, --node globs
-     that match no node), a bundle that cannot be read, a failed compile,
-     or a bad command line
+     that match no node), a bundle that cannot be read or is damaged (on
+     either side, or on one only), a failed compile, or a bad command line
 `

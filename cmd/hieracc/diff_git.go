@@ -110,7 +110,10 @@ func (f *diffFlags) compileAt(ctx context.Context, top, tree, commit string, out
 	}
 	cfg := cf.config()
 	cfg.Out, cfg.Revision, cfg.KeepGoing, cfg.Full = out, commit, true, true
+	var stopMeter func()
+	cfg.Progress, stopMeter = meter(f.compile.progress, f.stderr, "compile "+commit[:min(len(commit), 12)])
 	r, err := build.Run(ctx, cfg)
+	stopMeter()
 	switch {
 	case r != nil && len(r.FactErrors) > 0:
 		return factsError(r.FactErrors)

@@ -130,6 +130,15 @@ Flags:
   --jobs N             nodes compiled in parallel (default 0: one per CPU).
   --full               compile every node, even when --out holds an earlier
                        compile that could be updated incrementally.
+  --format FORMAT      how errors and warnings are printed: text (the
+                       default), json (one JSON object per line, with every
+                       node) or github (GitHub Actions workflow commands,
+                       ::error file=F,line=L,col=C::message, which show on
+                       the line of the pull request that caused them).
+  --verbose            name every node of an error that several share.
+  --progress WHEN      auto (the default): show nodes done, rate and time
+                       left on stderr while compiling, when it is a terminal;
+                       always; never.
 
 When --out holds an earlier compile (its .hieracc-state.json), only the nodes
 whose facts or data files changed are compiled again, and only their bundles
@@ -139,9 +148,11 @@ another hieracc build all make the compile a full one.
 
 Errors and warnings go to stderr, one per line, as
   file:line:col: message (key "k", level "l", node n)
-with the file named as you named its folder; a summary (nodes, keys, errors,
-warnings, time) goes to stdout. When there is any error, nothing is written,
-unless --keep-going is given.
+with the file named as you named its folder. One that several nodes share
+is printed once, with their count and the first three (all with --verbose):
+  file:line:col: message (key "k", 3000 nodes: a, b, c and 2997 more)
+A summary (nodes, keys, distinct errors and warnings, time) goes to stdout.
+When there is any error, nothing is written, unless --keep-going is given.
 
 Only files inside --env, --modules and --global are read. Bundles, the
 messages recorded in them and 'lookup --explain' name files by the folder

@@ -33,6 +33,9 @@ type cmdEnv struct {
 	name           string
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// term is stderr as given, for what draws on a terminal (progress);
+	// stderr escapes control characters, so messages cannot.
+	term io.Writer
 }
 
 // errorf prints "hieracc CMD: message" to stderr.
@@ -75,6 +78,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			code = exitFail
 		}
 	}()
+	term := stderr
 	stderr = safeWriter{stderr}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, mainUsage())
@@ -95,7 +99,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "%s\n\n%s", msg, mainUsage())
 		return exitUsage
 	}
-	return cmd.run(&cmdEnv{name: name, stdin: stdin, stdout: stdout, stderr: stderr}, args[1:])
+	return cmd.run(&cmdEnv{name: name, stdin: stdin, stdout: stdout, stderr: stderr, term: term}, args[1:])
 }
 
 // parseFlags parses flags wherever they appear among the arguments (as

@@ -52,6 +52,11 @@ type Config struct {
 	// Revision, when set, is recorded in every bundle instead of the
 	// digest of its own inputs (`diff --git` records the commit).
 	Revision string
+
+	// Progress, when set, is called with (0, total) once the build knows
+	// how many nodes it compiles, then with the count done after each
+	// node, one call at a time.
+	Progress func(done, total int)
 }
 
 // Report is what a build did, for the caller to print.
@@ -59,15 +64,18 @@ type Report struct {
 	// FactErrors are the facts files that could not be read or parsed:
 	// their nodes were not compiled. Each counts as an error.
 	FactErrors []string
-	// Messages are the compile's errors and warnings, one line each (a
-	// few of Puppet's messages take several), in the order to print them.
-	Messages []Message
+	// Diagnostics are the compile's errors and warnings, each file named
+	// the way the user named its folder, in the order to print them; those
+	// an incremental build replays for the nodes it did not compile again
+	// come last. A diagnostic the compiler gave for no node and again for
+	// each node it failed is given for those nodes only.
+	Diagnostics []compiler.Diagnostic
 
 	Nodes       int  // nodes compiled
 	Incremental bool // an incremental build: only the nodes whose inputs changed were compiled
 	Unchanged   int  // nodes an incremental build left as they were
 	Keys        int  // keys in the bundles compiled
-	Errors      int  // every error, warnings counted as errors under Strict included
+	Errors      int  // every error (facts included), warnings counted as errors under Strict included
 	Promoted    int  // warnings counted as errors (Strict)
 	Warnings    int  // warnings that are not errors
 
@@ -76,12 +84,6 @@ type Report struct {
 	// Committed says whether Out was updated: false when there were
 	// errors and not KeepGoing.
 	Committed bool
-}
-
-// Message is a diagnostic as it is printed.
-type Message struct {
-	Text  string
-	Error bool // an error, not a warning (whatever Strict says)
 }
 
 // StateFile is the name of the file in Out that records what every bundle
@@ -145,9 +147,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	defer w.Discard() // whatever was not committed
 	r := &Report{FactErrors: factErrs, Errors: len(factErrs), Nodes: len(in.Nodes), Incremental: !full, Unchanged: len(unchanged)}
 	var keysMu sync.Mutex
+	done := 0
+	if cfg.Progress != nil {
+		cfg.Progress(0, len(in.Nodes))
+	}
 	in.Emit = func(b *format.Bundle) error {
 		keysMu.Lock()
 		r.Keys += len(b.Keys)
+		done++
+		if cfg.Progress != nil {
+			cfg.Progress(done, len(in.Nodes))
+		}
 		keysMu.Unlock()
 		rec.record(b, facts[b.Node])
 		return w.Stage(b)
@@ -249,11 +259,11 @@ func (r *Report) collect(ds []compiler.Diagnostic, fsys *inputfs.FS, rec *stateR
 		if d.Node == "" && perNode[d] {
 			continue
 		}
-		isErr := d.Severity == compiler.Error
 		file := d.File
 		d.File = fsys.Display(d.File)
-		r.add(Message{Text: d.String(), Error: isErr}, strict)
-		rec.diag(d.Node, diagLine{Error: isErr, File: file, Text: d.String()})
+		r.add(d, strict)
+		shown := d
+		rec.diag(d.Node, diagLine{Error: d.Severity == compiler.Error, File: file, Text: d.String(), Diag: &shown})
 	}
 }
 
@@ -261,15 +271,25 @@ func (r *Report) collect(ds []compiler.Diagnostic, fsys *inputfs.FS, rec *stateR
 // did not compile again.
 func (r *Report) replay(ds []diagLine, strict bool) {
 	for _, d := range ds {
-		r.add(Message{Text: d.Text, Error: d.Error}, strict)
+		if d.Diag != nil {
+			r.add(*d.Diag, strict)
+			continue
+		}
+		// A state written before diagnostics were recorded whole: the
+		// message as it was printed.
+		sev := compiler.Warning
+		if d.Error {
+			sev = compiler.Error
+		}
+		r.add(compiler.Diagnostic{Severity: sev, Message: d.Text}, strict)
 	}
 }
 
-// add reports m, a warning counted as an error under strict.
-func (r *Report) add(m Message, strict bool) {
-	r.Messages = append(r.Messages, m)
+// add reports d, a warning counted as an error under strict.
+func (r *Report) add(d compiler.Diagnostic, strict bool) {
+	r.Diagnostics = append(r.Diagnostics, d)
 	switch {
-	case m.Error:
+	case d.Severity == compiler.Error:
 		r.Errors++
 	case strict:
 		r.Errors++

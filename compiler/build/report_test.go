@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -33,15 +32,14 @@ func TestConfigErrorOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			nodes := map[string]bool{}
-			for _, m := range r.Messages {
-				_, node, ok := strings.Cut(m.Text, "(node ")
-				if !ok || nodes[node] {
-					t.Errorf("message %q: for no node, or twice for one", m.Text)
+			for _, d := range r.Diagnostics {
+				if d.Node == "" || nodes[d.Node] {
+					t.Errorf("diagnostic %q: for no node, or twice for one", d)
 				}
-				nodes[node] = true
+				nodes[d.Node] = true
 			}
 			if len(nodes) != 3 || r.Errors != 3 {
-				t.Errorf("%d errors, messages %+v; want the error once for each of the 3 nodes", r.Errors, r.Messages)
+				t.Errorf("%d errors, diagnostics %+v; want the error once for each of the 3 nodes", r.Errors, r.Diagnostics)
 			}
 		})
 	}

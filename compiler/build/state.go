@@ -25,6 +25,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
 	"github.com/hieracc/hieracc/compiler/build/internal/stage"
 	"github.com/hieracc/hieracc/format"
@@ -58,6 +59,9 @@ type diagLine struct {
 	Error bool   `json:"error,omitempty"`
 	File  string `json:"file,omitempty"` // input path, to drop it when the file changes
 	Text  string `json:"text"`
+	// Diag is the diagnostic as printed (its file named for display), so
+	// that a replay groups it with other nodes' like a fresh one.
+	Diag *compiler.Diagnostic `json:"diag,omitempty"`
 }
 
 // scanInputs digests every file of the input tree. A file whose size and
