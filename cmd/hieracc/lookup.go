@@ -65,23 +65,16 @@ func runLookup(c *cmdEnv, args []string) int {
 		return explainKeys(c, b, keys, opts)
 	}
 
-	for _, key := range keys {
-		v, err := b.LookupWith(key, opts)
-		if errors.Is(err, runtime.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			c.errorf("%s", lookupError(err))
-			return exitFail
-		}
-		return c.print(v, f.renderAs)
-	}
 	if f.set["default"] {
 		// puppet lookup takes --default as a string, whatever it looks like.
-		return c.print(f.def, f.renderAs)
+		opts.Default, opts.HasDefault = f.def, true
 	}
-	c.errorf("%s", notFoundMessage(keys))
-	return exitFail
+	v, err := b.LookupNames(keys, opts)
+	if err != nil {
+		c.errorf("%s", lookupError(err))
+		return exitFail
+	}
+	return c.print(v, f.renderAs)
 }
 
 // options checks the merge flags as puppet lookup does and turns them into
@@ -142,18 +135,7 @@ func (f *lookupFlags) open() (*runtime.Bundle, error) {
 
 // notFoundMessage is Puppet's message when no key has a value.
 func notFoundMessage(keys []string) string {
-	if len(keys) == 1 {
-		return fmt.Sprintf("Function lookup() did not find a value for the name '%s'", keys[0])
-	}
-	return fmt.Sprintf("Function lookup() did not find a value for any of the names [%s]", quoteAll(keys))
-}
-
-func quoteAll(keys []string) string {
-	q := make([]string, len(keys))
-	for i, k := range keys {
-		q[i] = "'" + k + "'"
-	}
-	return strings.Join(q, ", ")
+	return (&runtime.NotFoundError{Names: keys}).Error()
 }
 
 // lookupError is the message of a failed lookup: Puppet's, followed by
