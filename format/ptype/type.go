@@ -1,0 +1,252 @@
+// Package ptype holds Puppet type expressions, as lookup()'s value_type and
+// `puppet lookup --type` take them: Parse reads one ("Integer[0, 10]",
+// "Hash[String, Array[String]]", "Optional[Enum[a, b]]"), Type.Match tells
+// whether a value is an instance, and Type.Check fails with Puppet's
+// message when it is not:
+//
+//	Found value has wrong type, index 1 expects a String value, got Integer
+//
+// It lives under format/ so that the runtime may use it; it depends on the
+// standard library, format and format/hiera (whose type calculator names
+// what a value is in those messages) only.
+//
+// The types: Any, Undef, NotUndef, Default, Boolean, Integer, Float,
+// Numeric, String, Enum, Pattern, Scalar, ScalarData, Data, RichData,
+// Array, Hash, Tuple, Struct, Optional, Variant and Sensitive, with their
+// parameters. A capitalized name of another type is, as in Puppet, a
+// reference to a type that does not exist: no value matches it, and Check
+// says so. Patterns are Go regexps (RE2), which Ruby's mostly are.
+//
+// # Where ptype differs from Puppet
+//
+//   - Enum's case-insensitive flag, Numeric's and Collection's parameters,
+//     Regexp, Type, Callable, Iterable and the object types are not
+//     supported: Parse refuses them.
+//   - No value of the bundles is Sensitive yet, so Sensitive matches
+//     nothing.
+package ptype
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/hieracc/hieracc/format/hiera"
+)
+
+// Kind is the kind of a Type.
+type Kind uint8
+
+// The kinds of types.
+const (
+	Any Kind = iota
+	Undef
+	NotUndef // Elem: the type, or nil
+	Default
+	Boolean
+	Integer // Min, Max
+	Float   // FMin, FMax
+	Numeric
+	String // size in Min, Max
+	Enum   // Names: the values
+	Pattern
+	Scalar
+	ScalarData
+	Data
+	RichData
+	Array    // Elems[0]: the element type; size in Min, Max
+	Hash     // Elems: key and value types; size in Min, Max
+	Tuple    // Elems; size in Min, Max when HasSize
+	Struct   // Names: the keys, Elems: the value types, KeyKinds
+	Optional // Elems[0], or none
+	Variant  // Elems
+	Sensitive
+	Reference // Name: a type that does not exist
+)
+
+var kindNames = [...]string{"Any", "Undef", "NotUndef", "Default", "Boolean", "Integer", "Float", "Numeric", "String",
+	"Enum", "Pattern", "Scalar", "ScalarData", "Data", "RichData", "Array", "Hash", "Tuple", "Struct", "Optional",
+	"Variant", "Sensitive", "TypeReference"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// Unbounded bounds.
+const (
+	minInt = -1 << 63
+	maxInt = 1<<63 - 1
+)
+
+// Type is a parsed Puppet type. Types are immutable once parsed.
+type Type struct {
+	Kind Kind
+	// Integer's range, and the size range of String, Array, Hash and
+	// Tuple; minInt and maxInt when open (default).
+	Min, Max   int64
+	HasSize    bool // Tuple, String: a size was given
+	FMin, FMax float64
+	HasRange   bool // Float: a range was given
+	Elems      []*Type
+	Names      []string // Enum values, Struct keys
+	// KeyKinds are the Struct keys' wrappers: 0 none, 1 Optional[k], 2
+	// NotUndef[k].
+	KeyKinds []uint8
+	Patterns []*regexp.Regexp // Pattern
+	Name     string           // Reference
+}
+
+func (t *Type) elem() *Type {
+	if len(t.Elems) == 0 {
+		return nil
+	}
+	return t.Elems[0]
+}
+
+// String formats t as Puppet's type formatter does ("Integer[0, 10]",
+// "Enum['a', 'b']", "Struct[{'a' => Integer}]").
+func (t *Type) String() string {
+	var b strings.Builder
+	t.format(&b)
+	return b.String()
+}
+
+func (t *Type) format(b *strings.Builder) {
+	list := func(ts []*Type) {
+		for i, e := range ts {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			e.format(b)
+		}
+	}
+	rng := func(min, max int64) []string {
+		if min == minInt && max == maxInt || min <= 0 && max == maxInt && t.Kind != Integer {
+			return nil
+		}
+		var out []string
+		if min == minInt {
+			out = append(out, "default")
+		} else {
+			out = append(out, strconv.FormatInt(min, 10))
+		}
+		if max != maxInt {
+			out = append(out, strconv.FormatInt(max, 10))
+		}
+		return out
+	}
+	params := func(name string, ps []string) {
+		b.WriteString(name)
+		if len(ps) > 0 {
+			b.WriteString("[" + strings.Join(ps, ", ") + "]")
+		}
+	}
+	switch t.Kind {
+	case Integer:
+		params("Integer", rng(t.Min, t.Max))
+	case Float:
+		if !t.HasRange {
+			b.WriteString("Float")
+			return
+		}
+		lo, hi := "default", "default"
+		if t.FMin != negInf {
+			lo = hiera.RubyFloat(t.FMin)
+		}
+		if t.FMax != posInf {
+			hi = hiera.RubyFloat(t.FMax)
+		}
+		if hi == "default" {
+			params("Float", []string{lo})
+		} else {
+			params("Float", []string{lo, hi})
+		}
+	case String:
+		params("String", rng(t.Min, t.Max))
+	case Enum:
+		q := make([]string, len(t.Names))
+		for i, n := range t.Names {
+			q[i] = hiera.Quote(n)
+		}
+		params("Enum", q)
+	case Pattern:
+		q := make([]string, len(t.Patterns))
+		for i, p := range t.Patterns {
+			q[i] = "/" + p.String() + "/"
+		}
+		params("Pattern", q)
+	case Array:
+		b.WriteString("Array")
+		e := t.elem()
+		r := rng(t.Min, t.Max)
+		if t.Min == 0 && t.Max == 0 {
+			b.WriteString("[0, 0]")
+			return
+		}
+		if e.Kind == Any && len(r) == 0 {
+			return
+		}
+		b.WriteByte('[')
+		e.format(b)
+		for _, s := range r {
+			b.WriteString(", " + s)
+		}
+		b.WriteByte(']')
+	case Hash:
+		b.WriteString("Hash")
+		r := rng(t.Min, t.Max)
+		if t.Min == 0 && t.Max == 0 {
+			b.WriteString("[0, 0]")
+			return
+		}
+		if t.Elems[0].Kind == Any && t.Elems[1].Kind == Any && len(r) == 0 {
+			return
+		}
+		b.WriteByte('[')
+		list(t.Elems)
+		for _, s := range r {
+			b.WriteString(", " + s)
+		}
+		b.WriteByte(']')
+	case Tuple:
+		b.WriteString("Tuple")
+		if len(t.Elems) == 0 {
+			return
+		}
+		b.WriteByte('[')
+		list(t.Elems)
+		if t.HasSize {
+			for _, s := range rng(t.Min, t.Max) {
+				b.WriteString(", " + s)
+			}
+		}
+		b.WriteByte(']')
+	case Struct:
+		b.WriteString("Struct[{")
+		for i, n := range t.Names {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			switch t.KeyKinds[i] {
+			case 1:
+				b.WriteString("Optional[" + hiera.Quote(n) + "]")
+			case 2:
+				b.WriteString("NotUndef[" + hiera.Quote(n) + "]")
+			default:
+				b.WriteString(hiera.Quote(n))
+			}
+			b.WriteString(" => ")
+			t.Elems[i].format(b)
+		}
+		b.WriteString("}]")
+	case Optional, NotUndef, Sensitive, Variant:
+		b.WriteString(t.Kind.String())
+		if len(t.Elems) > 0 {
+			b.WriteByte('[')
+			list(t.Elems)
+			b.WriteByte(']')
+		}
+	case Reference:
+		b.WriteString("TypeReference[" + hiera.Quote(t.Name) + "]")
+	default:
+		b.WriteString(t.Kind.String())
+	}
+}
