@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ptype"
 )
 
 // Options are the arguments of Puppet's lookup() beyond the names.
@@ -17,6 +18,11 @@ type Options struct {
 	// Merge, when set, replaces the merge strategy lookup_options give the
 	// key: the value is merged again from the contributions.
 	Merge *format.Merge
+	// ValueType, when set, is the type the value must have (lookup's
+	// value_type; see ptype.Parse): a value of another type, wherever it
+	// comes from, fails the lookup with a *ptype.MismatchError whose
+	// message is Puppet's ("Found value has wrong type, expects ...").
+	ValueType *ptype.Type
 	// Override holds values that replace the bundle's, by name (lookup's
 	// override).
 	Override map[string]any
@@ -44,26 +50,40 @@ func (b *Bundle) LookupWith(key string, o Options) (any, error) {
 func (b *Bundle) LookupNames(names []string, o Options) (any, error) {
 	for _, name := range names {
 		if v, ok := o.Override[name]; ok {
-			return v, nil
+			return o.check("Value found for key '"+name+"' in override hash", v)
 		}
 		v, found, err := b.search(name, o.Merge)
 		if err != nil {
 			return nil, err
 		}
 		if found {
-			return v, nil
+			return o.check("Found value", v)
 		}
 	}
 	for _, name := range names {
 		if v, ok := o.DefaultValues[name]; ok {
-			return v, nil
+			return o.check("Value found for key '"+name+"' in default values hash", v)
 		}
 	}
 	switch {
 	case o.DefaultFunc != nil:
-		return o.DefaultFunc(names)
+		v, err := o.DefaultFunc(slices.Clone(names))
+		if err != nil {
+			return nil, err
+		}
+		return o.check("Value returned from default block", v)
 	case o.HasDefault:
-		return o.Default, nil
+		return o.check("Default value", o.Default)
 	}
 	return nil, &NotFoundError{Names: slices.Clone(names)}
+}
+
+// check asserts the value type, as Puppet's lookup does for subject.
+func (o *Options) check(subject string, v any) (any, error) {
+	if o.ValueType != nil {
+		if err := o.ValueType.Check(subject, v); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hieracc/hieracc/format"
 	. "github.com/hieracc/hieracc/format/formattest"
+	"github.com/hieracc/hieracc/format/ptype"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -168,7 +169,7 @@ func TestLookupWith(t *testing.T) {
 		want result
 	}{
 		{"unique", "classes", runtime.Options{Merge: merge("unique")}, result{Value: A("web", "base", "ntp")}},
-		{"first overrides lookup_options", "classes", runtime.Options{Merge: merge("first")}, result{Value: A("base", "ntp", "web")}},
+		{"first overrides lookup_options", "classes", runtime.Options{Merge: merge("first")}, result{Value: A("web")}},
 		{"merge ignores the recorded error", "bad::merge", runtime.Options{Merge: merge("first")}, result{Value: "x"}},
 		{"env and module", "ntp::servers", runtime.Options{Merge: merge("unique")}, result{Value: A("0.pool.ntp.org", "1.pool.ntp.org", "pool.ntp.org")}},
 		{"contribution error", "users", runtime.Options{Merge: merge("deep")}, result{Err: "Interpolation failed"}},
@@ -368,6 +369,7 @@ func TestConcurrent(t *testing.T) {
 func TestLookupNames(t *testing.T) {
 	b := open(t, testBundle())
 	fn := func(names []string) (any, error) { return "from func " + strings.Join(names, ","), nil }
+	str := ptype.MustParse("String")
 	tests := []struct {
 		name  string
 		names []string
@@ -389,6 +391,13 @@ func TestLookupNames(t *testing.T) {
 		{"lambda beats the default", []string{"missing", "nope"}, runtime.Options{DefaultFunc: fn, Default: "d", HasDefault: true}, result{Value: "from func missing,nope"}},
 		{"lambda's error", []string{"missing"}, runtime.Options{DefaultFunc: func([]string) (any, error) { return nil, errors.New("boom") }}, result{Err: "boom"}},
 		{"default", []string{"missing"}, runtime.Options{DefaultValues: map[string]any{"other": 1}, Default: "d", HasDefault: true}, result{Value: "d"}},
+		{"value type", []string{"classes"}, runtime.Options{ValueType: ptype.MustParse("Array[String]")}, result{Value: A("base", "ntp", "web")}},
+		{"value type: found", []string{"classes"}, runtime.Options{ValueType: ptype.MustParse("Array[String, 4]")}, result{Err: "Found value has wrong type, expects size to be at least 4, got 3"}},
+		{"value type: override", []string{"x"}, runtime.Options{ValueType: str, Override: map[string]any{"x": int64(1)}}, result{Err: "Value found for key 'x' in override hash has wrong type, expects a String value, got Integer"}},
+		{"value type: default_values_hash", []string{"x"}, runtime.Options{ValueType: str, DefaultValues: map[string]any{"x": nil}}, result{Err: "Value found for key 'x' in default values hash has wrong type, expects a String value, got Undef"}},
+		{"value type: lambda", []string{"x"}, runtime.Options{ValueType: ptype.MustParse("Integer"), DefaultFunc: fn}, result{Err: "Value returned from default block has wrong type, expects an Integer value, got String"}},
+		{"value type: default", []string{"x"}, runtime.Options{ValueType: ptype.MustParse("Integer[0, 10]"), Default: int64(42), HasDefault: true}, result{Err: "Default value has wrong type, expects an Integer[0, 10] value, got Integer[42, 42]"}},
+		{"value type: not found", []string{"x"}, runtime.Options{ValueType: str}, result{Err: "Function lookup() did not find a value for the name 'x'"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
