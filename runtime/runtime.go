@@ -4,10 +4,28 @@
 // nothing; lookup-time merges and explanations decode the rest of the
 // bundle on first use.
 //
-// Lookups follow Puppet's semantics: "lookup_options" is never found,
-// a failure recorded for the node, for the key's module or for the key is
-// returned as a *format.Error whose Error() is Puppet's message, and dotted
-// keys ("a.b.0") dig into the root key's value.
+// Open (or OpenBytes) a bundle, then:
+//
+//   - Lookup(key) returns the value as Puppet's lookup(key) would: nil,
+//     bool, int64, float64, string, []any or *format.Hash (keys in order;
+//     json.Marshal keeps it);
+//   - Decode(key, &v) stores it in Go structs, maps and slices, as
+//     encoding/json does; LookupString, LookupInt, LookupFloat, LookupBool,
+//     LookupStrings and LookupHash are typed getters;
+//   - LookupWith and LookupNames are the whole of lookup(): a merge, several
+//     names, a value type (format/ptype), override, default_values_hash, a
+//     default function (the lambda) and a default value;
+//   - Explain(key) says where the value came from.
+//
+// Errors: a key not found gives a *NotFoundError (errors.Is(err,
+// ErrNotFound)); a failure recorded for the node, the key's module or the
+// key is a *format.Error; a lookup-time merge that fails a *MergeError; a
+// value of the wrong type a *ptype.MismatchError (LookupNames) or a
+// *DecodeError (Decode, getters). Each Error() is Puppet's message where
+// Puppet has one. "lookup_options" is never found, and dotted keys
+// ("a.b.0") dig into the root key's value.
+//
+// A Reloader keeps the bundle of a file that the compiler replaces current.
 //
 // Values returned are shared with the bundle and with other callers: they
 // must not be modified. A *Bundle is safe for concurrent use.
