@@ -3,8 +3,8 @@ package ptype_test
 import (
 	"testing"
 
-	"github.com/hieracc/hieracc/format/ptype"
 	. "github.com/hieracc/hieracc/format/formattest"
+	"github.com/hieracc/hieracc/format/ptype"
 )
 
 // FuzzParse feeds Parse any text (a --type flag is user input): it must

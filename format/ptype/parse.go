@@ -149,7 +149,7 @@ func isWordByte(c byte) bool {
 }
 
 func (p *parser) peek() token { return p.toks[p.i] }
-func (p *parser) next() token  { t := p.toks[p.i]; p.i++; return t }
+func (p *parser) next() token { t := p.toks[p.i]; p.i++; return t }
 
 func (p *parser) syntax(t token) error {
 	if t.kind == tEOF {
@@ -216,7 +216,7 @@ func (p *parser) arg() (*node, error) {
 			}
 			break
 		}
-		n.src = p.src[start:p.toks[p.i-1].pos+1]
+		n.src = p.src[start : p.toks[p.i-1].pos+1]
 		return n, nil
 	case tName:
 		n := &node{kind: tName, text: t.text}
