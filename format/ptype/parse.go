@@ -97,18 +97,16 @@ func (p *parser) lex() error {
 			p.toks = append(p.toks, token{tString, b.String(), i})
 			i = j + 1
 		case c == '/':
-			var b strings.Builder
 			j := i + 1
 			for ; j < len(s) && s[j] != '/'; j++ {
-				if s[j] == '\\' && j+1 < len(s) && s[j+1] == '/' {
+				if s[j] == '\\' && j+1 < len(s) {
 					j++
 				}
-				b.WriteByte(s[j])
 			}
 			if j >= len(s) {
 				return errors.New("Syntax error at end of input")
 			}
-			p.toks = append(p.toks, token{tRegex, b.String(), i})
+			p.toks = append(p.toks, token{tRegex, s[i+1 : j], i}) // as written: Puppet prints it so
 			i = j + 1
 		case c == '-' || c >= '0' && c <= '9':
 			j := i + 1
@@ -409,11 +407,16 @@ func build(n *node) (*Type, error) {
 			if a.kind != tString && a.kind != tRegex {
 				return nil, invalid(n.src)
 			}
-			re, err := regexp.Compile(a.text)
+			src := a.text
+			if a.kind == tString {
+				src = strings.ReplaceAll(src, "/", `\/`)
+			}
+			re, err := regexp.Compile(src)
 			if err != nil {
-				return nil, fmt.Errorf("hieracc cannot read the regexp /%s/ (Go's RE2 syntax): %v", a.text, err)
+				return nil, fmt.Errorf("hieracc cannot read the regexp /%s/ (Go's RE2 syntax): %v", src, err)
 			}
 			t.Patterns = append(t.Patterns, re)
+			t.Sources = append(t.Sources, src)
 		}
 		return t, nil
 	case "Array":
@@ -422,13 +425,18 @@ func build(n *node) (*Type, error) {
 		}
 		t := &Type{Kind: Array, Elems: []*Type{{Kind: Any}}, Min: 0, Max: maxInt}
 		rest := args
-		if len(args) > 0 && args[0].kind == tName {
+		switch {
+		case len(args) > 0 && args[0].kind == tName:
 			e, err := build(args[0])
 			if err != nil {
 				return nil, err
 			}
 			t.Elems[0] = e
 			rest = args[1:]
+		case len(args) == 2:
+			t.Elems[0] = &Type{Kind: Default} // Puppet reads Array[1, 2] so
+		case len(args) == 1:
+			return nil, invalid(n.src)
 		}
 		if err := sizeArgs(t, rest, n.src); err != nil {
 			return nil, err
@@ -440,13 +448,16 @@ func build(n *node) (*Type, error) {
 		}
 		t := &Type{Kind: Hash, Elems: []*Type{{Kind: Any}, {Kind: Any}}, Min: 0, Max: maxInt}
 		rest := args
-		if len(args) >= 2 && args[0].kind == tName {
+		switch {
+		case len(args) >= 2 && args[0].kind == tName:
 			kv, err := types(args[:2])
 			if err != nil {
 				return nil, err
 			}
 			t.Elems = kv
 			rest = args[2:]
+		case len(args) == 2:
+			t.Elems = []*Type{{Kind: Default}, {Kind: Default}} // Puppet reads Hash[1, 2] so
 		}
 		if err := sizeArgs(t, rest, n.src); err != nil {
 			return nil, err
@@ -517,6 +528,9 @@ func build(n *node) (*Type, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(elems) == 1 {
+			return elems[0], nil // as Puppet's parser does
+		}
 		return &Type{Kind: Variant, Elems: elems}, nil
 	case "Collection", "Regexp", "Type", "Callable", "Iterable", "Iterator", "Runtime", "Object", "Init",
 		"SemVer", "SemVerRange", "Timespan", "Timestamp", "Binary", "URI", "Error", "TypeSet", "CatalogEntry",
@@ -539,6 +553,7 @@ func sizeArgs(t *Type, args []*node, src string) error {
 	if len(args) > 2 {
 		return invalid(src)
 	}
+	t.HasSize = t.HasSize || len(args) > 0
 	for i, a := range args {
 		v := [2]int64{0, maxInt}[i]
 		switch {

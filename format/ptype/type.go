@@ -79,10 +79,10 @@ const (
 // Type is a parsed Puppet type. Types are immutable once parsed.
 type Type struct {
 	Kind Kind
-	// Integer's range, and the size range of String, Array, Hash and
-	// Tuple; minInt and maxInt when open (default).
+	// Integer's range (minInt and maxInt when open), and the size range
+	// of String, Array, Hash and Tuple (0 and maxInt when open).
 	Min, Max   int64
-	HasSize    bool // Tuple, String: a size was given
+	HasSize    bool // String, Array, Hash, Tuple: a size was given
 	FMin, FMax float64
 	HasRange   bool // Float: a range was given
 	Elems      []*Type
@@ -91,6 +91,7 @@ type Type struct {
 	// NotUndef[k].
 	KeyKinds []uint8
 	Patterns []*regexp.Regexp // Pattern
+	Sources  []string         // Pattern: each regexp as Puppet prints it
 	Name     string           // Reference
 }
 
@@ -119,7 +120,7 @@ func (t *Type) format(b *strings.Builder) {
 		}
 	}
 	rng := func(min, max int64) []string {
-		if min == minInt && max == maxInt || min <= 0 && max == maxInt && t.Kind != Integer {
+		if t.Kind == Integer && min == minInt && max == maxInt || t.Kind != Integer && !t.HasSize {
 			return nil
 		}
 		var out []string
@@ -169,8 +170,8 @@ func (t *Type) format(b *strings.Builder) {
 		params("Enum", q)
 	case Pattern:
 		q := make([]string, len(t.Patterns))
-		for i, p := range t.Patterns {
-			q[i] = "/" + p.String() + "/"
+		for i := range t.Patterns {
+			q[i] = "/" + t.Sources[i] + "/"
 		}
 		params("Pattern", q)
 	case Array:
@@ -181,7 +182,7 @@ func (t *Type) format(b *strings.Builder) {
 			b.WriteString("[0, 0]")
 			return
 		}
-		if e.Kind == Any && len(r) == 0 {
+		if e.Kind == Any && !t.HasSize {
 			return
 		}
 		b.WriteByte('[')
@@ -197,7 +198,7 @@ func (t *Type) format(b *strings.Builder) {
 			b.WriteString("[0, 0]")
 			return
 		}
-		if t.Elems[0].Kind == Any && t.Elems[1].Kind == Any && len(r) == 0 {
+		if t.Elems[0].Kind == Any && t.Elems[1].Kind == Any && !t.HasSize {
 			return
 		}
 		b.WriteByte('[')
@@ -220,6 +221,10 @@ func (t *Type) format(b *strings.Builder) {
 		}
 		b.WriteByte(']')
 	case Struct:
+		if len(t.Names) == 0 {
+			b.WriteString("Struct")
+			return
+		}
 		b.WriteString("Struct[{")
 		for i, n := range t.Names {
 			if i > 0 {
