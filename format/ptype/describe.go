@@ -221,6 +221,9 @@ func describeVariant(e, orig *Type, v any, path []pathElem) []mismatch {
 }
 
 func mergeDescriptions(pos int, lists [][]mismatch) []mismatch {
+	if len(lists) == 0 { // Variant without types: Puppet says nothing
+		return nil
+	}
 	var all []mismatch
 	for _, l := range lists {
 		all = append(all, l...)
