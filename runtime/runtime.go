@@ -25,7 +25,9 @@
 // Puppet has one. "lookup_options" is never found, and dotted keys
 // ("a.b.0") dig into the root key's value.
 //
-// A Reloader keeps the bundle of a file that the compiler replaces current.
+// A Reloader keeps the bundle of a file that the compiler replaces current;
+// its Watch reloads whenever the file is replaced, keeping the last good
+// bundle.
 //
 // Values returned are shared with the bundle and with other callers: they
 // must not be modified. A *Bundle is safe for concurrent use.

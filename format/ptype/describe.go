@@ -139,9 +139,9 @@ func describe(t *Type, v any, path []pathElem) []mismatch {
 // unresolved is the first reference to a type that does not exist in t.
 func unresolved(t *Type) string {
 	if t.Kind == Reference {
-		return t.Name
+		return t.name
 	}
-	for _, e := range t.Elems {
+	for _, e := range t.elems {
 		if r := unresolved(e); r != "" {
 			return r
 		}
@@ -155,15 +155,15 @@ func isAlias(t *Type) bool {
 
 // resolved is what Puppet's type aliases stand for.
 func resolved(t *Type) *Type {
-	scalarData := &Type{Kind: Variant, Elems: []*Type{
-		{Kind: Integer, Min: minInt, Max: maxInt}, {Kind: Float, FMin: negInf, FMax: posInf}, {Kind: String, Max: maxInt}, {Kind: Boolean}}}
+	scalarData := &Type{Kind: Variant, elems: []*Type{
+		{Kind: Integer, min: minInt, max: maxInt}, {Kind: Float, fmin: negInf, fmax: posInf}, {Kind: String, max: maxInt}, {Kind: Boolean}}}
 	switch t.Kind {
 	case ScalarData:
 		return scalarData
 	case Data:
-		return &Type{Kind: Variant, Elems: []*Type{{Kind: ScalarData}, {Kind: Undef},
-			{Kind: Hash, Elems: []*Type{{Kind: String, Max: maxInt}, {Kind: Data}}, Max: maxInt},
-			{Kind: Array, Elems: []*Type{{Kind: Data}}, Max: maxInt}}}
+		return &Type{Kind: Variant, elems: []*Type{{Kind: ScalarData}, {Kind: Undef},
+			{Kind: Hash, elems: []*Type{{Kind: String, max: maxInt}, {Kind: Data}}, max: maxInt},
+			{Kind: Array, elems: []*Type{{Kind: Data}}, max: maxInt}}}
 	}
 	return &Type{Kind: Any}
 }
@@ -201,7 +201,7 @@ func internalDescribe(e, orig *Type, v any, path []pathElem) []mismatch {
 }
 
 func describeVariant(e, orig *Type, v any, path []pathElem) []mismatch {
-	types := e.Elems
+	types := e.elems
 	if orig.Kind == Optional {
 		types = append([]*Type{{Kind: Undef}}, types...)
 	}
@@ -271,12 +271,12 @@ func (m mismatch) merge(o mismatch) mismatch {
 	var ts []*Type
 	for _, t := range []*Type{m.expected, o.expected} {
 		if t.Kind == Variant {
-			ts = append(ts, t.Elems...)
+			ts = append(ts, t.elems...)
 		} else {
 			ts = append(ts, t)
 		}
 	}
-	m.expected = normalize(&Type{Kind: Variant, Elems: ts})
+	m.expected = normalize(&Type{Kind: Variant, elems: ts})
 	return m
 }
 
@@ -319,12 +319,12 @@ func describeArray(e, orig *Type, v any, path []pathElem) []mismatch {
 		return []mismatch{typeMismatch(path, orig, v)}
 	}
 	if !e.size(int64(len(a))) {
-		return []mismatch{sizeMismatch(path, e.Min, e.Max, len(a))}
+		return []mismatch{sizeMismatch(path, e.min, e.max, len(a))}
 	}
 	var ds []mismatch
 	for i, x := range a {
-		if !e.Elems[0].Match(x) {
-			ds = append(ds, describe(e.Elems[0], x, with(path, index(i)))...)
+		if !e.elems[0].Match(x) {
+			ds = append(ds, describe(e.elems[0], x, with(path, index(i)))...)
 		}
 	}
 	return ds
@@ -335,14 +335,14 @@ func describeTuple(e, orig *Type, v any, path []pathElem) []mismatch {
 	if !ok {
 		return []mismatch{typeMismatch(path, orig, v)}
 	}
-	if !e.size(int64(len(a))) && (len(e.Elems) > 0 || e.HasSize) {
-		return []mismatch{sizeMismatch(path, e.Min, e.Max, len(a))}
+	if !e.size(int64(len(a))) && (len(e.elems) > 0 || e.hasSize) {
+		return []mismatch{sizeMismatch(path, e.min, e.max, len(a))}
 	}
 	var ds []mismatch
-	if len(e.Elems) > 0 {
+	if len(e.elems) > 0 {
 		for i, x := range a {
-			adx := min(i, len(e.Elems)-1)
-			ds = append(ds, describe(e.Elems[adx], x, with(path, index(adx)))...)
+			adx := min(i, len(e.elems)-1)
+			ds = append(ds, describe(e.elems[adx], x, with(path, index(adx)))...)
 		}
 	}
 	return ds
@@ -354,7 +354,7 @@ func describeHash(e, orig *Type, v any, path []pathElem) []mismatch {
 		return []mismatch{typeMismatch(path, orig, v)}
 	}
 	if !e.size(int64(h.Len())) {
-		return []mismatch{sizeMismatch(path, e.Min, e.Max, h.Len())}
+		return []mismatch{sizeMismatch(path, e.min, e.max, h.Len())}
 	}
 	if !hiera.IsStruct(h) {
 		m := typeMismatch(path, orig, v)
@@ -362,7 +362,7 @@ func describeHash(e, orig *Type, v any, path []pathElem) []mismatch {
 		return []mismatch{m}
 	}
 	var ds []mismatch
-	kt, vt := e.Elems[0], e.Elems[1]
+	kt, vt := e.elems[0], e.elems[1]
 	for k, x := range h.All() {
 		if !kt.Match(k) {
 			ds = append(ds, describe(kt, k, with(path, entryKey(k)))...)
@@ -381,20 +381,20 @@ func describeStruct(e, orig *Type, v any, path []pathElem) []mismatch {
 	}
 	if !hiera.IsStruct(h) {
 		required := int64(0)
-		for i := range e.KeyKinds {
+		for i := range e.keyKinds {
 			if !e.keyOptional(i) {
 				required++
 			}
 		}
-		if n := int64(h.Len()); n < required || n > int64(len(e.Names)) {
-			return []mismatch{sizeMismatch(path, required, int64(len(e.Names)), h.Len())}
+		if n := int64(h.Len()); n < required || n > int64(len(e.names)) {
+			return []mismatch{sizeMismatch(path, required, int64(len(e.names)), h.Len())}
 		}
 		m := typeMismatch(path, orig, v)
 		m.hashType = true
 		return []mismatch{m}
 	}
 	var ds []mismatch
-	for i, name := range e.Names {
+	for i, name := range e.names {
 		x, present := h.Get(name)
 		if !present {
 			if !e.keyOptional(i) {
@@ -402,13 +402,13 @@ func describeStruct(e, orig *Type, v any, path []pathElem) []mismatch {
 			}
 			continue
 		}
-		if !e.Elems[i].Match(x) {
-			ds = append(ds, describe(e.Elems[i], x, with(path, entry(name)))...)
+		if !e.elems[i].Match(x) {
+			ds = append(ds, describe(e.elems[i], x, with(path, entry(name)))...)
 		}
 	}
 	for _, k := range h.Keys() {
 		s, _ := k.(string)
-		if !containsString(e.Names, s) {
+		if !containsString(e.names, s) {
 			ds = append(ds, mismatch{kind: mExtraKey, path: path, key: s})
 		}
 	}
@@ -453,7 +453,7 @@ func (m *mismatch) message() string {
 	}
 	list := []*Type{e}
 	if e.Kind == Variant {
-		list = e.Elems
+		list = e.elems
 	}
 	var names []string
 	var got string
@@ -637,7 +637,7 @@ func normalize(t *Type) *Type {
 		if n == in {
 			return t
 		}
-		return &Type{Kind: Optional, Elems: []*Type{n}}
+		return &Type{Kind: Optional, elems: []*Type{n}}
 	case NotUndef:
 		in := t.elem()
 		if in == nil {
@@ -650,7 +650,7 @@ func normalize(t *Type) *Type {
 		if !acceptsUndef(n) {
 			return n
 		}
-		return &Type{Kind: NotUndef, Elems: []*Type{n}}
+		return &Type{Kind: NotUndef, elems: []*Type{n}}
 	case Variant:
 		return normalizeVariant(t)
 	}
@@ -658,14 +658,14 @@ func normalize(t *Type) *Type {
 }
 
 func normalizeVariant(t *Type) *Type {
-	if len(t.Elems) == 0 {
+	if len(t.elems) == 0 {
 		return t
 	}
 	var flat []*Type
 	var add func(e *Type)
 	add = func(e *Type) {
 		if e.Kind == Variant {
-			for _, x := range e.Elems {
+			for _, x := range e.elems {
 				add(x)
 			}
 			return
@@ -677,7 +677,7 @@ func normalizeVariant(t *Type) *Type {
 		}
 		flat = append(flat, e)
 	}
-	for _, e := range t.Elems {
+	for _, e := range t.elems {
 		add(normalize(e))
 	}
 	optional := false
@@ -699,17 +699,17 @@ func normalizeVariant(t *Type) *Type {
 		if len(rest) == 0 {
 			return &Type{Kind: Undef}
 		}
-		return normalize(&Type{Kind: Optional, Elems: []*Type{normalize(&Type{Kind: Variant, Elems: rest})}})
+		return normalize(&Type{Kind: Optional, elems: []*Type{normalize(&Type{Kind: Variant, elems: rest})}})
 	}
 	flat = mergeEnums(flat)
 	flat = mergeIntegers(flat)
 	if len(flat) == 1 {
 		return flat[0]
 	}
-	if len(flat) == len(t.Elems) {
+	if len(flat) == len(t.elems) {
 		same := true
 		for i := range flat {
-			if flat[i] != t.Elems[i] {
+			if flat[i] != t.elems[i] {
 				same = false
 			}
 		}
@@ -717,13 +717,13 @@ func normalizeVariant(t *Type) *Type {
 			return t
 		}
 	}
-	return &Type{Kind: Variant, Elems: flat}
+	return &Type{Kind: Variant, elems: flat}
 }
 
 func mergeEnums(ts []*Type) []*Type {
 	var enums, others []*Type
 	for _, e := range ts {
-		if e.Kind == Enum && len(e.Names) > 0 {
+		if e.Kind == Enum && len(e.names) > 0 {
 			enums = append(enums, e)
 		} else {
 			others = append(others, e)
@@ -734,13 +734,13 @@ func mergeEnums(ts []*Type) []*Type {
 	}
 	var vals []string
 	for _, e := range enums {
-		for _, n := range e.Names {
+		for _, n := range e.names {
 			if !containsString(vals, n) {
 				vals = append(vals, n)
 			}
 		}
 	}
-	return append(others, &Type{Kind: Enum, Names: vals})
+	return append(others, &Type{Kind: Enum, names: vals})
 }
 
 func mergeIntegers(ts []*Type) []*Type {
@@ -761,9 +761,9 @@ func mergeIntegers(ts []*Type) []*Type {
 		ints = ints[:len(ints)-1]
 		var unmerged []*Type
 		for _, y := range ints {
-			adjacent := memo.Max != maxInt && memo.Max+1 == y.Min || y.Max != maxInt && y.Max+1 == memo.Min
-			if memo.Min <= y.Max && y.Min <= memo.Max || adjacent {
-				memo = &Type{Kind: Integer, Min: min(memo.Min, y.Min), Max: max(memo.Max, y.Max)}
+			adjacent := memo.max != maxInt && memo.max+1 == y.min || y.max != maxInt && y.max+1 == memo.min
+			if memo.min <= y.max && y.min <= memo.max || adjacent {
+				memo = &Type{Kind: Integer, min: min(memo.min, y.min), max: max(memo.max, y.max)}
 			} else {
 				unmerged = append(unmerged, y)
 			}

@@ -29,10 +29,10 @@ func (t *Type) Match(v any) bool {
 		return ok
 	case Integer:
 		i, ok := v.(int64)
-		return ok && i >= t.Min && i <= t.Max
+		return ok && i >= t.min && i <= t.max
 	case Float:
 		f, ok := v.(float64)
-		return ok && f >= t.FMin && f <= t.FMax
+		return ok && f >= t.fmin && f <= t.fmax
 	case Numeric:
 		switch v.(type) {
 		case int64, float64:
@@ -47,10 +47,10 @@ func (t *Type) Match(v any) bool {
 		if !ok {
 			return false
 		}
-		if len(t.Names) == 0 {
+		if len(t.names) == 0 {
 			return true
 		}
-		for _, n := range t.Names {
+		for _, n := range t.names {
 			if n == s {
 				return true
 			}
@@ -61,10 +61,10 @@ func (t *Type) Match(v any) bool {
 		if !ok {
 			return false
 		}
-		if len(t.Patterns) == 0 {
+		if len(t.patterns) == 0 {
 			return true
 		}
-		for _, re := range t.Patterns {
+		for _, re := range t.patterns {
 			if re.MatchString(s) {
 				return true
 			}
@@ -84,7 +84,7 @@ func (t *Type) Match(v any) bool {
 			return false
 		}
 		for _, e := range a {
-			if !t.Elems[0].Match(e) {
+			if !t.elems[0].Match(e) {
 				return false
 			}
 		}
@@ -95,7 +95,7 @@ func (t *Type) Match(v any) bool {
 			return false
 		}
 		for k, e := range h.All() {
-			if !t.Elems[0].Match(k) || !t.Elems[1].Match(e) {
+			if !t.elems[0].Match(k) || !t.elems[1].Match(e) {
 				return false
 			}
 		}
@@ -105,14 +105,14 @@ func (t *Type) Match(v any) bool {
 		if !ok {
 			return false
 		}
-		if len(t.Elems) == 0 {
-			return !t.HasSize || t.size(int64(len(a)))
+		if len(t.elems) == 0 {
+			return !t.hasSize || t.size(int64(len(a)))
 		}
 		if !t.size(int64(len(a))) {
 			return false
 		}
 		for i, e := range a {
-			if !t.Elems[min(i, len(t.Elems)-1)].Match(e) {
+			if !t.elems[min(i, len(t.elems)-1)].Match(e) {
 				return false
 			}
 		}
@@ -123,7 +123,7 @@ func (t *Type) Match(v any) bool {
 			return false
 		}
 		seen := 0
-		for i, name := range t.Names {
+		for i, name := range t.names {
 			e, ok := h.Get(name)
 			if !ok {
 				if !t.keyOptional(i) {
@@ -132,7 +132,7 @@ func (t *Type) Match(v any) bool {
 				continue
 			}
 			seen++
-			if !t.Elems[i].Match(e) {
+			if !t.elems[i].Match(e) {
 				return false
 			}
 		}
@@ -140,7 +140,7 @@ func (t *Type) Match(v any) bool {
 	case Optional:
 		return v == nil || (t.elem() != nil && t.elem().Match(v))
 	case Variant:
-		for _, e := range t.Elems {
+		for _, e := range t.elems {
 			if e.Match(v) {
 				return true
 			}
@@ -150,12 +150,12 @@ func (t *Type) Match(v any) bool {
 	return false
 }
 
-func (t *Type) size(n int64) bool { return n >= t.Min && n <= t.Max }
+func (t *Type) size(n int64) bool { return n >= t.min && n <= t.max }
 
 // keyOptional reports whether a Struct's i-th key may be absent: it is
 // Optional[k], or a plain key whose value type accepts undef.
 func (t *Type) keyOptional(i int) bool {
-	return t.KeyKinds[i] == 1 || t.KeyKinds[i] == 0 && acceptsUndef(t.Elems[i])
+	return t.keyKinds[i] == 1 || t.keyKinds[i] == 0 && acceptsUndef(t.elems[i])
 }
 
 // acceptsUndef reports whether undef is an instance of t.

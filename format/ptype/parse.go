@@ -318,9 +318,9 @@ func build(n *node) (*Type, error) {
 	}
 	switch name {
 	case "Integer", "String":
-		t := &Type{Kind: Integer, Min: minInt, Max: maxInt}
+		t := &Type{Kind: Integer, min: minInt, max: maxInt}
 		if name == "String" {
-			t = &Type{Kind: String, Min: 0, Max: maxInt}
+			t = &Type{Kind: String, min: 0, max: maxInt}
 		}
 		if len(args) > 2 {
 			return nil, paramCount(name, 0, 2, len(args))
@@ -334,7 +334,7 @@ func build(n *node) (*Type, error) {
 				if a.text != "default" {
 					return nil, invalid(n.src)
 				}
-				v = [2]int64{t.Min, maxInt}[i]
+				v = [2]int64{t.min, maxInt}[i]
 				if t.Kind == Integer && i == 0 {
 					v = minInt
 				}
@@ -342,24 +342,24 @@ func build(n *node) (*Type, error) {
 				return nil, invalid(n.src)
 			}
 			if i == 0 {
-				t.Min = v
+				t.min = v
 				if len(args) == 1 && name == "Integer" {
-					t.Max = maxInt
+					t.max = maxInt
 				}
 			} else {
-				t.Max = v
+				t.max = v
 			}
 		}
-		if name == "String" && t.Min == minInt {
-			t.Min = 0
+		if name == "String" && t.min == minInt {
+			t.min = 0
 		}
-		t.HasSize = len(args) > 0
-		if t.Min > t.Max {
-			return nil, fmt.Errorf("'from' must be less or equal to 'to'. Got (%d, %d", t.Min, t.Max)
+		t.hasSize = len(args) > 0
+		if t.min > t.max {
+			return nil, fmt.Errorf("'from' must be less or equal to 'to'. Got (%d, %d", t.min, t.max)
 		}
 		return t, nil
 	case "Float":
-		t := &Type{Kind: Float, FMin: negInf, FMax: posInf, HasRange: len(args) > 0}
+		t := &Type{Kind: Float, fmin: negInf, fmax: posInf, hasRange: len(args) > 0}
 		if len(args) > 2 {
 			return nil, paramCount(name, 0, 2, len(args))
 		}
@@ -383,13 +383,13 @@ func build(n *node) (*Type, error) {
 				return nil, invalid(n.src)
 			}
 			if i == 0 {
-				t.FMin = v
+				t.fmin = v
 			} else {
-				t.FMax = v
+				t.fmax = v
 			}
 		}
-		if t.FMin > t.FMax {
-			return nil, fmt.Errorf("'from' must be less or equal to 'to'. Got (%s, %s", fmtFloat(t.FMin), fmtFloat(t.FMax))
+		if t.fmin > t.fmax {
+			return nil, fmt.Errorf("'from' must be less or equal to 'to'. Got (%s, %s", fmtFloat(t.fmin), fmtFloat(t.fmax))
 		}
 		return t, nil
 	case "Enum":
@@ -398,7 +398,7 @@ func build(n *node) (*Type, error) {
 			if a.kind != tString && a.kind != tWord {
 				return nil, fmt.Errorf("hieracc does not support this parameter of Enum: %s", a.src)
 			}
-			t.Names = append(t.Names, a.text)
+			t.names = append(t.names, a.text)
 		}
 		return t, nil
 	case "Pattern":
@@ -415,15 +415,15 @@ func build(n *node) (*Type, error) {
 			if err != nil {
 				return nil, fmt.Errorf("hieracc cannot read the regexp /%s/ (Go's RE2 syntax): %v", src, err)
 			}
-			t.Patterns = append(t.Patterns, re)
-			t.Sources = append(t.Sources, src)
+			t.patterns = append(t.patterns, re)
+			t.sources = append(t.sources, src)
 		}
 		return t, nil
 	case "Array":
 		if len(args) > 3 {
 			return nil, paramCount(name, 0, 3, len(args))
 		}
-		t := &Type{Kind: Array, Elems: []*Type{{Kind: Any}}, Min: 0, Max: maxInt}
+		t := &Type{Kind: Array, elems: []*Type{{Kind: Any}}, min: 0, max: maxInt}
 		rest := args
 		switch {
 		case len(args) > 0 && args[0].kind == tName:
@@ -431,10 +431,10 @@ func build(n *node) (*Type, error) {
 			if err != nil {
 				return nil, err
 			}
-			t.Elems[0] = e
+			t.elems[0] = e
 			rest = args[1:]
 		case len(args) == 2:
-			t.Elems[0] = &Type{Kind: Default} // Puppet reads Array[1, 2] so
+			t.elems[0] = &Type{Kind: Default} // Puppet reads Array[1, 2] so
 		case len(args) == 1:
 			return nil, invalid(n.src)
 		}
@@ -446,7 +446,7 @@ func build(n *node) (*Type, error) {
 		if len(args) == 1 || len(args) > 4 {
 			return nil, paramCount(name, 2, 4, len(args))
 		}
-		t := &Type{Kind: Hash, Elems: []*Type{{Kind: Any}, {Kind: Any}}, Min: 0, Max: maxInt}
+		t := &Type{Kind: Hash, elems: []*Type{{Kind: Any}, {Kind: Any}}, min: 0, max: maxInt}
 		rest := args
 		switch {
 		case len(args) >= 2 && args[0].kind == tName:
@@ -454,10 +454,10 @@ func build(n *node) (*Type, error) {
 			if err != nil {
 				return nil, err
 			}
-			t.Elems = kv
+			t.elems = kv
 			rest = args[2:]
 		case len(args) == 2:
-			t.Elems = []*Type{{Kind: Default}, {Kind: Default}} // Puppet reads Hash[1, 2] so
+			t.elems = []*Type{{Kind: Default}, {Kind: Default}} // Puppet reads Hash[1, 2] so
 		}
 		if err := sizeArgs(t, rest, n.src); err != nil {
 			return nil, err
@@ -473,11 +473,11 @@ func build(n *node) (*Type, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.Elems = elems
-		t.Min, t.Max = int64(len(elems)), int64(len(elems))
+		t.elems = elems
+		t.min, t.max = int64(len(elems)), int64(len(elems))
 		if i < len(args) {
-			t.HasSize = true
-			t.Min, t.Max = 0, maxInt
+			t.hasSize = true
+			t.min, t.max = 0, maxInt
 			if err := sizeArgs(t, args[i:], n.src); err != nil {
 				return nil, err
 			}
@@ -508,9 +508,9 @@ func build(n *node) (*Type, error) {
 			if err != nil {
 				return nil, err
 			}
-			t.Names = append(t.Names, k.text)
-			t.KeyKinds = append(t.KeyKinds, kind)
-			t.Elems = append(t.Elems, v)
+			t.names = append(t.names, k.text)
+			t.keyKinds = append(t.keyKinds, kind)
+			t.elems = append(t.elems, v)
 		}
 		return t, nil
 	case "Optional", "NotUndef", "Sensitive":
@@ -522,7 +522,7 @@ func build(n *node) (*Type, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Type{Kind: k, Elems: elems}, nil
+		return &Type{Kind: k, elems: elems}, nil
 	case "Variant":
 		elems, err := types(args)
 		if err != nil {
@@ -531,7 +531,7 @@ func build(n *node) (*Type, error) {
 		if len(elems) == 1 {
 			return elems[0], nil // as Puppet's parser does
 		}
-		return &Type{Kind: Variant, Elems: elems}, nil
+		return &Type{Kind: Variant, elems: elems}, nil
 	case "Collection", "Regexp", "Type", "Callable", "Iterable", "Iterator", "Runtime", "Object", "Init",
 		"SemVer", "SemVerRange", "Timespan", "Timestamp", "Binary", "URI", "Error", "TypeSet", "CatalogEntry",
 		"Resource", "Class", "NotYetImplemented", "Unit":
@@ -544,7 +544,7 @@ func build(n *node) (*Type, error) {
 			}
 		}
 	}
-	return &Type{Kind: Reference, Name: n.src}, nil
+	return &Type{Kind: Reference, name: n.src}, nil
 }
 
 // sizeArgs reads the size range that ends Array's, Hash's and Tuple's
@@ -553,7 +553,7 @@ func sizeArgs(t *Type, args []*node, src string) error {
 	if len(args) > 2 {
 		return invalid(src)
 	}
-	t.HasSize = t.HasSize || len(args) > 0
+	t.hasSize = t.hasSize || len(args) > 0
 	for i, a := range args {
 		v := [2]int64{0, maxInt}[i]
 		switch {
@@ -564,13 +564,13 @@ func sizeArgs(t *Type, args []*node, src string) error {
 			return invalid(src)
 		}
 		if i == 0 {
-			t.Min = v
+			t.min = v
 		} else {
-			t.Max = v
+			t.max = v
 		}
 	}
-	if t.Min > t.Max {
-		return fmt.Errorf("'from' must be less or equal to 'to'. Got (%d, %d", t.Min, t.Max)
+	if t.min > t.max {
+		return fmt.Errorf("'from' must be less or equal to 'to'. Got (%d, %d", t.min, t.max)
 	}
 	return nil
 }

@@ -24,6 +24,8 @@
 //     supported: Parse refuses them.
 //   - No value of the bundles is Sensitive yet, so Sensitive matches
 //     nothing.
+//   - Where Puppet's message for an Array[Any, N] of the wrong size is
+//     empty, Check says what is wrong.
 package ptype
 
 import (
@@ -41,27 +43,27 @@ type Kind uint8
 const (
 	Any Kind = iota
 	Undef
-	NotUndef // Elem: the type, or nil
+	NotUndef
 	Default
 	Boolean
-	Integer // Min, Max
-	Float   // FMin, FMax
+	Integer
+	Float
 	Numeric
-	String // size in Min, Max
-	Enum   // Names: the values
+	String
+	Enum
 	Pattern
 	Scalar
 	ScalarData
 	Data
 	RichData
-	Array    // Elems[0]: the element type; size in Min, Max
-	Hash     // Elems: key and value types; size in Min, Max
-	Tuple    // Elems; size in Min, Max when HasSize
-	Struct   // Names: the keys, Elems: the value types, KeyKinds
-	Optional // Elems[0], or none
-	Variant  // Elems
+	Array
+	Hash
+	Tuple
+	Struct
+	Optional
+	Variant
 	Sensitive
-	Reference // Name: a type that does not exist
+	Reference // a type that does not exist: matches nothing
 )
 
 var kindNames = [...]string{"Any", "Undef", "NotUndef", "Default", "Boolean", "Integer", "Float", "Numeric", "String",
@@ -76,30 +78,31 @@ const (
 	maxInt = 1<<63 - 1
 )
 
-// Type is a parsed Puppet type. Types are immutable once parsed.
+// Type is a parsed Puppet type. Types are immutable once parsed; Kind
+// says which type it is, String prints it with its parameters.
 type Type struct {
 	Kind Kind
 	// Integer's range (minInt and maxInt when open), and the size range
 	// of String, Array, Hash and Tuple (0 and maxInt when open).
-	Min, Max   int64
-	HasSize    bool // String, Array, Hash, Tuple: a size was given
-	FMin, FMax float64
-	HasRange   bool // Float: a range was given
-	Elems      []*Type
-	Names      []string // Enum values, Struct keys
-	// KeyKinds are the Struct keys' wrappers: 0 none, 1 Optional[k], 2
+	min, max   int64
+	hasSize    bool // String, Array, Hash, Tuple: a size was given
+	fmin, fmax float64
+	hasRange   bool // Float: a range was given
+	elems      []*Type
+	names      []string // Enum values, Struct keys
+	// keyKinds are the Struct keys' wrappers: 0 none, 1 Optional[k], 2
 	// NotUndef[k].
-	KeyKinds []uint8
-	Patterns []*regexp.Regexp // Pattern
-	Sources  []string         // Pattern: each regexp as Puppet prints it
-	Name     string           // Reference
+	keyKinds []uint8
+	patterns []*regexp.Regexp // Pattern
+	sources  []string         // Pattern: each regexp as Puppet prints it
+	name     string           // Reference
 }
 
 func (t *Type) elem() *Type {
-	if len(t.Elems) == 0 {
+	if len(t.elems) == 0 {
 		return nil
 	}
-	return t.Elems[0]
+	return t.elems[0]
 }
 
 // String formats t as Puppet's type formatter does ("Integer[0, 10]",
@@ -120,7 +123,7 @@ func (t *Type) format(b *strings.Builder) {
 		}
 	}
 	rng := func(min, max int64) []string {
-		if t.Kind == Integer && min == minInt && max == maxInt || t.Kind != Integer && !t.HasSize {
+		if t.Kind == Integer && min == minInt && max == maxInt || t.Kind != Integer && !t.hasSize {
 			return nil
 		}
 		var out []string
@@ -142,18 +145,18 @@ func (t *Type) format(b *strings.Builder) {
 	}
 	switch t.Kind {
 	case Integer:
-		params("Integer", rng(t.Min, t.Max))
+		params("Integer", rng(t.min, t.max))
 	case Float:
-		if !t.HasRange {
+		if !t.hasRange {
 			b.WriteString("Float")
 			return
 		}
 		lo, hi := "default", "default"
-		if t.FMin != negInf {
-			lo = hiera.RubyFloat(t.FMin)
+		if t.fmin != negInf {
+			lo = hiera.RubyFloat(t.fmin)
 		}
-		if t.FMax != posInf {
-			hi = hiera.RubyFloat(t.FMax)
+		if t.fmax != posInf {
+			hi = hiera.RubyFloat(t.fmax)
 		}
 		if hi == "default" {
 			params("Float", []string{lo})
@@ -161,28 +164,28 @@ func (t *Type) format(b *strings.Builder) {
 			params("Float", []string{lo, hi})
 		}
 	case String:
-		params("String", rng(t.Min, t.Max))
+		params("String", rng(t.min, t.max))
 	case Enum:
-		q := make([]string, len(t.Names))
-		for i, n := range t.Names {
+		q := make([]string, len(t.names))
+		for i, n := range t.names {
 			q[i] = hiera.Quote(n)
 		}
 		params("Enum", q)
 	case Pattern:
-		q := make([]string, len(t.Patterns))
-		for i := range t.Patterns {
-			q[i] = "/" + t.Sources[i] + "/"
+		q := make([]string, len(t.patterns))
+		for i := range t.patterns {
+			q[i] = "/" + t.sources[i] + "/"
 		}
 		params("Pattern", q)
 	case Array:
 		b.WriteString("Array")
 		e := t.elem()
-		r := rng(t.Min, t.Max)
-		if t.Min == 0 && t.Max == 0 {
+		r := rng(t.min, t.max)
+		if t.min == 0 && t.max == 0 {
 			b.WriteString("[0, 0]")
 			return
 		}
-		if e.Kind == Any && !t.HasSize {
+		if e.Kind == Any && !t.hasSize {
 			return
 		}
 		b.WriteByte('[')
@@ -193,44 +196,44 @@ func (t *Type) format(b *strings.Builder) {
 		b.WriteByte(']')
 	case Hash:
 		b.WriteString("Hash")
-		r := rng(t.Min, t.Max)
-		if t.Min == 0 && t.Max == 0 {
+		r := rng(t.min, t.max)
+		if t.min == 0 && t.max == 0 {
 			b.WriteString("[0, 0]")
 			return
 		}
-		if t.Elems[0].Kind == Any && t.Elems[1].Kind == Any && !t.HasSize {
+		if t.elems[0].Kind == Any && t.elems[1].Kind == Any && !t.hasSize {
 			return
 		}
 		b.WriteByte('[')
-		list(t.Elems)
+		list(t.elems)
 		for _, s := range r {
 			b.WriteString(", " + s)
 		}
 		b.WriteByte(']')
 	case Tuple:
 		b.WriteString("Tuple")
-		if len(t.Elems) == 0 {
+		if len(t.elems) == 0 {
 			return
 		}
 		b.WriteByte('[')
-		list(t.Elems)
-		if t.HasSize {
-			for _, s := range rng(t.Min, t.Max) {
+		list(t.elems)
+		if t.hasSize {
+			for _, s := range rng(t.min, t.max) {
 				b.WriteString(", " + s)
 			}
 		}
 		b.WriteByte(']')
 	case Struct:
-		if len(t.Names) == 0 {
+		if len(t.names) == 0 {
 			b.WriteString("Struct")
 			return
 		}
 		b.WriteString("Struct[{")
-		for i, n := range t.Names {
+		for i, n := range t.names {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			switch t.KeyKinds[i] {
+			switch t.keyKinds[i] {
 			case 1:
 				b.WriteString("Optional[" + hiera.Quote(n) + "]")
 			case 2:
@@ -239,18 +242,18 @@ func (t *Type) format(b *strings.Builder) {
 				b.WriteString(hiera.Quote(n))
 			}
 			b.WriteString(" => ")
-			t.Elems[i].format(b)
+			t.elems[i].format(b)
 		}
 		b.WriteString("}]")
 	case Optional, NotUndef, Sensitive, Variant:
 		b.WriteString(t.Kind.String())
-		if len(t.Elems) > 0 {
+		if len(t.elems) > 0 {
 			b.WriteByte('[')
-			list(t.Elems)
+			list(t.elems)
 			b.WriteByte(']')
 		}
 	case Reference:
-		b.WriteString("TypeReference[" + hiera.Quote(t.Name) + "]")
+		b.WriteString("TypeReference[" + hiera.Quote(t.name) + "]")
 	default:
 		b.WriteString(t.Kind.String())
 	}
