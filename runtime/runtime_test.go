@@ -365,7 +365,22 @@ func TestConcurrent(t *testing.T) {
 }
 
 // TestLookupNames pins lookup()'s precedence among names, override,
-// default_values_hash, the default lambda and the default value.
+// default_values_hash, the default lambda and the default value. Each rule
+// and message was checked with Puppet 7.23 (`puppet apply -e`, with
+// common.yaml holding s: str), for example:
+//
+//	notice(lookup(["missing","s"], {override => {"missing" => "o"}}))  # o
+//	notice(lookup(["s","x"], {override => {"x" => "o"}}))              # str
+//	notice(lookup("missing", {default_values_hash => {"missing" => "dv"}, default_value => "d"}) |$n| {"lambda"})  # dv
+//	notice(lookup(["m1","m2"], {default_value => "d"}) |$n| { $n })    # [m1, m2]
+//	notice(lookup(["m1","m2"], {default_values_hash => {"m2" => 2, "m1" => 1}}))  # 1
+//	lookup("s", {override => {"s" => 1}, value_type => String})
+//	  # Value found for key 's' in override hash has wrong type, expects a String value, got Integer
+//	lookup("missing", {default_values_hash => {"missing" => 1}, value_type => String})
+//	  # Value found for key 'missing' in default values hash has wrong type, ...
+//	lookup("missing", Integer) |$n| {"x"}
+//	  # Value returned from default block has wrong type, expects an Integer value, got String
+//	lookup(["a","b"])  # Function lookup() did not find a value for any of the names ['a', 'b']
 func TestLookupNames(t *testing.T) {
 	b := open(t, testBundle())
 	fn := func(names []string) (any, error) { return "from func " + strings.Join(names, ","), nil }
