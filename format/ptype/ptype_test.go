@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ptype"
 )
@@ -48,7 +50,12 @@ func TestPuppet(t *testing.T) {
 		if got := typ.String(); got != c.String {
 			t.Errorf("Parse(%q).String() = %q, want %q", c.Type, got, c.String)
 		}
-		v := decodeJSON(t, c.Value)
+		var v any
+		if y, ok := strings.CutPrefix(c.Value, "yaml:"); ok {
+			v = decodeYAML(t, y)
+		} else {
+			v = decodeJSON(t, c.Value)
+		}
 		if got := typ.Match(v); got != c.Instance {
 			t.Errorf("%s.Match(%s) = %v, want %v", c.Type, c.Value, got, c.Instance)
 		}
@@ -76,6 +83,44 @@ var deviations = map[string]struct{ puppet, hieracc string }{
 	// Puppet's describer finds nothing to say about an Array[Any, N]
 	// whose size is wrong, and raises an empty message.
 	"Array[Any, 2]\t[1]": {"", "Found value has wrong type, expects size to be at least 2, got 1"},
+}
+
+// decodeYAML reads a YAML flow value as a format value, for hashes whose
+// keys are not strings (YAML 1.2 scalars, which Ruby reads alike here).
+func decodeYAML(t *testing.T, s string) any {
+	t.Helper()
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(s), &n); err != nil {
+		t.Fatalf("%s: %v", s, err)
+	}
+	var conv func(n *yaml.Node) any
+	conv = func(n *yaml.Node) any {
+		switch n.Kind {
+		case yaml.DocumentNode:
+			return conv(n.Content[0])
+		case yaml.SequenceNode:
+			a := []any{}
+			for _, c := range n.Content {
+				a = append(a, conv(c))
+			}
+			return a
+		case yaml.MappingNode:
+			h := format.NewHash(0)
+			for i := 0; i < len(n.Content); i += 2 {
+				h.Set(conv(n.Content[i]), conv(n.Content[i+1]))
+			}
+			return h
+		}
+		var v any
+		if err := n.Decode(&v); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		if i, ok := v.(int); ok {
+			return int64(i)
+		}
+		return v
+	}
+	return conv(&n)
 }
 
 // decodeJSON reads a JSON value as a format value: hashes keep their

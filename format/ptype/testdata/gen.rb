@@ -1,6 +1,7 @@
 # Generates cases.json, what Puppet 7.23 says when a value is checked
 # against a type, from cases.txt (one case a line: TYPE, a tab, the value as
-# JSON; '#' lines are comments):
+# JSON, or as YAML after "yaml:" for hash keys that are not strings; '#'
+# lines are comments):
 #   ruby gen.rb cases.txt > cases.json
 # Each entry: the type and value as given; "error" when Puppet's type parser
 # refuses the type; else "instance" (TypeCalculator#instance?), "string"
@@ -8,6 +9,7 @@
 # TypeAsserter.assert_instance_of('Found value', type, value), which is what
 # lookup() and `puppet lookup --type` raise (null when the value matches).
 require 'json'
+require 'yaml'
 require 'puppet'
 Puppet.initialize_settings(['--confdir', Dir.mktmpdir, '--vardir', Dir.mktmpdir])
 T = Puppet::Pops::Types
@@ -18,7 +20,7 @@ File.readlines(ARGV[0], chomp: true).each do |line|
   entry = {'type' => type_s, 'value' => value_s}
   begin
     type = T::TypeParser.singleton.parse(type_s)
-    value = JSON.parse(value_s)
+    value = value_s.start_with?('yaml:') ? YAML.safe_load(value_s.delete_prefix('yaml:')) : JSON.parse(value_s)
     entry['string'] = type.to_s
     entry['instance'] = type.instance?(value)
     begin
