@@ -14,6 +14,10 @@ import (
 // no name is found, the first name present in DefaultValues; then
 // DefaultFunc; then Default. A failure (a recorded error, a failed merge)
 // stops the lookup: later names are not tried.
+//
+// Values given here are returned as they are, and must be of the kinds a
+// format.Value holds (int64, not int) for ValueType and Render to know
+// them.
 type Options struct {
 	// Merge, when set, replaces the merge strategy lookup_options give the
 	// key: the value is merged again from the contributions.
