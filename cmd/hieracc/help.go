@@ -182,6 +182,10 @@ Flags:
                         read is PATH/<node>.bundle. PATH may also be a bundle
                         file, and --node is then optional.
   --node NAME           the node's certname (required with a folder).
+                        Repeatable, and NAME may be a pattern ('web*', as
+                        Go's path.Match): then each node's value is printed
+                        on one line, "node: value", in node order (as
+                        json, or with --render-as s as to_s).
   --merge STRATEGY      merge the values of every level with this strategy
                         instead of the key's lookup_options: first, unique,
                         hash or deep.
@@ -191,6 +195,10 @@ Flags:
   --merge-hash-arrays   with --merge deep: deep-merge hashes inside arrays.
   --default VALUE       print VALUE (a string, as with puppet lookup) when no
                         key is found, and exit 0.
+  --type TYPE           the value must be of this Puppet type (String,
+                        Integer[0, 10], Array[String], Hash[String, Data],
+                        Optional[...], Enum[...], ...); otherwise the lookup
+                        fails with Puppet's message, as puppet lookup --type.
   --render-as FORMAT    how the value is printed: yaml (the default, as
                         'puppet lookup': "--- value"), json, or s (Ruby's
                         to_s, e.g. {"a"=>1}).
