@@ -99,9 +99,14 @@ func is_z(b []byte, i int) bool {
 	return b[i] == 0x00
 }
 
-// Check if the beginning of the buffer is a BOM.
+// Check if the character at the specified position is a BOM.
+//
+// [hieracc] yaml.v3 looks at b[0], whatever i is: a BOM at the start of the
+// input then made the scanner skip the first character of every later line
+// that starts at column 0 ("port" read as "ort"). libyaml's IS_BOM looks at
+// the current position, as this does.
 func is_bom(b []byte, i int) bool {
-	return b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF
+	return b[i] == 0xEF && b[i+1] == 0xBB && b[i+2] == 0xBF
 }
 
 // Check if the character at the specified position is space.
