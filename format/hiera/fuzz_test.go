@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // valueFrom decodes bytes into a value tree, so that the fuzzer explores
@@ -67,9 +68,9 @@ func FuzzMergeValues(f *testing.F) {
 			m.SortMergedArrays = opts&0x20 != 0
 			m.MergeHashArrays = opts&0x40 != 0
 		}
-		before := rubyInspect(e1) + rubyInspect(e2)
+		before := ruby.Inspect(e1) + ruby.Inspect(e2)
 		_, _ = MergeValues(m, e1, e2)
-		if rubyInspect(e1)+rubyInspect(e2) != before {
+		if ruby.Inspect(e1)+ruby.Inspect(e2) != before {
 			t.Fatal("inputs modified")
 		}
 		_, _ = ParseMerge(e1)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // Strategy names as format.Merge spells them.
@@ -93,7 +94,7 @@ func ParseMerge(v any) (format.Merge, error) {
 	case "reverse_deep":
 		return format.Merge{}, errors.New("hieracc does not support the merge strategy 'reverse_deep'")
 	}
-	err := fmt.Errorf("Unknown merge strategy: '%s'", rubyToS(name))
+	err := fmt.Errorf("Unknown merge strategy: '%s'", ruby.ToS(name))
 	if w := nearest(str, strategyNames); w != "" {
 		err = withHint(err, didYouMean([]misspelling{{str, w}}))
 	}
@@ -122,11 +123,11 @@ func checkStruct(opts *format.Hash, keys []string, structType string) error {
 			// Always the strategy's own name here, which its Pattern matches.
 		case "knockout_prefix":
 			if _, ok := v.(string); !ok {
-				ms = append(ms, tm([]string{entry(k)}, "expects a value of type Undef or String, got "+shortName(v)))
+				ms = append(ms, tm([]string{entry(k)}, "expects a value of type Undef or String, got "+ruby.TypeName(v)))
 			}
 		default:
 			if _, ok := v.(bool); !ok {
-				ms = append(ms, tm([]string{entry(k)}, "expects a value of type Undef or Boolean, got "+shortName(v)))
+				ms = append(ms, tm([]string{entry(k)}, "expects a value of type Undef or Boolean, got "+ruby.TypeName(v)))
 			}
 		}
 	}
@@ -188,7 +189,7 @@ func deepOptions(m format.Merge, opts *format.Hash) (format.Merge, error) {
 				m.KnockoutPrefix = p
 			default:
 				if truthy(v) {
-					return format.Merge{}, fmt.Errorf("hieracc does not support a %s knockout_prefix", RubyClass(v))
+					return format.Merge{}, fmt.Errorf("hieracc does not support a %s knockout_prefix", ruby.ClassName(v))
 				}
 			}
 		case "sort_merged_arrays":
