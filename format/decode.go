@@ -469,7 +469,7 @@ func (t *valueTable) decode(r *reader, n int) error {
 			}
 			v = h
 		default:
-			return r.errorf("value of unsupported %s", typeName(c))
+			return r.errorf("value of unsupported %s", codeName(c))
 		}
 		if depth > MaxDepth {
 			return r.errorf("value nested deeper than %d", MaxDepth)
