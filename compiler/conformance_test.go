@@ -241,7 +241,7 @@ func mergeOption(n yaml.Node) (runtime.Options, error) {
 	case 0:
 		return o, nil
 	case yaml.ScalarNode:
-		o.Merge = &format.Merge{Strategy: n.Value}
+		o.Merge = &format.Merge{Strategy: format.Strategy(n.Value)}
 	case yaml.MappingNode:
 		var m struct {
 			Strategy       string `yaml:"strategy"`
@@ -252,7 +252,7 @@ func mergeOption(n yaml.Node) (runtime.Options, error) {
 		if err := n.Decode(&m); err != nil {
 			return o, err
 		}
-		o.Merge = &format.Merge{Strategy: m.Strategy, KnockoutPrefix: m.KnockoutPrefix, SortMergedArrays: m.Sort, MergeHashArrays: m.HashArrays}
+		o.Merge = &format.Merge{Strategy: format.Strategy(m.Strategy), KnockoutPrefix: m.KnockoutPrefix, SortMergedArrays: m.Sort, MergeHashArrays: m.HashArrays}
 	default:
 		return o, fmt.Errorf("bad merge field")
 	}

@@ -621,10 +621,11 @@ func readMerge(r *reader) (Merge, error) {
 	if err := r.arrayOf(4, "merge"); err != nil {
 		return m, err
 	}
-	var err error
-	if m.Strategy, err = r.str(); err != nil {
+	strategy, err := r.str()
+	if err != nil {
 		return m, err
 	}
+	m.Strategy = Strategy(strategy)
 	if m.KnockoutPrefix, err = r.str(); err != nil {
 		return m, err
 	}

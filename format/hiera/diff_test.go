@@ -119,7 +119,7 @@ func TestPuppetDifferential(t *testing.T) {
 				json.Unmarshal(cls[0], &name) != nil || decInto(cls[1], &opts) != nil {
 				return "bad response " + string(resp["ok"])
 			}
-			want := format.Merge{Strategy: map[string]string{
+			want := format.Merge{Strategy: map[string]format.Strategy{
 				"DefaultMergeStrategy": "", "FirstFoundStrategy": "first", "HashMergeStrategy": "hash",
 				"UniqueMergeStrategy": "unique", "DeepMergeStrategy": "deep", "UnconstrainedDeepMergeStrategy": "deep",
 			}[name]}

@@ -62,7 +62,7 @@ func FuzzMergeValues(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b1, b2 []byte, opts uint8) {
 		e1, _ := valueFrom(b1, 4)
 		e2, _ := valueFrom(b2, 4)
-		m := format.Merge{Strategy: []string{"", "first", "unique", "hash", "deep"}[int(opts)%5]}
+		m := format.Merge{Strategy: []format.Strategy{"", "first", "unique", "hash", "deep"}[int(opts)%5]}
 		if m.Strategy == "deep" {
 			m.KnockoutPrefix = []string{"", "--", "-+", "a|b"}[int(opts>>3)%4]
 			m.SortMergedArrays = opts&0x20 != 0
