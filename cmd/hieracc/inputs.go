@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -38,8 +37,6 @@ var errOutside = errors.New("outside the folders given to hieracc (--env, --modu
 // inputFS is a read-only fs.FS over a few mounts.
 type inputFS struct {
 	mounts []mount // longest name first, so nested mounts win
-
-	mu sync.Mutex
 }
 
 func newInputFS(ms []mount) *inputFS {
