@@ -83,14 +83,17 @@ rescue Puppet::Pops::Types::TypeAssertionError, ArgumentError => e
   e.message[/got (.*)\z/, 1]
 end
 
+# Binary inspect and puppet_quote do not depend on the table: fewer strings.
+few = strings.each_with_index.select { |s, i| i < 160 || (i % 16).zero? || !s.valid_encoding? }.map(&:first)
+
 golden = {
   'float_to_s' => floats.map { |f| [enc(f), f.to_s] },
   'string_inspect' => strings.map { |s| [enc(s), str(s.inspect)] },
-  'binary_inspect' => strings.map { |s| [enc(s), str(s.b.inspect)] },
+  'binary_inspect' => few.map { |s| [enc(s), str(s.b.inspect)] },
   'inspect' => values.map { |v| [enc(v), str(v.inspect)] },
   'to_s' => values.map { |v| [enc(v), str(v.to_s)] },
   'class' => values.map { |v| [enc(v), v.class.name] },
-  'puppet_quote' => strings.select(&:valid_encoding?).map { |s| [enc(s), sc.puppet_quote(s)] },
+  'puppet_quote' => few.select(&:valid_encoding?).map { |s| [enc(s), sc.puppet_quote(s)] },
   'type_name' => values.map { |v| [enc(v), type_of.call(v)] },
 }
 
