@@ -44,9 +44,9 @@ type Object interface {
 
 // Float is Ruby's Float#to_s: the shortest digits that read back as f, in
 // fixed notation ("100.0", "0.0001", "1234567890123456.8") unless that
-// needs zeros beyond the digits for a number of 16 digits or more, or
-// three zeros after the point ("1.0e+15", "1.0e-05"); "NaN", "Infinity",
-// "-Infinity".
+// would pad a number of 16 or more integer digits with zeros, or put more
+// than three zeros after the point ("1.0e+15", "1.0e-05"); "NaN",
+// "Infinity", "-Infinity".
 func Float(f float64) string {
 	return string(AppendFloat(nil, f))
 }
