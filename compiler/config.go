@@ -14,6 +14,7 @@ import (
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
+	"github.com/hieracc/hieracc/format/ruby"
 	"gopkg.in/yaml.v3"
 )
 
@@ -219,7 +220,7 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 		dn := valueNode(doc, "defaults")
 		dh, ok := v.(*format.Hash)
 		if !ok {
-			typeErr(dn, "entry 'defaults' expects a Struct value, got %s", typeName(v))
+			typeErr(dn, "entry 'defaults' expects a Struct value, got %s", ruby.TypeName(v))
 		} else {
 			for i, k := range dh.Keys() {
 				ks, _ := k.(string)
@@ -245,7 +246,7 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 				if s, ok := dd.(string); ok && s != "" {
 					datadir = s
 				} else {
-					typeErr(dn, "entry 'defaults' entry 'datadir' expects a String[1] value, got %s", typeName(dd))
+					typeErr(dn, "entry 'defaults' entry 'datadir' expects a String[1] value, got %s", ruby.TypeName(dd))
 				}
 			}
 		}
@@ -259,7 +260,7 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 		ln := valueNode(doc, key)
 		list, ok := v.([]any)
 		if !ok {
-			typeErr(ln, "entry '%s' expects an Array value, got %s", key, typeName(v))
+			typeErr(ln, "entry '%s' expects an Array value, got %s", key, ruby.TypeName(v))
 			return nil
 		}
 		var levels []levelConf
@@ -312,7 +313,7 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 	prefix := fmt.Sprintf("The Lookup Configuration at '%s' has wrong type, entry '%s' index %d ", c.file, list, i)
 	h, ok := v.(*format.Hash)
 	if !ok {
-		fail("%sexpects a Struct value, got %s", prefix, typeName(v))
+		fail("%sexpects a Struct value, got %s", prefix, ruby.TypeName(v))
 		return nil, ds
 	}
 	lvl := &levelConf{line: n.Line, column: n.Column, datadir: datadir}
@@ -328,7 +329,7 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 	case !ok:
 		fail("%sexpects a value for key 'name'", prefix)
 	case !isStr || s == "":
-		fail("%sentry 'name' expects a String[1] value, got %s", prefix, typeName(name))
+		fail("%sentry 'name' expects a String[1] value, got %s", prefix, ruby.TypeName(name))
 	default:
 		lvl.name = s
 	}
@@ -342,7 +343,7 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 		}
 		s, isStr := x.(string)
 		if !isStr || s == "" {
-			fail("%sentry '%s' expects a String[1] value, got %s", prefix, key, typeName(x))
+			fail("%sentry '%s' expects a String[1] value, got %s", prefix, key, ruby.TypeName(x))
 			return "", false
 		}
 		return s, true
@@ -354,14 +355,14 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 		}
 		arr, isArr := x.([]any)
 		if !isArr || len(arr) < min || (max > 0 && len(arr) > max) {
-			fail("%sentry '%s' expects an Array value of size %d..., got %s", prefix, key, min, typeName(x))
+			fail("%sentry '%s' expects an Array value of size %d..., got %s", prefix, key, min, ruby.TypeName(x))
 			return nil, false
 		}
 		out := make([]string, len(arr))
 		for k, e := range arr {
 			s, isStr := e.(string)
 			if !isStr || s == "" {
-				fail("%sentry '%s' index %d expects a String[1] value, got %s", prefix, key, k, typeName(e))
+				fail("%sentry '%s' index %d expects a String[1] value, got %s", prefix, key, k, ruby.TypeName(e))
 				return nil, false
 			}
 			out[k] = s
@@ -488,28 +489,6 @@ func valueNode(m *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return m
-}
-
-// typeName is the Puppet type name used in config type errors.
-func typeName(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "Undef"
-	case string:
-		return "String"
-	case int64:
-		return "Integer"
-	case float64:
-		return "Float"
-	case bool:
-		return "Boolean"
-	case []any:
-		return "Tuple"
-	case *format.Hash:
-		_ = v
-		return "Struct"
-	}
-	return "Any"
 }
 
 // atoiRuby is Ruby's String#to_i: leading digits, else 0.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // layerRun is one layer's hierarchy as expanded for one node.
@@ -159,7 +160,7 @@ func (n *nodeRun) interpolatePath(s string) (string, *format.Error) {
 	if err != nil {
 		return "", asFormatError(err)
 	}
-	return rubyToS(v), nil
+	return ruby.ToS(v), nil
 }
 
 // safeJoin joins a data dir and an interpolated path as Ruby's Pathname#+

@@ -83,11 +83,27 @@ type Module struct {
 // Merge is a merge strategy with its options, as given in lookup_options or
 // at lookup time. The zero value is Puppet's default: first found.
 type Merge struct {
-	Strategy         string // "", "first", "unique", "hash" or "deep"
+	Strategy         Strategy
 	KnockoutPrefix   string // deep only
 	SortMergedArrays bool   // deep only
 	MergeHashArrays  bool   // deep only
 }
+
+// Strategy names a merge strategy as lookup_options and puppet lookup
+// --merge spell it. The empty Strategy, Puppet's default, and MergeFirst
+// mean the same: test with IsFirst. A bundle records the name as given.
+type Strategy string
+
+// The merge strategies.
+const (
+	MergeFirst  Strategy = "first"  // the highest-priority value
+	MergeUnique Strategy = "unique" // arrays and scalars of every level, flattened, without duplicates
+	MergeHash   Strategy = "hash"   // hashes of every level, higher-priority keys winning
+	MergeDeep   Strategy = "deep"   // hashes merged recursively, with deep_merge's options
+)
+
+// IsFirst reports whether s is first found: MergeFirst or the empty default.
+func (s Strategy) IsFirst() bool { return s == "" || s == MergeFirst }
 
 // Key is one key's compiled result and the evidence it was built from.
 type Key struct {

@@ -523,7 +523,7 @@ func (t *valueTable) decode(r *reader, n int) error {
 			}
 			v = h
 		default:
-			return r.errorf("value of unsupported %s", typeName(c))
+			return r.errorf("value of unsupported %s", codeName(c))
 		}
 		if depth > MaxDepth {
 			return r.errorf("value nested deeper than %d", MaxDepth)
@@ -675,10 +675,11 @@ func readMerge(r *reader) (Merge, error) {
 	if err := r.arrayOf(4, "merge"); err != nil {
 		return m, err
 	}
-	var err error
-	if m.Strategy, err = r.str(); err != nil {
+	strategy, err := r.str()
+	if err != nil {
 		return m, err
 	}
+	m.Strategy = Strategy(strategy)
 	if m.KnockoutPrefix, err = r.str(); err != nil {
 		return m, err
 	}

@@ -682,7 +682,7 @@ func appendMerge(w []byte, m Merge) []byte {
 		return append(w, mNil)
 	}
 	w = appendArrayLen(w, 4)
-	w = appendString(w, m.Strategy)
+	w = appendString(w, string(m.Strategy))
 	w = appendString(w, m.KnockoutPrefix)
 	w = appendBool(w, m.SortMergedArrays)
 	return appendBool(w, m.MergeHashArrays)

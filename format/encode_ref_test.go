@@ -422,7 +422,7 @@ func refWriteMerge(w *refWriter, m Merge) {
 		return
 	}
 	w.array(4)
-	w.string(m.Strategy)
+	w.string(string(m.Strategy))
 	w.string(m.KnockoutPrefix)
 	w.bool(m.SortMergedArrays)
 	w.bool(m.MergeHashArrays)

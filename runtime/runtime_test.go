@@ -161,7 +161,7 @@ func TestLookupErrors(t *testing.T) {
 
 func TestLookupWith(t *testing.T) {
 	b := open(t, testBundle())
-	merge := func(s string) *format.Merge { return &format.Merge{Strategy: s} }
+	merge := func(s format.Strategy) *format.Merge { return &format.Merge{Strategy: s} }
 	tests := []struct {
 		name string
 		key  string

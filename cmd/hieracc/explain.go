@@ -57,7 +57,7 @@ func explainKey(c *cmdEnv, b *runtime.Bundle, key string, opts runtime.Options, 
 		if len(sources) == 0 {
 			fmt.Fprintln(w, "  No hierarchy level holds the key")
 		}
-		first := merge.Strategy == "" || merge.Strategy == "first"
+		first := merge.Strategy.IsFirst()
 		for i, s := range sources {
 			fmt.Fprintf(w, "  %d. %s, level %q\n", i+1, layerName(s), s.Level)
 			fmt.Fprintf(w, "     %s\n", position(s))
@@ -84,7 +84,7 @@ func explainKey(c *cmdEnv, b *runtime.Bundle, key string, opts runtime.Options, 
 
 // describeMerge names a strategy as lookup_options spell it.
 func describeMerge(m format.Merge) string {
-	s := m.Strategy
+	s := string(m.Strategy)
 	if s == "" {
 		s = "first"
 	}

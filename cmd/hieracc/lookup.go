@@ -188,7 +188,7 @@ func (f *lookupFlags) options() (runtime.Options, string) {
 		default:
 			return o, "The --merge option only accepts 'first', 'hash', 'unique', or 'deep'"
 		}
-		o.Merge = &format.Merge{Strategy: f.merge}
+		o.Merge = &format.Merge{Strategy: format.Strategy(f.merge)}
 	}
 	if (f.set["knock-out-prefix"] || f.set["sort-merged-arrays"] || f.set["merge-hash-arrays"]) && f.merge != "deep" {
 		return o, "The options --knock-out-prefix, --sort-merged-arrays, and --merge-hash-arrays are only available with '--merge deep'"

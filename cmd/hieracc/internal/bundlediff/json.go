@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/hieracc/hieracc/format/ruby"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -215,6 +216,6 @@ func jsonValue(v any) json.RawMessage {
 	if out, err := runtime.Render(v, runtime.JSON); err == nil {
 		return json.RawMessage(strings.TrimSuffix(string(out), "\n"))
 	}
-	b, _ := json.Marshal(inspect(v)) // Marshal replaces invalid UTF-8
+	b, _ := json.Marshal(ruby.ToS(v)) // Marshal replaces invalid UTF-8
 	return b
 }

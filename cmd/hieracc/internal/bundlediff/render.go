@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -83,16 +84,7 @@ func display(v any) string {
 	if out, err := runtime.Render(v, runtime.JSON); err == nil {
 		return strings.TrimSuffix(string(out), "\n")
 	}
-	return inspect(v)
-}
-
-// inspect is Ruby's to_s of v, as puppet lookup --render-as s prints it.
-func inspect(v any) string {
-	out, err := runtime.Render(v, runtime.Text)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return strings.TrimSuffix(string(out), "\n")
+	return ruby.ToS(v) // as puppet lookup --render-as s prints it
 }
 
 // sideValue is what a side holds, in one line (errors may hold more).
