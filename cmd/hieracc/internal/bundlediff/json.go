@@ -69,14 +69,11 @@ const JSONVersion = 1
 // its Ruby inspect form; its "type" still tells. Array indexes in paths are
 // NEW's, except for a removed element (OLD's).
 func WriteJSON(w io.Writer, r *Report, _ Options) error {
-	s := r.Summary
 	doc := jsonReport{
 		Version: JSONVersion,
 		Old:     r.Old,
 		New:     r.New,
-		Summary: jsonSummary{Nodes: s.Nodes, Changed: s.Changed, Unchanged: s.Unchanged, OnlyOld: s.OnlyOld, OnlyNew: s.OnlyNew,
-			KeysChanged: s.KeysChanged, ErrorsAppeared: s.ErrorsAppeared, ErrorsGone: s.ErrorsGone, ErrorsChanged: s.ErrorsChanged,
-			ErrorNodes: s.ErrorNodes},
+		Summary: jsonSummary(r.Summary),
 		Changes: make([]jsonEntry, len(r.Entries)),
 		Groups:  make([]jsonGroup, len(r.Groups)),
 	}
