@@ -172,6 +172,7 @@ func CompileCase(t *testing.T, dir string) map[string]*runtime.Bundle {
 	t.Helper()
 	fsys := os.DirFS(dir)
 	in := compiler.Input{FS: fsys, EnvDir: "env", ModulesDir: "modules", GlobalDir: "global"}
+	caseFlags(t, dir, &in)
 	files, _ := fs.Glob(fsys, "nodes/*.yaml")
 	sort.Strings(files)
 	for _, f := range files {
@@ -198,6 +199,38 @@ func CompileCase(t *testing.T, dir string) map[string]*runtime.Bundle {
 		out[b.Node] = rb
 	}
 	return out
+}
+
+// caseFlags applies a case's hieracc-flags file: one "--flag PATH" a line,
+// PATH relative to the case folder (testdata/conformance/README.md).
+func caseFlags(t *testing.T, dir string, in *compiler.Input) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "hieracc-flags"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			t.Fatalf("hieracc-flags: want \"--flag PATH\", got %q", line)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, f[1]))
+		if err != nil {
+			t.Fatalf("hieracc-flags: %v", err)
+		}
+		key := &compiler.KeyFile{Name: f[1], Data: data}
+		switch f[0] {
+		case "--pkcs7-private-key":
+			in.PKCS7PrivateKey = key
+		case "--pkcs7-public-key":
+			in.PKCS7PublicKey = key
+		default:
+			t.Fatalf("hieracc-flags: %s is not a flag this test knows", f[0])
+		}
+	}
 }
 
 func runCheck(t *testing.T, bundles map[string]*runtime.Bundle, ck check) string {

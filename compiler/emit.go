@@ -140,6 +140,9 @@ func (n *nodeRun) revision() string {
 	}
 	put("environment", n.c.environment)
 	put("facts", string(appendCanonical(nil, n.scope.vars)))
+	if n.c.keys.sum != [32]byte{} {
+		put("eyaml keys", hex.EncodeToString(n.c.keys.sum[:]))
+	}
 	layer := func(name string, lr *layerRun) {
 		if lr == nil || lr.conf == nil {
 			put("layer", name, "none")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
@@ -39,6 +40,13 @@ type compileFlags struct {
 	facts                                  stringList
 	keepGoing, strict, full                bool
 	jobs                                   int
+	pkcs7Private, pkcs7Public              string // eyaml keys
+}
+
+// eyamlFlags registers the eyaml key flags (compile, and diff --git).
+func (f *compileFlags) eyamlFlags(fl *flag.FlagSet) {
+	fl.StringVar(&f.pkcs7Private, "pkcs7-private-key", "", "")
+	fl.StringVar(&f.pkcs7Public, "pkcs7-public-key", "", "")
 }
 
 func runCompile(c *cmdEnv, args []string) int {
@@ -54,6 +62,7 @@ func runCompile(c *cmdEnv, args []string) int {
 	fl.BoolVar(&f.strict, "strict", false, "")
 	fl.BoolVar(&f.full, "full", false, "")
 	fl.IntVar(&f.jobs, "jobs", 0, "")
+	f.eyamlFlags(fl)
 	rest, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -103,7 +112,7 @@ func runCompile(c *cmdEnv, args []string) int {
 		return exitFail
 	}
 	cur := &buildState{Version: stateVersion, Binary: binaryDigest(), Files: files, Stats: stats,
-		Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s", f.environment, in.ModulesDir, in.GlobalDir)}
+		Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s%s", f.environment, in.ModulesDir, in.GlobalDir, keySettings(in))}
 	// Facts are compared by their files' bytes, so that an incremental
 	// run parses only the facts of the nodes it compiles.
 	facts := map[string]string{}
@@ -293,7 +302,32 @@ func (f *compileFlags) input() (compiler.Input, *inputFS, error) {
 	}
 	fsys := newInputFS(mounts)
 	in.FS = fsys
+	for _, k := range []struct {
+		flag, file string
+		dst        **compiler.KeyFile
+	}{{"--pkcs7-private-key", f.pkcs7Private, &in.PKCS7PrivateKey}, {"--pkcs7-public-key", f.pkcs7Public, &in.PKCS7PublicKey}} {
+		if k.file == "" {
+			continue
+		}
+		data, err := os.ReadFile(k.file)
+		if err != nil {
+			return in, nil, fmt.Errorf("%s: %w", k.flag, cleanPathErr(err))
+		}
+		*k.dst = &compiler.KeyFile{Name: k.file, Data: data}
+	}
 	return in, fsys, nil
+}
+
+// keySettings identifies the eyaml keys given on the command line, so that
+// an incremental compile with other keys compiles every node.
+func keySettings(in compiler.Input) string {
+	s := ""
+	for _, k := range []*compiler.KeyFile{in.PKCS7PrivateKey, in.PKCS7PublicKey} {
+		if k != nil {
+			s += fmt.Sprintf(";key=%x", sha256.Sum256(k.Data))
+		}
+	}
+	return s
 }
 
 // dirArg checks that a flag names a folder and returns its absolute path.

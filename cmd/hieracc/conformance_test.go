@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -104,6 +105,7 @@ func runCaseViaCLI(t *testing.T, dir string) (total, passed int) {
 	} else {
 		args = append(args, "--global", t.TempDir())
 	}
+	args = append(args, caseFlags(t, dir)...)
 	code, stdout, stderr := runCLI(args...)
 	if code == exitUsage || code != exitOK && code != exitFail {
 		t.Fatalf("compile: exit %d\n%s%s", code, stdout, stderr)
@@ -117,6 +119,28 @@ func runCaseViaCLI(t *testing.T, dir string) (total, passed int) {
 		passed++
 	}
 	return len(checks), passed
+}
+
+// caseFlags reads a case's hieracc-flags file: one "--flag PATH" a line,
+// PATH relative to the case folder (testdata/conformance/README.md).
+func caseFlags(t *testing.T, dir string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "hieracc-flags"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 || !strings.HasPrefix(f[0], "--") {
+			t.Fatalf("hieracc-flags: want \"--flag PATH\", got %q", line)
+		}
+		args = append(args, f[0], filepath.Join(dir, f[1]))
+	}
+	return args
 }
 
 func runCheckViaCLI(out string, ck check) string {

@@ -44,6 +44,7 @@ func runDiff(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.compile.global, "global", "", "")
 	fl.StringVar(&f.compile.environment, "environment", "production", "")
 	fl.Var(&f.compile.facts, "facts", "")
+	f.compile.eyamlFlags(fl)
 	rest, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code

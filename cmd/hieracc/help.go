@@ -127,6 +127,10 @@ Flags:
   --jobs N             nodes compiled in parallel (default 0: one per CPU).
   --full               compile every node, even when --out holds an earlier
                        compile that could be updated incrementally.
+  --pkcs7-private-key PATH, --pkcs7-public-key PATH
+                       the keys of every eyaml level (lookup_key:
+                       eyaml_lookup_key), instead of the files its options
+                       name (pkcs7_private_key, pkcs7_public_key).
 
 When --out holds an earlier compile (its .hieracc-state.json), only the nodes
 whose facts or data files changed are compiled again, and only their bundles

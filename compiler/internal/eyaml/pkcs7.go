@@ -30,24 +30,27 @@ type KeyPair struct {
 	PrivateErr, PublicErr error // reading the file failed
 }
 
-// Decrypter decrypts the ENC[...] values of one key pair. Its keys are
-// parsed on first use, so a level whose files hold no encrypted value never
-// fails for want of keys, as in Puppet.
+// Decrypter decrypts the ENC[...] values of one key pair. A problem with
+// the keys is reported only by Decrypt, so a level whose files hold no
+// encrypted value never fails for want of keys, as in Puppet. It is safe
+// for concurrent use.
 type Decrypter struct {
-	kp     KeyPair
-	parsed bool
-	key    *rsa.PrivateKey
-	cert   *x509.Certificate
-	err    error
+	key  *rsa.PrivateKey
+	cert *x509.Certificate
+	err  error // the keys' problem, reported for every block
 }
 
-// NewDecrypter returns a decrypter for kp.
-func NewDecrypter(kp KeyPair) *Decrypter { return &Decrypter{kp: kp} }
+// NewDecrypter parses kp's keys.
+func NewDecrypter(kp KeyPair) *Decrypter {
+	d := &Decrypter{}
+	d.load(kp)
+	return d
+}
 
 // Decrypt returns s with every encrypted block replaced by its plain text,
 // as eyaml_lookup_key does for a string that Encrypted reports (one trailing
 // line break of the result removed). The error is hiera-eyaml's message for
-// the first block that fails. A Decrypter is not safe for concurrent use.
+// the first block that fails.
 func (d *Decrypter) Decrypt(s string) (string, error) {
 	var b strings.Builder
 	for _, t := range Parse(s) {
@@ -86,12 +89,7 @@ func chomp(s string) string {
 
 // load parses the key pair in the order hiera-eyaml's PKCS7 encryptor
 // reads it, with its messages.
-func (d *Decrypter) load() error {
-	if d.parsed {
-		return d.err
-	}
-	d.parsed = true
-	kp := d.kp
+func (d *Decrypter) load(kp KeyPair) {
 	switch {
 	case kp.PublicPath == "":
 		d.err = errors.New("pkcs7_public_key is not defined")
@@ -110,7 +108,6 @@ func (d *Decrypter) load() error {
 		}
 		d.cert, d.err = parseCertificate(kp.Public)
 	}
-	return d.err
 }
 
 // readError is Ruby's message for a File.read that failed.
@@ -206,8 +203,8 @@ var errBadDecrypt = errors.New("bad decrypt")
 // decryptPKCS7 decrypts DER PKCS#7 enveloped data as Ruby's
 // OpenSSL::PKCS7.new(der).decrypt(key, cert) does.
 func (d *Decrypter) decryptPKCS7(der []byte) ([]byte, error) {
-	if err := d.load(); err != nil {
-		return nil, err
+	if d.err != nil {
+		return nil, d.err
 	}
 	var ci contentInfo
 	var env envelopedData
