@@ -301,4 +301,3 @@ func octets(v asn1.RawValue) ([]byte, error) {
 	}
 	return out, nil
 }
-
