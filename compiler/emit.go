@@ -276,6 +276,13 @@ func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *for
 	if locs == nil {
 		locs = n.locsOf(name, layers)
 	}
+	// Whether any value read for the key holds decrypted text.
+	outer := n.secret
+	n.secret = false
+	defer func() {
+		k.Secret = n.secret
+		n.secret = outer || n.secret
+	}()
 	fr := n.enter(name)
 	k.Contributions = n.contributions(name, locs, false, layers)
 	n.leave(fr)

@@ -122,7 +122,7 @@ func decryptFile(df *dataFile, dec *eyaml.Decrypter, invalid map[any]dataload.Pr
 		if _, bad := invalid[k]; bad {
 			continue
 		}
-		v, changed, err := decryptValue(df.hash.Value(i), dec)
+		v, changed, isSecret, err := decryptValue(df.hash.Value(i), dec)
 		if err != nil {
 			if invalid == nil {
 				invalid = map[any]dataload.Problem{}
@@ -133,6 +133,8 @@ func decryptFile(df *dataFile, dec *eyaml.Decrypter, invalid map[any]dataload.Pr
 		}
 		if changed {
 			df.hash.Set(k, v)
+		}
+		if isSecret {
 			if secret == nil {
 				secret = map[any]bool{}
 			}
@@ -150,55 +152,60 @@ type decryptError struct {
 
 // decryptValue decrypts every encrypted string in v, copying the
 // containers it changes (values may be shared through YAML aliases).
-func decryptValue(v any, dec *eyaml.Decrypter) (any, bool, *decryptError) {
+// changed says whether the value changed (a string that only looks
+// encrypted loses a trailing line break too, as in Puppet), secret whether
+// it now holds decrypted text.
+func decryptValue(v any, dec *eyaml.Decrypter) (out any, changed, secret bool, derr *decryptError) {
 	switch v := v.(type) {
 	case string:
 		if !eyaml.Encrypted(v) {
-			return v, false, nil
+			return v, false, false, nil
 		}
-		p, err := dec.Decrypt(v)
+		p, decrypted, err := dec.Decrypt(v)
 		if err != nil {
-			return nil, false, &decryptError{v, err}
+			return nil, false, false, &decryptError{v, err}
 		}
-		return p, true, nil
+		return p, p != v, decrypted, nil
 	case []any:
-		var out []any
+		var arr []any
 		for i, e := range v {
-			x, changed, err := decryptValue(e, dec)
+			x, ch, sec, err := decryptValue(e, dec)
 			if err != nil {
-				return nil, false, err
+				return nil, false, false, err
 			}
-			if changed && out == nil {
-				out = slices.Clone(v)
+			secret = secret || sec
+			if ch && arr == nil {
+				arr = slices.Clone(v)
 			}
-			if out != nil {
-				out[i] = x
+			if arr != nil {
+				arr[i] = x
 			}
 		}
-		return orSame(out, v), out != nil, nil
+		return orSame(arr, v), arr != nil, secret, nil
 	case *format.Hash:
-		var out *format.Hash
+		var h *format.Hash
 		for i := 0; i < v.Len(); i++ {
-			x, changed, err := decryptValue(v.Value(i), dec)
+			x, ch, sec, err := decryptValue(v.Value(i), dec)
 			if err != nil {
-				return nil, false, err
+				return nil, false, false, err
 			}
-			if changed && out == nil {
-				out = format.NewHash(v.Len())
+			secret = secret || sec
+			if ch && h == nil {
+				h = format.NewHash(v.Len())
 				for j := 0; j < i; j++ {
-					out.Set(v.Key(j), v.Value(j))
+					h.Set(v.Key(j), v.Value(j))
 				}
 			}
-			if out != nil {
-				out.Set(v.Key(i), x)
+			if h != nil {
+				h.Set(v.Key(i), x)
 			}
 		}
-		if out == nil {
-			return v, false, nil
+		if h == nil {
+			return v, false, secret, nil
 		}
-		return out, true, nil
+		return h, true, secret, nil
 	}
-	return v, false, nil
+	return v, false, false, nil
 }
 
 func orSame(out, v []any) []any {

@@ -110,6 +110,13 @@ type Key struct {
 	// default_hierarchy; used only when Contributions is empty.
 	DefaultMerge Merge
 	Defaults     []Contribution
+
+	// Secret marks a key whose value or contributions hold text
+	// decrypted from hiera-eyaml's ENC[...] (directly, merged, or through
+	// interpolation, lookup() and alias()): tools show where it came from
+	// and whether it changed, never its text, unless asked. (Format
+	// version 2.)
+	Secret bool
 }
 
 // Contribution is one location's value for a key.

@@ -103,6 +103,7 @@ func TestDecrypt(t *testing.T) {
 		want    string
 		wantErr string
 	}{
+		{"chomped, not decrypted", good, "ENC[not-a-block]\n", "ENC[not-a-block]", ""},
 		{"string", good, v["hello"], "hello", ""},
 		{"embedded", good, "a " + v["hello"] + " b " + v["hello"], "a hello b hello", ""},
 		{"one line break chomped", good, v["multiline"], "line1\nline2", ""},
@@ -120,7 +121,7 @@ func TestDecrypt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := NewDecrypter(tt.kp).Decrypt(tt.in)
+			got, decrypted, err := NewDecrypter(tt.kp).Decrypt(tt.in)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Decrypt = %q, %v; want error %q", got, err, tt.wantErr)
@@ -129,6 +130,9 @@ func TestDecrypt(t *testing.T) {
 			}
 			if err != nil || got != tt.want {
 				t.Fatalf("Decrypt = %q, %v; want %q", got, err, tt.want)
+			}
+			if want := strings.Contains(tt.in, "MII"); decrypted != want {
+				t.Errorf("decrypted = %v, want %v", decrypted, want)
 			}
 		})
 	}
@@ -175,6 +179,6 @@ func FuzzParse(f *testing.F) {
 		if b.String() != s {
 			t.Fatalf("tokens give %q, not %q", b.String(), s)
 		}
-		_, _ = d.Decrypt(s)
+		_, _, _ = d.Decrypt(s)
 	})
 }

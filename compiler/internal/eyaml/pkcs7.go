@@ -49,9 +49,10 @@ func NewDecrypter(kp KeyPair) *Decrypter {
 
 // Decrypt returns s with every encrypted block replaced by its plain text,
 // as eyaml_lookup_key does for a string that Encrypted reports (one trailing
-// line break of the result removed). The error is hiera-eyaml's message for
-// the first block that fails.
-func (d *Decrypter) Decrypt(s string) (string, error) {
+// line break of the result removed, blocks or not); decrypted says whether
+// it held a block. The error is hiera-eyaml's message for the first block
+// that fails.
+func (d *Decrypter) Decrypt(s string) (plain string, decrypted bool, err error) {
 	var b strings.Builder
 	for _, t := range Parse(s) {
 		if !t.Enc {
@@ -61,19 +62,20 @@ func (d *Decrypter) Decrypt(s string) (string, error) {
 		if t.Cipher == "" {
 			// hiera-eyaml strips the whitespace and matches again, finding
 			// nothing: a Ruby NoMethodError.
-			return "", errors.New("undefined method `[]' for nil:NilClass")
+			return "", false, errors.New("undefined method `[]' for nil:NilClass")
 		}
 		if !strings.EqualFold(t.Scheme, "PKCS7") {
-			return "", fmt.Errorf("cannot load such file -- hiera/backend/eyaml/encryptors/%s (hieracc, like Puppet without the hiera-eyaml-%s plugin, decrypts only PKCS7 values)",
+			return "", false, fmt.Errorf("cannot load such file -- hiera/backend/eyaml/encryptors/%s (hieracc, like Puppet without the hiera-eyaml-%s plugin, decrypts only PKCS7 values)",
 				strings.ToLower(t.Scheme), strings.ToLower(t.Scheme))
 		}
-		plain, err := d.decryptPKCS7(decode64(t.Cipher))
+		p, err := d.decryptPKCS7(decode64(t.Cipher))
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
-		b.Write(plain)
+		b.Write(p)
+		decrypted = true
 	}
-	return chomp(b.String()), nil
+	return chomp(b.String()), decrypted, nil
 }
 
 // chomp is Ruby's String#chomp: one trailing "\r\n", "\n" or "\r".
