@@ -49,7 +49,7 @@ func parseHeader(s string) (Header, int, error) {
 	if err != nil {
 		return Header{}, 0, err
 	}
-	if v != Version {
+	if v < 1 || v > Version {
 		return Header{}, 0, fmt.Errorf("format: %w %d (this reader reads versions 1 to %d)", ErrVersion, v, Version)
 	}
 	h := Header{Version: int(v)}
@@ -550,7 +550,12 @@ func (x *Index) Bundle() (*Bundle, error) {
 		k := &b.Keys[i]
 		ik := &x.Keys[i]
 		k.Name, k.Value, k.Err = ik.Name, ik.Value, ik.Err
-		if err := r.arrayOf(4, "key details"); err != nil {
+		// Version 2 adds the key's flags.
+		fields := 4
+		if x.Version >= 2 {
+			fields = 5
+		}
+		if err := r.arrayOf(fields, "key details"); err != nil {
 			return nil, err
 		}
 		if k.Merge, err = readMerge(r); err != nil {
@@ -564,6 +569,16 @@ func (x *Index) Bundle() (*Bundle, error) {
 		}
 		if k.Defaults, err = x.readContributions(r, vals.vals); err != nil {
 			return nil, err
+		}
+		if fields == 5 {
+			flags, err := r.integer()
+			if err != nil {
+				return nil, err
+			}
+			if flags&^keySecret != 0 {
+				return nil, r.errorf("unknown key flags %#x", flags)
+			}
+			k.Secret = flags&keySecret != 0
 		}
 	}
 	if err := r.done("details"); err != nil {

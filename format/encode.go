@@ -369,7 +369,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	cr := refs[2*len(b.Keys):]
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		t = appendArrayLen(t, 4)
+		t = appendArrayLen(t, 5)
 		t = appendMerge(t, k.Merge)
 		if r := memo[i].rec; r >= 0 {
 			t = e.appendTmpl(t, &e.recs[r], k.DefaultMerge, cr)
@@ -378,6 +378,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			t = appendMerge(t, k.DefaultMerge)
 			t = appendContributions(t, k.Defaults, cr[2*len(k.Contributions):])
 		}
+		t = appendUint(t, keyFlags(k))
 		cr = cr[2*(len(k.Contributions)+len(k.Defaults)):]
 	}
 	e.tail = t
@@ -427,6 +428,14 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	w = appendArrayLen(w, nRest)
 	e.mid = w
 	return nil
+}
+
+// keyFlags is keydetail's flags field.
+func keyFlags(k *Key) uint64 {
+	if k.Secret {
+		return keySecret
+	}
+	return 0
 }
 
 // err adds an error to the error table; -1 for nil.

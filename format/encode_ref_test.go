@@ -329,11 +329,12 @@ func (e *refEncoder) body(b *Bundle) ([]byte, error) {
 	d.array(len(b.Keys))
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		d.array(4)
+		d.array(5)
 		refWriteMerge(d, k.Merge)
 		refWriteContributions(d, contribs[i])
 		refWriteMerge(d, k.DefaultMerge)
 		refWriteContributions(d, defaults[i])
+		d.uint(keyFlags(k))
 	}
 	if d.err != nil {
 		return nil, d.err
