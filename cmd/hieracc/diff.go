@@ -27,6 +27,7 @@ var diffCmd = &command{
 type diffFlags struct {
 	nodes, keys, ignoreKeys stringList
 	format, git             string
+	showSecrets             bool
 	compile                 compileFlags // --git only: what to compile at each revision
 	set                     map[string]bool
 }
@@ -39,6 +40,7 @@ func runDiff(c *cmdEnv, args []string) int {
 	fl.Var(&f.ignoreKeys, "ignore-key", "")
 	fl.StringVar(&f.format, "format", "text", "")
 	fl.StringVar(&f.git, "git", "", "")
+	fl.BoolVar(&f.showSecrets, "show-secrets", false, "")
 	fl.StringVar(&f.compile.env, "env", "", "")
 	fl.StringVar(&f.compile.modules, "modules", "", "")
 	fl.StringVar(&f.compile.global, "global", "", "")
@@ -58,7 +60,7 @@ func runDiff(c *cmdEnv, args []string) int {
 	if write == nil {
 		return c.usageError("--format must be text, json or markdown, not %q", f.format)
 	}
-	filter := bundlediff.Filter{Nodes: f.nodes, Keys: f.keys, IgnoreKeys: f.ignoreKeys}
+	filter := bundlediff.Filter{Nodes: f.nodes, Keys: f.keys, IgnoreKeys: f.ignoreKeys, ShowSecrets: f.showSecrets}
 	if err := filter.Validate(); err != nil {
 		return c.usageError("%v", err)
 	}
@@ -372,8 +374,12 @@ Flags:
   --format FORMAT    text (the default; in colour on a terminal, unless
                      NO_COLOR is set), json (one document; the schema is in
                      the README), or markdown (for a pull-request comment).
+  --show-secrets     show the values of keys holding text decrypted from
+                     eyaml's ENC[...]; otherwise such a key is reported as
+                     one change, with where its values came from, not them.
   --git REV1..REV2   compile the two revisions and compare them.
   --env DIR, --modules DIR, --global PATH, --environment NAME, --facts PATH...
+  --pkcs7-private-key PATH, --pkcs7-public-key PATH
                      with --git: as for 'hieracc compile'.
 
 A node error (every lookup on the node fails) is reported whatever --key

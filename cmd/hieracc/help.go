@@ -188,7 +188,10 @@ Flags:
                         hierarchy level and file (with line) gave each
                         contribution, and how they were merged. It is
                         text (--render-as does not apply); the exit code is
-                        the same as without --explain.
+                        the same as without --explain. The values of a key
+                        holding text decrypted from eyaml's ENC[...] are
+                        hidden.
+  --show-secrets        with --explain: show those values too.
 
 Errors go to stderr with Puppet's message, for example
   Function lookup() did not find a value for the name 'KEY'

@@ -21,7 +21,7 @@ var lookupCmd = &command{
 
 type lookupFlags struct {
 	bundle, node, merge, knockout, def, renderAs string
-	sortArrays, hashArrays, explain              bool
+	sortArrays, hashArrays, explain, showSecrets bool
 	set                                          map[string]bool // flags given
 }
 
@@ -37,6 +37,7 @@ func runLookup(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.def, "default", "", "")
 	fl.StringVar(&f.renderAs, "render-as", "yaml", "")
 	fl.BoolVar(&f.explain, "explain", false, "")
+	fl.BoolVar(&f.showSecrets, "show-secrets", false, "")
 	keys, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -62,7 +63,7 @@ func runLookup(c *cmdEnv, args []string) int {
 		return exitFail
 	}
 	if f.explain {
-		return explainKeys(c, b, keys, opts)
+		return explainKeys(c, b, keys, opts, f.showSecrets)
 	}
 
 	for _, key := range keys {
