@@ -113,6 +113,10 @@ type IndexKey struct {
 	Name  string
 	Value Value  // nil when Err is set
 	Err   *Error // the recorded failure of the configured lookup
+	// Sensitive: lookups of the key return a Sensitive wrapping Value
+	// (convert_to Sensitive; format version 2).
+	Sensitive bool
+	secret    bool
 }
 
 // ModuleError is the failure of one module's layer.
@@ -216,7 +220,11 @@ func (x *Index) decodeBody(r *reader) error {
 	x.Keys = make([]IndexKey, n)
 	for j := range x.Keys {
 		k := &x.Keys[j]
-		if err := r.arrayOf(3, "key"); err != nil {
+		fields := 3
+		if x.Version >= 2 {
+			fields = 4 // flags
+		}
+		if err := r.arrayOf(fields, "key"); err != nil {
 			return err
 		}
 		if k.Name, err = r.str(); err != nil {
@@ -240,6 +248,16 @@ func (x *Index) decodeBody(r *reader) error {
 			k.Value = x.values.vals[v]
 		}
 		k.Err = x.err(e)
+		if fields == 4 {
+			flags, err := r.integer()
+			if err != nil {
+				return err
+			}
+			if flags&^(keySecret|keySensitive) != 0 {
+				return r.errorf("key %q: unknown flags %#x", k.Name, flags)
+			}
+			k.secret, k.Sensitive = flags&keySecret != 0, flags&keySensitive != 0
+		}
 	}
 
 	if err := x.decodeIndex(r); err != nil {
@@ -550,7 +568,8 @@ func (x *Index) Bundle() (*Bundle, error) {
 		k := &b.Keys[i]
 		ik := &x.Keys[i]
 		k.Name, k.Value, k.Err = ik.Name, ik.Value, ik.Err
-		// Version 2 adds the key's flags.
+		k.Secret = ik.secret
+		// Version 2 adds the key's convert_to.
 		fields := 4
 		if x.Version >= 2 {
 			fields = 5
@@ -571,20 +590,55 @@ func (x *Index) Bundle() (*Bundle, error) {
 			return nil, err
 		}
 		if fields == 5 {
-			flags, err := r.integer()
-			if err != nil {
+			if k.ConvertTo, err = readConvertTo(r); err != nil {
 				return nil, err
 			}
-			if flags&^keySecret != 0 {
-				return nil, r.errorf("unknown key flags %#x", flags)
+			if k.Sensitive() != ik.Sensitive {
+				return nil, r.errorf("key %q: the Sensitive flag and convert_to disagree", k.Name)
 			}
-			k.Secret = flags&keySecret != 0
 		}
 	}
 	if err := r.done("details"); err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// readConvertTo reads a key's convert_to: nil, or an array of a type name
+// and scalar arguments.
+func readConvertTo(r *reader) ([]Value, error) {
+	if r.nilNext() {
+		return nil, nil
+	}
+	n, err := r.arrayLen()
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, r.errorf("empty convert_to")
+	}
+	out := make([]Value, n)
+	for i := range out {
+		c, err := r.peek()
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case c == mTrue || c == mFalse:
+			out[i], err = r.boolean()
+		case i > 0 && (c <= 0x7f || c >= 0xe0 || c >= 0xcc && c <= 0xd3):
+			out[i], err = r.integer()
+		default:
+			out[i], err = r.str()
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if _, ok := out[0].(string); !ok {
+		return nil, r.errorf("convert_to type is not a string")
+	}
+	return out, nil
 }
 
 func readHierarchy(r *reader, h *Hierarchy) error {

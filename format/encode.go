@@ -251,6 +251,11 @@ func (e *Encoder) fastEnd() int { return int(e.fastBytes) }
 
 // encodeBody builds the body of b in parts (see Append).
 func (e *Encoder) encodeBody(b *Bundle) error {
+	for i := range b.Keys {
+		if err := checkConvertTo(&b.Keys[i]); err != nil {
+			return err
+		}
+	}
 	for i := 1; i < len(b.Keys); i++ {
 		if b.Keys[i-1].Name >= b.Keys[i].Name {
 			return fmt.Errorf("format: Keys not sorted and unique: %q before %q", b.Keys[i-1].Name, b.Keys[i].Name)
@@ -378,7 +383,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			t = appendMerge(t, k.DefaultMerge)
 			t = appendContributions(t, k.Defaults, cr[2*len(k.Contributions):])
 		}
-		t = appendUint(t, keyFlags(k))
+		t = appendConvertTo(t, k.ConvertTo)
 		cr = cr[2*(len(k.Contributions)+len(k.Defaults)):]
 	}
 	e.tail = t
@@ -413,10 +418,11 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	}
 	w = appendArrayLen(w, len(b.Keys))
 	for i := range b.Keys {
-		w = appendArrayLen(w, 3)
+		w = appendArrayLen(w, 4)
 		w = appendString(w, b.Keys[i].Name)
 		w = appendRef(w, refs[2*i])
 		w = appendRef(w, refs[2*i+1])
+		w = appendUint(w, keyFlags(&b.Keys[i]))
 	}
 	w = e.appendIndex(w, b.Keys)
 	// The details section: a bin holding array(5), the rest of the value
@@ -430,12 +436,51 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	return nil
 }
 
-// keyFlags is keydetail's flags field.
+// keyFlags is a key's flags field.
 func keyFlags(k *Key) uint64 {
+	var f uint64
 	if k.Secret {
-		return keySecret
+		f |= keySecret
 	}
-	return 0
+	if k.Sensitive() {
+		f |= keySensitive
+	}
+	return f
+}
+
+// appendConvertTo writes a key's convert_to (checked by checkConvertTo).
+func appendConvertTo(w []byte, c []Value) []byte {
+	if len(c) == 0 {
+		return append(w, mNil)
+	}
+	w = appendArrayLen(w, len(c))
+	for _, v := range c {
+		switch v := v.(type) {
+		case string:
+			w = appendString(w, v)
+		case int64:
+			w = appendInt(w, v)
+		case bool:
+			w = appendBool(w, v)
+		}
+	}
+	return w
+}
+
+// checkConvertTo refuses what appendConvertTo cannot write.
+func checkConvertTo(k *Key) error {
+	for i, v := range k.ConvertTo {
+		switch v.(type) {
+		case string:
+			continue
+		case int64, bool:
+			if i > 0 {
+				continue
+			}
+		}
+		return fmt.Errorf("format: key %q: convert_to must be a type name and string, integer or boolean arguments", k.Name)
+	}
+	return nil
 }
 
 // err adds an error to the error table; -1 for nil.

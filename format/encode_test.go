@@ -239,6 +239,8 @@ func TestMaxDepthRoundTrips(t *testing.T) {
 func sampleV2() *format.Bundle {
 	b := Sample()
 	b.Keys[0].Secret = true
+	b.Keys[1].ConvertTo = []format.Value{"Sensitive"}
+	b.Keys[2].ConvertTo = []format.Value{"Array", true}
 	return b
 }
 

@@ -10,8 +10,11 @@ import (
 // SPEC.md, "Compatibility").
 const Version = 2
 
-// Key flags (format version 2): a bit set of keydetail's last field.
-const keySecret = 1 << 0
+// Key flags (format version 2): a bit set, the last field of a key.
+const (
+	keySecret    = 1 << 0
+	keySensitive = 1 << 1
+)
 
 // magic opens every bundle: the msgpack encoding of the string
 // "hieracc-bundle" (fixstr, 14 bytes).
