@@ -361,6 +361,8 @@ type entry struct {
 // lists, and keys become their JSON form (what puppet lookup printed).
 func canon(v any) any {
 	switch v := v.(type) {
+	case *runtime.Sensitive:
+		return runtime.Redacted // what puppet lookup --render-as json prints
 	case []any:
 		out := make([]any, len(v))
 		for i, e := range v {

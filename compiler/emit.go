@@ -317,6 +317,13 @@ func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *for
 			}
 		}
 	}
+	if err == nil && found {
+		// convert_to applies to the result, after merging (Puppet's
+		// convert_result); Sensitive is applied by readers.
+		if k.ConvertTo, err = n.optionsFor(mod).convertTo(name); err == nil {
+			v, err = hiera.Convert(name, k.ConvertTo, v)
+		}
+	}
 	if err != nil {
 		k.Err = n.position(asFormatError(err), k, layers)
 		return k, k.Err

@@ -283,9 +283,30 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	if !found {
 		return nil, errNotFound
 	}
+	if v, err = n.convert(k, v); err != nil {
+		return nil, asFormatError(err)
+	}
 	n.memo[text] = v
 	n.memoSecret[text] = secret
 	return v, nil
+}
+
+// convert applies the root key's convert_to to what a nested lookup found.
+// A Sensitive cannot be held in data or text ahead of time: such a lookup
+// fails (Puppet would insert a Sensitive, or its redacted text).
+func (n *nodeRun) convert(k hiera.Key, v any) (any, error) {
+	opts, oerr := n.keyOptions(k.Module)
+	if oerr != nil {
+		return nil, oerr
+	}
+	spec, err := opts.convertTo(k.Root)
+	if err != nil || len(spec) == 0 {
+		return v, err
+	}
+	if spec[0] == "Sensitive" {
+		return nil, lookupError(fmt.Sprintf("hieracc cannot interpolate key '%s': its lookup_options convert it to Sensitive, which cannot be held in other data ahead of time", k.Root))
+	}
+	return hiera.Convert(k.Root, spec, v)
 }
 
 // resolveRoot resolves the root key of k under its lookup_options (or

@@ -116,7 +116,9 @@ type IndexKey struct {
 	// Sensitive: lookups of the key return a Sensitive wrapping Value
 	// (convert_to Sensitive; format version 2).
 	Sensitive bool
-	secret    bool
+	// Converts: the key has a convert_to (of any type; format version 2).
+	Converts bool
+	secret   bool
 }
 
 // ModuleError is the failure of one module's layer.
@@ -253,10 +255,13 @@ func (x *Index) decodeBody(r *reader) error {
 			if err != nil {
 				return err
 			}
-			if flags&^(keySecret|keySensitive) != 0 {
+			if flags&^(keySecret|keySensitive|keyConverts) != 0 {
 				return r.errorf("key %q: unknown flags %#x", k.Name, flags)
 			}
-			k.secret, k.Sensitive = flags&keySecret != 0, flags&keySensitive != 0
+			k.secret, k.Sensitive, k.Converts = flags&keySecret != 0, flags&keySensitive != 0, flags&keyConverts != 0
+			if k.Sensitive && !k.Converts {
+				return r.errorf("key %q: sensitive without convert_to", k.Name)
+			}
 		}
 	}
 
@@ -593,8 +598,8 @@ func (x *Index) Bundle() (*Bundle, error) {
 			if k.ConvertTo, err = readConvertTo(r); err != nil {
 				return nil, err
 			}
-			if k.Sensitive() != ik.Sensitive {
-				return nil, r.errorf("key %q: the Sensitive flag and convert_to disagree", k.Name)
+			if k.Sensitive() != ik.Sensitive || (len(k.ConvertTo) > 0) != ik.Converts {
+				return nil, r.errorf("key %q: the key's flags and convert_to disagree", k.Name)
 			}
 		}
 	}

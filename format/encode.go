@@ -445,6 +445,9 @@ func keyFlags(k *Key) uint64 {
 	if k.Sensitive() {
 		f |= keySensitive
 	}
+	if len(k.ConvertTo) > 0 {
+		f |= keyConverts
+	}
 	return f
 }
 

@@ -14,6 +14,7 @@ const Version = 2
 const (
 	keySecret    = 1 << 0
 	keySensitive = 1 << 1
+	keyConverts  = 1 << 2
 )
 
 // magic opens every bundle: the msgpack encoding of the string

@@ -18,7 +18,8 @@ type Explanation struct {
 	DefaultMerge format.Merge
 	Defaults     []Source
 	// Secret: the key's data holds text decrypted from ENC[...] (see
-	// format.Key.Secret); show where it came from, not its text.
+	// format.Key.Secret), or its lookups return a Sensitive; show where it
+	// came from, not its text.
 	Secret bool
 }
 
@@ -51,7 +52,7 @@ func (b *Bundle) Explain(key string) (*Explanation, error) {
 		return nil, err
 	}
 	dk := &d.Keys[i]
-	e := &Explanation{Root: k.Root, Merge: dk.Merge, DefaultMerge: dk.DefaultMerge, Secret: dk.Secret}
+	e := &Explanation{Root: k.Root, Merge: dk.Merge, DefaultMerge: dk.DefaultMerge, Secret: dk.Secret || dk.Sensitive()}
 	mod := module(d, k.Module)
 	layers := [3]*format.Hierarchy{&d.Global, &d.Env, nil}
 	if mod != nil {

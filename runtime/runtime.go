@@ -38,6 +38,11 @@ type Bundle struct {
 	// when there are none, as usual.
 	odd []bool
 
+	// sens holds, for each key whose lookups return a Sensitive
+	// (convert_to Sensitive), its value wrapped once, so that Lookup
+	// allocates nothing. Nil when there are none.
+	sens []*Sensitive
+
 	once    sync.Once
 	details *format.Bundle
 	derr    error
@@ -69,6 +74,12 @@ func OpenBytes(data []byte) (*Bundle, error) {
 				b.odd = make([]bool, len(x.Keys))
 			}
 			b.odd[i] = true
+		}
+		if k := &x.Keys[i]; k.Sensitive {
+			if b.sens == nil {
+				b.sens = make([]*Sensitive, len(x.Keys))
+			}
+			b.sens[i] = &Sensitive{v: k.Value}
 		}
 	}
 	return b, nil
@@ -110,6 +121,9 @@ func (b *Bundle) Lookup(key string) (any, error) {
 			k := &b.x.Keys[i]
 			if k.Err != nil {
 				return nil, k.Err
+			}
+			if b.sens != nil && b.sens[i] != nil {
+				return b.sens[i], nil
 			}
 			return k.Value, nil
 		}
@@ -156,15 +170,54 @@ func (b *Bundle) lookup(key string, o *Options) (any, error) {
 	if i < 0 {
 		return notFound(o)
 	}
-	if o != nil && o.Merge != nil {
+	ik := &b.x.Keys[i]
+	if (o == nil || o.Merge == nil) && ik.Err == nil && len(k.Segments) == 0 {
+		if b.sens != nil && b.sens[i] != nil {
+			return b.sens[i], nil
+		}
+		return ik.Value, nil // converted when compiled
+	}
+	// The key's convert_to applies to what is found (not to a default).
+	var oo Options
+	if o != nil {
+		oo = *o
+		oo.HasDefault, oo.Default = false, nil
+	}
+	v, err := b.find(k, i, &oo)
+	if errors.Is(err, ErrNotFound) {
+		return notFound(o)
+	}
+	if err != nil || !ik.Converts {
+		return v, err
+	}
+	d, err := b.Details()
+	if err != nil {
+		return nil, err
+	}
+	dk := &d.Keys[i]
+	if dk.Sensitive() {
+		return &Sensitive{v: v}, nil
+	}
+	return hiera.Convert(k.Root, dk.ConvertTo, v)
+}
+
+// find is lookup without convert_to: what the merge and the dig find.
+func (b *Bundle) find(k hiera.Key, i int, o *Options) (any, error) {
+	if o.Merge != nil {
 		return b.merged(k, i, *o.Merge, o)
 	}
 	ik := &b.x.Keys[i]
 	if ik.Err != nil {
 		return nil, ik.Err
 	}
-	if len(k.Segments) == 0 {
-		return ik.Value, nil
+	if ik.Converts && !ik.Sensitive {
+		// The value was converted when compiled: dig into the merge of
+		// the contributions instead.
+		d, err := b.Details()
+		if err != nil {
+			return nil, err
+		}
+		return b.merged(k, i, d.Keys[i].Merge, o)
 	}
 	v, found, err := k.Dig(ik.Value)
 	if err != nil || found {

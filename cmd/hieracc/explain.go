@@ -30,7 +30,7 @@ func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Optio
 }
 
 // secretHidden stands for the value of a secret key.
-const secretHidden = " (secret: decrypted from ENC[...]; --show-secrets shows it)"
+const secretHidden = " (secret: decrypted from ENC[...] or Sensitive; --show-secrets shows it)"
 
 func explainKey(c *cmdEnv, b *runtime.Bundle, key string, opts runtime.Options, v any, lerr error, showSecrets bool) {
 	w := c.stdout

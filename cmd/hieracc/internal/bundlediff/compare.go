@@ -214,13 +214,17 @@ func diffBundles(od, nd *format.Bundle, f *Filter) []Change {
 			continue
 		}
 		cs := diffKey(name, od, o, nd, n)
-		if !f.ShowSecrets && (o != nil && o.Secret || n != nil && n.Secret) {
+		if !f.ShowSecrets && (hidden(o) || hidden(n)) {
 			cs = redact(name, od, o, nd, n, cs)
 		}
 		out = append(out, cs...)
 	}
 	return out
 }
+
+// hidden reports whether a key's values are not shown: it holds decrypted
+// text, or its lookups return a Sensitive.
+func hidden(k *format.Key) bool { return k != nil && (k.Secret || k.Sensitive()) }
 
 // redact turns the changes of a secret key into one change of the whole
 // key whose sides say where the values came from, not what they are.

@@ -87,7 +87,7 @@ func sideValue(s *Side) string {
 }
 
 // secretText stands for the value of a secret key.
-const secretText = "(secret: decrypted from ENC[...]; --show-secrets shows it)"
+const secretText = "(secret: decrypted from ENC[...] or Sensitive; --show-secrets shows it)"
 
 // errorText is Puppet's message, followed by where the failure was
 // recorded when the message does not say.
