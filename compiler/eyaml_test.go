@@ -2,9 +2,11 @@ package compiler_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sort"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hieracc/hieracc/compiler"
@@ -47,5 +49,47 @@ func TestEyamlSecrets(t *testing.T) {
 	}
 	if d := cmp.Diff(wantPlain, plain); d != "" {
 		t.Errorf("plain keys (-want +got):\n%s", d)
+	}
+}
+
+// TestNestedSensitive: a lookup() or alias() in data of a key converted to
+// Sensitive fails (a bundle cannot hold a Sensitive inside other data),
+// whichever key is compiled first; other conversions apply.
+func TestNestedSensitive(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte("version: 5\n")},
+		"env/data/common.yaml": {Data: []byte(`lookup_options:
+  a_pw: {convert_to: Sensitive}
+  a_port: {convert_to: Integer}
+a_pw: secret
+a_port: "0x10"
+z_text: "pw=%{lookup('a_pw')}"
+z_alias: "%{alias('a_pw')}"
+z_port: "port=%{lookup('a_port')}"
+`)},
+		"nodes/n1.yaml": {Data: []byte("x: 1\n")},
+	}
+	n, _ := compiler.LoadFacts(fsys, "nodes/n1.yaml")
+	res, err := compiler.Compile(context.Background(), compiler.Input{FS: fsys, EnvDir: "env", Nodes: []compiler.Node{n}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, k := range res.Bundles[0].Keys {
+		if k.Err != nil {
+			got[k.Name] = "error: " + k.Err.Message
+		} else {
+			got[k.Name] = fmt.Sprint(k.Value)
+		}
+	}
+	want := map[string]string{
+		"a_pw":    "secret", // readers wrap it
+		"a_port":  "16",
+		"z_text":  "error: hieracc cannot interpolate key 'a_pw': its lookup_options convert it to Sensitive, which cannot be held in other data ahead of time",
+		"z_alias": "error: hieracc cannot interpolate key 'a_pw': its lookup_options convert it to Sensitive, which cannot be held in other data ahead of time",
+		"z_port":  "port=16",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
 	}
 }

@@ -252,6 +252,9 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	}
 	if len(k.Segments) == 0 {
 		if i, ok := slices.BinarySearchFunc(n.keys, text, func(k format.Key, name string) int { return strings.Compare(k.Name, name) }); ok && n.keys[i].Err == nil {
+			if n.keys[i].Sensitive() {
+				return nil, sensitiveError(text)
+			}
 			n.secret = n.secret || n.keys[i].Secret
 			return n.keys[i].Value, nil
 		}
@@ -304,9 +307,13 @@ func (n *nodeRun) convert(k hiera.Key, v any) (any, error) {
 		return v, err
 	}
 	if spec[0] == "Sensitive" {
-		return nil, lookupError(fmt.Sprintf("hieracc cannot interpolate key '%s': its lookup_options convert it to Sensitive, which cannot be held in other data ahead of time", k.Root))
+		return nil, sensitiveError(k.Root)
 	}
 	return hiera.Convert(k.Root, spec, v)
+}
+
+func sensitiveError(key string) *format.Error {
+	return lookupError(fmt.Sprintf("hieracc cannot interpolate key '%s': its lookup_options convert it to Sensitive, which cannot be held in other data ahead of time", key))
 }
 
 // resolveRoot resolves the root key of k under its lookup_options (or
