@@ -6,6 +6,7 @@ package hiera
 // ahead of time; the compiler and the runtime share them.
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -141,23 +142,24 @@ func cannot(fn string, v any, to string) error {
 // toInteger is Integer.new(from, radix = default, abs = false).
 func toInteger(v any, args []format.Value) (any, error) {
 	radix, abs := 0, false
+	// Data cannot spell Puppet's `default`: a radix is 2, 8, 10 or 16.
+	rejected := errors.New("The function 'new' was called with arguments it does not accept")
 	for i, a := range args {
 		switch {
-		case i == 0 && a == "default":
 		case i == 0:
 			r, ok := a.(int64)
 			if !ok || r != 2 && r != 8 && r != 10 && r != 16 {
-				return nil, fmt.Errorf("'new' Illegal radix: %v, expected 2, 8, 10, 16, or default", rubyToS(a))
+				return nil, rejected
 			}
 			radix = int(r)
 		case i == 1:
 			b, ok := a.(bool)
 			if !ok {
-				return nil, cannot("new", v, "Integer")
+				return nil, rejected
 			}
 			abs = b
 		default:
-			return nil, fmt.Errorf("'new' expects between 1 and 3 arguments, got %d", len(args)+1)
+			return nil, rejected
 		}
 	}
 	var n int64
