@@ -200,8 +200,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add(bodyOf(f, data))
 	syn, _ := format.Encode(Synthetic(20))
 	f.Add(bodyOf(f, syn))
+	v2, _ := format.Encode(sampleV2()) // key flags and convert_to
+	f.Add(bodyOf(f, v2))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		b, err := format.Decode(Seal(1, "n", "e", "r", body))
+		b, err := format.Decode(Seal(format.Version, "n", "e", "r", body))
 		if err != nil {
 			return
 		}
