@@ -232,7 +232,7 @@ func TestEveryByte(t *testing.T) {
 			}
 			b := bytes.Clone(body)
 			b[i] = c
-			got, err := format.Decode(Seal(1, "n", "e", "r", b))
+			got, err := format.Decode(Seal(format.Version, "n", "e", "r", b))
 			if err != nil {
 				if !errors.Is(err, format.ErrCorrupt) {
 					t.Fatalf("byte %d = %#x: %v is not ErrCorrupt", i, c, err)

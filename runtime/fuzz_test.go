@@ -41,7 +41,7 @@ func FuzzLookup(f *testing.F) {
 		f.Add(body, "users.alice.uid")
 	}
 	f.Fuzz(func(t *testing.T, body []byte, key string) {
-		b, err := runtime.OpenBytes(Seal(1, "n", "e", "r", body))
+		b, err := runtime.OpenBytes(Seal(format.Version, "n", "e", "r", body))
 		if err != nil {
 			return
 		}
