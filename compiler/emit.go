@@ -251,11 +251,12 @@ func (n *nodeRun) keyNames(keep func(*dataFile) bool) []string {
 // result is kept for other nodes when store says so.
 func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.Error) {
 	merge, perr := n.optionsFor(mod).mergeOf(name)
-	if perr != nil || !sharing {
+	conv, cerr := n.optionsFor(mod).convertTo(name)
+	if perr != nil || cerr != nil || !sharing {
 		return n.compileKey(name, mod, nil)
 	}
 	layers := n.layersFor(mod)
-	sig := n.w.keySig(n.shapeID(mod, layers), merge, name, layers)
+	sig := n.w.keySig(n.shapeID(mod, layers), merge, convertID(conv), name, layers)
 	h := hashSig(name, sig)
 	e, reused, k, err := n.findOrCompile(name, mod, sig, h, nil)
 	if store && e != nil && !reused {

@@ -93,3 +93,38 @@ z_port: "port=%{lookup('a_port')}"
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
+
+// TestConvertToPerNode: nodes share a key's result only when their
+// lookup_options convert it alike.
+func TestConvertToPerNode(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte("version: 5\nhierarchy:\n  - {name: Node, path: 'nodes/%{trusted.certname}.yaml'}\n  - {name: Common, path: common.yaml}\n")},
+		"env/data/nodes/a.yaml": {Data: []byte("lookup_options:\n  k: {convert_to: Integer}\n")},
+		"env/data/nodes/c.yaml": {Data: []byte("other: 1\n")},
+		"env/data/common.yaml":  {Data: []byte("k: '0x10'\n")},
+	}
+	var nodes []compiler.Node
+	for _, name := range []string{"a", "b", "c", "d"} {
+		fsys["nodes/"+name+".yaml"] = &fstest.MapFile{Data: []byte("x: 1\n")}
+	}
+	for _, name := range []string{"b", "a", "c", "d"} {
+		n, _ := compiler.LoadFacts(fsys, "nodes/"+name+".yaml")
+		nodes = append(nodes, n)
+	}
+	res, err := compiler.Compile(context.Background(), compiler.Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]any{}
+	for _, b := range res.Bundles {
+		for _, k := range b.Keys {
+			if k.Name == "k" {
+				got[b.Node] = k.Value
+			}
+		}
+	}
+	want := map[string]any{"a": int64(16), "b": "0x10", "c": "0x10", "d": "0x10"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}

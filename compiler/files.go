@@ -194,7 +194,7 @@ func (df *dataFile) filterModule(module, function string) {
 			continue
 		}
 		if function == eyamlFunction {
-			continue // a lookup_key function's keys are not checked: they are only never asked for
+			continue // Puppet checks the keys of data_hash files only: an eyaml key outside the module is silently never asked for
 		}
 		df.diags = append(df.diags, Diagnostic{Severity: Warning, File: df.path, Line: df.pos[i].Line, Column: df.pos[i].Column,
 			Message: fmt.Sprintf("Module '%s': Value returned from data_hash function '%s', when using location '%s', must use keys qualified with the name of the module", module, function, df.path)})
