@@ -98,7 +98,7 @@ z_port: "port=%{lookup('a_port')}"
 // lookup_options convert it alike.
 func TestConvertToPerNode(t *testing.T) {
 	fsys := fstest.MapFS{
-		"env/hiera.yaml": {Data: []byte("version: 5\nhierarchy:\n  - {name: Node, path: 'nodes/%{trusted.certname}.yaml'}\n  - {name: Common, path: common.yaml}\n")},
+		"env/hiera.yaml":        {Data: []byte("version: 5\nhierarchy:\n  - {name: Node, path: 'nodes/%{trusted.certname}.yaml'}\n  - {name: Common, path: common.yaml}\n")},
 		"env/data/nodes/a.yaml": {Data: []byte("lookup_options:\n  k: {convert_to: Integer}\n")},
 		"env/data/nodes/c.yaml": {Data: []byte("other: 1\n")},
 		"env/data/common.yaml":  {Data: []byte("k: '0x10'\n")},
