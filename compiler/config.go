@@ -40,6 +40,9 @@ type levelConf struct {
 	kind     locKind  // locNone: the level has no location (Puppet calls the function once)
 	locs     []string // path(s) or glob(s), uninterpolated
 	mapped   [3]string
+	// keys are an eyaml level's key files, from its options (or the
+	// defaults'); see eyaml.go.
+	keys eyamlKeyPaths
 }
 
 // config is one layer's validated hiera.yaml.
@@ -78,8 +81,9 @@ var (
 	locationKeys    = []string{"path", "paths", "glob", "globs", "uri", "uris", "mapped_paths"}
 )
 
-// supportedFunctions are the data_hash functions hieracc can run ahead of time.
-var supportedFunctions = []string{"yaml_data", "json_data"}
+// supportedFunctions are the data provider functions hieracc can run ahead
+// of time.
+var supportedFunctions = []string{"yaml_data", "json_data", eyamlFunction}
 
 // defaultConfig is Puppet's built-in v5 config, used when hiera.yaml is absent
 // (global layer) or holds only `version: 5`.
@@ -215,6 +219,7 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 	// Without a defaults key Puppet uses {datadir: data, data_hash: yaml_data};
 	// a defaults key replaces both.
 	datadir, defFunc := "data", "yaml_data"
+	var defOpts any
 	if v, ok := h.Get("defaults"); ok {
 		defFunc = ""
 		dn := valueNode(doc, "defaults")
@@ -228,6 +233,7 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 					typeErr(dn.Content[2*i], "entry 'defaults' unrecognized key '%v'", k)
 				}
 			}
+			defOpts, _ = dh.Get("options")
 			n := 0
 			for _, fk := range functionKeys {
 				if fv, ok := dh.Get(fk); ok {
@@ -267,7 +273,7 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 		firstLine := map[string]int{}
 		for i, e := range list {
 			en := ln.Content[i]
-			lvl, lds := c.parseLevel(key, i, en, e, datadir, defFunc)
+			lvl, lds := c.parseLevel(key, i, en, e, datadir, defFunc, defOpts)
 			ds = append(ds, lds...)
 			if lvl == nil {
 				continue
@@ -305,7 +311,7 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 
 // parseLevel validates one hierarchy entry the way Puppet's config type and
 // validate_hierarchy do.
-func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, defFunc string) (*levelConf, []Diagnostic) {
+func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, defFunc string, defOpts any) (*levelConf, []Diagnostic) {
 	var ds []Diagnostic
 	fail := func(msg string, args ...any) {
 		ds = append(ds, c.fail(Diagnostic{File: c.file, Line: n.Line, Column: n.Column, Message: fmt.Sprintf(msg, args...)})...)
@@ -409,7 +415,7 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 		if near := hiera.Nearest(lvl.function, supportedFunctions); near != "" {
 			hint = fmt.Sprintf(" (did you mean '%s'?)", near)
 		}
-		fail("hieracc cannot run %s in hierarchy '%s': only data_hash yaml_data and json_data are supported ahead of time%s", describeFunction(lvl.function), lvl.name, hint)
+		fail("hieracc cannot run %s in hierarchy '%s': only data_hash yaml_data and json_data, and lookup_key eyaml_lookup_key, are supported ahead of time%s", describeFunction(lvl.function), lvl.name, hint)
 	}
 	if s, ok := str("datadir"); ok {
 		lvl.datadir = s
@@ -433,7 +439,14 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 	if h.Has("uri") || h.Has("uris") {
 		fail("hieracc cannot resolve uri/uris locations in hierarchy '%s': they only make sense to lookup_key functions", lvl.name)
 	}
-	if opts, ok := h.Get("options"); ok {
+	opts, ok := h.Get("options")
+	if !ok {
+		opts = defOpts // Puppet: the level's options, else the defaults'
+	}
+	if lvl.function == eyamlFunction {
+		lvl.keys = eyamlKeysOf(opts)
+	}
+	if ok {
 		if oh, ok := opts.(*format.Hash); ok {
 			for _, reserved := range []string{"path", "uri"} {
 				if oh.Has(reserved) {

@@ -151,12 +151,37 @@ func checkCase(t *testing.T, dir string) (int, []string) {
 	return len(checks), fails
 }
 
+// caseFlags applies a case's hieracc-flags (conformancetest.ReadFlags) to in.
+func caseFlags(t *testing.T, dir string, in *compiler.Input) {
+	t.Helper()
+	flags, err := conformancetest.ReadFlags(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range flags {
+		data, err := os.ReadFile(f.Path)
+		if err != nil {
+			t.Fatalf("hieracc-flags: %v", err)
+		}
+		key := &compiler.KeyFile{Name: f.Path, Data: data}
+		switch f.Name {
+		case "--pkcs7-private-key":
+			in.PKCS7PrivateKey = key
+		case "--pkcs7-public-key":
+			in.PKCS7PublicKey = key
+		default:
+			t.Fatalf("hieracc-flags: %s is not a flag this test knows", f.Name)
+		}
+	}
+}
+
 // CompileCase compiles every node of a case and opens each bundle through
 // the runtime, after a round trip through the wire format.
 func CompileCase(t *testing.T, dir string) map[string]*runtime.Bundle {
 	t.Helper()
 	fsys := os.DirFS(dir)
 	in := compiler.Input{FS: fsys, EnvDir: "env", ModulesDir: "modules", GlobalDir: "global"}
+	caseFlags(t, dir, &in)
 	files, _ := fs.Glob(fsys, "nodes/*.yaml")
 	sort.Strings(files)
 	for _, f := range files {

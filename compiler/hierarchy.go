@@ -66,7 +66,7 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 		fl := format.Level{Name: lvl.name}
 		fs := make([]*dataFile, len(locs))
 		for j, p := range locs {
-			df := n.c.file(p, lvl.function, c.layer, c.module)
+			df := n.c.file(p, lvl.function, c.layer, c.module, keyringKey{c.root, lvl.keys})
 			fs[j] = df
 			fl.Locations = append(fl.Locations, format.Location{Path: p, Exists: df != nil})
 		}

@@ -126,7 +126,24 @@ type Key struct {
 	// default_hierarchy; used only when Contributions is empty.
 	DefaultMerge Merge
 	Defaults     []Contribution
+
+	// Secret marks a key whose value or contributions hold text
+	// decrypted from hiera-eyaml's ENC[...] (directly, merged, or through
+	// interpolation, lookup() and alias()): tools show where it came from
+	// and whether it changed, never its text, unless asked. (Format
+	// version 2.)
+	Secret bool
+	// ConvertTo is the key's lookup_options convert_to, applied to the
+	// result of every lookup of the key (after merging and digging), as
+	// Puppet's new() would: nil for none, else the type name and its
+	// arguments (strings, integers, booleans). Value is already
+	// converted, except for Sensitive, which a reader applies: Value then
+	// holds what the Sensitive wraps. (Format version 2.)
+	ConvertTo []Value
 }
+
+// Sensitive reports whether the key's lookups return a Sensitive value.
+func (k *Key) Sensitive() bool { return len(k.ConvertTo) > 0 && k.ConvertTo[0] == "Sensitive" }
 
 // Contribution is one location's value for a key.
 type Contribution struct {

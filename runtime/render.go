@@ -30,7 +30,25 @@ const (
 // formatting, its escapes). YAML follows Psych's choice of styles and
 // quotes but does not fold long lines. It fails only for what Puppet
 // cannot render either: NaN or infinity in JSON, invalid UTF-8 in JSON.
+//
+// A *Sensitive renders as puppet lookup renders one: "Sensitive [value
+// redacted]" in JSON and text, and in YAML as Psych dumps the Ruby object,
+// value included.
 func Render(v any, f Format) ([]byte, error) {
+	if s, ok := v.(*Sensitive); ok {
+		switch f {
+		case JSON:
+			return []byte(`"` + Redacted + `"` + "\n"), nil
+		case Text:
+			return []byte(Redacted + "\n"), nil
+		case YAML:
+			h := format.NewHash(1)
+			h.Set("value", s.v)
+			doc := appendYAMLDoc(nil, h)
+			rest, _ := bytes.CutPrefix(doc, []byte("---\n"))
+			return append([]byte("--- !ruby/object:Puppet::Pops::Types::PSensitiveType::Sensitive\n"), rest...), nil
+		}
+	}
 	var out []byte
 	var err error
 	switch f {

@@ -76,6 +76,13 @@ func runCaseViaCLI(t *testing.T, dir string) (total, passed int) {
 	if isDir(filepath.Join(dir, "modules")) {
 		args = append(args, "--modules", filepath.Join(dir, "modules"))
 	}
+	flags, err := conformancetest.ReadFlags(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range flags {
+		args = append(args, f.Name, f.Path)
+	}
 	// Puppet always has a global layer: global/hiera.yaml, or its default
 	// config over the confdir (global/, or an empty one when the case has
 	// none).

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ruby"
+	"github.com/hieracc/hieracc/runtime"
 	"gopkg.in/yaml.v3"
 )
 
@@ -31,6 +32,35 @@ type Check struct {
 	NotFound bool      `yaml:"not_found"`
 	Error    bool      `yaml:"error"`
 	Message  string    `yaml:"message"`
+}
+
+// A Flag is one line of a case's hieracc-flags file: a compile flag and
+// the file it names.
+type Flag struct {
+	Name string // "--pkcs7-private-key"
+	Path string // the file, joined to the case folder
+}
+
+// ReadFlags reads dir/hieracc-flags, the extra compile flags a case needs
+// (testdata/conformance/README.md): one "--flag PATH" a line, PATH
+// relative to the case folder. A case without the file needs none.
+func ReadFlags(dir string) ([]Flag, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "hieracc-flags"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var flags []Flag
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 || !strings.HasPrefix(f[0], "--") {
+			return nil, fmt.Errorf("hieracc-flags: want \"--flag PATH\", got %q", line)
+		}
+		flags = append(flags, Flag{f[0], filepath.Join(dir, f[1])})
+	}
+	return flags, nil
 }
 
 // ReadChecks reads dir/expected.yaml.
@@ -253,6 +283,8 @@ func canon(v any) any {
 			out = append(out, entry{ruby.ToS(k), canon(e)})
 		}
 		return out
+	case *runtime.Sensitive:
+		return runtime.Redacted // what puppet lookup --render-as json prints
 	}
 	return v
 }

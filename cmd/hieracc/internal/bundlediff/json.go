@@ -156,6 +156,7 @@ type jsonSide struct {
 	Value   json.RawMessage `json:"value,omitempty"` // "null" is kept: only a missing value is left out
 	Type    string          `json:"type,omitempty"`
 	Keys    json.RawMessage `json:"keys,omitempty"`
+	Secret  bool            `json:"secret,omitempty"` // value, type and keys left out
 	Error   *jsonError      `json:"error,omitempty"`
 	Sources []jsonSource    `json:"sources"`
 }
@@ -194,6 +195,8 @@ func newJSONSide(s *Side) *jsonSide {
 	switch {
 	case s.Err != nil:
 		j.Error = &jsonError{Message: s.Err.Message, File: s.Err.File, Line: s.Err.Line, Column: s.Err.Column, Level: s.Err.Level}
+	case s.Secret:
+		j.Secret = true
 	case s.Keys != nil:
 		j.Keys = jsonValue(s.Keys)
 	default:

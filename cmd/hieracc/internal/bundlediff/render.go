@@ -68,6 +68,9 @@ func subject(c Change) string {
 func describe(c Change) string {
 	switch c.Kind {
 	case TypeChanged:
+		if c.Old.Secret || c.New.Secret {
+			return "type changed"
+		}
 		return fmt.Sprintf("type changed (%s to %s)", typeName(c.Old.Value), typeName(c.New.Value))
 	case Reordered:
 		return "key order changed"
@@ -95,11 +98,16 @@ func sideValue(s *Side) string {
 			return "error: " + s.Err.Message
 		}
 		return "error: " + errorText(s.Err)
+	case s.Secret:
+		return secretText
 	case s.Keys != nil:
 		return display(s.Keys)
 	}
 	return display(s.Value)
 }
+
+// secretText stands for the value of a secret key.
+const secretText = "(secret: decrypted from ENC[...] or Sensitive; --show-secrets shows it)"
 
 // errorText is Puppet's message, followed by where the failure was
 // recorded when the message does not say.
