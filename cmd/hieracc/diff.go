@@ -22,7 +22,7 @@ var diffCmd = &command{
 type diffFlags struct {
 	nodes, keys, ignoreKeys stringList
 	format, git             string
-	nodeList                string       // --nodes: summary or full
+	nodeList                string // --nodes: summary or full
 	showSecrets             bool
 	compile                 compileFlags // --git only: what to compile at each revision
 	stderr                  io.Writer    // where progress goes
