@@ -246,6 +246,41 @@ func TestPathsSteeredByFactsAreRefused(t *testing.T) {
 	}
 }
 
+// TestDatadirSteeredByFactsIsRefused: the datadir is interpolated too, and
+// held to the rule of the paths below it.
+func TestDatadirSteeredByFactsIsRefused(t *testing.T) {
+	const teamDatadir = "version: 5\nhierarchy:\n  - name: Team\n    datadir: \"data/teams/%{facts.team}\"\n    path: common.yaml\n"
+	files := map[string]string{
+		"env/hiera.yaml":                 teamDatadir,
+		"env/data/teams/ops/common.yaml": "x: ops\n",
+		"env/private/common.yaml":        "x: secret\n",
+		"global/data/common.yaml":        "x: global secret\n",
+	}
+	for _, tc := range []struct {
+		facts string
+		want  string // "" = allowed
+	}{
+		{"team: ops\n", ""},
+		{"team: ../../private\n", `datadir "data/teams/%{facts.team}" interpolates to "data/teams/../../private"`},
+		{"team: ../../../global/data\n", `interpolates to "data/teams/../../../global/data"`},
+		{"team: /etc\n", ""}, // data/teams//etc stays inside data/teams
+		{"team: \"a\\0b\"\n", `datadir "data/teams/%{facts.team}" contains a NUL byte`},
+	} {
+		b := compileOne(t, files, tc.facts)
+		switch {
+		case tc.want == "" && b.NodeError != nil:
+			t.Errorf("facts %q: unexpected error %v", tc.facts, b.NodeError)
+		case tc.want != "" && (b.NodeError == nil || !strings.Contains(b.NodeError.Message, tc.want)):
+			t.Errorf("facts %q: error %v, want one containing %q", tc.facts, b.NodeError, tc.want)
+		case tc.want != "" && (b.NodeError.File != "env/hiera.yaml" || b.NodeError.Level != "Team" || b.NodeError.Line != 3):
+			t.Errorf("facts %q: error not placed at the level: %+v", tc.facts, b.NodeError)
+		}
+		if k := keyOf(b, "x"); k != nil && k.Value != "ops" {
+			t.Errorf("facts %q: x = %v read from outside the team folders", tc.facts, k.Value)
+		}
+	}
+}
+
 func TestModuleNamespace(t *testing.T) {
 	b := compileOne(t, map[string]string{
 		"env/hiera.yaml":                   simpleHiera,

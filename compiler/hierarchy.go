@@ -80,17 +80,22 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 	saved := n.at
 	n.at = site{c.file, lvl.line, lvl.column, lvl.name}
 	defer func() { n.at = saved }()
-	dd, err := n.interpolatePath(path.Join(c.root, lvl.datadir))
+	dd, err := n.interpolatePath(lvl.datadir)
 	if err != nil {
 		return nil, err
 	}
-	datadir := path.Clean(dd)
+	// The datadir is held to the same rule as the paths below it: a fact
+	// must not move it out of the folder the configuration names.
+	datadir, err := n.safeJoin("datadir", c.root, lvl.datadir, dd)
+	if err != nil {
+		return nil, err
+	}
 	resolve := func(tmpl string) (string, *format.Error) {
 		p, err := n.interpolatePath(tmpl)
 		if err != nil {
 			return "", err
 		}
-		return n.safeJoin(datadir, tmpl, p)
+		return n.safeJoin("hierarchy path", datadir, tmpl, p)
 	}
 	var locs []string
 	switch lvl.kind {
@@ -162,29 +167,30 @@ func (n *nodeRun) interpolatePath(s string) (string, *format.Error) {
 	return rubyToS(v), nil
 }
 
-// safeJoin joins a data dir and an interpolated path as Ruby's Pathname#+
-// does, refusing paths that interpolated values steer: a fact's value must
-// never make hieracc read another node's data or a file like /etc/shadow.
-// Paths that the repo's own hiera.yaml writes with ".." or "/" stay allowed,
-// as long as they stay inside the input tree.
-func (n *nodeRun) safeJoin(datadir, tmpl, p string) (string, *format.Error) {
+// safeJoin joins a folder and an interpolated path (what, a "datadir" or a
+// "hierarchy path", for messages) as Ruby's Pathname#+ does, refusing paths
+// that interpolated values steer: a fact's value must never make hieracc
+// read another node's data or a file like /etc/shadow. Paths that the
+// repo's own hiera.yaml writes with ".." or "/" stay allowed, as long as
+// they stay inside the input tree.
+func (n *nodeRun) safeJoin(what, dir, tmpl, p string) (string, *format.Error) {
 	if strings.ContainsRune(p, 0) {
-		return "", &format.Error{Message: fmt.Sprintf("hierarchy path %q contains a NUL byte: refusing to read it", tmpl)}
+		return "", &format.Error{Message: fmt.Sprintf("%s %q contains a NUL byte: refusing to read it", what, tmpl)}
 	}
 	if p != tmpl {
 		if path.IsAbs(p) && !path.IsAbs(tmpl) {
-			return "", &format.Error{Message: fmt.Sprintf("hierarchy path %q interpolates to the absolute path %q: refusing to read it", tmpl, p)}
+			return "", &format.Error{Message: fmt.Sprintf("%s %q interpolates to the absolute path %q: refusing to read it", what, tmpl, p)}
 		}
 		if countDotDot(p) > countDotDot(tmpl) {
-			return "", &format.Error{Message: fmt.Sprintf("hierarchy path %q interpolates to %q, whose \"..\" leaves the place the path names: refusing to read it", tmpl, p)}
+			return "", &format.Error{Message: fmt.Sprintf("%s %q interpolates to %q, whose \"..\" leaves the place the path names: refusing to read it", what, tmpl, p)}
 		}
 	}
-	joined := path.Clean(path.Join(datadir, p))
+	joined := path.Clean(path.Join(dir, p))
 	if path.IsAbs(p) {
 		joined = path.Clean(p)
 	}
 	if !fs.ValidPath(joined) {
-		return "", &format.Error{Message: fmt.Sprintf("hierarchy path %q resolves to %q, outside the control repo: refusing to read it", tmpl, joined)}
+		return "", &format.Error{Message: fmt.Sprintf("%s %q resolves to %q, outside the control repo: refusing to read it", what, tmpl, joined)}
 	}
 	return joined, nil
 }
