@@ -83,6 +83,7 @@ func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []Diagn
 	}
 	j, d := 0, 0
 	for _, name := range names {
+		n.checks = n.checks[:0]
 		var s *slot
 		if j < len(shared) && shared[j] == name {
 			s = &slots[j]
@@ -267,6 +268,8 @@ func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.
 // locs are the key's locations (see locsOf), nil to find them.
 func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *format.Error) {
 	k := &format.Key{Name: name}
+	mark := len(n.checks)
+	defer func() { n.setKeyChecks(name, n.since(mark)) }()
 	merge, perr := n.optionsFor(mod).mergeOf(name)
 
 	layers := n.layersFor(mod)

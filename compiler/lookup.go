@@ -26,10 +26,17 @@ type nodeRun struct {
 	global, env *layerRun
 	modules     map[string]*layerRun // expanded on first use
 
-	stack []string       // keys being looked up, for recursion detection
-	top   string         // the key the current top-level lookup started from
-	memo  map[string]any // successful nested lookups by key text
-	keys  []format.Key   // keys compiled so far, sorted: nested lookups reuse them
+	stack []string // keys being looked up, for recursion detection
+	top   string   // the key the current top-level lookup started from
+	// checks logs every name tested against the stack: a result whose
+	// computation tested a name holds only where that name is not on the
+	// stack (Puppet would have reported a recursion). See reusable.
+	checks []string
+	memo   map[string]memoEntry // successful nested lookups by key text
+	keys   []format.Key         // keys compiled so far, sorted: nested lookups reuse them
+	// keyChecks holds the names each compiled key tested (see checks),
+	// for keys that tested any.
+	keyChecks map[string][]string
 
 	shapes map[string]uint32 // shapeID by module
 	deps   *[]dep            // reads of the key being compiled, when recording
@@ -70,7 +77,7 @@ func newNodeRun(c *compilation, w *worker, node Node) *nodeRun {
 		stack:   make([]string, 0, 32),
 		scope:   newScope(node.Name, c.environment, node.Facts),
 		modules: map[string]*layerRun{},
-		memo:    map[string]any{},
+		memo:    map[string]memoEntry{},
 		modOpts: map[string]*optsResult{},
 		defOpts: map[string]*optsResult{},
 		warned:  map[string]bool{},
@@ -144,12 +151,64 @@ func (n *nodeRun) meta(f func()) {
 	n.nested--
 }
 
+// push is Puppet's Invocation#check: a name already on the stack is a
+// recursion.
 func (n *nodeRun) push(name string) error {
-	if slices.Contains(n.stack, name) {
+	if n.onStack(name) {
 		return lookupError(fmt.Sprintf("Recursive lookup detected in [%s]", strings.Join(n.stack, ", ")))
 	}
 	n.stack = append(n.stack, name)
 	return nil
+}
+
+// onStack tests name against the stack, logging the test (see checks).
+func (n *nodeRun) onStack(name string) bool {
+	n.checks = append(n.checks, name)
+	return slices.Contains(n.stack, name)
+}
+
+// memoEntry is a nested lookup's result and the names its computation
+// tested against the stack.
+type memoEntry struct {
+	value  any
+	tested []string
+}
+
+// since returns the names tested from mark on, sorted and without
+// duplicates, for a result to keep (nil when none).
+func (n *nodeRun) since(mark int) []string {
+	if len(n.checks) == mark {
+		return nil
+	}
+	t := slices.Clone(n.checks[mark:])
+	slices.Sort(t)
+	return slices.Compact(t)
+}
+
+// setKeyChecks records the names a compiled key tested.
+func (n *nodeRun) setKeyChecks(name string, tested []string) {
+	switch {
+	case len(tested) > 0:
+		if n.keyChecks == nil {
+			n.keyChecks = map[string][]string{}
+		}
+		n.keyChecks[name] = tested
+	case n.keyChecks != nil:
+		delete(n.keyChecks, name)
+	}
+}
+
+// holds reports whether a result that tested these names is the answer
+// here too: none of them is on the stack, so every test passes again. A
+// result reused counts its tests as made, for the results that contain it.
+func (n *nodeRun) holds(tested []string) bool {
+	for _, t := range tested {
+		if slices.Contains(n.stack, t) {
+			return false
+		}
+	}
+	n.checks = append(n.checks, tested...)
+	return true
 }
 
 func (n *nodeRun) pop() { n.stack = n.stack[:len(n.stack)-1] }
@@ -234,23 +293,27 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	if text == lookupOptionsKey || strings.HasPrefix(text, lookupOptionsKey+".") {
 		return nil, errNotFound
 	}
-	if v, ok := n.memo[text]; ok {
-		return v, nil
+	// Puppet tests the key against the stack before anything else, in the
+	// global layer's provider, whose error handler prefixes the key of
+	// this lookup (the one that met the cycle).
+	if n.onStack(text) {
+		return nil, lookupError(fmt.Sprintf("Lookup of key '%s' failed: Recursive lookup detected in [%s]", text, strings.Join(n.stack, ", ")))
+	}
+	// Results computed earlier (here, or as a compiled key) are reused only
+	// where they hold: their computation tested no name now on the stack.
+	if e, ok := n.memo[text]; ok && n.holds(e.tested) {
+		return e.value, nil
 	}
 	k, err := n.parseExpr(text)
 	if err != nil {
 		return nil, asFormatError(err)
 	}
 	if len(k.Segments) == 0 {
-		if i, ok := slices.BinarySearchFunc(n.keys, text, func(k format.Key, name string) int { return strings.Compare(k.Name, name) }); ok && n.keys[i].Err == nil {
+		if i, ok := slices.BinarySearchFunc(n.keys, text, func(k format.Key, name string) int { return strings.Compare(k.Name, name) }); ok && n.keys[i].Err == nil && n.holds(n.keyChecks[text]) {
 			return n.keys[i].Value, nil
 		}
 	}
-	if slices.Contains(n.stack, text) {
-		// Puppet detects this in the global layer's provider, whose error
-		// handler prefixes the key the whole lookup started from.
-		return nil, lookupError(fmt.Sprintf("Lookup of key '%s' failed: Recursive lookup detected in [%s]", n.top, strings.Join(n.stack, ", ")))
-	}
+	mark := len(n.checks)
 	n.stack = append(n.stack, text)
 	n.nested++
 	v, found, ferr := n.resolveRoot(k, nil)
@@ -269,7 +332,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	if !found {
 		return nil, errNotFound
 	}
-	n.memo[text] = v
+	n.memo[text] = memoEntry{v, n.since(mark)}
 	return v, nil
 }
 
