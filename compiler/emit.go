@@ -310,6 +310,12 @@ func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *for
 			}
 		}
 	}
+	if err == nil && found && merge.Strategy != "" && merge.Strategy != "first" {
+		// A merge can build a value larger than any of its parts.
+		if serr := checkSize(v); serr != nil {
+			err = serr
+		}
+	}
 	if err != nil {
 		k.Err = n.position(asFormatError(err), k, layers)
 		return k, k.Err

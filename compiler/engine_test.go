@@ -47,47 +47,6 @@ func TestRubyInspect(t *testing.T) {
 	}
 }
 
-func TestExpandBraces(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want []string
-	}{
-		{"a.yaml", []string{"a.yaml"}},
-		{"{b,a}.yaml", []string{"b.yaml", "a.yaml"}},
-		{"x/{a,{b,c}}-*.yaml", []string{"x/a-*.yaml", "x/b-*.yaml", "x/c-*.yaml"}},
-		{"{a,b}/{c,d}", []string{"a/c", "a/d", "b/c", "b/d"}},
-	} {
-		if d := cmp.Diff(tc.want, expandBraces(tc.in)); d != "" {
-			t.Errorf("expandBraces(%q) (-want +got):\n%s", tc.in, d)
-		}
-	}
-}
-
-func TestRubyGlob(t *testing.T) {
-	fsys := fstest.MapFS{
-		"d/b.yaml":       {Data: []byte("x: 1")},
-		"d/a.yaml":       {Data: []byte("x: 1")},
-		"d/.hidden.yaml": {Data: []byte("x: 1")},
-		"d/sub/c.yaml":   {Data: []byte("x: 1")},
-		"d/dir.yaml/x":   {Data: []byte("x: 1")},
-		"d/notes.txt":    {Data: []byte("x")},
-	}
-	for _, tc := range []struct {
-		pattern string
-		want    []string
-	}{
-		{"d/*.yaml", []string{"d/a.yaml", "d/b.yaml"}}, // sorted, no dotfiles, no directories
-		{"d/{b,a}.yaml", []string{"d/b.yaml", "d/a.yaml"}},
-		{"d/**/*.yaml", []string{"d/a.yaml", "d/b.yaml", "d/sub/c.yaml"}},
-		{"d/.*.yaml", []string{"d/.hidden.yaml"}},
-		{"d/none*.yaml", nil},
-	} {
-		if d := cmp.Diff(tc.want, rubyGlob(fsys, tc.pattern)); d != "" {
-			t.Errorf("rubyGlob(%q) (-want +got):\n%s", tc.pattern, d)
-		}
-	}
-}
-
 // compileOne compiles a single node from an in-memory repo.
 func compileOne(t *testing.T, files map[string]string, facts string) *format.Bundle {
 	t.Helper()

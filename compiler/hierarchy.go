@@ -116,7 +116,11 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 			if err != nil {
 				return nil, err
 			}
-			locs = append(locs, rubyGlob(n.c.fsys, p)...)
+			matched, gerr := rubyGlob(n.c.fsys, p)
+			if gerr != nil {
+				return nil, gerr
+			}
+			locs = append(locs, matched...)
 		}
 	case locMappedPaths:
 		vars, err := n.scopeLookup(lvl.mapped[0], "mapped_path[0]")
@@ -139,6 +143,9 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 		default:
 			elems = []any{v}
 		}
+		if len(elems) > maxLocations {
+			return nil, limitError("hierarchy level '%s' maps %d values, more than %d", lvl.name, len(elems), maxLocations)
+		}
 		for _, e := range elems {
 			n.local = map[string]any{lvl.mapped[1]: e}
 			p, err := resolve(lvl.mapped[2])
@@ -150,6 +157,9 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 		}
 	case locNone:
 		return nil, &format.Error{Message: fmt.Sprintf("hierarchy level '%s' names no data file (path, paths, glob, globs or mapped_paths)", lvl.name)}
+	}
+	if len(locs) > maxLocations {
+		return nil, limitError("hierarchy level '%s' names %d data files, more than %d", lvl.name, len(locs), maxLocations)
 	}
 	return locs, nil
 }
@@ -203,101 +213,4 @@ func countDotDot(p string) int {
 		}
 	}
 	return n
-}
-
-// rubyGlob expands a glob as Ruby's Dir.glob does for Hiera: braces, *, ?,
-// [...], and ** across directories; wildcards do not match a leading dot;
-// directories are dropped; each directory is read in sorted order.
-func rubyGlob(fsys fs.FS, pattern string) []string {
-	var out []string
-	for _, p := range expandBraces(pattern) {
-		segs := strings.Split(path.Clean(p), "/")
-		globSegs(fsys, ".", segs, &out)
-	}
-	return out
-}
-
-func globSegs(fsys fs.FS, dir string, segs []string, out *[]string) {
-	if len(segs) == 0 {
-		if st, err := fs.Stat(fsys, dir); err == nil && !st.IsDir() {
-			*out = append(*out, dir)
-		}
-		return
-	}
-	seg, rest := segs[0], segs[1:]
-	join := func(name string) string {
-		if dir == "." {
-			return name
-		}
-		return dir + "/" + name
-	}
-	if seg == "**" {
-		globSegs(fsys, dir, rest, out) // zero directories
-		entries, _ := fs.ReadDir(fsys, dir)
-		for _, e := range entries {
-			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-				globSegs(fsys, join(e.Name()), segs, out)
-			}
-		}
-		return
-	}
-	if !strings.ContainsAny(seg, "*?[\\") {
-		globSegs(fsys, join(seg), rest, out)
-		return
-	}
-	entries, _ := fs.ReadDir(fsys, dir) // sorted by name
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") && !strings.HasPrefix(seg, ".") {
-			continue
-		}
-		if ok, _ := path.Match(seg, name); ok {
-			globSegs(fsys, join(name), rest, out)
-		}
-	}
-}
-
-// expandBraces expands {a,b} alternatives in order, as Ruby's glob does.
-func expandBraces(p string) []string {
-	depth, start := 0, -1
-	for i := 0; i < len(p); i++ {
-		switch p[i] {
-		case '\\':
-			i++
-		case '{':
-			if depth == 0 {
-				start = i
-			}
-			depth++
-		case '}':
-			if depth == 0 {
-				continue
-			}
-			depth--
-			if depth == 0 {
-				var alts []string
-				level, from := 0, start+1
-				for j := start + 1; j < i; j++ {
-					switch p[j] {
-					case '{':
-						level++
-					case '}':
-						level--
-					case ',':
-						if level == 0 {
-							alts = append(alts, p[from:j])
-							from = j + 1
-						}
-					}
-				}
-				alts = append(alts, p[from:i])
-				var out []string
-				for _, a := range alts {
-					out = append(out, expandBraces(p[:start]+a+p[i+1:])...)
-				}
-				return out
-			}
-		}
-	}
-	return []string{p}
 }

@@ -268,7 +268,14 @@ func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
 			return nil, err
 		}
 		if val != nil {
-			b.WriteString(rubyToS(val))
+			if _, isStr := val.(string); !isStr && inspectSize(val, maxInterpolated) > maxInterpolated {
+				return nil, errTooLong()
+			}
+			text := rubyToS(val)
+			if b.Len()+len(text) > maxInterpolated {
+				return nil, errTooLong()
+			}
+			b.WriteString(text)
 		}
 	}
 	b.WriteString(s[last:])
@@ -276,6 +283,10 @@ func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
 		n.warnUnclosed(s)
 	}
 	return b.String(), nil
+}
+
+func errTooLong() *format.Error {
+	return limitError("interpolation gives a string of more than %d bytes", maxInterpolated)
 }
 
 // methodExpr is an interpolation expression parsed as a method call.

@@ -268,6 +268,11 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 	n.at = site{df.path, df.pos[i].Line, df.pos[i].Column, level}
 	x, err := n.interpolatePlanned(v, df.plans[i], true)
 	n.at = saved
+	if err == nil {
+		if serr := checkSize(x); serr != nil {
+			err = serr
+		}
+	}
 	if err != nil {
 		fe := asFormatError(err)
 		if fe.File == "" {
@@ -312,6 +317,9 @@ func (n *nodeRun) lookup(text string) (any, error) {
 		if i, ok := slices.BinarySearchFunc(n.keys, text, func(k format.Key, name string) int { return strings.Compare(k.Name, name) }); ok && n.keys[i].Err == nil && n.holds(n.keyChecks[text]) {
 			return n.keys[i].Value, nil
 		}
+	}
+	if len(n.stack) >= maxLookupDepth {
+		return nil, limitError("lookup of key '%s' nested %d deep", text, len(n.stack))
 	}
 	mark := len(n.checks)
 	n.stack = append(n.stack, text)
