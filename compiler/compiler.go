@@ -25,6 +25,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/hieracc/hieracc/format"
@@ -90,6 +91,9 @@ type compilation struct {
 	moduleNames []string           // sorted
 	files       fileCache
 	diags       []Diagnostic // config-level diagnostics
+	// inputs are the folders of the layers (EnvDir, ModulesDir, GlobalDir):
+	// a layer reads only inside the one it comes from (see layerTop).
+	inputs []string
 }
 
 // validModuleName is Puppet's rule for module folder names.
@@ -160,6 +164,28 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 	return res, nil
 }
 
+// layerTop is the folder a layer rooted at root may read in: the outermost
+// input folder holding root. A path that leaves it would, in the input FS,
+// reach another input (the environment's "../global" is the --global
+// folder there), which is not what the same path names on disk.
+func (c *compilation) layerTop(root string) string {
+	top := ""
+	for _, dir := range c.inputs {
+		if inside(root, dir) && (top == "" || len(dir) < len(top)) {
+			top = dir
+		}
+	}
+	if top == "" {
+		return root
+	}
+	return top
+}
+
+// inside reports whether the slash path p is dir or lies below it.
+func inside(p, dir string) bool {
+	return dir == "." || p == dir || strings.HasPrefix(p, dir+"/")
+}
+
 // prepare reads every layer's configuration once.
 func prepare(in Input) *compilation {
 	c := &compilation{
@@ -183,6 +209,11 @@ func prepare(in Input) *compilation {
 	modDir := in.ModulesDir
 	if modDir == "" {
 		modDir = path.Join(in.EnvDir, "modules")
+	}
+	for _, dir := range []string{in.EnvDir, modDir, in.GlobalDir} {
+		if dir != "" {
+			c.inputs = append(c.inputs, path.Clean(dir))
+		}
 	}
 	entries, _ := fs.ReadDir(in.FS, modDir)
 	for _, e := range entries {

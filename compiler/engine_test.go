@@ -6,6 +6,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	stdcmp "cmp"
 	"github.com/google/go-cmp/cmp"
 	"github.com/hieracc/hieracc/format"
 )
@@ -279,5 +280,59 @@ func TestMergeErrorPosition(t *testing.T) {
 	want := format.Error{Message: k.Err.Message, File: "env/data/role/web.yaml", Line: 4, Column: 1, Level: "Role"}
 	if d := cmp.Diff(want, *k.Err); d != "" || !strings.Contains(k.Err.Message, "The second element of the merge has wrong type") {
 		t.Errorf("merge error (-want +got):\n%s\nmessage: %s", d, k.Err.Message)
+	}
+}
+
+// TestLayersStayInTheirFolders: a hierarchy path written with ".." must not
+// reach another layer's folder (in the input FS the environment's
+// "../global" is the --global folder, not what that path names on disk),
+// and an absolute datadir is refused like an absolute path.
+func TestLayersStayInTheirFolders(t *testing.T) {
+	level := func(loc string) string {
+		return "version: 5\nhierarchy:\n  - name: L\n    " + loc + "\n"
+	}
+	for _, tc := range []struct {
+		name, modDir   string
+		env, mod, want string // want "" = allowed
+	}{
+		{"env path to global", "modules", level(`path: "../../global/data/common.yaml"`), "", `resolves to "global/data/common.yaml", outside env, the folder of its layer`},
+		{"env glob over everything", "modules", level(`glob: "../../**/*.yaml"`), "", `resolves to "**/*.yaml", outside env`},
+		{"env path to modules", "modules", level(`path: "../../modules/m/data/common.yaml"`), "", "outside env"},
+		{"env path to its own modules folder", "env/modules", level(`path: "../modules/m/data/common.yaml"`), "", ""},
+		{"module path to env", "modules", "", level(`path: "../../../env/data/common.yaml"`), "outside modules, the folder of its layer"},
+		{"module datadir to env", "modules", "", level("datadir: ../../env/data\n    path: common.yaml"), `datadir "../../env/data" resolves to "env/data", outside modules`},
+		{"absolute datadir", "modules", level("datadir: /etc\n    path: passwd"), "", `datadir "/etc" resolves to "/etc", outside the control repo`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := fstest.MapFS{
+				"env/data/common.yaml":            {Data: []byte("x: env\n")},
+				"global/data/common.yaml":         {Data: []byte("x: global\n")},
+				tc.modDir + "/m/data/common.yaml": {Data: []byte("m::x: module\n")},
+				tc.modDir + "/m/hiera.yaml":       {Data: []byte(stdcmp.Or(tc.mod, "version: 5\n"))},
+				"env/hiera.yaml":                  {Data: []byte(stdcmp.Or(tc.env, "version: 5\n"))},
+				"nodes/web01.example.com.yaml":    {Data: []byte("role: web\n")},
+			}
+			node, _ := LoadFacts(fsys, "nodes/web01.example.com.yaml")
+			res, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", ModulesDir: tc.modDir, GlobalDir: "global", Nodes: []Node{node}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := res.Bundles[0]
+			var got *format.Error
+			if b.NodeError != nil {
+				got = b.NodeError
+			}
+			for _, m := range b.Modules {
+				if m.Err != nil {
+					got = m.Err
+				}
+			}
+			switch {
+			case tc.want == "" && got != nil:
+				t.Errorf("unexpected error %v", got)
+			case tc.want != "" && (got == nil || !strings.Contains(got.Message, tc.want)):
+				t.Errorf("error %v, want one containing %q", got, tc.want)
+			}
+		})
 	}
 }

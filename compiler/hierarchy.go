@@ -86,7 +86,8 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 	}
 	// The datadir is held to the same rule as the paths below it: a fact
 	// must not move it out of the folder the configuration names.
-	datadir, err := n.safeJoin("datadir", c.root, lvl.datadir, dd)
+	top := n.c.layerTop(c.root)
+	datadir, err := n.safeJoin("datadir", top, c.root, lvl.datadir, dd)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +96,7 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 		if err != nil {
 			return "", err
 		}
-		return n.safeJoin("hierarchy path", datadir, tmpl, p)
+		return n.safeJoin("hierarchy path", top, datadir, tmpl, p)
 	}
 	var locs []string
 	switch lvl.kind {
@@ -182,8 +183,8 @@ func (n *nodeRun) interpolatePath(s string) (string, *format.Error) {
 // that interpolated values steer: a fact's value must never make hieracc
 // read another node's data or a file like /etc/shadow. Paths that the
 // repo's own hiera.yaml writes with ".." or "/" stay allowed, as long as
-// they stay inside the input tree.
-func (n *nodeRun) safeJoin(what, dir, tmpl, p string) (string, *format.Error) {
+// they stay inside top, the input folder of their layer (see layerTop).
+func (n *nodeRun) safeJoin(what, top, dir, tmpl, p string) (string, *format.Error) {
 	if strings.ContainsRune(p, 0) {
 		return "", &format.Error{Message: fmt.Sprintf("%s %q contains a NUL byte: refusing to read it", what, tmpl)}
 	}
@@ -201,6 +202,9 @@ func (n *nodeRun) safeJoin(what, dir, tmpl, p string) (string, *format.Error) {
 	}
 	if !fs.ValidPath(joined) {
 		return "", &format.Error{Message: fmt.Sprintf("%s %q resolves to %q, outside the control repo: refusing to read it", what, tmpl, joined)}
+	}
+	if !inside(joined, top) {
+		return "", &format.Error{Message: fmt.Sprintf("%s %q resolves to %q, outside %s, the folder of its layer: refusing to read it", what, tmpl, joined, top)}
 	}
 	return joined, nil
 }
