@@ -89,3 +89,45 @@ func TestGlobLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestGlobInterpolatedTextIsLiteral: a fact or certname holding glob
+// characters names one file in a glob level, never other nodes' files
+// (a deviation from Puppet, which expands them).
+func TestGlobInterpolatedTextIsLiteral(t *testing.T) {
+	const hiera = "version: 5\nhierarchy:\n  - name: Team\n    datadir: \"data/%{facts.dir}\"\n    glob: \"nodes/%{facts.name}.yaml\"\n"
+	files := map[string]string{
+		"env/hiera.yaml":                hiera,
+		"env/data/t/nodes/a.yaml":       "x: a\n",
+		"env/data/t/nodes/b.yaml":       "x: b\n",
+		"env/data/t/nodes/[ab].yaml":    "x: brackets\n",
+		"env/data/t*/nodes/a.yaml":      "x: star folder\n",
+		"env/data/t/nodes/a%{x}.yaml":   "x: never\n",
+		"env/data/t/nodes/\\{a,b}.yaml": "x: backslash\n",
+	}
+	for _, tc := range []struct {
+		facts string
+		want  []string // the files the level names
+	}{
+		{"dir: t\nname: a\n", []string{"env/data/t/nodes/a.yaml"}},
+		{"dir: t\nname: \"*\"\n", nil},
+		{"dir: t\nname: \"{a,b}\"\n", nil},
+		{"dir: t\nname: \"[ab]\"\n", []string{"env/data/t/nodes/[ab].yaml"}},
+		{"dir: t\nname: \"?\"\n", nil},
+		{"dir: \"*\"\nname: a\n", nil},
+		{"dir: \"t*\"\nname: a\n", []string{"env/data/t*/nodes/a.yaml"}},
+		{"dir: t\nname: \"\\\\{a,b}\"\n", []string{"env/data/t/nodes/\\{a,b}.yaml"}},
+	} {
+		b := compileOne(t, files, tc.facts)
+		if b.NodeError != nil {
+			t.Errorf("facts %q: %v", tc.facts, b.NodeError)
+			continue
+		}
+		var got []string
+		for _, l := range b.Env.Levels[0].Locations {
+			got = append(got, l.Path)
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("facts %q (-want +got):\n%s", tc.facts, d)
+		}
+	}
+}

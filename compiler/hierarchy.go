@@ -80,7 +80,10 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 	saved := n.at
 	n.at = site{c.file, lvl.line, lvl.column, lvl.name}
 	defer func() { n.at = saved }()
-	dd, err := n.interpolatePath(lvl.datadir)
+	// In a glob, what interpolation inserts is literal text (see
+	// interpolatePath), in the datadir too: both are part of the pattern.
+	glob := lvl.kind == locGlob || lvl.kind == locGlobs
+	dd, err := n.interpolatePath(lvl.datadir, glob)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +95,7 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 		return nil, err
 	}
 	resolve := func(tmpl string) (string, *format.Error) {
-		p, err := n.interpolatePath(tmpl)
+		p, err := n.interpolatePath(tmpl, glob)
 		if err != nil {
 			return "", err
 		}
@@ -166,17 +169,39 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 }
 
 // interpolatePath interpolates a hierarchy path or datadir, where Puppet
-// forbids lookup()/alias()/... .
-func (n *nodeRun) interpolatePath(s string) (string, *format.Error) {
+// forbids lookup()/alias()/... . For a glob (literal set), the text it
+// inserts has its glob characters escaped: a fact or certname holding "*"
+// or "{a,b}" names one file, never other nodes' (Puppet would expand them;
+// README, "Where hieracc differs").
+func (n *nodeRun) interpolatePath(s string, literal bool) (string, *format.Error) {
 	if !strings.Contains(s, "%{") {
 		return s, nil
 	}
+	n.globText = literal
 	v, err := n.interpolateString(s, false)
+	n.globText = false
 	if err != nil {
 		return "", asFormatError(err)
 	}
 	return rubyToS(v), nil
 }
+
+// escapeGlob escapes the characters Ruby's glob gives a meaning.
+func escapeGlob(s string) string {
+	if !strings.ContainsAny(s, globChars) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(globChars, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+const globChars = `\*?[]{}`
 
 // safeJoin joins a folder and an interpolated path (what, a "datadir" or a
 // "hierarchy path", for messages) as Ruby's Pathname#+ does, refusing paths

@@ -209,6 +209,11 @@ func hashKey(v any) any {
 }
 
 func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
+	// Only the text this call inserts is escaped for a glob: values
+	// interpolated again inside it are escaped once, here.
+	escape := n.globText
+	n.globText = false
+	defer func() { n.globText = escape }()
 	start, end := nextExpr(s, 0)
 	if start < 0 {
 		n.warnUnclosed(s) // the caller saw a "%{"
@@ -272,6 +277,9 @@ func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
 				return nil, errTooLong()
 			}
 			text := rubyToS(val)
+			if escape {
+				text = escapeGlob(text)
+			}
 			if b.Len()+len(text) > maxInterpolated {
 				return nil, errTooLong()
 			}

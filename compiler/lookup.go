@@ -51,6 +51,9 @@ type nodeRun struct {
 
 	// at is what is being interpolated, for the position of warnings.
 	at site
+	// globText: interpolation is building a glob pattern, and escapes
+	// the text it inserts (see interpolatePath).
+	globText bool
 	// keyWarns collects the warnings of the key being compiled, so that a
 	// node reusing the result reports them too; quiet > 0 while checking
 	// whether a result can be reused (its warnings are replayed instead).
