@@ -291,22 +291,30 @@ func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *for
 		k.Merge = merge
 		v, found, err = hiera.Resolve(merge, hierarchies(layers), contributionLeaf(k.Contributions))
 	}
-	if err == nil && !found {
-		if lr := n.module(mod); lr != nil && lr.def != nil {
-			dopts, derr := n.defaultOptions(mod, lr)
-			if derr != nil {
-				err = derr
-			} else {
-				dm, merr := dopts.mergeOf(name)
-				if merr != nil {
-					err = merr
-				} else {
-					k.DefaultMerge = dm
-					fr := n.enter(name)
-					k.Defaults = n.contributions(name, locs, true, layers)
-					n.leave(fr)
-					v, found, err = hiera.ResolveDefault(dm, lr.def, contributionLeaf(k.Defaults))
-				}
+	// The module's default_hierarchy answers when nothing else has the
+	// key; it is recorded even when something has, for dotted keys: Puppet
+	// digs there too when digging into the regular value finds nothing.
+	if lr := n.module(mod); err == nil && lr != nil && lr.def != nil {
+		dopts, derr := n.defaultOptions(mod, lr)
+		var dm format.Merge
+		var merr error
+		if derr == nil {
+			dm, merr = dopts.mergeOf(name)
+		}
+		switch {
+		case found && (derr != nil || merr != nil):
+			// a dotted key's fallback would fail; the bundle cannot say so
+		case derr != nil:
+			err = derr
+		case merr != nil:
+			err = merr
+		default:
+			k.DefaultMerge = dm
+			fr := n.enter(name)
+			k.Defaults = n.contributions(name, locs, true, layers)
+			n.leave(fr)
+			if !found {
+				v, found, err = hiera.ResolveDefault(dm, lr.def, contributionLeaf(k.Defaults))
 			}
 		}
 	}

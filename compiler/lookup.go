@@ -327,7 +327,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	mark := len(n.checks)
 	n.stack = append(n.stack, text)
 	n.nested++
-	v, found, ferr := n.resolveRoot(k, nil)
+	v, found, ferr := n.resolveKey(k)
 	n.nested--
 	n.pop()
 	if ferr != nil {
@@ -336,43 +336,39 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	if !found {
 		return nil, errNotFound
 	}
-	v, found, err = k.Dig(v)
-	if err != nil {
-		return nil, asFormatError(err)
-	}
-	if !found {
-		return nil, errNotFound
-	}
 	n.memo[text] = memoEntry{v, n.since(mark)}
 	return v, nil
 }
 
-// resolveRoot resolves the root key of k under its lookup_options (or
-// override), falling back to the module's default_hierarchy.
-func (n *nodeRun) resolveRoot(k hiera.Key, override *format.Merge) (any, bool, *format.Error) {
+// resolveKey resolves the root key of k under its lookup_options and digs
+// into it, falling back to the module's default_hierarchy when nothing
+// has the root key or digging finds nothing, as Puppet does.
+func (n *nodeRun) resolveKey(k hiera.Key) (any, bool, *format.Error) {
 	opts, oerr := n.keyOptions(k.Module)
 	if oerr != nil {
 		return nil, false, oerr
 	}
-	merge := format.Merge{}
-	if override != nil {
-		merge = *override
-	} else {
-		m, err := opts.mergeOf(k.Root)
-		if err != nil {
-			return nil, false, asFormatError(err)
-		}
-		merge = m
+	merge, merr := opts.mergeOf(k.Root)
+	if merr != nil {
+		return nil, false, asFormatError(merr)
 	}
 	layers := n.layersFor(k.Module)
 	v, found, err := hiera.Resolve(merge, hierarchies(layers), n.leaf(k.Root, layers[0], layers[1], layers[2], false))
+	if err == nil && found {
+		v, found, err = k.Dig(v)
+	}
 	if err != nil {
 		return nil, false, asFormatError(err)
 	}
 	if found {
 		return v, true, nil
 	}
-	return n.resolveDefault(k)
+	v, found, ferr := n.resolveDefault(k)
+	if ferr != nil || !found {
+		return nil, false, ferr
+	}
+	v, found, err = k.Dig(v)
+	return v, found, asFormatError(err)
 }
 
 // resolveDefault searches the module's default_hierarchy, under its own
