@@ -122,8 +122,12 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 	case int64:
 		b = strconv.AppendInt(b, v, 10)
 	case float64:
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("runtime: %s not allowed in JSON", rubyFloat(v))
+		// Ruby's JSON generator's messages, source line number included.
+		if math.IsInf(v, 0) {
+			return nil, fmt.Errorf("1000: %s not allowed in JSON", rubyFloat(v))
+		}
+		if math.IsNaN(v) {
+			return nil, fmt.Errorf("1003: %s not allowed in JSON", rubyFloat(v))
 		}
 		b = append(b, rubyFloat(v)...)
 	case string:
