@@ -290,6 +290,7 @@ func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *for
 	} else {
 		k.Merge = merge
 		v, found, err = hiera.Resolve(merge, hierarchies(layers), contributionLeaf(k.Contributions))
+		err = hiera.InLookupOf(name, err)
 	}
 	// The module's default_hierarchy answers when nothing else has the
 	// key; it is recorded even when something has, for dotted keys: Puppet
@@ -410,6 +411,9 @@ func (n *nodeRun) contributions(name string, locs []keyLoc, def bool, layers [3]
 		if err != nil {
 			c.Value = nil
 			c.Err = asFormatError(err)
+			if l.layer == format.LayerGlobal && !def {
+				c.Err = inGlobal(name, c.Err)
+			}
 		}
 		out = append(out, c)
 	}

@@ -35,6 +35,8 @@ func nextExpr(s string, i int) (start, end int) {
 // anything up.
 var emptyInterpolations = map[string]bool{"": true, "::": true, `""`: true, "''": true, `"::"`: true, "'::'": true}
 
+const errAliasNotEntire = "'alias' interpolation is only permitted if the expression is equal to the entire string"
+
 // errMethodsNotAllowed is Puppet's message for lookup()/alias()/... in hiera.yaml.
 const errMethodsNotAllowed = "Interpolation using method syntax is not allowed in this context"
 
@@ -237,7 +239,7 @@ func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
 			method, arg = call.method, call.arg
 		}
 		if method == "alias" && s != whole {
-			return nil, lookupError("'alias' interpolation is only permitted if the expression is equal to the entire string")
+			return nil, lookupError(errAliasNotEntire)
 		}
 		var val any
 		var err error

@@ -219,7 +219,9 @@ func (n *nodeRun) pop() { n.stack = n.stack[:len(n.stack)-1] }
 // leaf answers one location for a key: its value, interpolated for the node.
 // Interpolation happens here, lazily, as Puppet does it when it reads the
 // location.
-func (n *nodeRun) leaf(root string, g, e, m *layerRun, useDefault bool) hiera.Leaf {
+// asked is the key as the lookup was asked, for the prefix Puppet gives
+// errors raised in the global layer (see inGlobal).
+func (n *nodeRun) leaf(root, asked string, g, e, m *layerRun, useDefault bool) hiera.Leaf {
 	layers := [3]*layerRun{g, e, m}
 	return func(layer format.Layer, level, loc int) (any, bool, error) {
 		lr := layers[layer]
@@ -241,8 +243,32 @@ func (n *nodeRun) leaf(root string, g, e, m *layerRun, useDefault bool) hiera.Le
 		if useDefault {
 			h = lr.def
 		}
-		return n.readKey(df, root, h.Levels[level].Name)
+		v, found, err := n.readKey(df, root, h.Levels[level].Name)
+		if err != nil && layer == format.LayerGlobal && !useDefault {
+			err = inGlobal(asked, asFormatError(err))
+		}
+		return v, found, err
 	}
+}
+
+// inGlobal gives an error raised in the global layer Puppet's prefix: its
+// global provider's error handler adds "Lookup of key 'K' failed: " (K the
+// key as asked) to every error but those that carry an issue code, which
+// among Hiera's are interpolation's own (see puppetIssue).
+func inGlobal(asked string, err *format.Error) *format.Error {
+	if puppetIssue(err.Message) {
+		return err
+	}
+	e := *err
+	e.Message = fmt.Sprintf("Lookup of key '%s' failed: %s", asked, e.Message)
+	return &e
+}
+
+// puppetIssue reports whether a message is one of the errors interpolation
+// raises with a Puppet issue code (Lookup::Interpolation#fail).
+func puppetIssue(msg string) bool {
+	return msg == errMethodsNotAllowed || msg == errAliasNotEntire ||
+		strings.HasPrefix(msg, "Unknown interpolation method '")
 }
 
 // readKey reads key from a data file (of the named level) and interpolates it.
@@ -327,7 +353,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	mark := len(n.checks)
 	n.stack = append(n.stack, text)
 	n.nested++
-	v, found, ferr := n.resolveKey(k)
+	v, found, ferr := n.resolveKey(text, k)
 	n.nested--
 	n.pop()
 	if ferr != nil {
@@ -343,7 +369,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 // resolveKey resolves the root key of k under its lookup_options and digs
 // into it, falling back to the module's default_hierarchy when nothing
 // has the root key or digging finds nothing, as Puppet does.
-func (n *nodeRun) resolveKey(k hiera.Key) (any, bool, *format.Error) {
+func (n *nodeRun) resolveKey(text string, k hiera.Key) (any, bool, *format.Error) {
 	opts, oerr := n.keyOptions(k.Module)
 	if oerr != nil {
 		return nil, false, oerr
@@ -353,7 +379,8 @@ func (n *nodeRun) resolveKey(k hiera.Key) (any, bool, *format.Error) {
 		return nil, false, asFormatError(merr)
 	}
 	layers := n.layersFor(k.Module)
-	v, found, err := hiera.Resolve(merge, hierarchies(layers), n.leaf(k.Root, layers[0], layers[1], layers[2], false))
+	v, found, err := hiera.Resolve(merge, hierarchies(layers), n.leaf(k.Root, text, layers[0], layers[1], layers[2], false))
+	err = hiera.InLookupOf(text, err)
 	if err == nil && found {
 		v, found, err = k.Dig(v)
 	}
@@ -386,7 +413,7 @@ func (n *nodeRun) resolveDefault(k hiera.Key) (any, bool, *format.Error) {
 	if err != nil {
 		return nil, false, asFormatError(err)
 	}
-	v, found, err := hiera.ResolveDefault(m, lr.def, n.leaf(k.Root, nil, nil, lr, true))
+	v, found, err := hiera.ResolveDefault(m, lr.def, n.leaf(k.Root, k.Root, nil, nil, lr, true))
 	if err != nil {
 		return nil, false, asFormatError(err)
 	}

@@ -262,7 +262,7 @@ func (n *nodeRun) defaultOptions(mod string, lr *layerRun) (*lookupOptions, *for
 	res := &optsResult{}
 	n.defOpts[mod] = res
 	n.meta(func() {
-		v, found, err := hiera.ResolveDefault(hashMerge, lr.def, n.leaf(lookupOptionsKey, nil, nil, lr, true))
+		v, found, err := hiera.ResolveDefault(hashMerge, lr.def, n.leaf(lookupOptionsKey, lookupOptionsKey, nil, nil, lr, true))
 		if err != nil {
 			res.err = asFormatError(err)
 			return
@@ -295,7 +295,8 @@ func (n *nodeRun) layerOptions(lr *layerRun, mod string) (*format.Hash, *format.
 	var out *format.Hash
 	var ferr *format.Error
 	n.meta(func() {
-		v, found, err := hiera.Resolve(hashMerge, hierarchies(layers), n.leaf(lookupOptionsKey, layers[0], layers[1], layers[2], false))
+		v, found, err := hiera.Resolve(hashMerge, hierarchies(layers), n.leaf(lookupOptionsKey, lookupOptionsKey, layers[0], layers[1], layers[2], false))
+		err = hiera.InLookupOf(lookupOptionsKey, err)
 		if err != nil {
 			ferr = asFormatError(err)
 			return

@@ -197,7 +197,7 @@ func (b *Bundle) merged(k hiera.Key, i int, m format.Merge, o *Options) (any, er
 	}
 	v, found, err := hiera.Resolve(m, layers, leaf(dk.Contributions))
 	if err != nil {
-		return nil, err
+		return nil, hiera.InLookupOf(k.Text, err)
 	}
 	if found {
 		v, found, err = k.Dig(v)
