@@ -64,10 +64,10 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 		}
 		fl := format.Level{Name: lvl.name}
 		fs := make([]*dataFile, len(locs))
-		for j, p := range locs {
-			df := n.c.file(p, lvl.function, c.layer, c.module)
+		for j, l := range locs {
+			df := n.c.file(l, lvl.function, c.layer, c.module)
 			fs[j] = df
-			fl.Locations = append(fl.Locations, format.Location{Path: p, Exists: df != nil})
+			fl.Locations = append(fl.Locations, format.Location{Path: l.path, Exists: df != nil})
 		}
 		out = append(out, fl)
 		files = append(files, fs)
@@ -75,8 +75,14 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 	return out, files, nil
 }
 
-// expandLevel returns the FS paths a level names for the node.
-func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Error) {
+// location is a data file a level names: its FS path, and the path Puppet
+// shows in messages when that differs ("" if not; see shownPath).
+type location struct {
+	path, shown string
+}
+
+// expandLevel returns the data files a level names for the node.
+func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Error) {
 	saved := n.at
 	n.at = site{c.file, lvl.line, lvl.column, lvl.name}
 	defer func() { n.at = saved }()
@@ -94,14 +100,15 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 	if err != nil {
 		return nil, err
 	}
-	resolve := func(tmpl string) (string, *format.Error) {
+	resolve := func(tmpl string) (location, *format.Error) {
 		p, err := n.interpolatePath(tmpl, glob)
 		if err != nil {
-			return "", err
+			return location{}, err
 		}
-		return n.safeJoin("hierarchy path", top, datadir, tmpl, p)
+		joined, err := n.safeJoin("hierarchy path", top, datadir, tmpl, p)
+		return location{joined, shownPath(datadir, p, joined)}, err
 	}
-	var locs []string
+	var locs []location
 	switch lvl.kind {
 	case locPath, locPaths:
 		for _, t := range lvl.locs {
@@ -109,7 +116,7 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 			if err != nil {
 				return nil, err
 			}
-			if c.isDefaultConfig && !n.c.exists(p) {
+			if c.isDefaultConfig && !n.c.exists(p.path) {
 				continue
 			}
 			locs = append(locs, p)
@@ -120,11 +127,13 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 			if err != nil {
 				return nil, err
 			}
-			matched, gerr := rubyGlob(n.c.fsys, p)
+			matched, gerr := rubyGlob(n.c.fsys, p.path)
 			if gerr != nil {
 				return nil, gerr
 			}
-			locs = append(locs, matched...)
+			for _, m := range matched {
+				locs = append(locs, location{path: m})
+			}
 		}
 	case locMappedPaths:
 		vars, err := n.scopeLookup(lvl.mapped[0], "mapped_path[0]")
@@ -202,6 +211,27 @@ func escapeGlob(s string) string {
 }
 
 const globChars = `\*?[]{}`
+
+// shownPath is how Puppet names dir + p in messages (Ruby's Pathname#+):
+// not cleaned, so an interpolation that came out empty leaves its double
+// slash ("data/p//x.yaml"). Only that case is kept apart from the cleaned
+// path; joined is returned otherwise ("" when it is the same).
+func shownPath(dir, p, joined string) string {
+	if !strings.Contains(p, "//") || path.IsAbs(p) {
+		return ""
+	}
+	rest := p
+	for strings.HasPrefix(rest, "./") {
+		rest = strings.TrimLeft(rest[2:], "/")
+	}
+	if strings.HasPrefix(rest, "../") || rest == "" {
+		return ""
+	}
+	if shown := dir + "/" + rest; shown != joined {
+		return shown
+	}
+	return ""
+}
 
 // safeJoin joins a folder and an interpolated path (what, a "datadir" or a
 // "hierarchy path", for messages) as Ruby's Pathname#+ does, refusing paths

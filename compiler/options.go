@@ -411,7 +411,7 @@ func (n *nodeRun) placeIn(e *format.Error, ee *entryError, h *format.Hierarchy, 
 			}
 			e.File, e.Level = df.path, h.Levels[li].Name
 			e.Line, e.Column = df.pos[i].Line, df.pos[i].Column
-			if line, col, ok := n.c.entryPos(df.path, ee.entry, ee.merge); ok {
+			if line, col, ok := n.c.entryPos(df.fsPath, ee.entry, ee.merge); ok {
 				e.Line, e.Column = line, col
 			}
 			return true
