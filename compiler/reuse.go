@@ -1,0 +1,424 @@
+package compiler
+
+// Sharing work across nodes. A fleet has far fewer distinct hierarchy
+// slices than nodes, so most keys resolve identically on most nodes. Each
+// worker keeps caches keyed by what a result depends on — the data files
+// that hold the key, where they sit in the hierarchy, the key's merge — and
+// validated by what the first computation read from the node: scope
+// variables and nested lookups. A result is reused only when every one of
+// those reads gives the same answer on the new node, so sharing never
+// changes a value, only its cost.
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"regexp"
+	"slices"
+	"sync"
+
+	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/hiera"
+)
+
+// sharing can be switched off by tests, to prove it changes nothing.
+var sharing = true
+
+// maxVariants bounds the results kept per key signature: a key that
+// interpolates a per-node fact (its hostname, say) has a result per node,
+// and keeping them all would make every check scan a long list.
+const maxVariants = 4
+
+// worker holds the caches of one compiling goroutine (no locking needed).
+type worker struct {
+	shapes  map[string]uint32
+	opts    map[string]*optsResult
+	keys    map[uint64][]*sharedKey
+	unions  map[[2]uint32]*keyList
+	exprs   map[string]hiera.Key
+	calls   map[string]methodExpr
+	scratch []uint32
+	names   []string // a node's key names, when it has keys of its own
+
+	// With Input.Emit, each node's Keys reuse the memory of the last
+	// node's: a fleet's compile then allocates no key table per node.
+	reuseKeys bool
+	keyBuf    []format.Key
+
+	stats sliceStats
+
+	// Slices (see reuse_slices.go).
+	slices   map[string]*sliceTable
+	pos      map[posKey]*posStat
+	optIDs   map[*optsResult]uint32
+	sliceBuf []byte
+}
+
+func newWorker() *worker {
+	return &worker{
+		shapes: map[string]uint32{},
+		opts:   map[string]*optsResult{},
+		keys:   map[uint64][]*sharedKey{},
+		unions: map[[2]uint32]*keyList{},
+		exprs:  map[string]hiera.Key{},
+		calls:  map[string]methodExpr{},
+		slices: map[string]*sliceTable{},
+		pos:    map[posKey]*posStat{},
+		optIDs: map[*optsResult]uint32{},
+	}
+}
+
+// dep is one thing a key's resolution read from the node.
+type dep struct {
+	lookup bool   // a nested lookup() (else a scope variable)
+	name   string // key text or variable expression
+	value  any
+	err    string // the error message the read gave, "" if none
+	// stack is the lookup stack of a nested lookup made deeper than the
+	// key itself (while a looked-up value was interpolated again): its
+	// answer depends on it.
+	stack []string
+}
+
+// sharedKey is a compiled key with what it depends on.
+type sharedKey struct {
+	sig   []uint32
+	key   format.Key
+	deps  []dep
+	warns []Diagnostic // reported while computing it; replayed on reuse
+	// tested are the names its computation tested against the lookup
+	// stack: a nested lookup reuses the key only where none is on it.
+	tested []string
+}
+
+var seed = maphash.MakeSeed()
+
+// keySig describes where a key's data lies for a node: the merge and, for
+// every location holding the key, its layer, level, location and file. The
+// hierarchy shape is part of it through the caller (see shapeSig).
+func (w *worker) keySig(shape uint32, m format.Merge, name string, layers [3]*layerRun) []uint32 {
+	s := append(w.scratch[:0], shape, mergeID(m))
+	for li, lr := range layers {
+		if lr == nil || !lr.hier.Present || lr.err != nil {
+			continue
+		}
+		s = appendFileSig(s, uint32(li), name, lr.files)
+		if li == int(format.LayerModule) && lr.def != nil {
+			s = appendFileSig(s, 3, name, lr.defFiles)
+		}
+	}
+	w.scratch = s
+	return s
+}
+
+func appendFileSig(s []uint32, layer uint32, name string, files [][]*dataFile) []uint32 {
+	for li, lvl := range files {
+		for fi, df := range lvl {
+			if df == nil {
+				continue
+			}
+			if df.err != nil {
+				s = append(s, layer, uint32(li), uint32(fi), df.id)
+				continue
+			}
+			if _, ok := df.index[name]; ok {
+				s = append(s, layer, uint32(li), uint32(fi), df.id)
+			}
+		}
+	}
+	return s
+}
+
+// hashSig hashes a key's name and signature. Collisions are harmless: an
+// entry is used only when its name and signature are equal too.
+func hashSig(name string, s []uint32) uint64 {
+	h := maphash.String(seed, name)
+	for _, x := range s {
+		h = (h ^ uint64(x)) * 0x100000001b3 // FNV-1a step over whole words
+	}
+	return h
+}
+
+var (
+	mergeIDs   sync.Map // format.Merge → uint32
+	mergeIDsMu sync.Mutex
+	mergeCount uint32
+)
+
+// mergeID numbers each distinct merge configuration.
+func mergeID(m format.Merge) uint32 {
+	if v, ok := mergeIDs.Load(m); ok {
+		return v.(uint32)
+	}
+	mergeIDsMu.Lock()
+	defer mergeIDsMu.Unlock()
+	if v, ok := mergeIDs.Load(m); ok {
+		return v.(uint32)
+	}
+	mergeCount++
+	mergeIDs.Store(m, mergeCount)
+	return mergeCount
+}
+
+// shapeID numbers the shape of the layers a key is searched in: how many
+// levels and locations each has. Merges nest by that shape (Puppet's
+// merge_single applies where a level has one location), so two nodes share
+// a key only when their shapes are equal. Computed once per node and module.
+func (n *nodeRun) shapeID(mod string, layers [3]*layerRun) uint32 {
+	if id, ok := n.shapes[mod]; ok {
+		return id
+	}
+	var b []byte
+	for _, lr := range layers {
+		b = append(b, '|')
+		if lr == nil || !lr.hier.Present {
+			continue
+		}
+		for _, l := range lr.hier.Levels {
+			b = binary.AppendUvarint(b, uint64(len(l.Locations)))
+		}
+		if lr.def != nil {
+			b = append(b, 'd')
+			for _, l := range lr.def.Levels {
+				b = binary.AppendUvarint(b, uint64(len(l.Locations)))
+			}
+		}
+	}
+	id, ok := n.w.shapes[string(b)]
+	if !ok {
+		id = uint32(len(n.w.shapes) + 1)
+		n.w.shapes[string(b)] = id
+	}
+	if n.shapes == nil {
+		n.shapes = map[string]uint32{}
+	}
+	n.shapes[mod] = id
+	return id
+}
+
+// findOrCompile returns a result for the key from the worker's cache, the
+// entry of a node whose reads give the same answers here, or compiles it
+// (from locs, when known).
+// e is the entry (nil for a key the node does not have); reused says
+// whether it came from the cache.
+func (n *nodeRun) findOrCompile(name, mod string, sig []uint32, h uint64, locs []keyLoc) (e *sharedKey, reused bool, k *format.Key, err *format.Error) {
+	if hit := n.reusable(name, n.w.keys[h], sig); hit != nil {
+		k, err := n.reuse(hit)
+		return hit, true, k, err
+	}
+	var deps []dep
+	var warns []Diagnostic
+	n.deps, n.keyWarns = &deps, &warns
+	k, err = n.compileKey(name, mod, locs)
+	n.deps, n.keyWarns = nil, nil
+	if k == nil {
+		return nil, false, nil, err
+	}
+	e = &sharedKey{key: *k, deps: deps, warns: warns, tested: n.keyChecks[name]}
+	return e, false, &e.key, err
+}
+
+// remember caches a new result under its signature's hash, for other nodes.
+func (w *worker) remember(h uint64, sig []uint32, e *sharedKey) {
+	e.sig = slices.Clone(sig)
+	list := w.keys[h]
+	if len(list) >= maxVariants {
+		list = list[1:]
+	}
+	w.keys[h] = append(list, e)
+}
+
+// reusable returns the first of candidates for key name (with signature
+// sig, when given) whose reads give the same answers on this node.
+func (n *nodeRun) reusable(name string, candidates []*sharedKey, sig ...[]uint32) *sharedKey {
+	if len(candidates) == 0 {
+		return nil
+	}
+	var hit *sharedKey
+	fr := n.enter(name)
+	n.quiet++
+	for _, e := range candidates {
+		if e.key.Name == name && (len(sig) == 0 || slices.Equal(e.sig, sig[0])) && n.depsHold(e.deps) {
+			hit = e
+			break
+		}
+	}
+	n.quiet--
+	n.leave(fr)
+	return hit
+}
+
+// reuse takes a cached result, reporting its warnings for this node.
+func (n *nodeRun) reuse(e *sharedKey) (*format.Key, *format.Error) {
+	n.setKeyChecks(e.key.Name, e.tested)
+	for _, d := range e.warns {
+		d.Node = n.node.Name
+		n.emitWarning(d)
+	}
+	return &e.key, e.key.Err
+}
+
+// record notes a read the current top-level key depends on. Reads made
+// inside a nested lookup are covered by the lookup's own dep.
+func (n *nodeRun) record(d dep) {
+	if n.deps != nil && n.nested == 0 {
+		if d.lookup && len(n.stack) > 1 {
+			d.stack = slices.Clone(n.stack)
+		}
+		*n.deps = append(*n.deps, d)
+	}
+}
+
+// depsHold reports whether every read gives the same answer on this node.
+func (n *nodeRun) depsHold(deps []dep) bool {
+	for _, d := range deps {
+		var v any
+		var err error
+		if d.lookup {
+			saved := n.stack
+			if d.stack != nil {
+				n.stack = append(n.stack[len(n.stack):], d.stack...)
+			}
+			v, err = n.lookupWithDefault(d.name)
+			n.stack = saved
+		} else {
+			v, err = n.scopeLookup(d.name, d.name)
+		}
+		if errText(err) != d.err || !format.Identical(v, d.value) {
+			return false
+		}
+	}
+	return true
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// parseExpr parses a scope or lookup expression once per worker.
+func (n *nodeRun) parseExpr(expr string) (hiera.Key, error) {
+	if k, ok := n.w.exprs[expr]; ok {
+		return k, nil
+	}
+	k, err := hiera.ParseKey(expr)
+	if err == nil {
+		n.w.exprs[expr] = k
+	}
+	return k, err
+}
+
+// regexps caches compiled lookup_options patterns for the whole process.
+var regexps sync.Map // string → *regexp.Regexp or error
+
+func compileRegexp(src string) (*regexp.Regexp, error) {
+	if v, ok := regexps.Load(src); ok {
+		if re, ok := v.(*regexp.Regexp); ok {
+			return re, nil
+		}
+		return nil, v.(error)
+	}
+	re, err := regexp.Compile(src)
+	if err != nil {
+		regexps.Store(src, err)
+		return nil, err
+	}
+	regexps.Store(src, re)
+	return re, nil
+}
+
+// keyList is a sorted, duplicate-free list of key names.
+type keyList struct {
+	id   uint32
+	keys []string
+}
+
+var keyListIDs struct {
+	sync.Mutex
+	n uint32
+}
+
+func newKeyList(keys []string) *keyList {
+	keyListIDs.Lock()
+	keyListIDs.n++
+	id := keyListIDs.n
+	keyListIDs.Unlock()
+	return &keyList{id: id, keys: keys}
+}
+
+// union adds a file's keys to a list, reusing cached results: nodes that
+// share most of their files share most of this work.
+func (w *worker) union(acc *keyList, df *dataFile) *keyList {
+	if df == nil || df.hash == nil || len(df.keys) == 0 {
+		return acc
+	}
+	accID := uint32(0)
+	if acc != nil {
+		accID = acc.id
+	}
+	k := [2]uint32{accID, df.id}
+	if u, ok := w.unions[k]; ok {
+		return u
+	}
+	var u *keyList
+	switch {
+	case acc == nil:
+		u = newKeyList(df.keys)
+	default:
+		u = newKeyList(mergeSorted(acc.keys, df.keys))
+		if len(u.keys) == len(acc.keys) {
+			u = acc // nothing new: keep sharing the same list
+		}
+	}
+	w.unions[k] = u
+	return u
+}
+
+// mergeSorted merges two sorted duplicate-free lists. The result may be
+// one of them: it is read, never written.
+func mergeSorted(a, b []string) []string {
+	out, _ := mergeSortedInto(nil, a, b)
+	return out
+}
+
+// mergeSortedInto is mergeSorted building a new list, when it must, in
+// dst's memory; built says whether it did (the result is then dst's).
+func mergeSortedInto(dst, a, b []string) (out []string, built bool) {
+	switch {
+	case len(a) == 0:
+		return b, false
+	case len(b) == 0:
+		return a, false
+	}
+	if len(b) < 32 {
+		// The common case: a small file's keys are mostly in a already.
+		missing := 0
+		for _, k := range b {
+			if _, ok := slices.BinarySearch(a, k); !ok {
+				missing++
+			}
+		}
+		if missing == 0 {
+			return a, false
+		}
+	}
+	out = slices.Grow(dst[:0], len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case a[i] > b[j]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...), true
+}

@@ -1,0 +1,274 @@
+package compiler
+
+// Slices: sharing a node's bookkeeping, not only its results. reuse.go
+// reuses a key's result once the key's signature is known, but building
+// that signature probes every data file of the node for the key, and most
+// nodes repeat exactly the probes of their neighbours: they reach the same
+// role, datacenter, OS and common files and differ only in a small file of
+// their own. So the files of a node are split in two:
+//
+//   - per-node positions (see posStat): hierarchy locations where this
+//     worker has seen a different file for most nodes, like
+//     nodes/%{trusted.certname}.yaml (learnt as nodes come: a node before
+//     that shares less, never wrongly);
+//   - everything else, the node's slice, which many nodes share.
+//
+// A sliceTable, kept per slice, holds a slot per key of the slice's files:
+// the key's merge and signature, computed once, and its recent results.
+// A node then only walks its keys: a key that none of its per-node files
+// holds has exactly the slot's signature (files that do not hold a key are
+// not part of it), so its result is the slot's when the result's reads
+// hold; a key in a per-node file takes the general path of reuse.go. The
+// split decides only how much work is shared, never a value: every result
+// reused is one reuse.go would have reused.
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/hiera"
+)
+
+// Bounds on the caches of a worker.
+const (
+	// maxSlices bounds the slice tables of a worker; beyond it nodes take
+	// the general path (a fleet with that many slices shares little).
+	maxSlices = 4096
+	// perNodeMin is the number of distinct files a position must have
+	// shown before it counts as per-node.
+	perNodeMin = 4
+	// giveUp: a slot whose results were seldom reused (less than one
+	// time in five) after this many computations holds a per-node key (one
+	// interpolating the hostname, say): checking the results of other
+	// nodes costs more than it saves, so it stops checking and recording.
+	giveUp = 4
+)
+
+// sliceTable is the shared bookkeeping of the nodes of one slice.
+type sliceTable struct {
+	keys  []string // the keys of the slice's files, sorted
+	slots []slot   // by position in keys
+}
+
+// slot is one key of a slice.
+type slot struct {
+	ready bool
+	mod   string
+	perr  bool // its merge option is invalid: compiled afresh each time
+	sig   []uint32
+	hash  uint64
+	locs  []keyLoc // where its data lies: the same for every node of the slice
+	// static is a result that read nothing from its node: it holds for
+	// every node of the slice. Otherwise recent holds the latest results
+	// (newest last, at most maxVariants), to reuse where their reads hold.
+	static  *sharedKey
+	recent  []*sharedKey
+	reused  int
+	misses  int
+	perNode bool
+}
+
+// sliceStats counts how nodes and keys were compiled, for tests.
+type sliceStats struct {
+	slices, noSlice       int // nodes
+	static, slot, general int // keys: a slot's static result, other slot keys, the general path
+}
+
+func (s *sliceStats) add(o sliceStats) {
+	s.slices += o.slices
+	s.noSlice += o.noSlice
+	s.static += o.static
+	s.slot += o.slot
+	s.general += o.general
+}
+
+// testHookWorkerDone, when set, sees each worker when its compile is done.
+var testHookWorkerDone func(*worker)
+
+// posKey names a hierarchy location: layer (0 global, 1 environment, 2+i
+// the i-th module), whether in a default_hierarchy, level and location.
+type posKey struct {
+	layer      uint32
+	def        bool
+	level, loc uint32
+}
+
+// posStat counts the files seen at a position.
+type posStat struct {
+	nodes int
+	files map[uint32]struct{}
+}
+
+func (s *posStat) perNode() bool {
+	return len(s.files) >= perNodeMin && 2*len(s.files) > s.nodes
+}
+
+// nodeSlice is a node's slice table and the keys of its per-node files.
+type nodeSlice struct {
+	table *sliceTable
+	delta []string // sorted keys of the per-node files
+}
+
+// slice finds or makes the node's slice table. It returns nil when the
+// node cannot share one: its lookup_options or a per-node file depend on
+// the node in ways the table cannot describe.
+func (n *nodeRun) slice() *nodeSlice {
+	if !sharing {
+		return nil
+	}
+	w := n.w
+	var masked []*dataFile
+	b := w.sliceBuf[:0]
+	// The options the node's keys are resolved under are part of the
+	// slice: only options shared across nodes can be.
+	opts := func(r *optsResult) bool {
+		if r == nil || !r.shared {
+			return false
+		}
+		id, ok := w.optIDs[r]
+		if !ok {
+			id = uint32(len(w.optIDs) + 1)
+			w.optIDs[r] = id
+		}
+		b = binary.AppendUvarint(b, uint64(id))
+		return true
+	}
+	if !opts(n.envOpts) {
+		return nil
+	}
+	files := func(layer uint32, def bool, fs [][]*dataFile) bool {
+		b = binary.AppendUvarint(b, uint64(len(fs)))
+		for li, lvl := range fs {
+			b = binary.AppendUvarint(b, uint64(len(lvl)))
+			for fi, df := range lvl {
+				if df == nil {
+					b = append(b, 0)
+					continue
+				}
+				st := w.pos[posKey{layer, def, uint32(li), uint32(fi)}]
+				if st == nil {
+					st = &posStat{files: map[uint32]struct{}{}}
+					w.pos[posKey{layer, def, uint32(li), uint32(fi)}] = st
+				}
+				st.nodes++
+				st.files[df.id] = struct{}{}
+				if st.perNode() {
+					if df.err != nil {
+						return false // it would be in every key's signature
+					}
+					masked = append(masked, df)
+					b = append(b, 1)
+					continue
+				}
+				b = binary.AppendUvarint(b, uint64(df.id)+2)
+			}
+		}
+		return true
+	}
+	layer := func(i uint32, lr *layerRun) bool {
+		switch {
+		case lr == nil:
+			b = append(b, 'n')
+		case !lr.hier.Present:
+			b = append(b, 'a')
+		case lr.err != nil:
+			b = append(b, 'e')
+		default:
+			b = append(b, 'p')
+			if !files(i, false, lr.files) {
+				return false
+			}
+			if lr.def != nil {
+				b = append(b, 'd')
+				return files(i, true, lr.defFiles)
+			}
+		}
+		return true
+	}
+	if !layer(0, n.global) || !layer(1, n.env) {
+		return nil
+	}
+	for i, name := range n.c.moduleNames {
+		if !layer(uint32(2+i), n.module(name)) {
+			return nil
+		}
+		if r, ok := n.modOpts[name]; ok && !opts(r) {
+			return nil
+		}
+	}
+	w.sliceBuf = b
+
+	t := w.slices[string(b)]
+	if t == nil {
+		if len(w.slices) >= maxSlices {
+			return nil
+		}
+		t = &sliceTable{keys: n.keyNames(func(df *dataFile) bool { return !slices.Contains(masked, df) })}
+		t.slots = make([]slot, len(t.keys))
+		w.slices[string(b)] = t
+	}
+	s := &nodeSlice{table: t}
+	for _, df := range masked {
+		s.delta = mergeSorted(s.delta, df.keys)
+	}
+	return s
+}
+
+// slotKey compiles a key that none of the node's per-node files holds,
+// reusing the slot's signature and results.
+func (n *nodeRun) slotKey(s *slot, name string) (*format.Key, *format.Error) {
+	if !s.ready {
+		s.ready = true
+		s.mod = hiera.ModuleOf(name)
+		merge, perr := n.optionsFor(s.mod).mergeOf(name)
+		s.perr = perr != nil
+		if !s.perr {
+			layers := n.layersFor(s.mod)
+			s.sig = n.w.keySig(n.shapeID(s.mod, layers), merge, name, layers)
+			s.sig = append([]uint32(nil), s.sig...)
+			s.hash = hashSig(name, s.sig)
+			s.locs = n.locsOf(name, layers)
+		}
+	}
+	if s.static != nil {
+		n.w.stats.static++
+		return n.reuse(s.static)
+	}
+	n.w.stats.slot++
+	if s.perr || s.perNode {
+		return n.compileKey(name, s.mod, s.locs)
+	}
+	if hit := n.reusable(name, s.recent); hit != nil {
+		s.reused++
+		return n.reuse(hit)
+	}
+	e, reused, k, err := n.findOrCompile(name, s.mod, s.sig, s.hash, s.locs)
+	if e == nil {
+		return k, err
+	}
+	if len(e.deps) == 0 {
+		// Kept for other slices too: a key found only in common data
+		// resolves alike in all of them. Results that read the node are
+		// kept in the slot only, where their reads are likeliest to hold.
+		if !reused {
+			n.w.remember(s.hash, s.sig, e)
+		}
+		s.static, s.recent = e, nil
+		return k, err
+	}
+	if reused {
+		s.reused++
+	} else {
+		s.misses++
+	}
+	if s.misses >= giveUp && 4*s.reused < s.misses {
+		s.perNode, s.recent = true, nil
+		return k, err
+	}
+	if len(s.recent) >= maxVariants {
+		s.recent = s.recent[1:]
+	}
+	s.recent = append(s.recent, e)
+	return k, err
+}
