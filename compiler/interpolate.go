@@ -262,6 +262,10 @@ func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
 		if method == "alias" {
 			// The whole string is the alias: its value, of any type, is the
 			// result, and it is not interpolated again.
+			switch val.(type) {
+			case []any, *format.Hash:
+				n.aliases++
+			}
 			return val, nil
 		}
 		// What a lookup or a variable gives is interpolated again (so a

@@ -73,6 +73,14 @@ func inspectSize(v any, max int) int {
 // format.MaxDepth or of more than format.MaxNodes nodes, shared subtrees
 // counted at each use (an alias of an alias can build one from a few lines).
 func checkSize(v any) *format.Error {
+	switch v.(type) {
+	case []any, *format.Hash:
+	default:
+		return nil // a scalar: interpolation's usual result
+	}
+	if small(v, 1<<12, 0) {
+		return nil // the common case, without the bookkeeping below
+	}
 	type size struct{ depth, nodes int }
 	seen := map[any]size{}
 	var measure func(v any) size
@@ -117,4 +125,33 @@ func checkSize(v any) *format.Error {
 		return limitError("value of more than %d nodes (shared parts counted at each use)", format.MaxNodes)
 	}
 	return nil
+}
+
+// small reports whether v has at most budget nodes, counted at each use,
+// and is nested less deep than format.MaxDepth (depth is v's own depth).
+func small(v any, budget, depth int) bool {
+	n := 0
+	var walk func(v any, depth int) bool
+	walk = func(v any, depth int) bool {
+		n++
+		if n > budget || depth >= format.MaxDepth {
+			return false
+		}
+		switch v := v.(type) {
+		case []any:
+			for _, e := range v {
+				if !walk(e, depth+1) {
+					return false
+				}
+			}
+		case *format.Hash:
+			for k, e := range v.All() {
+				if !walk(k, depth+1) || !walk(e, depth+1) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return walk(v, depth)
 }

@@ -51,6 +51,8 @@ type nodeRun struct {
 
 	// at is what is being interpolated, for the position of warnings.
 	at site
+	// aliases counts the alias() results of a collection interpolated.
+	aliases int
 	// globText: interpolation is building a glob pattern, and escapes
 	// the text it inserts (see interpolatePath).
 	globText bool
@@ -188,16 +190,14 @@ func (n *nodeRun) since(mark int) []string {
 	return slices.Compact(t)
 }
 
-// setKeyChecks records the names a compiled key tested.
+// setKeyChecks records the names a compiled key tested (each key of a
+// node is compiled once).
 func (n *nodeRun) setKeyChecks(name string, tested []string) {
-	switch {
-	case len(tested) > 0:
+	if len(tested) > 0 {
 		if n.keyChecks == nil {
 			n.keyChecks = map[string][]string{}
 		}
 		n.keyChecks[name] = tested
-	case n.keyChecks != nil:
-		delete(n.keyChecks, name)
 	}
 }
 
@@ -295,9 +295,12 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 	}
 	saved := n.at
 	n.at = site{df.path, df.pos[i].Line, df.pos[i].Column, level}
+	aliases := n.aliases
 	x, err := n.interpolatePlanned(v, df.plans[i], true)
 	n.at = saved
-	if err == nil {
+	if err == nil && n.aliases != aliases {
+		// Only an alias() inserts structure: a value grows past what its
+		// data file holds (which dataload bounds) only through one.
 		if serr := checkSize(x); serr != nil {
 			err = serr
 		}
