@@ -30,7 +30,7 @@ type nodeRun struct {
 	top   string   // the key the current top-level lookup started from
 	// checks logs every name tested against the stack: a result whose
 	// computation tested a name holds only where that name is not on the
-	// stack (Puppet would have reported a recursion). See reusable.
+	// stack (Puppet would have reported a recursion). See holds.
 	checks []string
 	memo   map[string]memoEntry // successful nested lookups by key text
 	keys   []format.Key         // keys compiled so far, sorted: nested lookups reuse them
