@@ -3,6 +3,7 @@ package build
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -92,21 +93,26 @@ func TestShardPartition(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 4, 7, 16, 50} {
 		t.Run(fmt.Sprintf("N=%d", n), func(t *testing.T) {
 			shardOf := map[string]int{}
+			worst := 0.0
 			for k := 1; k <= n; k++ {
 				part := Shard{k, n}.inShard(fleet)
+				worst = max(worst, math.Abs(float64(len(part))*float64(n)/float64(len(fleet))-1))
 				for _, ff := range part {
 					if prev, dup := shardOf[ff.certname]; dup {
 						t.Fatalf("%s in shards %d and %d", ff.certname, prev, k)
 					}
 					shardOf[ff.certname] = k
 				}
-				// Balance: within 15% of an even share (a binomial's
-				// spread is ~3% at N=2, ~7% at N=50).
+				// Balance: as a fair random draw, within 4 standard
+				// deviations of an even share (σ is 0.5% of it at N=2,
+				// 7% at N=50).
 				even := float64(len(fleet)) / float64(n)
-				if d := float64(len(part)) - even; d > 0.15*even || d < -0.15*even {
+				sigma := math.Sqrt(even * (1 - 1/float64(n)))
+				if d := float64(len(part)) - even; math.Abs(d) > 4*sigma {
 					t.Errorf("shard %d/%d holds %d of %d nodes; an even share is %.0f", k, n, len(part), len(fleet), even)
 				}
 			}
+			t.Logf("N=%d: the largest gap to an even share is %.1f%%", n, 100*worst)
 			if len(shardOf) != len(fleet) {
 				t.Fatalf("the shards hold %d nodes of %d", len(shardOf), len(fleet))
 			}
