@@ -216,6 +216,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := rec.write(cfg.Out, stateFile); err != nil {
 		return r, err
 	}
+	if cfg.Shard.N == 0 {
+		removeShardStates(cfg.Out)
+	}
 	r.Committed, committed = true, true
 	return r, nil
 }

@@ -11,12 +11,15 @@ package build
 // its nodes only, removes from Out only the bundles of its own nodes whose
 // facts are gone, and keeps its state in a file of its own
 // (StateFileOf), so that shards may share an Out, and each compiles
-// incrementally on its own.
+// incrementally on its own. A build of the whole fleet removes the shards'
+// states from its Out.
 
 import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -105,4 +108,19 @@ func ShardOfStateFile(name string) (Shard, bool) {
 	}
 	s, err := ParseShard(m[1] + "/" + m[2])
 	return s, err == nil
+}
+
+// removeShardStates removes from out the states of shards, once a build
+// of the whole fleet has written every bundle there: they no longer say
+// what out holds, and a reader would take one for a shard missing.
+func removeShardStates(out string) {
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return // they are only stale: the next build tries again
+	}
+	for _, e := range entries {
+		if _, ok := ShardOfStateFile(e.Name()); ok && e.Type().IsRegular() {
+			os.Remove(filepath.Join(out, e.Name()))
+		}
+	}
 }

@@ -319,6 +319,22 @@ func TestShardIncremental(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("the shards' folder differs from a full compile (-full +shards):\n%s", d)
 	}
+
+	// A build of the whole fleet into the shards' folder makes it its
+	// own: the shards' states go, as they no longer say what it holds.
+	compileInto(t, repo, out)
+	var gotNames, wantNames []string
+	for name := range files(t, out) {
+		gotNames = append(gotNames, name)
+	}
+	for name := range files(t, full) {
+		wantNames = append(wantNames, name)
+	}
+	slices.Sort(gotNames)
+	slices.Sort(wantNames)
+	if d := cmp.Diff(wantNames, gotNames); d != "" {
+		t.Errorf("a full compile into the shards' folder left other files than a full compile's (-full +got):\n%s", d)
+	}
 }
 
 // TestShardFactErrors: facts that do not parse are reported by their
