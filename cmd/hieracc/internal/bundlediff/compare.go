@@ -21,9 +21,9 @@ import (
 // Compare compares the bundles of two folders written by `hieracc compile`
 // (its --out): OLD/<node>.bundle with NEW/<node>.bundle for every node of
 // either folder that f selects. Either folder may instead hold the
-// folders of a sharded compile's shards (package bundleset). A folder that cannot be read, holds no
-// bundle, or a selection of no node is an error, as is a bundle that
-// cannot be read; the error names the file.
+// folders of a sharded compile's shards (package bundleset). A folder
+// that cannot be read, holds no bundle, or a selection of no node is an
+// error, as is a bundle that cannot be read; the error names the file.
 func Compare(oldDir, newDir string, f Filter) (*Report, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
