@@ -374,3 +374,30 @@ func TestShardFactErrors(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseShard: whatever --shard is given, ParseShard does not panic,
+// and a K/N it accepts is a shard (1 ≤ K ≤ N) that reads back the same,
+// whose state file is recognised as its own.
+func FuzzParseShard(f *testing.F) {
+	for _, s := range []string{"1/4", "0/4", "4/4", "07/10", "", "/", "1/", "-1/-1", "9223372036854775807/9223372036854775807", "1/4/5"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		s, err := ParseShard(in)
+		if err != nil {
+			return
+		}
+		if s.K < 1 || s.K > s.N || s.N > maxShards {
+			t.Fatalf("ParseShard(%q) = %+v", in, s)
+		}
+		if again, err := ParseShard(s.String()); err != nil || again != s {
+			t.Fatalf("ParseShard(%q) = %v; ParseShard(%q) = %v, %v", in, s, s.String(), again, err)
+		}
+		if got, ok := ShardOfStateFile(StateFileOf(s)); !ok || got != s {
+			t.Fatalf("ShardOfStateFile(StateFileOf(%v)) = %v, %v", s, got, ok)
+		}
+		if k := ShardOf(in, s.N); k < 1 || k > s.N {
+			t.Fatalf("ShardOf(%q, %d) = %d", in, s.N, k)
+		}
+	})
+}
