@@ -83,6 +83,7 @@ func (r *Result) Errors() int {
 // compilation is what every node of one compile shares.
 type compilation struct {
 	fsys        fs.FS
+	envDir      string
 	environment string
 	revision    string
 	global, env *config
@@ -164,6 +165,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 func prepare(in Input) *compilation {
 	c := &compilation{
 		fsys:        in.FS,
+		envDir:      in.EnvDir,
 		environment: in.Environment,
 		revision:    in.Revision,
 		modules:     map[string]*config{},

@@ -39,6 +39,14 @@ type levelConf struct {
 	kind     locKind  // locNone: the level has no location (Puppet calls the function once)
 	locs     []string // path(s) or glob(s), uninterpolated
 	mapped   [3]string
+
+	// Versions 3 and 4 (config_legacy.go). ext is added to each path that
+	// does not end with it, after interpolation. A version 3 datadir is not
+	// relative to the config's folder (noRoot); envDatadir: Hiera 3's
+	// default, the compiled environment's hieradata folder.
+	ext        string
+	noRoot     bool
+	envDatadir bool
 }
 
 // config is one layer's validated hiera.yaml.
@@ -60,10 +68,6 @@ type config struct {
 	// files that exist.
 	isDefaultConfig bool
 	sum             [32]byte // SHA-256 of hiera.yaml, for revisions
-
-	// Where the version is (or would be) set, for version 3 messages.
-	versionLine, versionCol int
-	noVersion               bool
 }
 
 // Config keys Puppet knows (hiera_config.rb).
@@ -120,9 +124,9 @@ func loadConfig(fsys fs.FS, root string, layer format.Layer, module string) (*co
 	}
 	doc := node // the document's root node; nil for an empty file
 	if doc == nil || doc.Kind != yaml.MappingNode {
-		// Puppet falls back to the v3 default config, which a module ignores.
+		// Puppet falls back to Hiera 3's default config.
 		d := Diagnostic{Severity: Warning, File: file, Message: fmt.Sprintf("%s: File exists but does not contain a valid YAML hash. Falling back to Hiera version 3 default config", file)}
-		return c.v3(d)
+		return c.v3(nil, nil, d)
 	}
 	val, err := dataload.Value(file, doc)
 	if err != nil {
@@ -131,59 +135,22 @@ func loadConfig(fsys fs.FS, root string, layer format.Layer, module string) (*co
 	}
 	h := val.(*format.Hash)
 
-	version := 3
-	c.versionLine, c.versionCol = doc.Line, doc.Column
-	if !h.Has("version") {
-		c.noVersion = true
-	} else {
-		c.versionLine, c.versionCol = keyPos(doc, "version")
-	}
+	version := 3 // a file without version is version 3
 	if v, ok := h.Get("version"); ok && v != nil {
-		switch v := v.(type) {
-		case int64:
-			version = int(v)
-		case float64:
-			version = int(v)
-		case string:
-			version = atoiRuby(v)
-		default:
-			version = 0
-		}
+		version = atoiVersion(v)
 	}
 	switch version {
 	case 5:
 	case 3:
-		return c.v3(Diagnostic{Severity: Warning, File: file, Message: fmt.Sprintf("%s: Use of 'hiera.yaml' version 3 is deprecated. It should be converted to version 5", file)})
+		return c.v3(doc, h)
 	case 4:
-		line, col := keyPos(doc, "version")
-		return c, c.fail(Diagnostic{File: file, Line: line, Column: col,
-			Message: fmt.Sprintf("hiera.yaml version 4 is not supported by hieracc; convert %s to version 5", file)})
+		return c, c.parseV4(doc, h)
 	default:
 		line, col := keyPos(doc, "version")
 		return c, c.fail(Diagnostic{File: file, Line: line, Column: col,
 			Message: fmt.Sprintf("This runtime does not support hiera.yaml version %d", version)})
 	}
 	return c, c.parseV5(doc, h)
-}
-
-// v3 handles a version 3 (or non-hash) hiera.yaml: Puppet ignores it in a
-// module (with a warning) and refuses it in an environment. In the global
-// layer it would configure classic Hiera backends, which hieracc cannot run.
-func (c *config) v3(warn Diagnostic) (*config, []Diagnostic) {
-	ds := []Diagnostic{warn}
-	switch c.layer {
-	case format.LayerModule:
-		c.present = false
-		ds = append(ds, Diagnostic{Severity: Warning, File: c.file, Message: "hiera.yaml version 3 found at module root was ignored"})
-		return c, ds
-	case format.LayerEnvironment:
-		msg := "hiera.yaml version 3 cannot be used in an environment"
-		if c.noVersion {
-			msg += " (the file has no version key, so it is read as version 3: add 'version: 5')"
-		}
-		return c, append(ds, c.fail(Diagnostic{File: c.file, Line: c.versionLine, Column: c.versionCol, Message: msg})...)
-	}
-	return c, append(ds, c.fail(Diagnostic{File: c.file, Line: c.versionLine, Column: c.versionCol, Message: "hiera.yaml version 3 is not supported by hieracc; convert it to version 5"})...)
 }
 
 // fail records the first error as the layer's error and returns it as a diagnostic.

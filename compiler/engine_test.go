@@ -141,8 +141,11 @@ func TestConfigErrors(t *testing.T) {
 			"Hierarchy name 'Common' defined more than once. First defined at (line: 3)"},
 		{"unknown data_hash", "version: 5\nhierarchy:\n  - name: C\n    data_hash: hocon_data\n    path: a.conf\n",
 			"hieracc cannot run data_hash function 'hocon_data' in hierarchy 'C'"},
-		{"version 4", "version: 4\n", "hiera.yaml version 4 is not supported"},
-		{"version 3 in environment", ":backends: [yaml]\n", "hiera.yaml version 3 cannot be used in an environment"},
+		{"version 4 unknown backend", "version: 4\nhierarchy:\n  - name: x\n    backend: vault\n", "No data provider is registered for backend 'vault'"},
+		{"version 4 unknown key", "version: 4\nhierarchy:\n  - name: x\n    backend: yaml\n    glob: '*'\n",
+			"The Lookup Configuration at 'env/hiera.yaml' has wrong type, entry 'hierarchy' index 0 unrecognized key 'glob'"},
+		{"version 4 no backend", "version: 4\nhierarchy:\n  - name: x\n", "entry 'hierarchy' index 0 expects a value for key 'backend'"},
+		{"version 6", "version: 6\n", "This runtime does not support hiera.yaml version 6"},
 		{"method in path", "version: 5\nhierarchy:\n  - name: C\n    path: \"%{lookup('x')}.yaml\"\n",
 			"Interpolation using method syntax is not allowed in this context"},
 	} {

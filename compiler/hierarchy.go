@@ -80,15 +80,21 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 	saved := n.at
 	n.at = site{c.file, lvl.line, lvl.column, lvl.name}
 	defer func() { n.at = saved }()
-	dd, err := n.interpolatePath(path.Join(c.root, lvl.datadir))
+	dd, err := n.interpolatePath(n.datadirTemplate(c, lvl))
 	if err != nil {
 		return nil, err
+	}
+	if lvl.noRoot && !lvl.envDatadir && !path.IsAbs(dd) {
+		return nil, &format.Error{Message: fmt.Sprintf("datadir %q is relative: Puppet resolves a Hiera 3 :datadir: against the working directory of its process, which hieracc cannot know", dd)}
 	}
 	datadir := path.Clean(dd)
 	resolve := func(tmpl string) (string, *format.Error) {
 		p, err := n.interpolatePath(tmpl)
 		if err != nil {
 			return "", err
+		}
+		if lvl.ext != "" && !strings.HasSuffix(p, lvl.ext) {
+			p += lvl.ext
 		}
 		return n.safeJoin(datadir, tmpl, p)
 	}
@@ -147,6 +153,18 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 		return nil, &format.Error{Message: fmt.Sprintf("hierarchy level '%s' names no data file (path, paths, glob, globs or mapped_paths)", lvl.name)}
 	}
 	return locs, nil
+}
+
+// datadirTemplate is the level's datadir before interpolation: relative
+// to the config's folder, except in a version 3 config.
+func (n *nodeRun) datadirTemplate(c *config, lvl *levelConf) string {
+	switch {
+	case lvl.envDatadir:
+		return path.Join(n.c.envDir, "hieradata")
+	case lvl.noRoot:
+		return lvl.datadir
+	}
+	return path.Join(c.root, lvl.datadir)
 }
 
 // interpolatePath interpolates a hierarchy path or datadir, where Puppet
