@@ -40,6 +40,9 @@ type Input struct {
 	// default global config when that file is absent. "" = no global layer.
 	GlobalDir   string
 	Environment string // "" = "production"
+	// Mounts supply folders of the Puppet server's disk that hierarchies
+	// name by absolute paths (outside.go); other such paths are absent.
+	Mounts []Mount
 	// Revision, when set, is recorded in every bundle; when empty (the
 	// usual case) each bundle records a digest of exactly its own inputs.
 	Revision string
@@ -84,6 +87,7 @@ func (r *Result) Errors() int {
 type compilation struct {
 	fsys        fs.FS
 	envDir      string
+	mounts      []Mount
 	environment string
 	revision    string
 	global, env *config
@@ -166,6 +170,7 @@ func prepare(in Input) *compilation {
 	c := &compilation{
 		fsys:        in.FS,
 		envDir:      in.EnvDir,
+		mounts:      cleanMounts(in.Mounts),
 		environment: in.Environment,
 		revision:    in.Revision,
 		modules:     map[string]*config{},

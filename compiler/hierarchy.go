@@ -65,7 +65,10 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 		fl := format.Level{Name: lvl.name}
 		fs := make([]*dataFile, len(locs))
 		for j, p := range locs {
-			df := n.c.file(p, lvl.function, c.layer, c.module)
+			var df *dataFile
+			if !outsideFS(p) {
+				df = n.c.file(p, lvl.function, c.layer, c.module)
+			}
 			fs[j] = df
 			fl.Locations = append(fl.Locations, format.Location{Path: p, Exists: df != nil})
 		}
@@ -117,7 +120,9 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 			if err != nil {
 				return nil, err
 			}
-			locs = append(locs, rubyGlob(n.c.fsys, p)...)
+			if !outsideFS(p) {
+				locs = append(locs, rubyGlob(n.c.fsys, p)...)
+			}
 		}
 	case locMappedPaths:
 		vars, err := n.scopeLookup(lvl.mapped[0], "mapped_path[0]")
@@ -161,8 +166,8 @@ func (n *nodeRun) datadirTemplate(c *config, lvl *levelConf) string {
 	switch {
 	case lvl.envDatadir:
 		return path.Join(n.c.envDir, "hieradata")
-	case lvl.noRoot:
-		return lvl.datadir
+	case lvl.noRoot, path.IsAbs(lvl.datadir):
+		return lvl.datadir // Ruby's Pathname#+: an absolute datadir stands alone
 	}
 	return path.Join(c.root, lvl.datadir)
 }
@@ -200,6 +205,13 @@ func (n *nodeRun) safeJoin(datadir, tmpl, p string) (string, *format.Error) {
 	joined := path.Clean(path.Join(datadir, p))
 	if path.IsAbs(p) {
 		joined = path.Clean(p)
+	}
+	if path.IsAbs(joined) {
+		shown := tmpl
+		if !path.IsAbs(tmpl) {
+			shown = path.Join(datadir, tmpl)
+		}
+		return n.serverPath(joined, shown), nil
 	}
 	if !fs.ValidPath(joined) {
 		return "", &format.Error{Message: fmt.Sprintf("hierarchy path %q resolves to %q, outside the control repo: refusing to read it", tmpl, joined)}

@@ -37,6 +37,7 @@ func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 type compileFlags struct {
 	env, modules, global, environment, out string
 	facts                                  stringList
+	mounts                                 stringList // ABS=DIR
 	keepGoing, strict, full                bool
 	jobs                                   int
 }
@@ -47,6 +48,7 @@ func runCompile(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.env, "env", "", "")
 	fl.StringVar(&f.modules, "modules", "", "")
 	fl.StringVar(&f.global, "global", "", "")
+	fl.Var(&f.mounts, "mount", "")
 	fl.StringVar(&f.environment, "environment", "production", "")
 	fl.Var(&f.facts, "facts", "")
 	fl.StringVar(&f.out, "out", "", "")
@@ -103,7 +105,7 @@ func runCompile(c *cmdEnv, args []string) int {
 		return exitFail
 	}
 	cur := &buildState{Version: stateVersion, Binary: binaryDigest(), Files: files, Stats: stats,
-		Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s", f.environment, in.ModulesDir, in.GlobalDir)}
+		Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s;mounts=%v", f.environment, in.ModulesDir, in.GlobalDir, in.Mounts)}
 	// Facts are compared by their files' bytes, so that an incremental
 	// run parses only the facts of the nodes it compiles.
 	facts := map[string]string{}
@@ -290,6 +292,24 @@ func (f *compileFlags) input() (compiler.Input, *inputFS, error) {
 		if file != "" && filepath.Base(file) != "hiera.yaml" {
 			mounts = append(mounts, mount{name: path.Join(in.GlobalDir, "hiera.yaml"), real: file, isFile: true, display: filepath.Clean(file)})
 		}
+	}
+	for _, arg := range f.mounts {
+		server, dir, ok := strings.Cut(arg, "=")
+		if !ok || !path.IsAbs(server) || dir == "" {
+			return in, nil, fmt.Errorf("--mount %s: want ABS=DIR, ABS an absolute path on the Puppet server and DIR a local folder", arg)
+		}
+		server = path.Clean(server)
+		if _, err := dirArg("--mount", dir); err != nil {
+			return in, nil, err
+		}
+		name := path.Join("mount", server) // "mount/etc/puppetlabs/puppet"
+		for _, m := range in.Mounts {
+			if m.Server == server {
+				return in, nil, fmt.Errorf("--mount %s: %s is mounted twice", arg, server)
+			}
+		}
+		mounts = append(mounts, mount{name: name, real: dir, fsys: dirFS(dir), display: filepath.Clean(dir)})
+		in.Mounts = append(in.Mounts, compiler.Mount{Server: server, Dir: name})
 	}
 	fsys := newInputFS(mounts)
 	in.FS = fsys
