@@ -13,7 +13,6 @@ import (
 
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/format"
-	"github.com/hieracc/hieracc/format/hiera"
 	"gopkg.in/yaml.v3"
 )
 
@@ -27,6 +26,7 @@ const (
 	locGlob
 	locGlobs
 	locMappedPaths
+	locURIs // only for functions hieracc cannot run (backends.go)
 )
 
 // levelConf is one validated hierarchy level.
@@ -47,6 +47,10 @@ type levelConf struct {
 	ext        string
 	noRoot     bool
 	envDatadir bool
+
+	// foreign: the level's function is Ruby code hieracc cannot run; the
+	// lookups that reach one of its locations fail (backends.go).
+	foreign bool
 }
 
 // config is one layer's validated hiera.yaml.
@@ -370,12 +374,8 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 			}
 		}
 	}
-	if !slices.Contains(supportedFunctions, lvl.function) {
-		hint := ""
-		if near := hiera.Nearest(lvl.function, supportedFunctions); near != "" {
-			hint = fmt.Sprintf(" (did you mean '%s'?)", near)
-		}
-		fail("hieracc cannot run %s in hierarchy '%s': only data_hash yaml_data and json_data are supported ahead of time%s", describeFunction(lvl.function), lvl.name, hint)
+	if msg := c.checkFunction(lvl); msg != "" {
+		ds = append(ds, c.fail(Diagnostic{File: c.file, Line: n.Line, Column: n.Column, Message: msg})...)
 	}
 	if s, ok := str("datadir"); ok {
 		lvl.datadir = s
@@ -396,7 +396,13 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 		lvl.kind = locMappedPaths
 		copy(lvl.mapped[:], s)
 	}
-	if h.Has("uri") || h.Has("uris") {
+	if s, ok := str("uri"); ok {
+		lvl.kind, lvl.locs = locURIs, []string{s}
+	}
+	if s, ok := strs("uris", 1, 0); ok {
+		lvl.kind, lvl.locs = locURIs, s
+	}
+	if lvl.kind == locURIs && !lvl.foreign {
 		fail("hieracc cannot resolve uri/uris locations in hierarchy '%s': they only make sense to lookup_key functions", lvl.name)
 	}
 	if opts, ok := h.Get("options"); ok {

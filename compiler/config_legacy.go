@@ -196,9 +196,8 @@ func (c *config) parseV3(doc *yaml.Node, h *format.Hash) []Diagnostic {
 		default:
 			lvl.function = "hiera3_backend:" + b
 		}
-		if !slices.Contains(supportedFunctions, lvl.function) {
-			ds = append(ds, c.fail(Diagnostic{File: c.file, Line: lvl.line, Column: lvl.column, Level: b,
-				Message: fmt.Sprintf("hieracc cannot run the %s backend ahead of time: only yaml and json are supported", b)})...)
+		if msg := c.checkFunction(&lvl); msg != "" {
+			ds = append(ds, c.fail(Diagnostic{File: c.file, Line: lvl.line, Column: lvl.column, Level: b, Message: msg})...)
 			continue
 		}
 		c.hierarchy = append(c.hierarchy, lvl)

@@ -106,3 +106,71 @@ func TestV3PathExtension(t *testing.T) {
 		t.Errorf("k2 = %+v, want b", k)
 	}
 }
+
+// TestForeignBackends pins what hieracc does with Ruby backends where no
+// conformance case can: a Hiera 3 backend that Puppet would load on the
+// server (Puppet here, without it, skips it) fails the lookups that reach
+// an existing location, rather than answering "not found"; hiera3_backend
+// for yaml or json is refused as by Puppet; and a misspelt data_hash
+// function gets a suggestion in the diagnostic only.
+func TestForeignBackends(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{"hiera 3 backend with a file", map[string]string{
+			"global/hiera.yaml":          "---\n:backends: [yaml, vault]\n:hierarchy: common\n",
+			"env/hieradata/common.yaml":  "a: 1\n",
+			"env/hieradata/common.vault": "a: 2\n",
+		}, []string{
+			"global/hiera.yaml: warning: global/hiera.yaml: Use of 'hiera.yaml' version 3 is deprecated. It should be converted to version 5",
+			"global/hiera.yaml:2:1: Unable to load backend 'vault': hieracc cannot run Hiera 3 backends, which are Ruby code (level \"vault\")",
+			"Unable to load backend 'vault': hieracc cannot run Hiera 3 backends, which are Ruby code",
+		}},
+		{"hiera3_backend yaml", map[string]string{
+			"global/hiera.yaml": "version: 5\nhierarchy:\n  - name: Y\n    hiera3_backend: yaml\n    path: a\n",
+		}, []string{
+			"global/hiera.yaml:3:5: Use \"data_hash: yaml_data\" instead of \"hiera3_backend: yaml\"",
+			"Use \"data_hash: yaml_data\" instead of \"hiera3_backend: yaml\"",
+		}},
+		{"misspelt function", map[string]string{
+			"env/hiera.yaml":       "version: 5\nhierarchy:\n  - name: Typo\n    data_hash: yml_data\n    path: common.yaml\n",
+			"env/data/common.yaml": "a: 1\n",
+		}, []string{
+			"env/hiera.yaml:3:5: Unable to find 'data_hash' function named 'yml_data' (did you mean 'yaml_data'?) (level \"Typo\")",
+			"Unable to find 'data_hash' function named 'yml_data'",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := fstest.MapFS{}
+			for p, s := range tc.files {
+				fsys[p] = &fstest.MapFile{Data: []byte(s)}
+			}
+			in := Input{FS: fsys, EnvDir: "env", Nodes: []Node{{Name: "n"}}}
+			if _, ok := tc.files["global/hiera.yaml"]; ok {
+				in.GlobalDir = "global"
+			}
+			res, err := Compile(context.Background(), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range res.Diagnostics {
+				if d.Node == "" {
+					got = append(got, d.String())
+				}
+			}
+			b := res.Bundles[0]
+			switch {
+			case b.NodeError != nil:
+				got = append(got, b.NodeError.Message)
+			case keyOf(b, "a") != nil && keyOf(b, "a").Err != nil:
+				got = append(got, keyOf(b, "a").Err.Message)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("diagnostics and the error of key a (-want +got):\n%s", d)
+			}
+		})
+	}
+}

@@ -146,6 +146,10 @@ func TestConfigErrors(t *testing.T) {
 			"The Lookup Configuration at 'env/hiera.yaml' has wrong type, entry 'hierarchy' index 0 unrecognized key 'glob'"},
 		{"version 4 no backend", "version: 4\nhierarchy:\n  - name: x\n", "entry 'hierarchy' index 0 expects a value for key 'backend'"},
 		{"version 6", "version: 6\n", "This runtime does not support hiera.yaml version 6"},
+		{"hiera3_backend outside the global layer", "version: 5\nhierarchy:\n  - name: V\n    hiera3_backend: vault\n    path: a\n",
+			"'hiera3_backend' is only allowed in the global layer"},
+		{"uri with yaml_data", "version: 5\nhierarchy:\n  - name: U\n    uri: 'http://x'\n",
+			"hieracc cannot resolve uri/uris locations in hierarchy 'U'"},
 		{"method in path", "version: 5\nhierarchy:\n  - name: C\n    path: \"%{lookup('x')}.yaml\"\n",
 			"Interpolation using method syntax is not allowed in this context"},
 	} {

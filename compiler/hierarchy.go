@@ -66,7 +66,15 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 		fs := make([]*dataFile, len(locs))
 		for j, p := range locs {
 			var df *dataFile
-			if !outsideFS(p) {
+			switch {
+			case lvl.foreign && (lvl.kind == locURIs || lvl.kind == locNone):
+				df = n.c.foreignFile(c, lvl)
+			case outsideFS(p):
+			case lvl.foreign:
+				if n.c.exists(p) {
+					df = n.c.foreignFile(c, lvl)
+				}
+			default:
 				df = n.c.file(p, lvl.function, c.layer, c.module)
 			}
 			fs[j] = df
@@ -154,7 +162,18 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 			}
 			locs = append(locs, p)
 		}
+	case locURIs:
+		for _, t := range lvl.locs {
+			u, err := n.interpolatePath(t)
+			if err != nil {
+				return nil, err
+			}
+			locs = append(locs, u)
+		}
 	case locNone:
+		if lvl.foreign {
+			return []string{c.file}, nil // Puppet calls the function once, without a location
+		}
 		return nil, &format.Error{Message: fmt.Sprintf("hierarchy level '%s' names no data file (path, paths, glob, globs or mapped_paths)", lvl.name)}
 	}
 	return locs, nil
