@@ -175,10 +175,10 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 		ds = append(ds, c.fail(Diagnostic{File: c.file, Line: line, Column: col,
 			Message: fmt.Sprintf("The Lookup Configuration at '%s' has wrong type, ", c.file) + fmt.Sprintf(format, args...)})...)
 	}
-	for i, k := range h.Keys() {
+	for _, k := range h.Keys() {
 		ks, ok := k.(string)
 		if !ok || !slices.Contains(topKeys, ks) {
-			typeErr(doc.Content[2*i], "unrecognized key '%v'", k)
+			typeErr(keyNode(doc, k), "unrecognized key '%v'", k)
 		}
 	}
 
@@ -192,10 +192,10 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 		if !ok {
 			typeErr(dn, "entry 'defaults' expects a Struct value, got %s", typeName(v))
 		} else {
-			for i, k := range dh.Keys() {
+			for _, k := range dh.Keys() {
 				ks, _ := k.(string)
 				if !slices.Contains(defaultsKeys, ks) {
-					typeErr(dn.Content[2*i], "entry 'defaults' unrecognized key '%v'", k)
+					typeErr(keyNode(dn, k), "entry 'defaults' unrecognized key '%v'", k)
 				}
 			}
 			n := 0
@@ -287,10 +287,10 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 		return nil, ds
 	}
 	lvl := &levelConf{line: n.Line, column: n.Column, datadir: datadir}
-	for j, k := range h.Keys() {
+	for _, k := range h.Keys() {
 		ks, _ := k.(string)
 		if !slices.Contains(levelKeys, ks) {
-			kn := n.Content[2*j]
+			kn := keyNode(n, k)
 			ds = append(ds, c.fail(Diagnostic{File: c.file, Line: kn.Line, Column: kn.Column, Message: fmt.Sprintf("%sunrecognized key '%v'", prefix, k)})...)
 		}
 	}

@@ -135,14 +135,10 @@ func (c *config) parseV3(doc *yaml.Node, h *format.Hash) []Diagnostic {
 	if v, ok := h.Get("version"); ok && v != nil && atoiVersion(v) != 3 {
 		typeErr(node("version"), "entry 'version' expects an Integer[3, 3] value, got %s", typeName(v))
 	}
-	for i, k := range h.Keys() {
+	for _, k := range h.Keys() {
 		ks, _ := k.(string)
 		if !slices.Contains(v3Keys, ks) && !slices.Contains(backends, ks) {
-			var kn *yaml.Node
-			if doc != nil {
-				kn = doc.Content[2*i]
-			}
-			typeErr(kn, "unrecognized key '%v'", k)
+			typeErr(keyNode(doc, k), "unrecognized key '%v'", k)
 		}
 	}
 	if len(ds) > 0 {
@@ -219,6 +215,16 @@ func symKey(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
 	return nil, nil
 }
 
+// keyNode returns the node of key k in mapping m, where messages point:
+// the key as written (a string or a :symbol), else the mapping itself (a
+// key that a merge key `<<` brought in). nil when m is.
+func keyNode(m *yaml.Node, k any) *yaml.Node {
+	if kn, _ := symKey(m, fmt.Sprint(k)); kn != nil {
+		return kn
+	}
+	return m
+}
+
 // datadirOf returns a Hiera 3 backend's :datadir:, "" when unset.
 func datadirOf(bconf *format.Hash) (string, bool) {
 	if bconf == nil {
@@ -270,9 +276,9 @@ func (c *config) parseV4(doc *yaml.Node, h *format.Hash) []Diagnostic {
 		ds = append(ds, c.fail(Diagnostic{File: c.file, Line: n.Line, Column: n.Column,
 			Message: fmt.Sprintf("The Lookup Configuration at '%s' has wrong type, ", c.file) + fmt.Sprintf(msg, args...)})...)
 	}
-	for i, k := range h.Keys() {
+	for _, k := range h.Keys() {
 		if ks, _ := k.(string); !slices.Contains(v4Keys, ks) {
-			typeErr(doc.Content[2*i], "unrecognized key '%v'", k)
+			typeErr(keyNode(doc, k), "unrecognized key '%v'", k)
 		}
 	}
 	datadir := "data"
