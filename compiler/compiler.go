@@ -6,8 +6,11 @@
 //
 // The pipeline, in order (one file per stage):
 //
-//	config.go       read and validate each layer's hiera.yaml (once per compile)
-//	hierarchy.go    expand each hierarchy for a node into data files
+//	config.go       read and validate each layer's hiera.yaml (once per compile);
+//	                config_legacy.go: versions 3 and 4; backends.go: levels
+//	                whose function is Ruby code
+//	hierarchy.go    expand each hierarchy for a node into data files;
+//	                outside.go: absolute paths on the server's disk, mounts
 //	files.go        load each data file once, shared by every node
 //	options.go      assemble the node's lookup_options
 //	interpolate.go  resolve %{...} in paths and data
