@@ -107,6 +107,10 @@ Flags:
                        confdir). A confdir without hiera.yaml uses Puppet's
                        default global config (data/common.yaml). Without the
                        flag there is no global layer.
+  --mount ABS=DIR      supply the Puppet server's folder ABS (an absolute
+                       path a hierarchy names, e.g. /etc/puppetlabs/puppet)
+                       from the local folder DIR. Repeatable. Other absolute
+                       paths are read as absent, with a warning.
   --environment NAME   the environment's name, as $environment and
                        $server_facts.environment (default "production").
   --facts PATH...      facts files, or folders of them (every *.yaml, *.yml
@@ -170,10 +174,11 @@ is printed once, with their count and the first three (all with --verbose):
 A summary (nodes, keys, distinct errors and warnings, time) goes to stdout.
 When there is any error, nothing is written, unless --keep-going is given.
 
-Only files inside --env, --modules and --global are read. Bundles, the
-messages recorded in them and 'lookup --explain' name files by the folder
-they come from: env/..., modules/... and global/..., whatever the folders are
-called on disk, so the same inputs give the same bundles on every machine.
+Only files inside --env, --modules, --global and --mount are read. Bundles,
+the messages recorded in them and 'lookup --explain' name files by the folder
+they come from: env/..., modules/..., global/... and mount/ABS/..., whatever
+the folders are called on disk, so the same inputs give the same bundles on
+every machine.
 Each bundle records a digest of what it was compiled from: every file read,
 the facts, and --environment.
 
