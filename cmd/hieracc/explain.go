@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"path"
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
@@ -10,76 +12,185 @@ import (
 )
 
 // explainKeys is lookup --explain: for each key in turn, until one is
-// found, where its data is and how it is merged.
+// found, every layer, level and data file searched, what each holds and
+// how they are merged. As puppet lookup --explain, it exits 0 whether or
+// not a value is found, and even when the lookup fails: the explanation
+// is the answer. Only a bundle that cannot be explained fails.
 func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Options) int {
+	code := exitOK
 	for i, key := range keys {
 		if i > 0 {
 			fmt.Fprintln(c.stdout)
 		}
 		v, err := b.LookupWith(key, opts)
-		explainKey(c, b, key, opts, v, err)
-		if err == nil {
-			return exitOK
+		if !explainKey(c.stdout, b, key, opts, v, err) {
+			code = exitFail
 		}
-		if !errors.Is(err, runtime.ErrNotFound) {
-			return exitFail
+		if err == nil || !errors.Is(err, runtime.ErrNotFound) {
+			break
 		}
 	}
-	return exitFail
+	return code
 }
 
-func explainKey(c *cmdEnv, b *runtime.Bundle, key string, opts runtime.Options, v any, lerr error) {
-	w := c.stdout
-	fmt.Fprintf(w, "Searching for \"%s\"\n", key)
+// explainKey writes the explanation of one key's lookup, whose result was
+// v or lerr; false when the bundle cannot explain it.
+func explainKey(w io.Writer, b *runtime.Bundle, key string, opts runtime.Options, v any, lerr error) bool {
+	x := explainer{w: w}
+	x.line(0, "Searching for %s", quote(key))
 	e, err := b.Explain(key)
+	ok := true
 	if err != nil && !errors.Is(err, runtime.ErrNotFound) {
-		fmt.Fprintf(w, "  cannot explain: %v\n", err)
+		x.line(1, "cannot explain: %v", err)
+		ok, e = false, nil
 	}
 	if e != nil {
-		if e.Root != key {
-			fmt.Fprintf(w, "  Looking up \"%s\", then taking %s from its value\n", e.Root, strings.TrimPrefix(key, e.Root+"."))
-		}
-		merge, from := e.Merge, "lookup_options"
-		if opts.Merge != nil {
-			merge, from = *opts.Merge, "--merge"
-		}
-		sources, defaults := e.Sources, false
-		if len(sources) == 0 && len(e.Defaults) > 0 {
-			// Only the module's default_hierarchy has the key, with its
-			// own lookup_options.
-			sources, defaults = e.Defaults, true
-			merge, from = e.DefaultMerge, "the default_hierarchy's lookup_options"
-		}
-		fmt.Fprintf(w, "  Merge strategy: %s (from %s)\n", describeMerge(merge), from)
-		if defaults {
-			fmt.Fprintln(w, "  No regular hierarchy has the key: the module's default_hierarchy is used")
-		}
-		if len(sources) == 0 {
-			fmt.Fprintln(w, "  No hierarchy level holds the key")
-		}
-		first := merge.Strategy == "" || merge.Strategy == "first"
-		for i, s := range sources {
-			fmt.Fprintf(w, "  %d. %s, level %q\n", i+1, layerName(s), s.Level)
-			fmt.Fprintf(w, "     %s\n", position(s))
-			switch {
-			case s.Err != nil:
-				fmt.Fprintf(w, "     Error: %s\n", s.Err.Message)
-			default:
-				fmt.Fprintf(w, "     Value:%s\n", indentValue(s.Value, "       "))
-			}
-			if first && i > 0 {
-				fmt.Fprintln(w, "     (not used: the first value found wins)")
-			}
-		}
+		x.search(key, e, opts, err == nil)
 	}
 	switch {
 	case lerr == nil:
-		fmt.Fprintf(w, "  Result:%s\n", indentValue(v, "    "))
+		x.value(1, "Result:", v)
 	case errors.Is(lerr, runtime.ErrNotFound):
-		fmt.Fprintf(w, "  %s\n", notFoundMessage([]string{key}))
+		x.line(1, "%s", notFoundMessage([]string{key}))
 	default:
-		fmt.Fprintf(w, "  Error: %s\n", lookupError(lerr))
+		x.line(1, "Error: %s", lookupError(lerr))
 	}
+	return ok
+}
+
+// explainer writes an explanation, indented two spaces a level.
+type explainer struct {
+	w io.Writer
+}
+
+func (x explainer) line(depth int, format string, args ...any) {
+	fmt.Fprintf(x.w, "%s%s\n", strings.Repeat("  ", depth), fmt.Sprintf(format, args...))
+}
+
+// value writes label and a value. It is the one place an explanation
+// prints a value from the data.
+func (x explainer) value(depth int, label string, v any) {
+	pad := strings.Repeat("  ", depth)
+	fmt.Fprintf(x.w, "%s%s%s\n", pad, label, indentValue(v, pad+"  "))
+}
+
+// search writes the merge, then each layer searched, level by level.
+// inData says whether the bundle has data for the key at all: when it has
+// none, it does not record which lookup_options would apply.
+func (x explainer) search(key string, e *runtime.Explanation, opts runtime.Options, inData bool) {
+	if e.Root != key {
+		x.line(1, "Looking up %s, then taking %s from its value", quote(e.Root), strings.TrimPrefix(key, e.Root+"."))
+	}
+	merge, from := e.Merge, "lookup_options"
+	if opts.Merge != nil {
+		merge, from = *opts.Merge, "--merge"
+	}
+	defaults := len(e.Sources) == 0 && len(e.Defaults) > 0
+	if defaults {
+		// Only the module's default_hierarchy has the key, with its own
+		// lookup_options.
+		merge, from = e.DefaultMerge, "the default_hierarchy's lookup_options"
+	}
+	if inData || opts.Merge != nil {
+		x.line(1, "Merge strategy: %s (from %s)", describeMerge(merge), from)
+	}
+	first := merge.Strategy == "" || merge.Strategy == "first"
+	for _, l := range e.Searched {
+		srcs := e.Sources
+		if l.Default {
+			srcs = e.Defaults
+			if !defaults {
+				x.line(1, "Module %s, default_hierarchy: not searched (searched only when no other layer has the key)", l.Module)
+				continue
+			}
+		}
+		x.layer(e.Root, l, srcs, first)
+	}
+	if len(e.Sources) == 0 && len(e.Defaults) == 0 {
+		x.line(1, "No hierarchy level holds the key")
+	}
+}
+
+func (x explainer) layer(root string, l runtime.LayerSearch, srcs []runtime.Source, first bool) {
+	switch {
+	case l.Missing:
+		x.line(1, "Module %s not found", quote(l.Module))
+		return
+	case l.Default:
+		x.line(1, "Module %s, default_hierarchy (no other layer has the key)", l.Module)
+	case l.Layer == format.LayerModule:
+		x.line(1, "Module %s", l.Module)
+	default:
+		x.line(1, "%s layer", strings.ToUpper(l.Layer.String()[:1])+l.Layer.String()[1:])
+	}
+	if l.Err != nil {
+		x.line(2, "Error: %s", errorAt(l.Err))
+		return
+	}
+	switch {
+	case !l.Present && l.Layer == format.LayerGlobal:
+		x.line(2, "No global layer (compiled without --global): no data")
+		return
+	case !l.Present:
+		x.line(2, "No hiera.yaml: the layer holds no data")
+		return
+	}
+	if len(l.Levels) == 0 {
+		x.line(2, "No hierarchy levels: the layer holds no data for this node")
+	}
+	for _, lvl := range l.Levels {
+		x.line(2, "Hierarchy level %s", quote(lvl.Name))
+		if len(lvl.Locations) == 0 {
+			x.line(3, "No paths: the level names no data file for this node")
+		}
+		for _, loc := range lvl.Locations {
+			x.line(3, "Path %s", quote(loc.Path))
+			if hint := emptyInterpolation(loc.Path); hint != "" {
+				x.line(4, "%s", hint)
+			}
+			switch {
+			case !loc.Exists:
+				x.line(4, "Path not found")
+			case loc.Source < 0:
+				x.line(4, "No such key: %s", quote(root))
+			default:
+				s := srcs[loc.Source]
+				x.line(4, "Found key: %s at %s", quote(root), position(s))
+				if s.Err != nil {
+					x.line(4, "Error: %s", s.Err.Message)
+				} else {
+					x.value(4, "Value:", s.Value)
+				}
+				if first && loc.Source > 0 {
+					x.line(4, "(not used: the first value found wins)")
+				}
+			}
+		}
+	}
+}
+
+// emptyInterpolation says when a data file's path looks like the work of
+// a variable that interpolated to "" (Puppet's `roles/%{facts.role}.yaml`
+// for a node without the fact gives `roles/.yaml`), the usual reason a
+// level never matches.
+func emptyInterpolation(p string) string {
+	base := path.Base(p)
+	if strings.Contains(p, "//") || (strings.HasPrefix(base, ".") && strings.Count(base, ".") == 1 && len(base) > 1) {
+		return "(a variable in the path's template was probably empty or undefined for this node)"
+	}
+	return ""
+}
+
+// quote quotes s as puppet lookup --explain does.
+func quote(s string) string { return `"` + s + `"` }
+
+// errorAt is a recorded error's message and where it arose.
+func errorAt(e *format.Error) string {
+	msg := e.Message
+	if e.File != "" && !strings.Contains(msg, e.File) {
+		msg += " (" + position(runtime.Source{Path: e.File, Line: e.Line, Column: e.Column}) + ")"
+	}
+	return msg
 }
 
 // describeMerge names a strategy as lookup_options spell it.
@@ -112,13 +223,6 @@ func describeMerge(m format.Merge) string {
 		s += ": hashes and arrays of every level merged recursively"
 	}
 	return s
-}
-
-func layerName(s runtime.Source) string {
-	if s.Layer == format.LayerModule {
-		return fmt.Sprintf("module %s", s.Module)
-	}
-	return fmt.Sprintf("%s layer", s.Layer)
 }
 
 // position is the data file and the key's place in it.

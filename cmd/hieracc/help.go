@@ -194,11 +194,13 @@ Flags:
   --render-as FORMAT    how the value is printed: yaml (the default, as
                         'puppet lookup': "--- value"), json, or s (Ruby's
                         to_s, e.g. {"a"=>1}).
-  --explain             show how the value was found instead: which layer,
-                        hierarchy level and file (with line) gave each
-                        contribution, and how they were merged. It is
-                        text (--render-as does not apply); the exit code is
-                        the same as without --explain.
+  --explain             show how the value was found instead: every layer,
+                        hierarchy level and data file searched (path not
+                        found, no such key, or the value found, with its
+                        line), how the values were merged, and the result.
+                        It is text (--render-as does not apply). As with
+                        puppet lookup, it exits 0 even when nothing is
+                        found or the lookup fails.
 
 Errors go to stderr with Puppet's message, for example
   Function lookup() did not find a value for the name 'KEY'
@@ -209,7 +211,8 @@ Example:
           --merge deep --knock-out-prefix -- accounts::users
 
 Exit codes:
-  0  a value was found (or --default was used)
+  0  a value was found (or --default was used); with --explain, the
+     explanation was printed
   1  no key was found, the lookup failed, or the bundle could not be read
   2  bad command line
 `
