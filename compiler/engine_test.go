@@ -287,3 +287,45 @@ func TestMergeErrorPosition(t *testing.T) {
 		t.Errorf("merge error (-want +got):\n%s\nmessage: %s", d, k.Err.Message)
 	}
 }
+
+// TestOriginalPaths pins what a bundle records as each location's
+// original path (Puppet's "Original path" in --explain): the template of
+// path, paths and mapped_paths, the interpolated pattern of a glob.
+func TestOriginalPaths(t *testing.T) {
+	b := compileOne(t, map[string]string{
+		"env/hiera.yaml": `version: 5
+hierarchy:
+  - name: Role
+    path: "roles/%{facts.role}.yaml"
+  - name: OS
+    paths: ["os/%{facts.os}/x.yaml", "os/%{facts.os}.yaml"]
+  - name: Conf
+    glob: "conf.d/%{facts.os}-*.yaml"
+  - name: Services
+    mapped_paths: [services, s, "services/%{s}.yaml"]
+`,
+		"env/data/os/Debian.yaml":       "a: 1\n",
+		"env/data/conf.d/Debian-1.yaml": "a: 2\n",
+		"env/data/conf.d/Debian-2.yaml": "a: 3\n",
+		"env/data/services/nginx.yaml":  "a: 4\n",
+	}, "os: Debian\nservices: [nginx, redis]\n")
+	type loc struct{ Path, Original string }
+	var got []loc
+	for _, l := range b.Env.Levels {
+		for _, x := range l.Locations {
+			got = append(got, loc{x.Path, x.Original})
+		}
+	}
+	want := []loc{
+		{"env/data/roles/.yaml", "roles/%{facts.role}.yaml"},
+		{"env/data/os/Debian/x.yaml", "os/%{facts.os}/x.yaml"},
+		{"env/data/os/Debian.yaml", "os/%{facts.os}.yaml"},
+		{"env/data/conf.d/Debian-1.yaml", "env/data/conf.d/Debian-*.yaml"},
+		{"env/data/conf.d/Debian-2.yaml", "env/data/conf.d/Debian-*.yaml"},
+		{"env/data/services/nginx.yaml", "services/%{s}.yaml"},
+		{"env/data/services/redis.yaml", "services/%{s}.yaml"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("locations (-want +got):\n%s", d)
+	}
+}

@@ -51,7 +51,7 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 	var files [][]*dataFile
 	for i := range levels {
 		lvl := &levels[i]
-		locs, err := n.expandLevel(c, lvl)
+		locs, originals, err := n.expandLevel(c, lvl)
 		if err != nil {
 			err.File, err.Level = c.file, lvl.name
 			if err.Line == 0 {
@@ -67,7 +67,7 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 		for j, p := range locs {
 			df := n.c.file(p, lvl.function, c.layer, c.module)
 			fs[j] = df
-			fl.Locations = append(fl.Locations, format.Location{Path: p, Exists: df != nil})
+			fl.Locations = append(fl.Locations, format.Location{Path: p, Exists: df != nil, Original: originals[j]})
 		}
 		out = append(out, fl)
 		files = append(files, fs)
@@ -75,14 +75,16 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 	return out, files, nil
 }
 
-// expandLevel returns the FS paths a level names for the node.
-func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Error) {
+// expandLevel returns the FS paths a level names for the node, and what
+// the hierarchy wrote for each (Puppet's "Original path": the template, or
+// for a glob the interpolated pattern).
+func (n *nodeRun) expandLevel(c *config, lvl *levelConf) (locs, originals []string, ferr *format.Error) {
 	saved := n.at
 	n.at = site{c.file, lvl.line, lvl.column, lvl.name}
 	defer func() { n.at = saved }()
 	dd, err := n.interpolatePath(path.Join(c.root, lvl.datadir))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	datadir := path.Clean(dd)
 	resolve := func(tmpl string) (string, *format.Error) {
@@ -92,31 +94,32 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 		}
 		return n.safeJoin(datadir, tmpl, p)
 	}
-	var locs []string
 	switch lvl.kind {
 	case locPath, locPaths:
 		for _, t := range lvl.locs {
 			p, err := resolve(t)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if c.isDefaultConfig && !n.c.exists(p) {
 				continue
 			}
-			locs = append(locs, p)
+			locs, originals = append(locs, p), append(originals, t)
 		}
 	case locGlob, locGlobs:
 		for _, t := range lvl.locs {
 			p, err := resolve(t)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			locs = append(locs, rubyGlob(n.c.fsys, p)...)
+			for _, m := range rubyGlob(n.c.fsys, p) {
+				locs, originals = append(locs, m), append(originals, p)
+			}
 		}
 	case locMappedPaths:
 		vars, err := n.scopeLookup(lvl.mapped[0], "mapped_path[0]")
 		if err != nil {
-			return nil, asFormatError(err)
+			return nil, nil, asFormatError(err)
 		}
 		var elems []any
 		switch v := vars.(type) {
@@ -139,14 +142,14 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 			p, err := resolve(lvl.mapped[2])
 			n.local = nil
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			locs = append(locs, p)
+			locs, originals = append(locs, p), append(originals, lvl.mapped[2])
 		}
 	case locNone:
-		return nil, &format.Error{Message: fmt.Sprintf("hierarchy level '%s' names no data file (path, paths, glob, globs or mapped_paths)", lvl.name)}
+		return nil, nil, &format.Error{Message: fmt.Sprintf("hierarchy level '%s' names no data file (path, paths, glob, globs or mapped_paths)", lvl.name)}
 	}
-	return locs, nil
+	return locs, originals, nil
 }
 
 // interpolatePath interpolates a hierarchy path or datadir, where Puppet

@@ -66,6 +66,11 @@ type Level struct {
 type Location struct {
 	Path   string // as shown to users: relative to the layer's root (e.g. "data/common.yaml")
 	Exists bool
+	// Original is what the hierarchy wrote for it, Puppet's "Original
+	// path": the path or mapped_paths template before interpolation
+	// ("roles/%{facts.role}.yaml"), or for a glob the pattern as
+	// interpolated, datadir included. "" in format version 1 bundles.
+	Original string
 }
 
 // Module is one module's layer for this node.

@@ -109,7 +109,7 @@ func parseHeader(s string) (Header, int, error) {
 	if err != nil {
 		return Header{}, 0, err
 	}
-	if v != Version {
+	if v < 1 || v > Version {
 		return Header{}, 0, fmt.Errorf("format: %w %d (this reader reads versions 1 to %d)", ErrVersion, v, Version)
 	}
 	h := Header{Version: int(v)}
@@ -558,10 +558,10 @@ func (x *Index) Bundle() (*Bundle, error) {
 		Revision:    x.Revision,
 		NodeError:   x.NodeError,
 	}
-	if err := readHierarchy(r, &b.Global); err != nil {
+	if err := readHierarchy(r, x.Version, &b.Global); err != nil {
 		return nil, err
 	}
-	if err := readHierarchy(r, &b.Env); err != nil {
+	if err := readHierarchy(r, x.Version, &b.Env); err != nil {
 		return nil, err
 	}
 	if n, err = r.arrayLen(); err != nil {
@@ -580,12 +580,12 @@ func (x *Index) Bundle() (*Bundle, error) {
 		if i > 0 && m.Name <= b.Modules[i-1].Name {
 			return nil, r.errorf("modules not sorted: %q after %q", m.Name, b.Modules[i-1].Name)
 		}
-		if err := readHierarchy(r, &m.Hierarchy); err != nil {
+		if err := readHierarchy(r, x.Version, &m.Hierarchy); err != nil {
 			return nil, err
 		}
 		if !r.nilNext() {
 			m.Default = new(Hierarchy)
-			if err := readHierarchy(r, m.Default); err != nil {
+			if err := readHierarchy(r, x.Version, m.Default); err != nil {
 				return nil, err
 			}
 		}
@@ -626,7 +626,9 @@ func (x *Index) Bundle() (*Bundle, error) {
 	return b, nil
 }
 
-func readHierarchy(r *reader, h *Hierarchy) error {
+// readHierarchy reads a hierarchy of a bundle of the given version:
+// version 2 adds each location's original path.
+func readHierarchy(r *reader, version int, h *Hierarchy) error {
 	if err := r.arrayOf(2, "hierarchy"); err != nil {
 		return err
 	}
@@ -653,7 +655,11 @@ func readHierarchy(r *reader, h *Hierarchy) error {
 		l.Locations = make([]Location, n)
 		for j := range l.Locations {
 			loc := &l.Locations[j]
-			if err := r.arrayOf(2, "location"); err != nil {
+			fields := 2
+			if version >= 2 {
+				fields = 3 // original
+			}
+			if err := r.arrayOf(fields, "location"); err != nil {
 				return err
 			}
 			if loc.Path, err = r.str(); err != nil {
@@ -661,6 +667,11 @@ func readHierarchy(r *reader, h *Hierarchy) error {
 			}
 			if loc.Exists, err = r.boolean(); err != nil {
 				return err
+			}
+			if fields == 3 {
+				if loc.Original, err = r.str(); err != nil {
+					return err
+				}
 			}
 		}
 	}

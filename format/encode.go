@@ -669,9 +669,10 @@ func appendHierarchy(w []byte, h *Hierarchy) []byte {
 		w = appendString(w, l.Name)
 		w = appendArrayLen(w, len(l.Locations))
 		for _, loc := range l.Locations {
-			w = appendArrayLen(w, 2)
+			w = appendArrayLen(w, 3)
 			w = appendString(w, loc.Path)
 			w = appendBool(w, loc.Exists)
+			w = appendString(w, loc.Original)
 		}
 	}
 	return w

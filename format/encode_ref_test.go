@@ -409,9 +409,10 @@ func refWriteHierarchy(w *refWriter, h *Hierarchy) {
 		w.string(l.Name)
 		w.array(len(l.Locations))
 		for _, loc := range l.Locations {
-			w.array(2)
+			w.array(3)
 			w.string(loc.Path)
 			w.bool(loc.Exists)
+			w.string(loc.Original)
 		}
 	}
 }

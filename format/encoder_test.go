@@ -219,7 +219,7 @@ func sampleBundles() []*Bundle {
 		{Revision: strings.Repeat("r", 1<<16-200)},
 		{Modules: []Module{{Name: "b"}, {Name: "a"}}},
 		{Node: "errs", NodeError: errA, Modules: []Module{
-			{Name: "a", Err: errA, Default: &Hierarchy{Present: true, Levels: []Level{{Name: "x", Locations: []Location{{"p", true}}}}}},
+			{Name: "a", Err: errA, Default: &Hierarchy{Present: true, Levels: []Level{{Name: "x", Locations: []Location{{"p", true, "%{x}"}}}}}},
 			{Name: "b", Hierarchy: Hierarchy{Levels: make([]Level, 20)}},
 			{Name: "c", Err: &Error{Message: "c"}},
 		}, Keys: []Key{

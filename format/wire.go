@@ -8,7 +8,7 @@ import (
 // Version is the format version Encode writes. Decoders read every version
 // up to it; a version number's meaning never changes once released (see
 // SPEC.md, "Compatibility").
-const Version = 1
+const Version = 2
 
 // magic opens every bundle: the msgpack encoding of the string
 // "hieracc-bundle" (fixstr, 14 bytes).

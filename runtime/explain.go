@@ -50,12 +50,15 @@ type LevelSearch struct {
 }
 
 // LocationSearch is one data file a level names for the node: its path
-// after interpolation, whether it exists, and the index of its value for
-// the key in Sources (or Defaults), -1 when it has none.
+// after interpolation, what the hierarchy wrote for it (see
+// format.Location.Original; "" in bundles of format version 1), whether
+// it exists, and the index of its value for the key in Sources (or
+// Defaults), -1 when it has none.
 type LocationSearch struct {
-	Path   string
-	Exists bool
-	Source int
+	Path     string
+	Original string
+	Exists   bool
+	Source   int
 }
 
 // Source is one location's value for a key, with its provenance.
@@ -142,7 +145,7 @@ func searched(layer format.Layer, h *format.Hierarchy, cs []format.Contribution)
 	for i, lvl := range h.Levels {
 		ls := LevelSearch{Name: lvl.Name, Locations: make([]LocationSearch, len(lvl.Locations))}
 		for j, loc := range lvl.Locations {
-			ls.Locations[j] = LocationSearch{Path: loc.Path, Exists: loc.Exists, Source: -1}
+			ls.Locations[j] = LocationSearch{Path: loc.Path, Original: loc.Original, Exists: loc.Exists, Source: -1}
 			for c := range cs {
 				if cs[c].Layer == layer && cs[c].Level == i && cs[c].Location == j {
 					ls.Locations[j].Source = c

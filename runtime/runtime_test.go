@@ -272,7 +272,7 @@ func TestKeysAndHeader(t *testing.T) {
 		t.Errorf("Keys (-want +got):\n%s", d)
 	}
 	h := b.Header()
-	if h.Node != "web01.example.com" || h.Environment != "production" || h.Revision != "rev-1" || h.Version != 1 {
+	if h.Node != "web01.example.com" || h.Environment != "production" || h.Revision != "rev-1" || h.Version != format.Version {
 		t.Errorf("Header = %+v", h)
 	}
 	d, err := b.Details()
@@ -355,13 +355,15 @@ func TestConcurrent(t *testing.T) {
 // lists: every one searched, each file linked to its value, a missing
 // module said so, a default_hierarchy last.
 func TestExplainSearched(t *testing.T) {
-	b := open(t, testBundle())
+	tb := testBundle()
+	tb.Env.Levels[0].Locations[0].Original = "nodes/%{trusted.certname}.yaml" // format version 2
+	b := open(t, tb)
 	global := runtime.LayerSearch{Layer: format.LayerGlobal, Present: true, Levels: []runtime.LevelSearch{
 		{Name: "Common", Locations: []runtime.LocationSearch{{Path: "data/common.yaml", Source: -1}}},
 	}}
 	env := func(src ...int) runtime.LayerSearch {
 		return runtime.LayerSearch{Layer: format.LayerEnvironment, Present: true, Levels: []runtime.LevelSearch{
-			{Name: "Per-node data", Locations: []runtime.LocationSearch{{Path: "data/nodes/web01.example.com.yaml", Exists: true, Source: src[0]}}},
+			{Name: "Per-node data", Locations: []runtime.LocationSearch{{Path: "data/nodes/web01.example.com.yaml", Original: "nodes/%{trusted.certname}.yaml", Exists: true, Source: src[0]}}},
 			{Name: "Per-OS", Locations: []runtime.LocationSearch{{Path: "data/os/Debian.yaml", Exists: true, Source: src[1]}, {Path: "data/os/Debian-12.yaml", Source: src[2]}}},
 			{Name: "Empty", Locations: []runtime.LocationSearch{}},
 			{Name: "Common", Locations: []runtime.LocationSearch{{Path: "data/common.yaml", Exists: true, Source: src[3]}}},

@@ -145,7 +145,10 @@ func (x explainer) layer(root string, l runtime.LayerSearch, srcs []runtime.Sour
 		}
 		for _, loc := range lvl.Locations {
 			x.line(3, "Path %s", quote(loc.Path))
-			if hint := emptyInterpolation(loc.Path); hint != "" {
+			if loc.Original != "" {
+				x.line(4, "Original path: %s", quote(loc.Original))
+			}
+			if hint := emptyInterpolation(loc); hint != "" {
 				x.line(4, "%s", hint)
 			}
 			switch {
@@ -173,7 +176,11 @@ func (x explainer) layer(root string, l runtime.LayerSearch, srcs []runtime.Sour
 // a variable that interpolated to "" (Puppet's `roles/%{facts.role}.yaml`
 // for a node without the fact gives `roles/.yaml`), the usual reason a
 // level never matches.
-func emptyInterpolation(p string) string {
+func emptyInterpolation(loc runtime.LocationSearch) string {
+	if loc.Original != "" && !strings.Contains(loc.Original, "%{") {
+		return "" // nothing was interpolated
+	}
+	p := loc.Path
 	base := path.Base(p)
 	if strings.Contains(p, "//") || (strings.HasPrefix(base, ".") && strings.Count(base, ".") == 1 && len(base) > 1) {
 		return "(a variable in the path's template was probably empty or undefined for this node)"
