@@ -201,7 +201,7 @@ func FuzzDecode(f *testing.F) {
 	syn, _ := format.Encode(Synthetic(20))
 	f.Add(bodyOf(f, syn))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		data := Seal(1, "n", "e", "r", body)
+		data := Seal(format.Version, "n", "e", "r", body)
 		b, err := format.Decode(data)
 		if _, verr := format.Verify(bytes.NewReader(data)); verr != nil {
 			t.Fatalf("Verify refuses a sealed body: %v", verr)
@@ -234,7 +234,7 @@ func TestEveryByte(t *testing.T) {
 			}
 			b := bytes.Clone(body)
 			b[i] = c
-			got, err := format.Decode(Seal(1, "n", "e", "r", b))
+			got, err := format.Decode(Seal(format.Version, "n", "e", "r", b))
 			if err != nil {
 				if !errors.Is(err, format.ErrCorrupt) {
 					t.Fatalf("byte %d = %#x: %v is not ErrCorrupt", i, c, err)
