@@ -25,6 +25,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/hieracc/hieracc/format"
@@ -90,6 +91,9 @@ type compilation struct {
 	moduleNames []string           // sorted
 	files       fileCache
 	diags       []Diagnostic // config-level diagnostics
+	// entries caches entryPos, which parses a file again: explanations
+	// ask it for every key that has lookup_options.
+	entries sync.Map // entryPosKey → [3]int{line, column, found}
 }
 
 // validModuleName is Puppet's rule for module folder names.

@@ -329,3 +329,44 @@ hierarchy:
 		t.Errorf("locations (-want +got):\n%s", d)
 	}
 }
+
+// TestMergeFrom pins where a key's lookup_options entry is recorded as
+// written: the highest-priority file defining the entry that matched (a
+// literal beats a regexp), with the entry's line and column.
+func TestMergeFrom(t *testing.T) {
+	b := compileOne(t, map[string]string{
+		"env/hiera.yaml":     "version: 5\nhierarchy:\n  - name: Role\n    path: role.yaml\n  - name: Common\n    path: common.yaml\n",
+		"env/data/role.yaml": "lookup_options:\n  '^b':\n    merge: hash\nb1: {x: 1}\n",
+		"env/data/common.yaml": `lookup_options:
+  a:
+    merge: unique
+  '^b':
+    merge: deep
+  c: {}
+a: [1]
+b1: {y: 2}
+c: 3
+d: 4
+`,
+	}, "{}\n")
+	want := map[string]*format.OptionsEntry{
+		"a":  {Entry: "a", File: "env/data/common.yaml", Line: 2, Column: 3, Level: "Common"},
+		"b1": {Entry: "^b", File: "env/data/role.yaml", Line: 2, Column: 3, Level: "Role"},
+		"c":  {Entry: "c", File: "env/data/common.yaml", Line: 6, Column: 3, Level: "Common"},
+		"d":  nil,
+	}
+	got := map[string]*format.OptionsEntry{}
+	for name := range want {
+		k := keyOf(b, name)
+		if k == nil {
+			t.Fatalf("no key %s", name)
+		}
+		got[name] = k.MergeFrom
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("MergeFrom (-want +got):\n%s", d)
+	}
+	if m := keyOf(b, "b1").Merge; m.Strategy != "hash" {
+		t.Errorf("b1 merge = %+v, want the role level's hash", m)
+	}
+}

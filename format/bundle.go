@@ -100,6 +100,10 @@ type Key struct {
 
 	// Merge is the strategy lookup_options configure for the key.
 	Merge Merge
+	// MergeFrom is the lookup_options entry that configured Merge, and
+	// where it is written; nil when no entry matches the key (or in a
+	// format version 1 bundle).
+	MergeFrom *OptionsEntry
 	// Value is the key's value under Merge; meaningless when Err is set.
 	Value Value
 	// Err is the recorded failure of the configured lookup, with Puppet's
@@ -115,6 +119,20 @@ type Key struct {
 	// default_hierarchy; used only when Contributions is empty.
 	DefaultMerge Merge
 	Defaults     []Contribution
+}
+
+// OptionsEntry is a lookup_options entry that applies to a key: its name
+// (the key itself, or a regexp starting with ^) and the data file and
+// level whose entry won (the highest-priority one: levels and layers
+// combine lookup_options with a hash merge, so a whole entry replaces a
+// lower one). Line and Column are those of the entry, or, when they are
+// unknown (a JSON file), of its file's lookup_options key.
+type OptionsEntry struct {
+	Entry  string
+	File   string
+	Line   int
+	Column int
+	Level  string
 }
 
 // Contribution is one location's value for a key.

@@ -306,6 +306,17 @@ func (x *Index) decodeBody(r *reader) error {
 	return r.done("body")
 }
 
+// readOptionsEntry reads a key's mergeFrom (version 2): the same fields
+// as an error, the entry's name in place of the message.
+func readOptionsEntry(r *reader, o *OptionsEntry) error {
+	var e Error
+	if err := readError(r, &e); err != nil {
+		return err
+	}
+	*o = OptionsEntry{Entry: e.Message, File: e.File, Line: e.Line, Column: e.Column, Level: e.Level}
+	return nil
+}
+
 func readError(r *reader, e *Error) error {
 	if err := r.arrayOf(5, "error"); err != nil {
 		return err
@@ -604,7 +615,11 @@ func (x *Index) Bundle() (*Bundle, error) {
 		k := &b.Keys[i]
 		ik := &x.Keys[i]
 		k.Name, k.Value, k.Err = ik.Name, ik.Value, ik.Err
-		if err := r.arrayOf(4, "key details"); err != nil {
+		fields := 4
+		if x.Version >= 2 {
+			fields = 5 // mergeFrom
+		}
+		if err := r.arrayOf(fields, "key details"); err != nil {
 			return nil, err
 		}
 		if k.Merge, err = readMerge(r); err != nil {
@@ -618,6 +633,12 @@ func (x *Index) Bundle() (*Bundle, error) {
 		}
 		if k.Defaults, err = x.readContributions(r, vals.vals); err != nil {
 			return nil, err
+		}
+		if fields == 5 && !r.nilNext() {
+			k.MergeFrom = new(OptionsEntry)
+			if err := readOptionsEntry(r, k.MergeFrom); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := r.done("details"); err != nil {

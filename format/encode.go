@@ -369,7 +369,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	cr := refs[2*len(b.Keys):]
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		t = appendArrayLen(t, 4)
+		t = appendArrayLen(t, 5)
 		t = appendMerge(t, k.Merge)
 		if r := memo[i].rec; r >= 0 {
 			t = e.appendTmpl(t, &e.recs[r], k.DefaultMerge, cr)
@@ -378,6 +378,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			t = appendMerge(t, k.DefaultMerge)
 			t = appendContributions(t, k.Defaults, cr[2*len(k.Contributions):])
 		}
+		t = appendOptionsEntry(t, k.MergeFrom)
 		cr = cr[2*(len(k.Contributions)+len(k.Defaults)):]
 	}
 	e.tail = t
@@ -676,6 +677,18 @@ func appendHierarchy(w []byte, h *Hierarchy) []byte {
 		}
 	}
 	return w
+}
+
+func appendOptionsEntry(w []byte, o *OptionsEntry) []byte {
+	if o == nil {
+		return append(w, mNil)
+	}
+	w = appendArrayLen(w, 5)
+	w = appendString(w, o.Entry)
+	w = appendString(w, o.File)
+	w = appendInt(w, int64(o.Line))
+	w = appendInt(w, int64(o.Column))
+	return appendString(w, o.Level)
 }
 
 func appendMerge(w []byte, m Merge) []byte {

@@ -329,11 +329,21 @@ func (e *refEncoder) body(b *Bundle) ([]byte, error) {
 	d.array(len(b.Keys))
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		d.array(4)
+		d.array(5)
 		refWriteMerge(d, k.Merge)
 		refWriteContributions(d, contribs[i])
 		refWriteMerge(d, k.DefaultMerge)
 		refWriteContributions(d, defaults[i])
+		if o := k.MergeFrom; o == nil {
+			d.nil()
+		} else {
+			d.array(5)
+			d.string(o.Entry)
+			d.string(o.File)
+			d.int(int64(o.Line))
+			d.int(int64(o.Column))
+			d.string(o.Level)
+		}
 	}
 	if d.err != nil {
 		return nil, d.err

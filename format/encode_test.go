@@ -236,9 +236,14 @@ func TestMaxDepthRoundTrips(t *testing.T) {
 }
 
 // sampleV2 is the sample of version 2: version 1's, with each location's
-// original path.
+// original path and a key's lookup_options entry.
 func sampleV2() *format.Bundle {
 	b := Sample()
+	for i := range b.Keys {
+		if b.Keys[i].Merge != (format.Merge{}) {
+			b.Keys[i].MergeFrom = &format.OptionsEntry{Entry: "^" + b.Keys[i].Name[:1], File: "data/common.yaml", Line: 2, Column: 3, Level: "Common"}
+		}
+	}
 	for _, h := range []*format.Hierarchy{&b.Global, &b.Env} {
 		for i := range h.Levels {
 			for j := range h.Levels[i].Locations {

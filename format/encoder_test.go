@@ -224,7 +224,7 @@ func sampleBundles() []*Bundle {
 			{Name: "c", Err: &Error{Message: "c"}},
 		}, Keys: []Key{
 			{Name: "a", Err: &Error{Message: "c"}, Contributions: []Contribution{{Err: errA, Layer: LayerModule, Level: math.MaxInt32, Location: 300, Line: -1, Column: -100000}}},
-			{Name: "b", Value: "v", Merge: Merge{Strategy: "deep", KnockoutPrefix: "--", MergeHashArrays: true},
+			{Name: "b", Value: "v", Merge: Merge{Strategy: "deep", KnockoutPrefix: "--", MergeHashArrays: true}, MergeFrom: &OptionsEntry{Entry: "^b", File: "f", Line: -1, Column: 1 << 40, Level: "l"},
 				DefaultMerge: Merge{SortMergedArrays: true}, Defaults: []Contribution{{Value: "v"}, {Err: &Error{Message: "d"}}}},
 		}},
 	}

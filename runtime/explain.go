@@ -13,6 +13,10 @@ import (
 type Explanation struct {
 	Root  string       // the root key the sources hold
 	Merge format.Merge // the merge lookup_options configure
+	// MergeFrom is the lookup_options entry that configures Merge and
+	// where it is written; nil when none applies (or in a format version 1
+	// bundle).
+	MergeFrom *format.OptionsEntry
 	// Sources are the locations holding the key, highest priority first.
 	Sources []Source
 	// DefaultMerge and Defaults are the same for the module's
@@ -90,7 +94,7 @@ func (b *Bundle) Explain(key string) (*Explanation, error) {
 	var dk *format.Key
 	if i := b.x.Find(k.Root); i >= 0 {
 		dk = &d.Keys[i]
-		e.Merge, e.DefaultMerge = dk.Merge, dk.DefaultMerge
+		e.Merge, e.MergeFrom, e.DefaultMerge = dk.Merge, dk.MergeFrom, dk.DefaultMerge
 	}
 	mod := module(d, k.Module)
 	layers := [3]*format.Hierarchy{&d.Global, &d.Env, nil}

@@ -357,7 +357,16 @@ func TestConcurrent(t *testing.T) {
 func TestExplainSearched(t *testing.T) {
 	tb := testBundle()
 	tb.Env.Levels[0].Locations[0].Original = "nodes/%{trusted.certname}.yaml" // format version 2
+	from := &format.OptionsEntry{Entry: "^cl", File: "data/common.yaml", Line: 2, Column: 3, Level: "Common"}
+	for i := range tb.Keys {
+		if tb.Keys[i].Name == "classes" {
+			tb.Keys[i].MergeFrom = from
+		}
+	}
 	b := open(t, tb)
+	if e, err := b.Explain("classes"); err != nil || e.MergeFrom == nil || *e.MergeFrom != *from {
+		t.Errorf("Explain(classes).MergeFrom = %+v, %v; want %+v", e.MergeFrom, err, from)
+	}
 	global := runtime.LayerSearch{Layer: format.LayerGlobal, Present: true, Levels: []runtime.LevelSearch{
 		{Name: "Common", Locations: []runtime.LocationSearch{{Path: "data/common.yaml", Source: -1}}},
 	}}

@@ -16,14 +16,18 @@ import (
 // how they are merged. As puppet lookup --explain, it exits 0 whether or
 // not a value is found, and even when the lookup fails: the explanation
 // is the answer. Only a bundle that cannot be explained fails.
-func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Options) int {
+//
+// onlyOptions is --explain-options without --explain: only which
+// lookup_options entry applies to the key, where it is written, and the
+// merge it configures.
+func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Options, onlyOptions bool) int {
 	code := exitOK
 	for i, key := range keys {
 		if i > 0 {
 			fmt.Fprintln(c.stdout)
 		}
 		v, err := b.LookupWith(key, opts)
-		if !explainKey(c.stdout, b, key, opts, v, err) {
+		if !explainKey(c.stdout, b, key, opts, v, err, onlyOptions) {
 			code = exitFail
 		}
 		if err == nil || !errors.Is(err, runtime.ErrNotFound) {
@@ -35,14 +39,23 @@ func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Optio
 
 // explainKey writes the explanation of one key's lookup, whose result was
 // v or lerr; false when the bundle cannot explain it.
-func explainKey(w io.Writer, b *runtime.Bundle, key string, opts runtime.Options, v any, lerr error) bool {
-	x := explainer{w: w}
+func explainKey(w io.Writer, b *runtime.Bundle, key string, opts runtime.Options, v any, lerr error, onlyOptions bool) bool {
+	x := explainer{w: w, v1: b.Header().Version < 2}
 	x.line(0, "Searching for %s", quote(key))
 	e, err := b.Explain(key)
 	ok := true
 	if err != nil && !errors.Is(err, runtime.ErrNotFound) {
 		x.line(1, "cannot explain: %v", err)
 		ok, e = false, nil
+	}
+	if onlyOptions {
+		if e != nil {
+			x.options(e, err == nil)
+		}
+		if opts.Merge != nil {
+			x.line(1, "--merge replaces it: %s", describeMerge(*opts.Merge))
+		}
+		return ok
 	}
 	if e != nil {
 		x.search(key, e, opts, err == nil)
@@ -60,7 +73,8 @@ func explainKey(w io.Writer, b *runtime.Bundle, key string, opts runtime.Options
 
 // explainer writes an explanation, indented two spaces a level.
 type explainer struct {
-	w io.Writer
+	w  io.Writer
+	v1 bool // the bundle is of format version 1: no lookup_options entries recorded
 }
 
 func (x explainer) line(depth int, format string, args ...any) {
@@ -75,13 +89,35 @@ func (x explainer) value(depth int, label string, v any) {
 }
 
 // search writes the merge, then each layer searched, level by level.
+// options writes, for --explain-options, which lookup_options entry
+// applies to the key and the merge it configures. inData: as for search.
+func (x explainer) options(e *runtime.Explanation, inData bool) {
+	if !inData {
+		x.line(1, "No data for the key: the bundle does not record its lookup_options")
+		return
+	}
+	switch o := e.MergeFrom; {
+	case o != nil:
+		x.line(1, "lookup_options entry %s applies, from %s (level %s)", quote(o.Entry),
+			position(runtime.Source{Path: o.File, Line: o.Line, Column: o.Column}), quote(o.Level))
+	case x.v1:
+		x.line(1, "The bundle (format version 1) does not record which lookup_options entry applies")
+	default:
+		x.line(1, "No lookup_options entry matches the key")
+	}
+	x.line(1, "Merge strategy: %s", describeMerge(e.Merge))
+	if len(e.Sources) == 0 && len(e.Defaults) > 0 {
+		x.line(1, "Only the module's default_hierarchy has the key; its own lookup_options give: %s", describeMerge(e.DefaultMerge))
+	}
+}
+
 // inData says whether the bundle has data for the key at all: when it has
 // none, it does not record which lookup_options would apply.
 func (x explainer) search(key string, e *runtime.Explanation, opts runtime.Options, inData bool) {
 	if e.Root != key {
 		x.line(1, "Looking up %s, then taking %s from its value", quote(e.Root), strings.TrimPrefix(key, e.Root+"."))
 	}
-	merge, from := e.Merge, "lookup_options"
+	merge, from := e.Merge, x.optionsFrom(e.MergeFrom)
 	if opts.Merge != nil {
 		merge, from = *opts.Merge, "--merge"
 	}
@@ -198,6 +234,19 @@ func errorAt(e *format.Error) string {
 		msg += " (" + position(runtime.Source{Path: e.File, Line: e.Line, Column: e.Column}) + ")"
 	}
 	return msg
+}
+
+// optionsFrom says where a key's merge comes from: the lookup_options entry
+// that matched it, and where that entry is written.
+func (x explainer) optionsFrom(o *format.OptionsEntry) string {
+	switch {
+	case o == nil && x.v1:
+		return "lookup_options"
+	case o == nil:
+		return "the default: no lookup_options entry matches the key"
+	}
+	return fmt.Sprintf("lookup_options entry %s at %s, level %s", quote(o.Entry),
+		position(runtime.Source{Path: o.File, Line: o.Line, Column: o.Column}), quote(o.Level))
 }
 
 // describeMerge names a strategy as lookup_options spell it.

@@ -201,6 +201,9 @@ Flags:
                         It is text (--render-as does not apply). As with
                         puppet lookup, it exits 0 even when nothing is
                         found or the lookup fails.
+  --explain-options     show only which lookup_options entry applies to the
+                        key (the key itself or a regexp), the file, line and
+                        level where it is written, and the merge it sets.
 
 Errors go to stderr with Puppet's message, for example
   Function lookup() did not find a value for the name 'KEY'

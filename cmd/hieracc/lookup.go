@@ -22,6 +22,7 @@ var lookupCmd = &command{
 type lookupFlags struct {
 	bundle, node, merge, knockout, def, renderAs string
 	sortArrays, hashArrays, explain              bool
+	explainOptions                               bool
 	set                                          map[string]bool // flags given
 }
 
@@ -37,6 +38,7 @@ func runLookup(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.def, "default", "", "")
 	fl.StringVar(&f.renderAs, "render-as", "yaml", "")
 	fl.BoolVar(&f.explain, "explain", false, "")
+	fl.BoolVar(&f.explainOptions, "explain-options", false, "")
 	keys, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -61,8 +63,8 @@ func runLookup(c *cmdEnv, args []string) int {
 		c.errorf("%v", err)
 		return exitFail
 	}
-	if f.explain {
-		return explainKeys(c, b, keys, opts)
+	if f.explain || f.explainOptions {
+		return explainKeys(c, b, keys, opts, f.explainOptions && !f.explain)
 	}
 
 	for _, key := range keys {
