@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"path"
@@ -25,7 +26,11 @@ func LoadFacts(fsys fs.FS, file string) (Node, []Diagnostic) {
 	if strings.EqualFold(path.Ext(base), ".json") {
 		doc, probs = dataload.JSON(file, src)
 	} else {
-		doc, probs = dataload.YAML(file, src)
+		// puppet lookup --facts reads a YAML file as "bom|utf-8", which
+		// drops a leading byte order mark; JSON facts keep theirs and
+		// fail to parse, as in Puppet. (Data files keep it too: see the
+		// byte-order-mark conformance case.)
+		doc, probs = dataload.YAML(file, bytes.TrimPrefix(src, []byte("\xef\xbb\xbf")))
 	}
 	var ds []Diagnostic
 	for _, p := range probs {

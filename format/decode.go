@@ -173,6 +173,12 @@ type IndexKey struct {
 	Name  string
 	Value Value  // nil when Err is set
 	Err   *Error // the recorded failure of the configured lookup
+	// Sensitive: lookups of the key return a Sensitive wrapping Value
+	// (convert_to Sensitive; format version 2).
+	Sensitive bool
+	// Converts: the key has a convert_to (of any type; format version 2).
+	Converts bool
+	secret   bool
 }
 
 // ModuleError is the failure of one module's layer.
@@ -270,7 +276,11 @@ func (x *Index) decodeBody(r *reader) error {
 	x.Keys = make([]IndexKey, n)
 	for j := range x.Keys {
 		k := &x.Keys[j]
-		if err := r.arrayOf(3, "key"); err != nil {
+		fields := 3
+		if x.Version >= 2 {
+			fields = 4 // flags
+		}
+		if err := r.arrayOf(fields, "key"); err != nil {
 			return err
 		}
 		if k.Name, err = r.str(); err != nil {
@@ -294,6 +304,19 @@ func (x *Index) decodeBody(r *reader) error {
 			k.Value = x.values.vals[v]
 		}
 		k.Err = x.err(e)
+		if fields == 4 {
+			flags, err := r.integer()
+			if err != nil {
+				return err
+			}
+			if flags&^(keySecret|keySensitive|keyConverts) != 0 {
+				return r.errorf("key %q: unknown flags %#x", k.Name, flags)
+			}
+			k.secret, k.Sensitive, k.Converts = flags&keySecret != 0, flags&keySensitive != 0, flags&keyConverts != 0
+			if k.Sensitive && !k.Converts {
+				return r.errorf("key %q: sensitive without convert_to", k.Name)
+			}
+		}
 	}
 
 	if err := x.decodeIndex(r); err != nil {
@@ -306,7 +329,7 @@ func (x *Index) decodeBody(r *reader) error {
 	return r.done("body")
 }
 
-// readOptionsEntry reads a key's mergeFrom (version 2): the same fields
+// readOptionsEntry reads a key's mergeFrom (version 3): the same fields
 // as an error, the entry's name in place of the message.
 func readOptionsEntry(r *reader, o *OptionsEntry) error {
 	var e Error
@@ -534,7 +557,7 @@ func (t *valueTable) decode(r *reader, n int) error {
 			}
 			v = h
 		default:
-			return r.errorf("value of unsupported %s", typeName(c))
+			return r.errorf("value of unsupported %s", codeName(c))
 		}
 		if depth > MaxDepth {
 			return r.errorf("value nested deeper than %d", MaxDepth)
@@ -615,9 +638,15 @@ func (x *Index) Bundle() (*Bundle, error) {
 		k := &b.Keys[i]
 		ik := &x.Keys[i]
 		k.Name, k.Value, k.Err = ik.Name, ik.Value, ik.Err
+		k.Secret = ik.secret
+		// Version 2 adds the key's convert_to; version 3, where its merge
+		// comes from.
 		fields := 4
-		if x.Version >= 2 {
-			fields = 5 // mergeFrom
+		switch {
+		case x.Version >= 3:
+			fields = 6
+		case x.Version >= 2:
+			fields = 5
 		}
 		if err := r.arrayOf(fields, "key details"); err != nil {
 			return nil, err
@@ -634,7 +663,15 @@ func (x *Index) Bundle() (*Bundle, error) {
 		if k.Defaults, err = x.readContributions(r, vals.vals); err != nil {
 			return nil, err
 		}
-		if fields == 5 && !r.nilNext() {
+		if fields >= 5 {
+			if k.ConvertTo, err = readConvertTo(r); err != nil {
+				return nil, err
+			}
+			if k.Sensitive() != ik.Sensitive || (len(k.ConvertTo) > 0) != ik.Converts {
+				return nil, r.errorf("key %q: the key's flags and convert_to disagree", k.Name)
+			}
+		}
+		if fields >= 6 && !r.nilNext() {
 			k.MergeFrom = new(OptionsEntry)
 			if err := readOptionsEntry(r, k.MergeFrom); err != nil {
 				return nil, err
@@ -647,8 +684,45 @@ func (x *Index) Bundle() (*Bundle, error) {
 	return b, nil
 }
 
+// readConvertTo reads a key's convert_to: nil, or an array of a type name
+// and scalar arguments.
+func readConvertTo(r *reader) ([]Value, error) {
+	if r.nilNext() {
+		return nil, nil
+	}
+	n, err := r.arrayLen()
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, r.errorf("empty convert_to")
+	}
+	out := make([]Value, n)
+	for i := range out {
+		c, err := r.peek()
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case c == mTrue || c == mFalse:
+			out[i], err = r.boolean()
+		case i > 0 && (c <= 0x7f || c >= 0xe0 || c >= 0xcc && c <= 0xd3):
+			out[i], err = r.integer()
+		default:
+			out[i], err = r.str()
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if _, ok := out[0].(string); !ok {
+		return nil, r.errorf("convert_to type is not a string")
+	}
+	return out, nil
+}
+
 // readHierarchy reads a hierarchy of a bundle of the given version:
-// version 2 adds each location's original path.
+// version 3 adds each location's original path.
 func readHierarchy(r *reader, version int, h *Hierarchy) error {
 	if err := r.arrayOf(2, "hierarchy"); err != nil {
 		return err
@@ -677,7 +751,7 @@ func readHierarchy(r *reader, version int, h *Hierarchy) error {
 		for j := range l.Locations {
 			loc := &l.Locations[j]
 			fields := 2
-			if version >= 2 {
+			if version >= 3 {
 				fields = 3 // original
 			}
 			if err := r.arrayOf(fields, "location"); err != nil {
@@ -707,10 +781,11 @@ func readMerge(r *reader) (Merge, error) {
 	if err := r.arrayOf(4, "merge"); err != nil {
 		return m, err
 	}
-	var err error
-	if m.Strategy, err = r.str(); err != nil {
+	strategy, err := r.str()
+	if err != nil {
 		return m, err
 	}
+	m.Strategy = Strategy(strategy)
 	if m.KnockoutPrefix, err = r.str(); err != nil {
 		return m, err
 	}

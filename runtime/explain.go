@@ -23,6 +23,10 @@ type Explanation struct {
 	// default_hierarchy, consulted only when Sources is empty.
 	DefaultMerge format.Merge
 	Defaults     []Source
+	// Secret: the key's data holds text decrypted from ENC[...] (see
+	// format.Key.Secret), or its lookups return a Sensitive; show where it
+	// came from, not its text.
+	Secret bool
 	// Searched are the layers searched for the key, in Puppet's order:
 	// global, environment, then the key's module (when the key is in a
 	// module's namespace), then that module's default_hierarchy (when it
@@ -78,9 +82,10 @@ type Source struct {
 }
 
 // Explain returns the sources of key's root key and the layers searched.
-// A key the bundle has no data for gives ErrNotFound, with an Explanation
-// that still lists the layers searched; recorded errors are not returned
-// (they are what an explanation is for), except a malformed key.
+// A key the bundle has no data for gives a *NotFoundError (errors.Is
+// ErrNotFound), with an Explanation that still lists the layers searched;
+// recorded errors are not returned (they are what an explanation is for),
+// except a malformed key.
 func (b *Bundle) Explain(key string) (*Explanation, error) {
 	k, err := hiera.ParseKey(key)
 	if err != nil {
@@ -95,6 +100,7 @@ func (b *Bundle) Explain(key string) (*Explanation, error) {
 	if i := b.x.Find(k.Root); i >= 0 {
 		dk = &d.Keys[i]
 		e.Merge, e.MergeFrom, e.DefaultMerge = dk.Merge, dk.MergeFrom, dk.DefaultMerge
+		e.Secret = dk.Secret || dk.Sensitive()
 	}
 	mod := module(d, k.Module)
 	layers := [3]*format.Hierarchy{&d.Global, &d.Env, nil}
@@ -137,7 +143,7 @@ func (b *Bundle) Explain(key string) (*Explanation, error) {
 		}
 	}
 	if dk == nil {
-		return e, ErrNotFound
+		return e, &NotFoundError{Names: []string{key}}
 	}
 	return e, nil
 }

@@ -39,6 +39,13 @@ type compileFlags struct {
 	diagFormat                             string // --format: how errors and warnings are printed
 	verbose                                bool   // --verbose: every node of a shared error
 	progress                               string // --progress: auto, always or never
+	pkcs7Private, pkcs7Public              string // eyaml keys
+}
+
+// eyamlFlags registers the eyaml key flags (compile, and diff --git).
+func (f *compileFlags) eyamlFlags(fl *flag.FlagSet) {
+	fl.StringVar(&f.pkcs7Private, "pkcs7-private-key", "", "")
+	fl.StringVar(&f.pkcs7Public, "pkcs7-public-key", "", "")
 }
 
 func runCompile(c *cmdEnv, args []string) int {
@@ -57,6 +64,7 @@ func runCompile(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.diagFormat, "format", "text", "")
 	fl.BoolVar(&f.verbose, "verbose", false, "")
 	fl.StringVar(&f.progress, "progress", "auto", "")
+	f.eyamlFlags(fl)
 	rest, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -153,7 +161,8 @@ func runCompile(c *cmdEnv, args []string) int {
 // config is the build the flags ask for.
 func (f *compileFlags) config() build.Config {
 	return build.Config{Env: f.env, Modules: f.modules, Global: f.global, Environment: f.environment,
-		Facts: f.facts, Out: f.out, KeepGoing: f.keepGoing, Strict: f.strict, Full: f.full, Jobs: f.jobs}
+		Facts: f.facts, Out: f.out, KeepGoing: f.keepGoing, Strict: f.strict, Full: f.full, Jobs: f.jobs,
+		PKCS7PrivateKey: f.pkcs7Private, PKCS7PublicKey: f.pkcs7Public}
 }
 
 // meter shows a build's progress on w as --progress mode says: the

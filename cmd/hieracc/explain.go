@@ -19,15 +19,16 @@ import (
 //
 // onlyOptions is --explain-options without --explain: only which
 // lookup_options entry applies to the key, where it is written, and the
-// merge it configures.
-func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Options, onlyOptions bool) int {
+// merge it configures. The values of a secret key are not shown, unless
+// showSecrets.
+func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Options, onlyOptions, showSecrets bool) int {
 	code := exitOK
 	for i, key := range keys {
 		if i > 0 {
 			fmt.Fprintln(c.stdout)
 		}
 		v, err := b.LookupWith(key, opts)
-		if !explainKey(c.stdout, b, key, opts, v, err, onlyOptions) {
+		if !explainKey(c.stdout, b, key, opts, v, err, onlyOptions, showSecrets) {
 			code = exitFail
 		}
 		if err == nil || !errors.Is(err, runtime.ErrNotFound) {
@@ -39,8 +40,8 @@ func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Optio
 
 // explainKey writes the explanation of one key's lookup, whose result was
 // v or lerr; false when the bundle cannot explain it.
-func explainKey(w io.Writer, b *runtime.Bundle, key string, opts runtime.Options, v any, lerr error, onlyOptions bool) bool {
-	x := explainer{w: w, v1: b.Header().Version < 2}
+func explainKey(w io.Writer, b *runtime.Bundle, key string, opts runtime.Options, v any, lerr error, onlyOptions, showSecrets bool) bool {
+	x := explainer{w: w, v1: b.Header().Version < 3}
 	x.line(0, "Searching for %s", quote(key))
 	e, err := b.Explain(key)
 	ok := true
@@ -48,6 +49,7 @@ func explainKey(w io.Writer, b *runtime.Bundle, key string, opts runtime.Options
 		x.line(1, "cannot explain: %v", err)
 		ok, e = false, nil
 	}
+	x.hide = e != nil && e.Secret && !showSecrets
 	if onlyOptions {
 		if e != nil {
 			x.options(e, err == nil)
@@ -73,18 +75,26 @@ func explainKey(w io.Writer, b *runtime.Bundle, key string, opts runtime.Options
 
 // explainer writes an explanation, indented two spaces a level.
 type explainer struct {
-	w  io.Writer
-	v1 bool // the bundle is of format version 1: no lookup_options entries recorded
+	w    io.Writer
+	v1   bool // the bundle is of format version 1 or 2: no lookup_options entries recorded
+	hide bool // the key is secret: its values are not printed
 }
+
+// secretHidden stands for the value of a secret key.
+const secretHidden = " (secret: decrypted from ENC[...] or Sensitive; --show-secrets shows it)"
 
 func (x explainer) line(depth int, format string, args ...any) {
 	fmt.Fprintf(x.w, "%s%s\n", strings.Repeat("  ", depth), fmt.Sprintf(format, args...))
 }
 
 // value writes label and a value. It is the one place an explanation
-// prints a value from the data.
+// prints a value from the data, and hides a secret key's.
 func (x explainer) value(depth int, label string, v any) {
 	pad := strings.Repeat("  ", depth)
+	if x.hide {
+		fmt.Fprintf(x.w, "%s%s%s\n", pad, label, secretHidden)
+		return
+	}
 	fmt.Fprintf(x.w, "%s%s%s\n", pad, label, indentValue(v, pad+"  "))
 }
 
@@ -101,7 +111,7 @@ func (x explainer) options(e *runtime.Explanation, inData bool) {
 		x.line(1, "lookup_options entry %s applies, from %s (level %s)", quote(o.Entry),
 			position(runtime.Source{Path: o.File, Line: o.Line, Column: o.Column}), quote(o.Level))
 	case x.v1:
-		x.line(1, "The bundle (format version 1) does not record which lookup_options entry applies")
+		x.line(1, "The bundle (format version 1 or 2) does not record which lookup_options entry applies")
 	default:
 		x.line(1, "No lookup_options entry matches the key")
 	}
@@ -130,7 +140,7 @@ func (x explainer) search(key string, e *runtime.Explanation, opts runtime.Optio
 	if inData || opts.Merge != nil {
 		x.line(1, "Merge strategy: %s (from %s)", describeMerge(merge), from)
 	}
-	first := merge.Strategy == "" || merge.Strategy == "first"
+	first := merge.Strategy.IsFirst()
 	for _, l := range e.Searched {
 		srcs := e.Sources
 		if l.Default {
@@ -251,7 +261,7 @@ func (x explainer) optionsFrom(o *format.OptionsEntry) string {
 
 // describeMerge names a strategy as lookup_options spell it.
 func describeMerge(m format.Merge) string {
-	s := m.Strategy
+	s := string(m.Strategy)
 	if s == "" {
 		s = "first"
 	}

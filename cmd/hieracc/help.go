@@ -139,6 +139,10 @@ Flags:
   --progress WHEN      auto (the default): show nodes done, rate and time
                        left on stderr while compiling, when it is a terminal;
                        always; never.
+  --pkcs7-private-key PATH, --pkcs7-public-key PATH
+                       the keys of every eyaml level (lookup_key:
+                       eyaml_lookup_key), instead of the files its options
+                       name (pkcs7_private_key, pkcs7_public_key).
 
 When --out holds an earlier compile (its .hieracc-state.json), only the nodes
 whose facts or data files changed are compiled again, and only their bundles
@@ -182,6 +186,10 @@ Flags:
                         read is PATH/<node>.bundle. PATH may also be a bundle
                         file, and --node is then optional.
   --node NAME           the node's certname (required with a folder).
+                        Repeatable, and NAME may be a pattern ('web*', as
+                        Go's path.Match): then each node's value is printed
+                        on one line, "node: value", in node order (as
+                        json, or with --render-as s as to_s).
   --merge STRATEGY      merge the values of every level with this strategy
                         instead of the key's lookup_options: first, unique,
                         hash or deep.
@@ -191,6 +199,10 @@ Flags:
   --merge-hash-arrays   with --merge deep: deep-merge hashes inside arrays.
   --default VALUE       print VALUE (a string, as with puppet lookup) when no
                         key is found, and exit 0.
+  --type TYPE           the value must be of this Puppet type (String,
+                        Integer[0, 10], Array[String], Hash[String, Data],
+                        Optional[...], Enum[...], ...); otherwise the lookup
+                        fails with Puppet's message, as puppet lookup --type.
   --render-as FORMAT    how the value is printed: yaml (the default, as
                         'puppet lookup': "--- value"), json, or s (Ruby's
                         to_s, e.g. {"a"=>1}).
@@ -200,10 +212,13 @@ Flags:
                         line), how the values were merged, and the result.
                         It is text (--render-as does not apply). As with
                         puppet lookup, it exits 0 even when nothing is
-                        found or the lookup fails.
+                        found or the lookup fails. The values of a key
+                        holding text decrypted from eyaml's ENC[...] are
+                        hidden.
   --explain-options     show only which lookup_options entry applies to the
                         key (the key itself or a regexp), the file, line and
                         level where it is written, and the merge it sets.
+  --show-secrets        with --explain: show those values too.
 
 Errors go to stderr with Puppet's message, for example
   Function lookup() did not find a value for the name 'KEY'

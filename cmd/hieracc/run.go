@@ -57,7 +57,7 @@ func (c *cmdEnv) usageError(format string, args ...any) int {
 // filled in init: the commands' own code refers to it.
 var commands []*command
 
-func init() { commands = []*command{compileCmd, lookupCmd, diffCmd, helpCmd} }
+func init() { commands = []*command{compileCmd, lookupCmd, diffCmd, versionCmd, helpCmd} }
 
 func findCommand(name string) *command {
 	for _, c := range commands {
@@ -89,6 +89,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, mainUsage())
 		return exitOK
+	case "-version", "--version":
+		name = "version"
+		args = args[:1]
 	}
 	cmd := findCommand(name)
 	if cmd == nil {
