@@ -164,6 +164,7 @@ type OptionsEntry struct {
 	Column int
 	Level  string
 }
+
 // Sensitive reports whether the key's lookups return a Sensitive value.
 func (k *Key) Sensitive() bool { return len(k.ConvertTo) > 0 && k.ConvertTo[0] == "Sensitive" }
 

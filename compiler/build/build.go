@@ -54,6 +54,10 @@ type Config struct {
 	// whatever the levels' options name.
 	PKCS7PrivateKey, PKCS7PublicKey string
 
+	// Shard, when set, limits the build to the nodes of one shard of the
+	// fleet (see shard.go); the zero Shard is the whole fleet.
+	Shard Shard
+
 	// Revision, when set, is recorded in every bundle instead of the
 	// digest of its own inputs (`diff --git` records the commit).
 	Revision string
@@ -85,14 +89,15 @@ type Report struct {
 	Warnings    int  // warnings that are not errors
 
 	Written int // bundles written into Out; 0 when nothing was
-	Removed int // bundles removed from Out: those of nodes whose facts were not given
+	Removed int // bundles removed from Out: those of nodes (of the shard) whose facts were not given
 	// Committed says whether Out was updated: false when there were
 	// errors and not KeepGoing.
 	Committed bool
 }
 
 // StateFile is the name of the file in Out that records what every bundle
-// was built from, for the next incremental build.
+// was built from, for the next incremental build (a shard's is
+// StateFileOf(shard)).
 const StateFile = ".hieracc-state.json"
 
 // IsTemp reports whether name, in Out, is a temporary file or staging
@@ -106,13 +111,17 @@ func IsTemp(name string) bool { return stage.IsTemp(name) }
 //
 // Out is the build's: Run holds a lock on it throughout (another build
 // into it fails at once), and removes the bundles of nodes whose facts it
-// was not given.
+// was not given; a shard's build, only those of nodes of its shard.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	in, fsys, roots, err := cfg.input()
 	if err != nil {
 		return nil, err
 	}
+	// A facts file that cannot be listed (its certname unknown, or not
+	// one) is reported by every shard: it may be any shard's node.
 	factsFiles, factErrs := listFacts(cfg.Facts)
+	factsFiles = cfg.Shard.inShard(factsFiles)
+	stateFile := StateFileOf(cfg.Shard)
 
 	// One build at a time writes into Out, from reading its state to
 	// writing the new one.
@@ -128,7 +137,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// reach (see state.go).
 	var prev *buildState
 	if !cfg.Full {
-		prev = loadState(cfg.Out)
+		prev = loadState(cfg.Out, stateFile)
 	}
 	files, stats, err := scanInputs(fsys, prev)
 	if err != nil {
@@ -184,19 +193,22 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// From the first rename until the new state is written, the old state
 	// does not describe the bundles in Out: a run killed in between must
 	// leave none, so that the next run compiles every node again.
-	if err := os.Remove(filepath.Join(cfg.Out, StateFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(filepath.Join(cfg.Out, stateFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return r, err
 	}
 	// The bundles of nodes whose facts are no longer given go in the same
 	// commit, unless facts could not be read: they may be those nodes'.
+	// A shard removes only bundles of its own nodes: the others are other
+	// shards' to keep or remove.
 	given := map[string]bool{}
 	for _, ff := range factsFiles {
 		given[ff.certname] = true
 	}
+	remove := func(node string) bool { return !given[node] && cfg.Shard.Holds(node) }
 	if len(factErrs) > 0 {
-		given = nil
+		remove = nil
 	}
-	r.Written, r.Removed, err = w.Commit(given)
+	r.Written, r.Removed, err = w.Commit(remove)
 	committed = r.Written > 0 || r.Removed > 0
 	if err != nil {
 		return r, err
@@ -206,8 +218,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		compiled[i] = n.Name
 	}
 	rec.written(cfg.Out, compiled)
-	if err := rec.write(cfg.Out); err != nil {
+	if err := rec.write(cfg.Out, stateFile); err != nil {
 		return r, err
+	}
+	if cfg.Shard.N == 0 {
+		removeShardStates(cfg.Out)
 	}
 	r.Committed, committed = true, true
 	return r, nil
