@@ -14,8 +14,8 @@ type Explanation struct {
 	Root  string       // the root key the sources hold
 	Merge format.Merge // the merge lookup_options configure
 	// MergeFrom is the lookup_options entry that configures Merge and
-	// where it is written; nil when none applies (or in a format version 1
-	// bundle).
+	// where it is written; nil when none applies (or in a bundle of format
+	// version 1 or 2).
 	MergeFrom *format.OptionsEntry
 	// Sources are the locations holding the key, highest priority first.
 	Sources []Source
@@ -59,7 +59,7 @@ type LevelSearch struct {
 
 // LocationSearch is one data file a level names for the node: its path
 // after interpolation, what the hierarchy wrote for it (see
-// format.Location.Original; "" in bundles of format version 1), whether
+// format.Location.Original; "" in bundles of format versions 1 and 2), whether
 // it exists, and the index of its value for the key in Sources (or
 // Defaults), -1 when it has none.
 type LocationSearch struct {

@@ -371,7 +371,7 @@ func TestConcurrent(t *testing.T) {
 // module said so, a default_hierarchy last.
 func TestExplainSearched(t *testing.T) {
 	tb := testBundle()
-	tb.Env.Levels[0].Locations[0].Original = "nodes/%{trusted.certname}.yaml" // format version 2
+	tb.Env.Levels[0].Locations[0].Original = "nodes/%{trusted.certname}.yaml" // format version 3
 	from := &format.OptionsEntry{Entry: "^cl", File: "data/common.yaml", Line: 2, Column: 3, Level: "Common"}
 	for i := range tb.Keys {
 		if tb.Keys[i].Name == "classes" {
