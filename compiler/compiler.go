@@ -40,6 +40,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/hieracc/hieracc/format"
@@ -122,6 +123,9 @@ type compilation struct {
 	// inputs are the folders of the layers (EnvDir, ModulesDir, GlobalDir):
 	// a layer reads only inside the one it comes from (see layerTop).
 	inputs []string
+	// entries caches entryPos, which parses a file again: explanations
+	// ask it for every key that has lookup_options.
+	entries sync.Map // entryPosKey → [3]int{line, column, found}
 }
 
 // validModuleName is Puppet's rule for module folder names.

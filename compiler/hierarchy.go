@@ -79,7 +79,7 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 				df = n.c.file(l, lvl.function, c.layer, c.module, keyringKey{c.root, lvl.keys})
 			}
 			fs[j] = df
-			fl.Locations = append(fl.Locations, format.Location{Path: l.path, Exists: df != nil})
+			fl.Locations = append(fl.Locations, format.Location{Path: l.path, Exists: df != nil, Original: l.original})
 		}
 		out = append(out, fl)
 		files = append(files, fs)
@@ -87,10 +87,12 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 	return out, files, nil
 }
 
-// location is a data file a level names: its FS path, and the path Puppet
-// shows in messages when that differs ("" if not; see shownPath).
+// location is a data file a level names: its FS path, the path Puppet
+// shows in messages when that differs ("" if not; see shownPath), and what
+// the hierarchy wrote for it (Puppet's "Original path" in --explain: the
+// template, or for a glob the interpolated pattern).
 type location struct {
-	path, shown string
+	path, shown, original string
 }
 
 // expandLevel returns the data files a level names for the node.
@@ -136,7 +138,7 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 			p += lvl.ext // Hiera 3: the backend's extension
 		}
 		joined, err := n.safeJoin("hierarchy path", top, datadir, tmpl, p)
-		return location{joined, shownPath(datadir, p, joined)}, err
+		return location{joined, shownPath(datadir, p, joined), tmpl}, err
 	}
 	var locs []location
 	switch lvl.kind {
@@ -164,8 +166,12 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 			if gerr != nil {
 				return nil, gerr
 			}
+			pattern := p.path
+			if p.shown != "" {
+				pattern = p.shown
+			}
 			for _, m := range matched {
-				locs = append(locs, location{path: m})
+				locs = append(locs, location{path: m, original: pattern})
 			}
 		}
 	case locMappedPaths:
