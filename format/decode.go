@@ -178,7 +178,10 @@ type IndexKey struct {
 	Sensitive bool
 	// Converts: the key has a convert_to (of any type; format version 2).
 	Converts bool
-	secret   bool
+	// Asked: the key's details hold Asked (see Key.Asked), for a dotted
+	// lookup (format version 2).
+	Asked  bool
+	secret bool
 }
 
 // ModuleError is the failure of one module's layer.
@@ -309,10 +312,11 @@ func (x *Index) decodeBody(r *reader) error {
 			if err != nil {
 				return err
 			}
-			if flags&^(keySecret|keySensitive|keyConverts) != 0 {
+			if flags&^(keySecret|keySensitive|keyConverts|keyAsked) != 0 {
 				return r.errorf("key %q: unknown flags %#x", k.Name, flags)
 			}
 			k.secret, k.Sensitive, k.Converts = flags&keySecret != 0, flags&keySensitive != 0, flags&keyConverts != 0
+			k.Asked = flags&keyAsked != 0
 			if k.Sensitive && !k.Converts {
 				return r.errorf("key %q: sensitive without convert_to", k.Name)
 			}
@@ -628,10 +632,10 @@ func (x *Index) Bundle() (*Bundle, error) {
 		ik := &x.Keys[i]
 		k.Name, k.Value, k.Err = ik.Name, ik.Value, ik.Err
 		k.Secret = ik.secret
-		// Version 2 adds the key's convert_to.
+		// Version 2 adds the key's convert_to and Asked.
 		fields := 4
 		if x.Version >= 2 {
-			fields = 5
+			fields = 6
 		}
 		if err := r.arrayOf(fields, "key details"); err != nil {
 			return nil, err
@@ -648,12 +652,18 @@ func (x *Index) Bundle() (*Bundle, error) {
 		if k.Defaults, err = x.readContributions(r, vals.vals); err != nil {
 			return nil, err
 		}
-		if fields == 5 {
+		if fields == 6 {
 			if k.ConvertTo, err = readConvertTo(r); err != nil {
 				return nil, err
 			}
 			if k.Sensitive() != ik.Sensitive || (len(k.ConvertTo) > 0) != ik.Converts {
 				return nil, r.errorf("key %q: the key's flags and convert_to disagree", k.Name)
+			}
+			if k.Asked, err = x.readAsked(r, vals.vals); err != nil {
+				return nil, err
+			}
+			if (k.Asked != nil) != ik.Asked {
+				return nil, r.errorf("key %q: the key's flags and asked disagree", k.Name)
 			}
 		}
 	}
@@ -661,6 +671,41 @@ func (x *Index) Bundle() (*Bundle, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// readAsked reads a key's Asked: nil, or entries sorted by text, unique,
+// the first "".
+func (x *Index) readAsked(r *reader, vals []Value) ([]Asked, error) {
+	if r.nilNext() {
+		return nil, nil
+	}
+	n, err := r.arrayLen()
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, r.errorf("empty asked")
+	}
+	out := make([]Asked, n)
+	for i := range out {
+		a := &out[i]
+		if err := r.arrayOf(3, "asked"); err != nil {
+			return nil, err
+		}
+		if a.Text, err = r.str(); err != nil {
+			return nil, err
+		}
+		if i == 0 && a.Text != "" || i > 0 && a.Text <= out[i-1].Text {
+			return nil, r.errorf("asked not sorted from \"\": %q", a.Text)
+		}
+		if a.Contributions, err = x.readContributions(r, vals); err != nil {
+			return nil, err
+		}
+		if a.Defaults, err = x.readContributions(r, vals); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // readConvertTo reads a key's convert_to: nil, or an array of a type name

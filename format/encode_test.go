@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -235,12 +236,16 @@ func TestMaxDepthRoundTrips(t *testing.T) {
 	}
 }
 
-// sampleV2 is the sample of version 2: version 1's, with a secret key.
+// sampleV2 is the sample of version 2: version 1's, with a secret key,
+// converted keys and a key that looks itself up.
 func sampleV2() *format.Bundle {
 	b := Sample()
 	b.Keys[0].Secret = true
 	b.Keys[1].ConvertTo = []format.Value{"Sensitive"}
 	b.Keys[2].ConvertTo = []format.Value{"Array", true}
+	// A key whose data looks itself up: what a dotted lookup reads.
+	k := &b.Keys[slices.IndexFunc(b.Keys, func(k format.Key) bool { return k.Name == "users" })]
+	k.Asked = []format.Asked{{Contributions: k.Contributions}, {Text: k.Name + ".x", Contributions: []format.Contribution{{Err: &format.Error{Message: "Recursive lookup detected in [" + k.Name + ".x]"}}}}}
 	return b
 }
 
