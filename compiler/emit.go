@@ -71,6 +71,7 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 		err = n.placeOption(optionError(entry, true, "%s", perr.Error()), layers[:]...)
 	} else {
 		k.Merge = merge
+		k.MergeFrom = n.mergeFrom(mod, name, layers)
 		v, found, err = hiera.Resolve(merge, hierarchies(layers), contributionLeaf(k.Contributions))
 		err = hiera.InLookupOf(name, err)
 	}

@@ -240,13 +240,32 @@ func TestMaxDepthRoundTrips(t *testing.T) {
 	}
 }
 
-// sampleV2 is the sample of version 2: version 1's, with a secret key,
-// converted keys and a key that looks itself up.
+// sampleV2 is the sample of version 2: version 1's, with a secret key.
 func sampleV2() *format.Bundle {
 	b := Sample()
 	b.Keys[0].Secret = true
 	b.Keys[1].ConvertTo = []format.Value{"Sensitive"}
 	b.Keys[2].ConvertTo = []format.Value{"Array", true}
+	return b
+}
+
+// sampleV3 is the sample of version 3: version 2's, with each location's
+// original path, the lookup_options entry of the keys that have a merge,
+// and a key that looks itself up.
+func sampleV3() *format.Bundle {
+	b := sampleV2()
+	for i := range b.Keys {
+		if b.Keys[i].Merge != (format.Merge{}) {
+			b.Keys[i].MergeFrom = &format.OptionsEntry{Entry: "^" + b.Keys[i].Name[:1], File: "data/common.yaml", Line: 2, Column: 3, Level: "Common"}
+		}
+	}
+	for _, h := range []*format.Hierarchy{&b.Global, &b.Env} {
+		for i := range h.Levels {
+			for j := range h.Levels[i].Locations {
+				h.Levels[i].Locations[j].Original = fmt.Sprintf("%%{facts.level%d}/%d.yaml", i, j)
+			}
+		}
+	}
 	// A key whose data looks itself up: what a dotted lookup reads.
 	k := &b.Keys[slices.IndexFunc(b.Keys, func(k format.Key) bool { return k.Name == "users" })]
 	k.Asked = []format.Asked{{Contributions: k.Contributions}, {Text: k.Name + ".x", Contributions: []format.Contribution{{Err: &format.Error{Message: "Recursive lookup detected in [" + k.Name + ".x]"}}}}}
@@ -274,6 +293,11 @@ func TestGoldenV1(t *testing.T) { testGolden(t, 1, Sample()) }
 // TestGoldenV2 decodes the committed version 2 bundle (key flags), and
 // pins Encode's bytes while version 2 is the newest.
 func TestGoldenV2(t *testing.T) { testGolden(t, 2, sampleV2()) }
+
+// TestGoldenV3 decodes the committed version 3 bundle (original paths,
+// lookup_options entries), and pins Encode's bytes while version 3 is the
+// newest.
+func TestGoldenV3(t *testing.T) { testGolden(t, 3, sampleV3()) }
 
 // testGolden decodes testdata/v<version>.bundle and compares it with
 // sample. While version is the newest, -update rewrites the file and

@@ -34,6 +34,7 @@ func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 type compileFlags struct {
 	env, modules, global, environment, out string
 	facts                                  stringList
+	mounts                                 stringList // --mount ABS=DIR
 	keepGoing, strict, full                bool
 	jobs                                   int
 	diagFormat                             string // --format: how errors and warnings are printed
@@ -55,6 +56,7 @@ func runCompile(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.env, "env", "", "")
 	fl.StringVar(&f.modules, "modules", "", "")
 	fl.StringVar(&f.global, "global", "", "")
+	fl.Var(&f.mounts, "mount", "")
 	fl.StringVar(&f.environment, "environment", "production", "")
 	fl.Var(&f.facts, "facts", "")
 	fl.StringVar(&f.out, "out", "", "")
@@ -182,7 +184,7 @@ func runCompile(c *cmdEnv, args []string) int {
 func (f *compileFlags) config() build.Config {
 	return build.Config{Env: f.env, Modules: f.modules, Global: f.global, Environment: f.environment,
 		Facts: f.facts, Out: f.out, KeepGoing: f.keepGoing, Strict: f.strict, Full: f.full, Jobs: f.jobs,
-		PKCS7PrivateKey: f.pkcs7Private, PKCS7PublicKey: f.pkcs7Public}
+		PKCS7PrivateKey: f.pkcs7Private, PKCS7PublicKey: f.pkcs7Public, Mounts: f.mounts}
 }
 
 // meter shows a build's progress on w as --progress mode says: the
