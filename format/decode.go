@@ -179,7 +179,7 @@ type IndexKey struct {
 	// Converts: the key has a convert_to (of any type; format version 2).
 	Converts bool
 	// Asked: the key's details hold Asked (see Key.Asked), for a dotted
-	// lookup (format version 2).
+	// lookup (format version 3).
 	Asked  bool
 	secret bool
 }
