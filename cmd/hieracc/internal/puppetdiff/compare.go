@@ -56,15 +56,25 @@ var Known = []struct {
 		return d.Hieracc.Status == "error" && strings.Contains(d.Hieracc.Message, "Recursive lookup detected") && d.Puppet.Status != "error"
 	}},
 	{"#17.4 dotted key into default_hierarchy", func(d Difference) bool {
-		return strings.Contains(d.Check.Key, ".") && d.Hieracc.Status == "not_found" &&
-			(d.Puppet.Status == "value" || strings.Contains(d.Puppet.Message, "Data Provider type mismatch"))
+		// Puppet goes on to the default_hierarchy, where it finds a value
+		// or fails (a type mismatch digging, a merge of its own options).
+		return strings.Contains(d.Check.Key, ".") && d.Hieracc.Status == "not_found" && d.Puppet.Status != "not_found"
 	}},
 	{"#17.5 recursion message", func(d Difference) bool {
 		return d.Kind == "message" && strings.Contains(d.Puppet.Message, "Recursive lookup detected") && strings.Contains(d.Hieracc.Message, "Recursive lookup detected")
 	}},
 	{"#17.6 global layer's error prefix", func(d Difference) bool {
-		inner, ok := strings.CutPrefix(d.Puppet.Message, fmt.Sprintf("Lookup of key '%s' failed: ", d.Check.Key))
-		return d.Kind == "message" && ok && strings.Contains(d.Hieracc.Message, inner)
+		// The prefix names the key whose lookup failed: the key asked, or
+		// one an interpolation looked up, each adding its own.
+		inner := strings.TrimSpace(d.Puppet.Message)
+		for {
+			rest := lookupFailedPrefix.ReplaceAllString(inner, "")
+			if rest == inner {
+				break
+			}
+			inner = rest
+		}
+		return d.Kind == "message" && inner != strings.TrimSpace(d.Puppet.Message) && strings.Contains(d.Hieracc.Message, inner)
 	}},
 	{"#17.7 non-finite float in JSON", func(d Difference) bool {
 		return d.Puppet.Status == "error" && strings.Contains(d.Puppet.Message, "not allowed in JSON")
@@ -74,6 +84,8 @@ var Known = []struct {
 			strings.Contains(d.Hieracc.Message, strings.ReplaceAll(d.Puppet.Message, "//", "/"))
 	}},
 }
+
+var lookupFailedPrefix = regexp.MustCompile(`^Lookup of key '[^']*' failed: `)
 
 // Compare returns the checks whose answers differ, each named when known.
 func Compare(checks []Check, puppet, hieracc []Answer) []Difference {
