@@ -289,7 +289,11 @@ func (g *gen) glob(ext string) (string, []string) {
 	switch g.r.IntN(3) {
 	case 0:
 		var files []string
-		for _, f := range g.subset([]string{"a0", "b", "m1", "zz"}, 1+g.r.IntN(3)) {
+		names := []string{"a0", "b", "m1", "zz"}
+		if !g.opts.GlobOrder {
+			names = names[:3] // no file after the sub-folders of a ** glob below
+		}
+		for _, f := range g.subset(names, 1+g.r.IntN(3)) {
 			files = append(files, "conf.d/"+f+ext)
 		}
 		return "conf.d/*" + ext, files

@@ -146,11 +146,11 @@ func jsonScalar(s string) (string, bool) {
 	if strings.HasPrefix(s, `"`) {
 		return s, true
 	}
-	if _, err := strconv.ParseInt(s, 10, 64); err == nil && (s == "0" || !strings.HasPrefix(strings.TrimPrefix(s, "-"), "0")) {
+	if _, err := strconv.ParseInt(s, 10, 64); err == nil && !strings.HasPrefix(s, "+") && (s == "0" || !strings.HasPrefix(strings.TrimPrefix(s, "-"), "0")) {
 		return s, true
 	}
 	if strings.Contains(s, ".") && !strings.ContainsAny(s, "_:") {
-		if _, err := strconv.ParseFloat(s, 64); err == nil && !strings.HasPrefix(s, ".") && !strings.HasSuffix(s, ".") {
+		if _, err := strconv.ParseFloat(s, 64); err == nil && !strings.HasPrefix(s, "+") && !strings.HasPrefix(s, ".") && !strings.HasSuffix(s, ".") {
 			return s, true
 		}
 	}
