@@ -210,7 +210,7 @@ func TestCompare(t *testing.T) {
 func TestMinimize(t *testing.T) {
 	c := &Case{
 		Files: map[string]string{
-			"env/hiera.yaml": "---\nversion: 5\nhierarchy:\n  - name: \"A\"\n    path: \"a.yaml\"\n  - name: \"C\"\n    path: \"common.yaml\"\n",
+			"env/hiera.yaml":       "---\nversion: 5\nhierarchy:\n  - name: \"A\"\n    path: \"a.yaml\"\n  - name: \"C\"\n    path: \"common.yaml\"\n",
 			"env/data/common.yaml": "---\na:\n  - 1\n  - 2\nb:\n  x: 1\n  y:\n    - needle\n    - hay\nc: 3\n",
 			"env/data/a.yaml":      "---\nz: 1\n",
 			"nodes/n1.yaml":        "---\nrole: web\n",
