@@ -68,7 +68,7 @@ var Known = []struct {
 		// one an interpolation looked up, each adding its own.
 		inner := strings.TrimSpace(d.Puppet.Message)
 		for {
-			rest := lookupFailedPrefix.ReplaceAllString(inner, "")
+			rest := strings.TrimSpace(lookupFailedPrefix.ReplaceAllString(inner, ""))
 			if rest == inner {
 				break
 			}
@@ -85,7 +85,7 @@ var Known = []struct {
 	}},
 }
 
-var lookupFailedPrefix = regexp.MustCompile(`^Lookup of key '[^']*' failed: `)
+var lookupFailedPrefix = regexp.MustCompile(`^Lookup of key '.*?' failed: `)
 
 // Compare returns the checks whose answers differ, each named when known.
 func Compare(checks []Check, puppet, hieracc []Answer) []Difference {

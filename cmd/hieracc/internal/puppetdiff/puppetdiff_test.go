@@ -187,6 +187,7 @@ func TestCompare(t *testing.T) {
 		{"not #17.4: no dot", "m::k", v(`1`), nf, "status", ""},
 		{"#17.5", "a", e("Lookup of key 'b' failed: Recursive lookup detected in [a, b, b]"), e("Lookup of key 'a' failed: Recursive lookup detected in [a, b]"), "message", "#17.5 recursion message"},
 		{"#17.6", "a", e("Lookup of key 'a' failed: Lookup of key 'b' failed: boom"), e("boom (global/data/common.yaml:1:1)"), "message", "#17.6 global layer's error prefix"},
+		{"#17.6, quoted key, spaces", "a.'1'", e("Lookup of key 'a.'1'' failed:  bad\n  worse"), e("bad\n  worse (global/x.yaml:1:1)"), "message", "#17.6 global layer's error prefix"},
 		{"#17.7", "a", e("1000: Infinity not allowed in JSON"), v(`Infinity`), "status", "#17.7 non-finite float in JSON"},
 		{"#17.8", "a", e("Unable to parse (env/data/p//x.yaml): bad"), e("Unable to parse (env/data/p/x.yaml): bad"), "message", "#17.8 empty path segment"},
 	}
