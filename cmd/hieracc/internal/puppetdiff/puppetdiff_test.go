@@ -181,6 +181,7 @@ func TestCompare(t *testing.T) {
 		{"ruby's error highlight", "a", e("undefined method `x' for 1:Integer\n\n   code\n   ^^^"), e("undefined method `x' for 1:Integer (env/a.yaml:1:1)"), "", ""},
 		{"other message", "a", e("one"), e("two"), "message", ""},
 		{"#17.1", "x", e("Lookup of key 'x' failed: Recursive lookup detected in [x, f]"), v(`{"k":"{}"}`), "status", "#17.1 recursion missed"},
+		{"#17.1 masked", "k", e("Lookup of key 'k' failed: Recursive lookup detected in [k, h.x]"), e("The second element of the merge has wrong type"), "message", "#17.1 recursion missed"},
 		{"#17.2", "n.port", v(`false`), e("Recursive lookup detected in [n]"), "status", "#17.2 recursion where Puppet has none"},
 		{"#17.4 value", "m::k.x", v(`1`), nf, "status", "#17.4 dotted key into default_hierarchy"},
 		{"#17.4 error", "m::k.x", e("Data Provider type mismatch: Got String"), nf, "status", "#17.4 dotted key into default_hierarchy"},

@@ -39,9 +39,18 @@ func (r *Runner) Differences(c *Case) ([]Difference, error) {
 }
 
 // signature is what a smaller case must still show to count as the same
-// difference: the kind, both statuses and the known name.
+// difference: the kind, the known name, and each side's status, with the
+// first line of its message when it failed (positions left out).
 func signature(d Difference) string {
-	return fmt.Sprintf("%s/%s/%s/%s", d.Kind, d.Puppet.Status, d.Hieracc.Status, d.Known)
+	return strings.Join([]string{d.Kind, d.Known, answerSignature(d.Puppet), answerSignature(d.Hieracc)}, "\x00")
+}
+
+func answerSignature(a Answer) string {
+	if a.Status != "error" {
+		return a.Status
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(a.Message), "\n")
+	return "error: " + hieraccLocation.ReplaceAllString(first, "")
 }
 
 // Reduce shrinks c to a case of the one check of d that still differs the
@@ -61,7 +70,7 @@ func (r *Runner) Reduce(c *Case, d Difference, budget int) *Case {
 			return false
 		}
 		h, err := r.Hieracc.Answer(dir, cand.Checks)
-		if err != nil || h[0].Status != d.Hieracc.Status {
+		if err != nil || answerSignature(h[0]) != answerSignature(d.Hieracc) {
 			return false
 		}
 		p, err := r.Puppet.Answer(dir, cand.Checks)
@@ -85,6 +94,8 @@ type Config struct {
 	// written (SEED/ as generated, SEED-KEY/ reduced to its one check).
 	Save string
 	Log  io.Writer // progress, one line per case; nil for none
+	// Case, when set, is run instead of generated ones (N is then 1).
+	Case *Case
 }
 
 // Summary is what Fuzz found.
@@ -112,7 +123,12 @@ func (r *Runner) Fuzz(cfg Config) Summary {
 	}
 	for i := range cfg.N {
 		seed := cfg.Seed + uint64(i)
-		c := Generate(seed, cfg.Gen)
+		var c *Case
+		if cfg.Case != nil {
+			c = cfg.Case
+		} else {
+			c = Generate(seed, cfg.Gen)
+		}
 		ds, err := r.Differences(c)
 		s.Cases++
 		if err != nil {

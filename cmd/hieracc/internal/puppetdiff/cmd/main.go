@@ -2,6 +2,7 @@
 // each asked of real Puppet and of hieracc, every difference printed.
 //
 //	go run ./cmd/hieracc/internal/puppetdiff/cmd -seed 1 -n 100 -save /tmp/puppetdiff
+//	go run ./cmd/hieracc/internal/puppetdiff/cmd -case /tmp/puppetdiff/1234   # again, and reduce
 //
 // It exits 1 when a difference not already known (puppetdiff.Known) was
 // found, 2 on trouble (Puppet missing, a case neither side could run).
@@ -25,6 +26,7 @@ func main() {
 	globOrder := flag.Bool("glob-order", false, "generate ** globs where the known glob-order difference (#17.3) shows")
 	convertTo := flag.Bool("convert-to", false, "generate lookup_options with convert_to (issue #10)")
 	quiet := flag.Bool("q", false, "print only differences and the summary")
+	caseDir := flag.String("case", "", "run the case in this folder (files and checks.yaml) instead of generated ones")
 	flag.Parse()
 
 	if why := puppetdiff.PuppetInstalled(); why != "" {
@@ -52,6 +54,13 @@ func main() {
 		Gen: puppetdiff.GenOptions{GlobOrder: *globOrder, ConvertTo: *convertTo}}
 	if *quiet {
 		cfg.Log = nil
+	}
+	if *caseDir != "" {
+		if cfg.Case, err = puppetdiff.ReadCase(*caseDir); err != nil {
+			fmt.Fprintln(os.Stderr, "puppetdiff:", err)
+			os.Exit(2)
+		}
+		cfg.N = 1
 	}
 	s := r.Fuzz(cfg)
 
