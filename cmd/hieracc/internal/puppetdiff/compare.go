@@ -41,10 +41,11 @@ func clip(s string) string {
 	return s
 }
 
-// Known lists the differences found before this fuzzer existed and being
-// fixed elsewhere (issue #17's findings 1, 2, 4-8; finding 3, the order of
-// `**` matches, is kept out by the generator unless GenOptions.GlobOrder).
-// Each is recognised from the answers alone.
+// Known lists the differences already reported: issue #17's findings 1, 2,
+// 4-8, found before this fuzzer existed (finding 3, the order of `**`
+// matches, is kept out by the generator unless GenOptions.GlobOrder), and
+// those this fuzzer found (N1, N2, ...). Each is recognised from the answers
+// alone, the first match naming it.
 var Known = []struct {
 	Name  string
 	Match func(d Difference) bool
@@ -55,7 +56,10 @@ var Known = []struct {
 			!strings.Contains(d.Hieracc.Message, "Recursive lookup detected")
 	}},
 	{"#17.2 recursion where Puppet has none", func(d Difference) bool {
-		return d.Hieracc.Status == "error" && strings.Contains(d.Hieracc.Message, "Recursive lookup detected") && d.Puppet.Status != "error"
+		// Puppet's guard holds the dotted key as asked: it finds a value,
+		// or fails digging.
+		return strings.Contains(d.Hieracc.Message, "Recursive lookup detected") && !strings.Contains(d.Puppet.Message, "Recursive lookup detected") &&
+			(d.Puppet.Status != "error" || strings.Contains(d.Check.Key, "."))
 	}},
 	{"#17.4 dotted key into default_hierarchy", func(d Difference) bool {
 		// Puppet goes on to the default_hierarchy, where it finds a value
@@ -85,6 +89,18 @@ var Known = []struct {
 		return d.Kind == "message" && strings.Contains(d.Puppet.Message, "//") &&
 			strings.Contains(d.Hieracc.Message, strings.ReplaceAll(d.Puppet.Message, "//", "/"))
 	}},
+	// Found by this fuzzer; see the package documentation.
+	{"N1 bad lookup_options merge before recursion", func(d Difference) bool {
+		return d.Puppet.Status == "error" && strings.Contains(d.Hieracc.Message, "Recursive lookup detected") && badMergeOptions(d.Puppet.Message)
+	}},
+	{"N2 bad lookup_options merge of a key without data", func(d Difference) bool {
+		return d.Hieracc.Status == "not_found" && badMergeOptions(d.Puppet.Message)
+	}},
+}
+
+// badMergeOptions says the message is Puppet's about a lookup_options merge.
+func badMergeOptions(msg string) bool {
+	return strings.Contains(msg, "Unknown merge strategy") || strings.Contains(msg, "The merge options has wrong type")
 }
 
 var lookupFailedPrefix = regexp.MustCompile(`^Lookup of key '.*?' failed: `)
