@@ -94,6 +94,8 @@ type Config struct {
 	// written (SEED/ as generated, SEED-KEY/ reduced to its one check).
 	Save string
 	Log  io.Writer // progress, one line per case; nil for none
+	// ReportKnown reports the known differences as new ones.
+	ReportKnown bool
 	// Case, when set, is run instead of generated ones (N is then 1).
 	Case *Case
 }
@@ -141,7 +143,7 @@ func (r *Runner) Fuzz(cfg Config) Summary {
 		known, fresh := 0, 0
 		seen := map[string]bool{} // one reduction per signature and case
 		for _, d := range ds {
-			if d.Known != "" {
+			if d.Known != "" && !cfg.ReportKnown {
 				s.Known[d.Known]++
 				known++
 				continue

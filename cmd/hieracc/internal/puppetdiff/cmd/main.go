@@ -26,6 +26,7 @@ func main() {
 	globOrder := flag.Bool("glob-order", false, "generate ** globs where the known glob-order difference (#17.3) shows")
 	convertTo := flag.Bool("convert-to", false, "generate lookup_options with convert_to (issue #10)")
 	quiet := flag.Bool("q", false, "print only differences and the summary")
+	all := flag.Bool("all", false, "report the known differences (puppetdiff.Known) as new ones")
 	caseDir := flag.String("case", "", "run the case in this folder (files and checks.yaml) instead of generated ones")
 	flag.Parse()
 
@@ -50,7 +51,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "puppetdiff:", err)
 		os.Exit(2)
 	}
-	cfg := puppetdiff.Config{Seed: *seed, N: *n, Budget: *budget, Save: *save, Log: os.Stdout,
+	cfg := puppetdiff.Config{Seed: *seed, N: *n, Budget: *budget, Save: *save, Log: os.Stdout, ReportKnown: *all,
 		Gen: puppetdiff.GenOptions{GlobOrder: *globOrder, ConvertTo: *convertTo}}
 	if *quiet {
 		cfg.Log = nil
