@@ -96,6 +96,8 @@ type Config struct {
 	Log  io.Writer // progress, one line per case; nil for none
 	// ReportKnown reports the known differences as new ones.
 	ReportKnown bool
+	// Stop, when closed, ends the run after the case under way.
+	Stop <-chan struct{}
 	// Case, when set, is run instead of generated ones (N is then 1).
 	Case *Case
 }
@@ -124,6 +126,11 @@ func (r *Runner) Fuzz(cfg Config) Summary {
 		}
 	}
 	for i := range cfg.N {
+		select {
+		case <-cfg.Stop:
+			return s
+		default:
+		}
 		seed := cfg.Seed + uint64(i)
 		var c *Case
 		if cfg.Case != nil {

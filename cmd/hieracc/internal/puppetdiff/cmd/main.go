@@ -12,7 +12,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"sort"
+	"syscall"
 
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/puppetdiff"
 )
@@ -63,10 +65,16 @@ func main() {
 		}
 		cfg.N = 1
 	}
+	// An interrupt ends the run after the case under way, with the summary.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	stop := make(chan struct{})
+	go func() { <-sig; close(stop) }()
+	cfg.Stop = stop
 	s := r.Fuzz(cfg)
 
 	fmt.Printf("\n%d cases (seeds %d..%d), %d checks: %d new differences, %d troubles\n",
-		s.Cases, *seed, *seed+uint64(*n)-1, s.Checks, len(s.New), len(s.Trouble))
+		s.Cases, *seed, *seed+uint64(s.Cases)-1, s.Checks, len(s.New), len(s.Trouble))
 	names := make([]string, 0, len(s.Known))
 	for k := range s.Known {
 		names = append(names, k)
