@@ -147,12 +147,13 @@ func (r *Runner) Fuzz(cfg Config) Summary {
 			continue
 		}
 		s.Checks += len(c.Checks)
-		known, fresh := 0, 0
+		var known []string
+		fresh := 0
 		seen := map[string]bool{} // one reduction per signature and case
 		for _, d := range ds {
 			if d.Known != "" && !cfg.ReportKnown {
 				s.Known[d.Known]++
-				known++
+				known = append(known, d.Known)
 				continue
 			}
 			fresh++
@@ -168,7 +169,7 @@ func (r *Runner) Fuzz(cfg Config) Summary {
 		if fresh > 0 {
 			r.save(cfg, fmt.Sprint(seed), c)
 		}
-		logf("seed %d: %d checks, %d differ (%d known)", seed, len(c.Checks), len(ds), known)
+		logf("seed %d: %d checks, %d differ (%d known%s)", seed, len(c.Checks), len(ds), len(known), strings.Join(append([]string{""}, known...), "; "))
 	}
 	return s
 }
