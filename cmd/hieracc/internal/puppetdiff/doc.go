@@ -35,8 +35,10 @@
 // A Puppet process answering many checks keeps some state between them (its
 // environment cache, the global layer's config), so every finding is
 // confirmed with a fresh process (../shared/puppet/lookup-case) before it is
-// reported. A finding becomes a case of testdata/conformance (checks.yaml,
-// expected.yaml from gen-expected.rb, README.md) once hieracc is fixed.
+// reported. A finding becomes a case (checks.yaml, expected.yaml from
+// testdata/conformance/gen-expected.rb, README.md with the rule): in
+// testdata/conformance, where it always runs, once hieracc passes it; until
+// then in testdata/pending here, which no test runs.
 //
 // # Found so far (besides issue #17's)
 //
