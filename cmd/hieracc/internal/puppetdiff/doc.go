@@ -51,4 +51,17 @@
 // N2. A key that no level holds, but whose lookup_options merge is invalid:
 // Puppet fails (it resolves the key's merge before it searches); hieracc
 // says not found. With a lookup-time --merge both say not found.
+//
+// N3. The type name of an infinite float in a merge's type error: Puppet
+// prints Float[Infinity] and Float[default, -Infinity]; hieracc
+// Float[Infinity, Infinity] and Float[-Infinity, -Infinity]
+// (format/hiera/types.go, where compiler/internal/dataload/rtype.go has the
+// rule right).
+//
+// N4. A deep merge with a knockout_prefix turns a NaN met at two levels into
+// "" (deep_merge keeps the source only when its copy without the prefix is
+// == to it, and NaN is not), and [NaN] with [NaN] into []; hieracc keeps NaN
+// (format/hiera/deep.go).
+//
+// The cases of N1-N4 are in testdata/pending.
 package puppetdiff
