@@ -125,7 +125,7 @@ type compilation struct {
 	inputs []string
 	// entries caches entryPos, which parses a file again: explanations
 	// ask it for every key that has lookup_options.
-	entries sync.Map // entryPosKey → [3]int{line, column, found}
+	entries sync.Map // path → *entryPositions
 }
 
 // validModuleName is Puppet's rule for module folder names.

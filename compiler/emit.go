@@ -6,6 +6,7 @@ package compiler
 import (
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
+	"strings"
 )
 
 // sharedKey compiles a key, or reuses the result of a node whose data for
@@ -131,7 +132,8 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 // key may then read other values (see format.Key.Asked). tested is sorted.
 func asksItself(name string, tested []string) bool {
 	for _, t := range tested {
-		if t == name || rootOf(t) == name {
+		// A text whose root is name holds name: the cheap test first.
+		if t == name || strings.Contains(t, name) && rootOf(t) == name {
 			return true
 		}
 	}
@@ -140,6 +142,9 @@ func asksItself(name string, tested []string) bool {
 
 // rootOf is the root key of a key text, "" if it does not parse.
 func rootOf(text string) string {
+	if !strings.ContainsAny(text, ".'\"") {
+		return text // no dots or quotes: the text is its root (hiera.ParseKey)
+	}
 	k, err := hiera.ParseKey(text)
 	if err != nil {
 		return ""

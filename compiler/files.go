@@ -212,42 +212,49 @@ func (df *dataFile) filterModule(module, function string) {
 }
 
 // entryPos finds where a lookup_options entry (or its merge setting) is
-// written in a YAML data file. Only error messages need it, so the file is
-// parsed again rather than keeping every position of every file.
+// written in a YAML data file. Only messages and explanations need it, so
+// positions are not kept with every file: the first call for a file parses
+// it again and keeps the positions of all its lookup_options entries.
 func (c *compilation) entryPos(p, entry string, merge bool) (int, int, bool) {
-	k := entryPosKey{p, entry, merge}
-	if v, ok := c.entries.Load(k); ok {
-		r := v.([3]int)
-		return r[0], r[1], r[2] == 1
+	v, _ := c.entries.LoadOrStore(p, &entryPositions{})
+	ep := v.(*entryPositions)
+	ep.once.Do(func() { ep.at = c.parseEntryPositions(p) })
+	pos, ok := ep.at[entry]
+	if !ok {
+		return 0, 0, false
 	}
-	line, col, ok := c.parseEntryPos(p, entry, merge)
-	r := [3]int{line, col, 0}
-	if ok {
-		r[2] = 1
+	if merge && pos[1].Line > 0 {
+		return pos[1].Line, pos[1].Column, true
 	}
-	c.entries.Store(k, r)
-	return line, col, ok
+	return pos[0].Line, pos[0].Column, true
 }
 
-type entryPosKey struct {
-	path, entry string
-	merge       bool
+// entryPositions are the positions of a file's lookup_options entries.
+type entryPositions struct {
+	once sync.Once
+	at   map[string][2]dataload.Pos // entry → its key, its merge setting's key
 }
 
-func (c *compilation) parseEntryPos(p, entry string, merge bool) (int, int, bool) {
+func (c *compilation) parseEntryPositions(p string) map[string][2]dataload.Pos {
 	src, err := fs.ReadFile(c.fsys, p)
 	if err != nil {
-		return 0, 0, false
+		return nil
 	}
 	root, err := dataload.Node(p, src)
 	if err != nil || root == nil {
-		return 0, 0, false
+		return nil
 	}
-	find := func(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
+	mapping := func(m *yaml.Node) *yaml.Node {
 		for m != nil && m.Kind == yaml.AliasNode {
 			m = m.Alias
 		}
 		if m == nil || m.Kind != yaml.MappingNode {
+			return nil
+		}
+		return m
+	}
+	find := func(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
+		if m = mapping(m); m == nil {
 			return nil, nil
 		}
 		for i := 0; i+1 < len(m.Content); i += 2 {
@@ -258,14 +265,21 @@ func (c *compilation) parseEntryPos(p, entry string, merge bool) (int, int, bool
 		return nil, nil
 	}
 	_, opts := find(root, lookupOptionsKey)
-	k, v := find(opts, entry)
-	if k == nil {
-		return 0, 0, false
+	opts = mapping(opts)
+	if opts == nil {
+		return nil
 	}
-	if merge {
-		if mk, _ := find(v, "merge"); mk != nil {
-			k = mk
+	at := map[string][2]dataload.Pos{}
+	for i := 0; i+1 < len(opts.Content); i += 2 {
+		k, v := opts.Content[i], opts.Content[i+1]
+		if _, seen := at[k.Value]; seen {
+			continue // the first, as the search above found it
 		}
+		pos := [2]dataload.Pos{{Line: k.Line, Column: k.Column}}
+		if mk, _ := find(v, "merge"); mk != nil {
+			pos[1] = dataload.Pos{Line: mk.Line, Column: mk.Column}
+		}
+		at[k.Value] = pos
 	}
-	return k.Line, k.Column, true
+	return at
 }

@@ -477,6 +477,9 @@ func (e *GlobalError) Unwrap() error { return e.Err }
 // included) Puppet's "Lookup of key 'key' failed: " prefix; other errors
 // are returned as they are.
 func InLookupOf(key string, err error) error {
+	if err == nil {
+		return nil // the common case, without errors.As's allocation
+	}
 	var ge *GlobalError
 	if errors.As(err, &ge) {
 		return fmt.Errorf("Lookup of key '%s' failed: %s", key, ge.Err.Error())
