@@ -53,10 +53,8 @@
 // says not found. With a lookup-time --merge both say not found.
 //
 // N3. The type name of an infinite float in a merge's type error: Puppet
-// prints Float[Infinity] and Float[default, -Infinity]; hieracc
-// Float[Infinity, Infinity] and Float[-Infinity, -Infinity]
-// (format/hiera/types.go, where compiler/internal/dataload/rtype.go has the
-// rule right).
+// prints Float[Infinity] and Float[default, -Infinity]. Fixed; pinned by
+// testdata/conformance/merge-type-infinity.
 //
 // N4. A deep merge with a knockout_prefix turns a NaN met at two levels into
 // "" (deep_merge keeps the source only when its copy without the prefix is
