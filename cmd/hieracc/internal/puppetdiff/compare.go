@@ -96,11 +96,6 @@ var Known = []struct {
 	{"N2 bad lookup_options merge of a key without data", func(d Difference) bool {
 		return d.Hieracc.Status == "not_found" && badMergeOptions(d.Puppet.Message)
 	}},
-	{"N4 NaN under a knockout_prefix", func(d Difference) bool {
-		// Puppet's merge made it "" (or dropped it); hieracc kept it, and
-		// JSON cannot hold it.
-		return d.Puppet.Status == "value" && strings.Contains(d.Hieracc.Message, "NaN not allowed in JSON")
-	}},
 }
 
 // badMergeOptions says the message is Puppet's about a lookup_options merge.

@@ -58,8 +58,8 @@
 //
 // N4. A deep merge with a knockout_prefix turns a NaN met at two levels into
 // "" (deep_merge keeps the source only when its copy without the prefix is
-// == to it, and NaN is not), and [NaN] with [NaN] into []; hieracc keeps NaN
-// (format/hiera/deep.go).
+// == to it, and NaN is not), and [NaN] with [NaN] into []. Fixed; pinned by
+// testdata/conformance/merge-deep-knockout-nan.
 //
-// The cases of N1-N4 are in testdata/pending.
+// The cases of the findings not fixed yet are in testdata/pending.
 package puppetdiff
