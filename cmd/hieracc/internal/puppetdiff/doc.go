@@ -46,7 +46,8 @@
 // `knockout_prefix`, an unknown strategy) and whose value interpolates
 // itself (`k: {sub: "%{alias('k')}"}`): Puppet fails on the merge options
 // (the nested lookup resolves them before its recursion guard), even under a
-// lookup-time --merge; hieracc reports the recursion.
+// lookup-time --merge. Fixed; pinned by
+// testdata/conformance/lookup-options-invalid-merge-before-recursion.
 //
 // N2. A key that no level holds, but whose lookup_options merge is invalid:
 // Puppet fails (it resolves the key's merge before it searches); hieracc

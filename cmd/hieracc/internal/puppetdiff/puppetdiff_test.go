@@ -184,7 +184,6 @@ func TestCompare(t *testing.T) {
 		{"#17.1 masked", "k", e("Lookup of key 'k' failed: Recursive lookup detected in [k, h.x]"), e("The second element of the merge has wrong type"), "message", "#17.1 recursion missed"},
 		{"#17.2", "n.port", v(`false`), e("Recursive lookup detected in [n]"), "status", "#17.2 recursion where Puppet has none"},
 		{"#17.2 dig", "c.list.0", e("Data Provider type mismatch: Got Array"), e("Lookup of key 'c' failed: Recursive lookup detected in [c]"), "message", "#17.2 recursion where Puppet has none"},
-		{"N1", "str", e(" The merge options has wrong type, unrecognized key 'knockout_prefix'"), e("Lookup of key 'str' failed: Recursive lookup detected in [str]"), "message", "N1 bad lookup_options merge before recursion"},
 		{"N2", "a", e("Unknown merge strategy: 'deeep'"), nf, "status", "N2 bad lookup_options merge of a key without data"},
 		{"#17.4 value", "m::k.x", v(`1`), nf, "status", "#17.4 dotted key into default_hierarchy"},
 		{"#17.4 error", "m::k.x", e("Data Provider type mismatch: Got String"), nf, "status", "#17.4 dotted key into default_hierarchy"},
