@@ -337,8 +337,19 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	if text == lookupOptionsKey || strings.HasPrefix(text, lookupOptionsKey+".") {
 		return nil, errNotFound
 	}
-	// Puppet tests the key against the stack before anything else, in the
-	// global layer's provider, whose error handler prefixes the key of
+	k, err := n.parseExpr(text)
+	if err != nil {
+		return nil, asFormatError(err)
+	}
+	// A nested lookup has no lookup-time merge: Puppet reads the key's
+	// lookup_options and builds its merge strategy (LookupAdapter#lookup,
+	// then do_lookup) before any data provider runs, so a bad merge there
+	// fails before the recursion test.
+	if _, ferr := n.mergeOfKey(k); ferr != nil {
+		return nil, ferr
+	}
+	// Puppet tests the key against the stack before any data is read, in
+	// the global layer's provider, whose error handler prefixes the key of
 	// this lookup (the one that met the cycle).
 	if n.onStack(text) {
 		return nil, lookupError(fmt.Sprintf("Lookup of key '%s' failed: Recursive lookup detected in [%s]", text, strings.Join(n.stack, ", ")))
@@ -348,10 +359,6 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	if e, ok := n.memo[text]; ok && n.holds(e.tested) {
 		n.secret = n.secret || e.secret
 		return e.value, nil
-	}
-	k, err := n.parseExpr(text)
-	if err != nil {
-		return nil, asFormatError(err)
 	}
 	if len(k.Segments) == 0 {
 		if i, ok := slices.BinarySearchFunc(n.keys, text, func(k format.Key, name string) int { return strings.Compare(k.Name, name) }); ok && n.keys[i].Err == nil && n.holds(n.keyChecks[text]) {
@@ -414,13 +421,9 @@ func sensitiveError(key string) *format.Error {
 // into it, falling back to the module's default_hierarchy when nothing
 // has the root key or digging finds nothing, as Puppet does.
 func (n *nodeRun) resolveKey(text string, k hiera.Key) (any, bool, *format.Error) {
-	opts, oerr := n.keyOptions(k.Module)
-	if oerr != nil {
-		return nil, false, oerr
-	}
-	merge, merr := opts.mergeOf(k.Root)
-	if merr != nil {
-		return nil, false, asFormatError(merr)
+	merge, ferr := n.mergeOfKey(k)
+	if ferr != nil {
+		return nil, false, ferr
 	}
 	layers := n.layersFor(k.Module)
 	v, found, err := hiera.Resolve(merge, hierarchies(layers), n.leaf(k.Root, text, layers[0], layers[1], layers[2], false))
@@ -434,12 +437,25 @@ func (n *nodeRun) resolveKey(text string, k hiera.Key) (any, bool, *format.Error
 	if found {
 		return v, true, nil
 	}
-	v, found, ferr := n.resolveDefault(k)
+	v, found, ferr = n.resolveDefault(k)
 	if ferr != nil || !found {
 		return nil, false, ferr
 	}
 	v, found, err = k.Dig(v)
 	return v, found, asFormatError(err)
+}
+
+// mergeOfKey is the merge the lookup_options of k's root key configure.
+func (n *nodeRun) mergeOfKey(k hiera.Key) (format.Merge, *format.Error) {
+	opts, oerr := n.keyOptions(k.Module)
+	if oerr != nil {
+		return format.Merge{}, oerr
+	}
+	merge, merr := opts.mergeOf(k.Root)
+	if merr != nil {
+		return format.Merge{}, asFormatError(merr)
+	}
+	return merge, nil
 }
 
 // resolveDefault searches the module's default_hierarchy, under its own

@@ -68,11 +68,20 @@ func (o *deepOpts) koMatch(s string) bool {
 	return strings.HasPrefix(s, o.ko) || strings.Contains(s, "\n"+o.ko)
 }
 
-// knockedOut is the gsub test: a string with the prefix at a line start,
-// and what is left once every such prefix is removed.
-func (o *deepOpts) knockedOut(v any) (item string, ok bool) {
+// knockedOut is the test of the array branch's delete_if, `item != ko_item`
+// where item is ko_item.gsub(prefix, "") for a string and ko_item itself
+// otherwise: a string with the prefix at a line start, and what is left
+// once every such prefix is removed; or a NaN, which is never == itself
+// (item is then the NaN).
+func (o *deepOpts) knockedOut(v any) (item any, ok bool) {
+	if o.ko == "" {
+		return nil, false
+	}
+	if isNaN(v) {
+		return v, true
+	}
 	s, isStr := v.(string)
-	if !isStr || o.ko == "" {
+	if !isStr {
 		return "", false
 	}
 	if o.koRe != nil {
@@ -141,14 +150,14 @@ func (o *deepOpts) merge(src, dst any) (any, error) {
 			// A non-array destination is overwritten (after a bare prefix
 			// clears it, which changes nothing then).
 			if o.ko != "" {
-				srcArr = removeString(srcArr, o.ko)
+				srcArr = removeAll(srcArr, o.ko)
 			}
 			return o.overwrite(srcArr), nil
 		}
 		// d and srcArr are only ever replaced, never modified in place.
 		if o.ko != "" && containsString(srcArr, o.ko) {
 			// A bare prefix clears the destination and leaves the source.
-			srcArr = removeString(srcArr, o.ko)
+			srcArr = removeAll(srcArr, o.ko)
 			d = []any{}
 		}
 		srcArr, d = o.knockout(srcArr, d)
@@ -158,9 +167,9 @@ func (o *deepOpts) merge(src, dst any) (any, error) {
 }
 
 // knockout is the source.delete_if loop of the array branch, for a source
-// and destination that are different arrays: each prefixed string leaves
-// the source and removes itself and its unprefixed form from the
-// destination.
+// and destination that are different arrays: each prefixed string (and
+// each NaN, see knockedOut) leaves the source and removes itself and its
+// unprefixed form from the destination.
 func (o *deepOpts) knockout(src, dst []any) ([]any, []any) {
 	if o.ko == "" {
 		return src, dst
@@ -168,8 +177,8 @@ func (o *deepOpts) knockout(src, dst []any) ([]any, []any) {
 	var kept []any
 	for _, e := range src {
 		if item, ko := o.knockedOut(e); ko {
-			dst = removeString(dst, item)
-			dst = removeString(dst, e.(string))
+			dst = removeAll(dst, item)
+			dst = removeAll(dst, e)
 			continue
 		}
 		kept = append(kept, e)
@@ -212,7 +221,10 @@ func (o *deepOpts) union(src, dst []any, pair func(src, dst any) (any, error)) (
 
 // overwrite is overwrite_unmergeables: the source replaces the
 // destination, except that with a knockout prefix a prefixed string
-// becomes "" and an array loses its prefixed strings.
+// becomes "" and an array loses its prefixed strings. Ruby tells the
+// source is unchanged by src_tmp == source, which NaN never is: it becomes
+// "" too. (An array is the source itself once delete_if has run, and
+// Array#== holds for one object, NaN elements or not.)
 func (o *deepOpts) overwrite(src any) any {
 	if o.ko == "" {
 		return src
@@ -221,6 +233,10 @@ func (o *deepOpts) overwrite(src any) any {
 	case string:
 		if _, ko := o.knockedOut(s); ko {
 			return ""
+		}
+	case float64:
+		if isNaN(s) {
+			return "" // Ruby keeps the source only if src_tmp == source
 		}
 	case []any:
 		// Here Ruby tests String#match, not whether gsub changed anything.
@@ -252,7 +268,7 @@ func (o *deepOpts) mergeIntoDup(v any) (any, error) {
 		srcArr := s
 		d := s // the dup; like srcArr, replaced but never modified in place
 		if o.ko != "" && containsString(srcArr, o.ko) {
-			srcArr = removeString(srcArr, o.ko)
+			srcArr = removeAll(srcArr, o.ko)
 			d = []any{}
 		}
 		srcArr, d = o.knockout(srcArr, d)
@@ -323,10 +339,10 @@ func (o *deepOpts) mergeSelf(x any) (any, error) {
 			return rubySort(a)
 		}
 		return a, nil
-	case string:
-		return o.overwrite(s), nil
+	case nil, bool:
+		return x, nil
 	}
-	return x, nil
+	return o.overwrite(x), nil // a string's prefix, a NaN
 }
 
 // selfKnockout runs source.delete_if { ... dest.delete(...) } where source
@@ -340,7 +356,7 @@ func (o *deepOpts) selfKnockout(src []any) []any {
 		v := a[i1]
 		if item, ko := o.knockedOut(v); ko {
 			a = rubyDelete(a, item)
-			a = rubyDelete(a, v.(string))
+			a = rubyDelete(a, v)
 			continue
 		}
 		if i1 != i2 {
@@ -363,11 +379,12 @@ func (o *deepOpts) selfKnockout(src []any) []any {
 	return a
 }
 
-// rubyDelete is Array#delete(s) in place: every element == s goes.
-func rubyDelete(a []any, s string) []any {
+// rubyDelete is Array#delete(v) in place: every element deleted by v
+// goes.
+func rubyDelete(a []any, v any) []any {
 	j := 0
 	for _, e := range a {
-		if es, ok := e.(string); ok && es == s {
+		if deletes(v, e) {
 			continue
 		}
 		a[j] = e
@@ -377,20 +394,43 @@ func rubyDelete(a []any, s string) []any {
 	return a[:j]
 }
 
-// removeString returns a without the strings equal to s (Array#delete on
+// removeAll returns a without the elements deleted by v (Array#delete on
 // a copy); a itself when nothing matches.
-func removeString(a []any, s string) []any {
-	if !containsString(a, s) {
+func removeAll(a []any, v any) []any {
+	n := 0
+	for _, e := range a {
+		if !deletes(v, e) {
+			n++
+		}
+	}
+	if n == len(a) {
 		return a
 	}
-	out := make([]any, 0, len(a))
+	out := make([]any, 0, n)
 	for _, e := range a {
-		if es, ok := e.(string); ok && es == s {
-			continue
+		if !deletes(v, e) {
+			out = append(out, e)
 		}
-		out = append(out, e)
 	}
 	return out
+}
+
+// deletes says whether Array#delete(v) removes e, for the v deep_merge
+// deletes: a string removes equal strings; a NaN removes every NaN, as
+// rb_equal tests identity first and every NaN Puppet reads from YAML is
+// the one object Float::NAN.
+func deletes(v, e any) bool {
+	if isNaN(v) {
+		return isNaN(e)
+	}
+	vs, ok := v.(string)
+	es, eok := e.(string)
+	return ok && eok && vs == es
+}
+
+func isNaN(v any) bool {
+	f, ok := v.(float64)
+	return ok && f != f
 }
 
 func containsString(a []any, s string) bool {

@@ -1,11 +1,14 @@
 package hiera
 
 import (
+	"math"
 	"testing"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ruby"
 )
+
+var nan = math.NaN()
 
 // Expectations are Puppet 7.23's DeepMergeStrategy#merge (deep_merge gem
 // 1.1.1) on these values: e1 is the higher-priority value.
@@ -61,6 +64,19 @@ func TestDeepMerge(t *testing.T) {
 		{name: "knockout array over a string", merge: ko, e1: a("--a", "b"), e2: "str", want: a("b")},
 		// ^ matches at every line start.
 		{name: "knockout on a later line", merge: ko, e1: "x\n--y", e2: a("a"), want: ""},
+		// With a prefix, deep_merge keeps an overwriting source only if its
+		// prefix-stripped copy == it, and drops an array element whose
+		// stripped copy != it; NaN is never == itself, and Array#delete
+		// removes every NaN (all are the one Float::NAN). Each want is what
+		// DeepMerge.deep_merge! (the gem Puppet 7.23 runs) returns.
+		{name: "knockout NaN over a value", merge: ko, e1: h("l", nan), e2: h("l", int64(1)), want: h("l", "")},
+		{name: "knockout NaN in a new key", merge: ko, e1: h("l", nan), e2: h(), want: h("l", "")},
+		{name: "knockout NaN in a new nested key", merge: ko, e1: h("l", h("a", nan)), e2: h(), want: h("l", h("a", ""))},
+		{name: "knockout NaN arrays", merge: ko, e1: h("l", a(nan)), e2: h("l", a(nan)), want: h("l", a())},
+		{name: "knockout NaN in a new key's array", merge: ko, e1: h("l", a(nan)), e2: h(), want: h("l", a())},
+		{name: "knockout NaN removes every NaN", merge: ko, e1: a(nan, int64(1)), e2: a(nan, int64(2), nan, a(nan)), want: a(int64(2), a(nan), int64(1))},
+		{name: "knockout NaN array over a string", merge: ko, e1: h("l", a(nan)), e2: h("l", "x"), want: h("l", a(nan))},
+		{name: "NaN without a prefix", merge: mDeep, e1: h("l", nan, "m", a(nan)), e2: h("l", int64(1), "m", a(nan)), want: h("l", nan, "m", a(nan))},
 
 		{name: "hash arrays by position", merge: mha, e1: a(h("a", int64(1))), e2: a(h("b", int64(2)), h("c", int64(3))),
 			want: a(h("b", int64(2), "a", int64(1)), h("c", int64(3)))},

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/hieracc/hieracc/format"
 )
@@ -47,7 +48,9 @@ var cmpValues = cmp.Transformer("hash", func(m *format.Hash) []hashEntry {
 	return out
 })
 
-func diffValues(want, got any) string { return cmp.Diff(want, got, cmpValues) }
+// diffValues compares values as Puppet sees them; every NaN is the one
+// object Float::NAN there, so NaNs compare equal.
+func diffValues(want, got any) string { return cmp.Diff(want, got, cmpValues, cmpopts.EquateNaNs()) }
 
 // envLookup resolves key over an environment hierarchy with one location
 // per level (the layout of the conformance cases), an absent module layer

@@ -46,22 +46,21 @@
 // `knockout_prefix`, an unknown strategy) and whose value interpolates
 // itself (`k: {sub: "%{alias('k')}"}`): Puppet fails on the merge options
 // (the nested lookup resolves them before its recursion guard), even under a
-// lookup-time --merge; hieracc reports the recursion.
+// lookup-time --merge. Fixed; pinned by
+// testdata/conformance/lookup-options-invalid-merge-before-recursion.
 //
 // N2. A key that no level holds, but whose lookup_options merge is invalid:
 // Puppet fails (it resolves the key's merge before it searches); hieracc
 // says not found. With a lookup-time --merge both say not found.
 //
 // N3. The type name of an infinite float in a merge's type error: Puppet
-// prints Float[Infinity] and Float[default, -Infinity]; hieracc
-// Float[Infinity, Infinity] and Float[-Infinity, -Infinity]
-// (format/hiera/types.go, where compiler/internal/dataload/rtype.go has the
-// rule right).
+// prints Float[Infinity] and Float[default, -Infinity]. Fixed; pinned by
+// testdata/conformance/merge-type-infinity.
 //
 // N4. A deep merge with a knockout_prefix turns a NaN met at two levels into
 // "" (deep_merge keeps the source only when its copy without the prefix is
-// == to it, and NaN is not), and [NaN] with [NaN] into []; hieracc keeps NaN
-// (format/hiera/deep.go).
+// == to it, and NaN is not), and [NaN] with [NaN] into []. Fixed; pinned by
+// testdata/conformance/merge-deep-knockout-nan.
 //
-// The cases of N1-N4 are in testdata/pending.
+// The cases of the findings not fixed yet are in testdata/pending.
 package puppetdiff
