@@ -6,17 +6,20 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/signal"
 	"path"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/compiler/facts"
 	"github.com/hieracc/hieracc/format"
 	"golang.org/x/sync/errgroup"
 )
@@ -36,7 +39,7 @@ func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 
 type compileFlags struct {
 	env, modules, global, environment, out string
-	facts                                  stringList
+	facts, factOverrides                   stringList
 	keepGoing, strict, full                bool
 	jobs                                   int
 }
@@ -49,6 +52,7 @@ func runCompile(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.global, "global", "", "")
 	fl.StringVar(&f.environment, "environment", "production", "")
 	fl.Var(&f.facts, "facts", "")
+	fl.Var(&f.factOverrides, "fact-override", "")
 	fl.StringVar(&f.out, "out", "", "")
 	fl.BoolVar(&f.keepGoing, "keep-going", false, "")
 	fl.BoolVar(&f.strict, "strict", false, "")
@@ -73,6 +77,10 @@ func runCompile(c *cmdEnv, args []string) int {
 	case f.environment == "":
 		return c.usageError("--environment must not be empty")
 	}
+	overrides, err := parseOverrides(f.factOverrides)
+	if err != nil {
+		return c.usageError("%v", err)
+	}
 
 	// A compile allocates much and keeps little (each node's results are
 	// written and dropped): collecting half as often as Go's default saves
@@ -88,7 +96,10 @@ func runCompile(c *cmdEnv, args []string) int {
 		c.errorf("%v", err)
 		return exitFail
 	}
-	factsFiles, factErrs := listFacts(f.facts)
+	// Every facts file is read (a file may hold many nodes, named only
+	// inside it); the incremental check below then keeps only the nodes
+	// to compile again.
+	loaded, factProbs := loadNodes(f.facts, overrides)
 
 	// Incremental: when OUT holds an earlier compile of the same inputs but
 	// for a few files, recompile only the nodes those files (or their
@@ -104,17 +115,28 @@ func runCompile(c *cmdEnv, args []string) int {
 	}
 	cur := &buildState{Version: stateVersion, Binary: binaryDigest(), Files: files, Stats: stats,
 		Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s", f.environment, in.ModulesDir, in.GlobalDir)}
-	// Facts are compared by their files' bytes, so that an incremental
-	// run parses only the facts of the nodes it compiles.
-	facts := map[string]string{}
-	certnames := make([]string, len(factsFiles))
-	sums := make([]string, len(factsFiles))
-	forEach(len(factsFiles), func(i int) { sums[i] = fileDigest(factsFiles[i].path) })
-	for i, ff := range factsFiles {
-		certnames[i] = ff.certname
-		facts[ff.certname] = sums[i]
+	if len(f.factOverrides) > 0 {
+		cur.Settings += ";fact-override=" + strings.Join(f.factOverrides, "\x00")
 	}
-	dirty, full := prev.changedNodes(cur, certnames, facts)
+	// A node's facts are compared by the bytes of the file that holds
+	// them (with every other node of that file).
+	factSums := map[string]string{}
+	certnames := make([]string, len(loaded))
+	sources := map[string]string{}
+	for _, n := range loaded {
+		sources[n.File] = ""
+	}
+	srcList := slices.Sorted(maps.Keys(sources))
+	sums := make([]string, len(srcList))
+	forEach(len(srcList), func(i int) { sums[i] = fileDigest(srcList[i]) })
+	for i, src := range srcList {
+		sources[src] = sums[i]
+	}
+	for i, n := range loaded {
+		certnames[i] = n.Name
+		factSums[n.Name] = sources[n.File]
+	}
+	dirty, full := prev.changedNodes(cur, certnames, factSums)
 	var unchanged []string
 	if !full {
 		intact := make([]bool, len(certnames))
@@ -130,8 +152,12 @@ func runCompile(c *cmdEnv, args []string) int {
 			}
 		}
 	}
-	nodes, _, parseErrs := parseFacts(factsFiles, func(name string) bool { return full || dirty[name] })
-	factErrs = append(factErrs, parseErrs...)
+	var nodes []compiler.Node
+	for _, n := range loaded {
+		if full || dirty[n.Name] {
+			nodes = append(nodes, n.Node)
+		}
+	}
 	in.Nodes = nodes
 	rec := newStateRecorder(cur)
 
@@ -148,7 +174,7 @@ func runCompile(c *cmdEnv, args []string) int {
 		keysMu.Lock()
 		keys += len(b.Keys)
 		keysMu.Unlock()
-		rec.record(b, facts[b.Node])
+		rec.record(b, factSums[b.Node])
 		return w.stage(b)
 	}
 
@@ -162,10 +188,6 @@ func runCompile(c *cmdEnv, args []string) int {
 
 	// Report. Every message names files the way the user typed them.
 	errs, warns, promoted := 0, 0, 0
-	for _, msg := range factErrs {
-		fmt.Fprintln(c.stderr, msg)
-		errs++
-	}
 	count := func(isErr bool) {
 		switch {
 		case isErr:
@@ -176,6 +198,10 @@ func runCompile(c *cmdEnv, args []string) int {
 		default:
 			warns++
 		}
+	}
+	for _, p := range factProbs {
+		count(!p.Warning)
+		fmt.Fprintln(c.stderr, p.String())
 	}
 	for _, d := range res.Diagnostics {
 		count(d.Severity == compiler.Error)
@@ -322,130 +348,40 @@ func cleanPathErr(err error) error {
 	return err
 }
 
-// loadNodes reads every facts file the --facts arguments name. Files that
-// cannot be loaded are reported in errs and left out of nodes.
-func loadNodes(args []string) (nodes []compiler.Node, fsys *inputFS, errs []string) {
-	files, errs := listFacts(args)
-	nodes, fsys, perrs := parseFacts(files, nil)
-	return nodes, fsys, append(errs, perrs...)
+// loadedNode is a node whose facts were read, and the file they are in.
+type loadedNode struct {
+	compiler.Node
+	File string
 }
 
-// factsFile is one node's facts file.
-type factsFile struct{ path, certname string }
-
-// listFacts finds the facts files that args name (files and folders),
-// refusing two files for one certname.
-func listFacts(args []string) (files []factsFile, errs []string) {
-	seen := map[string]string{} // absolute path -> certname, to skip a file named twice
-	byName := map[string]string{}
-	add := func(p string) {
-		abs, err := filepath.Abs(p)
+// loadNodes reads every node's facts from the files and folders args name
+// (package facts), with the overrides applied. Nodes whose facts cannot
+// be read are reported in probs and left out.
+func loadNodes(args []string, ovs []facts.Override) (nodes []loadedNode, probs []facts.Problem) {
+	read, probs := facts.Load(args)
+	for _, n := range read {
+		fs, err := facts.Apply(n.Facts, ovs)
 		if err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %v", p, err))
-			return
+			probs = append(probs, facts.Problem{File: n.Source, Line: n.Line, Column: n.Column, Node: n.Certname, Message: err.Error()})
+			continue
 		}
-		if _, dup := seen[abs]; dup {
-			return
-		}
-		base := filepath.Base(p)
-		name := strings.TrimSuffix(base, filepath.Ext(base))
-		seen[abs] = name
-		if first, dup := byName[name]; dup {
-			errs = append(errs, fmt.Sprintf("%s: facts for node %s are also in %s: one file per certname", p, name, first))
-			return
-		}
-		byName[name] = p
-		files = append(files, factsFile{p, name})
+		n.Facts = fs
+		nodes = append(nodes, loadedNode{compiler.NodeOf(n), n.Source})
 	}
-	for _, arg := range args {
-		st, err := os.Stat(arg)
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("--facts: %v", cleanPathErr(err)))
-			continue
-		}
-		if !st.IsDir() {
-			if !isFactsFile(arg) {
-				errs = append(errs, fmt.Sprintf("%s: a facts file must be named <certname>.yaml, .yml or .json", arg))
-				continue
-			}
-			add(arg)
-			continue
-		}
-		entries, err := os.ReadDir(arg) // sorted by name
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("--facts: %v", cleanPathErr(err)))
-			continue
-		}
-		n := 0
-		for _, e := range entries {
-			if !e.IsDir() && isFactsFile(e.Name()) {
-				add(filepath.Join(arg, e.Name()))
-				n++
-			}
-		}
-		if n == 0 {
-			errs = append(errs, fmt.Sprintf("%s: no facts files (*.yaml, *.yml, *.json) in this folder", arg))
-		}
-	}
-	return files, errs
+	return nodes, probs
 }
 
-// parseFacts loads the facts files, or only those whose certname want
-// accepts (want nil: all of them).
-func parseFacts(files []factsFile, want func(certname string) bool) (nodes []compiler.Node, fsys *inputFS, errs []string) {
-	// Each file is shown to LoadFacts under its own name, through an
-	// inputFS of that one file (folder i holds the i-th file: two folders
-	// may hold files of one name). One small FS per file keeps loading
-	// linear: a fleet has tens of thousands of facts files.
-	inFS := func(i int) string { return fmt.Sprintf("%d/%s", i, filepath.Base(files[i].path)) }
-	mountOf := func(i int) mount {
-		return mount{name: inFS(i), real: files[i].path, isFile: true, display: filepath.Clean(files[i].path)}
-	}
-	var ms []mount
-	for i := range files {
-		ms = append(ms, mountOf(i))
-	}
-	fsys = newInputFS(ms)
-	type parsed struct {
-		node compiler.Node
-		errs []string
-		ok   bool
-	}
-	out := make([]parsed, len(files))
-	forEach(len(files), func(i int) {
-		ff := files[i]
-		if want != nil && !want(ff.certname) {
-			return
+// parseOverrides reads the --fact-override flags.
+func parseOverrides(args []string) ([]facts.Override, error) {
+	var ovs []facts.Override
+	for _, a := range args {
+		o, err := facts.ParseOverride(a)
+		if err != nil {
+			return nil, err
 		}
-		one := newInputFS([]mount{mountOf(i)})
-		n, ds := compiler.LoadFacts(one, inFS(i))
-		n.Name = ff.certname
-		n.Source = filepath.Clean(ff.path)
-		bad := false
-		for _, d := range ds {
-			d.File = one.display(d.File)
-			// Messages quote the file as LoadFacts saw it, too.
-			d.Message = strings.ReplaceAll(d.Message, inFS(i), d.File)
-			out[i].errs = append(out[i].errs, d.String())
-			bad = bad || d.Severity == compiler.Error
-		}
-		out[i].node, out[i].ok = n, !bad && n.Facts != nil
-	})
-	for _, p := range out {
-		errs = append(errs, p.errs...)
-		if p.ok {
-			nodes = append(nodes, p.node)
-		}
+		ovs = append(ovs, o)
 	}
-	return nodes, fsys, errs
-}
-
-func isFactsFile(name string) bool {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".yaml", ".yml", ".json":
-		return true
-	}
-	return false
+	return ovs, nil
 }
 
 // writeBundles writes OUT/<node>.bundle for every bundle, each whole or not

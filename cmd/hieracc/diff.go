@@ -181,7 +181,17 @@ func (f *diffFlags) compileRevisions(tmp string) (oldDir, newDir, oldName, newNa
 	if err != nil {
 		return "", "", "", "", err
 	}
-	nodes, _, factErrs := loadNodes(f.compile.facts)
+	loaded, probs := loadNodes(f.compile.facts, nil)
+	var factErrs []string
+	for _, p := range probs {
+		if !p.Warning {
+			factErrs = append(factErrs, p.String())
+		}
+	}
+	var nodes []compiler.Node
+	for _, n := range loaded {
+		nodes = append(nodes, n.Node)
+	}
 	if len(factErrs) > 0 {
 		return "", "", "", "", fmt.Errorf("facts cannot be loaded; nothing compared:\n%s", strings.Join(factErrs, "\n"))
 	}

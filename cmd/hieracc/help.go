@@ -109,12 +109,21 @@ Flags:
                        flag there is no global layer.
   --environment NAME   the environment's name, as $environment and
                        $server_facts.environment (default "production").
-  --facts PATH...      facts files, or folders of them (every *.yaml, *.yml
-                       and *.json inside, not recursive). A file
-                       <certname>.yaml or <certname>.json holds one node's
-                       facts hash; its name gives the certname, so two files
-                       for one certname are an error. Repeatable; arguments
-                       that are not flags are facts paths too.
+  --facts PATH...      facts files, or folders of them (every *.json, *.yaml,
+                       *.yml and *.facts inside, not recursive; anything else
+                       in the folder is reported). Each file's shape is
+                       detected: a facts hash (facter -j/-y, puppet facts
+                       show, facterdb), whose file name gives the certname;
+                       puppet facts find's JSON or YAML and the server's
+                       facts cache, whose name must match the file's; PuppetDB
+                       exports (factsets, facts, inventory) of many nodes.
+                       A certname given twice is an error. Repeatable;
+                       arguments that are not flags are facts paths too.
+  --fact-override NAME=JSON
+                       set a fact on every node, for "what if" compiles:
+                       os.family='"RedHat"' (dots reach nested facts; the
+                       value is JSON, so a string keeps its quotes).
+                       Repeatable, applied in order.
   --out DIR            where bundles are written (created when missing).
                        Bundles are written to temporary files in OUT, then
                        synced and renamed once all are compiled: no partial

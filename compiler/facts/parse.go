@@ -45,7 +45,9 @@ func Parse(file string, src []byte) ([]Node, []Problem) {
 	case ".yaml", ".yml":
 		root, err := dataload.Node(file, src)
 		if err != nil {
-			return nil, []Problem{d.fromDataload(err)}
+			p := d.fromDataload(err)
+			p.Message = "Unable to parse " + p.Message // as JSON's, and Puppet's yaml_data's
+			return nil, []Problem{p}
 		}
 		if root == nil {
 			return nil, []Problem{d.problem("", "holds no document: a facts file must hold the facts of at least one node")}

@@ -185,7 +185,7 @@ func TestParseRefuses(t *testing.T) {
 		{"YAML null", "f/a.yaml", "~\n", "f/a.yaml: is empty"},
 		{"a string", "f/a.json", `"web"`, "holds a string, not facts"},
 		{"JSON syntax", "f/a.json", `{"a": }`, "f/a.json:1:1: Unable to parse (f/a.json): 859: unexpected token"},
-		{"YAML syntax", "f/a.yaml", "a: [\n", "f/a.yaml:2:1: (f/a.yaml): did not find expected node content"},
+		{"YAML syntax", "f/a.yaml", "a: [\n", "f/a.yaml:2:1: Unable to parse (f/a.yaml): did not find expected node content"},
 		{"YAML file that is JSON-invalid is not guessed", "f/a.json", "role: web\n", "Unable to parse"},
 		{"wrapper without values", "f/web01.json", `{"name":"web01","timestamp":"2026-11-23T20:30:23Z","expiration":"2026-11-23T21:00:23Z"}`,
 			"looks like a wrapper of facts (it has only the fields name, timestamp, expiration)"},
