@@ -116,23 +116,32 @@ func ReadFiles(files []string) ([]Node, []Problem) {
 	_ = g.Wait()
 	var nodes []Node
 	var probs []Problem
-	first := map[string]string{} // certname -> where its facts are
 	for _, r := range out {
 		probs = append(probs, r.probs...)
-		if HasErrors(r.probs) {
-			continue // a file read in part is not read
-		}
-		for _, n := range r.nodes {
-			if prev, dup := first[n.Certname]; dup {
-				probs = append(probs, Problem{File: n.Source, Line: n.Line, Column: n.Column, Node: n.Certname,
-					Message: fmt.Sprintf("facts for node %s are also at %s: one place per certname", n.Certname, prev)})
-				continue
-			}
-			nodes = append(nodes, n)
-			first[n.Certname] = n.Place()
+		if !HasErrors(r.probs) { // a file read in part is not read
+			nodes = append(nodes, r.nodes...)
 		}
 	}
-	return nodes, probs
+	nodes, more := Unique(nodes)
+	return nodes, append(probs, more...)
+}
+
+// Unique returns the nodes without those whose certname an earlier node
+// has, and an error for each of those, naming both places.
+func Unique(nodes []Node) ([]Node, []Problem) {
+	var out []Node
+	var probs []Problem
+	first := map[string]string{} // certname -> where its facts are
+	for _, n := range nodes {
+		if prev, dup := first[n.Certname]; dup {
+			probs = append(probs, Problem{File: n.Source, Line: n.Line, Column: n.Column, Node: n.Certname,
+				Message: fmt.Sprintf("facts for node %s are also at %s: one place per certname", n.Certname, prev)})
+			continue
+		}
+		out = append(out, n)
+		first[n.Certname] = n.Place()
+	}
+	return out, probs
 }
 
 // plainCertname is the certname a file's name gives, for messages about a

@@ -74,6 +74,17 @@ func Parse(file string, src []byte) ([]Node, []Problem) {
 	return d.nodes, d.probs
 }
 
+// Records reads the nodes of a PuppetDB response (or any document already
+// parsed as JSON), v, from source (a URL), as Parse reads a file's.
+func Records(source string, v any) ([]Node, []Problem) {
+	d := &doc{file: source}
+	d.detect(v)
+	if HasErrors(d.probs) {
+		return nil, d.probs
+	}
+	return d.nodes, d.probs
+}
+
 // fileCertname is the certname a file's name gives: its base name less
 // its extension.
 func fileCertname(file string) string {
