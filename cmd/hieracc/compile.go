@@ -20,6 +20,7 @@ import (
 
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/facts"
+	"github.com/hieracc/hieracc/compiler/facts/puppetdb"
 	"github.com/hieracc/hieracc/format"
 	"golang.org/x/sync/errgroup"
 )
@@ -39,6 +40,7 @@ func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 
 type compileFlags struct {
 	env, modules, global, environment, out string
+	puppetdb                               puppetdb.Config
 	facts, factOverrides                   stringList
 	keepGoing, strict, full                bool
 	jobs                                   int
@@ -53,6 +55,11 @@ func runCompile(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.environment, "environment", "production", "")
 	fl.Var(&f.facts, "facts", "")
 	fl.Var(&f.factOverrides, "fact-override", "")
+	fl.StringVar(&f.puppetdb.URL, "puppetdb", "", "")
+	fl.StringVar(&f.puppetdb.Cert, "puppetdb-cert", "", "")
+	fl.StringVar(&f.puppetdb.Key, "puppetdb-key", "", "")
+	fl.StringVar(&f.puppetdb.CACert, "puppetdb-cacert", "", "")
+	fl.StringVar(&f.puppetdb.Query, "puppetdb-query", "", "")
 	fl.StringVar(&f.out, "out", "", "")
 	fl.BoolVar(&f.keepGoing, "keep-going", false, "")
 	fl.BoolVar(&f.strict, "strict", false, "")
@@ -68,8 +75,10 @@ func runCompile(c *cmdEnv, args []string) int {
 	switch {
 	case f.env == "":
 		return c.usageError("--env is required: the environment folder (with hiera.yaml, data/, modules/)")
-	case len(f.facts) == 0:
-		return c.usageError("--facts is required: facts files or folders of them")
+	case len(f.facts) == 0 && f.puppetdb.URL == "":
+		return c.usageError("--facts or --puppetdb is required: where the nodes' facts are")
+	case f.puppetdb.URL == "" && (f.puppetdb.Query != "" || f.puppetdb.Cert != "" || f.puppetdb.Key != "" || f.puppetdb.CACert != ""):
+		return c.usageError("--puppetdb-query, --puppetdb-cert, --puppetdb-key and --puppetdb-cacert need --puppetdb URL")
 	case f.out == "":
 		return c.usageError("--out is required: the folder the bundles are written to")
 	case f.jobs < 0:
@@ -99,7 +108,11 @@ func runCompile(c *cmdEnv, args []string) int {
 	// Every facts file is read (a file may hold many nodes, named only
 	// inside it); the incremental check below then keeps only the nodes
 	// to compile again.
-	loaded, factProbs := loadNodes(f.facts, overrides)
+	loaded, factProbs, err := loadNodes(f.facts, f.puppetdb, overrides)
+	if err != nil {
+		c.errorf("%v", err)
+		return exitFail
+	}
 
 	// Incremental: when OUT holds an earlier compile of the same inputs but
 	// for a few files, recompile only the nodes those files (or their
@@ -124,7 +137,9 @@ func runCompile(c *cmdEnv, args []string) int {
 	certnames := make([]string, len(loaded))
 	sources := map[string]string{}
 	for _, n := range loaded {
-		sources[n.File] = ""
+		if n.File != "" {
+			sources[n.File] = ""
+		}
 	}
 	srcList := slices.Sorted(maps.Keys(sources))
 	sums := make([]string, len(srcList))
@@ -355,20 +370,38 @@ type loadedNode struct {
 }
 
 // loadNodes reads every node's facts from the files and folders args name
-// (package facts), with the overrides applied. Nodes whose facts cannot
-// be read are reported in probs and left out.
-func loadNodes(args []string, ovs []facts.Override) (nodes []loadedNode, probs []facts.Problem) {
-	read, probs := facts.Load(args)
-	for _, n := range read {
+// (package facts) and, when pdb names one, from PuppetDB, with the
+// overrides applied. Nodes whose facts cannot be read are reported in
+// probs and left out; err is set when PuppetDB cannot be asked.
+func loadNodes(args []string, pdb puppetdb.Config, ovs []facts.Override) (nodes []loadedNode, probs []facts.Problem, err error) {
+	var read []facts.Node
+	if len(args) > 0 {
+		read, probs = facts.Load(args)
+	}
+	fromFile := len(read) // read[fromFile:] came from PuppetDB: no file to digest
+	if pdb.URL != "" {
+		fetched, more, err := puppetdb.Fetch(context.Background(), pdb)
+		if err != nil {
+			return nil, nil, err
+		}
+		probs = append(probs, more...)
+		read, more = facts.Unique(append(read, fetched...))
+		probs = append(probs, more...)
+	}
+	for i, n := range read {
 		fs, err := facts.Apply(n.Facts, ovs)
 		if err != nil {
 			probs = append(probs, facts.Problem{File: n.Source, Line: n.Line, Column: n.Column, Node: n.Certname, Message: err.Error()})
 			continue
 		}
 		n.Facts = fs
-		nodes = append(nodes, loadedNode{compiler.NodeOf(n), n.Source})
+		file := n.Source
+		if i >= fromFile {
+			file = "" // compiled every time
+		}
+		nodes = append(nodes, loadedNode{compiler.NodeOf(n), file})
 	}
-	return nodes, probs
+	return nodes, probs, nil
 }
 
 // parseOverrides reads the --fact-override flags.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundlediff"
 	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/compiler/facts/puppetdb"
 )
 
 var diffCmd = &command{
@@ -181,7 +182,10 @@ func (f *diffFlags) compileRevisions(tmp string) (oldDir, newDir, oldName, newNa
 	if err != nil {
 		return "", "", "", "", err
 	}
-	loaded, probs := loadNodes(f.compile.facts, nil)
+	loaded, probs, err := loadNodes(f.compile.facts, puppetdb.Config{}, nil)
+	if err != nil {
+		return "", "", "", "", err
+	}
 	var factErrs []string
 	for _, p := range probs {
 		if !p.Warning {
