@@ -119,6 +119,15 @@ Flags:
                        exports (factsets, facts, inventory) of many nodes.
                        A certname given twice is an error. Repeatable;
                        arguments that are not flags are facts paths too.
+  --puppetdb URL       also compile the nodes whose factsets PuppetDB holds
+                       (http://localhost:8080, https://puppetdb:8081), with
+                       their $trusted as PuppetDB recorded it (certificate
+                       extensions included); --facts is then optional.
+  --puppetdb-query PQL only the nodes a PQL query returns, e.g.
+                       'inventory[certname] { facts.os.family = "RedHat" }'
+  --puppetdb-cert FILE, --puppetdb-key FILE, --puppetdb-cacert FILE
+                       PEM files for HTTPS: the client certificate and key
+                       PuppetDB accepts, the CA its certificate chains to.
   --fact-override NAME=JSON
                        set a fact on every node, for "what if" compiles:
                        os.family='"RedHat"' (dots reach nested facts; the
