@@ -6,14 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"os/signal"
 	"path"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -105,15 +103,6 @@ func runCompile(c *cmdEnv, args []string) int {
 		c.errorf("%v", err)
 		return exitFail
 	}
-	// Every facts file is read (a file may hold many nodes, named only
-	// inside it); the incremental check below then keeps only the nodes
-	// to compile again.
-	loaded, factProbs, err := loadNodes(f.facts, f.puppetdb, overrides)
-	if err != nil {
-		c.errorf("%v", err)
-		return exitFail
-	}
-
 	// Incremental: when OUT holds an earlier compile of the same inputs but
 	// for a few files, recompile only the nodes those files (or their
 	// facts) reach (see incremental.go).
@@ -131,26 +120,20 @@ func runCompile(c *cmdEnv, args []string) int {
 	if len(f.factOverrides) > 0 {
 		cur.Settings += ";fact-override=" + strings.Join(f.factOverrides, "\x00")
 	}
-	// A node's facts are compared by the bytes of the file that holds
-	// them (with every other node of that file).
-	factSums := map[string]string{}
-	certnames := make([]string, len(loaded))
-	sources := map[string]string{}
-	for _, n := range loaded {
-		if n.File != "" {
-			sources[n.File] = ""
-		}
+	// Facts: every node by name; a facts file unchanged since the last
+	// compile (by the same hieracc) is parsed only if one of its nodes is
+	// compiled again.
+	var known map[string][]string
+	if prev != nil && prev.Binary == cur.Binary {
+		known = prev.FactsFiles
 	}
-	srcList := slices.Sorted(maps.Keys(sources))
-	sums := make([]string, len(srcList))
-	forEach(len(srcList), func(i int) { sums[i] = fileDigest(srcList[i]) })
-	for i, src := range srcList {
-		sources[src] = sums[i]
+	set, factProbs, err := gatherFacts(f.facts, f.puppetdb, overrides, known)
+	if err != nil {
+		c.errorf("%v", err)
+		return exitFail
 	}
-	for i, n := range loaded {
-		certnames[i] = n.Name
-		factSums[n.Name] = sources[n.File]
-	}
+	cur.FactsFiles = set.files
+	certnames, factSums := set.certnames(), set.sums
 	dirty, full := prev.changedNodes(cur, certnames, factSums)
 	var unchanged []string
 	if !full {
@@ -167,12 +150,8 @@ func runCompile(c *cmdEnv, args []string) int {
 			}
 		}
 	}
-	var nodes []compiler.Node
-	for _, n := range loaded {
-		if full || dirty[n.Name] {
-			nodes = append(nodes, n.Node)
-		}
-	}
+	nodes, moreProbs := set.compile(func(name string) bool { return full || dirty[name] })
+	factProbs = append(factProbs, moreProbs...)
 	in.Nodes = nodes
 	rec := newStateRecorder(cur)
 
@@ -361,47 +340,6 @@ func cleanPathErr(err error) error {
 		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
 	}
 	return err
-}
-
-// loadedNode is a node whose facts were read, and the file they are in.
-type loadedNode struct {
-	compiler.Node
-	File string
-}
-
-// loadNodes reads every node's facts from the files and folders args name
-// (package facts) and, when pdb names one, from PuppetDB, with the
-// overrides applied. Nodes whose facts cannot be read are reported in
-// probs and left out; err is set when PuppetDB cannot be asked.
-func loadNodes(args []string, pdb puppetdb.Config, ovs []facts.Override) (nodes []loadedNode, probs []facts.Problem, err error) {
-	var read []facts.Node
-	if len(args) > 0 {
-		read, probs = facts.Load(args)
-	}
-	fromFile := len(read) // read[fromFile:] came from PuppetDB: no file to digest
-	if pdb.URL != "" {
-		fetched, more, err := puppetdb.Fetch(context.Background(), pdb)
-		if err != nil {
-			return nil, nil, err
-		}
-		probs = append(probs, more...)
-		read, more = facts.Unique(append(read, fetched...))
-		probs = append(probs, more...)
-	}
-	for i, n := range read {
-		fs, err := facts.Apply(n.Facts, ovs)
-		if err != nil {
-			probs = append(probs, facts.Problem{File: n.Source, Line: n.Line, Column: n.Column, Node: n.Certname, Message: err.Error()})
-			continue
-		}
-		n.Facts = fs
-		file := n.Source
-		if i >= fromFile {
-			file = "" // compiled every time
-		}
-		nodes = append(nodes, loadedNode{compiler.NodeOf(n), file})
-	}
-	return nodes, probs, nil
 }
 
 // parseOverrides reads the --fact-override flags.

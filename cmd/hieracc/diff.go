@@ -182,19 +182,17 @@ func (f *diffFlags) compileRevisions(tmp string) (oldDir, newDir, oldName, newNa
 	if err != nil {
 		return "", "", "", "", err
 	}
-	loaded, probs, err := loadNodes(f.compile.facts, puppetdb.Config{}, nil)
+	set, probs, err := gatherFacts(f.compile.facts, puppetdb.Config{}, nil, nil)
 	if err != nil {
 		return "", "", "", "", err
 	}
+	nodes, more := set.compile(func(string) bool { return true })
+	probs = append(probs, more...)
 	var factErrs []string
 	for _, p := range probs {
 		if !p.Warning {
 			factErrs = append(factErrs, p.String())
 		}
-	}
-	var nodes []compiler.Node
-	for _, n := range loaded {
-		nodes = append(nodes, n.Node)
 	}
 	if len(factErrs) > 0 {
 		return "", "", "", "", fmt.Errorf("facts cannot be loaded; nothing compared:\n%s", strings.Join(factErrs, "\n"))

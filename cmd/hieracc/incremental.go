@@ -32,7 +32,7 @@ import (
 const stateFile = ".hieracc-state.json"
 
 // stateVersion changes whenever the state's meaning does.
-const stateVersion = 3 // 2: facts digested from their files' bytes; 3: file stats
+const stateVersion = 4 // 2: facts digested from their files' bytes; 3: file stats; 4: facts files' nodes
 
 type buildState struct {
 	Version  int                  `json:"version"`
@@ -42,13 +42,16 @@ type buildState struct {
 	Stats    map[string]fileStat  `json:"stats"`    // input path -> size and time when hashed
 	Paths    []string             `json:"paths"`    // interned dependency paths
 	Nodes    map[string]nodeState `json:"nodes"`
+	// FactsFiles maps the digest of a facts file (its path and bytes) to
+	// the certnames it held, so that an unchanged one is not parsed.
+	FactsFiles map[string][]string `json:"facts_files,omitempty"`
 	Diags    []diagLine           `json:"diags,omitempty"` // reported for no single node
 
 	changed map[string]bool // files changed since this state, once compared
 }
 
 type nodeState struct {
-	Facts string     `json:"facts"` // SHA-256 of the node's facts file
+	Facts string     `json:"facts"` // SHA-256 of the node's facts file, path and bytes
 	Deps  []int      `json:"deps"`  // indexes into Paths: every location its hierarchies name
 	Diags []diagLine `json:"diags,omitempty"`
 }

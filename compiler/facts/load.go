@@ -104,12 +104,7 @@ func ReadFiles(files []string) ([]Node, []Problem) {
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, f := range files {
 		g.Go(func() error {
-			src, err := readFile(f)
-			if err != nil {
-				out[i].probs = []Problem{{File: f, Node: plainCertname(f), Message: "cannot read facts: " + err.Error()}}
-				return nil
-			}
-			out[i].nodes, out[i].probs = Parse(f, src)
+			out[i].nodes, out[i].probs = ReadFile(f)
 			return nil
 		})
 	}
@@ -144,9 +139,14 @@ func Unique(nodes []Node) ([]Node, []Problem) {
 	return out, probs
 }
 
-// plainCertname is the certname a file's name gives, for messages about a
-// file that could not be read.
-func plainCertname(file string) string { return fileCertname(file) }
+// ReadFile reads and parses one facts file (see Parse).
+func ReadFile(file string) ([]Node, []Problem) {
+	src, err := readFile(file)
+	if err != nil {
+		return nil, []Problem{{File: file, Node: fileCertname(file), Message: "cannot read facts: " + err.Error()}}
+	}
+	return Parse(file, src)
+}
 
 // readFile reads a regular file of at most MaxFileSize bytes. Anything
 // else (a FIFO, which would block, a device, which may never end) is an
