@@ -45,7 +45,7 @@ type buildState struct {
 	// FactsFiles maps the digest of a facts file (its path and bytes) to
 	// the certnames it held, so that an unchanged one is not parsed.
 	FactsFiles map[string][]string `json:"facts_files,omitempty"`
-	Diags    []diagLine           `json:"diags,omitempty"` // reported for no single node
+	Diags      []diagLine          `json:"diags,omitempty"` // reported for no single node
 
 	changed map[string]bool // files changed since this state, once compared
 }

@@ -62,8 +62,8 @@ func replay(t *testing.T, requests *[]string) *httptest.Server {
 
 type got struct {
 	Certname, Env, Pdb string
-	Role              any
-	Extensions        string
+	Role               any
+	Extensions         string
 }
 
 func summarize(ns []facts.Node) []got {
