@@ -42,10 +42,11 @@ type buildState struct {
 	Stats    map[string]fileStat  `json:"stats"`    // input path -> size and time when hashed
 	Paths    []string             `json:"paths"`    // interned dependency paths
 	Nodes    map[string]nodeState `json:"nodes"`
+	Diags    []diagLine           `json:"diags,omitempty"` // reported for no single node
+
 	// FactsFiles maps the digest of a facts file (its path and bytes) to
 	// the certnames it held, so that an unchanged one is not parsed.
 	FactsFiles map[string][]string `json:"facts_files,omitempty"`
-	Diags      []diagLine          `json:"diags,omitempty"` // reported for no single node
 
 	changed map[string]bool // files changed since this state, once compared
 }
