@@ -143,17 +143,6 @@ func binaryDigest() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// fileDigest is the SHA-256 of a file's bytes, "" when it cannot be read
-// (the node is then compiled, and reading it reports why).
-func fileDigest(p string) string {
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
-}
-
 func loadState(out string) *buildState {
 	data, err := os.ReadFile(filepath.Join(out, stateFile))
 	if err != nil {
