@@ -40,7 +40,8 @@ type compileFlags struct {
 	env, modules, global, environment, out string
 	puppetdb                               puppetdb.Config
 	facts, factOverrides                   stringList
-	keepGoing, strict, full                bool
+	keepGoing, strict, full, envFromFacts  bool
+	envRoot                                string
 	jobs                                   int
 }
 
@@ -63,6 +64,8 @@ func runCompile(c *cmdEnv, args []string) int {
 	fl.BoolVar(&f.strict, "strict", false, "")
 	fl.BoolVar(&f.full, "full", false, "")
 	fl.IntVar(&f.jobs, "jobs", 0, "")
+	fl.BoolVar(&f.envFromFacts, "environment-from-facts", false, "")
+	fl.StringVar(&f.envRoot, "env-root", "", "")
 	rest, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -71,7 +74,11 @@ func runCompile(c *cmdEnv, args []string) int {
 	// `--facts nodes/*.yaml` works after the shell expands it.
 	f.facts = append(f.facts, rest...)
 	switch {
-	case f.env == "":
+	case f.envFromFacts && (f.env != "" || f.modules != "" || f.envRoot == ""):
+		return c.usageError("--environment-from-facts takes --env-root DIR (a folder of environments), instead of --env and --modules")
+	case !f.envFromFacts && f.envRoot != "":
+		return c.usageError("--env-root goes with --environment-from-facts")
+	case !f.envFromFacts && f.env == "":
 		return c.usageError("--env is required: the environment folder (with hiera.yaml, data/, modules/)")
 	case len(f.facts) == 0 && f.puppetdb.URL == "":
 		return c.usageError("--facts or --puppetdb is required: where the nodes' facts are")
@@ -88,6 +95,11 @@ func runCompile(c *cmdEnv, args []string) int {
 	if err != nil {
 		return c.usageError("%v", err)
 	}
+	if f.envFromFacts {
+		if _, err := dirArg("--env-root", f.envRoot); err != nil {
+			return c.usageError("%v", err)
+		}
+	}
 
 	// A compile allocates much and keeps little (each node's results are
 	// written and dropped): collecting half as often as Go's default saves
@@ -95,6 +107,9 @@ func runCompile(c *cmdEnv, args []string) int {
 	// fleet: 1.2 GB). GOGC, when set, still rules.
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(200)
+	}
+	if f.envFromFacts {
+		return runCompileEnvs(c, &f, overrides)
 	}
 
 	start := time.Now()

@@ -128,6 +128,15 @@ Flags:
   --puppetdb-cert FILE, --puppetdb-key FILE, --puppetdb-cacert FILE
                        PEM files for HTTPS: the client certificate and key
                        PuppetDB accepts, the CA its certificate chains to.
+  --environment-from-facts
+                       compile each node against the environment its facts'
+                       source recorded (PuppetDB, a replace facts payload):
+                       --env-root DIR/<environment>, instead of --env. A node
+                       without one, or of one not in DIR, is an error. Always
+                       a full compile.
+  --env-root DIR       with --environment-from-facts: the folder of
+                       environments (r10k's), each with its hiera.yaml,
+                       data/ and modules/.
   --fact-override NAME=JSON
                        set a fact on every node, for "what if" compiles:
                        os.family='"RedHat"' (dots reach nested facts; the
