@@ -16,8 +16,8 @@ import (
 // the server's facts cache, a PuppetDB export of one node). A file of
 // several nodes is an error: read those with facts.Load.
 func LoadFacts(fsys fs.FS, file string) (Node, []Diagnostic) {
-	name := path.Base(file)
-	name = strings.TrimSuffix(name, path.Ext(name))
+	base := path.Base(file)
+	name := strings.TrimSuffix(base, path.Ext(base))
 	n := Node{Name: name, Source: file}
 	src, err := fs.ReadFile(fsys, file)
 	if err != nil {
