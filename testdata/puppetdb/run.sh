@@ -30,11 +30,15 @@ chmod 755 "$s"
 pdb_pid=
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 cleanup() {
+  local rc=$?
+  set +e
   [ -n "$pdb_pid" ] && kill "$pdb_pid" 2>/dev/null && wait "$pdb_pid" 2>/dev/null
   [ -f "$s/pg/postmaster.pid" ] && as_pg "$pgbin/pg_ctl" -D "$s/pg" -m immediate stop >/dev/null 2>&1
   rm -rf "$s"
+  exit "$rc"
 }
 trap cleanup EXIT
+trap 'echo "FAIL: interrupted" >&2; exit 1' TERM INT
 fail() { echo "FAIL: $*" >&2; for f in "$s"/pg.log "$s"/pdb/out.log; do [ -f "$f" ] && { echo "--- $f" >&2; tail -30 "$f" >&2; }; done; exit 1; }
 
 # Two free loopback ports.
@@ -91,10 +95,12 @@ java -Xmx256m -Djava.security.egd=/dev/urandom -cp "$jar" clojure.main -m puppet
   >"$s/pdb/out.log" 2>&1 &
 pdb_pid=$!
 url="http://127.0.0.1:$pdbport"
-for i in $(seq 240); do
+# PuppetDB starts in about a minute on an idle machine, several on a busy one.
+wait_s=${PDB_START_TIMEOUT:-600}
+for i in $(seq "$wait_s"); do
   curl -sf "$url/pdb/meta/v1/version" >/dev/null 2>&1 && break
   kill -0 "$pdb_pid" 2>/dev/null || fail "puppetdb exited"
-  [ "$i" = 240 ] && fail "puppetdb did not answer in 240 s"
+  [ "$i" = "$wait_s" ] && fail "puppetdb did not answer in $wait_s s"
   sleep 1
 done
 echo "PuppetDB $(curl -s "$url/pdb/meta/v1/version" | tr -d " \n{}") on $url, PostgreSQL on 127.0.0.1:$pgport"

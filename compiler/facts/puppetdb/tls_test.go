@@ -9,6 +9,8 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"io"
+	"log"
 	"math/big"
 	"net"
 	"net/http/httptest"
@@ -81,6 +83,7 @@ func TestFetchTLS(t *testing.T) {
 	plain := replay(t, &reqs)
 	defer plain.Close()
 	srv := httptest.NewUnstartedServer(plain.Config.Handler)
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes below
 	srv.TLS = &tls.Config{Certificates: []tls.Certificate{serverPair}, ClientCAs: pool, ClientAuth: tls.RequireAndVerifyClientCert}
 	srv.StartTLS()
 	defer srv.Close()
