@@ -18,11 +18,26 @@
 // name disagree on. Nothing is executed: Ruby tags in YAML are read as
 // data.
 //
-// The stages, in order: find.go finds the files a list of paths names
-// (reporting those it does not read), parse.go reads one file and detects
-// its shape, records.go turns each shape into nodes (with trusted.go's
-// rules for a record's $trusted), load.go puts the nodes of every file
-// together and checks certnames, override.go applies --fact-override.
+// The stages, in order: load.go finds the files a list of paths names
+// (reporting those it does not read) and reads them, parse.go parses one
+// file as its extension says, records.go detects its shape and turns it
+// into nodes (with trusted.go's rule for a recorded $trusted), and
+// load.go's Unique refuses a certname from two places; override.go
+// applies --fact-override. Package puppetdb fetches the same records from
+// PuppetDB.
+//
+// # Where hieracc differs from Puppet
+//
+//   - puppet lookup --facts takes any hash for the facts: given puppet facts
+//     find's output, its four wrapper fields become the facts. hieracc reads
+//     the facts inside, and refuses the near misses.
+//   - In a Puppet::Node::Facts YAML, Puppet 7's cache reader refuses the
+//     Ruby Time that old Puppets wrote as values' _timestamp ("Tried to load
+//     unspecified class: Time"), and keeps !ruby/sym keys as Symbols, which
+//     no $facts['name'] reaches. hieracc drops _timestamp unread, as
+//     Facts#initialize_from_hash would, and reads symbol keys as strings.
+//   - PuppetDB's trusted fact is $trusted, not a fact: on a server, $facts
+//     never holds it.
 package facts
 
 import (

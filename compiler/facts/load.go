@@ -88,13 +88,13 @@ func Find(paths []string) (files []string, probs []Problem) {
 // nodes is returned.
 func Load(paths []string) ([]Node, []Problem) {
 	files, probs := Find(paths)
-	nodes, more := ReadFiles(files)
+	nodes, more := readFiles(files)
 	return nodes, append(probs, more...)
 }
 
-// ReadFiles reads and parses the files (on every CPU at once), and checks
+// readFiles reads and parses the files (on every CPU at once), and checks
 // that no certname comes from two places.
-func ReadFiles(files []string) ([]Node, []Problem) {
+func readFiles(files []string) ([]Node, []Problem) {
 	type result struct {
 		nodes []Node
 		probs []Problem
