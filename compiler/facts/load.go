@@ -21,10 +21,9 @@ import (
 // (PuppetDB's limit and offset parameters).
 const MaxFileSize = dataload.MaxFileSize
 
-// Find lists the facts files that paths name: a file is read whatever it
-// is called (its extension still decides JSON or YAML), a folder for the
-// files directly inside it whose names end in one of Extensions, in name
-// order. Everything else in a folder (another file, a subfolder) is
+// Find lists the facts files that paths name: a file whose name ends in
+// one of Extensions (another is an error), a folder for the files directly
+// inside it whose names do, in name order. Everything else in a folder (another file, a subfolder) is
 // reported as a warning, so that facts are never left out in silence;
 // names starting with "." (.git, .gitkeep) are passed over, as a shell's
 // * does. A file named twice is listed once.
