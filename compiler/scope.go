@@ -26,11 +26,7 @@ func LoadFacts(fsys fs.FS, file string) (Node, []Diagnostic) {
 	nodes, probs := facts.Parse(file, src)
 	var ds []Diagnostic
 	for _, p := range probs {
-		sev := Error
-		if p.Warning {
-			sev = Warning
-		}
-		ds = append(ds, Diagnostic{Severity: sev, File: p.File, Line: p.Line, Column: p.Column, Node: p.Node, Message: p.Message})
+		ds = append(ds, DiagnosticOf(p))
 	}
 	switch {
 	case facts.HasErrors(probs):
@@ -40,6 +36,16 @@ func LoadFacts(fsys fs.FS, file string) (Node, []Diagnostic) {
 		n = NodeOf(nodes[0])
 	}
 	return n, ds
+}
+
+// DiagnosticOf is a problem with facts as a diagnostic: an error, or a
+// warning for what package facts warns of.
+func DiagnosticOf(p facts.Problem) Diagnostic {
+	sev := Error
+	if p.Warning {
+		sev = Warning
+	}
+	return Diagnostic{Severity: sev, File: p.File, Line: p.Line, Column: p.Column, Node: p.Node, Message: p.Message}
 }
 
 // NodeOf is the node to compile for facts read by package facts.

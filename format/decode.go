@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // ReadHeader reads the header of the bundle in r and checks its magic,
@@ -30,6 +31,65 @@ func ReadHeader(r io.ReaderAt) (Header, error) {
 		}
 		return h, herr
 	}
+}
+
+// Verify reads the bundle in r to its end and checks everything that does
+// not need decoding the body: magic, version, header checksum, the length
+// the header gives and the body's SHA-256 digest. It returns the header, so
+// that a reader comparing digests (as `hieracc diff` does) trusts only
+// digests that hold. It reads at most Size+1 bytes, in one buffer of 64 KiB.
+func Verify(r io.ReaderAt) (Header, error) {
+	bp := verifyBuf.Get().(*[]byte)
+	defer verifyBuf.Put(bp)
+	buf := *bp
+	n, err := r.ReadAt(buf, 0)
+	if err != nil && err != io.EOF {
+		return Header{}, err
+	}
+	h, off, err := parseHeader(string(buf[:n]))
+	if err != nil {
+		if n == len(buf) && len(buf) < maxHeader && !errors.Is(err, ErrNotBundle) && !errors.Is(err, ErrVersion) {
+			return ReadHeader(r) // a header longer than the buffer: its own error
+		}
+		return Header{}, err
+	}
+	sum := sha256.New()
+	sum.Write(buf[off:n])
+	size := int64(n)
+	for n == len(buf) && size <= h.Size { // one byte past Size tells trailing bytes
+		n, err = r.ReadAt(buf, size)
+		if err != nil && err != io.EOF {
+			return Header{}, err
+		}
+		sum.Write(buf[:n])
+		size += int64(n)
+	}
+	if size > h.Size { // only the first bytes past the end were read
+		return Header{}, fmt.Errorf("format: %w: bytes after the end of the bundle (its header says %d bytes)", ErrCorrupt, h.Size)
+	}
+	var digest [sha256.Size]byte
+	sum.Sum(digest[:0])
+	if err := checkBody(h, size, digest); err != nil {
+		return Header{}, err
+	}
+	return h, nil
+}
+
+// verifyBuf holds Verify's buffers: most bundles fit one.
+var verifyBuf = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// checkBody checks a bundle's length and body digest against its header.
+func checkBody(h Header, size int64, digest [sha256.Size]byte) error {
+	if size != h.Size {
+		if size < h.Size {
+			return fmt.Errorf("format: %w: truncated: %d bytes, header says %d", ErrCorrupt, size, h.Size)
+		}
+		return fmt.Errorf("format: %w: %d bytes after the end of the bundle", ErrCorrupt, size-h.Size)
+	}
+	if digest != h.Digest {
+		return fmt.Errorf("format: %w: body does not match its SHA-256 digest", ErrCorrupt)
+	}
+	return nil
 }
 
 // parseHeader parses the header at the start of s and returns where the
@@ -140,14 +200,8 @@ func DecodeIndex(data []byte) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(s)) != h.Size {
-		if int64(len(s)) < h.Size {
-			return nil, fmt.Errorf("format: %w: truncated: %d bytes, header says %d", ErrCorrupt, len(s), h.Size)
-		}
-		return nil, fmt.Errorf("format: %w: %d bytes after the end of the bundle", ErrCorrupt, int64(len(s))-h.Size)
-	}
-	if sha256.Sum256(data[off:]) != h.Digest {
-		return nil, fmt.Errorf("format: %w: body does not match its SHA-256 digest", ErrCorrupt)
+	if err := checkBody(h, int64(len(s)), sha256.Sum256(data[off:])); err != nil {
+		return nil, err
 	}
 	x := &Index{Header: h}
 	r := &reader{s: s[off:], base: int64(off)}

@@ -201,7 +201,11 @@ func FuzzDecode(f *testing.F) {
 	syn, _ := format.Encode(Synthetic(20))
 	f.Add(bodyOf(f, syn))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		b, err := format.Decode(Seal(1, "n", "e", "r", body))
+		data := Seal(1, "n", "e", "r", body)
+		b, err := format.Decode(data)
+		if _, verr := format.Verify(bytes.NewReader(data)); verr != nil {
+			t.Fatalf("Verify refuses a sealed body: %v", verr)
+		}
 		if err != nil {
 			return
 		}
@@ -291,4 +295,78 @@ func TestHeaderLimit(t *testing.T) {
 	if _, err := format.ReadHeader(bytes.NewReader(data)); !errors.Is(err, format.ErrCorrupt) {
 		t.Errorf("ReadHeader = %v", err)
 	}
+}
+
+// TestVerify: Verify accepts what Decode accepts, with the same header as
+// ReadHeader, in one read or many (a bundle over 64 KiB, a long header),
+// and refuses every truncation, every bit flip and trailing bytes, which
+// ReadHeader alone lets through when the header is intact.
+func TestVerify(t *testing.T) {
+	big, err := format.Encode(Synthetic(5000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	longHeader := Seal(1, strings.Repeat("n", 60000), "e", "r", bodyOf(t, big))
+	for name, data := range map[string][]byte{"sample": sample(t), "big": big, "long header": longHeader} {
+		t.Run(name, func(t *testing.T) {
+			want, err := format.ReadHeader(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := format.Verify(bytes.NewReader(data))
+			if err != nil || got != want {
+				t.Fatalf("Verify = %+v, %v; want %+v", got, err, want)
+			}
+			if _, err := format.Verify(bytes.NewReader(append(bytes.Clone(data), 0))); !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), "after the end") {
+				t.Errorf("trailing byte: Verify = %v", err)
+			}
+		})
+	}
+	data := sample(t)
+	for n := range len(data) {
+		if _, err := format.Verify(bytes.NewReader(data[:n])); err == nil {
+			t.Fatalf("Verify of the first %d bytes succeeded", n)
+		}
+	}
+	for i := range len(data) * 8 {
+		d := bytes.Clone(data)
+		d[i/8] ^= 1 << (i % 8)
+		if _, err := format.Verify(bytes.NewReader(d)); err == nil {
+			t.Fatalf("flipping bit %d of byte %d went unnoticed", i%8, i/8)
+		}
+	}
+	// What the header alone cannot tell.
+	d := bytes.Clone(big)
+	d[len(d)-100] ^= 1
+	if _, err := format.ReadHeader(bytes.NewReader(d)); err != nil {
+		t.Fatalf("ReadHeader of a bundle flipped in its body: %v", err)
+	}
+	if _, err := format.Verify(bytes.NewReader(d)); !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), "digest") {
+		t.Errorf("flipped body: Verify = %v", err)
+	}
+	if _, err := format.Verify(bytes.NewReader(big[:len(big)-70000])); !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("truncated: Verify = %v", err)
+	}
+}
+
+// FuzzVerify feeds whole files, header included, to Verify: it must never
+// panic, and it agrees with DecodeIndex on everything but the body's
+// structure: what DecodeIndex accepts, Verify accepts with the same header.
+func FuzzVerify(f *testing.F) {
+	data := sample(f)
+	f.Add(data)
+	f.Add(data[:len(data)/2])
+	f.Add(append(bytes.Clone(data), 0))
+	big, _ := format.Encode(Synthetic(2000))
+	f.Add(big)
+	f.Fuzz(func(t *testing.T, file []byte) {
+		h, err := format.Verify(bytes.NewReader(file))
+		x, derr := format.DecodeIndex(file)
+		if derr == nil && (err != nil || h != x.Header) {
+			t.Fatalf("DecodeIndex accepts what Verify refuses: %v (%+v vs %+v)", err, h, x.Header)
+		}
+		if err == nil && h.Size != int64(len(file)) {
+			t.Fatalf("Verify accepts %d bytes as a bundle of %d", len(file), h.Size)
+		}
+	})
 }

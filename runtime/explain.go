@@ -41,7 +41,7 @@ func (b *Bundle) Explain(key string) (*Explanation, error) {
 	}
 	i := b.x.Find(k.Root)
 	if i < 0 {
-		return nil, ErrNotFound
+		return nil, &NotFoundError{Names: []string{key}}
 	}
 	d, err := b.Details()
 	if err != nil {

@@ -50,7 +50,7 @@ func (r *Reloader) Reload() (changed bool, err error) {
 	if cur != nil && r.stat != nil && os.SameFile(fi, r.stat) && fi.Size() == r.stat.Size() && fi.ModTime().Equal(r.stat.ModTime()) {
 		return false, nil
 	}
-	data, err := os.ReadFile(r.path)
+	data, err := format.ReadFile(r.path)
 	if err != nil {
 		return false, fmt.Errorf("runtime: reload: %w", err)
 	}

@@ -4,10 +4,30 @@
 // nothing; lookup-time merges and explanations decode the rest of the
 // bundle on first use.
 //
-// Lookups follow Puppet's semantics: "lookup_options" is never found,
-// a failure recorded for the node, for the key's module or for the key is
-// returned as a *format.Error whose Error() is Puppet's message, and dotted
-// keys ("a.b.0") dig into the root key's value.
+// Open (or OpenBytes) a bundle, then:
+//
+//   - Lookup(key) returns the value as Puppet's lookup(key) would: nil,
+//     bool, int64, float64, string, []any or *format.Hash (keys in order;
+//     json.Marshal keeps it);
+//   - Decode(key, &v) stores it in Go structs, maps and slices, as
+//     encoding/json does; LookupString, LookupInt, LookupFloat, LookupBool,
+//     LookupStrings and LookupHash are typed getters;
+//   - LookupWith and LookupNames are the whole of lookup(): a merge, several
+//     names, a value type (format/ptype), override, default_values_hash, a
+//     default function (the lambda) and a default value;
+//   - Explain(key) says where the value came from.
+//
+// Errors: a key not found gives a *NotFoundError (errors.Is(err,
+// ErrNotFound)); a failure recorded for the node, the key's module or the
+// key is a *format.Error; a lookup-time merge that fails a *MergeError; a
+// value of the wrong type a *ptype.MismatchError (LookupNames) or a
+// *DecodeError (Decode, getters). Each Error() is Puppet's message where
+// Puppet has one. "lookup_options" is never found, and dotted keys
+// ("a.b.0") dig into the root key's value.
+//
+// A Reloader keeps the bundle of a file that the compiler replaces current;
+// its Watch reloads whenever the file is replaced, keeping the last good
+// bundle.
 //
 // Values returned are shared with the bundle and with other callers: they
 // must not be modified. A *Bundle is safe for concurrent use.
@@ -16,16 +36,12 @@ package runtime
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
 )
-
-// ErrNotFound is returned for a key the bundle has no value for.
-var ErrNotFound = errors.New("not found")
 
 // Bundle is an opened bundle.
 type Bundle struct {
@@ -41,11 +57,14 @@ type Bundle struct {
 	once    sync.Once
 	details *format.Bundle
 	derr    error
+
+	misses misses // the errors of keys not found, kept for the next miss
 }
 
 // Open reads and verifies the bundle at path (magic, version, checksums).
+// Only a regular file is read (see format.ReadFile).
 func Open(path string) (*Bundle, error) {
-	data, err := os.ReadFile(path)
+	data, err := format.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
@@ -102,8 +121,10 @@ func (b *Bundle) Details() (*format.Bundle, error) {
 }
 
 // Lookup returns the value of key as Puppet's lookup(key) would. A key not
-// found gives ErrNotFound. A plain key (no dots or quotes) costs one hash
-// probe and allocates nothing.
+// found gives a *NotFoundError (errors.Is(err, ErrNotFound) holds); a
+// failure recorded for the key, its module or the node is returned as a
+// *format.Error. A plain key (no dots or quotes) costs one hash probe and
+// allocates nothing, found or not.
 func (b *Bundle) Lookup(key string) (any, error) {
 	if b.simple {
 		if i := b.x.Find(key); i >= 0 && (b.odd == nil || !b.odd[i]) {
@@ -114,81 +135,72 @@ func (b *Bundle) Lookup(key string) (any, error) {
 			return k.Value, nil
 		}
 	}
-	return b.lookup(key, nil)
-}
-
-// Options are the arguments of Puppet's lookup() beyond the key.
-type Options struct {
-	// Merge, when set, replaces the merge strategy lookup_options give the
-	// key: the value is merged again from the contributions.
-	Merge *format.Merge
-	// Default is returned instead of ErrNotFound when HasDefault is set.
-	Default    any
-	HasDefault bool
-}
-
-// LookupWith is Lookup with lookup() options.
-func (b *Bundle) LookupWith(key string, o Options) (any, error) {
-	return b.lookup(key, &o)
+	v, found, err := b.search(key, nil)
+	if err == nil && !found {
+		return nil, b.misses.get(key)
+	}
+	return v, err
 }
 
 const lookupOptions = "lookup_options"
 
-func (b *Bundle) lookup(key string, o *Options) (any, error) {
+// search looks key up in the bundle: Puppet's search_and_merge, with merge
+// replacing the merge lookup_options give the key.
+func (b *Bundle) search(key string, merge *format.Merge) (any, bool, error) {
 	if key == lookupOptions || strings.HasPrefix(key, lookupOptions+".") {
-		return notFound(o)
+		return nil, false, nil
 	}
 	// Puppet collects lookup_options from every level before any lookup,
 	// so these fail a lookup even where data exists.
 	if b.x.NodeError != nil {
-		return nil, b.x.NodeError
+		return nil, false, b.x.NodeError
 	}
 	k, err := hiera.ParseKey(key)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if k.Module != "" {
 		if err := b.x.ModuleError(k.Module); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	i := b.x.Find(k.Root)
 	if i < 0 {
-		return notFound(o)
+		return nil, false, nil
 	}
-	if o != nil && o.Merge != nil {
-		return b.merged(k, i, *o.Merge, o)
+	if merge != nil {
+		return b.merged(key, k, i, *merge)
 	}
 	ik := &b.x.Keys[i]
 	if ik.Err != nil {
-		return nil, ik.Err
+		return nil, false, ik.Err
 	}
 	if len(k.Segments) == 0 {
-		return ik.Value, nil
+		return ik.Value, true, nil
 	}
 	v, found, err := k.Dig(ik.Value)
 	if err != nil || found {
-		return v, err
+		return v, found, err
 	}
 	// Puppet tries the module's default_hierarchy when digging into the
 	// regular value finds nothing (the dig is inside its catch).
 	d, err := b.Details()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if dk := &d.Keys[i]; len(dk.Contributions) > 0 {
-		return b.fromDefaults(d, k, dk, o)
+		return b.fromDefaults(d, k, dk)
 	}
-	return notFound(o)
+	return nil, false, nil
 }
 
 // merged answers a lookup with a lookup-time merge, recomputed from the
 // contributions; the key's recorded error belongs to the configured merge
 // and does not apply.
-func (b *Bundle) merged(k hiera.Key, i int, m format.Merge, o *Options) (any, error) {
+func (b *Bundle) merged(key string, k hiera.Key, i int, m format.Merge) (any, bool, error) {
 	d, err := b.Details()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	dk := &d.Keys[i]
 	layers := [3]*format.Hierarchy{&d.Global, &d.Env, nil}
@@ -197,43 +209,34 @@ func (b *Bundle) merged(k hiera.Key, i int, m format.Merge, o *Options) (any, er
 	}
 	v, found, err := hiera.Resolve(m, layers, leaf(dk.Contributions))
 	if err != nil {
-		return nil, err
+		var recorded *format.Error
+		if errors.As(err, &recorded) {
+			return nil, false, err
+		}
+		return nil, false, &MergeError{Key: key, Merge: m, Err: err}
 	}
 	if found {
 		v, found, err = k.Dig(v)
 		if err != nil || found {
-			return v, err
+			return v, found, err
 		}
 	}
-	return b.fromDefaults(d, k, dk, o)
+	return b.fromDefaults(d, k, dk)
 }
 
 // fromDefaults looks k up in its module's default_hierarchy, with the
 // merge the default_hierarchy's own lookup_options give (a lookup-time
 // merge does not apply there).
-func (b *Bundle) fromDefaults(d *format.Bundle, k hiera.Key, dk *format.Key, o *Options) (any, error) {
+func (b *Bundle) fromDefaults(d *format.Bundle, k hiera.Key, dk *format.Key) (any, bool, error) {
 	mod := module(d, k.Module)
 	if mod == nil || mod.Default == nil || len(dk.Defaults) == 0 {
-		return notFound(o)
+		return nil, false, nil
 	}
 	v, found, err := hiera.ResolveDefault(dk.DefaultMerge, mod.Default, leaf(dk.Defaults))
-	if err != nil {
-		return nil, err
+	if err != nil || !found {
+		return nil, false, err
 	}
-	if found {
-		v, found, err = k.Dig(v)
-		if err != nil || found {
-			return v, err
-		}
-	}
-	return notFound(o)
-}
-
-func notFound(o *Options) (any, error) {
-	if o != nil && o.HasDefault {
-		return o.Default, nil
-	}
-	return nil, ErrNotFound
+	return k.Dig(v)
 }
 
 // module returns the module named name, or nil.

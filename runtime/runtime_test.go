@@ -12,6 +12,7 @@ import (
 
 	"github.com/hieracc/hieracc/format"
 	. "github.com/hieracc/hieracc/format/formattest"
+	"github.com/hieracc/hieracc/format/ptype"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -65,7 +66,17 @@ func got(v any, err error) result {
 	return result{Value: v}
 }
 
-var notFound = result{Err: "not found"}
+// notFound stands for Puppet's not-found message naming the key looked up,
+// an error matching ErrNotFound.
+var notFound = result{Err: "(not found)", Is: runtime.ErrNotFound}
+
+// notFoundFor is what notFound stands for when key is looked up.
+func notFoundFor(key string, want result) result {
+	if want.Is == runtime.ErrNotFound {
+		return result{Err: "Function lookup() did not find a value for the name '" + key + "'"}
+	}
+	return want
+}
 
 func TestLookup(t *testing.T) {
 	b := open(t, testBundle())
@@ -101,9 +112,13 @@ func TestLookup(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {
-			r := got(b.Lookup(tt.key))
+			v, err := b.Lookup(tt.key)
+			if (tt.want.Is == runtime.ErrNotFound) != errors.Is(err, runtime.ErrNotFound) {
+				t.Errorf("Lookup(%q): errors.Is(%v, ErrNotFound) = %v", tt.key, err, !(tt.want.Is == runtime.ErrNotFound))
+			}
+			r := got(v, err)
 			r.Is = nil
-			if d := cmp.Diff(tt.want, r, Cmp); d != "" {
+			if d := cmp.Diff(notFoundFor(tt.key, tt.want), r, Cmp); d != "" {
 				t.Errorf("Lookup(%q) (-want +got):\n%s", tt.key, d)
 			}
 			r2 := got(b.LookupWith(tt.key, runtime.Options{}))
@@ -346,5 +361,86 @@ func TestConcurrent(t *testing.T) {
 	v, err := b.LookupWith("classes", runtime.Options{Merge: &format.Merge{Strategy: "unique"}})
 	if d := cmp.Diff(A("web", "base", "ntp"), v); err != nil || d != "" {
 		t.Errorf("after concurrent use: %v %s", err, d)
+	}
+}
+
+// TestLookupNames pins lookup()'s precedence among names, override,
+// default_values_hash, the default lambda and the default value. Each rule
+// and message was checked with Puppet 7.23 (`puppet apply -e`, with
+// common.yaml holding s: str), for example:
+//
+//	notice(lookup(["missing","s"], {override => {"missing" => "o"}}))  # o
+//	notice(lookup(["s","x"], {override => {"x" => "o"}}))              # str
+//	notice(lookup("missing", {default_values_hash => {"missing" => "dv"}, default_value => "d"}) |$n| {"lambda"})  # dv
+//	notice(lookup(["m1","m2"], {default_value => "d"}) |$n| { $n })    # [m1, m2]
+//	notice(lookup(["m1","m2"], {default_values_hash => {"m2" => 2, "m1" => 1}}))  # 1
+//	lookup("s", {override => {"s" => 1}, value_type => String})
+//	  # Value found for key 's' in override hash has wrong type, expects a String value, got Integer
+//	lookup("missing", {default_values_hash => {"missing" => 1}, value_type => String})
+//	  # Value found for key 'missing' in default values hash has wrong type, ...
+//	lookup("missing", Integer) |$n| {"x"}
+//	  # Value returned from default block has wrong type, expects an Integer value, got String
+//	lookup(["a","b"])  # Function lookup() did not find a value for any of the names ['a', 'b']
+func TestLookupNames(t *testing.T) {
+	b := open(t, testBundle())
+	fn := func(names []string) (any, error) { return "from func " + strings.Join(names, ","), nil }
+	str := ptype.MustParse("String")
+	tests := []struct {
+		name  string
+		names []string
+		opts  runtime.Options
+		want  result
+	}{
+		{"first name found", []string{"missing", "classes", "ntp::servers"}, runtime.Options{}, result{Value: A("base", "ntp", "web")}},
+		{"none found", []string{"missing", "nope"}, runtime.Options{}, result{Err: "Function lookup() did not find a value for any of the names ['missing', 'nope']"}},
+		{"one name", []string{"nope"}, runtime.Options{}, result{Err: "Function lookup() did not find a value for the name 'nope'"}},
+		{"override beats the bundle", []string{"classes"}, runtime.Options{Override: map[string]any{"classes": "o"}}, result{Value: "o"}},
+		{"override of a later name loses to an earlier found name", []string{"classes", "x"}, runtime.Options{Override: map[string]any{"x": "o"}}, result{Value: A("base", "ntp", "web")}},
+		{"override of a later name beats a missing earlier name", []string{"missing", "x"}, runtime.Options{Override: map[string]any{"x": "o"}}, result{Value: "o"}},
+		{"override nil is a value", []string{"classes"}, runtime.Options{Override: map[string]any{"classes": nil}}, result{Value: nil}},
+		{"override beats a recorded error", []string{"bad::merge"}, runtime.Options{Override: map[string]any{"bad::merge": int64(1)}}, result{Value: int64(1)}},
+		{"error stops the names", []string{"bad::merge", "classes"}, runtime.Options{}, result{Err: "Unknown merge strategy: 'bogus'"}},
+		{"default_values_hash only when nothing found", []string{"classes"}, runtime.Options{DefaultValues: map[string]any{"classes": "dv"}}, result{Value: A("base", "ntp", "web")}},
+		{"default_values_hash in name order", []string{"missing", "nope"}, runtime.Options{DefaultValues: map[string]any{"nope": "2", "missing": "1"}}, result{Value: "1"}},
+		{"default_values_hash beats the lambda and the default", []string{"missing"}, runtime.Options{DefaultValues: map[string]any{"missing": "dv"}, DefaultFunc: fn, Default: "d", HasDefault: true}, result{Value: "dv"}},
+		{"lambda beats the default", []string{"missing", "nope"}, runtime.Options{DefaultFunc: fn, Default: "d", HasDefault: true}, result{Value: "from func missing,nope"}},
+		{"lambda's error", []string{"missing"}, runtime.Options{DefaultFunc: func([]string) (any, error) { return nil, errors.New("boom") }}, result{Err: "boom"}},
+		{"default", []string{"missing"}, runtime.Options{DefaultValues: map[string]any{"other": 1}, Default: "d", HasDefault: true}, result{Value: "d"}},
+		{"value type", []string{"classes"}, runtime.Options{ValueType: ptype.MustParse("Array[String]")}, result{Value: A("base", "ntp", "web")}},
+		{"value type: found", []string{"classes"}, runtime.Options{ValueType: ptype.MustParse("Array[String, 4]")}, result{Err: "Found value has wrong type, expects size to be at least 4, got 3"}},
+		{"value type: override", []string{"x"}, runtime.Options{ValueType: str, Override: map[string]any{"x": int64(1)}}, result{Err: "Value found for key 'x' in override hash has wrong type, expects a String value, got Integer"}},
+		{"value type: default_values_hash", []string{"x"}, runtime.Options{ValueType: str, DefaultValues: map[string]any{"x": nil}}, result{Err: "Value found for key 'x' in default values hash has wrong type, expects a String value, got Undef"}},
+		{"value type: lambda", []string{"x"}, runtime.Options{ValueType: ptype.MustParse("Integer"), DefaultFunc: fn}, result{Err: "Value returned from default block has wrong type, expects an Integer value, got String"}},
+		{"value type: default", []string{"x"}, runtime.Options{ValueType: ptype.MustParse("Integer[0, 10]"), Default: int64(42), HasDefault: true}, result{Err: "Default value has wrong type, expects an Integer[0, 10] value, got Integer[42, 42]"}},
+		{"value type: not found", []string{"x"}, runtime.Options{ValueType: str}, result{Err: "Function lookup() did not find a value for the name 'x'"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := got(b.LookupNames(tt.names, tt.opts))
+			r.Is = nil
+			if d := cmp.Diff(tt.want, r, Cmp); d != "" {
+				t.Errorf("LookupNames(%q) (-want +got):\n%s", tt.names, d)
+			}
+		})
+	}
+	_, err := b.LookupNames([]string{"a1", "a2"}, runtime.Options{})
+	var nf *runtime.NotFoundError
+	if !errors.As(err, &nf) || !errors.Is(err, runtime.ErrNotFound) || len(nf.Names) != 2 {
+		t.Errorf("not found: %#v, want a *NotFoundError naming both names", err)
+	}
+}
+
+func TestMergeError(t *testing.T) {
+	b := open(t, testBundle())
+	_, err := b.LookupWith("classes", runtime.Options{Merge: &format.Merge{Strategy: "bogus"}})
+	var me *runtime.MergeError
+	if !errors.As(err, &me) || me.Key != "classes" || me.Merge.Strategy != "bogus" {
+		t.Errorf("bad merge: %#v, want a *MergeError", err)
+	}
+	// A contribution's recorded error is not the merge's.
+	_, err = b.LookupWith("users", runtime.Options{Merge: &format.Merge{Strategy: "deep"}})
+	var fe *format.Error
+	if errors.As(err, &me) || !errors.As(err, &fe) {
+		t.Errorf("contribution error: %#v, want the recorded *format.Error", err)
 	}
 }

@@ -1,21 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"os/signal"
-	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundlediff"
-	"github.com/hieracc/hieracc/compiler"
-	"github.com/hieracc/hieracc/compiler/facts/puppetdb"
+	"github.com/hieracc/hieracc/cmd/hieracc/internal/progress"
 )
 
 var diffCmd = &command{
@@ -28,7 +22,9 @@ var diffCmd = &command{
 type diffFlags struct {
 	nodes, keys, ignoreKeys stringList
 	format, git             string
+	nodeList                string       // --nodes: summary or full
 	compile                 compileFlags // --git only: what to compile at each revision
+	stderr                  io.Writer    // where progress goes
 	set                     map[string]bool
 }
 
@@ -39,12 +35,15 @@ func runDiff(c *cmdEnv, args []string) int {
 	fl.Var(&f.keys, "key", "")
 	fl.Var(&f.ignoreKeys, "ignore-key", "")
 	fl.StringVar(&f.format, "format", "text", "")
+	fl.StringVar(&f.nodeList, "nodes", "summary", "")
 	fl.StringVar(&f.git, "git", "", "")
 	fl.StringVar(&f.compile.env, "env", "", "")
 	fl.StringVar(&f.compile.modules, "modules", "", "")
 	fl.StringVar(&f.compile.global, "global", "", "")
 	fl.StringVar(&f.compile.environment, "environment", "production", "")
 	fl.Var(&f.compile.facts, "facts", "")
+	fl.Var(&f.compile.factOverrides, "fact-override", "")
+	fl.StringVar(&f.compile.progress, "progress", "auto", "")
 	rest, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -57,6 +56,13 @@ func runDiff(c *cmdEnv, args []string) int {
 	}[f.format]
 	if write == nil {
 		return c.usageError("--format must be text, json or markdown, not %q", f.format)
+	}
+	f.stderr = c.term
+	if !slices.Contains(progress.Modes, f.compile.progress) {
+		return c.usageError("--progress must be %s, not %q", strings.Join(progress.Modes, ", "), f.compile.progress)
+	}
+	if f.nodeList != "summary" && f.nodeList != "full" {
+		return c.usageError("--nodes must be summary or full, not %q", f.nodeList)
 	}
 	filter := bundlediff.Filter{Nodes: f.nodes, Keys: f.keys, IgnoreKeys: f.ignoreKeys}
 	if err := filter.Validate(); err != nil {
@@ -79,7 +85,7 @@ func runDiff(c *cmdEnv, args []string) int {
 			return bundlediff.ExitTrouble
 		}
 	} else {
-		for _, name := range []string{"env", "modules", "global", "environment", "facts"} {
+		for _, name := range []string{"env", "modules", "global", "environment", "facts", "fact-override"} {
 			if f.set[name] {
 				return c.usageError("--%s is for --git (what to compile at each revision); OLD and NEW are compiled already", name)
 			}
@@ -99,7 +105,7 @@ func runDiff(c *cmdEnv, args []string) int {
 		return bundlediff.ExitTrouble
 	}
 	r.Old, r.New = oldName, newName
-	if err := write(c.stdout, r, bundlediff.Options{Color: isTerminal(c.stdout)}); err != nil {
+	if err := write(c.stdout, r, bundlediff.Options{Color: isTerminal(c.stdout), FullNodes: f.nodeList == "full"}); err != nil {
 		c.errorf("writing the report: %v", err)
 		return bundlediff.ExitTrouble
 	}
@@ -137,219 +143,13 @@ func (f *diffFlags) gitUsage(rest []string) string {
 	case f.compile.environment == "":
 		return "--environment must not be empty"
 	}
+	if msg := f.compile.parseOverrides(); msg != "" {
+		return msg
+	}
 	if _, _, err := parseRange(f.git); err != nil {
 		return err.Error()
 	}
 	return ""
-}
-
-// parseRange splits REV1..REV2 (or REV1...REV2, from their merge base, as
-// git diff reads it); an empty side is HEAD.
-func parseRange(spec string) (from, to string, err error) {
-	sep := ".."
-	if strings.Contains(spec, "...") {
-		sep = "..."
-	}
-	from, to, ok := strings.Cut(spec, sep)
-	if !ok {
-		return "", "", fmt.Errorf("--git wants a range REV1..REV2 (like HEAD~1..HEAD), not %q", spec)
-	}
-	if from == "" {
-		from = "HEAD"
-	}
-	if to == "" {
-		to = "HEAD"
-	}
-	for _, r := range []string{from, to} {
-		if strings.HasPrefix(r, "-") {
-			return "", "", fmt.Errorf("--git: %q is not a revision", r)
-		}
-	}
-	if sep == "..." {
-		from += "..." + to // resolved to the merge base by the caller
-	}
-	return from, to, nil
-}
-
-// compileRevisions checks out the control repo at both revisions of --git
-// under tmp and compiles each with the compile flags, --env, --modules and
-// --global naming folders of the work tree (a folder outside the repo is
-// used as it is at both revisions). Facts come from the work tree, as
-// octocatalog-diff does: the comparison is of data, for the same nodes.
-func (f *diffFlags) compileRevisions(tmp string) (oldDir, newDir, oldName, newName string, err error) {
-	from, to, _ := parseRange(f.git)
-	top, err := repoTop(f.compile.env)
-	if err != nil {
-		return "", "", "", "", err
-	}
-	set, probs, err := gatherFacts(f.compile.facts, puppetdb.Config{}, nil, nil)
-	if err != nil {
-		return "", "", "", "", err
-	}
-	nodes, more := set.compile(func(string) bool { return true })
-	probs = append(probs, more...)
-	var factErrs []string
-	for _, p := range probs {
-		if !p.Warning {
-			factErrs = append(factErrs, p.String())
-		}
-	}
-	if len(factErrs) > 0 {
-		return "", "", "", "", fmt.Errorf("facts cannot be loaded; nothing compared:\n%s", strings.Join(factErrs, "\n"))
-	}
-	if len(nodes) == 0 {
-		return "", "", "", "", errors.New("--facts: no node to compile")
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-
-	dirs, names := [2]string{}, [2]string{}
-	for i, rev := range []string{from, to} {
-		commit, err := resolveRev(top, rev)
-		if err != nil {
-			return "", "", "", "", err
-		}
-		if base, tip, ok := strings.Cut(rev, "..."); ok {
-			rev = fmt.Sprintf("merge-base(%s, %s)", base, tip)
-		}
-		names[i] = fmt.Sprintf("%s (%s)", rev, commit[:min(len(commit), 12)])
-		side := filepath.Join(tmp, []string{"old", "new"}[i])
-		tree := filepath.Join(side, "tree")
-		if err := checkout(top, commit, side, tree); err != nil {
-			return "", "", "", "", fmt.Errorf("%s: %v", names[i], err)
-		}
-		dirs[i] = filepath.Join(side, "bundles")
-		if err := f.compileAt(ctx, top, tree, commit, nodes, dirs[i]); err != nil {
-			// Messages name the checkout: name the revision instead.
-			return "", "", "", "", fmt.Errorf("%s: %s", names[i], strings.ReplaceAll(err.Error(), tree+string(filepath.Separator), ""))
-		}
-	}
-	return dirs[0], dirs[1], names[0], names[1], nil
-}
-
-// compileAt compiles the checkout tree of one revision into out. Errors in
-// the data do not stop it: bundles record them, and a diff shows the ones
-// that appear or disappear.
-func (f *diffFlags) compileAt(ctx context.Context, top, tree, commit string, nodes []compiler.Node, out string) error {
-	cf := f.compile
-	for _, p := range []*string{&cf.env, &cf.modules, &cf.global} {
-		if *p == "" {
-			continue
-		}
-		rel, inRepo, err := repoPath(top, *p)
-		if err != nil {
-			return err
-		}
-		if inRepo {
-			*p = filepath.Join(tree, rel)
-		}
-	}
-	if _, err := os.Stat(cf.env); err != nil {
-		return fmt.Errorf("--env %s: not in this revision", f.compile.env)
-	}
-	in, _, err := cf.input()
-	if err != nil {
-		return err
-	}
-	in.Nodes = nodes
-	res, err := compiler.Compile(ctx, in)
-	if err != nil {
-		return err
-	}
-	for _, b := range res.Bundles {
-		b.Revision = commit
-	}
-	return writeBundles(out, res.Bundles)
-}
-
-// repoTop is the top of the git work tree holding dir (or, when dir does
-// not exist in the work tree, its nearest existing parent).
-func repoTop(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	for !isDir(abs) && filepath.Dir(abs) != abs {
-		abs = filepath.Dir(abs)
-	}
-	top, err := git(abs, nil, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return "", fmt.Errorf("--git: --env %s is not in a git work tree: %v", dir, err)
-	}
-	return filepath.EvalSymlinks(top)
-}
-
-// repoPath is p relative to the work tree top, when p lies inside it.
-func repoPath(top, p string) (rel string, inRepo bool, err error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", false, err
-	}
-	// Resolve symbolic links in the part that exists, as git did for top.
-	existing, rest := abs, ""
-	for {
-		if _, err := os.Lstat(existing); err == nil || filepath.Dir(existing) == existing {
-			break
-		}
-		rest = filepath.Join(filepath.Base(existing), rest)
-		existing = filepath.Dir(existing)
-	}
-	if resolved, err := filepath.EvalSymlinks(existing); err == nil {
-		abs = filepath.Join(resolved, rest)
-	}
-	rel, err = filepath.Rel(top, abs)
-	if err != nil || !filepath.IsLocal(rel) {
-		return "", false, nil
-	}
-	return rel, true, nil
-}
-
-// resolveRev names the commit of rev; "A...B" is their merge base.
-func resolveRev(top, rev string) (string, error) {
-	if base, tip, ok := strings.Cut(rev, "..."); ok {
-		out, err := git(top, nil, "merge-base", "--end-of-options", base, tip)
-		if err != nil {
-			return "", fmt.Errorf("--git: no merge base of %s and %s: %v", base, tip, err)
-		}
-		return out, nil
-	}
-	out, err := git(top, nil, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
-	if err != nil {
-		return "", fmt.Errorf("--git: %q is not a commit of the repository in %s", rev, top)
-	}
-	return out, nil
-}
-
-// checkout writes the files of commit to tree, through a temporary index:
-// the work tree, the repository's index and its worktree list are not
-// touched, and export-ignore attributes (which git archive honours) do not
-// apply.
-func checkout(top, commit, side, tree string) error {
-	if err := os.MkdirAll(side, 0o700); err != nil {
-		return err
-	}
-	env := []string{"GIT_INDEX_FILE=" + filepath.Join(side, "index")}
-	if _, err := git(top, env, "read-tree", commit); err != nil {
-		return err
-	}
-	_, err := git(top, env, "checkout-index", "--all", "--prefix="+tree+string(filepath.Separator))
-	return err
-}
-
-// git runs git in dir and returns its output, trimmed; an error holds
-// what git printed.
-func git(dir string, env []string, args ...string) (string, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return "", fmt.Errorf("git %s: %s", args[0], msg)
-		}
-		return "", fmt.Errorf("git %s: %v", args[0], err)
-	}
-	return strings.TrimSpace(stdout.String()), nil
 }
 
 const diffUsage = `Usage:
@@ -361,12 +161,13 @@ data change before it ships: for each node and key, what was added, removed
 or changed, down to the path inside the value (a JSON Pointer, /bob/shell),
 with type changes (443 and "443") and hash key order changes, and where the
 old and the new value came from (hierarchy level, file:line). Errors that
-appear, disappear or change message are changes too. Nodes with the same
-changes are shown together; a summary line ends the report.
+appear, disappear or change message are changes too. A summary comes
+first; then each distinct change once, with the nodes it touches.
 
 A value that only moved to another file or line is not a change: what
 counts is what 'puppet lookup' answers. Bundles with equal digests are not
-read past their header.
+decoded, but every bundle is checked whole (length, digest): a damaged one
+is trouble, never "unchanged".
 
 With --git, the control repo is compiled at both revisions of a git work
 tree, then compared. --env, --modules and --global name folders of the work
@@ -382,10 +183,19 @@ Flags:
   --ignore-key GLOB  never report the keys matching GLOB. Repeatable.
   --format FORMAT    text (the default; in colour on a terminal, unless
                      NO_COLOR is set), json (one document; the schema is in
-                     the README), or markdown (for a pull-request comment).
+                     the README), or markdown (for a pull-request comment,
+                     cut to fit one: under 60,000 bytes).
+  --nodes LIST       summary (the default): the nodes of each change by name
+                     up to five, else by patterns of their names with counts,
+                     web*.fra1.example.net (1200 of 1250); full: every name.
+                     JSON always lists every node.
   --git REV1..REV2   compile the two revisions and compare them.
-  --env DIR, --modules DIR, --global PATH, --environment NAME, --facts PATH...
-                     with --git: as for 'hieracc compile'.
+  --progress WHEN    with --git: auto (the default) shows each compile's
+                     progress on stderr when it is a terminal; always; never.
+  --env DIR, --modules DIR, --global PATH, --environment NAME, --facts PATH...,
+  --fact-override NAME=JSON
+                     with --git: as for 'hieracc compile' (its --puppetdb
+                     and --environment-from-facts are not taken here).
 
 A node error (every lookup on the node fails) is reported whatever --key
 says; a module's error is reported unless the --key and --ignore-key globs
@@ -399,6 +209,6 @@ Exit codes (as diff's):
   0  no differences
   1  differences
   2  trouble: nothing to compare (an empty or missing folder, --node globs
-     that match no node), a bundle that cannot be read, a failed compile,
-     or a bad command line
+     that match no node), a bundle that cannot be read or is damaged (on
+     either side, or on one only), a failed compile, or a bad command line
 `

@@ -146,7 +146,10 @@ Flags:
                        Bundles are written to temporary files in OUT, then
                        synced and renamed once all are compiled: no partial
                        bundle is ever visible. Bundles are mode 0640, as they
-                       hold whatever secrets the data holds.
+                       hold whatever secrets the data holds. OUT is
+                       hieracc's: the bundles of nodes whose facts are not
+                       given are removed. One compile at a time writes to
+                       OUT: a second one fails at once.
   --keep-going         write every node's bundle even when there are errors;
                        the keys that failed hold their error, and looking them
                        up reports it. The exit code is still 1.
@@ -154,18 +157,29 @@ Flags:
   --jobs N             nodes compiled in parallel (default 0: one per CPU).
   --full               compile every node, even when --out holds an earlier
                        compile that could be updated incrementally.
+  --format FORMAT      how errors and warnings are printed: text (the
+                       default), json (one JSON object per line, with every
+                       node) or github (GitHub Actions workflow commands,
+                       ::error file=F,line=L,col=C::message, which show on
+                       the line of the pull request that caused them).
+  --verbose            name every node of an error that several share.
+  --progress WHEN      auto (the default): show nodes done, rate and time
+                       left on stderr while compiling, when it is a terminal;
+                       always; never.
 
 When --out holds an earlier compile (its .hieracc-state.json), only the nodes
 whose facts or data files changed are compiled again, and only their bundles
 are rewritten; the result is the same as a full compile. Adding or removing a
-file, changing a hiera.yaml, other flags or another hieracc build all make the
-compile a full one.
+file, changing a hiera.yaml, other flags, other folders (another checkout) or
+another hieracc build all make the compile a full one.
 
 Errors and warnings go to stderr, one per line, as
   file:line:col: message (key "k", level "l", node n)
-with the file named as you named its folder; a summary (nodes, keys, errors,
-warnings, time) goes to stdout. When there is any error, nothing is written,
-unless --keep-going is given.
+with the file named as you named its folder. One that several nodes share
+is printed once, with their count and the first three (all with --verbose):
+  file:line:col: message (key "k", 3000 nodes: a, b, c and 2997 more)
+A summary (nodes, keys, distinct errors and warnings, time) goes to stdout.
+When there is any error, nothing is written, unless --keep-going is given.
 
 Only files inside --env, --modules and --global are read. Bundles, the
 messages recorded in them and 'lookup --explain' name files by the folder
@@ -195,6 +209,10 @@ Flags:
                         read is PATH/<node>.bundle. PATH may also be a bundle
                         file, and --node is then optional.
   --node NAME           the node's certname (required with a folder).
+                        Repeatable, and NAME may be a pattern ('web*', as
+                        Go's path.Match): then each node's value is printed
+                        on one line, "node: value", in node order (as
+                        json, or with --render-as s as to_s).
   --merge STRATEGY      merge the values of every level with this strategy
                         instead of the key's lookup_options: first, unique,
                         hash or deep.
@@ -204,6 +222,10 @@ Flags:
   --merge-hash-arrays   with --merge deep: deep-merge hashes inside arrays.
   --default VALUE       print VALUE (a string, as with puppet lookup) when no
                         key is found, and exit 0.
+  --type TYPE           the value must be of this Puppet type (String,
+                        Integer[0, 10], Array[String], Hash[String, Data],
+                        Optional[...], Enum[...], ...); otherwise the lookup
+                        fails with Puppet's message, as puppet lookup --type.
   --render-as FORMAT    how the value is printed: yaml (the default, as
                         'puppet lookup': "--- value"), json, or s (Ruby's
                         to_s, e.g. {"a"=>1}).

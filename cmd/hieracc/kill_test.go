@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hieracc/hieracc/compiler/build"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -128,10 +129,10 @@ func TestCompileKilled(t *testing.T) {
 		for _, e := range entries {
 			name := e.Name()
 			switch {
-			case isTempName(name):
+			case build.IsTemp(name):
 				temps++
 				continue
-			case name == stateFile:
+			case name == build.StateFile:
 				continue
 			case !strings.HasSuffix(name, ".bundle"):
 				t.Fatalf("unexpected file in OUT: %s", name)
@@ -185,7 +186,7 @@ func TestCompileKilled(t *testing.T) {
 				entries, _ := os.ReadDir(out)
 				n := 0
 				for _, e := range entries {
-					if !isTempName(e.Name()) || !strings.Contains(e.Name(), mine) {
+					if !build.IsTemp(e.Name()) || !strings.Contains(e.Name(), mine) {
 						continue
 					}
 					if !e.IsDir() {

@@ -5,10 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ptype"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -20,22 +23,24 @@ var lookupCmd = &command{
 }
 
 type lookupFlags struct {
-	bundle, node, merge, knockout, def, renderAs string
-	sortArrays, hashArrays, explain              bool
-	set                                          map[string]bool // flags given
+	bundle, merge, knockout, def, renderAs, typ string
+	nodes                                       stringList // --node, repeatable; globs allowed
+	sortArrays, hashArrays, explain             bool
+	set                                         map[string]bool // flags given
 }
 
 func runLookup(c *cmdEnv, args []string) int {
 	var f lookupFlags
 	fl := flag.NewFlagSet("lookup", flag.ContinueOnError)
 	fl.StringVar(&f.bundle, "bundle", "", "")
-	fl.StringVar(&f.node, "node", "", "")
+	fl.Var(&f.nodes, "node", "")
 	fl.StringVar(&f.merge, "merge", "", "")
 	fl.StringVar(&f.knockout, "knock-out-prefix", "", "")
 	fl.BoolVar(&f.sortArrays, "sort-merged-arrays", false, "")
 	fl.BoolVar(&f.hashArrays, "merge-hash-arrays", false, "")
 	fl.StringVar(&f.def, "default", "", "")
 	fl.StringVar(&f.renderAs, "render-as", "yaml", "")
+	fl.StringVar(&f.typ, "type", "", "")
 	fl.BoolVar(&f.explain, "explain", false, "")
 	keys, code, ok := parseFlags(c, fl, args)
 	if !ok {
@@ -48,41 +53,125 @@ func runLookup(c *cmdEnv, args []string) int {
 	if msg != "" {
 		return c.usageError("%s", msg)
 	}
+	multi := len(f.nodes) > 1 || len(f.nodes) == 1 && isGlob(f.nodes[0])
 	switch {
 	case len(keys) == 0:
 		return c.usageError("No keys were given to lookup.")
 	case f.bundle == "":
 		return c.usageError("--bundle is required: the folder 'hieracc compile' wrote (its --out)")
-	case f.node == "" && isDir(f.bundle):
+	case len(f.nodes) == 0 && isDir(f.bundle):
 		return c.usageError("--node is required: the certname of the node whose bundle to read")
+	case multi && !isDir(f.bundle):
+		return c.usageError("several nodes (or a --node pattern) need --bundle to be the folder 'hieracc compile' wrote")
+	case multi && f.explain:
+		return c.usageError("--explain looks up one node: give one --node")
+	case multi && f.renderAs == "yaml" && f.set["render-as"]:
+		return c.usageError("with several nodes, each value is printed on one line: --render-as json or s")
 	}
-	b, err := f.open()
+	if multi {
+		return f.lookupNodes(c, keys, opts)
+	}
+	node := ""
+	if len(f.nodes) == 1 {
+		node = f.nodes[0]
+	}
+	b, err := f.open(node)
 	if err != nil {
 		c.errorf("%v", err)
 		return exitFail
 	}
 	if f.explain {
+		opts.Default, opts.HasDefault = nil, false // --explain says what was found
 		return explainKeys(c, b, keys, opts)
 	}
+	v, err := b.LookupNames(keys, opts)
+	if err != nil {
+		c.errorf("%s", lookupError(err))
+		return exitFail
+	}
+	return c.print(v, f.renderAs)
+}
 
-	for _, key := range keys {
-		v, err := b.LookupWith(key, opts)
-		if errors.Is(err, runtime.ErrNotFound) {
-			continue
+// lookupNodes looks the keys up for every node --node names or matches,
+// in node order, and prints one line per node: "node: value". A node whose
+// lookup fails is reported on stderr, and the others are still printed.
+func (f *lookupFlags) lookupNodes(c *cmdEnv, keys []string, opts runtime.Options) int {
+	nodes, err := f.matchNodes()
+	if err != nil {
+		c.errorf("%v", err)
+		return exitFail
+	}
+	format := runtime.JSON
+	if f.renderAs == "s" {
+		format = runtime.Text
+	}
+	code := exitOK
+	for _, node := range nodes {
+		b, err := f.open(node)
+		var v any
+		if err == nil {
+			v, err = b.LookupNames(keys, opts)
+		}
+		var out []byte
+		if err == nil {
+			out, err = runtime.Render(v, format)
 		}
 		if err != nil {
-			c.errorf("%s", lookupError(err))
-			return exitFail
+			c.errorf("%s: %s", node, lookupError(err))
+			code = exitFail
+			continue
 		}
-		return c.print(v, f.renderAs)
+		fmt.Fprintf(c.stdout, "%s: %s\n", node, strings.TrimSuffix(string(out), "\n"))
 	}
-	if f.set["default"] {
-		// puppet lookup takes --default as a string, whatever it looks like.
-		return c.print(f.def, f.renderAs)
-	}
-	c.errorf("%s", notFoundMessage(keys))
-	return exitFail
+	return code
 }
+
+// matchNodes lists the nodes the --node flags name, sorted: a pattern
+// (Go's path.Match) stands for every node with a bundle in --bundle whose
+// name it matches, and must match one.
+func (f *lookupFlags) matchNodes() ([]string, error) {
+	var have []string
+	entries, err := os.ReadDir(f.bundle)
+	if err != nil {
+		return nil, fmt.Errorf("--bundle: %v", cleanPathErr(err))
+	}
+	for _, e := range entries {
+		if name, ok := strings.CutSuffix(e.Name(), ".bundle"); ok && !e.IsDir() && name != "" {
+			have = append(have, name)
+		}
+	}
+	seen := map[string]bool{}
+	var nodes []string
+	for _, pat := range f.nodes {
+		if !isGlob(pat) {
+			if !seen[pat] {
+				seen[pat] = true
+				nodes = append(nodes, pat)
+			}
+			continue
+		}
+		if _, err := path.Match(pat, ""); err != nil {
+			return nil, fmt.Errorf("--node %q: bad pattern", pat)
+		}
+		n := 0
+		for _, h := range have {
+			if ok, _ := path.Match(pat, h); ok {
+				n++
+				if !seen[h] {
+					seen[h] = true
+					nodes = append(nodes, h)
+				}
+			}
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("--node %q matches no bundle in %s", pat, f.bundle)
+		}
+	}
+	sort.Strings(nodes)
+	return nodes, nil
+}
+
+func isGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
 
 // options checks the merge flags as puppet lookup does and turns them into
 // runtime options; msg is the usage error, if any.
@@ -104,6 +193,17 @@ func (f *lookupFlags) options() (runtime.Options, string) {
 	if (f.set["knock-out-prefix"] || f.set["sort-merged-arrays"] || f.set["merge-hash-arrays"]) && f.merge != "deep" {
 		return o, "The options --knock-out-prefix, --sort-merged-arrays, and --merge-hash-arrays are only available with '--merge deep'"
 	}
+	if f.set["default"] {
+		// puppet lookup takes --default as a string, whatever it looks like.
+		o.Default, o.HasDefault = f.def, true
+	}
+	if f.set["type"] {
+		t, err := ptype.Parse(f.typ)
+		if err != nil {
+			return o, fmt.Sprintf("--type %s: %v", f.typ, err)
+		}
+		o.ValueType = t
+	}
 	if o.Merge != nil && o.Merge.Strategy == "deep" {
 		o.Merge.KnockoutPrefix = f.knockout
 		o.Merge.SortMergedArrays = f.sortArrays
@@ -114,19 +214,19 @@ func (f *lookupFlags) options() (runtime.Options, string) {
 
 // open opens the node's bundle: --bundle is the folder compile wrote, or a
 // bundle file.
-func (f *lookupFlags) open() (*runtime.Bundle, error) {
+func (f *lookupFlags) open(node string) (*runtime.Bundle, error) {
 	st, err := os.Stat(f.bundle)
 	if err != nil {
 		return nil, fmt.Errorf("--bundle: %v", cleanPathErr(err))
 	}
 	file := f.bundle
 	if st.IsDir() {
-		if strings.ContainsAny(f.node, `/\`) || f.node == "." || f.node == ".." {
-			return nil, fmt.Errorf("--node %q is not a certname", f.node)
+		if strings.ContainsAny(node, `/\`) || node == "." || node == ".." {
+			return nil, fmt.Errorf("--node %q is not a certname", node)
 		}
-		file = filepath.Join(f.bundle, f.node+".bundle")
+		file = filepath.Join(f.bundle, node+".bundle")
 		if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("no bundle for node %s in %s (%s does not exist)", f.node, f.bundle, file)
+			return nil, fmt.Errorf("no bundle for node %s in %s (%s does not exist)", node, f.bundle, file)
 		}
 	}
 	b, err := runtime.Open(file)
@@ -134,26 +234,15 @@ func (f *lookupFlags) open() (*runtime.Bundle, error) {
 		return nil, err
 	}
 	// A renamed or misplaced file must not answer for another node.
-	if node := b.Header().Node; f.node != "" && node != f.node {
-		return nil, fmt.Errorf("%s holds the bundle of node %s, not %s", file, node, f.node)
+	if got := b.Header().Node; node != "" && got != node {
+		return nil, fmt.Errorf("%s holds the bundle of node %s, not %s", file, got, node)
 	}
 	return b, nil
 }
 
 // notFoundMessage is Puppet's message when no key has a value.
 func notFoundMessage(keys []string) string {
-	if len(keys) == 1 {
-		return fmt.Sprintf("Function lookup() did not find a value for the name '%s'", keys[0])
-	}
-	return fmt.Sprintf("Function lookup() did not find a value for any of the names [%s]", quoteAll(keys))
-}
-
-func quoteAll(keys []string) string {
-	q := make([]string, len(keys))
-	for i, k := range keys {
-		q[i] = "'" + k + "'"
-	}
-	return strings.Join(q, ", ")
+	return (&runtime.NotFoundError{Names: keys}).Error()
 }
 
 // lookupError is the message of a failed lookup: Puppet's, followed by

@@ -5,7 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Exit codes, the same for every subcommand.
@@ -28,6 +33,9 @@ type cmdEnv struct {
 	name           string
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// term is stderr as given, for what draws on a terminal (progress);
+	// stderr escapes control characters, so messages cannot.
+	term io.Writer
 }
 
 // errorf prints "hieracc CMD: message" to stderr.
@@ -49,7 +57,7 @@ func (c *cmdEnv) usageError(format string, args ...any) int {
 // filled in init: the commands' own code refers to it.
 var commands []*command
 
-func init() { commands = []*command{compileCmd, lookupCmd, diffCmd, helpCmd} }
+func init() { commands = []*command{compileCmd, lookupCmd, diffCmd, versionCmd, helpCmd} }
 
 func findCommand(name string) *command {
 	for _, c := range commands {
@@ -70,6 +78,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			code = exitFail
 		}
 	}()
+	term := stderr
+	stderr = safeWriter{stderr}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, mainUsage())
 		return exitUsage
@@ -79,6 +89,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, mainUsage())
 		return exitOK
+	case "-version", "--version":
+		name = "version"
+		args = args[:1]
 	}
 	cmd := findCommand(name)
 	if cmd == nil {
@@ -89,7 +102,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "%s\n\n%s", msg, mainUsage())
 		return exitUsage
 	}
-	return cmd.run(&cmdEnv{name: name, stdin: stdin, stdout: stdout, stderr: stderr}, args[1:])
+	return cmd.run(&cmdEnv{name: name, stdin: stdin, stdout: stdout, stderr: stderr, term: term}, args[1:])
 }
 
 // parseFlags parses flags wherever they appear among the arguments (as
@@ -154,4 +167,67 @@ func flagError(err error) string {
 		return fmt.Sprintf("flag --%s needs a value", strings.TrimPrefix(name, "-"))
 	}
 	return msg
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// cleanPathErr keeps "stat x: no such file or directory" readable (for
+// the files the CLI opens itself; the build has its own).
+func cleanPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
+}
+
+// safeWriter writes text with every control character but newline and
+// tab, and every byte that is not UTF-8, escaped as Go quotes them (\x1b,
+// \u0085, \xe9): a message that quotes hostile input (a key, a file name,
+// a fact) never echoes raw bytes to a terminal or a log. Each Write is
+// taken as whole characters, as fmt writes a message in one call.
+type safeWriter struct{ w io.Writer }
+
+func (s safeWriter) Write(p []byte) (int, error) {
+	clean := true
+	for i := 0; i < len(p); {
+		r, n := utf8.DecodeRune(p[i:])
+		if unsafeRune(r, n) {
+			clean = false
+			break
+		}
+		i += n
+	}
+	if clean {
+		return s.w.Write(p)
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		r, n := utf8.DecodeRune(p[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, p[i])
+		case unsafeRune(r, n):
+			q := strconv.QuoteRune(r) // '\x1b', '\u0085'
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.Write(p[i : i+n])
+		}
+		i += n
+	}
+	if _, err := io.WriteString(s.w, b.String()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// unsafeRune reports whether the rune r, n bytes long, must be escaped.
+func unsafeRune(r rune, n int) bool {
+	if r == utf8.RuneError && n == 1 {
+		return true
+	}
+	return r != '\n' && r != '\t' && unicode.IsControl(r)
 }

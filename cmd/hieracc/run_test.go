@@ -2,15 +2,14 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	goldenfile "github.com/hieracc/hieracc/cmd/hieracc/internal/golden"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hieracc/hieracc/runtime"
 )
@@ -67,58 +66,6 @@ func TestHelpGolden(t *testing.T) {
 func golden(t *testing.T, file, got string) {
 	t.Helper()
 	goldenfile.Check(t, file, got, *update)
-}
-
-// TestInputFS checks the virtual tree the compiler reads: mounts, folders
-// above them, a file mounted in a folder, and refusal of everything else.
-func TestInputFS(t *testing.T) {
-	dir := t.TempDir()
-	write := func(p, s string) {
-		p = filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("repo/hiera.yaml", "version: 5\n")
-	write("repo/data/common.yaml", "a: 1\n")
-	write("mods/ntp/hiera.yaml", "version: 5\n")
-	write("conf/data/common.yaml", "g: 1\n")
-	write("conf/hiera.yaml", "shadowed\n")
-	write("elsewhere/my-hiera.yaml", "version: 5\n")
-	write("secret", "do not read\n")
-
-	j := func(p string) string { return filepath.Join(dir, p) }
-	f := newInputFS([]mount{
-		{name: "env", real: j("repo"), fsys: os.DirFS(j("repo")), display: "repo"},
-		{name: "modules", real: j("mods"), fsys: os.DirFS(j("mods")), display: "mods"},
-		{name: "global", real: j("conf"), fsys: os.DirFS(j("conf")), display: "conf"},
-		{name: "global/hiera.yaml", real: j("elsewhere/my-hiera.yaml"), isFile: true, display: "elsewhere/my-hiera.yaml"},
-	})
-	if err := fstest.TestFS(f, "env/hiera.yaml", "env/data/common.yaml", "modules/ntp/hiera.yaml",
-		"global/data/common.yaml", "global/hiera.yaml"); err != nil {
-		t.Fatal(err)
-	}
-	b, err := fs.ReadFile(f, "global/hiera.yaml")
-	if err != nil || string(b) != "version: 5\n" {
-		t.Errorf("global/hiera.yaml = %q, %v; want the mounted file", b, err)
-	}
-	for _, p := range []string{"secret", "repo/hiera.yaml", "elsewhere/my-hiera.yaml"} {
-		if _, err := fs.ReadFile(f, p); !errors.Is(err, errOutside) {
-			t.Errorf("ReadFile(%s): %v, want %v", p, err, errOutside)
-		}
-	}
-	if _, err := fs.ReadFile(f, "env/nosuch.yaml"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("ReadFile(env/nosuch.yaml): %v, want not exist", err)
-	}
-	if got, want := f.display("env/data/common.yaml"), filepath.Join("repo", "data", "common.yaml"); got != want {
-		t.Errorf("display = %q, want %q", got, want)
-	}
-	if got, want := f.display("global/hiera.yaml"), "elsewhere/my-hiera.yaml"; got != want {
-		t.Errorf("display = %q, want %q", got, want)
-	}
 }
 
 // TestNeverPanics feeds odd command lines; run must answer each with an exit
@@ -217,35 +164,30 @@ func TestRevision(t *testing.T) {
 	}
 }
 
-// TestWriteAtomicFailure checks that a write that fails at its last step
-// (the rename) leaves neither a partial bundle nor a temporary file.
-func TestWriteAtomicFailure(t *testing.T) {
-	dir := t.TempDir()
-	dst := filepath.Join(dir, "web01.bundle")
-	if err := os.MkdirAll(filepath.Join(dst, "occupied"), 0o755); err != nil {
-		t.Fatal(err) // a folder where the bundle should go: rename fails
+// TestRawBytesEscaped: what hieracc writes to stderr never holds a raw
+// control character or a byte that is not UTF-8, whatever the input it
+// quotes (here a key and a node name given to lookup).
+func TestRawBytesEscaped(t *testing.T) {
+	out := t.TempDir()
+	if code, stdout, stderr := runCLI("compile", "--env", filepath.Join("..", "..", "testdata", "example", "env"),
+		"--facts", filepath.Join("..", "..", "testdata", "example", "nodes", "web01.fra1.example.net.yaml"), "--out", out); code != exitOK {
+		t.Fatalf("compile: exit %d\n%s%s", code, stdout, stderr)
 	}
-	if err := writeAtomic(dst, []byte("bundle")); err == nil {
-		t.Fatal("writeAtomic over a non-empty folder succeeded")
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != 1 || entries[0].Name() != "web01.bundle" || !entries[0].IsDir() {
-		t.Errorf("left behind: %v", entries)
-	}
-
-	// And a successful one leaves exactly the bundle, mode 0640.
-	ok := filepath.Join(dir, "db01.bundle")
-	if err := writeAtomic(ok, []byte("bundle")); err != nil {
-		t.Fatal(err)
-	}
-	st, err := os.Stat(ok)
-	if err != nil || st.Mode().Perm() != 0o640 {
-		t.Errorf("db01.bundle: %v, %v; want mode 0640", st.Mode(), err)
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
-		t.Errorf("left behind: %v", entries)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--node", "web01.fra1.example.net", "a\x1b[31mb\x07\x00\xe9\u0085\tc"}, `'a\x1b[31mb\a\x00\xe9\u0085` + "\tc'"},
+		{[]string{"--node", "x\x1by", "k"}, `no bundle for node x\x1by`},
+	} {
+		code, _, stderr := runCLI(append([]string{"lookup", "--bundle", out}, tc.args...)...)
+		if code != exitFail || !strings.Contains(stderr, tc.want) {
+			t.Errorf("lookup %q: exit %d, stderr %q; want it to hold %q", tc.args, code, stderr, tc.want)
+		}
+		for _, r := range strings.TrimSuffix(stderr, "\n") {
+			if r == utf8.RuneError || r != '\t' && unicode.IsControl(r) {
+				t.Errorf("lookup %q: stderr holds %q: %q", tc.args, r, stderr)
+			}
+		}
 	}
 }

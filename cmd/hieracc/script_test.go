@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hieracc/hieracc/compiler/build"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -69,7 +70,7 @@ func cmdNotemp(ts *testscript.TestScript, neg bool, args []string) {
 	entries, err := os.ReadDir(ts.MkAbs(args[0]))
 	ts.Check(err)
 	for _, e := range entries {
-		if e.Name() == stateFile {
+		if e.Name() == build.StateFile {
 			continue // the incremental state: a finished file, not a temporary one
 		}
 		if strings.HasSuffix(e.Name(), ".tmp") || strings.HasPrefix(e.Name(), ".") {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
+	"github.com/hieracc/hieracc/format"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -156,7 +157,7 @@ func readFile(name string) ([]byte, error) {
 		return nil, errors.New(pathErr(err))
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
+		return nil, format.NotRegular(st.Mode())
 	}
 	if st.Size() > MaxFileSize {
 		return nil, fmt.Errorf("file is %d bytes, more than the %d bytes hieracc reads", st.Size(), MaxFileSize)

@@ -62,7 +62,7 @@ func TestLoad(t *testing.T) {
 		"facts/README.md: warning: not read as facts: only files ending in .json, .yaml, .yml, .facts are",
 		"facts/old: warning: folder not read: facts folders are read one level deep (name it with --facts to read it)",
 		"bad/broken.json:1:1: Unable to parse (bad/broken.json): 859: unexpected token at '{'",
-		"bad/partial.json: element 2 gives an empty certname (PuppetDB inventory)",
+		"bad/partial.json: element 2: gives an empty certname (PuppetDB inventory)",
 		"other/dup.json: facts for node db01 are also at facts/db01.yaml:1:5: one place per certname (node db01)",
 		"other/web01.yaml: facts for node web01 are also at facts/web01.json: one place per certname (node web01)",
 	}

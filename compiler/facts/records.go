@@ -8,7 +8,10 @@ package facts
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/format"
@@ -376,7 +379,7 @@ func (d *doc) add(n Node, checkFile bool, where string) {
 	n.Source = d.file
 	if msg := checkCertname(n.Certname); msg != "" {
 		if where != "" {
-			msg = where + " " + msg
+			msg = where + ": " + msg
 		}
 		d.probs = append(d.probs, d.problemAt(n.Line, n.Column, "", fmt.Sprintf("%s (%s)", msg, n.Format)))
 		return
@@ -389,22 +392,45 @@ func (d *doc) add(n Node, checkFile bool, where string) {
 	d.nodes = append(d.nodes, n)
 }
 
+// MaxCertname is the longest certname, in bytes: its bundle's file name,
+// <certname>.bundle, must fit in the 255 bytes of a file name.
+const MaxCertname = 255 - len(".bundle")
+
 // checkCertname returns what is wrong with a certname, or "". The rule is
-// Puppet's for certificate names (printable ASCII, no slash), and a
-// certname must not be a path step: it names the node's bundle file.
+// Puppet's for certificate names (Puppet::SSL::Base::VALID_CERTNAME:
+// printable ASCII but "/"), and a certname names its bundle's file: it is
+// no path step and fits in a file name. Messages quote the certname as Go
+// does when it holds what is not printable: they never echo raw bytes.
 func checkCertname(c string) string {
-	if c == "" {
+	switch {
+	case c == "":
 		return "gives an empty certname"
-	}
-	if c == "." || c == ".." {
+	case c == "." || c == "..":
 		return fmt.Sprintf("gives the certname %q, which is not a node's name", c)
+	case len(c) > MaxCertname:
+		return fmt.Sprintf("certname of %d bytes: at most %d (its bundle's file name, <certname>.bundle, must fit in 255 bytes)", len(c), MaxCertname)
 	}
-	for i := 0; i < len(c); i++ {
-		if c[i] < ' ' || c[i] > '~' || c[i] == '/' {
-			return fmt.Sprintf("gives the certname %q: a certname is printable ASCII without a slash", c)
+	for i, r := range c {
+		if r < ' ' || r > '~' || r == '/' {
+			if r == utf8.RuneError {
+				return fmt.Sprintf("certname %s holds the byte %#x: a certname is printable ASCII but \"/\", as for Puppet", QuoteName(c), c[i])
+			}
+			return fmt.Sprintf("certname %s holds %q: a certname is printable ASCII but \"/\", as for Puppet", QuoteName(c), r)
 		}
 	}
 	return ""
+}
+
+// QuoteName is s, in Go's quotes when it holds anything but printable
+// characters: for a name (a certname, a file's) in a message, which must
+// never echo raw bytes.
+func QuoteName(s string) string {
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 func extOf(file string) string {

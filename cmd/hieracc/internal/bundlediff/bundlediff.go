@@ -3,10 +3,13 @@
 // what was added, removed or changed, down to the path inside the value, and
 // where the old and the new value came from.
 //
-// Compare reads only the headers of bundles whose digests match (equal
-// digests mean equal data) and decodes the others through the runtime
-// package, as agents do. Nodes with the same changes are grouped, so a
-// change to common data reads once with the list of nodes it reaches.
+// Compare verifies every bundle (length and digest, see format.Verify),
+// does not decode those whose digests match (equal digests mean equal
+// data), and decodes the others through the runtime package, as agents
+// do. A bundle that cannot be read or is damaged fails the comparison.
+// Each distinct change is reported once with the nodes it touches, so a
+// change to common data reads once however many nodes it reaches; those
+// nodes are summarised by patterns of their names (Summarise).
 // WriteText, WriteJSON and WriteMarkdown render a Report.
 //
 // What counts as a change is what `puppet lookup` would answer differently:
@@ -61,9 +64,17 @@ type Report struct {
 	// unless the caller names them otherwise (revisions, for --git).
 	Old, New string
 	Summary  Summary
+	// Entries hold each distinct change once, with the nodes it touches,
+	// sorted by key, module and path, then by nodes touched (most first)
+	// and first node. This is what the renderers show.
+	Entries []Entry
 	// Groups hold the nodes with differences, those with the same changes
-	// together, sorted by their first node.
+	// together, sorted by their first node; the nodes only in OLD and only
+	// in NEW are groups of their own.
 	Groups []Group
+	// Nodes are every node of the comparison, OLD's and NEW's, sorted:
+	// what Pattern.Of counts.
+	Nodes []string
 }
 
 // Summary counts the nodes and keys of a comparison.
@@ -76,6 +87,13 @@ type Summary struct {
 	// KeysChanged counts distinct keys changed on at least one node
 	// (node- and module-level errors are not keys).
 	KeysChanged int
+	// ErrorsAppeared, ErrorsGone and ErrorsChanged count the distinct
+	// changes (entries) where an error appeared (a key, a module or the
+	// node now fails, or a failing key was added), disappeared, or changed
+	// its message. ErrorNodes counts the nodes with at least one error
+	// that appeared or changed.
+	ErrorsAppeared, ErrorsGone, ErrorsChanged int
+	ErrorNodes                                int
 }
 
 // Differs reports whether the comparison found any difference.
@@ -115,6 +133,14 @@ type Group struct {
 	Status  Status
 	Nodes   []string // sorted
 	Changes []Change // for NodeChanged: sorted by key, then path
+}
+
+// Entry is one distinct change and the nodes it touches. Two nodes share
+// an entry when everything shown about the change is the same, sources
+// included.
+type Entry struct {
+	Change
+	Nodes []string // sorted
 }
 
 // Kind is the kind of a change.

@@ -4,7 +4,6 @@ package bundlediff
 // and diff the others bundle by bundle.
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path"
@@ -61,27 +60,89 @@ func Compare(oldDir, newDir string, f Filter) (*Report, error) {
 		}
 	}
 
-	// Nodes are independent: compare them in parallel. Most cost two
-	// header reads; the few that changed are decoded.
+	// Nodes are independent: compare them in parallel. Every bundle is
+	// verified (length and digest, without decoding), so an equal digest
+	// is one that holds; the few nodes whose digests differ are decoded.
+	// Every bundle that cannot be read is named, not only the first.
 	results := make([][]Change, len(common))
-	g, ctx := errgroup.WithContext(context.Background())
+	errs := make([]error, len(common)+len(onlyOld)+len(onlyNew))
+	var g errgroup.Group
 	g.SetLimit(goruntime.GOMAXPROCS(0))
 	for i, node := range common {
 		g.Go(func() error {
-			if ctx.Err() != nil {
-				return nil // another node failed: the comparison is over
-			}
-			cs, err := compareNode(node, filepath.Join(oldDir, node+bundleExt), filepath.Join(newDir, node+bundleExt), &f)
-			results[i] = cs
-			return err
+			results[i], errs[i] = compareNode(node, filepath.Join(oldDir, node+bundleExt), filepath.Join(newDir, node+bundleExt), &f)
+			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
+	for i, file := range onlyFiles(oldDir, onlyOld, newDir, onlyNew) {
+		g.Go(func() error {
+			_, errs[len(common)+i] = verify(file.path, file.node)
+			return nil
+		})
+	}
+	g.Wait()
+	if err := badBundles(errs); err != nil {
 		return nil, err
 	}
 	r := group(common, results, onlyOld, onlyNew)
 	r.Old, r.New = oldDir, newDir
 	return r, nil
+}
+
+type nodeFile struct{ node, path string }
+
+// onlyFiles lists the bundles of the nodes found on one side only.
+func onlyFiles(oldDir string, onlyOld []string, newDir string, onlyNew []string) []nodeFile {
+	var out []nodeFile
+	for _, side := range []struct {
+		dir   string
+		nodes []string
+	}{{oldDir, onlyOld}, {newDir, onlyNew}} {
+		for _, n := range side.nodes {
+			out = append(out, nodeFile{n, filepath.Join(side.dir, n+bundleExt)})
+		}
+	}
+	return out
+}
+
+// maxBadShown bounds the bundles a BadBundlesError names in its message.
+const maxBadShown = 10
+
+// BadBundlesError lists the bundles that cannot be read, are not bundles,
+// are damaged or hold another node: a comparison that meets one is not
+// made (exit 2), since its "unchanged" or "only in NEW" would be a guess.
+type BadBundlesError struct {
+	Errs []error // one per bundle, in node order
+}
+
+func (e *BadBundlesError) Error() string {
+	if len(e.Errs) == 1 {
+		return e.Errs[0].Error()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d bundles cannot be read:", len(e.Errs))
+	for _, err := range e.Errs[:min(len(e.Errs), maxBadShown)] {
+		b.WriteString("\n  " + err.Error())
+	}
+	if n := len(e.Errs) - maxBadShown; n > 0 {
+		fmt.Fprintf(&b, "\n  and %d more", n)
+	}
+	return b.String()
+}
+
+func (e *BadBundlesError) Unwrap() []error { return e.Errs }
+
+func badBundles(errs []error) error {
+	var bad []error
+	for _, err := range errs {
+		if err != nil {
+			bad = append(bad, err)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return &BadBundlesError{Errs: bad}
 }
 
 // listBundles returns the nodes of dir's bundles, sorted. Files whose name
@@ -99,14 +160,32 @@ func listBundles(dir string) ([]string, error) {
 		return nil, err
 	}
 	var nodes []string
+	var bad []error
 	for _, e := range entries {
 		name := e.Name()
 		if (!e.Type().IsRegular() && e.Type()&os.ModeSymlink == 0) || strings.HasPrefix(name, ".") {
 			continue
 		}
-		if node, ok := strings.CutSuffix(name, bundleExt); ok && node != "" {
-			nodes = append(nodes, node)
+		node, ok := strings.CutSuffix(name, bundleExt)
+		if !ok || node == "" {
+			continue
 		}
+		// A link must lead to a regular file: opening a FIFO would wait
+		// forever, a device read for ever.
+		if e.Type()&os.ModeSymlink != 0 {
+			p := filepath.Join(dir, name)
+			if st, err := os.Stat(p); err != nil {
+				bad = append(bad, err)
+				continue
+			} else if !st.Mode().IsRegular() {
+				bad = append(bad, fmt.Errorf("%s: not a regular file", p))
+				continue
+			}
+		}
+		nodes = append(nodes, node)
+	}
+	if len(bad) > 0 {
+		return nil, &BadBundlesError{Errs: bad}
 	}
 	if len(nodes) == 0 {
 		return nil, fmt.Errorf("%w: no bundles (*%s) in %s", ErrNothingToCompare, bundleExt, dir)
@@ -120,11 +199,11 @@ func listBundles(dir string) ([]string, error) {
 // compareNode diffs one node's two bundles; nil when they hold the same
 // data (or differ only in keys the filter leaves out).
 func compareNode(node, oldFile, newFile string, f *Filter) ([]Change, error) {
-	oh, err := readHeader(oldFile, node)
+	oh, err := verify(oldFile, node)
 	if err != nil {
 		return nil, err
 	}
-	nh, err := readHeader(newFile, node)
+	nh, err := verify(newFile, node)
 	if err != nil {
 		return nil, err
 	}
@@ -142,13 +221,10 @@ func compareNode(node, oldFile, newFile string, f *Filter) ([]Change, error) {
 	return diffBundles(od, nd, f), nil
 }
 
-func readHeader(file, node string) (format.Header, error) {
-	fh, err := os.Open(file)
-	if err != nil {
-		return format.Header{}, err
-	}
-	defer fh.Close()
-	h, err := format.ReadHeader(fh)
+// verify checks that file is a whole, undamaged bundle of node (see
+// format.VerifyFile) and returns its header.
+func verify(file, node string) (format.Header, error) {
+	h, err := format.VerifyFile(file)
 	if err != nil {
 		return h, fmt.Errorf("%s: %w", file, err)
 	}
@@ -159,8 +235,9 @@ func readHeader(file, node string) (format.Header, error) {
 	return h, nil
 }
 
-// details reads a whole bundle through the runtime, as agents do.
-func details(file string) (*format.Bundle, error) {
+// details reads a whole bundle through the runtime, as agents do. It is a
+// variable so that tests can count the bundles decoded.
+var details = func(file string) (*format.Bundle, error) {
 	b, err := runtime.Open(file)
 	if err != nil {
 		return nil, err

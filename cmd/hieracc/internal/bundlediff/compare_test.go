@@ -1,11 +1,14 @@
 package bundlediff
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -316,6 +319,22 @@ func TestGrouping(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("groups (-want +got):\n%s", d)
 	}
+	type entry struct {
+		Key   string
+		Nodes []string
+	}
+	var entries []entry
+	for _, e := range r.Entries {
+		entries = append(entries, entry{e.Key, e.Nodes})
+	}
+	wantEntries := []entry{ // one per distinct change, sources included
+		{"a", []string{"db01", "web01", "web02"}},
+		{"b", []string{"app01"}},
+		{"b", []string{"app02"}},
+	}
+	if d := cmp.Diff(wantEntries, entries); d != "" {
+		t.Errorf("entries (-want +got):\n%s", d)
+	}
 	wantSum := Summary{Nodes: 6, Changed: 5, Unchanged: 1, OnlyOld: 2, OnlyNew: 1, KeysChanged: 2}
 	if d := cmp.Diff(wantSum, r.Summary); d != "" {
 		t.Errorf("summary (-want +got):\n%s", d)
@@ -447,33 +466,95 @@ func TestBadBundles(t *testing.T) {
 	})
 }
 
-// TestDigestSkip checks that bundles with equal digests are not decoded:
-// their bodies are corrupted, yet the comparison succeeds, while the same
-// corruption in a bundle that changed is found.
+// TestDigestSkip checks that bundles with equal digests are not decoded,
+// yet are verified: a body damaged after it was written (its header, and
+// so its digest, intact) or a truncated bundle is trouble, never
+// "unchanged".
 func TestDigestSkip(t *testing.T) {
-	corrupt := func(dir string) {
-		p := filepath.Join(dir, "web01.bundle")
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
+	var decoded atomic.Int64
+	orig := details
+	details = func(file string) (*format.Bundle, error) { decoded.Add(1); return orig(file) }
+	t.Cleanup(func() { details = orig })
+
+	bundles := func() []*format.Bundle {
+		var bs []*format.Bundle
+		for i := range 20 {
+			bs = append(bs, node(fmt.Sprintf("web%02d", i), key("a", "x"), key("b", strings.Repeat("y", 1000))))
 		}
-		data[len(data)-3] ^= 0xff // in the body, which ReadHeader never reads
-		os.WriteFile(p, data, 0o644)
+		return bs
 	}
-	same, same2 := writeDir(t, node("web01", key("a", "x"))), writeDir(t, node("web01", key("a", "x")))
-	corrupt(same)
-	corrupt(same2)
-	r, err := Compare(same, same2, Filter{})
-	if err != nil {
-		t.Fatalf("equal digests were decoded: %v", err)
+	old, new := writeDir(t, bundles()...), writeDir(t, bundles()...)
+	r, err := Compare(old, new, Filter{})
+	if err != nil || r.Summary.Unchanged != 20 {
+		t.Fatalf("Compare = %+v, %v; want 20 unchanged", r, err)
 	}
-	if r.Summary.Unchanged != 1 || r.Differs() {
-		t.Errorf("summary %+v, want 1 unchanged", r.Summary)
+	if n := decoded.Load(); n != 0 {
+		t.Errorf("%d bundles decoded, want 0: their digests are equal", n)
 	}
-	changed := writeDir(t, node("web01", key("a", "y")))
-	corrupt(changed)
-	if _, err := Compare(same, changed, Filter{}); err == nil {
-		t.Errorf("a changed node with a corrupt body compared without error")
+
+	for _, tc := range []struct {
+		name   string
+		damage func([]byte) []byte
+		want   string
+	}{
+		{"bit flipped in the body", func(d []byte) []byte { d[len(d)-500] ^= 0x10; return d }, "body does not match its SHA-256 digest"},
+		{"truncated", func(d []byte) []byte { return d[:len(d)-1] }, "truncated"},
+		{"trailing bytes", func(d []byte) []byte { return append(d, '\n') }, "after the end"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeDir(t, bundles()...)
+			p := filepath.Join(dir, "web07.bundle")
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, tc.damage(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if h, err := format.ReadHeader(bytes.NewReader(tc.damage(bytes.Clone(data)))); err != nil || h.Node != "web07" {
+				t.Fatalf("the damage reaches the header (%v): this test is about bodies", err)
+			}
+			for _, sides := range [][2]string{{old, dir}, {dir, old}} {
+				r, err := Compare(sides[0], sides[1], Filter{})
+				if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("Compare = %v; want an error naming %s: %s", err, p, tc.want)
+				}
+				if code := ExitCode(r, err); code != ExitTrouble {
+					t.Errorf("exit code %d, want %d", code, ExitTrouble)
+				}
+			}
+		})
+	}
+}
+
+// TestBadOnlyOneSide: a bundle found on one side only is verified too: a
+// junk *.bundle is not a node "only in NEW", an unreadable one not "only
+// in OLD". Every bad bundle is named, not only the first.
+func TestBadOnlyOneSide(t *testing.T) {
+	old := writeDir(t, node("web01", key("a", "x")), node("gone01", key("a", "x")))
+	new := writeDir(t, node("web01", key("a", "x")))
+	junk := filepath.Join(new, "junk.bundle")
+	os.WriteFile(junk, []byte("not a bundle at all"), 0o644)
+	data, _ := os.ReadFile(filepath.Join(old, "gone01.bundle"))
+	truncated := filepath.Join(new, "fresh01.bundle")
+	os.WriteFile(truncated, data[:len(data)/2], 0o644)
+	os.Rename(filepath.Join(old, "gone01.bundle"), filepath.Join(old, "gone02.bundle"))
+
+	r, err := Compare(old, new, Filter{})
+	var bad *BadBundlesError
+	if !errors.As(err, &bad) || len(bad.Errs) != 3 {
+		t.Fatalf("Compare = %v, %v; want a BadBundlesError of 3 bundles", r, err)
+	}
+	for _, want := range []string{"3 bundles cannot be read", junk + ": format: not a hieracc bundle", truncated + ": format: corrupt bundle: truncated", "holds the bundle of node gone01, not gone02"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if !errors.Is(err, format.ErrNotBundle) || !errors.Is(err, format.ErrCorrupt) {
+		t.Errorf("error %v does not wrap the format's sentinels", err)
+	}
+	if code := ExitCode(r, err); code != ExitTrouble {
+		t.Errorf("exit code %d, want %d", code, ExitTrouble)
 	}
 }
 

@@ -1,6 +1,7 @@
 package bundlediff
 
-// Stage: group the nodes that changed alike, and count.
+// Stage: gather the distinct changes with the nodes they touch, group the
+// nodes that changed alike, and count.
 
 import (
 	"cmp"
@@ -15,6 +16,7 @@ import (
 func group(common []string, results [][]Change, onlyOld, onlyNew []string) *Report {
 	r := &Report{Summary: Summary{Nodes: len(common), OnlyOld: len(onlyOld), OnlyNew: len(onlyNew)}}
 	byChanges := map[[32]byte]int{} // index in r.Groups
+	byChange := map[[32]byte]int{}  // index in r.Entries
 	keys := map[string]bool{}
 	for i, cs := range results {
 		if len(cs) == 0 {
@@ -23,23 +25,54 @@ func group(common []string, results [][]Change, onlyOld, onlyNew []string) *Repo
 		}
 		r.Summary.Changed++
 		sortChanges(cs)
-		// Nodes group when everything shown about their changes is the
+		// Changes are the same when everything shown about them is the
 		// same, sources included: the JSON form is exactly that.
-		id := sha256.Sum256(fingerprint(cs))
+		var all []byte
+		failing := false
+		for _, c := range cs {
+			fp := fingerprint([]Change{c})
+			all = append(all, fp...)
+			id := sha256.Sum256(fp)
+			ei, ok := byChange[id]
+			if !ok {
+				ei = len(r.Entries)
+				byChange[id] = ei
+				r.Entries = append(r.Entries, Entry{Change: c})
+				if c.Key != "" {
+					keys[c.Key] = true
+				}
+			}
+			r.Entries[ei].Nodes = append(r.Entries[ei].Nodes, common[i]) // common is sorted
+			if k := errorKind(c); k == "appeared" || k == "changed" {
+				failing = true
+			}
+		}
+		if failing {
+			r.Summary.ErrorNodes++
+		}
+		id := sha256.Sum256(all)
 		gi, ok := byChanges[id]
 		if !ok {
 			gi = len(r.Groups)
 			byChanges[id] = gi
 			r.Groups = append(r.Groups, Group{Status: NodeChanged, Changes: cs})
-			for _, c := range cs {
-				if c.Key != "" {
-					keys[c.Key] = true
-				}
-			}
 		}
-		r.Groups[gi].Nodes = append(r.Groups[gi].Nodes, common[i]) // common is sorted
+		r.Groups[gi].Nodes = append(r.Groups[gi].Nodes, common[i])
 	}
 	r.Summary.KeysChanged = len(keys)
+	for _, e := range r.Entries {
+		switch errorKind(e.Change) {
+		case "appeared":
+			r.Summary.ErrorsAppeared++
+		case "gone":
+			r.Summary.ErrorsGone++
+		case "changed":
+			r.Summary.ErrorsChanged++
+		}
+	}
+	slices.SortStableFunc(r.Entries, func(a, b Entry) int {
+		return cmp.Or(compareChanges(a.Change, b.Change), cmp.Compare(len(b.Nodes), len(a.Nodes)), strings.Compare(a.Nodes[0], b.Nodes[0]))
+	})
 	if len(onlyOld) > 0 {
 		r.Groups = append(r.Groups, Group{Status: NodeOnlyOld, Nodes: onlyOld})
 	}
@@ -47,7 +80,24 @@ func group(common []string, results [][]Change, onlyOld, onlyNew []string) *Repo
 		r.Groups = append(r.Groups, Group{Status: NodeOnlyNew, Nodes: onlyNew})
 	}
 	slices.SortStableFunc(r.Groups, func(a, b Group) int { return strings.Compare(a.Nodes[0], b.Nodes[0]) })
+	r.Nodes = slices.Concat(common, onlyOld, onlyNew)
+	slices.Sort(r.Nodes)
 	return r
+}
+
+// errorKind says what a change does to errors: "appeared", "gone",
+// "changed" (its message), or "" when it holds none.
+func errorKind(c Change) string {
+	oldErr, newErr := c.Old != nil && c.Old.Err != nil, c.New != nil && c.New.Err != nil
+	switch {
+	case oldErr && newErr:
+		return "changed"
+	case newErr:
+		return "appeared"
+	case oldErr:
+		return "gone"
+	}
+	return ""
 }
 
 func fingerprint(cs []Change) []byte {
@@ -62,16 +112,16 @@ func fingerprint(cs []Change) []byte {
 // sortChanges orders changes by key (node- and module-level errors first),
 // then path, token by token with array indexes in numeric order. Changes
 // at one path keep the order they were found in.
-func sortChanges(cs []Change) {
-	slices.SortStableFunc(cs, func(a, b Change) int {
-		if c := cmp.Compare(a.Key, b.Key); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.Module, b.Module); c != 0 {
-			return c
-		}
-		return comparePaths(a.Path, b.Path)
-	})
+func sortChanges(cs []Change) { slices.SortStableFunc(cs, compareChanges) }
+
+func compareChanges(a, b Change) int {
+	if c := cmp.Compare(a.Key, b.Key); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Module, b.Module); c != 0 {
+		return c
+	}
+	return comparePaths(a.Path, b.Path)
 }
 
 func comparePaths(a, b string) int {

@@ -12,14 +12,26 @@ import (
 // within a version; none is removed or changes meaning.
 const JSONVersion = 1
 
-// WriteJSON writes the report as one JSON document (schema version 1):
+// WriteJSON writes the report as one JSON document (schema version 1;
+// "changes" and the summary's error counts were added within it):
 //
 //	{
 //	  "version": 1,
 //	  "old": "OLD", "new": "NEW",                 // as Report.Old, Report.New
 //	  "summary": {"nodes": 8, "changed": 2, "unchanged": 6,
-//	              "only_old": 0, "only_new": 1, "keys_changed": 3},
-//	  "groups": [                                 // sorted by their first node
+//	              "only_old": 0, "only_new": 1, "keys_changed": 3,
+//	              "errors_appeared": 1, "errors_gone": 0, "errors_changed": 0,   // distinct changes
+//	              "error_nodes": 1},                // nodes where an error appeared or changed
+//	  "changes": [                                // each distinct change once, sorted by key, path,
+//	    {                                         //   then nodes touched (most first)
+//	      "key": ..., "module": ..., "path": ..., "kind": ..., "old": SIDE, "new": SIDE,   // as in groups
+//	      "nodes": ["web01", ...],                // every node it touches, sorted
+//	      "patterns": [{"glob": "web*.fra1.example.net", "nodes": 1200, "of": 1250}]
+//	                                              // at most 5 globs (path.Match) sharing out nodes;
+//	                                              // "of": the nodes of the comparison the glob matches
+//	    }
+//	  ],
+//	  "groups": [                                 // nodes with the same changes; sorted by their first node
 //	    {
 //	      "status": "changed",                    // or "only_old", "only_new"
 //	      "nodes": ["db01", "web01"],             // sorted
@@ -56,12 +68,21 @@ const JSONVersion = 1
 // its Ruby inspect form; its "type" still tells. Array indexes in paths are
 // NEW's, except for a removed element (OLD's).
 func WriteJSON(w io.Writer, r *Report, _ Options) error {
+	s := r.Summary
 	doc := jsonReport{
 		Version: JSONVersion,
 		Old:     r.Old,
 		New:     r.New,
-		Summary: jsonSummary(r.Summary),
+		Summary: jsonSummary{Nodes: s.Nodes, Changed: s.Changed, Unchanged: s.Unchanged, OnlyOld: s.OnlyOld, OnlyNew: s.OnlyNew,
+			KeysChanged: s.KeysChanged, ErrorsAppeared: s.ErrorsAppeared, ErrorsGone: s.ErrorsGone, ErrorsChanged: s.ErrorsChanged,
+			ErrorNodes: s.ErrorNodes},
+		Changes: make([]jsonEntry, len(r.Entries)),
 		Groups:  make([]jsonGroup, len(r.Groups)),
+	}
+	of := map[string]int{}
+	for i, e := range r.Entries {
+		doc.Changes[i] = jsonEntry{jsonChange: jsonChanges([]Change{e.Change})[0], Nodes: e.Nodes,
+			Patterns: jsonPatterns(Summarise(e.Nodes, r.Nodes, jsonPatternsMax, of))}
 	}
 	for i, g := range r.Groups {
 		doc.Groups[i] = jsonGroup{Status: string(g.Status), Nodes: g.Nodes, Changes: jsonChanges(g.Changes)}
@@ -72,21 +93,50 @@ func WriteJSON(w io.Writer, r *Report, _ Options) error {
 	return enc.Encode(doc)
 }
 
+// jsonPatternsMax bounds the patterns of an entry in JSON, where the full
+// node list is given too.
+const jsonPatternsMax = 5
+
 type jsonReport struct {
 	Version int         `json:"version"`
 	Old     string      `json:"old"`
 	New     string      `json:"new"`
 	Summary jsonSummary `json:"summary"`
+	Changes []jsonEntry `json:"changes"`
 	Groups  []jsonGroup `json:"groups"`
 }
 
 type jsonSummary struct {
-	Nodes       int `json:"nodes"`
-	Changed     int `json:"changed"`
-	Unchanged   int `json:"unchanged"`
-	OnlyOld     int `json:"only_old"`
-	OnlyNew     int `json:"only_new"`
-	KeysChanged int `json:"keys_changed"`
+	Nodes          int `json:"nodes"`
+	Changed        int `json:"changed"`
+	Unchanged      int `json:"unchanged"`
+	OnlyOld        int `json:"only_old"`
+	OnlyNew        int `json:"only_new"`
+	KeysChanged    int `json:"keys_changed"`
+	ErrorsAppeared int `json:"errors_appeared"`
+	ErrorsGone     int `json:"errors_gone"`
+	ErrorsChanged  int `json:"errors_changed"`
+	ErrorNodes     int `json:"error_nodes"`
+}
+
+type jsonEntry struct {
+	jsonChange
+	Nodes    []string      `json:"nodes"`
+	Patterns []jsonPattern `json:"patterns"`
+}
+
+type jsonPattern struct {
+	Glob  string `json:"glob"`
+	Nodes int    `json:"nodes"`
+	Of    int    `json:"of"`
+}
+
+func jsonPatterns(ps []Pattern) []jsonPattern {
+	out := make([]jsonPattern, len(ps))
+	for i, p := range ps {
+		out[i] = jsonPattern(p)
+	}
+	return out
 }
 
 type jsonGroup struct {

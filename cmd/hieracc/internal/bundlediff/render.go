@@ -15,6 +15,41 @@ type Options struct {
 	// Color marks up the text output with ANSI colours; set it only when
 	// the output is a terminal.
 	Color bool
+	// FullNodes lists every node of each change in the text and markdown
+	// outputs, rather than their names up to five, else patterns of them.
+	// JSON always lists them all.
+	FullNodes bool
+}
+
+// summaryPatterns is how many names or patterns describe a change's nodes.
+const summaryPatterns = 5
+
+// heading names a change: its subject, and the path inside the value.
+func heading(c Change) string {
+	if c.Path != "" {
+		return subject(c) + " " + c.Path
+	}
+	return subject(c)
+}
+
+// patternTexts shows patterns: a node's name, or a glob with its counts,
+// "web*.fra1.example.net (all 1200)" or "(1100 of 1200)".
+func patternTexts(ps []Pattern) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = patternText(p)
+	}
+	return out
+}
+
+func patternText(p Pattern) string {
+	switch {
+	case p.Nodes == 1 && p.Of == 1:
+		return p.Glob
+	case p.Nodes == p.Of:
+		return fmt.Sprintf("%s (all %d)", p.Glob, p.Of)
+	}
+	return fmt.Sprintf("%s (%d of %d)", p.Glob, p.Nodes, p.Of)
 }
 
 // subject names what a change is about: a key, a module or the node.
@@ -36,14 +71,7 @@ func describe(c Change) string {
 	case Reordered:
 		return "key order changed"
 	case ErrorChanged:
-		oldErr, newErr := c.Old != nil && c.Old.Err != nil, c.New != nil && c.New.Err != nil
-		switch {
-		case oldErr && newErr:
-			return "error changed"
-		case newErr:
-			return "error appeared"
-		}
-		return "error gone"
+		return "error " + errorKind(c)
 	}
 	return string(c.Kind)
 }
@@ -112,10 +140,27 @@ func where(s Source) string {
 	return fmt.Sprintf("%slevel %q", layer, s.Level)
 }
 
-// summaryLine is the one-line summary every format shows.
+// summaryLine is the one-line summary every format shows first. Errors
+// are counted when some appeared, disappeared or changed.
 func summaryLine(s Summary) string {
-	return fmt.Sprintf("%s compared: %d changed, %d unchanged, %d only in OLD, %d only in NEW; %s changed",
+	line := fmt.Sprintf("%s compared: %d changed, %d unchanged, %d only in OLD, %d only in NEW; %s changed",
 		plural(s.Nodes, "node"), s.Changed, s.Unchanged, s.OnlyOld, s.OnlyNew, plural(s.KeysChanged, "key"))
+	var errs []string
+	for _, e := range []struct {
+		n    int
+		what string
+	}{{s.ErrorsAppeared, "appeared"}, {s.ErrorsGone, "gone"}, {s.ErrorsChanged, "changed"}} {
+		if e.n > 0 {
+			errs = append(errs, fmt.Sprintf("%d %s", e.n, e.what))
+		}
+	}
+	if len(errs) > 0 {
+		line += "; errors: " + strings.Join(errs, ", ")
+		if s.ErrorNodes > 0 {
+			line += fmt.Sprintf(" (%s with new errors)", plural(s.ErrorNodes, "node"))
+		}
+	}
+	return line
 }
 
 // groupTitle heads a group: "2 nodes", "1 node only in NEW".

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,6 +101,8 @@ func TestFormats(t *testing.T) {
 		{"fleet.color.txt", func(b *bytes.Buffer) error { return WriteText(b, r, Options{Color: true}) }},
 		{"fleet.json", func(b *bytes.Buffer) error { return WriteJSON(b, r, Options{}) }},
 		{"fleet.md", func(b *bytes.Buffer) error { return WriteMarkdown(b, r, Options{}) }},
+		{"fleet.full.txt", func(b *bytes.Buffer) error { return WriteText(b, r, Options{FullNodes: true}) }},
+		{"fleet.full.md", func(b *bytes.Buffer) error { return WriteMarkdown(b, r, Options{FullNodes: true}) }},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			var b bytes.Buffer
@@ -140,7 +143,16 @@ func TestJSONSchema(t *testing.T) {
 		Version  int `json:"version"`
 		Old, New string
 		Summary  map[string]int `json:"summary"`
-		Groups   []struct {
+		Changes  []struct {
+			Key, Module, Path, Kind string
+			Old, New                *map[string]json.RawMessage
+			Nodes                   []string `json:"nodes"`
+			Patterns                []struct {
+				Glob      string
+				Nodes, Of int
+			} `json:"patterns"`
+		} `json:"changes"`
+		Groups []struct {
 			Status  string   `json:"status"`
 			Nodes   []string `json:"nodes"`
 			Changes []struct {
@@ -157,9 +169,46 @@ func TestJSONSchema(t *testing.T) {
 	if doc.Version != 1 {
 		t.Errorf("version %d", doc.Version)
 	}
-	wantSum := map[string]int{"nodes": 15, "changed": 14, "unchanged": 1, "only_old": 1, "only_new": 1, "keys_changed": 22}
+	wantSum := map[string]int{"nodes": 15, "changed": 14, "unchanged": 1, "only_old": 1, "only_new": 1, "keys_changed": 22,
+		"errors_appeared": 2, "errors_gone": 0, "errors_changed": 0, "error_nodes": 2}
 	if d := cmp.Diff(wantSum, doc.Summary); d != "" {
 		t.Errorf("summary (-want +got):\n%s", d)
+	}
+	// Each distinct change once, with every node it touches (a node in
+	// a group is in each of the group's changes), shared out by its
+	// patterns.
+	inGroups := map[string]int{}
+	for _, g := range doc.Groups {
+		for _, n := range g.Nodes {
+			if len(g.Changes) > 0 {
+				inGroups[n] += len(g.Changes)
+			}
+		}
+	}
+	inChanges := map[string]int{}
+	for i, c := range doc.Changes {
+		if i > 0 && c.Key < doc.Changes[i-1].Key {
+			t.Errorf("change of %s after %s", c.Key, doc.Changes[i-1].Key)
+		}
+		if !slices.IsSorted(c.Nodes) || len(c.Nodes) == 0 {
+			t.Errorf("%s %s: nodes %v not sorted", c.Key, c.Path, c.Nodes)
+		}
+		sum := 0
+		for _, p := range c.Patterns {
+			sum += p.Nodes
+		}
+		if sum != len(c.Nodes) || len(c.Patterns) == 0 {
+			t.Errorf("%s %s: patterns %v count %d nodes, want %d", c.Key, c.Path, c.Patterns, sum, len(c.Nodes))
+		}
+		for _, n := range c.Nodes {
+			inChanges[n]++
+		}
+	}
+	if len(doc.Changes) != 25 {
+		t.Errorf("%d distinct changes, want 25", len(doc.Changes))
+	}
+	if d := cmp.Diff(inGroups, inChanges); d != "" {
+		t.Errorf("changes per node, groups vs changes (-groups +changes):\n%s", d)
 	}
 	prev := ""
 	for _, g := range doc.Groups {
@@ -192,24 +241,5 @@ func TestCode(t *testing.T) {
 		if got := code(in); got != want {
 			t.Errorf("code(%q) = %q, want %q", in, got, want)
 		}
-	}
-}
-
-// TestMarkdownLimit: a report too long for a pull-request comment is cut
-// between groups, and says so.
-func TestMarkdownLimit(t *testing.T) {
-	r := &Report{Old: "a", New: "b", Summary: Summary{Nodes: 400, Changed: 400}}
-	long := strings.Repeat("x", 150)
-	for i := range 400 {
-		r.Groups = append(r.Groups, Group{Status: NodeChanged, Nodes: []string{fmt.Sprintf("n%03d", i)},
-			Changes: []Change{{Key: "k", Kind: Changed, Old: &Side{Value: long}, New: &Side{Value: long + "y"}}}})
-	}
-	var b bytes.Buffer
-	WriteMarkdown(&b, r, Options{})
-	if b.Len() > mdMaxBytes {
-		t.Errorf("markdown is %d bytes, over %d", b.Len(), mdMaxBytes)
-	}
-	if !strings.Contains(b.String(), "more groups not shown") {
-		t.Errorf("cut markdown does not say so")
 	}
 }

@@ -18,21 +18,22 @@ const (
 // wrapAt is the width node lists are wrapped at.
 const wrapAt = 100
 
-// WriteText writes the report for a terminal or a log, diff -u style:
+// WriteText writes the report for a terminal or a log, diff -u style: the
+// summary first, then each distinct change once with the nodes it touches
+// (their names up to five, else patterns of their names with counts; every
+// name with Options.FullNodes), then the nodes found on one side only:
 //
 //	--- old: OLD
 //	+++ new: NEW
 //
-//	2 nodes: db01.fra1.example.net, web01.fra1.example.net
-//	  ntp::servers /0: changed
+//	8 nodes compared: 2 changed, 6 unchanged, 0 only in OLD, 0 only in NEW; 1 key changed
+//
+//	ntp::servers /0: changed
+//	  on 2 nodes: db01.fra1.example.net, web01.fra1.example.net
 //	    - "0.pool.ntp.org"
 //	        from env/data/common.yaml:74 (level "Common")
 //	    + "9.pool.ntp.org"
 //	        from env/data/datacenters/fra1.yaml:3 (level "Datacenter")
-//
-//	8 nodes compared: 2 changed, 6 unchanged, 0 only in OLD, 0 only in NEW; 1 key changed
-//
-// The summary line is always written, last.
 func WriteText(w io.Writer, r *Report, o Options) error {
 	bw := bufio.NewWriter(w)
 	style := func(s, text string) string {
@@ -43,33 +44,41 @@ func WriteText(w io.Writer, r *Report, o Options) error {
 	}
 	bw.WriteString(style(styleBold, "--- old: "+r.Old) + "\n")
 	bw.WriteString(style(styleBold, "+++ new: "+r.New) + "\n")
-	for _, g := range r.Groups {
-		bw.WriteString("\n")
-		bw.WriteString(style(styleBold, wrapList(groupTitle(g)+": ", g.Nodes)) + "\n")
-		for _, c := range g.Changes {
-			head := subject(c)
-			if c.Path != "" {
-				head += " " + c.Path
+	bw.WriteString("\n" + style(styleBold, summaryLine(r.Summary)) + "\n")
+	of := map[string]int{}
+	for _, e := range r.Entries {
+		c := e.Change
+		bw.WriteString("\n" + style(styleBold, heading(c)+": "+describe(c)) + "\n")
+		bw.WriteString(textNodes("  on "+plural(len(e.Nodes), "node"), e.Nodes, r.Nodes, o, of) + "\n")
+		for _, side := range []struct {
+			s      *Side
+			mark   string
+			colour string
+		}{{c.Old, "-", styleRed}, {c.New, "+", styleGreen}} {
+			if side.s == nil {
+				continue
 			}
-			bw.WriteString("  " + head + ": " + describe(c) + "\n")
-			for _, side := range []struct {
-				s      *Side
-				mark   string
-				colour string
-			}{{c.Old, "-", styleRed}, {c.New, "+", styleGreen}} {
-				if side.s == nil {
-					continue
-				}
-				v := strings.ReplaceAll(sideValue(side.s), "\n", "\n      ")
-				bw.WriteString(style(side.colour, "    "+side.mark+" "+v) + "\n")
-				for _, src := range side.s.Sources {
-					bw.WriteString(style(styleDim, "        from "+position(src.File, src.Line)+" ("+where(src)+")") + "\n")
-				}
+			v := strings.ReplaceAll(sideValue(side.s), "\n", "\n      ")
+			bw.WriteString(style(side.colour, "    "+side.mark+" "+v) + "\n")
+			for _, src := range side.s.Sources {
+				bw.WriteString(style(styleDim, "        from "+position(src.File, src.Line)+" ("+where(src)+")") + "\n")
 			}
 		}
 	}
-	bw.WriteString("\n" + style(styleBold, summaryLine(r.Summary)) + "\n")
+	for _, g := range r.Groups {
+		if g.Status != NodeChanged {
+			bw.WriteString("\n" + style(styleBold, textNodes(groupTitle(g), g.Nodes, r.Nodes, o, of)) + "\n")
+		}
+	}
 	return bw.Flush()
+}
+
+// textNodes is head, then the nodes: their names, or patterns of them.
+func textNodes(head string, nodes, all []string, o Options, of map[string]int) string {
+	if o.FullNodes {
+		return wrapList(head+": ", nodes)
+	}
+	return wrapList(head+": ", patternTexts(Summarise(nodes, all, summaryPatterns, of)))
 }
 
 // wrapList writes head followed by items separated by ", ", wrapped at

@@ -1,0 +1,236 @@
+package main
+
+// diff --git: the control repo checked out at two revisions, each compiled
+// as 'hieracc compile' would, into folders that diff then compares.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/compiler/build"
+)
+
+// parseRange splits REV1..REV2 (or REV1...REV2, from their merge base, as
+// git diff reads it); an empty side is HEAD.
+func parseRange(spec string) (from, to string, err error) {
+	sep := ".."
+	if strings.Contains(spec, "...") {
+		sep = "..."
+	}
+	from, to, ok := strings.Cut(spec, sep)
+	if !ok {
+		return "", "", fmt.Errorf("--git wants a range REV1..REV2 (like HEAD~1..HEAD), not %q", spec)
+	}
+	if from == "" {
+		from = "HEAD"
+	}
+	if to == "" {
+		to = "HEAD"
+	}
+	for _, r := range []string{from, to} {
+		if strings.HasPrefix(r, "-") {
+			return "", "", fmt.Errorf("--git: %q is not a revision", r)
+		}
+	}
+	if sep == "..." {
+		from += "..." + to // resolved to the merge base by the caller
+	}
+	return from, to, nil
+}
+
+// compileRevisions checks out the control repo at both revisions of --git
+// under tmp and compiles each with the compile flags, --env, --modules and
+// --global naming folders of the work tree (a folder outside the repo is
+// used as it is at both revisions). Facts come from the work tree, as
+// octocatalog-diff does: the comparison is of data, for the same nodes.
+func (f *diffFlags) compileRevisions(tmp string) (oldDir, newDir, oldName, newName string, err error) {
+	from, to, _ := parseRange(f.git)
+	top, err := repoTop(f.compile.env)
+	if err != nil {
+		return "", "", "", "", err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	dirs, names := [2]string{}, [2]string{}
+	for i, rev := range []string{from, to} {
+		commit, err := resolveRev(top, rev)
+		if err != nil {
+			return "", "", "", "", err
+		}
+		if base, tip, ok := strings.Cut(rev, "..."); ok {
+			rev = fmt.Sprintf("merge-base(%s, %s)", base, tip)
+		}
+		names[i] = fmt.Sprintf("%s (%s)", rev, commit[:min(len(commit), 12)])
+		side := filepath.Join(tmp, []string{"old", "new"}[i])
+		tree := filepath.Join(side, "tree")
+		if err := checkout(top, commit, side, tree); err != nil {
+			return "", "", "", "", fmt.Errorf("%s: %v", names[i], err)
+		}
+		dirs[i] = filepath.Join(side, "bundles")
+		if err := f.compileAt(ctx, top, tree, commit, dirs[i]); err != nil {
+			var fe factsError
+			if errors.As(err, &fe) {
+				return "", "", "", "", err
+			}
+			// Messages name the checkout: name the revision instead.
+			return "", "", "", "", fmt.Errorf("%s: %s", names[i], strings.ReplaceAll(err.Error(), tree+string(filepath.Separator), ""))
+		}
+	}
+	return dirs[0], dirs[1], names[0], names[1], nil
+}
+
+// compileAt compiles the checkout tree of one revision into out. Errors in
+// the data do not stop it: bundles record them, and a diff shows the ones
+// that appear or disappear. Facts that cannot be loaded do: the diff would
+// leave their nodes out.
+func (f *diffFlags) compileAt(ctx context.Context, top, tree, commit string, out string) error {
+	cf := f.compile
+	for _, p := range []*string{&cf.env, &cf.modules, &cf.global} {
+		if *p == "" {
+			continue
+		}
+		rel, inRepo, err := repoPath(top, *p)
+		if err != nil {
+			return err
+		}
+		if inRepo {
+			*p = filepath.Join(tree, rel)
+		}
+	}
+	if _, err := os.Stat(cf.env); err != nil {
+		return fmt.Errorf("--env %s: not in this revision", f.compile.env)
+	}
+	cfg := cf.config()
+	cfg.Out, cfg.Revision, cfg.KeepGoing, cfg.Full = out, commit, true, true
+	var stopMeter func()
+	cfg.Progress, stopMeter = meter(f.compile.progress, f.stderr, "compile "+commit[:min(len(commit), 12)])
+	r, err := build.Run(ctx, cfg)
+	stopMeter()
+	var factErrs []string
+	if r != nil {
+		for _, d := range r.Facts {
+			if d.Severity == compiler.Error {
+				factErrs = append(factErrs, d.String())
+			}
+		}
+	}
+	switch {
+	case len(factErrs) > 0:
+		return factsError(factErrs)
+	case err != nil:
+		return err
+	case r.Nodes == 0:
+		return factsError(nil)
+	}
+	return nil
+}
+
+// factsError is the trouble of facts that cannot be loaded, the same at
+// every revision.
+type factsError []string
+
+func (e factsError) Error() string {
+	if len(e) == 0 {
+		return "--facts: no node to compile"
+	}
+	return fmt.Sprintf("facts cannot be loaded; nothing compared:\n%s", strings.Join(e, "\n"))
+}
+
+// repoTop is the top of the git work tree holding dir (or, when dir does
+// not exist in the work tree, its nearest existing parent).
+func repoTop(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for !isDir(abs) && filepath.Dir(abs) != abs {
+		abs = filepath.Dir(abs)
+	}
+	top, err := git(abs, nil, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", fmt.Errorf("--git: --env %s is not in a git work tree: %v", dir, err)
+	}
+	return filepath.EvalSymlinks(top)
+}
+
+// repoPath is p relative to the work tree top, when p lies inside it.
+func repoPath(top, p string) (rel string, inRepo bool, err error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", false, err
+	}
+	// Resolve symbolic links in the part that exists, as git did for top.
+	existing, rest := abs, ""
+	for {
+		if _, err := os.Lstat(existing); err == nil || filepath.Dir(existing) == existing {
+			break
+		}
+		rest = filepath.Join(filepath.Base(existing), rest)
+		existing = filepath.Dir(existing)
+	}
+	if resolved, err := filepath.EvalSymlinks(existing); err == nil {
+		abs = filepath.Join(resolved, rest)
+	}
+	rel, err = filepath.Rel(top, abs)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", false, nil
+	}
+	return rel, true, nil
+}
+
+// resolveRev names the commit of rev; "A...B" is their merge base.
+func resolveRev(top, rev string) (string, error) {
+	if base, tip, ok := strings.Cut(rev, "..."); ok {
+		out, err := git(top, nil, "merge-base", "--end-of-options", base, tip)
+		if err != nil {
+			return "", fmt.Errorf("--git: no merge base of %s and %s: %v", base, tip, err)
+		}
+		return out, nil
+	}
+	out, err := git(top, nil, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("--git: %q is not a commit of the repository in %s", rev, top)
+	}
+	return out, nil
+}
+
+// checkout writes the files of commit to tree, through a temporary index:
+// the work tree, the repository's index and its worktree list are not
+// touched, and export-ignore attributes (which git archive honours) do not
+// apply.
+func checkout(top, commit, side, tree string) error {
+	if err := os.MkdirAll(side, 0o700); err != nil {
+		return err
+	}
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(side, "index")}
+	if _, err := git(top, env, "read-tree", commit); err != nil {
+		return err
+	}
+	_, err := git(top, env, "checkout-index", "--all", "--prefix="+tree+string(filepath.Separator))
+	return err
+}
+
+// git runs git in dir and returns its output, trimmed; an error holds
+// what git printed.
+func git(dir string, env []string, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return "", fmt.Errorf("git %s: %s", args[0], msg)
+		}
+		return "", fmt.Errorf("git %s: %v", args[0], err)
+	}
+	return strings.TrimSpace(stdout.String()), nil
+}

@@ -1,0 +1,354 @@
+// Package build compiles a control repo and node facts on disk into a
+// folder of bundles: what `hieracc compile` does, less the command line.
+//
+// Run goes, in order:
+//
+//	inputs.go  map the folders given into the compiler's file system
+//	state.go   digest the inputs; with an earlier build's state in Out,
+//	           find the nodes whose inputs changed (incremental builds)
+//	facts.go   find every node: the facts files (package facts), unparsed
+//	           when the state says which nodes an unchanged one holds, and
+//	           PuppetDB (package puppetdb)
+//	check.go   compile again the nodes whose bundles are missing or damaged
+//	facts.go   parse the facts of the nodes to compile, apply the overrides
+//	build.go   compile (compiler.Compile), staging each bundle as it comes;
+//	           count what was reported; commit the staged bundles, then the
+//	           new state, or nothing when there were errors
+//
+// With EnvRoot, envs.go compiles each node in the environment its facts
+// recorded, always in full.
+//
+// Run returns a Report and prints nothing: the caller (hieracc compile,
+// hieracc diff --git) prints it. Writing is atomic (internal/stage): a run
+// that fails or is killed leaves every bundle whole, the old one or the
+// new one.
+package build
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
+	"github.com/hieracc/hieracc/compiler/build/internal/stage"
+	"github.com/hieracc/hieracc/compiler/facts"
+	"github.com/hieracc/hieracc/compiler/facts/puppetdb"
+	"github.com/hieracc/hieracc/format"
+)
+
+// Config is one build: the flags of `hieracc compile`.
+type Config struct {
+	Env         string   // the environment folder (hiera.yaml, data/, modules/)
+	Modules     string   // the modules folder; "" = Env/modules when it exists
+	Global      string   // Puppet's confdir, or its hiera.yaml; "" = no global layer
+	Environment string   // the environment's name; "" = "production"
+	Facts       []string // facts files, or folders of them (package facts reads every shape)
+	Out         string   // where the bundles go; created when missing
+
+	// PuppetDB, when its URL is set, is asked for nodes too (as well as
+	// Facts): a certname from both is an error.
+	PuppetDB puppetdb.Config
+	// FactOverrides are set on every node's facts, in order
+	// (--fact-override).
+	FactOverrides []facts.Override
+	// EnvRoot, when set, is a folder of environments (r10k's): each node
+	// is compiled against EnvRoot/<the environment its facts recorded>,
+	// that name as $environment, instead of Env, Modules and Environment.
+	// Such a build is always a full one, and keeps no state.
+	EnvRoot string
+
+	KeepGoing bool // write the bundles even when there are errors
+	Strict    bool // count warnings as errors
+	Full      bool // compile every node, even when Out could be updated incrementally
+	Jobs      int  // nodes compiled in parallel; 0 = one per CPU
+
+	// Revision, when set, is recorded in every bundle instead of the
+	// digest of its own inputs (`diff --git` records the commit).
+	Revision string
+
+	// Progress, when set, is called with (0, total) once the build knows
+	// how many nodes it compiles, then with the count done after each
+	// node, one call at a time.
+	Progress func(done, total int)
+}
+
+// Report is what a build did, for the caller to print.
+type Report struct {
+	// Facts are the problems with the nodes' facts, to print before
+	// Diagnostics: errors (a file that could not be read or parsed, a
+	// certname given twice or that cannot be one; their nodes were not
+	// compiled) and warnings (a file in a facts folder that was not read).
+	Facts []compiler.Diagnostic
+	// Diagnostics are the compile's errors and warnings, each file named
+	// the way the user named its folder, in the order to print them; those
+	// an incremental build replays for the nodes it did not compile again
+	// come last. A diagnostic the compiler gave for no node and again for
+	// each node it failed is given for those nodes only.
+	Diagnostics []compiler.Diagnostic
+
+	Nodes        int  // nodes compiled
+	Environments int  // with EnvRoot: the environments compiled
+	Incremental  bool // an incremental build: only the nodes whose inputs changed were compiled
+	Unchanged    int  // nodes an incremental build left as they were
+	Keys         int  // keys in the bundles compiled
+	Errors       int  // every error (facts included), warnings counted as errors under Strict included
+	Promoted     int  // warnings counted as errors (Strict)
+	Warnings     int  // warnings that are not errors
+
+	Written int // bundles written into Out; 0 when nothing was
+	Removed int // bundles removed from Out: those of nodes whose facts were not given
+	// Committed says whether Out was updated: false when there were
+	// errors and not KeepGoing.
+	Committed bool
+}
+
+// StateFile is the name of the file in Out that records what every bundle
+// was built from, for the next incremental build.
+const StateFile = ".hieracc-state.json"
+
+// IsTemp reports whether name, in Out, is a temporary file or staging
+// folder of a build, which the next build removes once its run is over.
+func IsTemp(name string) bool { return stage.IsTemp(name) }
+
+// Run builds cfg. An error means the build could not run or could not
+// write Out (what it reported until then is in the Report, when not nil);
+// errors in the data are counted in the Report, and leave Out as it was
+// unless KeepGoing.
+//
+// Out is the build's: Run holds a lock on it throughout (another build
+// into it fails at once), and removes the bundles of nodes whose facts it
+// was not given.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if cfg.EnvRoot != "" {
+		return runEnvs(ctx, cfg)
+	}
+	in, fsys, roots, err := cfg.input()
+	if err != nil {
+		return nil, err
+	}
+
+	// One build at a time writes into Out, from reading its state to
+	// writing the new one.
+	lock, err := stage.LockDir(cfg.Out)
+	if err != nil {
+		return nil, err
+	}
+	committed := false
+	defer func() { lock.Release(committed) }()
+
+	// Incremental: when Out holds an earlier build of the same inputs but
+	// for a few files, compile only the nodes those files (or their facts)
+	// reach (see state.go).
+	var prev *buildState
+	if !cfg.Full {
+		prev = loadState(cfg.Out)
+	}
+	files, stats, err := scanInputs(fsys, prev)
+	if err != nil {
+		return nil, err
+	}
+	cur := &buildState{Version: stateVersion, Binary: binaryDigest(), Files: files, Stats: stats,
+		Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s;revision=%s;read=%s",
+			cfg.Environment, in.ModulesDir, in.GlobalDir, cfg.Revision, strings.Join(roots, ";"))}
+	if len(cfg.FactOverrides) > 0 {
+		var texts []string
+		for _, o := range cfg.FactOverrides {
+			texts = append(texts, o.Text)
+		}
+		cur.Settings += ";fact-override=" + strings.Join(texts, "\x00")
+	}
+	// Facts: every node by name; a facts file unchanged since the last
+	// build (by the same hieracc) is parsed only if one of its nodes is
+	// compiled again.
+	var known map[string][]string
+	if prev != nil && prev.Binary == cur.Binary {
+		known = prev.FactsFiles
+	}
+	set, factProbs, err := gatherFacts(ctx, cfg.Facts, cfg.PuppetDB, cfg.FactOverrides, known)
+	if err != nil {
+		return nil, err
+	}
+	cur.FactsFiles = set.files
+	sums := set.sums
+	dirty, full, unchanged := plan(cfg.Out, prev, cur, set.certnames(), sums)
+	nodes, _, more := set.compile(func(name string) bool { return full || dirty[name] })
+	factProbs = append(factProbs, more...)
+	in.Nodes = nodes
+	rec := newStateRecorder(cur)
+
+	// Temporary files of runs that were killed go first.
+	stage.RemoveStale(cfg.Out)
+
+	// Bundles are written as they are produced, so a fleet never has to
+	// fit in memory; each records the revision of its own inputs.
+	w := stage.NewWriter(cfg.Out)
+	defer w.Discard() // whatever was not committed
+	r := &Report{Nodes: len(in.Nodes), Incremental: !full, Unchanged: len(unchanged)}
+	r.addFacts(factProbs, cfg.Strict)
+	var keysMu sync.Mutex
+	done := 0
+	if cfg.Progress != nil {
+		cfg.Progress(0, len(in.Nodes))
+	}
+	in.Emit = func(b *format.Bundle) error {
+		keysMu.Lock()
+		r.Keys += len(b.Keys)
+		done++
+		if cfg.Progress != nil {
+			cfg.Progress(done, len(in.Nodes))
+		}
+		keysMu.Unlock()
+		rec.record(b, sums[b.Node])
+		return w.Stage(b)
+	}
+	res, err := compiler.Compile(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+
+	r.collect(res.Diagnostics, fsys, rec, cfg.Strict)
+	if !full {
+		// What the nodes not recompiled reported last time still holds.
+		r.replay(rec.keep(prev, unchanged), cfg.Strict)
+	}
+	if r.Errors > 0 && !cfg.KeepGoing {
+		return r, nil
+	}
+
+	// From the first rename until the new state is written, the old state
+	// does not describe the bundles in Out: a run killed in between must
+	// leave none, so that the next run compiles every node again.
+	if err := os.Remove(filepath.Join(cfg.Out, StateFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return r, err
+	}
+	r.Written, r.Removed, err = w.Commit(givenNodes(set, factProbs))
+	committed = r.Written > 0 || r.Removed > 0
+	if err != nil {
+		return r, err
+	}
+	compiled := make([]string, len(in.Nodes))
+	for i, n := range in.Nodes {
+		compiled[i] = n.Name
+	}
+	rec.written(cfg.Out, compiled)
+	if err := rec.write(cfg.Out); err != nil {
+		return r, err
+	}
+	r.Committed, committed = true, true
+	return r, nil
+}
+
+// plan chooses, when prev (the state of the build in out) allows an
+// incremental build, the nodes to compile again: those whose facts (sums,
+// the digests of their facts files) or data changed, or whose bundle is
+// missing or damaged. full says every node is to be compiled.
+func plan(out string, prev, cur *buildState, certnames []string, sums map[string]string) (dirty map[string]bool, full bool, unchanged []string) {
+	dirty, full = prev.changedNodes(cur, certnames, sums)
+	if full {
+		return nil, true, nil
+	}
+	intact := make([]bool, len(certnames))
+	forEach(len(certnames), func(i int) {
+		intact[i] = !dirty[certnames[i]] && bundleIntact(out, certnames[i], prev.Nodes[certnames[i]].Bundle)
+	})
+	for i, name := range certnames {
+		if !dirty[name] && !intact[i] {
+			dirty[name] = true // missing or damaged: compile it again
+		}
+		if !dirty[name] {
+			unchanged = append(unchanged, name)
+		}
+	}
+	return dirty, false, unchanged
+}
+
+// givenNodes is every node whose facts were given, for Commit to remove
+// the bundles of others; nil (remove none) when some facts could not be
+// read: they may be those nodes'.
+func givenNodes(set *factsSet, probs []facts.Problem) map[string]bool {
+	if facts.HasErrors(probs) {
+		return nil
+	}
+	given := map[string]bool{}
+	for _, n := range set.nodes {
+		given[n.Certname] = true
+	}
+	return given
+}
+
+// collect counts and records the compile's diagnostics, every file named
+// the way the user typed it.
+func (r *Report) collect(ds []compiler.Diagnostic, fsys *inputfs.FS, rec *stateRecorder, strict bool) {
+	// A diagnostic that the compiler gives for no node in particular (a
+	// broken hiera.yaml, a data file that does not parse) and again for
+	// each node it fails is printed for those nodes only, not twice.
+	perNode := map[compiler.Diagnostic]bool{}
+	for _, d := range ds {
+		if d.Node != "" {
+			d.Node = ""
+			perNode[d] = true
+		}
+	}
+	for _, d := range ds {
+		if d.Node == "" && perNode[d] {
+			continue
+		}
+		file := d.File
+		d.File = fsys.Display(d.File)
+		r.add(d, strict)
+		shown := d
+		rec.diag(d.Node, diagLine{Error: d.Severity == compiler.Error, File: file, Text: d.String(), Diag: &shown})
+	}
+}
+
+// replay reports again what an earlier build reported for what this one
+// did not compile again.
+func (r *Report) replay(ds []diagLine, strict bool) {
+	for _, d := range ds {
+		if d.Diag != nil {
+			r.add(*d.Diag, strict)
+			continue
+		}
+		// A state written before diagnostics were recorded whole: the
+		// message as it was printed.
+		sev := compiler.Warning
+		if d.Error {
+			sev = compiler.Error
+		}
+		r.add(compiler.Diagnostic{Severity: sev, Message: d.Text}, strict)
+	}
+}
+
+// addFacts reports the problems with facts.
+func (r *Report) addFacts(ps []facts.Problem, strict bool) {
+	for _, p := range ps {
+		d := factsDiagnostic(p)
+		r.Facts = append(r.Facts, d)
+		r.count(d, strict)
+	}
+}
+
+// add reports d, a warning counted as an error under strict.
+func (r *Report) add(d compiler.Diagnostic, strict bool) {
+	r.Diagnostics = append(r.Diagnostics, d)
+	r.count(d, strict)
+}
+
+// count counts d, a warning as an error under strict.
+func (r *Report) count(d compiler.Diagnostic, strict bool) {
+	switch {
+	case d.Severity == compiler.Error:
+		r.Errors++
+	case strict:
+		r.Errors++
+		r.Promoted++
+	default:
+		r.Warnings++
+	}
+}

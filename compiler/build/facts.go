@@ -1,0 +1,183 @@
+package build
+
+// Facts for a build (package facts reads them, in every shape; package
+// puppetdb fetches them). Every node must be known by name (to find those
+// to compile again, and certnames given twice), but an incremental build
+// must not parse the facts of a fleet to recompile a node: a facts file
+// whose path and bytes are those of the last build gives the nodes it
+// gave then (the state records them), and is parsed only when one of
+// them is compiled again.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
+	"github.com/hieracc/hieracc/compiler/facts"
+	"github.com/hieracc/hieracc/compiler/facts/puppetdb"
+)
+
+// factsSet is every node of a build, each with the digest of its facts.
+type factsSet struct {
+	nodes []facts.Node      // every node; Facts is nil for those not parsed yet
+	sums  map[string]string // certname -> digest of the file holding its facts ("": none, compiled every time)
+	files map[string][]string
+	ovs   []facts.Override
+}
+
+// gatherFacts finds the nodes that cfg's facts paths and PuppetDB (when
+// cfg names one) hold. known maps the digest of a facts file to the
+// certnames it held at the last build (buildState.FactsFiles): such a
+// file is not parsed now. err is set when PuppetDB cannot be asked.
+func gatherFacts(ctx context.Context, args []string, pdb puppetdb.Config, ovs []facts.Override, known map[string][]string) (*factsSet, []facts.Problem, error) {
+	s := &factsSet{sums: map[string]string{}, files: map[string][]string{}, ovs: ovs}
+	var probs []facts.Problem
+	var paths []string
+	if len(args) > 0 {
+		paths, probs = facts.Find(args)
+	}
+	sums := make([]string, len(paths))
+	forEach(len(paths), func(i int) { sums[i] = factsDigest(paths[i]) })
+	parse := make([]bool, len(paths))
+	parsed := make([][]facts.Node, len(paths))
+	fprobs := make([][]facts.Problem, len(paths))
+	forEach(len(paths), func(i int) {
+		if parse[i] = sums[i] == "" || len(known[sums[i]]) == 0; parse[i] {
+			parsed[i], fprobs[i] = facts.ReadFile(paths[i])
+		}
+	})
+	var all []facts.Node
+	fileOf := map[string]string{} // certname -> digest of its file
+	for i, p := range paths {
+		probs = append(probs, fprobs[i]...)
+		var names []string
+		switch {
+		case facts.HasErrors(fprobs[i]):
+			continue
+		case parse[i]:
+			for _, n := range parsed[i] {
+				names = append(names, n.Certname)
+				all = append(all, n)
+			}
+		default:
+			names = known[sums[i]]
+			for _, name := range names {
+				all = append(all, facts.Node{Certname: name, Source: p})
+			}
+		}
+		s.files[sums[i]] = names
+		for _, name := range names {
+			if _, dup := fileOf[name]; !dup {
+				fileOf[name] = sums[i]
+			}
+		}
+	}
+	isFile := map[string]bool{}
+	for _, p := range paths {
+		isFile[p] = true
+	}
+	if pdb.URL != "" {
+		fetched, more, err := puppetdb.Fetch(ctx, pdb)
+		if err != nil {
+			return nil, nil, err
+		}
+		probs = append(probs, more...)
+		all = append(all, fetched...)
+	}
+	all, more := facts.Unique(all)
+	probs = append(probs, more...)
+	for _, n := range all {
+		if isFile[n.Source] {
+			s.sums[n.Certname] = fileOf[n.Certname]
+		} else {
+			s.sums[n.Certname] = "" // from PuppetDB: compiled every time
+		}
+	}
+	s.nodes = all
+	return s, probs, nil
+}
+
+// certnames lists every node, in order.
+func (s *factsSet) certnames() []string {
+	names := make([]string, len(s.nodes))
+	for i, n := range s.nodes {
+		names[i] = n.Certname
+	}
+	return names
+}
+
+// compile returns the nodes want accepts, ready to compile: their files
+// parsed if they were not, the overrides applied. src maps each node
+// returned to its facts as read.
+func (s *factsSet) compile(want func(certname string) bool) (nodes []compiler.Node, src map[string]facts.Node, probs []facts.Problem) {
+	// The files to parse now: those of wanted nodes not parsed yet.
+	var todo []string
+	seen := map[string]bool{}
+	for _, n := range s.nodes {
+		if n.Facts == nil && want(n.Certname) && !seen[n.Source] {
+			seen[n.Source] = true
+			todo = append(todo, n.Source)
+		}
+	}
+	read := map[string]facts.Node{}
+	parsed := make([][]facts.Node, len(todo))
+	fprobs := make([][]facts.Problem, len(todo))
+	forEach(len(todo), func(i int) { parsed[i], fprobs[i] = facts.ReadFile(todo[i]) })
+	for i := range todo {
+		probs = append(probs, fprobs[i]...)
+		for _, n := range parsed[i] {
+			read[n.Source+"\x00"+n.Certname] = n
+		}
+	}
+	src = map[string]facts.Node{}
+	for _, n := range s.nodes {
+		if !want(n.Certname) {
+			continue
+		}
+		if n.Facts == nil {
+			var ok bool
+			if n, ok = read[n.Source+"\x00"+n.Certname]; !ok {
+				if !facts.HasErrors(probs) {
+					probs = append(probs, facts.Problem{File: n.Source, Node: n.Certname, Message: "facts file changed during the compile, and no longer holds this node: compile again"})
+				}
+				continue
+			}
+		}
+		fs, err := facts.Apply(n.Facts, s.ovs)
+		if err != nil {
+			probs = append(probs, facts.Problem{File: n.Source, Line: n.Line, Column: n.Column, Node: n.Certname, Message: err.Error()})
+			continue
+		}
+		src[n.Certname] = n
+		n.Facts = fs
+		nodes = append(nodes, compiler.NodeOf(n))
+	}
+	return nodes, src, probs
+}
+
+// factsDigest identifies a facts file by its path and its bytes: the same
+// bytes under another name may be another node's facts. "" when it cannot
+// be read (it is then parsed, and reading it reports why); only a regular
+// file is read.
+func factsDigest(p string) string {
+	data, err := inputfs.ReadCapped(inputfs.FileFS(p), ".")
+	if err != nil {
+		return ""
+	}
+	h := sha256.New()
+	h.Write([]byte(p))
+	h.Write([]byte{0})
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// factsDiagnostic is a facts problem as the build reports it: a
+// diagnostic, its file in Go's quotes when its name holds anything but
+// printable characters (messages never echo raw bytes).
+func factsDiagnostic(p facts.Problem) compiler.Diagnostic {
+	d := compiler.DiagnosticOf(p)
+	d.File = facts.QuoteName(d.File)
+	return d
+}

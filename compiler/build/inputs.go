@@ -1,0 +1,107 @@
+package build
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+
+	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
+	"golang.org/x/sync/errgroup"
+)
+
+// input maps the folders of cfg into one inputfs.FS and builds the
+// compiler's Input over it. roots names the real folders (and file) that
+// the FS shows, absolute and with symbolic links resolved.
+func (cfg *Config) input() (in compiler.Input, fsys *inputfs.FS, roots []string, err error) {
+	in = compiler.Input{EnvDir: "env", Environment: cfg.Environment, Jobs: cfg.Jobs, Revision: cfg.Revision}
+	envAbs, err := dirArg("--env", cfg.Env)
+	if err != nil {
+		return in, nil, nil, err
+	}
+	mounts := []inputfs.Mount{{Name: "env", Real: cfg.Env, FS: inputfs.DirFS(cfg.Env), Display: filepath.Clean(cfg.Env)}}
+
+	// place gives a folder its name inside the FS: under env/ when it lies
+	// inside the environment, else its own mount.
+	place := func(flagName, dir, abs string) string {
+		if rel, err := filepath.Rel(envAbs, abs); err == nil && filepath.IsLocal(rel) {
+			return path.Join("env", filepath.ToSlash(rel))
+		}
+		mounts = append(mounts, inputfs.Mount{Name: flagName, Real: dir, FS: inputfs.DirFS(dir), Display: filepath.Clean(dir)})
+		return flagName
+	}
+
+	if cfg.Modules != "" {
+		abs, err := dirArg("--modules", cfg.Modules)
+		if err != nil {
+			return in, nil, nil, err
+		}
+		in.ModulesDir = place("modules", cfg.Modules, abs)
+	} // else the compiler uses env/modules when present
+
+	if cfg.Global != "" {
+		st, err := os.Stat(cfg.Global)
+		if err != nil {
+			return in, nil, nil, fmt.Errorf("--global: %w", inputfs.CleanPathErr(err))
+		}
+		confdir, file := cfg.Global, ""
+		if !st.IsDir() {
+			confdir, file = filepath.Dir(cfg.Global), cfg.Global
+		}
+		abs, err := filepath.Abs(confdir)
+		if err != nil {
+			return in, nil, nil, fmt.Errorf("--global: %w", err)
+		}
+		in.GlobalDir = place("global", confdir, abs)
+		// The compiler reads CONFDIR/hiera.yaml; a config file with
+		// another name (Puppet's hiera_config) is shown there.
+		if file != "" && filepath.Base(file) != "hiera.yaml" {
+			mounts = append(mounts, inputfs.Mount{Name: path.Join(in.GlobalDir, "hiera.yaml"), Real: file, IsFile: true, Display: filepath.Clean(file)})
+		}
+	}
+	for _, m := range mounts {
+		roots = append(roots, m.Name+"="+realPath(m.Real))
+	}
+	fsys = inputfs.New(mounts)
+	in.FS = fsys
+	return in, fsys, roots, nil
+}
+
+// realPath is p, absolute and with symbolic links resolved: the folder an
+// incremental build's state names, so that another checkout is never
+// taken for the one an earlier build read.
+func realPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	return abs
+}
+
+// dirArg checks that a flag names a folder and returns its absolute path.
+func dirArg(flagName, dir string) (string, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", flagName, inputfs.CleanPathErr(err))
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("%s %s: not a folder", flagName, dir)
+	}
+	return filepath.Abs(dir)
+}
+
+// forEach calls f(0), ..., f(n-1), on every CPU at once: reading and
+// parsing thousands of small files is work for all of them.
+func forEach(n int, f func(i int)) {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range n {
+		g.Go(func() error { f(i); return nil })
+	}
+	_ = g.Wait()
+}

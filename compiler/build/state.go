@@ -1,0 +1,332 @@
+package build
+
+// Incremental builds. After each successful compile, OUT holds a state
+// file recording what every bundle was built from. The next compile into
+// the same OUT recompiles only the nodes whose inputs changed and rewrites
+// only their bundles; the result is byte-identical to a full compile,
+// because each bundle depends on nothing but its recorded inputs.
+//
+// The rules are deliberately conservative: anything that could change
+// which files a hierarchy names (an added or removed file, a changed
+// hiera.yaml), a different hieracc binary or other settings mean a full
+// compile. What a run reported is kept too, and printed again for the nodes
+// it did not recompile, so an incremental run reports what a full one would.
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
+	"github.com/hieracc/hieracc/compiler/build/internal/stage"
+	"github.com/hieracc/hieracc/format"
+)
+
+// stateVersion changes whenever the state's meaning does.
+const stateVersion = 5 // 2: facts digested from their files' bytes; 3: file stats; 4: real folders in Settings, bundles' stats; 5: facts files' nodes
+
+type buildState struct {
+	Version  int                  `json:"version"`
+	Binary   string               `json:"binary"`   // SHA-256 of the hieracc executable
+	Settings string               `json:"settings"` // flags that change every bundle, and the real folders read
+	Files    map[string]string    `json:"files"`    // input path -> SHA-256
+	Stats    map[string]fileStat  `json:"stats"`    // input path -> size and time when hashed
+	Paths    []string             `json:"paths"`    // interned dependency paths
+	Nodes    map[string]nodeState `json:"nodes"`
+	Diags    []diagLine           `json:"diags,omitempty"` // reported for no single node
+
+	// FactsFiles maps the digest of a facts file (its path and bytes) to
+	// the certnames it held, so that an unchanged one is not parsed.
+	FactsFiles map[string][]string `json:"facts_files,omitempty"`
+
+	changed map[string]bool // files changed since this state, once compared
+}
+
+type nodeState struct {
+	Facts  string      `json:"facts"` // SHA-256 of the node's facts file, path and bytes; "" from PuppetDB
+	Deps   []int       `json:"deps"`  // indexes into Paths: every location its hierarchies name
+	Diags  []diagLine  `json:"diags,omitempty"`
+	Bundle *bundleStat `json:"bundle,omitempty"` // the bundle file as written
+}
+
+// diagLine is a diagnostic as it was printed.
+type diagLine struct {
+	Error bool   `json:"error,omitempty"`
+	File  string `json:"file,omitempty"` // input path, to drop it when the file changes
+	Text  string `json:"text"`
+	// Diag is the diagnostic as printed (its file named for display), so
+	// that a replay groups it with other nodes' like a fresh one.
+	Diag *compiler.Diagnostic `json:"diag,omitempty"`
+}
+
+// scanInputs digests every file of the input tree. A file whose size and
+// modification time (to the nanosecond) are those prev recorded keeps its
+// recorded digest without being read again, as make and ninja trust
+// timestamps: writing a file changes its modification time.
+//
+// A file or folder that cannot be read is no reason to stop: a hierarchy
+// may never name it, and when one does, the compiler reports the error for
+// the nodes and keys it concerns. Such a file is recorded as unreadable,
+// a digest never reused.
+func scanInputs(fsys fs.FS, prev *buildState) (files map[string]string, stats map[string]fileStat, err error) {
+	files, stats = map[string]string{}, map[string]fileStat{}
+	var toHash []string
+	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if d == nil || p == "." {
+				return inputfs.CleanPathErr(err) // the tree itself
+			}
+			files[p] = unreadable
+			return nil // and, for a folder, not what it holds
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if st, err := fs.Stat(fsys, p); err != nil || !st.Mode().IsRegular() {
+				return nil // a link out of the tree, or to a folder: not read
+			}
+		} else if !d.Type().IsRegular() {
+			return nil
+		}
+		st, err := fs.Stat(fsys, p)
+		if err != nil {
+			files[p] = unreadable
+			return nil
+		}
+		fst := fileStat{Size: st.Size(), MTime: st.ModTime().UnixNano()}
+		stats[p] = fst
+		if prev != nil {
+			if old, ok := prev.Stats[p]; ok && old == fst && prev.Files[p] != "" && prev.Files[p] != unreadable {
+				files[p] = prev.Files[p]
+				return nil
+			}
+		}
+		toHash = append(toHash, p)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	sums := make([]string, len(toHash))
+	errs := make([]error, len(toHash))
+	forEach(len(toHash), func(i int) { sums[i], errs[i] = inputfs.HashFile(fsys, toHash[i]) })
+	for i, p := range toHash {
+		files[p] = sums[i]
+		if errs[i] != nil {
+			files[p] = unreadable
+		}
+	}
+	return files, stats, nil
+}
+
+// unreadable is the digest of a file that could not be read.
+const unreadable = "unreadable"
+
+// fileStat is what says a file may have changed since it was hashed.
+type fileStat struct {
+	Size  int64 `json:"s"`
+	MTime int64 `json:"m"` // nanoseconds since 1970
+}
+
+// binaryDigest identifies the running hieracc: another build may compile
+// differently, so its bundles are not reused.
+func binaryDigest() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// loadState reads the state an earlier build left in out, or nil.
+func loadState(out string) *buildState {
+	data, err := inputfs.ReadCapped(inputfs.FileFS(filepath.Join(out, StateFile)), ".")
+	if err != nil {
+		return nil
+	}
+	var s buildState
+	if json.Unmarshal(data, &s) != nil || s.Version != stateVersion {
+		return nil
+	}
+	return &s
+}
+
+// changedNodes returns the names of the nodes to recompile, or all=true
+// when nothing may be reused.
+func (s *buildState) changedNodes(cur *buildState, certnames []string, facts map[string]string) (dirty map[string]bool, all bool) {
+	if s == nil || s.Binary == "" || s.Binary != cur.Binary || s.Settings != cur.Settings || len(s.Files) != len(cur.Files) {
+		return nil, true
+	}
+	changed := map[string]bool{}
+	s.changed = changed
+	for p, sum := range cur.Files {
+		old, ok := s.Files[p]
+		if !ok {
+			return nil, true // a new file may match a glob or a node's path
+		}
+		if old != sum {
+			if path.Base(p) == "hiera.yaml" {
+				return nil, true
+			}
+			changed[p] = true
+		}
+	}
+	dirty = map[string]bool{}
+	for _, name := range certnames {
+		prev, ok := s.Nodes[name]
+		if !ok || facts[name] == "" || prev.Facts != facts[name] {
+			dirty[name] = true
+			continue
+		}
+		for _, d := range prev.Deps {
+			if d < 0 || d >= len(s.Paths) {
+				return nil, true // a damaged state file
+			}
+			if changed[s.Paths[d]] {
+				dirty[name] = true
+				break
+			}
+		}
+	}
+	return dirty, false
+}
+
+// stateRecorder collects the dependencies of the bundles a run emits.
+type stateRecorder struct {
+	mu    sync.Mutex
+	paths map[string]int
+	st    *buildState
+}
+
+func newStateRecorder(cur *buildState) *stateRecorder {
+	cur.Nodes = map[string]nodeState{}
+	return &stateRecorder{paths: map[string]int{}, st: cur}
+}
+
+func (r *stateRecorder) intern(p string) int {
+	if i, ok := r.paths[p]; ok {
+		return i
+	}
+	r.paths[p] = len(r.st.Paths)
+	r.st.Paths = append(r.st.Paths, p)
+	return r.paths[p]
+}
+
+// record notes what a bundle depends on: every location its hierarchies
+// name, found or not.
+func (r *stateRecorder) record(b *format.Bundle, factsSum string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var deps []int
+	add := func(h *format.Hierarchy) {
+		if h == nil {
+			return
+		}
+		for _, l := range h.Levels {
+			for _, loc := range l.Locations {
+				deps = append(deps, r.intern(loc.Path))
+			}
+		}
+	}
+	add(&b.Global)
+	add(&b.Env)
+	for i := range b.Modules {
+		add(&b.Modules[i].Hierarchy)
+		add(b.Modules[i].Default)
+	}
+	slices.Sort(deps)
+	r.st.Nodes[b.Node] = nodeState{Facts: factsSum, Deps: slices.Compact(deps)}
+}
+
+// diag records a diagnostic this run printed.
+func (r *stateRecorder) diag(node string, d diagLine) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if node == "" {
+		r.st.Diags = append(r.st.Diags, d)
+		return
+	}
+	ns := r.st.Nodes[node]
+	ns.Diags = append(ns.Diags, d)
+	r.st.Nodes[node] = ns
+}
+
+// keep carries over the entries of nodes this run did not recompile, and
+// returns the diagnostics to report again for them: theirs, and those of
+// unchanged files that this run did not read again.
+func (r *stateRecorder) keep(prev *buildState, names []string) []diagLine {
+	var replay []diagLine
+	for _, name := range names {
+		ns, ok := prev.Nodes[name]
+		if !ok {
+			continue
+		}
+		var deps []int
+		for _, d := range ns.Deps {
+			deps = append(deps, r.intern(prev.Paths[d]))
+		}
+		r.st.Nodes[name] = nodeState{Facts: ns.Facts, Deps: deps, Diags: ns.Diags, Bundle: ns.Bundle}
+		replay = append(replay, ns.Diags...)
+	}
+	seen := map[string]bool{}
+	for _, d := range r.st.Diags {
+		seen[d.Text] = true
+	}
+	for _, d := range prev.Diags {
+		if !seen[d.Text] && !prev.changed[d.File] {
+			seen[d.Text] = true
+			r.st.Diags = append(r.st.Diags, d)
+			replay = append(replay, d)
+		}
+	}
+	return replay
+}
+
+// written notes how the bundles of the nodes compiled were left in out,
+// so that the next build need not read them again to know them intact.
+func (r *stateRecorder) written(out string, nodes []string) {
+	stats := make([]*bundleStat, len(nodes))
+	forEach(len(nodes), func(i int) { stats[i], _ = statBundle(filepath.Join(out, nodes[i]+".bundle")) })
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, name := range nodes {
+		if ns, ok := r.st.Nodes[name]; ok {
+			ns.Bundle = stats[i]
+			r.st.Nodes[name] = ns
+		}
+	}
+}
+
+// write stores the state in OUT, atomically.
+func (r *stateRecorder) write(out string) error {
+	data, err := json.Marshal(r.st)
+	if err != nil {
+		return err
+	}
+	if err := stage.WriteAtomic(filepath.Join(out, StateFile), data); err != nil {
+		return fmt.Errorf("writing %s: %v", StateFile, err)
+	}
+	return nil
+}

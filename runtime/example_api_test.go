@@ -1,0 +1,142 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hieracc/hieracc/format"
+	. "github.com/hieracc/hieracc/format/formattest"
+	"github.com/hieracc/hieracc/format/ptype"
+	"github.com/hieracc/hieracc/runtime"
+)
+
+// exampleBundle is a small bundle, as the compiler would write it.
+func exampleBundle() *runtime.Bundle {
+	data, err := format.Encode(&format.Bundle{Node: "web01.example.com", Keys: []format.Key{
+		{Name: "accounts::users", Value: H("bob", H("uid", int64(1001), "shell", "/bin/bash"), "alice", H("uid", int64(1000), "shell", "/bin/zsh"))},
+		{Name: "nginx::worker_processes", Value: int64(4)},
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, err := runtime.OpenBytes(data)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return b
+}
+
+// Decode stores a value in Go types, as encoding/json does.
+func ExampleBundle_Decode() {
+	b := exampleBundle()
+	type user struct {
+		UID   int    `json:"uid"`
+		Shell string `json:"shell"`
+	}
+	var users map[string]user
+	if err := b.Decode("accounts::users", &users); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(users["alice"].UID, users["bob"].Shell)
+
+	var wrong map[string]struct{ Shell int }
+	fmt.Println(b.Decode("accounts::users", &wrong))
+	// Output:
+	// 1000 /bin/bash
+	// runtime: key "accounts::users" at /bob/shell: cannot decode String into int
+}
+
+// Typed getters for the common cases.
+func ExampleBundle_LookupInt() {
+	b := exampleBundle()
+	n, err := b.LookupInt("nginx::worker_processes")
+	fmt.Println(n, err)
+	_, err = b.LookupInt("nginx::user")
+	fmt.Println(err, errors.Is(err, runtime.ErrNotFound))
+	// Output:
+	// 4 <nil>
+	// Function lookup() did not find a value for the name 'nginx::user' true
+}
+
+// Hashes keep Puppet's order, also in JSON.
+func ExampleBundle_LookupHash() {
+	b := exampleBundle()
+	h, _ := b.LookupHash("accounts::users")
+	out, _ := json.Marshal(h)
+	fmt.Println(string(out))
+	// Output:
+	// {"bob":{"uid":1001,"shell":"/bin/bash"},"alice":{"uid":1000,"shell":"/bin/zsh"}}
+}
+
+// LookupNames is the whole of Puppet's lookup(): several names, a value
+// type, overrides and defaults.
+func ExampleBundle_LookupNames() {
+	b := exampleBundle()
+	v, err := b.LookupNames([]string{"nginx::workers", "nginx::worker_processes"}, runtime.Options{
+		ValueType: ptype.MustParse("Integer[1, 64]"),
+	})
+	fmt.Println(v, err)
+
+	_, err = b.LookupNames([]string{"nginx::worker_processes"}, runtime.Options{ValueType: ptype.MustParse("String")})
+	fmt.Println(err)
+
+	v, _ = b.LookupNames([]string{"nginx::user"}, runtime.Options{
+		DefaultFunc: func(names []string) (any, error) { return "www-data", nil }, // lookup()'s lambda
+	})
+	fmt.Println(v)
+	// Output:
+	// 4 <nil>
+	// Found value has wrong type, expects a String value, got Integer
+	// www-data
+}
+
+// Watch keeps a Reloader current while the compiler replaces the file.
+func ExampleReloader_Watch() {
+	dir, err := os.MkdirTemp("", "bundles")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "web01.example.com.bundle")
+	write := func(workers int64) { // as hieracc compile does: a temporary file renamed over the old one
+		data, err := format.Encode(&format.Bundle{Node: "web01.example.com", Revision: fmt.Sprint(workers),
+			Keys: []format.Key{{Name: "nginx::worker_processes", Value: workers}}})
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := os.WriteFile(path+".tmp", data, 0o640); err != nil {
+			log.Fatal(err)
+		}
+		if err := os.Rename(path+".tmp", path); err != nil {
+			log.Fatal(err)
+		}
+	}
+	write(4)
+	r, err := runtime.NewReloader(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reloaded := make(chan error, 1)
+	go r.Watch(ctx, 0, func(changed bool, err error) { reloaded <- err })
+
+	v, _ := r.Bundle().Lookup("nginx::worker_processes")
+	fmt.Println(v)
+	time.Sleep(50 * time.Millisecond) // (for the example: let the watch begin)
+	write(8)
+	if err := <-reloaded; err != nil {
+		log.Fatal(err)
+	}
+	v, _ = r.Bundle().Lookup("nginx::worker_processes")
+	fmt.Println(v)
+	// Output:
+	// 4
+	// 8
+}

@@ -1,0 +1,12 @@
+//go:build !linux
+
+package runtime
+
+import "errors"
+
+var noInotify = true
+
+// watchFile is not available here: Watch polls.
+func watchFile(dir, name string) (*fileWatch, error) {
+	return nil, errors.New("no file watching on this system")
+}
