@@ -54,6 +54,14 @@ type Input struct {
 	// for the next node (values are never modified, and may be kept). An
 	// error from Emit stops the compile and is returned by Compile.
 	Emit func(*format.Bundle) error
+
+	// PKCS7PrivateKey and PKCS7PublicKey, when set, are the keys of every
+	// eyaml level (as eyaml's --pkcs7-private-key and --pkcs7-public-key),
+	// whatever its options name.
+	PKCS7PrivateKey, PKCS7PublicKey *KeyFile
+	// ReadKeyFile reads a key file an eyaml level's options name by an
+	// absolute path; nil means os.ReadFile.
+	ReadKeyFile func(path string) ([]byte, error)
 }
 
 // Node is one node to compile.
@@ -93,6 +101,7 @@ type compilation struct {
 	modules     map[string]*config // by module name
 	moduleNames []string           // sorted
 	files       fileCache
+	keys        *keyring     // eyaml levels' keys
 	diags       []Diagnostic // config-level diagnostics
 }
 
@@ -199,5 +208,10 @@ func prepare(in Input) *compilation {
 		c.moduleNames = append(c.moduleNames, e.Name())
 	}
 	slices.Sort(c.moduleNames)
+	configs := []*config{c.global, c.env}
+	for _, name := range c.moduleNames {
+		configs = append(configs, c.modules[name])
+	}
+	c.keys = newKeyring(in, configs)
 	return c
 }

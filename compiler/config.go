@@ -14,6 +14,7 @@ import (
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
+	"github.com/hieracc/hieracc/format/ruby"
 	"gopkg.in/yaml.v3"
 )
 
@@ -39,6 +40,9 @@ type levelConf struct {
 	kind     locKind  // locNone: the level has no location (Puppet calls the function once)
 	locs     []string // path(s) or glob(s), uninterpolated
 	mapped   [3]string
+	// keys are an eyaml level's key files, from its options (or the
+	// defaults'); see eyaml.go.
+	keys eyamlKeyPaths
 }
 
 // config is one layer's validated hiera.yaml.
@@ -77,8 +81,9 @@ var (
 	locationKeys    = []string{"path", "paths", "glob", "globs", "uri", "uris", "mapped_paths"}
 )
 
-// supportedFunctions are the data_hash functions hieracc can run ahead of time.
-var supportedFunctions = []string{"yaml_data", "json_data"}
+// supportedFunctions are the data provider functions hieracc can run ahead
+// of time.
+var supportedFunctions = []string{"yaml_data", "json_data", eyamlFunction}
 
 // defaultConfig is Puppet's built-in v5 config, used when hiera.yaml is absent
 // (global layer) or holds only `version: 5`.
@@ -214,12 +219,13 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 	// Without a defaults key Puppet uses {datadir: data, data_hash: yaml_data};
 	// a defaults key replaces both.
 	datadir, defFunc := "data", "yaml_data"
+	var defOpts any
 	if v, ok := h.Get("defaults"); ok {
 		defFunc = ""
 		dn := valueNode(doc, "defaults")
 		dh, ok := v.(*format.Hash)
 		if !ok {
-			typeErr(dn, "entry 'defaults' expects a Struct value, got %s", typeName(v))
+			typeErr(dn, "entry 'defaults' expects a Struct value, got %s", ruby.TypeName(v))
 		} else {
 			for i, k := range dh.Keys() {
 				ks, _ := k.(string)
@@ -227,6 +233,7 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 					typeErr(dn.Content[2*i], "entry 'defaults' unrecognized key '%v'", k)
 				}
 			}
+			defOpts, _ = dh.Get("options")
 			n := 0
 			for _, fk := range functionKeys {
 				if fv, ok := dh.Get(fk); ok {
@@ -245,7 +252,7 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 				if s, ok := dd.(string); ok && s != "" {
 					datadir = s
 				} else {
-					typeErr(dn, "entry 'defaults' entry 'datadir' expects a String[1] value, got %s", typeName(dd))
+					typeErr(dn, "entry 'defaults' entry 'datadir' expects a String[1] value, got %s", ruby.TypeName(dd))
 				}
 			}
 		}
@@ -259,14 +266,14 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 		ln := valueNode(doc, key)
 		list, ok := v.([]any)
 		if !ok {
-			typeErr(ln, "entry '%s' expects an Array value, got %s", key, typeName(v))
+			typeErr(ln, "entry '%s' expects an Array value, got %s", key, ruby.TypeName(v))
 			return nil
 		}
 		var levels []levelConf
 		firstLine := map[string]int{}
 		for i, e := range list {
 			en := ln.Content[i]
-			lvl, lds := c.parseLevel(key, i, en, e, datadir, defFunc)
+			lvl, lds := c.parseLevel(key, i, en, e, datadir, defFunc, defOpts)
 			ds = append(ds, lds...)
 			if lvl == nil {
 				continue
@@ -304,7 +311,7 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 
 // parseLevel validates one hierarchy entry the way Puppet's config type and
 // validate_hierarchy do.
-func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, defFunc string) (*levelConf, []Diagnostic) {
+func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, defFunc string, defOpts any) (*levelConf, []Diagnostic) {
 	var ds []Diagnostic
 	fail := func(msg string, args ...any) {
 		ds = append(ds, c.fail(Diagnostic{File: c.file, Line: n.Line, Column: n.Column, Message: fmt.Sprintf(msg, args...)})...)
@@ -312,7 +319,7 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 	prefix := fmt.Sprintf("The Lookup Configuration at '%s' has wrong type, entry '%s' index %d ", c.file, list, i)
 	h, ok := v.(*format.Hash)
 	if !ok {
-		fail("%sexpects a Struct value, got %s", prefix, typeName(v))
+		fail("%sexpects a Struct value, got %s", prefix, ruby.TypeName(v))
 		return nil, ds
 	}
 	lvl := &levelConf{line: n.Line, column: n.Column, datadir: datadir}
@@ -328,7 +335,7 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 	case !ok:
 		fail("%sexpects a value for key 'name'", prefix)
 	case !isStr || s == "":
-		fail("%sentry 'name' expects a String[1] value, got %s", prefix, typeName(name))
+		fail("%sentry 'name' expects a String[1] value, got %s", prefix, ruby.TypeName(name))
 	default:
 		lvl.name = s
 	}
@@ -342,7 +349,7 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 		}
 		s, isStr := x.(string)
 		if !isStr || s == "" {
-			fail("%sentry '%s' expects a String[1] value, got %s", prefix, key, typeName(x))
+			fail("%sentry '%s' expects a String[1] value, got %s", prefix, key, ruby.TypeName(x))
 			return "", false
 		}
 		return s, true
@@ -354,14 +361,14 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 		}
 		arr, isArr := x.([]any)
 		if !isArr || len(arr) < min || (max > 0 && len(arr) > max) {
-			fail("%sentry '%s' expects an Array value of size %d..., got %s", prefix, key, min, typeName(x))
+			fail("%sentry '%s' expects an Array value of size %d..., got %s", prefix, key, min, ruby.TypeName(x))
 			return nil, false
 		}
 		out := make([]string, len(arr))
 		for k, e := range arr {
 			s, isStr := e.(string)
 			if !isStr || s == "" {
-				fail("%sentry '%s' index %d expects a String[1] value, got %s", prefix, key, k, typeName(e))
+				fail("%sentry '%s' index %d expects a String[1] value, got %s", prefix, key, k, ruby.TypeName(e))
 				return nil, false
 			}
 			out[k] = s
@@ -408,7 +415,7 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 		if near := hiera.Nearest(lvl.function, supportedFunctions); near != "" {
 			hint = fmt.Sprintf(" (did you mean '%s'?)", near)
 		}
-		fail("hieracc cannot run %s in hierarchy '%s': only data_hash yaml_data and json_data are supported ahead of time%s", describeFunction(lvl.function), lvl.name, hint)
+		fail("hieracc cannot run %s in hierarchy '%s': only data_hash yaml_data and json_data, and lookup_key eyaml_lookup_key, are supported ahead of time%s", describeFunction(lvl.function), lvl.name, hint)
 	}
 	if s, ok := str("datadir"); ok {
 		lvl.datadir = s
@@ -432,7 +439,14 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 	if h.Has("uri") || h.Has("uris") {
 		fail("hieracc cannot resolve uri/uris locations in hierarchy '%s': they only make sense to lookup_key functions", lvl.name)
 	}
-	if opts, ok := h.Get("options"); ok {
+	opts, ok := h.Get("options")
+	if !ok {
+		opts = defOpts // Puppet: the level's options, else the defaults'
+	}
+	if lvl.function == eyamlFunction {
+		lvl.keys = eyamlKeysOf(opts)
+	}
+	if ok {
 		if oh, ok := opts.(*format.Hash); ok {
 			for _, reserved := range []string{"path", "uri"} {
 				if oh.Has(reserved) {
@@ -488,28 +502,6 @@ func valueNode(m *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return m
-}
-
-// typeName is the Puppet type name used in config type errors.
-func typeName(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "Undef"
-	case string:
-		return "String"
-	case int64:
-		return "Integer"
-	case float64:
-		return "Float"
-	case bool:
-		return "Boolean"
-	case []any:
-		return "Tuple"
-	case *format.Hash:
-		_ = v
-		return "Struct"
-	}
-	return "Any"
 }
 
 // atoiRuby is Ruby's String#to_i: leading digits, else 0.

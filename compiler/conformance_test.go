@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/internal/conformancetest"
 	"github.com/hieracc/hieracc/runtime"
 	"gopkg.in/yaml.v3"
 )
@@ -24,17 +24,6 @@ const conformanceDir = "../../shared/conformance/public"
 // ownCasesDir holds hieracc's own cases, laid out as the corpus and also
 // produced by real Puppet (testdata/conformance/README.md). They always run.
 const ownCasesDir = "../testdata/conformance"
-
-// check is one entry of a case's expected.yaml.
-type check struct {
-	Node     string    `yaml:"node"`
-	Key      string    `yaml:"key"`
-	Merge    yaml.Node `yaml:"merge"`
-	Value    yaml.Node `yaml:"value"`
-	NotFound bool      `yaml:"not_found"`
-	Error    bool      `yaml:"error"`
-	Message  string    `yaml:"message"`
-}
 
 // TestConformance runs every check of every conformance case through the
 // whole pipeline: compile, encode, open with the runtime, look up.
@@ -149,13 +138,9 @@ func TestConformanceRunnerCatchesMismatches(t *testing.T) {
 func checkCase(t *testing.T, dir string) (int, []string) {
 	t.Helper()
 	bundles := CompileCase(t, dir)
-	raw, err := os.ReadFile(filepath.Join(dir, "expected.yaml"))
+	checks, err := conformancetest.ReadChecks(dir)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var checks []check
-	if err := yaml.Unmarshal(raw, &checks); err != nil {
-		t.Fatalf("expected.yaml: %v", err)
 	}
 	var fails []string
 	for i, ck := range checks {
@@ -164,6 +149,30 @@ func checkCase(t *testing.T, dir string) (int, []string) {
 		}
 	}
 	return len(checks), fails
+}
+
+// caseFlags applies a case's hieracc-flags (conformancetest.ReadFlags) to in.
+func caseFlags(t *testing.T, dir string, in *compiler.Input) {
+	t.Helper()
+	flags, err := conformancetest.ReadFlags(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range flags {
+		data, err := os.ReadFile(f.Path)
+		if err != nil {
+			t.Fatalf("hieracc-flags: %v", err)
+		}
+		key := &compiler.KeyFile{Name: f.Path, Data: data}
+		switch f.Name {
+		case "--pkcs7-private-key":
+			in.PKCS7PrivateKey = key
+		case "--pkcs7-public-key":
+			in.PKCS7PublicKey = key
+		default:
+			t.Fatalf("hieracc-flags: %s is not a flag this test knows", f.Name)
+		}
+	}
 }
 
 // CompileCase compiles every node of a case and opens each bundle through
@@ -185,11 +194,12 @@ func CompileCase(t *testing.T, dir string) map[string]*runtime.Bundle {
 }
 
 // compileNodes compiles the given nodes against a case's env/, modules/
-// and global/, and opens each bundle through the runtime, after a round
+// and global/ (with its hieracc-flags), and opens each bundle through the runtime, after a round
 // trip through the wire format.
 func compileNodes(t *testing.T, dir string, nodes []compiler.Node) map[string]*runtime.Bundle {
 	t.Helper()
 	in := compiler.Input{FS: os.DirFS(dir), EnvDir: "env", ModulesDir: "modules", GlobalDir: "global", Nodes: nodes}
+	caseFlags(t, dir, &in)
 	res, err := compiler.Compile(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
@@ -209,157 +219,39 @@ func compileNodes(t *testing.T, dir string, nodes []compiler.Node) map[string]*r
 	return out
 }
 
-func runCheck(t *testing.T, bundles map[string]*runtime.Bundle, ck check) string {
+func runCheck(t *testing.T, bundles map[string]*runtime.Bundle, ck conformancetest.Check) string {
 	b := bundles[ck.Node]
 	if b == nil {
 		return "no bundle for node"
 	}
-	opts, err := mergeOption(ck.Merge)
+	merge, err := ck.LookupMerge()
 	if err != nil {
 		return err.Error()
 	}
-	got, lerr := b.LookupWith(ck.Key, opts)
+	got, lerr := b.LookupWith(ck.Key, runtime.Options{Merge: merge})
 	switch {
 	case ck.Error:
 		if lerr == nil || errors.Is(lerr, runtime.ErrNotFound) {
-			return fmt.Sprintf("want error containing %q, got value %s (err %v)", ck.Message, render(got), lerr)
+			return fmt.Sprintf("want error containing %q, got value %s (err %v)", ck.Message, conformancetest.Show(got), lerr)
 		}
 		if !strings.Contains(lerr.Error(), ck.Message) {
 			return fmt.Sprintf("want error containing %q, got %q", ck.Message, lerr.Error())
 		}
 	case ck.NotFound:
 		if !errors.Is(lerr, runtime.ErrNotFound) {
-			return fmt.Sprintf("want not found, got %s (err %v)", render(got), lerr)
+			return fmt.Sprintf("want not found, got %s (err %v)", conformancetest.Show(got), lerr)
 		}
 	default:
-		if lerr != nil {
-			return fmt.Sprintf("want %s, got error %v", render(mustValue(t, &ck.Value)), lerr)
+		want, err := ck.Want()
+		if err != nil {
+			t.Fatalf("expected value: %v", err)
 		}
-		want := mustValue(t, &ck.Value)
-		if d := cmp.Diff(canon(want), canon(got)); d != "" {
+		if lerr != nil {
+			return fmt.Sprintf("want %s, got error %v", conformancetest.Show(want), lerr)
+		}
+		if d := conformancetest.Diff(want, got); d != "" {
 			return fmt.Sprintf("value mismatch (-want +got):\n%s", d)
 		}
 	}
 	return ""
-}
-
-// mergeOption turns a check's merge field into lookup-time options.
-func mergeOption(n yaml.Node) (runtime.Options, error) {
-	var o runtime.Options
-	switch n.Kind {
-	case 0:
-		return o, nil
-	case yaml.ScalarNode:
-		o.Merge = &format.Merge{Strategy: n.Value}
-	case yaml.MappingNode:
-		var m struct {
-			Strategy       string `yaml:"strategy"`
-			KnockoutPrefix string `yaml:"knockout_prefix"`
-			Sort           bool   `yaml:"sort_merged_arrays"`
-			HashArrays     bool   `yaml:"merge_hash_arrays"`
-		}
-		if err := n.Decode(&m); err != nil {
-			return o, err
-		}
-		o.Merge = &format.Merge{Strategy: m.Strategy, KnockoutPrefix: m.KnockoutPrefix, SortMergedArrays: m.Sort, MergeHashArrays: m.HashArrays}
-	default:
-		return o, fmt.Errorf("bad merge field")
-	}
-	return o, nil
-}
-
-// mustValue converts an expected value. expected.yaml quotes every string,
-// so YAML 1.2 scalar rules read it as Puppet wrote it.
-func mustValue(t *testing.T, n *yaml.Node) any {
-	v, err := nodeValue(n)
-	if err != nil {
-		t.Fatalf("expected value: %v", err)
-	}
-	return v
-}
-
-func nodeValue(n *yaml.Node) (any, error) {
-	switch n.Kind {
-	case 0:
-		return nil, nil
-	case yaml.DocumentNode:
-		return nodeValue(n.Content[0])
-	case yaml.AliasNode:
-		return nodeValue(n.Alias)
-	case yaml.ScalarNode:
-		var v any
-		if err := n.Decode(&v); err != nil {
-			return nil, err
-		}
-		switch x := v.(type) {
-		case int:
-			return int64(x), nil
-		case float64, string, bool, nil:
-			return x, nil
-		}
-		return nil, fmt.Errorf("unexpected scalar %T", v)
-	case yaml.SequenceNode:
-		out := make([]any, len(n.Content))
-		for i, c := range n.Content {
-			v, err := nodeValue(c)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = v
-		}
-		return out, nil
-	case yaml.MappingNode:
-		h := format.NewHash(len(n.Content) / 2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, err := nodeValue(n.Content[i])
-			if err != nil {
-				return nil, err
-			}
-			v, err := nodeValue(n.Content[i+1])
-			if err != nil {
-				return nil, err
-			}
-			// JSON (and so the expected values) has only string keys.
-			h.Set(fmt.Sprint(k), v)
-		}
-		return h, nil
-	}
-	return nil, fmt.Errorf("unexpected node kind %d", n.Kind)
-}
-
-// entry is a hash entry in canonical form: key order is kept and compared.
-type entry struct {
-	K string
-	V any
-}
-
-// canon makes a value comparable with cmp: hashes become ordered entry
-// lists, and keys become their JSON form (what puppet lookup printed).
-func canon(v any) any {
-	switch v := v.(type) {
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = canon(e)
-		}
-		return out
-	case *format.Hash:
-		out := []entry{}
-		for k, e := range v.All() {
-			ks, ok := k.(string)
-			if !ok {
-				ks = fmt.Sprint(k)
-				if k == nil {
-					ks = ""
-				}
-			}
-			out = append(out, entry{ks, canon(e)})
-		}
-		return out
-	}
-	return v
-}
-
-func render(v any) string {
-	return fmt.Sprintf("%#v", canon(v))
 }

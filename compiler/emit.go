@@ -140,6 +140,9 @@ func (n *nodeRun) revision() string {
 	}
 	put("environment", n.c.environment)
 	put("facts", string(appendCanonical(nil, n.scope.vars)))
+	if n.c.keys.sum != [32]byte{} {
+		put("eyaml keys", hex.EncodeToString(n.c.keys.sum[:]))
+	}
 	layer := func(name string, lr *layerRun) {
 		if lr == nil || lr.conf == nil {
 			put("layer", name, "none")
@@ -248,11 +251,12 @@ func (n *nodeRun) keyNames(keep func(*dataFile) bool) []string {
 // result is kept for other nodes when store says so.
 func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.Error) {
 	merge, perr := n.optionsFor(mod).mergeOf(name)
-	if perr != nil || !sharing {
+	conv, cerr := n.optionsFor(mod).convertTo(name)
+	if perr != nil || cerr != nil || !sharing {
 		return n.compileKey(name, mod, nil)
 	}
 	layers := n.layersFor(mod)
-	sig := n.w.keySig(n.shapeID(mod, layers), merge, name, layers)
+	sig := n.w.keySig(n.shapeID(mod, layers), merge, convertID(conv), name, layers)
 	h := hashSig(name, sig)
 	e, reused, k, err := n.findOrCompile(name, mod, sig, h, nil)
 	if store && e != nil && !reused {
@@ -273,6 +277,13 @@ func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *for
 	if locs == nil {
 		locs = n.locsOf(name, layers)
 	}
+	// Whether any value read for the key holds decrypted text.
+	outer := n.secret
+	n.secret = false
+	defer func() {
+		k.Secret = n.secret
+		n.secret = outer || n.secret
+	}()
 	fr := n.enter(name)
 	k.Contributions = n.contributions(name, locs, false, layers)
 	n.leave(fr)
@@ -305,6 +316,13 @@ func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *for
 					v, found, err = hiera.ResolveDefault(dm, lr.def, contributionLeaf(k.Defaults))
 				}
 			}
+		}
+	}
+	if err == nil && found {
+		// convert_to applies to the result, after merging (Puppet's
+		// convert_result); Sensitive is applied by readers.
+		if k.ConvertTo, err = n.optionsFor(mod).convertTo(name); err == nil {
+			v, err = hiera.Convert(name, k.ConvertTo, v)
 		}
 	}
 	if err != nil {

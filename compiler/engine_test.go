@@ -10,43 +10,6 @@ import (
 	"github.com/hieracc/hieracc/format"
 )
 
-func TestRubyFloat(t *testing.T) {
-	for _, tc := range []struct {
-		in   float64
-		want string
-	}{
-		{1, "1.0"}, {1.5, "1.5"}, {1.1, "1.1"}, {-2.25, "-2.25"}, {0, "0.0"},
-		{1e15, "1000000000000000.0"}, {1e16, "1.0e+16"}, {1.5e20, "1.5e+20"},
-		{0.0001, "0.0001"}, {0.00001, "1.0e-05"}, {1.25e-7, "1.25e-07"},
-	} {
-		if got := rubyFloat(tc.in); got != tc.want {
-			t.Errorf("rubyFloat(%v) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
-func TestRubyInspect(t *testing.T) {
-	h := format.NewHash(2)
-	h.Set("k", "v")
-	h.Set("n", []any{int64(1), nil, true, 2.5})
-	for _, tc := range []struct {
-		in   any
-		want string
-	}{
-		{[]any{"a", "b"}, `["a", "b"]`},
-		{h, `{"k"=>"v", "n"=>[1, nil, true, 2.5]}`},
-		{"say \"hi\"\n", `"say \"hi\"\n"`},
-		{format.NewHash(0), `{}`},
-	} {
-		if got := rubyInspect(tc.in); got != tc.want {
-			t.Errorf("rubyInspect(%#v) = %s, want %s", tc.in, got, tc.want)
-		}
-	}
-	if got := rubyToS(nil); got != "" {
-		t.Errorf("rubyToS(nil) = %q, want empty", got)
-	}
-}
-
 func TestExpandBraces(t *testing.T) {
 	for _, tc := range []struct {
 		in   string

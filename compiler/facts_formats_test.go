@@ -1,14 +1,13 @@
 package compiler_test
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/facts"
-	"gopkg.in/yaml.v3"
+	"github.com/hieracc/hieracc/internal/conformancetest"
 )
 
 // factsFormatsCase holds nodes/ as plain facts hashes, whose answers real
@@ -20,12 +19,8 @@ const factsFormatsCase = "../testdata/conformance/facts-formats"
 // facts read by facts.Load, and runs every check of the case: each shape
 // must give every node exactly the answers Puppet gave for the plain hash.
 func TestFactsFormats(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(factsFormatsCase, "expected.yaml"))
+	checks, err := conformancetest.ReadChecks(factsFormatsCase)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var checks []check
-	if err := yaml.Unmarshal(raw, &checks); err != nil {
 		t.Fatal(err)
 	}
 	folders, _ := filepath.Glob(filepath.Join(factsFormatsCase, "formats", "*"))

@@ -29,9 +29,12 @@ type dataFile struct {
 	index  map[string]int // string top-level keys → entry
 	interp []bool         // entry needs interpolation
 	plans  []*interpPlan  // where in entry i interpolation acts (nil: nowhere)
-	// invalid[i] is Puppet's validate_data_value failure for entry i:
-	// reading that key fails, other keys are fine.
+	// invalid[i] is Puppet's validate_data_value failure for entry i, or
+	// eyaml's failure to decrypt it: reading that key fails, other keys
+	// are fine.
 	invalid []string
+	// secret[i]: entry i holds text decrypted from ENC[...] (nil: none).
+	secret []bool
 	// err: the file cannot be loaded; every read of it fails.
 	err   *format.Error
 	diags []Diagnostic
@@ -39,6 +42,7 @@ type dataFile struct {
 
 type fileKey struct {
 	path, function, module string
+	keys                   keyringKey // an eyaml level's keys
 }
 
 type fileEntry struct {
@@ -53,11 +57,14 @@ type fileCache struct {
 }
 
 // file returns the loaded data file at p, or nil when it does not exist.
-func (c *compilation) file(p, function string, layer format.Layer, module string) *dataFile {
+func (c *compilation) file(p, function string, layer format.Layer, module string, keys keyringKey) *dataFile {
 	if layer != format.LayerModule {
 		module = ""
 	}
-	k := fileKey{p, function, module}
+	if function != eyamlFunction {
+		keys = keyringKey{}
+	}
+	k := fileKey{p, function, module, keys}
 	c.files.mu.Lock()
 	e := c.files.entries[k]
 	if e == nil {
@@ -65,7 +72,7 @@ func (c *compilation) file(p, function string, layer format.Layer, module string
 		c.files.entries[k] = e
 	}
 	c.files.mu.Unlock()
-	e.once.Do(func() { e.df = c.loadFile(p, function, module) })
+	e.once.Do(func() { e.df = c.loadFile(p, function, module, keys) })
 	return e.df
 }
 
@@ -83,7 +90,7 @@ func isNotExist(err error) bool {
 	return errors.Is(err, fs.ErrNotExist)
 }
 
-func (c *compilation) loadFile(p, function, module string) *dataFile {
+func (c *compilation) loadFile(p, function, module string, keys keyringKey) *dataFile {
 	st, err := fs.Stat(c.fsys, p)
 	if err != nil {
 		if isNotExist(err) {
@@ -127,6 +134,10 @@ func (c *compilation) loadFile(p, function, module string) *dataFile {
 	}
 	df.hash, df.pos = doc.Hash, doc.KeyPos
 	invalid := doc.Invalid
+	var secret map[any]bool
+	if function == eyamlFunction {
+		invalid, secret = decryptFile(df, c.keys.decrypters[keys], invalid)
+	}
 	if module != "" {
 		df.filterModule(module, function)
 	}
@@ -146,6 +157,12 @@ func (c *compilation) loadFile(p, function, module string) *dataFile {
 		df.interp[i] = df.plans[i] != nil
 		if pr, ok := invalid[df.hash.Key(i)]; ok {
 			df.invalid[i] = pr.Message
+		}
+		if secret[df.hash.Key(i)] {
+			if df.secret == nil {
+				df.secret = make([]bool, n)
+			}
+			df.secret[i] = true
 		}
 	}
 	slices.Sort(df.keys)
@@ -175,6 +192,9 @@ func (df *dataFile) filterModule(module, function string) {
 			kept.Set(k, df.hash.Value(i))
 			pos = append(pos, df.pos[i])
 			continue
+		}
+		if function == eyamlFunction {
+			continue // Puppet checks the keys of data_hash files only: an eyaml key outside the module is silently never asked for
 		}
 		df.diags = append(df.diags, Diagnostic{Severity: Warning, File: df.path, Line: df.pos[i].Line, Column: df.pos[i].Column,
 			Message: fmt.Sprintf("Module '%s': Value returned from data_hash function '%s', when using location '%s', must use keys qualified with the name of the module", module, function, df.path)})

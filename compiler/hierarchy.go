@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // layerRun is one layer's hierarchy as expanded for one node.
@@ -65,7 +66,7 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 		fl := format.Level{Name: lvl.name}
 		fs := make([]*dataFile, len(locs))
 		for j, p := range locs {
-			df := n.c.file(p, lvl.function, c.layer, c.module)
+			df := n.c.file(p, lvl.function, c.layer, c.module, keyringKey{c.root, lvl.keys})
 			fs[j] = df
 			fl.Locations = append(fl.Locations, format.Location{Path: p, Exists: df != nil})
 		}
@@ -159,7 +160,7 @@ func (n *nodeRun) interpolatePath(s string) (string, *format.Error) {
 	if err != nil {
 		return "", asFormatError(err)
 	}
-	return rubyToS(v), nil
+	return ruby.ToS(v), nil
 }
 
 // safeJoin joins a data dir and an interpolated path as Ruby's Pathname#+

@@ -5,12 +5,11 @@ package compiler
 
 import (
 	"fmt"
-	"math"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 var methodCall = regexp.MustCompile(`^(\w+)\((?:"([^"]+)"|'([^']+)')\)$`)
@@ -205,7 +204,7 @@ func hashKey(v any) any {
 	case nil, bool, int64, float64, string:
 		return v
 	}
-	return rubyToS(v)
+	return ruby.ToS(v)
 }
 
 func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
@@ -268,7 +267,7 @@ func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
 			return nil, err
 		}
 		if val != nil {
-			b.WriteString(rubyToS(val))
+			b.WriteString(ruby.ToS(val))
 		}
 	}
 	b.WriteString(s[last:])
@@ -348,122 +347,4 @@ func (n *nodeRun) scopeValue(expr, subject string) (any, error) {
 		n.scopeMemo[expr] = v
 	}
 	return v, nil
-}
-
-// rubyToS is Ruby's to_s, which Puppet applies to what it interpolates into
-// a string: collections use inspect.
-func rubyToS(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return v
-	}
-	return rubyInspect(v)
-}
-
-// rubyInspect is Ruby 3.1's inspect of a value.
-func rubyInspect(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "nil"
-	case bool:
-		return strconv.FormatBool(v)
-	case int64:
-		return strconv.FormatInt(v, 10)
-	case float64:
-		return rubyFloat(v)
-	case string:
-		return rubyQuote(v)
-	case []any:
-		parts := make([]string, len(v))
-		for i, e := range v {
-			parts[i] = rubyInspect(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case *format.Hash:
-		parts := make([]string, 0, v.Len())
-		for k, e := range v.All() {
-			parts = append(parts, rubyInspect(k)+"=>"+rubyInspect(e))
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	}
-	return fmt.Sprint(v)
-}
-
-// rubyFloat is Ruby's Float#to_s: the shortest representation, always with a
-// fraction, switching to exponent form below 1e-4 and from 1e16.
-func rubyFloat(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case math.IsNaN(f):
-		return "NaN"
-	}
-	if f == 0 {
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
-	mant, expS, _ := strings.Cut(e, "e")
-	exp, _ := strconv.Atoi(expS)
-	if exp < -4 || exp >= 16 {
-		if !strings.Contains(mant, ".") {
-			mant += ".0"
-		}
-		sign := "+"
-		if exp < 0 {
-			sign, exp = "-", -exp
-		}
-		return fmt.Sprintf("%se%s%02d", mant, sign, exp)
-	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.Contains(s, ".") {
-		s += ".0"
-	}
-	return s
-}
-
-// rubyQuote is String#inspect for the characters data files hold.
-func rubyQuote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\v':
-			b.WriteString(`\v`)
-		case '\a':
-			b.WriteString(`\a`)
-		case '\b':
-			b.WriteString(`\b`)
-		case 0x1b:
-			b.WriteString(`\e`)
-		case '#':
-			b.WriteByte('#') // Ruby escapes "#{" only; keep it simple and exact for the rest
-		default:
-			if r < 0x20 || r == 0x7f {
-				fmt.Fprintf(&b, `\x%02X`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return strings.ReplaceAll(b.String(), "#{", `\#{`)
 }

@@ -29,7 +29,11 @@ type nodeRun struct {
 	stack []string       // keys being looked up, for recursion detection
 	top   string         // the key the current top-level lookup started from
 	memo  map[string]any // successful nested lookups by key text
-	keys  []format.Key   // keys compiled so far, sorted: nested lookups reuse them
+	// secret is set when a value read since it was last cleared holds
+	// text decrypted from ENC[...]; memoSecret says it of each memo entry.
+	secret     bool
+	memoSecret map[string]bool
+	keys       []format.Key // keys compiled so far, sorted: nested lookups reuse them
 
 	shapes map[string]uint32 // shapeID by module
 	deps   *[]dep            // reads of the key being compiled, when recording
@@ -64,16 +68,17 @@ var errNotFound = errors.New("not found")
 
 func newNodeRun(c *compilation, w *worker, node Node) *nodeRun {
 	n := &nodeRun{
-		c:       c,
-		w:       w,
-		node:    node,
-		stack:   make([]string, 0, 32),
-		scope:   newScope(node.Name, c.environment, node.Facts, node.Trusted),
-		modules: map[string]*layerRun{},
-		memo:    map[string]any{},
-		modOpts: map[string]*optsResult{},
-		defOpts: map[string]*optsResult{},
-		warned:  map[string]bool{},
+		c:          c,
+		w:          w,
+		node:       node,
+		stack:      make([]string, 0, 32),
+		scope:      newScope(node.Name, c.environment, node.Facts, node.Trusted),
+		modules:    map[string]*layerRun{},
+		memo:       map[string]any{},
+		memoSecret: map[string]bool{},
+		modOpts:    map[string]*optsResult{},
+		defOpts:    map[string]*optsResult{},
+		warned:     map[string]bool{},
 	}
 	n.global = n.expandLayer(c.global)
 	n.env = n.expandLayer(c.env)
@@ -201,6 +206,9 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 	if msg := df.invalid[i]; msg != "" {
 		return nil, &format.Error{Message: msg, File: df.path, Line: df.pos[i].Line, Column: df.pos[i].Column}
 	}
+	if df.secret != nil && df.secret[i] {
+		n.secret = true
+	}
 	v := df.hash.Value(i)
 	if !df.interp[i] {
 		return v, nil
@@ -235,6 +243,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 		return nil, errNotFound
 	}
 	if v, ok := n.memo[text]; ok {
+		n.secret = n.secret || n.memoSecret[text]
 		return v, nil
 	}
 	k, err := n.parseExpr(text)
@@ -243,6 +252,10 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	}
 	if len(k.Segments) == 0 {
 		if i, ok := slices.BinarySearchFunc(n.keys, text, func(k format.Key, name string) int { return strings.Compare(k.Name, name) }); ok && n.keys[i].Err == nil {
+			if n.keys[i].Sensitive() {
+				return nil, sensitiveError(text)
+			}
+			n.secret = n.secret || n.keys[i].Secret
 			return n.keys[i].Value, nil
 		}
 	}
@@ -253,7 +266,11 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	}
 	n.stack = append(n.stack, text)
 	n.nested++
+	outer := n.secret
+	n.secret = false
 	v, found, ferr := n.resolveRoot(k, nil)
+	secret := n.secret
+	n.secret = outer || secret
 	n.nested--
 	n.pop()
 	if ferr != nil {
@@ -269,8 +286,34 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	if !found {
 		return nil, errNotFound
 	}
+	if v, err = n.convert(k, v); err != nil {
+		return nil, asFormatError(err)
+	}
 	n.memo[text] = v
+	n.memoSecret[text] = secret
 	return v, nil
+}
+
+// convert applies the root key's convert_to to what a nested lookup found.
+// A Sensitive cannot be held in data or text ahead of time: such a lookup
+// fails (Puppet would insert a Sensitive, or its redacted text).
+func (n *nodeRun) convert(k hiera.Key, v any) (any, error) {
+	opts, oerr := n.keyOptions(k.Module)
+	if oerr != nil {
+		return nil, oerr
+	}
+	spec, err := opts.convertTo(k.Root)
+	if err != nil || len(spec) == 0 {
+		return v, err
+	}
+	if spec[0] == "Sensitive" {
+		return nil, sensitiveError(k.Root)
+	}
+	return hiera.Convert(k.Root, spec, v)
+}
+
+func sensitiveError(key string) *format.Error {
+	return lookupError(fmt.Sprintf("hieracc cannot interpolate key '%s': its lookup_options convert it to Sensitive, which cannot be held in other data ahead of time", key))
 }
 
 // resolveRoot resolves the root key of k under its lookup_options (or

@@ -75,6 +75,17 @@ func (o *lookupOptions) entryFor(root string) (string, any) {
 	return "", nil
 }
 
+// convertTo returns the convert_to a key's lookup_options entry sets
+// (format.Key.ConvertTo), nil for none.
+func (o *lookupOptions) convertTo(root string) ([]format.Value, error) {
+	h, ok := o.forKey(root).(*format.Hash)
+	if !ok {
+		return nil, nil
+	}
+	setting, _ := h.Get("convert_to")
+	return hiera.ParseConvertTo(root, setting)
+}
+
 // mergeFor returns the merge a lookup_options entry configures.
 func mergeFor(entry any) (format.Merge, error) {
 	h, ok := entry.(*format.Hash)

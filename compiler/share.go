@@ -11,6 +11,7 @@ package compiler
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/maphash"
 	"regexp"
 	"slices"
@@ -88,8 +89,8 @@ var seed = maphash.MakeSeed()
 // keySig describes where a key's data lies for a node: the merge and, for
 // every location holding the key, its layer, level, location and file. The
 // hierarchy shape is part of it through the caller (see shapeSig).
-func (w *worker) keySig(shape uint32, m format.Merge, name string, layers [3]*layerRun) []uint32 {
-	s := append(w.scratch[:0], shape, mergeID(m))
+func (w *worker) keySig(shape uint32, m format.Merge, conv uint32, name string, layers [3]*layerRun) []uint32 {
+	s := append(w.scratch[:0], shape, mergeID(m), conv)
 	for li, lr := range layers {
 		if lr == nil || !lr.hier.Present || lr.err != nil {
 			continue
@@ -151,6 +152,31 @@ func mergeID(m format.Merge) uint32 {
 	mergeIDs.Store(m, mergeCount)
 	return mergeCount
 }
+
+// convertID numbers a key's convert_to (0 for none), so that keys are
+// shared only between nodes whose lookup_options convert them alike.
+func convertID(spec []format.Value) uint32 {
+	if len(spec) == 0 {
+		return 0
+	}
+	k := fmt.Sprintf("%#v", spec)
+	if v, ok := convertIDs.Load(k); ok {
+		return v.(uint32)
+	}
+	mergeIDsMu.Lock()
+	defer mergeIDsMu.Unlock()
+	if v, ok := convertIDs.Load(k); ok {
+		return v.(uint32)
+	}
+	convertCount++
+	convertIDs.Store(k, convertCount)
+	return convertCount
+}
+
+var (
+	convertIDs   sync.Map
+	convertCount uint32
+)
 
 // shapeID numbers the shape of the layers a key is searched in: how many
 // levels and locations each has. Merges nest by that shape (Puppet's

@@ -222,10 +222,11 @@ func (n *nodeRun) slotKey(s *slot, name string) (*format.Key, *format.Error) {
 		s.ready = true
 		s.mod = hiera.ModuleOf(name)
 		merge, perr := n.optionsFor(s.mod).mergeOf(name)
-		s.perr = perr != nil
+		conv, cerr := n.optionsFor(s.mod).convertTo(name)
+		s.perr = perr != nil || cerr != nil
 		if !s.perr {
 			layers := n.layersFor(s.mod)
-			s.sig = n.w.keySig(n.shapeID(s.mod, layers), merge, name, layers)
+			s.sig = n.w.keySig(n.shapeID(s.mod, layers), merge, convertID(conv), name, layers)
 			s.sig = append([]uint32(nil), s.sig...)
 			s.hash = hashSig(name, s.sig)
 			s.locs = n.locsOf(name, layers)

@@ -83,11 +83,27 @@ type Module struct {
 // Merge is a merge strategy with its options, as given in lookup_options or
 // at lookup time. The zero value is Puppet's default: first found.
 type Merge struct {
-	Strategy         string // "", "first", "unique", "hash" or "deep"
+	Strategy         Strategy
 	KnockoutPrefix   string // deep only
 	SortMergedArrays bool   // deep only
 	MergeHashArrays  bool   // deep only
 }
+
+// Strategy names a merge strategy as lookup_options and puppet lookup
+// --merge spell it. The empty Strategy, Puppet's default, and MergeFirst
+// mean the same: test with IsFirst. A bundle records the name as given.
+type Strategy string
+
+// The merge strategies.
+const (
+	MergeFirst  Strategy = "first"  // the highest-priority value
+	MergeUnique Strategy = "unique" // arrays and scalars of every level, flattened, without duplicates
+	MergeHash   Strategy = "hash"   // hashes of every level, higher-priority keys winning
+	MergeDeep   Strategy = "deep"   // hashes merged recursively, with deep_merge's options
+)
+
+// IsFirst reports whether s is first found: MergeFirst or the empty default.
+func (s Strategy) IsFirst() bool { return s == "" || s == MergeFirst }
 
 // Key is one key's compiled result and the evidence it was built from.
 type Key struct {
@@ -110,7 +126,24 @@ type Key struct {
 	// default_hierarchy; used only when Contributions is empty.
 	DefaultMerge Merge
 	Defaults     []Contribution
+
+	// Secret marks a key whose value or contributions hold text
+	// decrypted from hiera-eyaml's ENC[...] (directly, merged, or through
+	// interpolation, lookup() and alias()): tools show where it came from
+	// and whether it changed, never its text, unless asked. (Format
+	// version 2.)
+	Secret bool
+	// ConvertTo is the key's lookup_options convert_to, applied to the
+	// result of every lookup of the key (after merging and digging), as
+	// Puppet's new() would: nil for none, else the type name and its
+	// arguments (strings, integers, booleans). Value is already
+	// converted, except for Sensitive, which a reader applies: Value then
+	// holds what the Sensitive wraps. (Format version 2.)
+	ConvertTo []Value
 }
+
+// Sensitive reports whether the key's lookups return a Sensitive value.
+func (k *Key) Sensitive() bool { return len(k.ConvertTo) > 0 && k.ConvertTo[0] == "Sensitive" }
 
 // Contribution is one location's value for a key.
 type Contribution struct {

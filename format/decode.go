@@ -109,7 +109,7 @@ func parseHeader(s string) (Header, int, error) {
 	if err != nil {
 		return Header{}, 0, err
 	}
-	if v != Version {
+	if v < 1 || v > Version {
 		return Header{}, 0, fmt.Errorf("format: %w %d (this reader reads versions 1 to %d)", ErrVersion, v, Version)
 	}
 	h := Header{Version: int(v)}
@@ -173,6 +173,12 @@ type IndexKey struct {
 	Name  string
 	Value Value  // nil when Err is set
 	Err   *Error // the recorded failure of the configured lookup
+	// Sensitive: lookups of the key return a Sensitive wrapping Value
+	// (convert_to Sensitive; format version 2).
+	Sensitive bool
+	// Converts: the key has a convert_to (of any type; format version 2).
+	Converts bool
+	secret   bool
 }
 
 // ModuleError is the failure of one module's layer.
@@ -270,7 +276,11 @@ func (x *Index) decodeBody(r *reader) error {
 	x.Keys = make([]IndexKey, n)
 	for j := range x.Keys {
 		k := &x.Keys[j]
-		if err := r.arrayOf(3, "key"); err != nil {
+		fields := 3
+		if x.Version >= 2 {
+			fields = 4 // flags
+		}
+		if err := r.arrayOf(fields, "key"); err != nil {
 			return err
 		}
 		if k.Name, err = r.str(); err != nil {
@@ -294,6 +304,19 @@ func (x *Index) decodeBody(r *reader) error {
 			k.Value = x.values.vals[v]
 		}
 		k.Err = x.err(e)
+		if fields == 4 {
+			flags, err := r.integer()
+			if err != nil {
+				return err
+			}
+			if flags&^(keySecret|keySensitive|keyConverts) != 0 {
+				return r.errorf("key %q: unknown flags %#x", k.Name, flags)
+			}
+			k.secret, k.Sensitive, k.Converts = flags&keySecret != 0, flags&keySensitive != 0, flags&keyConverts != 0
+			if k.Sensitive && !k.Converts {
+				return r.errorf("key %q: sensitive without convert_to", k.Name)
+			}
+		}
 	}
 
 	if err := x.decodeIndex(r); err != nil {
@@ -523,7 +546,7 @@ func (t *valueTable) decode(r *reader, n int) error {
 			}
 			v = h
 		default:
-			return r.errorf("value of unsupported %s", typeName(c))
+			return r.errorf("value of unsupported %s", codeName(c))
 		}
 		if depth > MaxDepth {
 			return r.errorf("value nested deeper than %d", MaxDepth)
@@ -604,7 +627,13 @@ func (x *Index) Bundle() (*Bundle, error) {
 		k := &b.Keys[i]
 		ik := &x.Keys[i]
 		k.Name, k.Value, k.Err = ik.Name, ik.Value, ik.Err
-		if err := r.arrayOf(4, "key details"); err != nil {
+		k.Secret = ik.secret
+		// Version 2 adds the key's convert_to.
+		fields := 4
+		if x.Version >= 2 {
+			fields = 5
+		}
+		if err := r.arrayOf(fields, "key details"); err != nil {
 			return nil, err
 		}
 		if k.Merge, err = readMerge(r); err != nil {
@@ -619,11 +648,56 @@ func (x *Index) Bundle() (*Bundle, error) {
 		if k.Defaults, err = x.readContributions(r, vals.vals); err != nil {
 			return nil, err
 		}
+		if fields == 5 {
+			if k.ConvertTo, err = readConvertTo(r); err != nil {
+				return nil, err
+			}
+			if k.Sensitive() != ik.Sensitive || (len(k.ConvertTo) > 0) != ik.Converts {
+				return nil, r.errorf("key %q: the key's flags and convert_to disagree", k.Name)
+			}
+		}
 	}
 	if err := r.done("details"); err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// readConvertTo reads a key's convert_to: nil, or an array of a type name
+// and scalar arguments.
+func readConvertTo(r *reader) ([]Value, error) {
+	if r.nilNext() {
+		return nil, nil
+	}
+	n, err := r.arrayLen()
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, r.errorf("empty convert_to")
+	}
+	out := make([]Value, n)
+	for i := range out {
+		c, err := r.peek()
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case c == mTrue || c == mFalse:
+			out[i], err = r.boolean()
+		case i > 0 && (c <= 0x7f || c >= 0xe0 || c >= 0xcc && c <= 0xd3):
+			out[i], err = r.integer()
+		default:
+			out[i], err = r.str()
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if _, ok := out[0].(string); !ok {
+		return nil, r.errorf("convert_to type is not a string")
+	}
+	return out, nil
 }
 
 func readHierarchy(r *reader, h *Hierarchy) error {
@@ -675,10 +749,11 @@ func readMerge(r *reader) (Merge, error) {
 	if err := r.arrayOf(4, "merge"); err != nil {
 		return m, err
 	}
-	var err error
-	if m.Strategy, err = r.str(); err != nil {
+	strategy, err := r.str()
+	if err != nil {
 		return m, err
 	}
+	m.Strategy = Strategy(strategy)
 	if m.KnockoutPrefix, err = r.str(); err != nil {
 		return m, err
 	}

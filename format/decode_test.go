@@ -22,8 +22,8 @@ func sample(t testing.TB) []byte {
 
 func TestDecodeErrors(t *testing.T) {
 	data := sample(t)
-	v2 := bytes.Clone(data)
-	v2[15] = 2 // the version follows the 15-byte magic
+	v9 := bytes.Clone(data)
+	v9[15] = 9 // the version follows the 15-byte magic
 	tests := []struct {
 		name string
 		data []byte
@@ -33,7 +33,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"empty", nil, format.ErrNotBundle, "too short"},
 		{"text", []byte("hello, world, this is text"), format.ErrNotBundle, "bad magic"},
 		{"half magic", data[:7], format.ErrCorrupt, "truncated in the magic"},
-		{"version 2", v2, format.ErrVersion, "unsupported bundle format version 2 (this reader reads versions 1 to 1)"},
+		{"version 9", v9, format.ErrVersion, "unsupported bundle format version 9 (this reader reads versions 1 to 2)"},
 		{"no header", data[:16], format.ErrCorrupt, "truncated"},
 		{"no body", data[:len(data)-len(bodyOf(t, data))], format.ErrCorrupt, "truncated"},
 		{"short body", data[:len(data)-1], format.ErrCorrupt, "truncated"},
@@ -200,8 +200,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add(bodyOf(f, data))
 	syn, _ := format.Encode(Synthetic(20))
 	f.Add(bodyOf(f, syn))
+	v2, _ := format.Encode(sampleV2()) // key flags and convert_to
+	f.Add(bodyOf(f, v2))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		data := Seal(1, "n", "e", "r", body)
+		data := Seal(format.Version, "n", "e", "r", body)
 		b, err := format.Decode(data)
 		if _, verr := format.Verify(bytes.NewReader(data)); verr != nil {
 			t.Fatalf("Verify refuses a sealed body: %v", verr)
@@ -234,7 +236,7 @@ func TestEveryByte(t *testing.T) {
 			}
 			b := bytes.Clone(body)
 			b[i] = c
-			got, err := format.Decode(Seal(1, "n", "e", "r", b))
+			got, err := format.Decode(Seal(format.Version, "n", "e", "r", b))
 			if err != nil {
 				if !errors.Is(err, format.ErrCorrupt) {
 					t.Fatalf("byte %d = %#x: %v is not ErrCorrupt", i, c, err)

@@ -251,6 +251,11 @@ func (e *Encoder) fastEnd() int { return int(e.fastBytes) }
 
 // encodeBody builds the body of b in parts (see Append).
 func (e *Encoder) encodeBody(b *Bundle) error {
+	for i := range b.Keys {
+		if err := checkConvertTo(&b.Keys[i]); err != nil {
+			return err
+		}
+	}
 	for i := 1; i < len(b.Keys); i++ {
 		if b.Keys[i-1].Name >= b.Keys[i].Name {
 			return fmt.Errorf("format: Keys not sorted and unique: %q before %q", b.Keys[i-1].Name, b.Keys[i].Name)
@@ -369,7 +374,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	cr := refs[2*len(b.Keys):]
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		t = appendArrayLen(t, 4)
+		t = appendArrayLen(t, 5)
 		t = appendMerge(t, k.Merge)
 		if r := memo[i].rec; r >= 0 {
 			t = e.appendTmpl(t, &e.recs[r], k.DefaultMerge, cr)
@@ -378,6 +383,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			t = appendMerge(t, k.DefaultMerge)
 			t = appendContributions(t, k.Defaults, cr[2*len(k.Contributions):])
 		}
+		t = appendConvertTo(t, k.ConvertTo)
 		cr = cr[2*(len(k.Contributions)+len(k.Defaults)):]
 	}
 	e.tail = t
@@ -412,10 +418,11 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	}
 	w = appendArrayLen(w, len(b.Keys))
 	for i := range b.Keys {
-		w = appendArrayLen(w, 3)
+		w = appendArrayLen(w, 4)
 		w = appendString(w, b.Keys[i].Name)
 		w = appendRef(w, refs[2*i])
 		w = appendRef(w, refs[2*i+1])
+		w = appendUint(w, keyFlags(&b.Keys[i]))
 	}
 	w = e.appendIndex(w, b.Keys)
 	// The details section: a bin holding array(5), the rest of the value
@@ -426,6 +433,56 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	w = append(w, 0x95)
 	w = appendArrayLen(w, nRest)
 	e.mid = w
+	return nil
+}
+
+// keyFlags is a key's flags field.
+func keyFlags(k *Key) uint64 {
+	var f uint64
+	if k.Secret {
+		f |= keySecret
+	}
+	if k.Sensitive() {
+		f |= keySensitive
+	}
+	if len(k.ConvertTo) > 0 {
+		f |= keyConverts
+	}
+	return f
+}
+
+// appendConvertTo writes a key's convert_to (checked by checkConvertTo).
+func appendConvertTo(w []byte, c []Value) []byte {
+	if len(c) == 0 {
+		return append(w, mNil)
+	}
+	w = appendArrayLen(w, len(c))
+	for _, v := range c {
+		switch v := v.(type) {
+		case string:
+			w = appendString(w, v)
+		case int64:
+			w = appendInt(w, v)
+		case bool:
+			w = appendBool(w, v)
+		}
+	}
+	return w
+}
+
+// checkConvertTo refuses what appendConvertTo cannot write.
+func checkConvertTo(k *Key) error {
+	for i, v := range k.ConvertTo {
+		switch v.(type) {
+		case string:
+			continue
+		case int64, bool:
+			if i > 0 {
+				continue
+			}
+		}
+		return fmt.Errorf("format: key %q: convert_to must be a type name and string, integer or boolean arguments", k.Name)
+	}
 	return nil
 }
 
@@ -682,7 +739,7 @@ func appendMerge(w []byte, m Merge) []byte {
 		return append(w, mNil)
 	}
 	w = appendArrayLen(w, 4)
-	w = appendString(w, m.Strategy)
+	w = appendString(w, string(m.Strategy))
 	w = appendString(w, m.KnockoutPrefix)
 	w = appendBool(w, m.SortMergedArrays)
 	return appendBool(w, m.MergeHashArrays)

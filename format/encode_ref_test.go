@@ -329,11 +329,26 @@ func (e *refEncoder) body(b *Bundle) ([]byte, error) {
 	d.array(len(b.Keys))
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		d.array(4)
+		d.array(5)
 		refWriteMerge(d, k.Merge)
 		refWriteContributions(d, contribs[i])
 		refWriteMerge(d, k.DefaultMerge)
 		refWriteContributions(d, defaults[i])
+		if len(k.ConvertTo) == 0 {
+			d.nil()
+		} else {
+			d.array(len(k.ConvertTo))
+			for _, v := range k.ConvertTo {
+				switch v := v.(type) {
+				case string:
+					d.string(v)
+				case int64:
+					d.int(v)
+				case bool:
+					d.bool(v)
+				}
+			}
+		}
 	}
 	if d.err != nil {
 		return nil, d.err
@@ -372,10 +387,11 @@ func (e *refEncoder) body(b *Bundle) ([]byte, error) {
 	}
 	w.array(len(b.Keys))
 	for i := range b.Keys {
-		w.array(3)
+		w.array(4)
 		w.string(b.Keys[i].Name)
 		w.ref(keyVals[i])
 		w.ref(keyErrs[i])
+		w.uint(keyFlags(&b.Keys[i]))
 	}
 	w.bytes(refIndexTable(b.Keys))
 	w.bytes(details.Bytes())
@@ -422,7 +438,7 @@ func refWriteMerge(w *refWriter, m Merge) {
 		return
 	}
 	w.array(4)
-	w.string(m.Strategy)
+	w.string(string(m.Strategy))
 	w.string(m.KnockoutPrefix)
 	w.bool(m.SortMergedArrays)
 	w.bool(m.MergeHashArrays)

@@ -19,7 +19,7 @@ import (
 	. "github.com/hieracc/hieracc/format/formattest"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/v1.bundle")
+var update = flag.Bool("update", false, "rewrite the newest version's testdata/v<N>.bundle")
 
 func TestRoundTrip(t *testing.T) {
 	tests := []struct {
@@ -173,14 +173,14 @@ func TestMsgpack(t *testing.T) {
 		}
 		got = append(got, v)
 	}
-	if len(got) != 4 || got[0] != "hieracc-bundle" || fmt.Sprint(got[1]) != "1" {
+	if len(got) != 4 || got[0] != "hieracc-bundle" || fmt.Sprint(got[1]) != fmt.Sprint(format.Version) {
 		t.Fatalf("stream = %d values starting %v %v, want magic, version, header, body", len(got), got[0], got[1])
 	}
 	if body, ok := got[3].([]any); !ok || len(body) != 7 {
 		t.Fatalf("body = %T, want array of 7 sections", got[3])
 	}
 	v, node, env, rev, _, err := Split(data)
-	if err != nil || v != 1 || node != "web01.example.com" || env != "production" || rev != "rev-1" {
+	if err != nil || v != format.Version || node != "web01.example.com" || env != "production" || rev != "rev-1" {
 		t.Errorf("Split = %d %q %q %q %v", v, node, env, rev, err)
 	}
 }
@@ -235,13 +235,31 @@ func TestMaxDepthRoundTrips(t *testing.T) {
 	}
 }
 
-const golden = "testdata/v1.bundle"
+// sampleV2 is the sample of version 2: version 1's, with a secret key.
+func sampleV2() *format.Bundle {
+	b := Sample()
+	b.Keys[0].Secret = true
+	b.Keys[1].ConvertTo = []format.Value{"Sensitive"}
+	b.Keys[2].ConvertTo = []format.Value{"Array", true}
+	return b
+}
 
 // TestGoldenV1 decodes the committed version 1 bundle. It must pass
 // forever: a reader that fails it can no longer read bundles in the field.
-func TestGoldenV1(t *testing.T) {
-	if *update && format.Version == 1 {
-		data, err := format.Encode(Sample())
+func TestGoldenV1(t *testing.T) { testGolden(t, 1, Sample()) }
+
+// TestGoldenV2 decodes the committed version 2 bundle (key flags), and
+// pins Encode's bytes while version 2 is the newest.
+func TestGoldenV2(t *testing.T) { testGolden(t, 2, sampleV2()) }
+
+// testGolden decodes testdata/v<version>.bundle and compares it with
+// sample. While version is the newest, -update rewrites the file and
+// Encode must reproduce it byte for byte.
+func testGolden(t *testing.T, version int, sample *format.Bundle) {
+	golden := fmt.Sprintf("testdata/v%d.bundle", version)
+	newest := version == format.Version
+	if *update && newest {
+		data, err := format.Encode(sample)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,7 +281,7 @@ func TestGoldenV1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(Sample(), got, Cmp); d != "" {
+	if d := cmp.Diff(sample, got, Cmp); d != "" {
 		t.Errorf("decoded %s (-want +got):\n%s", golden, d)
 	}
 	f, err := os.Open(golden)
@@ -275,17 +293,16 @@ func TestGoldenV1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Version != 1 || h.Node != "web01.example.com" || h.Size != int64(len(data)) {
+	if h.Version != version || h.Node != "web01.example.com" || h.Size != int64(len(data)) {
 		t.Errorf("header = %+v", h)
 	}
-	if format.Version == 1 {
-		// While version 1 is the newest, encoding is pinned too.
-		enc, err := format.Encode(Sample())
+	if newest {
+		enc, err := format.Encode(sample)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(enc, data) {
-			t.Errorf("Encode(Sample()) differs from %s; run go test -update if the change is intended (it must not change the meaning of version 1)", golden)
+			t.Errorf("Encode(sample) differs from %s; run go test -update if the change is intended (it must not change the meaning of version %d)", golden, version)
 		}
 	}
 }

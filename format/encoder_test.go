@@ -255,7 +255,7 @@ func sharedContributions() []*Bundle {
 		b := &Bundle{Node: fmt.Sprint("shared", i), Keys: []Key{
 			{Name: "a", Contributions: cs, Value: v},
 			{Name: "b", Contributions: cs[:1], Value: "y"},
-			{Name: "c", Defaults: cs, Value: h, DefaultMerge: Merge{Strategy: fmt.Sprint(i)}},
+			{Name: "c", Defaults: cs, Value: h, DefaultMerge: Merge{Strategy: Strategy(fmt.Sprint(i))}},
 			{Name: "d", Contributions: cs, Defaults: cs[1:], Value: "x", Merge: deep},
 			{Name: "e", Contributions: cs[1:], Defaults: cs, Value: cs[2].Value},
 			{Name: "f", Contributions: ecs, Value: "a"},

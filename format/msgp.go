@@ -75,7 +75,7 @@ func (r *reader) be(n int) (uint64, error) {
 	return v, nil
 }
 
-func typeName(c byte) string {
+func codeName(c byte) string {
 	switch {
 	case c <= 0x7f || c >= 0xe0, c >= mUint8 && c <= mInt64:
 		return "integer"
@@ -130,7 +130,7 @@ func (r *reader) arrayLen() (int, error) {
 		return r.length(4, 1)
 	}
 	r.off--
-	return 0, r.errorf("want array, found %s", typeName(c))
+	return 0, r.errorf("want array, found %s", codeName(c))
 }
 
 // arrayOf reads an array header and checks its length is n.
@@ -163,7 +163,7 @@ func (r *reader) mapLen() (int, error) {
 		return r.length(4, 2)
 	}
 	r.off--
-	return 0, r.errorf("want map, found %s", typeName(c))
+	return 0, r.errorf("want map, found %s", codeName(c))
 }
 
 func (r *reader) take(n int) (string, error) {
@@ -188,7 +188,7 @@ func (r *reader) str() (string, error) {
 		n, err = r.be(1 << (c - mStr8))
 	default:
 		r.off--
-		return "", r.errorf("want string, found %s", typeName(c))
+		return "", r.errorf("want string, found %s", codeName(c))
 	}
 	if err != nil {
 		return "", err
@@ -206,7 +206,7 @@ func (r *reader) bin() (string, error) {
 	}
 	if c < mBin8 || c > mBin32 {
 		r.off--
-		return "", r.errorf("want binary, found %s", typeName(c))
+		return "", r.errorf("want binary, found %s", codeName(c))
 	}
 	n, err := r.be(1 << (c - mBin8))
 	if err != nil {
@@ -230,7 +230,7 @@ func (r *reader) boolean() (bool, error) {
 		return true, nil
 	}
 	r.off--
-	return false, r.errorf("want boolean, found %s", typeName(c))
+	return false, r.errorf("want boolean, found %s", codeName(c))
 }
 
 // nilNext consumes a nil if one is next.
@@ -273,7 +273,7 @@ func (r *reader) integer() (int64, error) {
 		return int64(v<<shift) >> shift, nil
 	}
 	r.off--
-	return 0, r.errorf("want integer, found %s", typeName(c))
+	return 0, r.errorf("want integer, found %s", codeName(c))
 }
 
 // count reads a non-negative integer no larger than max.

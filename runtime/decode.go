@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
-	"github.com/hieracc/hieracc/format/hiera"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // DecodeError is a value that cannot be stored in the Go value Decode or a
@@ -84,7 +84,7 @@ type decoder struct{ key string }
 var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 
 func (d *decoder) fail(val any, rv reflect.Value, path, why string) error {
-	return &DecodeError{Key: d.key, Path: path, Got: hiera.TypeName(val), Want: rv.Type(), Why: why}
+	return &DecodeError{Key: d.key, Path: path, Got: ruby.TypeName(val), Want: rv.Type(), Why: why}
 }
 
 func (d *decoder) value(val any, rv reflect.Value, path string) error {
@@ -318,7 +318,7 @@ func (b *Bundle) LookupHash(key string) (*format.Hash, error) {
 	}
 	h, ok := v.(*format.Hash)
 	if !ok {
-		return nil, &DecodeError{Key: key, Got: hiera.TypeName(v), Want: reflect.TypeFor[*format.Hash]()}
+		return nil, &DecodeError{Key: key, Got: ruby.TypeName(v), Want: reflect.TypeFor[*format.Hash]()}
 	}
 	return h, nil
 }

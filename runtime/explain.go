@@ -17,6 +17,10 @@ type Explanation struct {
 	// default_hierarchy, consulted only when Sources is empty.
 	DefaultMerge format.Merge
 	Defaults     []Source
+	// Secret: the key's data holds text decrypted from ENC[...] (see
+	// format.Key.Secret), or its lookups return a Sensitive; show where it
+	// came from, not its text.
+	Secret bool
 }
 
 // Source is one location's value for a key, with its provenance.
@@ -48,7 +52,7 @@ func (b *Bundle) Explain(key string) (*Explanation, error) {
 		return nil, err
 	}
 	dk := &d.Keys[i]
-	e := &Explanation{Root: k.Root, Merge: dk.Merge, DefaultMerge: dk.DefaultMerge}
+	e := &Explanation{Root: k.Root, Merge: dk.Merge, DefaultMerge: dk.DefaultMerge, Secret: dk.Secret || dk.Sensitive()}
 	mod := module(d, k.Module)
 	layers := [3]*format.Hierarchy{&d.Global, &d.Env, nil}
 	if mod != nil {

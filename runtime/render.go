@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // Format is an output format of Render, named after puppet lookup's
@@ -29,7 +30,25 @@ const (
 // formatting, its escapes). YAML follows Psych's choice of styles and
 // quotes but does not fold long lines. It fails only for what Puppet
 // cannot render either: NaN or infinity in JSON, invalid UTF-8 in JSON.
+//
+// A *Sensitive renders as puppet lookup renders one: "Sensitive [value
+// redacted]" in JSON and text, and in YAML as Psych dumps the Ruby object,
+// value included.
 func Render(v any, f Format) ([]byte, error) {
+	if s, ok := v.(*Sensitive); ok {
+		switch f {
+		case JSON:
+			return []byte(`"` + Redacted + `"` + "\n"), nil
+		case Text:
+			return []byte(Redacted + "\n"), nil
+		case YAML:
+			h := format.NewHash(1)
+			h.Set("value", s.v)
+			doc := appendYAMLDoc(nil, h)
+			rest, _ := bytes.CutPrefix(doc, []byte("---\n"))
+			return append([]byte("--- !ruby/object:Puppet::Pops::Types::PSensitiveType::Sensitive\n"), rest...), nil
+		}
+	}
 	var out []byte
 	var err error
 	switch f {
@@ -38,11 +57,7 @@ func Render(v any, f Format) ([]byte, error) {
 	case YAML:
 		out = appendYAMLDoc(nil, v)
 	case Text:
-		if s, ok := v.(string); ok {
-			out = append(out, s...)
-		} else if v != nil {
-			out = appendInspect(out, v)
-		}
+		out = ruby.AppendToS(out, v)
 	default:
 		return nil, fmt.Errorf("runtime: unknown format %d", f)
 	}
@@ -53,63 +68,6 @@ func Render(v any, f Format) ([]byte, error) {
 		out = append(out, '\n')
 	}
 	return out, nil
-}
-
-// rubyFloat is Ruby's Float#to_s: shortest round-trip digits, fixed
-// notation for values from 0.0001 up to 1e16, otherwise "1.0e+20".
-func rubyFloat(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	}
-	s := strconv.FormatFloat(f, 'e', -1, 64) // "-1.2345e+06"
-	sign := ""
-	if s[0] == '-' {
-		sign, s = "-", s[1:]
-	}
-	mant, exp, _ := strings.Cut(s, "e")
-	digits := strings.Replace(mant, ".", "", 1)
-	e, _ := strconv.Atoi(exp)
-	decpt := e + 1 // value = 0.digits × 10^decpt
-	switch {
-	case decpt > 0 && decpt < 16:
-		if len(digits) <= decpt {
-			return sign + digits + strings.Repeat("0", decpt-len(digits)) + ".0"
-		}
-		return sign + digits[:decpt] + "." + digits[decpt:]
-	case decpt <= 0 && decpt > -4:
-		return sign + "0." + strings.Repeat("0", -decpt) + digits
-	}
-	frac := digits[1:]
-	if frac == "" {
-		frac = "0"
-	}
-	es := "+"
-	if e < 0 {
-		es, e = "-", -e
-	}
-	return fmt.Sprintf("%s%s.%se%s%02d", sign, digits[:1], frac, es, e)
-}
-
-// keyString is a hash key as Ruby's to_s gives it, for JSON object names.
-func keyString(k any) string {
-	switch k := k.(type) {
-	case string:
-		return k
-	case nil:
-		return ""
-	case bool:
-		return strconv.FormatBool(k)
-	case int64:
-		return strconv.FormatInt(k, 10)
-	case float64:
-		return rubyFloat(k)
-	}
-	return fmt.Sprint(k)
 }
 
 func appendJSON(b []byte, v any) ([]byte, error) {
@@ -123,9 +81,9 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 		b = strconv.AppendInt(b, v, 10)
 	case float64:
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("runtime: %s not allowed in JSON", rubyFloat(v))
+			return nil, fmt.Errorf("runtime: %s not allowed in JSON", ruby.Float(v))
 		}
-		b = append(b, rubyFloat(v)...)
+		b = ruby.AppendFloat(b, v) // Ruby's JSON generator prints Float#to_s
 	case string:
 		return appendJSONString(b, v)
 	case []any:
@@ -145,7 +103,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, err = appendJSONString(b, keyString(v.Key(i))); err != nil {
+			if b, err = appendJSONString(b, ruby.ToS(v.Key(i))); err != nil {
 				return nil, err
 			}
 			b = append(b, ':')
@@ -189,100 +147,6 @@ func appendJSONString(b []byte, s string) ([]byte, error) {
 		}
 	}
 	return append(b, '"'), nil
-}
-
-// appendInspect is Ruby's inspect, which to_s of arrays and hashes uses
-// for their elements.
-func appendInspect(b []byte, v any) []byte {
-	switch v := v.(type) {
-	case nil:
-		return append(b, "nil"...)
-	case bool:
-		return strconv.AppendBool(b, v)
-	case int64:
-		return strconv.AppendInt(b, v, 10)
-	case float64:
-		return append(b, rubyFloat(v)...)
-	case string:
-		return appendRubyString(b, v)
-	case []any:
-		b = append(b, '[')
-		for i, x := range v {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = appendInspect(b, x)
-		}
-		return append(b, ']')
-	case *format.Hash:
-		b = append(b, '{')
-		for i := range v.Len() {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = appendInspect(b, v.Key(i))
-			b = append(b, "=>"...)
-			b = appendInspect(b, v.Value(i))
-		}
-		return append(b, '}')
-	}
-	return fmt.Appendf(b, "%v", v)
-}
-
-// appendRubyString is String#inspect for a UTF-8 string.
-func appendRubyString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b = fmt.Appendf(b, `\x%02X`, s[i])
-			i++
-			continue
-		}
-		switch r {
-		case '"', '\\':
-			b = append(b, '\\', byte(r))
-		case '#':
-			if i+1 < len(s) && (s[i+1] == '{' || s[i+1] == '$' || s[i+1] == '@') {
-				b = append(b, '\\')
-			}
-			b = append(b, '#')
-		case '\n':
-			b = append(b, `\n`...)
-		case '\r':
-			b = append(b, `\r`...)
-		case '\t':
-			b = append(b, `\t`...)
-		case '\f':
-			b = append(b, `\f`...)
-		case '\v':
-			b = append(b, `\v`...)
-		case '\b':
-			b = append(b, `\b`...)
-		case '\a':
-			b = append(b, `\a`...)
-		case 0x1b:
-			b = append(b, `\e`...)
-		default:
-			switch {
-			case rubyPrintable(r):
-				b = append(b, s[i:i+n]...)
-			case r < 0x10000:
-				b = fmt.Appendf(b, `\u%04X`, r)
-			default:
-				b = fmt.Appendf(b, `\u{%X}`, r)
-			}
-		}
-		i += n
-	}
-	return append(b, '"')
-}
-
-// rubyPrintable approximates Onigmo's [[:print:]] for UTF-8: graphic
-// characters, spaces, format and private-use characters, and (as Ruby
-// prints them) the C1 controls.
-func rubyPrintable(r rune) bool {
-	return unicode.IsGraphic(r) || unicode.In(r, unicode.Cf, unicode.Co) || r >= 0x80 && r <= 0x9f
 }
 
 // YAML, following Psych (Ruby's YAML) over libyaml.
@@ -401,7 +265,7 @@ func appendYAMLScalar(b []byte, v any, indent int, key bool) []byte {
 		case math.IsInf(v, -1):
 			return append(b, "-.inf"...)
 		}
-		return append(b, rubyFloat(v)...)
+		return ruby.AppendFloat(b, v)
 	case string:
 		return appendYAMLString(b, v, indent, key)
 	case []any:

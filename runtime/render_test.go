@@ -120,6 +120,9 @@ func TestRenderPuppet(t *testing.T) {
 		{A("\xff"), "", `["\xFF"]`, "---\n- \"\\xFF\"\n"},
 		{nil, "null", "", "---\n"},
 		{1.0e15, "1.0e+15", "1.0e+15", "--- 1.0e+15\n"},
+		// Ruby escapes the C1 controls but U+0085 in inspect; Float#to_s
+		// prints 17 digits in fixed notation. (ruby -ryaml -rjson, Ruby 3.1)
+		{A("\u0080\u0085", 1234567890123456.8), "[\"\u0080\u0085\",1234567890123456.8]", "[\"\\u0080\u0085\", 1234567890123456.8]", "---\n- \"\\x80\\N\"\n- 1234567890123456.8\n"},
 	}
 	for _, tt := range tests {
 		j, err := runtime.Render(tt.v, runtime.JSON)

@@ -54,6 +54,11 @@ type Bundle struct {
 	// when there are none, as usual.
 	odd []bool
 
+	// sens holds, for each key whose lookups return a Sensitive
+	// (convert_to Sensitive), its value wrapped once, so that Lookup
+	// allocates nothing. Nil when there are none.
+	sens []*Sensitive
+
 	once    sync.Once
 	details *format.Bundle
 	derr    error
@@ -88,6 +93,12 @@ func OpenBytes(data []byte) (*Bundle, error) {
 				b.odd = make([]bool, len(x.Keys))
 			}
 			b.odd[i] = true
+		}
+		if k := &x.Keys[i]; k.Sensitive {
+			if b.sens == nil {
+				b.sens = make([]*Sensitive, len(x.Keys))
+			}
+			b.sens[i] = &Sensitive{v: k.Value}
 		}
 	}
 	return b, nil
@@ -132,6 +143,9 @@ func (b *Bundle) Lookup(key string) (any, error) {
 			if k.Err != nil {
 				return nil, k.Err
 			}
+			if b.sens != nil && b.sens[i] != nil {
+				return b.sens[i], nil
+			}
 			return k.Value, nil
 		}
 	}
@@ -168,12 +182,47 @@ func (b *Bundle) search(key string, merge *format.Merge) (any, bool, error) {
 	if i < 0 {
 		return nil, false, nil
 	}
+	ik := &b.x.Keys[i]
+	if merge == nil && ik.Err == nil && len(k.Segments) == 0 {
+		if b.sens != nil && b.sens[i] != nil {
+			return b.sens[i], true, nil
+		}
+		return ik.Value, true, nil // converted when compiled
+	}
+	v, found, err := b.find(key, k, i, merge)
+	if err != nil || !found || !ik.Converts {
+		return v, found, err
+	}
+	// The key's convert_to applies to what is found (not to a default).
+	d, err := b.Details()
+	if err != nil {
+		return nil, false, err
+	}
+	dk := &d.Keys[i]
+	if dk.Sensitive() {
+		return &Sensitive{v: v}, true, nil
+	}
+	v, err = hiera.Convert(k.Root, dk.ConvertTo, v)
+	return v, err == nil, err
+}
+
+// find is search without convert_to: what the merge and the dig find.
+func (b *Bundle) find(key string, k hiera.Key, i int, merge *format.Merge) (any, bool, error) {
 	if merge != nil {
 		return b.merged(key, k, i, *merge)
 	}
 	ik := &b.x.Keys[i]
 	if ik.Err != nil {
 		return nil, false, ik.Err
+	}
+	if ik.Converts && !ik.Sensitive {
+		// The value was converted when compiled: dig into the merge of
+		// the contributions instead.
+		d, err := b.Details()
+		if err != nil {
+			return nil, false, err
+		}
+		return b.merged(key, k, i, d.Keys[i].Merge)
 	}
 	if len(k.Segments) == 0 {
 		return ik.Value, true, nil

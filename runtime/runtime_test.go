@@ -161,7 +161,7 @@ func TestLookupErrors(t *testing.T) {
 
 func TestLookupWith(t *testing.T) {
 	b := open(t, testBundle())
-	merge := func(s string) *format.Merge { return &format.Merge{Strategy: s} }
+	merge := func(s format.Strategy) *format.Merge { return &format.Merge{Strategy: s} }
 	tests := []struct {
 		name string
 		key  string
@@ -285,7 +285,7 @@ func TestKeysAndHeader(t *testing.T) {
 		t.Errorf("Keys (-want +got):\n%s", d)
 	}
 	h := b.Header()
-	if h.Node != "web01.example.com" || h.Environment != "production" || h.Revision != "rev-1" || h.Version != 1 {
+	if h.Node != "web01.example.com" || h.Environment != "production" || h.Revision != "rev-1" || h.Version != format.Version {
 		t.Errorf("Header = %+v", h)
 	}
 	d, err := b.Details()

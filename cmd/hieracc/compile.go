@@ -44,6 +44,13 @@ type compileFlags struct {
 	diagFormat                             string // --format: how errors and warnings are printed
 	verbose                                bool   // --verbose: every node of a shared error
 	progress                               string // --progress: auto, always or never
+	pkcs7Private, pkcs7Public              string // eyaml keys
+}
+
+// eyamlFlags registers the eyaml key flags (compile, and diff --git).
+func (f *compileFlags) eyamlFlags(fl *flag.FlagSet) {
+	fl.StringVar(&f.pkcs7Private, "pkcs7-private-key", "", "")
+	fl.StringVar(&f.pkcs7Public, "pkcs7-public-key", "", "")
 }
 
 func runCompile(c *cmdEnv, args []string) int {
@@ -70,6 +77,7 @@ func runCompile(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.diagFormat, "format", "text", "")
 	fl.BoolVar(&f.verbose, "verbose", false, "")
 	fl.StringVar(&f.progress, "progress", "auto", "")
+	f.eyamlFlags(fl)
 	rest, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -183,6 +191,7 @@ func runCompile(c *cmdEnv, args []string) int {
 func (f *compileFlags) config() build.Config {
 	cfg := build.Config{Env: f.env, Modules: f.modules, Global: f.global, Environment: f.environment,
 		Facts: f.facts, Out: f.out, KeepGoing: f.keepGoing, Strict: f.strict, Full: f.full, Jobs: f.jobs,
+		PKCS7PrivateKey: f.pkcs7Private, PKCS7PublicKey: f.pkcs7Public,
 		PuppetDB: f.puppetdb, FactOverrides: f.overrides}
 	if f.envFromFacts {
 		cfg.EnvRoot = f.envRoot

@@ -22,7 +22,8 @@ var diffCmd = &command{
 type diffFlags struct {
 	nodes, keys, ignoreKeys stringList
 	format, git             string
-	nodeList                string       // --nodes: summary or full
+	nodeList                string // --nodes: summary or full
+	showSecrets             bool
 	compile                 compileFlags // --git only: what to compile at each revision
 	stderr                  io.Writer    // where progress goes
 	set                     map[string]bool
@@ -37,6 +38,7 @@ func runDiff(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.format, "format", "text", "")
 	fl.StringVar(&f.nodeList, "nodes", "summary", "")
 	fl.StringVar(&f.git, "git", "", "")
+	fl.BoolVar(&f.showSecrets, "show-secrets", false, "")
 	fl.StringVar(&f.compile.env, "env", "", "")
 	fl.StringVar(&f.compile.modules, "modules", "", "")
 	fl.StringVar(&f.compile.global, "global", "", "")
@@ -44,6 +46,7 @@ func runDiff(c *cmdEnv, args []string) int {
 	fl.Var(&f.compile.facts, "facts", "")
 	fl.Var(&f.compile.factOverrides, "fact-override", "")
 	fl.StringVar(&f.compile.progress, "progress", "auto", "")
+	f.compile.eyamlFlags(fl)
 	rest, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -64,7 +67,7 @@ func runDiff(c *cmdEnv, args []string) int {
 	if f.nodeList != "summary" && f.nodeList != "full" {
 		return c.usageError("--nodes must be summary or full, not %q", f.nodeList)
 	}
-	filter := bundlediff.Filter{Nodes: f.nodes, Keys: f.keys, IgnoreKeys: f.ignoreKeys}
+	filter := bundlediff.Filter{Nodes: f.nodes, Keys: f.keys, IgnoreKeys: f.ignoreKeys, ShowSecrets: f.showSecrets}
 	if err := filter.Validate(); err != nil {
 		return c.usageError("%v", err)
 	}
@@ -189,11 +192,14 @@ Flags:
                      up to five, else by patterns of their names with counts,
                      web*.fra1.example.net (1200 of 1250); full: every name.
                      JSON always lists every node.
+  --show-secrets     show the values of keys holding text decrypted from
+                     eyaml's ENC[...]; otherwise such a key is reported as
+                     one change, with where its values came from, not them.
   --git REV1..REV2   compile the two revisions and compare them.
   --progress WHEN    with --git: auto (the default) shows each compile's
                      progress on stderr when it is a terminal; always; never.
   --env DIR, --modules DIR, --global PATH, --environment NAME, --facts PATH...,
-  --fact-override NAME=JSON
+  --fact-override NAME=JSON, --pkcs7-private-key PATH, --pkcs7-public-key PATH
                      with --git: as for 'hieracc compile' (its --puppetdb
                      and --environment-from-facts are not taken here).
 

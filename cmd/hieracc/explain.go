@@ -10,14 +10,15 @@ import (
 )
 
 // explainKeys is lookup --explain: for each key in turn, until one is
-// found, where its data is and how it is merged.
-func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Options) int {
+// found, where its data is and how it is merged. The values of a secret
+// key are not shown, unless showSecrets.
+func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Options, showSecrets bool) int {
 	for i, key := range keys {
 		if i > 0 {
 			fmt.Fprintln(c.stdout)
 		}
 		v, err := b.LookupWith(key, opts)
-		explainKey(c, b, key, opts, v, err)
+		explainKey(c, b, key, opts, v, err, showSecrets)
 		if err == nil {
 			return exitOK
 		}
@@ -28,12 +29,22 @@ func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Optio
 	return exitFail
 }
 
-func explainKey(c *cmdEnv, b *runtime.Bundle, key string, opts runtime.Options, v any, lerr error) {
+// secretHidden stands for the value of a secret key.
+const secretHidden = " (secret: decrypted from ENC[...] or Sensitive; --show-secrets shows it)"
+
+func explainKey(c *cmdEnv, b *runtime.Bundle, key string, opts runtime.Options, v any, lerr error, showSecrets bool) {
 	w := c.stdout
 	fmt.Fprintf(w, "Searching for \"%s\"\n", key)
 	e, err := b.Explain(key)
 	if err != nil && !errors.Is(err, runtime.ErrNotFound) {
 		fmt.Fprintf(w, "  cannot explain: %v\n", err)
+	}
+	hide := e != nil && e.Secret && !showSecrets
+	show := func(v any, pad string) string {
+		if hide {
+			return secretHidden
+		}
+		return indentValue(v, pad)
 	}
 	if e != nil {
 		if e.Root != key {
@@ -57,7 +68,7 @@ func explainKey(c *cmdEnv, b *runtime.Bundle, key string, opts runtime.Options, 
 		if len(sources) == 0 {
 			fmt.Fprintln(w, "  No hierarchy level holds the key")
 		}
-		first := merge.Strategy == "" || merge.Strategy == "first"
+		first := merge.Strategy.IsFirst()
 		for i, s := range sources {
 			fmt.Fprintf(w, "  %d. %s, level %q\n", i+1, layerName(s), s.Level)
 			fmt.Fprintf(w, "     %s\n", position(s))
@@ -65,7 +76,7 @@ func explainKey(c *cmdEnv, b *runtime.Bundle, key string, opts runtime.Options, 
 			case s.Err != nil:
 				fmt.Fprintf(w, "     Error: %s\n", s.Err.Message)
 			default:
-				fmt.Fprintf(w, "     Value:%s\n", indentValue(s.Value, "       "))
+				fmt.Fprintf(w, "     Value:%s\n", show(s.Value, "       "))
 			}
 			if first && i > 0 {
 				fmt.Fprintln(w, "     (not used: the first value found wins)")
@@ -74,7 +85,7 @@ func explainKey(c *cmdEnv, b *runtime.Bundle, key string, opts runtime.Options, 
 	}
 	switch {
 	case lerr == nil:
-		fmt.Fprintf(w, "  Result:%s\n", indentValue(v, "    "))
+		fmt.Fprintf(w, "  Result:%s\n", show(v, "    "))
 	case errors.Is(lerr, runtime.ErrNotFound):
 		fmt.Fprintf(w, "  %s\n", notFoundMessage([]string{key}))
 	default:
@@ -84,7 +95,7 @@ func explainKey(c *cmdEnv, b *runtime.Bundle, key string, opts runtime.Options, 
 
 // describeMerge names a strategy as lookup_options spell it.
 func describeMerge(m format.Merge) string {
-	s := m.Strategy
+	s := string(m.Strategy)
 	if s == "" {
 		s = "first"
 	}

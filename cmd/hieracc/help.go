@@ -166,6 +166,10 @@ Flags:
   --progress WHEN      auto (the default): show nodes done, rate and time
                        left on stderr while compiling, when it is a terminal;
                        always; never.
+  --pkcs7-private-key PATH, --pkcs7-public-key PATH
+                       the keys of every eyaml level (lookup_key:
+                       eyaml_lookup_key), instead of the files its options
+                       name (pkcs7_private_key, pkcs7_public_key).
 
 When --out holds an earlier compile (its .hieracc-state.json), only the nodes
 whose facts or data files changed are compiled again, and only their bundles
@@ -233,7 +237,10 @@ Flags:
                         hierarchy level and file (with line) gave each
                         contribution, and how they were merged. It is
                         text (--render-as does not apply); the exit code is
-                        the same as without --explain.
+                        the same as without --explain. The values of a key
+                        holding text decrypted from eyaml's ENC[...] are
+                        hidden.
+  --show-secrets        with --explain: show those values too.
 
 Errors go to stderr with Puppet's message, for example
   Function lookup() did not find a value for the name 'KEY'

@@ -23,10 +23,10 @@ var lookupCmd = &command{
 }
 
 type lookupFlags struct {
-	bundle, merge, knockout, def, renderAs, typ string
-	nodes                                       stringList // --node, repeatable; globs allowed
-	sortArrays, hashArrays, explain             bool
-	set                                         map[string]bool // flags given
+	bundle, merge, knockout, def, renderAs, typ  string
+	nodes                                        stringList // --node, repeatable; globs allowed
+	sortArrays, hashArrays, explain, showSecrets bool
+	set                                          map[string]bool // flags given
 }
 
 func runLookup(c *cmdEnv, args []string) int {
@@ -42,6 +42,7 @@ func runLookup(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.renderAs, "render-as", "yaml", "")
 	fl.StringVar(&f.typ, "type", "", "")
 	fl.BoolVar(&f.explain, "explain", false, "")
+	fl.BoolVar(&f.showSecrets, "show-secrets", false, "")
 	keys, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -82,7 +83,7 @@ func runLookup(c *cmdEnv, args []string) int {
 	}
 	if f.explain {
 		opts.Default, opts.HasDefault = nil, false // --explain says what was found
-		return explainKeys(c, b, keys, opts)
+		return explainKeys(c, b, keys, opts, f.showSecrets)
 	}
 	v, err := b.LookupNames(keys, opts)
 	if err != nil {
@@ -188,7 +189,7 @@ func (f *lookupFlags) options() (runtime.Options, string) {
 		default:
 			return o, "The --merge option only accepts 'first', 'hash', 'unique', or 'deep'"
 		}
-		o.Merge = &format.Merge{Strategy: f.merge}
+		o.Merge = &format.Merge{Strategy: format.Strategy(f.merge)}
 	}
 	if (f.set["knock-out-prefix"] || f.set["sort-merged-arrays"] || f.set["merge-hash-arrays"]) && f.merge != "deep" {
 		return o, "The options --knock-out-prefix, --sort-merged-arrays, and --merge-hash-arrays are only available with '--merge deep'"

@@ -68,6 +68,11 @@ type Config struct {
 	Full      bool // compile every node, even when Out could be updated incrementally
 	Jobs      int  // nodes compiled in parallel; 0 = one per CPU
 
+	// PKCS7PrivateKey and PKCS7PublicKey, when set, are the key files of
+	// every eyaml level (eyaml's --pkcs7-private-key, --pkcs7-public-key),
+	// whatever the levels' options name.
+	PKCS7PrivateKey, PKCS7PublicKey string
+
 	// Revision, when set, is recorded in every bundle instead of the
 	// digest of its own inputs (`diff --git` records the commit).
 	Revision string

@@ -1,6 +1,7 @@
 package build
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path"
@@ -66,6 +67,25 @@ func (cfg *Config) input() (in compiler.Input, fsys *inputfs.FS, roots []string,
 	}
 	fsys = inputfs.New(mounts)
 	in.FS = fsys
+	// eyaml's keys: the files given, else those an eyaml level's options
+	// name by an absolute path (the only files read outside the inputs).
+	in.ReadKeyFile = func(p string) ([]byte, error) { return inputfs.ReadCapped(inputfs.FileFS(p), ".") }
+	for _, k := range []struct {
+		flag, file string
+		dst        **compiler.KeyFile
+	}{{"--pkcs7-private-key", cfg.PKCS7PrivateKey, &in.PKCS7PrivateKey}, {"--pkcs7-public-key", cfg.PKCS7PublicKey, &in.PKCS7PublicKey}} {
+		if k.file == "" {
+			continue
+		}
+		data, err := in.ReadKeyFile(k.file)
+		if err != nil {
+			return in, nil, nil, fmt.Errorf("%s %s: %w", k.flag, k.file, inputfs.CleanPathErr(err))
+		}
+		*k.dst = &compiler.KeyFile{Name: k.file, Data: data}
+		// Other keys, other bundles: an incremental build with other keys
+		// compiles every node.
+		roots = append(roots, fmt.Sprintf("%s=%x", k.flag, sha256.Sum256(data)))
+	}
 	return in, fsys, roots, nil
 }
 

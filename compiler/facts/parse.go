@@ -4,6 +4,7 @@ package facts
 // one taken for the other), then detect its shape from its content.
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"strings"
@@ -43,7 +44,11 @@ func Parse(file string, src []byte) ([]Node, []Problem) {
 		}
 		d.detect(v)
 	case ".yaml", ".yml":
-		root, err := dataload.Node(file, src)
+		// puppet lookup --facts reads a YAML file as "bom|utf-8", which
+		// drops a leading byte order mark; JSON facts keep theirs and
+		// fail to parse, as in Puppet. (Data files keep it too: see the
+		// byte-order-mark conformance case.)
+		root, err := dataload.Node(file, bytes.TrimPrefix(src, []byte("\xef\xbb\xbf")))
 		if err != nil {
 			p := d.fromDataload(err)
 			p.Message = "Unable to parse " + p.Message // as JSON's, and Puppet's yaml_data's

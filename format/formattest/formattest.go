@@ -38,8 +38,9 @@ func A(v ...any) []any {
 type Entry struct{ Key, Value any }
 
 // Cmp are the go-cmp options for bundles and values: hashes compare as
-// ordered entry lists (so key order counts), NaN equals NaN, and a nil
-// slice equals an empty one.
+// ordered entry lists (so key order counts), floats by their bits (so -0.0
+// is not 0.0) except that NaN equals NaN, and a nil slice equals an empty
+// one.
 var Cmp = cmp.Options{
 	cmp.Transformer("entries", func(h *format.Hash) []Entry {
 		if h == nil {
@@ -51,7 +52,9 @@ var Cmp = cmp.Options{
 		}
 		return out
 	}),
-	cmpopts.EquateNaNs(),
+	cmp.Comparer(func(a, b float64) bool {
+		return math.Float64bits(a) == math.Float64bits(b) || math.IsNaN(a) && math.IsNaN(b)
+	}),
 	cmpopts.EquateEmpty(),
 }
 
@@ -95,7 +98,7 @@ func Sample() *format.Bundle {
 					{Layer: format.LayerEnvironment, Level: 0, Location: 0, Line: 2, Column: 1, Value: A("web")},
 					{Layer: format.LayerEnvironment, Level: 3, Location: 0, Line: 1, Column: 1, Value: A("base", "ntp")},
 				}},
-			{Name: "floats", Value: A(1.0, -0.0, 2.5, math.Inf(1), math.NaN(), 1e300)},
+			{Name: "floats", Value: A(1.0, math.Copysign(0, -1), 0.0, 2.5, math.Inf(1), math.NaN(), 1e300)},
 			{Name: "ints", Value: A(int64(0), int64(-1), int64(127), int64(128), int64(-33), int64(65536), int64(math.MaxInt64), int64(math.MinInt64))},
 			{Name: "keys", Value: H("s", 1.0, int64(1), "int", 1.0, "float", true, "bool", nil, "nil", "", "empty")},
 			{Name: "nothing", Value: nil,

@@ -443,3 +443,15 @@ func containsEql(a []any, v any) bool {
 	}
 	return false
 }
+
+// truthy is Ruby truthiness: only nil and false are false. deep_merge tests
+// `if dest[key]` and `!(dest)`, so a false value behaves like a missing one.
+func truthy(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return v
+	}
+	return true
+}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // Expectations are Puppet 7.23's DeepMergeStrategy#merge (deep_merge gem
@@ -80,7 +81,7 @@ func TestDeepMerge(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			before1, before2 := rubyInspect(tc.e1), rubyInspect(tc.e2)
+			before1, before2 := ruby.Inspect(tc.e1), ruby.Inspect(tc.e2)
 			got, err := MergeValues(tc.merge, tc.e1, tc.e2)
 			if tc.err != "" {
 				if err == nil || err.Error() != tc.err {
@@ -92,8 +93,8 @@ func TestDeepMerge(t *testing.T) {
 				t.Fatalf("(-want +got):\n%s", d)
 			}
 			// Inputs are shared across nodes: they must come out untouched.
-			if rubyInspect(tc.e1) != before1 || rubyInspect(tc.e2) != before2 {
-				t.Fatalf("inputs modified: %s, %s (were %s, %s)", rubyInspect(tc.e1), rubyInspect(tc.e2), before1, before2)
+			if ruby.Inspect(tc.e1) != before1 || ruby.Inspect(tc.e2) != before2 {
+				t.Fatalf("inputs modified: %s, %s (were %s, %s)", ruby.Inspect(tc.e1), ruby.Inspect(tc.e2), before1, before2)
 			}
 		})
 	}
@@ -105,35 +106,5 @@ func TestInvalidKnockoutPrefix(t *testing.T) {
 	_, err := MergeValues(format.Merge{Strategy: "deep", KnockoutPrefix: "("}, a("a"), a("b"))
 	if err == nil {
 		t.Fatal("want an error for knockout_prefix '('")
-	}
-}
-
-func TestRubyFormatting(t *testing.T) {
-	floats := []struct {
-		f    float64
-		want string
-	}{
-		{0, "0.0"}, {1, "1.0"}, {1.5, "1.5"}, {100, "100.0"}, {-2.5e-5, "-2.5e-05"},
-		{1e14, "100000000000000.0"}, {999999999999999.9, "999999999999999.9"}, {1e15, "1.0e+15"},
-		{1.234e16, "1.234e+16"}, {0.0001, "0.0001"}, {0.0012345, "0.0012345"}, {0.00001, "1.0e-05"},
-		{1e100, "1.0e+100"}, {5e-324, "5.0e-324"}, {0.30000000000000004, "0.30000000000000004"},
-	}
-	for _, tc := range floats {
-		if got := rubyFloat(tc.f); got != tc.want {
-			t.Errorf("rubyFloat(%v) = %q, want %q", tc.f, got, tc.want)
-		}
-	}
-	v := a("a\"b\\c\n\t\x1b\x00#{x}#$y#@z#x", "é", "\x7f", nil, true, int64(-3), 1.5, h("a", int64(1), int64(1), nil, nil, true, 1.5, a()))
-	want := `["a\"b\\c\n\t\e\u0000\#{x}\#$y\#@z#x", "é", "\u007F", nil, true, -3, 1.5, {"a"=>1, 1=>nil, nil=>true, 1.5=>[]}]`
-	if got := rubyInspect(v); got != want {
-		t.Errorf("rubyInspect = %s\nwant          %s", got, want)
-	}
-	for v, want := range map[any]string{nil: "NilClass", true: "TrueClass", false: "FalseClass", int64(1): "Integer", 1.0: "Float", "": "String"} {
-		if got := RubyClass(v); got != want {
-			t.Errorf("RubyClass(%#v) = %s, want %s", v, got, want)
-		}
-	}
-	if RubyClass(a()) != "Array" || RubyClass(h()) != "Hash" {
-		t.Error("RubyClass of containers")
 	}
 }

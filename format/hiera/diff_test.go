@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // TestPuppetDifferential compares this package with Puppet's own Ruby code
@@ -56,9 +57,9 @@ func TestPuppetDifferential(t *testing.T) {
 		}
 		add(map[string]any{"op": "merge", "merge": enc(mergeValue(m)), "a": enc(a), "b": enc(b)},
 			func(resp map[string]json.RawMessage) string {
-				before := rubyInspect(a) + rubyInspect(b)
+				before := ruby.Inspect(a) + ruby.Inspect(b)
 				got, err := MergeValues(m, a, b)
-				if after := rubyInspect(a) + rubyInspect(b); after != before {
+				if after := ruby.Inspect(a) + ruby.Inspect(b); after != before {
 					return "inputs modified: " + before + " became " + after
 				}
 				return compareResult(resp, got, err)
@@ -76,9 +77,9 @@ func TestPuppetDifferential(t *testing.T) {
 		a, b := randDeep(r, 3), randDeep(r, 3)
 		add(map[string]any{"op": "merge", "merge": enc(mergeValue(m)), "a": enc(a), "b": enc(b)},
 			func(resp map[string]json.RawMessage) string {
-				before := rubyInspect(a) + rubyInspect(b)
+				before := ruby.Inspect(a) + ruby.Inspect(b)
 				got, err := MergeValues(m, a, b)
-				if after := rubyInspect(a) + rubyInspect(b); after != before {
+				if after := ruby.Inspect(a) + ruby.Inspect(b); after != before {
 					return "inputs modified: " + before + " became " + after
 				}
 				return compareResult(resp, got, err)
@@ -118,7 +119,7 @@ func TestPuppetDifferential(t *testing.T) {
 				json.Unmarshal(cls[0], &name) != nil || decInto(cls[1], &opts) != nil {
 				return "bad response " + string(resp["ok"])
 			}
-			want := format.Merge{Strategy: map[string]string{
+			want := format.Merge{Strategy: map[string]format.Strategy{
 				"DefaultMergeStrategy": "", "FirstFoundStrategy": "first", "HashMergeStrategy": "hash",
 				"UniqueMergeStrategy": "unique", "DeepMergeStrategy": "deep", "UnconstrainedDeepMergeStrategy": "deep",
 			}[name]}
@@ -201,7 +202,7 @@ func compareResult(resp map[string]json.RawMessage, got any, err error) string {
 		var msg string
 		_ = json.Unmarshal(e, &msg)
 		if err == nil || err.Error() != msg {
-			return fmt.Sprintf("want error %q\ngot %s, %v", msg, rubyInspect(got), err)
+			return fmt.Sprintf("want error %q\ngot %s, %v", msg, ruby.Inspect(got), err)
 		}
 		return ""
 	}
@@ -212,8 +213,8 @@ func compareResult(resp map[string]json.RawMessage, got any, err error) string {
 	if err := decInto(resp["ok"], &want); err != nil {
 		return err.Error()
 	}
-	if !format.Identical(want, got) || rubyInspect(want) != rubyInspect(got) {
-		return fmt.Sprintf("want %s\ngot  %s", rubyInspect(want), rubyInspect(got))
+	if !format.Identical(want, got) || ruby.Inspect(want) != ruby.Inspect(got) {
+		return fmt.Sprintf("want %s\ngot  %s", ruby.Inspect(want), ruby.Inspect(got))
 	}
 	return ""
 }
@@ -264,7 +265,7 @@ func compareKey(resp map[string]json.RawMessage, key string, v any) string {
 	}
 	if string(ok.Dig) == "null" || len(ok.Dig) == 0 {
 		if found {
-			return fmt.Sprintf("want not found, got %s", rubyInspect(dig))
+			return fmt.Sprintf("want not found, got %s", ruby.Inspect(dig))
 		}
 		return ""
 	}
@@ -273,7 +274,7 @@ func compareKey(resp map[string]json.RawMessage, key string, v any) string {
 		return err.Error()
 	}
 	if !found || !format.Identical(want, dig) {
-		return fmt.Sprintf("dig: want %s, got %s (found %v)", rubyInspect(want), rubyInspect(dig), found)
+		return fmt.Sprintf("dig: want %s, got %s (found %v)", ruby.Inspect(want), ruby.Inspect(dig), found)
 	}
 	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // valueFrom decodes bytes into a value tree, so that the fuzzer explores
@@ -61,15 +62,15 @@ func FuzzMergeValues(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b1, b2 []byte, opts uint8) {
 		e1, _ := valueFrom(b1, 4)
 		e2, _ := valueFrom(b2, 4)
-		m := format.Merge{Strategy: []string{"", "first", "unique", "hash", "deep"}[int(opts)%5]}
+		m := format.Merge{Strategy: []format.Strategy{"", "first", "unique", "hash", "deep"}[int(opts)%5]}
 		if m.Strategy == "deep" {
 			m.KnockoutPrefix = []string{"", "--", "-+", "a|b"}[int(opts>>3)%4]
 			m.SortMergedArrays = opts&0x20 != 0
 			m.MergeHashArrays = opts&0x40 != 0
 		}
-		before := rubyInspect(e1) + rubyInspect(e2)
+		before := ruby.Inspect(e1) + ruby.Inspect(e2)
 		_, _ = MergeValues(m, e1, e2)
-		if rubyInspect(e1)+rubyInspect(e2) != before {
+		if ruby.Inspect(e1)+ruby.Inspect(e2) != before {
 			t.Fatal("inputs modified")
 		}
 		_, _ = ParseMerge(e1)

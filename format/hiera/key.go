@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // Key is a parsed lookup key (Puppet's LookupKey): the root key that is
@@ -216,7 +217,7 @@ func (k Key) Dig(v any) (any, bool, error) {
 			return nil, false, fmt.Errorf("undefined method `include?' for %d:Integer", x)
 		default:
 			return nil, false, fmt.Errorf("Data Provider type mismatch: Got %s when a hash-like object was expected to access value using '%s' from key '%s'",
-				RubyClass(v), seg.Name, k.Text)
+				ruby.ClassName(v), seg.Name, k.Text)
 		}
 	}
 	return v, true, nil

@@ -5,14 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hieracc/hieracc/format"
-)
-
-// Strategy names as format.Merge spells them.
-const (
-	strategyFirst  = "first"
-	strategyUnique = "unique"
-	strategyHash   = "hash"
-	strategyDeep   = "deep"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // deepOptionKeys are the keys of the deep strategy's options Struct, in the
@@ -60,8 +53,8 @@ func ParseMerge(v any) (format.Merge, error) {
 		}
 	}
 	str, _ := name.(string)
-	switch str {
-	case "default", strategyFirst, strategyHash, strategyUnique:
+	switch format.Strategy(str) {
+	case "default", format.MergeFirst, format.MergeHash, format.MergeUnique:
 		if opts != nil {
 			if err := checkStruct(opts, []string{"strategy"}, "Struct[{'strategy' => Optional[Pattern[/"+str+"/]]}]"); err != nil {
 				return format.Merge{}, err
@@ -70,9 +63,9 @@ func ParseMerge(v any) (format.Merge, error) {
 		if str == "default" {
 			return format.Merge{}, nil
 		}
-		return format.Merge{Strategy: str}, nil
-	case strategyDeep:
-		m := format.Merge{Strategy: strategyDeep}
+		return format.Merge{Strategy: format.Strategy(str)}, nil
+	case format.MergeDeep:
+		m := format.Merge{Strategy: format.MergeDeep}
 		if opts == nil {
 			return m, nil
 		}
@@ -81,7 +74,7 @@ func ParseMerge(v any) (format.Merge, error) {
 		}
 		return deepOptions(m, opts)
 	case "unconstrained_deep":
-		m := format.Merge{Strategy: strategyDeep}
+		m := format.Merge{Strategy: format.MergeDeep}
 		if opts == nil {
 			return m, nil
 		}
@@ -93,7 +86,7 @@ func ParseMerge(v any) (format.Merge, error) {
 	case "reverse_deep":
 		return format.Merge{}, errors.New("hieracc does not support the merge strategy 'reverse_deep'")
 	}
-	err := fmt.Errorf("Unknown merge strategy: '%s'", rubyToS(name))
+	err := fmt.Errorf("Unknown merge strategy: '%s'", ruby.ToS(name))
 	if w := nearest(str, strategyNames); w != "" {
 		err = withHint(err, didYouMean([]misspelling{{str, w}}))
 	}
@@ -122,11 +115,11 @@ func checkStruct(opts *format.Hash, keys []string, structType string) error {
 			// Always the strategy's own name here, which its Pattern matches.
 		case "knockout_prefix":
 			if _, ok := v.(string); !ok {
-				ms = append(ms, tm([]string{entry(k)}, "expects a value of type Undef or String, got "+shortName(v)))
+				ms = append(ms, tm([]string{entry(k)}, "expects a value of type Undef or String, got "+ruby.TypeName(v)))
 			}
 		default:
 			if _, ok := v.(bool); !ok {
-				ms = append(ms, tm([]string{entry(k)}, "expects a value of type Undef or Boolean, got "+shortName(v)))
+				ms = append(ms, tm([]string{entry(k)}, "expects a value of type Undef or Boolean, got "+ruby.TypeName(v)))
 			}
 		}
 	}
@@ -188,7 +181,7 @@ func deepOptions(m format.Merge, opts *format.Hash) (format.Merge, error) {
 				m.KnockoutPrefix = p
 			default:
 				if truthy(v) {
-					return format.Merge{}, fmt.Errorf("hieracc does not support a %s knockout_prefix", RubyClass(v))
+					return format.Merge{}, fmt.Errorf("hieracc does not support a %s knockout_prefix", ruby.ClassName(v))
 				}
 			}
 		case "sort_merged_arrays":
@@ -208,22 +201,22 @@ func deepOptions(m format.Merge, opts *format.Hash) (format.Merge, error) {
 
 // strategy is a parsed format.Merge, ready to merge.
 type strategy struct {
-	name string // "" for first found
+	name format.Strategy // "" for first found
 	deep *deepOpts
 }
 
 func newStrategy(m format.Merge) (strategy, error) {
-	switch m.Strategy {
-	case "", strategyFirst:
+	switch {
+	case m.Strategy.IsFirst():
 		return strategy{}, nil
-	case strategyUnique, strategyHash:
+	case m.Strategy == format.MergeUnique, m.Strategy == format.MergeHash:
 		return strategy{name: m.Strategy}, nil
-	case strategyDeep:
+	case m.Strategy == format.MergeDeep:
 		o, err := newDeepOpts(m)
 		if err != nil {
 			return strategy{}, err
 		}
-		return strategy{name: strategyDeep, deep: o}, nil
+		return strategy{name: format.MergeDeep, deep: o}, nil
 	}
 	return strategy{}, fmt.Errorf("Unknown merge strategy: '%s'", m.Strategy)
 }
@@ -250,7 +243,7 @@ func MergeValues(m format.Merge, e1, e2 any) (any, error) {
 
 func (s strategy) merge(e1, e2 any) (any, error) {
 	switch s.name {
-	case strategyUnique:
+	case format.MergeUnique:
 		if !isUniqueValue(e1) {
 			return nil, uniqueTypeError("The first element of the merge", e1)
 		}
@@ -259,7 +252,7 @@ func (s strategy) merge(e1, e2 any) (any, error) {
 		}
 		c1, c2 := s.convert(e1).([]any), s.convert(e2).([]any)
 		return uniqAppend(uniqAppend(make([]any, 0, len(c1)+len(c2)), c1), c2), nil
-	case strategyHash:
+	case format.MergeHash:
 		h1, ok := e1.(*format.Hash)
 		if !ok || !isData(h1) {
 			return nil, hashTypeError("The first element of the merge", e1)
@@ -280,7 +273,7 @@ func (s strategy) merge(e1, e2 any) (any, error) {
 			out.Set(h1.Key(i), h1.Value(i))
 		}
 		return out, nil
-	case strategyDeep:
+	case format.MergeDeep:
 		return s.deep.merge(e1, e2)
 	}
 	return e1, nil
@@ -301,7 +294,7 @@ func isUniqueValue(v any) bool {
 // variants may contribute: unique flattens (a scalar becomes a one-element
 // array); the other strategies pass the value through.
 func (s strategy) convert(v any) any {
-	if s.name != strategyUnique {
+	if s.name != format.MergeUnique {
 		return v
 	}
 	a, ok := v.([]any)
@@ -337,7 +330,7 @@ func flatten(dst, a []any) []any {
 // mergeSingle is merge_single, applied where a variant list has exactly
 // one element: unique removes duplicates without flattening.
 func (s strategy) mergeSingle(v any) any {
-	if s.name != strategyUnique {
+	if s.name != format.MergeUnique {
 		return v
 	}
 	a, ok := v.([]any)

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // Messages (err) are Puppet 7.23's, from MergeStrategy.strategy on these
@@ -97,7 +98,7 @@ func TestParseMerge(t *testing.T) {
 		{in: h("strategy", "unconstrained_deep", "preserve_unmergeables", true), err: "hieracc does not support the deep merge option 'preserve_unmergeables'"},
 	}
 	for _, tc := range tests {
-		t.Run(rubyInspect(tc.in), func(t *testing.T) {
+		t.Run(ruby.Inspect(tc.in), func(t *testing.T) {
 			got, err := ParseMerge(tc.in)
 			if tc.err != "" {
 				if err == nil || err.Error() != tc.err+tc.hint {

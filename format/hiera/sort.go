@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // rubySort sorts a copy of a as Ruby's Array#sort! does for deep_merge's
@@ -76,11 +77,11 @@ func cmpError(a, b any) error {
 			arg = "Integer" // a Bignum is a heap object
 		}
 	case float64:
-		arg = rubyFloat(b)
+		arg = ruby.Float(b)
 	default:
-		arg = RubyClass(b)
+		arg = ruby.ClassName(b)
 	}
-	return fmt.Errorf("comparison of %s with %s failed", RubyClass(a), arg)
+	return fmt.Errorf("comparison of %s with %s failed", ruby.ClassName(a), arg)
 }
 
 // rubyCmp is Ruby's a <=> b; ok=false where Ruby returns nil.

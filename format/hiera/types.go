@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // This file reproduces the messages of Puppet's TypeAsserter for the few
@@ -94,31 +95,6 @@ func kindOf(v any) valueKind {
 	return kOther
 }
 
-// shortName is the name TypeMismatch prints when it generalizes.
-func shortName(v any) string {
-	switch kindOf(v) {
-	case kUndef:
-		return "Undef"
-	case kBoolean:
-		return "Boolean"
-	case kInteger:
-		return "Integer"
-	case kFloat:
-		return "Float"
-	case kString:
-		return "String"
-	case kEmptyArray:
-		return "Array"
-	case kTuple:
-		return "Tuple"
-	case kEmptyHash, kHash:
-		return "Hash"
-	case kStruct:
-		return "Struct"
-	}
-	return "Any"
-}
-
 // mismatch is one line of a type mismatch report: the path below the
 // subject ("variant 1", "index 0", "entry 'a'") and the text after it.
 type mismatch struct {
@@ -185,10 +161,10 @@ func describeData(v any, path []string) []mismatch {
 		}
 		return ms
 	}
-	return []mismatch{tm(path, "expects a Data value, got "+shortName(v))}
+	return []mismatch{tm(path, "expects a Data value, got "+ruby.TypeName(v))}
 }
 
-func entry(k any) string { return "entry '" + rubyToS(k) + "'" }
+func entry(k any) string { return "entry '" + ruby.ToS(k) + "'" }
 
 // uniqueTypeError is the TypeAssertionError of Variant[Scalar, Array[Data]].
 func uniqueTypeError(subject string, v any) error {
@@ -201,7 +177,7 @@ func uniqueTypeError(subject string, v any) error {
 		}
 		return assertionError(subject, ms)
 	}
-	return assertionError(subject, []mismatch{tm(nil, "expects a value of type Scalar or Array, got "+shortName(v))})
+	return assertionError(subject, []mismatch{tm(nil, "expects a value of type Scalar or Array, got "+ruby.TypeName(v))})
 }
 
 // hashTypeError is the TypeAssertionError of Hash[String, Data].
@@ -219,7 +195,7 @@ func hashTypeError(subject string, v any) error {
 	case kHash:
 		return assertionError(subject, []mismatch{tm(nil, "expects a Hash[String, Data] value, got "+hashTypeString(v.(*format.Hash)))})
 	}
-	return assertionError(subject, []mismatch{tm(nil, "expects a Hash value, got "+shortName(v))})
+	return assertionError(subject, []mismatch{tm(nil, "expects a Hash value, got "+ruby.TypeName(v))})
 }
 
 // hashTypeString prints the normalized Hash[K, V] Puppet reports for a
@@ -577,7 +553,7 @@ func (t *ptype) format(b *strings.Builder) {
 	case tInteger:
 		b.WriteString("Integer[" + strconv.FormatInt(t.i1, 10) + ", " + strconv.FormatInt(t.i2, 10) + "]")
 	case tFloat:
-		b.WriteString("Float[" + rubyFloat(t.f1) + ", " + rubyFloat(t.f2) + "]")
+		b.WriteString("Float[" + ruby.Float(t.f1) + ", " + ruby.Float(t.f2) + "]")
 	case tString:
 		b.WriteString("String")
 	case tEnum:
@@ -586,7 +562,7 @@ func (t *ptype) format(b *strings.Builder) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(puppetQuote(s))
+			b.WriteString(ruby.PuppetQuote(s))
 		}
 		b.WriteByte(']')
 	case tEmptyArray:
@@ -609,7 +585,7 @@ func (t *ptype) format(b *strings.Builder) {
 	case tOptional:
 		b.WriteString("Optional[")
 		if in := t.elems[0]; in.kind == tString {
-			b.WriteString(puppetQuote(in.str))
+			b.WriteString(ruby.PuppetQuote(in.str))
 		} else {
 			in.format(b)
 		}
@@ -623,9 +599,9 @@ func (t *ptype) format(b *strings.Builder) {
 			// struct_element_pair: a key whose value may be undef prints as
 			// NotUndef['key'].
 			if t.elems[i].acceptsUndef() {
-				b.WriteString("NotUndef[" + puppetQuote(name) + "]")
+				b.WriteString("NotUndef[" + ruby.PuppetQuote(name) + "]")
 			} else {
-				b.WriteString(puppetQuote(name))
+				b.WriteString(ruby.PuppetQuote(name))
 			}
 			b.WriteString(" => ")
 			t.elems[i].format(b)

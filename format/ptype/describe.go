@@ -6,6 +6,7 @@ import (
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // This file ports Puppet's TypeMismatchDescriber: why a value is not an
@@ -97,7 +98,7 @@ func keyString(k any) string {
 	case int64:
 		return strconv.FormatInt(k, 10)
 	case float64:
-		return hiera.RubyFloat(k)
+		return ruby.Float(k)
 	}
 	return ""
 }
@@ -546,7 +547,7 @@ func actualName(v any, hashType bool) string {
 	if hashType {
 		return "Hash"
 	}
-	return hiera.TypeName(v)
+	return ruby.TypeName(v)
 }
 
 func actualString(v any, hashType bool) string {

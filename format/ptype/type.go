@@ -33,7 +33,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hieracc/hieracc/format/hiera"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // Kind is the kind of a Type.
@@ -153,10 +153,10 @@ func (t *Type) format(b *strings.Builder) {
 		}
 		lo, hi := "default", "default"
 		if t.fmin != negInf {
-			lo = hiera.RubyFloat(t.fmin)
+			lo = ruby.Float(t.fmin)
 		}
 		if t.fmax != posInf {
-			hi = hiera.RubyFloat(t.fmax)
+			hi = ruby.Float(t.fmax)
 		}
 		if hi == "default" {
 			params("Float", []string{lo})
@@ -168,7 +168,7 @@ func (t *Type) format(b *strings.Builder) {
 	case Enum:
 		q := make([]string, len(t.names))
 		for i, n := range t.names {
-			q[i] = hiera.Quote(n)
+			q[i] = ruby.PuppetQuote(n)
 		}
 		params("Enum", q)
 	case Pattern:
@@ -235,11 +235,11 @@ func (t *Type) format(b *strings.Builder) {
 			}
 			switch t.keyKinds[i] {
 			case 1:
-				b.WriteString("Optional[" + hiera.Quote(n) + "]")
+				b.WriteString("Optional[" + ruby.PuppetQuote(n) + "]")
 			case 2:
-				b.WriteString("NotUndef[" + hiera.Quote(n) + "]")
+				b.WriteString("NotUndef[" + ruby.PuppetQuote(n) + "]")
 			default:
-				b.WriteString(hiera.Quote(n))
+				b.WriteString(ruby.PuppetQuote(n))
 			}
 			b.WriteString(" => ")
 			t.elems[i].format(b)
@@ -253,7 +253,7 @@ func (t *Type) format(b *strings.Builder) {
 			b.WriteByte(']')
 		}
 	case Reference:
-		b.WriteString("TypeReference[" + hiera.Quote(t.name) + "]")
+		b.WriteString("TypeReference[" + ruby.PuppetQuote(t.name) + "]")
 	default:
 		b.WriteString(t.Kind.String())
 	}

@@ -8,6 +8,7 @@
 #          {"strategy" => "deep", "knockout_prefix" => "--", ...}.
 #   error: the check must fail and Puppet's message must contain it. A check without one must not
 #          fail (a "did not find a value" answer is recorded as not_found).
+require 'fileutils'
 require 'json'
 require 'open3'
 require 'psych'
@@ -103,8 +104,21 @@ module GenExpected
     stream.yaml
   end
 
+  # A case's eyaml keys (CASE/keys/*, made by `eyaml createkeys`) are installed where its hiera.yaml
+  # names them for Puppet, which reads only absolute key paths: EYAML_KEYS_DIR.
+  EYAML_KEYS_DIR = '/etc/puppetlabs/puppet/eyaml'
+
+  def install_keys(case_dir)
+    keys = Dir.glob(File.join(case_dir, 'keys', '*.pem'))
+    return if keys.empty?
+
+    FileUtils.mkdir_p(EYAML_KEYS_DIR)
+    keys.each { |k| FileUtils.cp(k, EYAML_KEYS_DIR) }
+  end
+
   # write runs every check against case_dir (JOBS at a time) and writes case_dir/expected.yaml.
   def write(case_dir, checks, generator)
+    install_keys(case_dir)
     queue = Queue.new
     checks.each_with_index { |c, i| queue << [c, i] }
     queue.close

@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // This file ports Psych's ToRuby visitor as Puppet runs it (safe_load with
@@ -29,6 +30,34 @@ type (
 		keys, vals []any
 	}
 )
+
+// They print as Ruby prints them (ruby.Object).
+
+func (s rsym) AppendInspect(b []byte) []byte { return append(append(b, ':'), s...) }
+func (s rsym) AppendToS(b []byte) []byte     { return append(b, s...) }
+func (rsym) TypeName() string                { return "Runtime" }
+func (n rbig) AppendInspect(b []byte) []byte { return append(b, n...) }
+func (n rbig) AppendToS(b []byte) []byte     { return append(b, n...) }
+func (rbig) TypeName() string                { return "Integer" }
+func (e renc) AppendInspect(b []byte) []byte {
+	return append(append(append(b, "#<Encoding:"...), e...), '>')
+}
+func (e renc) AppendToS(b []byte) []byte   { return append(b, e...) }
+func (renc) TypeName() string              { return "Runtime" }
+func (h *rhash) AppendToS(b []byte) []byte { return h.AppendInspect(b) }
+func (*rhash) TypeName() string            { return "Hash" }
+func (h *rhash) AppendInspect(b []byte) []byte {
+	b = append(b, '{')
+	for i, k := range h.keys {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = ruby.AppendInspect(b, k)
+		b = append(b, "=>"...)
+		b = ruby.AppendInspect(b, h.vals[i])
+	}
+	return append(b, '}')
+}
 
 // Value flags.
 const (
@@ -275,7 +304,7 @@ func toFloat(v any) (any, *loadError) {
 		x, _ := f.Float64()
 		return x, nil
 	case string:
-		return rubyFloat(v)
+		return kernelFloat(v)
 	case nil:
 		return nil, &loadError{kind: errOther, msg: "can't convert nil into Float"}
 	case bool:
@@ -758,7 +787,7 @@ func describeUnrepresentable(v any) string {
 	case *rhash:
 		for i, k := range v.keys {
 			if !isFormatKey(k) {
-				return "the hash key " + inspect(k) + " (hash keys must be strings, numbers, booleans or null)"
+				return "the hash key " + ruby.Inspect(k) + " (hash keys must be strings, numbers, booleans or null)"
 			}
 			if d := describeUnrepresentable(v.vals[i]); d != "" {
 				return d
@@ -766,81 +795,6 @@ func describeUnrepresentable(v any) string {
 		}
 	}
 	return ""
-}
-
-// inspect writes v roughly as Ruby's inspect would, for messages.
-func inspect(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "nil"
-	case string:
-		return rubyInspect(v)
-	case rsym:
-		return ":" + string(v)
-	case rbig:
-		return string(v)
-	case renc:
-		return "#<Encoding:" + string(v) + ">"
-	case float64:
-		return rubyFloatString(v)
-	case []any:
-		parts := make([]string, len(v))
-		for i, e := range v {
-			parts[i] = inspect(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case *format.Hash:
-		return inspectPairs(v.Keys(), func(i int) any { return v.Value(i) })
-	case *rhash:
-		return inspectPairs(v.keys, func(i int) any { return v.vals[i] })
-	}
-	return fmt.Sprint(v)
-}
-
-func inspectPairs(keys []any, val func(int) any) string {
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = inspect(k) + "=>" + inspect(val(i))
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
-}
-
-// rubyFloatString is Float#to_s.
-func rubyFloatString(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	}
-	if f == 0 {
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	abs := math.Abs(f)
-	if abs >= 1e16 || abs < 1e-4 {
-		// Ruby: shortest digits in scientific form, "1.0e+20", "1.5e-05".
-		s := strconv.FormatFloat(f, 'e', -1, 64)
-		mant, exp, _ := strings.Cut(s, "e")
-		if !strings.Contains(mant, ".") {
-			mant += ".0"
-		}
-		sign := exp[0]
-		exp = strings.TrimLeft(exp[1:], "0")
-		if len(exp) < 2 {
-			exp = strings.Repeat("0", 2-len(exp)) + exp
-		}
-		return mant + "e" + string(sign) + exp
-	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.Contains(s, ".") {
-		s += ".0"
-	}
-	return s
 }
 
 // symbolsToStrings returns v with the symbols :default and :undef replaced

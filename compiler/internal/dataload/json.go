@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // JSON loads a data file like Puppet's json_data function, which parses
@@ -35,7 +36,7 @@ func JSON(name string, src []byte) (*Doc, []Problem) {
 	}
 	obj, ok := v.(*jsonObject)
 	if !ok {
-		return fail(p.start, fmt.Sprintf("Value returned from data_hash function 'json_data', when using location '%s', has wrong type, expects a Hash value, got %s", name, jsonTypeName(v)))
+		return fail(p.start, fmt.Sprintf("Value returned from data_hash function 'json_data', when using location '%s', has wrong type, expects a Hash value, got %s", name, ruby.TypeName(v)))
 	}
 	doc := &Doc{Hash: format.NewHash(len(obj.keys))}
 	lines := newLineIndex(src)
@@ -52,29 +53,6 @@ func JSON(name string, src []byte) (*Doc, []Problem) {
 		doc.KeyPos = append(doc.KeyPos, lines.pos(obj.offs[i]))
 	}
 	return doc, nil
-}
-
-// jsonTypeName is how Puppet's type mismatch message names a value that is
-// not a Hash.
-func jsonTypeName(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "Undef"
-	case bool:
-		return "Boolean"
-	case int64, rbig:
-		return "Integer"
-	case float64:
-		return "Float"
-	case string:
-		return "String"
-	case []any:
-		if len(v) == 0 {
-			return "Array"
-		}
-		return "Tuple"
-	}
-	return "Any"
 }
 
 // jsonMaxNesting is JSON.parse's default max_nesting.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // This file reproduces the part of Puppet's type system that words the
@@ -164,10 +165,10 @@ func commonType(t1, t2 *ptype) *ptype {
 	case k1 == ptFloat && k2 == ptFloat:
 		// [a, b].min raises on NaN, blaming the first element.
 		if math.IsNaN(t1.ffrom) || math.IsNaN(t2.ffrom) {
-			panic(rubyRaise("comparison of Float with " + rubyFloatString(t1.ffrom) + " failed"))
+			panic(rubyRaise("comparison of Float with " + ruby.Float(t1.ffrom) + " failed"))
 		}
 		if math.IsNaN(t1.fto) || math.IsNaN(t2.fto) {
-			panic(rubyRaise("comparison of Float with " + rubyFloatString(t1.fto) + " failed"))
+			panic(rubyRaise("comparison of Float with " + ruby.Float(t1.fto) + " failed"))
 		}
 		return &ptype{kind: ptFloat, ffrom: math.Min(t1.ffrom, t2.ffrom), fto: math.Max(t1.fto, t2.fto)}
 	case k1 == ptString && (k2 == ptString || k2 == ptEnum):
@@ -433,11 +434,11 @@ func (t *ptype) write(b *strings.Builder) {
 		case math.IsInf(from, -1) && math.IsInf(to, 1):
 			b.WriteString("Float")
 		case math.IsInf(to, 1):
-			b.WriteString("Float[" + rubyFloatString(from) + "]")
+			b.WriteString("Float[" + ruby.Float(from) + "]")
 		case math.IsInf(from, -1):
-			b.WriteString("Float[default, " + rubyFloatString(to) + "]")
+			b.WriteString("Float[default, " + ruby.Float(to) + "]")
 		default:
-			b.WriteString("Float[" + rubyFloatString(from) + ", " + rubyFloatString(to) + "]")
+			b.WriteString("Float[" + ruby.Float(from) + ", " + ruby.Float(to) + "]")
 		}
 	case ptNumeric:
 		b.WriteString("Numeric")
@@ -451,7 +452,7 @@ func (t *ptype) write(b *strings.Builder) {
 				if i > 0 {
 					b.WriteString(", ")
 				}
-				b.WriteString(puppetQuote(v))
+				b.WriteString(ruby.PuppetQuote(v))
 			}
 			b.WriteByte(']')
 		}
@@ -486,69 +487,8 @@ func (t *ptype) write(b *strings.Builder) {
 		}
 		b.WriteString("[" + strings.Join(parts, ", ") + "]")
 	case ptRuntime:
-		b.WriteString("Runtime[ruby, " + puppetQuote(t.name) + "]")
+		b.WriteString("Runtime[ruby, " + ruby.PuppetQuote(t.name) + "]")
 	}
 }
 
 func itoa(i int) string { return big.NewInt(int64(i)).String() }
-
-// puppetQuote is StringConverter#puppet_quote: single quotes unless the
-// string holds a control character.
-func puppetQuote(s string) string {
-	for _, r := range s {
-		if r < 0x20 {
-			return puppetDoubleQuote(s)
-		}
-	}
-	var b strings.Builder
-	b.WriteByte('\'')
-	escaped := false
-	for _, r := range s {
-		switch {
-		case escaped:
-			b.WriteByte('\\')
-			b.WriteRune(r)
-			escaped = false
-		case r == '\'':
-			b.WriteString(`\'`)
-		case r == '\\':
-			escaped = true
-		default:
-			b.WriteRune(r)
-		}
-	}
-	if escaped {
-		b.WriteByte('\\')
-	}
-	b.WriteByte('\'')
-	return b.String()
-}
-
-func puppetDoubleQuote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '\t':
-			b.WriteString(`\t`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '"':
-			b.WriteString(`\"`)
-		case '$':
-			b.WriteString(`\$`)
-		case '\\':
-			b.WriteString(`\\`)
-		default:
-			if r < 0x20 {
-				b.WriteString(`\u{` + strings.ToUpper(big.NewInt(int64(r)).Text(16)) + `}`)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}

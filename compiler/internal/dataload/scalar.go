@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // This file ports Psych::ScalarScanner#tokenize (Psych 4.0, Ruby 3.1): how
@@ -93,7 +95,7 @@ func tokenize(s string) (any, *loadError) {
 		if s == "." || s == "+." || s == "-." {
 			return s, nil
 		}
-		return rubyFloat(floatClean(s))
+		return kernelFloat(floatClean(s))
 	case reInteger.MatchString(s):
 		return rubyInteger(separators.Replace(s))
 	}
@@ -247,7 +249,7 @@ func rubyInteger(s string) (any, *loadError) {
 	}
 	n, ok := new(big.Int).SetString(t, base)
 	if !ok || t == "" {
-		return nil, argumentError("invalid value for Integer(): " + rubyInspect(s))
+		return nil, argumentError("invalid value for Integer(): " + ruby.InspectBinary(s))
 	}
 	if neg {
 		n.Neg(n)
@@ -262,12 +264,12 @@ func bigToValue(n *big.Int) any {
 	return rbig(n.String())
 }
 
-// rubyFloat is Kernel#Float(string): Ruby's strict float syntax, which
+// kernelFloat is Kernel#Float(string): Ruby's strict float syntax, which
 // allows surrounding whitespace, single underscores between digits, a
 // leading-dot fraction (".5") and hexadecimal, but not "1." or "1e".
-func rubyFloat(s string) (any, *loadError) {
+func kernelFloat(s string) (any, *loadError) {
 	bad := func() (any, *loadError) {
-		return nil, argumentError("invalid value for Float(): " + rubyInspect(s))
+		return nil, argumentError("invalid value for Float(): " + ruby.InspectBinary(s))
 	}
 	if strings.IndexByte(s, 0) >= 0 {
 		return nil, argumentError("string for Float contains null byte")
@@ -381,59 +383,4 @@ func rubyHexFloat(sign, t string, bad func() (any, *loadError)) (any, *loadError
 func isRange(err error) bool {
 	ne, ok := err.(*strconv.NumError)
 	return ok && ne.Err == strconv.ErrRange
-}
-
-// rubyInspect is String#inspect for the messages Ruby builds with it.
-func rubyInspect(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '#' && i+1 < len(s) && (s[i+1] == '{' || s[i+1] == '$' || s[i+1] == '@'):
-			b.WriteString(`\#`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r == '\v':
-			b.WriteString(`\v`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\a':
-			b.WriteString(`\a`)
-		case r == 0x1b:
-			b.WriteString(`\e`)
-		case r < 0x20 || r == 0x7f:
-			b.WriteString(`\x` + strings.ToUpper(hex2(byte(r))))
-		case r >= 0x80:
-			// Psych's strings reach these messages as bytes, not
-			// characters: Puppet prints "\xC3\xA9" for "é".
-			n := utf8.RuneLen(r)
-			if r == utf8.RuneError {
-				n = 1
-				if strings.HasPrefix(s[i:], "\uFFFD") {
-					n = 3
-				}
-			}
-			for j := 0; j < n; j++ {
-				b.WriteString(`\x` + strings.ToUpper(hex2(s[i+j])))
-			}
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-func hex2(c byte) string {
-	const d = "0123456789abcdef"
-	return string([]byte{d[c>>4], d[c&15]})
 }

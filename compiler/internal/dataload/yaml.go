@@ -8,6 +8,7 @@ import (
 
 	"github.com/hieracc/hieracc/compiler/internal/dataload/internal/libyaml"
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // YAML loads a data file like Puppet's yaml_data function: it parses src
@@ -52,7 +53,7 @@ func YAML(name string, src []byte) (*Doc, []Problem) {
 		if !isFormatKey(k) {
 			// Puppet keeps it, but only string keys are ever looked up.
 			problems = append(problems, Problem{Pos: p, Warning: true, Message: fmt.Sprintf(
-				"%s: hieracc ignores the top-level key %s: it is not a string, number, boolean or null, so no lookup can find it", name, inspect(k))})
+				"%s: hieracc ignores the top-level key %s: it is not a string, number, boolean or null, so no lookup can find it", name, ruby.Inspect(k))})
 			continue
 		}
 		if vf.flags&(fNotLookup|fNoFormat) != 0 {
@@ -73,7 +74,7 @@ func YAML(name string, src []byte) (*Doc, []Problem) {
 // invalidMessage is Puppet's error for looking up a key whose value is not
 // a LookupValue, or hieracc's when only hieracc cannot hold the value.
 func invalidMessage(fn, name string, key, v any, m meta) string {
-	prefix := fmt.Sprintf("Value for key '%v', in hash returned from data_hash function '%s', when using location '%s', ", keyString(key), fn, name)
+	prefix := fmt.Sprintf("Value for key '%v', in hash returned from data_hash function '%s', when using location '%s', ", ruby.ToS(key), fn, name)
 	if m.flags&fInferLoop != 0 {
 		return "stack level too deep"
 	}
@@ -106,17 +107,6 @@ func plainType(v any) string {
 		return "Hash"
 	}
 	return inferType(v).String()
-}
-
-// keyString is how Ruby interpolates a key into a message.
-func keyString(k any) string {
-	switch k := k.(type) {
-	case nil:
-		return ""
-	case float64:
-		return rubyFloatString(k)
-	}
-	return fmt.Sprint(k)
 }
 
 // Node parses the first document of src (Psych reads no further) into a

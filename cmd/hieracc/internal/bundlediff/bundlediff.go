@@ -35,6 +35,10 @@ type Filter struct {
 	Nodes      []string // compare only the nodes matching one of these
 	Keys       []string // report only the keys matching one of these
 	IgnoreKeys []string // never report the keys matching one of these
+	// ShowSecrets shows the values of secret keys (format.Key.Secret),
+	// which are otherwise reported as one change of the whole key, with
+	// their sources but without their values.
+	ShowSecrets bool
 }
 
 // Validate reports the first malformed glob.
@@ -180,6 +184,9 @@ type Side struct {
 	Value any           // the value at Path, when Err is nil and Keys is nil
 	Keys  []any         // Reordered: the hash's keys, in order
 	Err   *format.Error // the recorded failure
+	// Secret: the key holds text decrypted from ENC[...], and Value and
+	// Keys are left out (Filter.ShowSecrets shows them).
+	Secret bool
 	// Sources are the contributions the value came from: the one that won
 	// for a first-found key, every one holding Path for a merged key.
 	Sources []Source

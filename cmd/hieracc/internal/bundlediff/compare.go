@@ -290,9 +290,39 @@ func diffBundles(od, nd *format.Bundle, f *Filter) []Change {
 		if failed[hiera.ModuleOf(name)] || !f.wantsKey(name) {
 			continue
 		}
-		out = append(out, diffKey(name, od, o, nd, n)...)
+		cs := diffKey(name, od, o, nd, n)
+		if !f.ShowSecrets && (hidden(o) || hidden(n)) {
+			cs = redact(name, od, o, nd, n, cs)
+		}
+		out = append(out, cs...)
 	}
 	return out
+}
+
+// hidden reports whether a key's values are not shown: it holds decrypted
+// text, or its lookups return a Sensitive.
+func hidden(k *format.Key) bool { return k != nil && (k.Secret || k.Sensitive()) }
+
+// redact turns the changes of a secret key into one change of the whole
+// key whose sides say where the values came from, not what they are.
+func redact(name string, od *format.Bundle, o *format.Key, nd *format.Bundle, n *format.Key, cs []Change) []Change {
+	if len(cs) == 0 {
+		return nil
+	}
+	c := Change{Key: name, Kind: Changed}
+	if len(cs) == 1 && cs[0].Path == "" {
+		c.Kind = cs[0].Kind // added, removed, error or type: said of the whole key
+	}
+	hide := func(b *format.Bundle, k *format.Key) *Side {
+		if k == nil {
+			return nil
+		}
+		s := keySide(b, k)
+		s.Value, s.Keys, s.Secret = nil, nil, s.Err == nil
+		return s
+	}
+	c.Old, c.New = hide(od, o), hide(nd, n)
+	return []Change{c}
 }
 
 func keyName(o, n *format.Key) string {

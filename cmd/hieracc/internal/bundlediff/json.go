@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/hieracc/hieracc/format/ruby"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -68,14 +69,11 @@ const JSONVersion = 1
 // its Ruby inspect form; its "type" still tells. Array indexes in paths are
 // NEW's, except for a removed element (OLD's).
 func WriteJSON(w io.Writer, r *Report, _ Options) error {
-	s := r.Summary
 	doc := jsonReport{
 		Version: JSONVersion,
 		Old:     r.Old,
 		New:     r.New,
-		Summary: jsonSummary{Nodes: s.Nodes, Changed: s.Changed, Unchanged: s.Unchanged, OnlyOld: s.OnlyOld, OnlyNew: s.OnlyNew,
-			KeysChanged: s.KeysChanged, ErrorsAppeared: s.ErrorsAppeared, ErrorsGone: s.ErrorsGone, ErrorsChanged: s.ErrorsChanged,
-			ErrorNodes: s.ErrorNodes},
+		Summary: jsonSummary(r.Summary),
 		Changes: make([]jsonEntry, len(r.Entries)),
 		Groups:  make([]jsonGroup, len(r.Groups)),
 	}
@@ -158,6 +156,7 @@ type jsonSide struct {
 	Value   json.RawMessage `json:"value,omitempty"` // "null" is kept: only a missing value is left out
 	Type    string          `json:"type,omitempty"`
 	Keys    json.RawMessage `json:"keys,omitempty"`
+	Secret  bool            `json:"secret,omitempty"` // value, type and keys left out
 	Error   *jsonError      `json:"error,omitempty"`
 	Sources []jsonSource    `json:"sources"`
 }
@@ -196,6 +195,8 @@ func newJSONSide(s *Side) *jsonSide {
 	switch {
 	case s.Err != nil:
 		j.Error = &jsonError{Message: s.Err.Message, File: s.Err.File, Line: s.Err.Line, Column: s.Err.Column, Level: s.Err.Level}
+	case s.Secret:
+		j.Secret = true
 	case s.Keys != nil:
 		j.Keys = jsonValue(s.Keys)
 	default:
@@ -215,6 +216,6 @@ func jsonValue(v any) json.RawMessage {
 	if out, err := runtime.Render(v, runtime.JSON); err == nil {
 		return json.RawMessage(strings.TrimSuffix(string(out), "\n"))
 	}
-	b, _ := json.Marshal(inspect(v)) // Marshal replaces invalid UTF-8
+	b, _ := json.Marshal(ruby.ToS(v)) // Marshal replaces invalid UTF-8
 	return b
 }

@@ -31,7 +31,7 @@ func sources(b *format.Bundle, k *format.Key, path []string, v any) []Source {
 				picked = append(picked, c)
 			}
 		}
-	case merge.Strategy == "" || merge.Strategy == "first":
+	case merge.Strategy.IsFirst():
 		picked = cs[:1]
 	case len(path) > 0:
 		for _, c := range cs {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -67,6 +68,9 @@ func subject(c Change) string {
 func describe(c Change) string {
 	switch c.Kind {
 	case TypeChanged:
+		if c.Old.Secret || c.New.Secret {
+			return "type changed"
+		}
 		return fmt.Sprintf("type changed (%s to %s)", typeName(c.Old.Value), typeName(c.New.Value))
 	case Reordered:
 		return "key order changed"
@@ -83,16 +87,7 @@ func display(v any) string {
 	if out, err := runtime.Render(v, runtime.JSON); err == nil {
 		return strings.TrimSuffix(string(out), "\n")
 	}
-	return inspect(v)
-}
-
-// inspect is Ruby's to_s of v, as puppet lookup --render-as s prints it.
-func inspect(v any) string {
-	out, err := runtime.Render(v, runtime.Text)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return strings.TrimSuffix(string(out), "\n")
+	return ruby.ToS(v) // as puppet lookup --render-as s prints it
 }
 
 // sideValue is what a side holds, in one line (errors may hold more).
@@ -103,11 +98,16 @@ func sideValue(s *Side) string {
 			return "error: " + s.Err.Message
 		}
 		return "error: " + errorText(s.Err)
+	case s.Secret:
+		return secretText
 	case s.Keys != nil:
 		return display(s.Keys)
 	}
 	return display(s.Value)
 }
+
+// secretText stands for the value of a secret key.
+const secretText = "(secret: decrypted from ENC[...] or Sensitive; --show-secrets shows it)"
 
 // errorText is Puppet's message, followed by where the failure was
 // recorded when the message does not say.

@@ -7,10 +7,12 @@
 // problem, context and context mark of a syntax error (Psych's message is
 // built from them), and the freedom to stop after the first document like
 // Psych.parse does. The scanner, parser and reader files are copied from
-// yaml.v3 v3.0.1; changes are marked [hieracc] and bring the scanner to
-// libyaml 0.2.5's behaviour (the version Ruby 3.1's Psych uses), which a
-// differential test against Psych pins. This file is the API addition. See
-// LICENSE for the copyright notices.
+// go.yaml.in/yaml/v3 v3.0.6 (yaml.v3's successor); changes are marked
+// [hieracc] and listed in PATCHES.md, and bring the scanner to libyaml
+// 0.2.5's behaviour (the version Ruby 3.1's Psych uses), which a
+// differential test against Psych pins. Code the package does not use is
+// removed. This file is the API addition. See LICENSE for the copyright
+// notices.
 package libyaml
 
 // Mark is a position in the input. All fields are 0-based; Column counts

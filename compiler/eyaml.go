@@ -1,0 +1,216 @@
+package compiler
+
+// eyaml levels (lookup_key: eyaml_lookup_key): their files are read as YAML
+// data, and each ENC[...] value in them is decrypted when the file is
+// loaded, before interpolation, as Puppet's eyaml_lookup_key does. A value
+// that cannot be decrypted fails only the lookups of its top-level key.
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+
+	"github.com/hieracc/hieracc/compiler/internal/dataload"
+	"github.com/hieracc/hieracc/compiler/internal/eyaml"
+	"github.com/hieracc/hieracc/format"
+)
+
+// eyamlFunction is how a level with lookup_key: eyaml_lookup_key is recorded.
+const eyamlFunction = "lookup_key:eyaml_lookup_key"
+
+// KeyFile is a PEM key file given on the command line.
+type KeyFile struct {
+	Name string // as given, for messages
+	Data []byte
+}
+
+// eyamlKeyPaths are the key files an eyaml level's options name ("" when
+// an option is not defined).
+type eyamlKeyPaths struct{ private, public string }
+
+// eyamlKeysOf reads pkcs7_private_key and pkcs7_public_key from a level's
+// options.
+func eyamlKeysOf(opts any) eyamlKeyPaths {
+	h, _ := opts.(*format.Hash)
+	get := func(k string) string {
+		v, _ := h.Get(k)
+		s, _ := v.(string)
+		return s
+	}
+	return eyamlKeyPaths{get("pkcs7_private_key"), get("pkcs7_public_key")}
+}
+
+// keyring holds a decrypter for each key pair eyaml levels name.
+type keyring struct {
+	decrypters map[keyringKey]*eyaml.Decrypter
+	// sum digests every key used, for revisions: new keys may decrypt
+	// the same files to other values. Zero when no level uses eyaml.
+	sum [32]byte
+}
+
+// keyringKey identifies a level's key pair: the files its options name,
+// and the folder relative names start from.
+type keyringKey struct {
+	root  string
+	paths eyamlKeyPaths
+}
+
+// newKeyring reads the keys of every eyaml level of the given layers: the
+// files given by in.PKCS7PrivateKey and in.PKCS7PublicKey, else those the
+// level's options name. An absolute path is read from the local disk (the
+// only files hieracc reads outside its input folders); a relative one
+// inside the layer's folder.
+func newKeyring(in Input, configs []*config) *keyring {
+	kr := &keyring{decrypters: map[keyringKey]*eyaml.Decrypter{}}
+	readAbs := in.ReadKeyFile
+	if readAbs == nil {
+		readAbs = os.ReadFile
+	}
+	read := func(root, p string) ([]byte, error) {
+		if path.IsAbs(p) {
+			return readAbs(p)
+		}
+		return fs.ReadFile(in.FS, path.Join(root, p))
+	}
+	h := sha256.New()
+	used := false
+	for _, c := range configs {
+		if c == nil || !c.present || c.err != nil {
+			continue
+		}
+		for _, lvl := range slices.Concat(c.hierarchy, c.defaultHierarchy) {
+			if lvl.function != eyamlFunction {
+				continue
+			}
+			k := keyringKey{c.root, lvl.keys}
+			if kr.decrypters[k] != nil {
+				continue
+			}
+			used = true
+			kp := eyaml.KeyPair{PrivatePath: k.paths.private, PublicPath: k.paths.public}
+			if f := in.PKCS7PrivateKey; f != nil {
+				kp.PrivatePath, kp.Private = f.Name, f.Data
+			} else if kp.PrivatePath != "" {
+				kp.Private, kp.PrivateErr = read(c.root, kp.PrivatePath)
+			}
+			if f := in.PKCS7PublicKey; f != nil {
+				kp.PublicPath, kp.Public = f.Name, f.Data
+			} else if kp.PublicPath != "" {
+				kp.Public, kp.PublicErr = read(c.root, kp.PublicPath)
+			}
+			fmt.Fprintf(h, "%d:%s%d:%s%x%x\n", len(kp.PrivatePath), kp.PrivatePath, len(kp.PublicPath), kp.PublicPath,
+				sha256.Sum256(kp.Private), sha256.Sum256(kp.Public))
+			kr.decrypters[k] = eyaml.NewDecrypter(kp)
+		}
+	}
+	if used {
+		h.Sum(kr.sum[:0])
+	}
+	return kr
+}
+
+// decryptFile decrypts the ENC[...] values of a loaded eyaml file in place.
+// A value that fails gets Puppet's message in invalid; it returns the keys
+// whose values held encrypted text.
+func decryptFile(df *dataFile, dec *eyaml.Decrypter, invalid map[any]dataload.Problem) (map[any]dataload.Problem, map[any]bool) {
+	var secret map[any]bool
+	for i := 0; i < df.hash.Len(); i++ {
+		k := df.hash.Key(i)
+		if _, bad := invalid[k]; bad {
+			continue
+		}
+		v, changed, isSecret, err := decryptValue(df.hash.Value(i), dec)
+		if err != nil {
+			if invalid == nil {
+				invalid = map[any]dataload.Problem{}
+			}
+			invalid[k] = dataload.Problem{Pos: df.pos[i], Message: fmt.Sprintf("hiera-eyaml backend error decrypting %s when looking up %v in %s. Error was %s",
+				err.data, k, df.path, err.err)}
+			continue
+		}
+		if changed {
+			df.hash.Set(k, v)
+		}
+		if isSecret {
+			if secret == nil {
+				secret = map[any]bool{}
+			}
+			secret[k] = true
+		}
+	}
+	return invalid, secret
+}
+
+// decryptError is a string that failed to decrypt, and why.
+type decryptError struct {
+	data string
+	err  error
+}
+
+// decryptValue decrypts every encrypted string in v, copying the
+// containers it changes (values may be shared through YAML aliases).
+// changed says whether the value changed (a string that only looks
+// encrypted loses a trailing line break too, as in Puppet), secret whether
+// it now holds decrypted text.
+func decryptValue(v any, dec *eyaml.Decrypter) (out any, changed, secret bool, derr *decryptError) {
+	switch v := v.(type) {
+	case string:
+		if !eyaml.Encrypted(v) {
+			return v, false, false, nil
+		}
+		p, decrypted, err := dec.Decrypt(v)
+		if err != nil {
+			return nil, false, false, &decryptError{v, err}
+		}
+		return p, p != v, decrypted, nil
+	case []any:
+		var arr []any
+		for i, e := range v {
+			x, ch, sec, err := decryptValue(e, dec)
+			if err != nil {
+				return nil, false, false, err
+			}
+			secret = secret || sec
+			if ch && arr == nil {
+				arr = slices.Clone(v)
+			}
+			if arr != nil {
+				arr[i] = x
+			}
+		}
+		return orSame(arr, v), arr != nil, secret, nil
+	case *format.Hash:
+		var h *format.Hash
+		for i := 0; i < v.Len(); i++ {
+			x, ch, sec, err := decryptValue(v.Value(i), dec)
+			if err != nil {
+				return nil, false, false, err
+			}
+			secret = secret || sec
+			if ch && h == nil {
+				h = format.NewHash(v.Len())
+				for j := 0; j < i; j++ {
+					h.Set(v.Key(j), v.Value(j))
+				}
+			}
+			if h != nil {
+				h.Set(v.Key(i), x)
+			}
+		}
+		if h == nil {
+			return v, false, secret, nil
+		}
+		return h, true, secret, nil
+	}
+	return v, false, false, nil
+}
+
+func orSame(out, v []any) []any {
+	if out == nil {
+		return v
+	}
+	return out
+}

@@ -1,0 +1,130 @@
+package compiler_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hieracc/hieracc/compiler"
+)
+
+// TestEyamlSecrets: a key is marked secret exactly when its value holds
+// text decrypted from ENC[...]: directly, merged with plain data, or
+// through interpolation, lookup() and alias() in another file.
+func TestEyamlSecrets(t *testing.T) {
+	dir := ownCasesDir + "/eyaml"
+	fsys := os.DirFS(dir)
+	in := compiler.Input{FS: fsys, EnvDir: "env", ModulesDir: "modules", GlobalDir: "global"}
+	caseFlags(t, dir, &in)
+	n, ds := compiler.LoadFacts(fsys, "nodes/web01.example.com.yaml")
+	if len(ds) > 0 {
+		t.Fatal(ds)
+	}
+	in.Nodes = []compiler.Node{n}
+	res, err := compiler.Compile(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var secret, plain []string
+	for _, k := range res.Bundles[0].Keys {
+		if k.Secret {
+			secret = append(secret, k.Name)
+		} else {
+			plain = append(plain, k.Name)
+		}
+	}
+	sort.Strings(secret)
+	sort.Strings(plain)
+	wantSecret := []string{"aliased", "db_password", "dig", "dsn", "embedded", "folded", "greeting", "hash",
+		"list", "looked_up", "number_like", "profile::tokens", "profile::users", "trailing_newline",
+		"two_blocks", "via_alias", "web_secret"}
+	// bad_cipher, wrong_key and broken_ref fail: nothing was decrypted.
+	wantPlain := []string{"bad_cipher", "broken_ref", "literal", "not_a_block", "plain", "wrong_key"}
+	if d := cmp.Diff(wantSecret, secret); d != "" {
+		t.Errorf("secret keys (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(wantPlain, plain); d != "" {
+		t.Errorf("plain keys (-want +got):\n%s", d)
+	}
+}
+
+// TestNestedSensitive: a lookup() or alias() in data of a key converted to
+// Sensitive fails (a bundle cannot hold a Sensitive inside other data),
+// whichever key is compiled first; other conversions apply.
+func TestNestedSensitive(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte("version: 5\n")},
+		"env/data/common.yaml": {Data: []byte(`lookup_options:
+  a_pw: {convert_to: Sensitive}
+  a_port: {convert_to: Integer}
+a_pw: secret
+a_port: "0x10"
+z_text: "pw=%{lookup('a_pw')}"
+z_alias: "%{alias('a_pw')}"
+z_port: "port=%{lookup('a_port')}"
+`)},
+		"nodes/n1.yaml": {Data: []byte("x: 1\n")},
+	}
+	n, _ := compiler.LoadFacts(fsys, "nodes/n1.yaml")
+	res, err := compiler.Compile(context.Background(), compiler.Input{FS: fsys, EnvDir: "env", Nodes: []compiler.Node{n}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, k := range res.Bundles[0].Keys {
+		if k.Err != nil {
+			got[k.Name] = "error: " + k.Err.Message
+		} else {
+			got[k.Name] = fmt.Sprint(k.Value)
+		}
+	}
+	want := map[string]string{
+		"a_pw":    "secret", // readers wrap it
+		"a_port":  "16",
+		"z_text":  "error: hieracc cannot interpolate key 'a_pw': its lookup_options convert it to Sensitive, which cannot be held in other data ahead of time",
+		"z_alias": "error: hieracc cannot interpolate key 'a_pw': its lookup_options convert it to Sensitive, which cannot be held in other data ahead of time",
+		"z_port":  "port=16",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// TestConvertToPerNode: nodes share a key's result only when their
+// lookup_options convert it alike.
+func TestConvertToPerNode(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml":        {Data: []byte("version: 5\nhierarchy:\n  - {name: Node, path: 'nodes/%{trusted.certname}.yaml'}\n  - {name: Common, path: common.yaml}\n")},
+		"env/data/nodes/a.yaml": {Data: []byte("lookup_options:\n  k: {convert_to: Integer}\n")},
+		"env/data/nodes/c.yaml": {Data: []byte("other: 1\n")},
+		"env/data/common.yaml":  {Data: []byte("k: '0x10'\n")},
+	}
+	var nodes []compiler.Node
+	for _, name := range []string{"a", "b", "c", "d"} {
+		fsys["nodes/"+name+".yaml"] = &fstest.MapFile{Data: []byte("x: 1\n")}
+	}
+	for _, name := range []string{"b", "a", "c", "d"} {
+		n, _ := compiler.LoadFacts(fsys, "nodes/"+name+".yaml")
+		nodes = append(nodes, n)
+	}
+	res, err := compiler.Compile(context.Background(), compiler.Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]any{}
+	for _, b := range res.Bundles {
+		for _, k := range b.Keys {
+			if k.Name == "k" {
+				got[b.Node] = k.Value
+			}
+		}
+	}
+	want := map[string]any{"a": int64(16), "b": "0x10", "c": "0x10", "d": "0x10"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}

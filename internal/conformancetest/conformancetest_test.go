@@ -1,0 +1,58 @@
+package conformancetest
+
+import (
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// TestDiffSeesTypesAndOrder: what Puppet printed and what the expected
+// value says differ when a number's type or a hash's key order does.
+func TestDiffSeesTypesAndOrder(t *testing.T) {
+	want := func(src string) any {
+		var ck Check
+		if err := yaml.Unmarshal([]byte("value: "+src), &ck); err != nil {
+			t.Fatal(err)
+		}
+		v, err := ck.Want()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	tests := []struct {
+		yaml, json string
+		same       bool
+	}{
+		{`{"a": 1, "b": [1.5, "x", null, true]}`, `{"a":1,"b":[1.5,"x",null,true]}`, true},
+		{`{"a": 1, "b": 2}`, `{"b":2,"a":1}`, false},
+		{`1`, `1.0`, false},
+		{`"1"`, `1`, false},
+		{`[]`, `{}`, false},
+	}
+	for _, tc := range tests {
+		got, err := DecodeJSON(tc.json)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := Diff(want(tc.yaml), got); (d == "") != tc.same {
+			t.Errorf("Diff(%s, %s) = %q, want same=%v", tc.yaml, tc.json, d, tc.same)
+		}
+	}
+}
+
+func TestMergeFlags(t *testing.T) {
+	var ck Check
+	src := `merge: {strategy: deep, knockout_prefix: "--", sort_merged_arrays: true}`
+	if err := yaml.Unmarshal([]byte(src), &ck); err != nil {
+		t.Fatal(err)
+	}
+	flags, err := ck.MergeFlags()
+	if err != nil || len(flags) != 4 || flags[2] != "--knock-out-prefix=--" {
+		t.Errorf("MergeFlags = %q, %v", flags, err)
+	}
+	m, err := ck.LookupMerge()
+	if err != nil || m.Strategy != "deep" || m.KnockoutPrefix != "--" || !m.SortMergedArrays || m.MergeHashArrays {
+		t.Errorf("LookupMerge = %+v, %v", m, err)
+	}
+}
