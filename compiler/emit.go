@@ -1,253 +1,16 @@
 package compiler
 
-// Stage: compile one node — every key its hierarchy reaches, resolved under
-// its lookup_options, with the contributions that explain it.
+// Stage: compile one key of a node — resolved under its lookup_options,
+// with the contributions that explain it (node.go walks the node's keys).
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"slices"
-	"strconv"
-
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
 )
 
-func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []Diagnostic) {
-	n := newNodeRun(c, w, node)
-	b := &format.Bundle{
-		Node:        node.Name,
-		Environment: c.environment,
-		Revision:    c.revision,
-		Global:      hierarchyOf(n.global),
-		Env:         hierarchyOf(n.env),
-	}
-	if b.Revision == "" {
-		b.Revision = n.revision()
-	}
-	report := func(err *format.Error, key string) {
-		n.diags = append(n.diags, Diagnostic{File: err.File, Line: err.Line, Column: err.Column,
-			Level: err.Level, Node: node.Name, Key: key, Message: err.Message})
-	}
-
-	// Every lookup first assembles lookup_options from every level: when
-	// that fails, every lookup on the node fails.
-	if _, err := n.envOptions(); err != nil {
-		b.NodeError = err
-		report(err, "")
-	}
-	modErr := map[string]bool{}
-	for _, name := range c.moduleNames {
-		lr := n.module(name)
-		if lr == nil {
-			continue
-		}
-		m := format.Module{Name: name, Hierarchy: lr.hier, Default: lr.def}
-		if b.NodeError == nil {
-			if _, err := n.moduleOptions(name); err != nil {
-				m.Err = err
-				modErr[name] = true
-				report(err, name+"::*")
-			}
-		}
-		b.Modules = append(b.Modules, m)
-	}
-	if b.NodeError != nil {
-		return b, n.diags
-	}
-
-	// Keys are walked in order; the slice's keys are a subset of the
-	// node's, so a second cursor finds each key's slot without a lookup.
-	var names, shared, delta []string
-	var slots []slot
-	sl := n.slice()
-	if sl != nil {
-		w.stats.slices++
-		shared, slots, delta = sl.table.keys, sl.table.slots, sl.delta
-		names = shared
-		if len(delta) > 0 {
-			var built bool
-			if names, built = mergeSortedInto(w.names, shared, delta); built {
-				w.names = names
-			}
-		}
-	} else {
-		w.stats.noSlice++
-		names = n.keyNames(nil)
-	}
-	if w.reuseKeys {
-		n.keys = slices.Grow(w.keyBuf[:0], len(names))
-	} else {
-		n.keys = make([]format.Key, 0, len(names))
-	}
-	j, d := 0, 0
-	for _, name := range names {
-		var s *slot
-		if j < len(shared) && shared[j] == name {
-			s = &slots[j]
-			j++
-		}
-		if d < len(delta) && delta[d] == name {
-			s = nil // a per-node file holds it: the general path
-			d++
-		}
-		var mod string
-		if s != nil && s.ready {
-			mod = s.mod
-		} else {
-			mod = hiera.ModuleOf(name)
-		}
-		if mod != "" && modErr[mod] {
-			continue
-		}
-		var k *format.Key
-		var err *format.Error
-		if s != nil {
-			k, err = n.slotKey(s, name)
-		} else {
-			// A key of a per-node file is seldom shared: keep it only
-			// when the node has no slice at all.
-			w.stats.general++
-			k, err = n.sharedKey(name, mod, sl == nil)
-		}
-		if err != nil {
-			report(err, name)
-		}
-		if k != nil {
-			n.keys = append(n.keys, *k)
-		}
-	}
-	b.Keys = n.keys
-	return b, n.diags
-}
-
-// revision identifies exactly what this node's bundle was compiled from:
-// the environment, the node's facts, every hiera.yaml, and every location
-// its hierarchies name (path, whether it exists, its content). Nodes whose
-// inputs did not change keep their revision, so an unchanged node's bundle
-// stays byte-identical when other nodes' data changes.
-func (n *nodeRun) revision() string {
-	h := sha256.New()
-	var buf []byte
-	put := func(parts ...string) {
-		buf = buf[:0]
-		for _, p := range parts {
-			buf = append(strconv.AppendInt(buf, int64(len(p)), 10), ':')
-			buf = append(buf, p...)
-		}
-		h.Write(append(buf, '\n'))
-	}
-	put("environment", n.c.environment)
-	put("facts", string(appendCanonical(nil, n.scope.vars)))
-	if n.c.keys.sum != [32]byte{} {
-		put("eyaml keys", hex.EncodeToString(n.c.keys.sum[:]))
-	}
-	layer := func(name string, lr *layerRun) {
-		if lr == nil || lr.conf == nil {
-			put("layer", name, "none")
-			return
-		}
-		put("layer", name, lr.conf.file, hex.EncodeToString(lr.conf.sum[:]))
-		hier := func(h *format.Hierarchy, files [][]*dataFile) {
-			for i, lvl := range files {
-				for j, df := range lvl {
-					if df == nil {
-						put("missing", h.Levels[i].Locations[j].Path)
-					} else {
-						put("file", df.path, hex.EncodeToString(df.sum[:]))
-					}
-				}
-			}
-		}
-		hier(&lr.hier, lr.files)
-		if lr.def != nil {
-			hier(lr.def, lr.defFiles)
-		}
-	}
-	layer("global", n.global)
-	layer("environment", n.env)
-	for _, name := range n.c.moduleNames {
-		layer("module "+name, n.module(name))
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
-}
-
-// appendCanonical appends an unambiguous text of v (types, lengths and
-// order included) for digests.
-func appendCanonical(b []byte, v any) []byte {
-	switch v := v.(type) {
-	case nil:
-		return append(b, 'n')
-	case bool:
-		if v {
-			return append(b, 't')
-		}
-		return append(b, 'f')
-	case int64:
-		return append(strconv.AppendInt(append(b, 'i'), v, 10), ';')
-	case float64:
-		return append(strconv.AppendFloat(append(b, 'd'), v, 'g', -1, 64), ';')
-	case string:
-		return append(append(strconv.AppendInt(append(b, 's'), int64(len(v)), 10), ':'), v...)
-	case []any:
-		b = append(strconv.AppendInt(append(b, 'a'), int64(len(v)), 10), ':')
-		for _, e := range v {
-			b = appendCanonical(b, e)
-		}
-		return b
-	case *format.Hash:
-		b = append(strconv.AppendInt(append(b, 'h'), int64(v.Len()), 10), ':')
-		for k, e := range v.All() {
-			b = appendCanonical(appendCanonical(b, k), e)
-		}
-		return b
-	}
-	return fmt.Appendf(append(b, '?'), "%T:%v;", v, v)
-}
-
-func hierarchyOf(lr *layerRun) format.Hierarchy {
-	if lr == nil {
-		return format.Hierarchy{}
-	}
-	return lr.hier
-}
-
-// keyNames lists every key of every data file the node's hierarchies reach
-// (those that keep allows, nil for all), sorted. Files are added lowest
-// priority first, so nodes that share their common, OS and role files share
-// the cached unions of those.
-func (n *nodeRun) keyNames(keep func(*dataFile) bool) []string {
-	var acc *keyList
-	add := func(files [][]*dataFile) {
-		for i := len(files) - 1; i >= 0; i-- {
-			for j := len(files[i]) - 1; j >= 0; j-- {
-				if df := files[i][j]; keep == nil || keep(df) {
-					acc = n.w.union(acc, df)
-				}
-			}
-		}
-	}
-	for _, name := range n.c.moduleNames {
-		if lr := n.module(name); lr != nil {
-			add(lr.defFiles)
-			add(lr.files)
-		}
-	}
-	for _, lr := range []*layerRun{n.env, n.global} {
-		if lr != nil {
-			add(lr.files)
-		}
-	}
-	if acc == nil {
-		return nil
-	}
-	return acc.keys
-}
-
 // sharedKey compiles a key, or reuses the result of a node whose data for
 // the key lies in the same files, at the same places, and whose reads
-// (variables, nested lookups) give the same answers (see share.go). The
+// (variables, nested lookups) give the same answers (see reuse.go). The
 // result is kept for other nodes when store says so.
 func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.Error) {
 	merge, perr := n.optionsFor(mod).mergeOf(name)
@@ -271,6 +34,8 @@ func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.
 // locs are the key's locations (see locsOf), nil to find them.
 func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *format.Error) {
 	k := &format.Key{Name: name}
+	mark := len(n.checks)
+	defer func() { n.setKeyChecks(name, n.since(mark)) }()
 	merge, perr := n.optionsFor(mod).mergeOf(name)
 
 	layers := n.layersFor(mod)
@@ -298,23 +63,32 @@ func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *for
 	} else {
 		k.Merge = merge
 		v, found, err = hiera.Resolve(merge, hierarchies(layers), contributionLeaf(k.Contributions))
+		err = hiera.InLookupOf(name, err)
 	}
-	if err == nil && !found {
-		if lr := n.module(mod); lr != nil && lr.def != nil {
-			dopts, derr := n.defaultOptions(mod, lr)
-			if derr != nil {
-				err = derr
-			} else {
-				dm, merr := dopts.mergeOf(name)
-				if merr != nil {
-					err = merr
-				} else {
-					k.DefaultMerge = dm
-					fr := n.enter(name)
-					k.Defaults = n.contributions(name, locs, true, layers)
-					n.leave(fr)
-					v, found, err = hiera.ResolveDefault(dm, lr.def, contributionLeaf(k.Defaults))
-				}
+	// The module's default_hierarchy answers when nothing else has the
+	// key; it is recorded even when something has, for dotted keys: Puppet
+	// digs there too when digging into the regular value finds nothing.
+	if lr := n.module(mod); err == nil && lr != nil && lr.def != nil {
+		dopts, derr := n.defaultOptions(mod, lr)
+		var dm format.Merge
+		var merr error
+		if derr == nil {
+			dm, merr = dopts.mergeOf(name)
+		}
+		switch {
+		case found && (derr != nil || merr != nil):
+			// a dotted key's fallback would fail; the bundle cannot say so
+		case derr != nil:
+			err = derr
+		case merr != nil:
+			err = merr
+		default:
+			k.DefaultMerge = dm
+			fr := n.enter(name)
+			k.Defaults = n.contributions(name, locs, true, layers)
+			n.leave(fr)
+			if !found {
+				v, found, err = hiera.ResolveDefault(dm, lr.def, contributionLeaf(k.Defaults))
 			}
 		}
 	}
@@ -323,6 +97,12 @@ func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *for
 		// convert_result); Sensitive is applied by readers.
 		if k.ConvertTo, err = n.optionsFor(mod).convertTo(name); err == nil {
 			v, err = hiera.Convert(name, k.ConvertTo, v)
+		}
+	}
+	if err == nil && found && merge.Strategy != "" && merge.Strategy != "first" {
+		// A merge can build a value larger than any of its parts.
+		if serr := checkSize(v); serr != nil {
+			err = serr
 		}
 	}
 	if err != nil {
@@ -411,6 +191,9 @@ func (n *nodeRun) contributions(name string, locs []keyLoc, def bool, layers [3]
 		if err != nil {
 			c.Value = nil
 			c.Err = asFormatError(err)
+			if l.layer == format.LayerGlobal && !def {
+				c.Err = inGlobal(name, c.Err)
+			}
 		}
 		out = append(out, c)
 	}

@@ -6,50 +6,10 @@ import (
 	"testing"
 	"testing/fstest"
 
+	stdcmp "cmp"
 	"github.com/google/go-cmp/cmp"
 	"github.com/hieracc/hieracc/format"
 )
-
-func TestExpandBraces(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want []string
-	}{
-		{"a.yaml", []string{"a.yaml"}},
-		{"{b,a}.yaml", []string{"b.yaml", "a.yaml"}},
-		{"x/{a,{b,c}}-*.yaml", []string{"x/a-*.yaml", "x/b-*.yaml", "x/c-*.yaml"}},
-		{"{a,b}/{c,d}", []string{"a/c", "a/d", "b/c", "b/d"}},
-	} {
-		if d := cmp.Diff(tc.want, expandBraces(tc.in)); d != "" {
-			t.Errorf("expandBraces(%q) (-want +got):\n%s", tc.in, d)
-		}
-	}
-}
-
-func TestRubyGlob(t *testing.T) {
-	fsys := fstest.MapFS{
-		"d/b.yaml":       {Data: []byte("x: 1")},
-		"d/a.yaml":       {Data: []byte("x: 1")},
-		"d/.hidden.yaml": {Data: []byte("x: 1")},
-		"d/sub/c.yaml":   {Data: []byte("x: 1")},
-		"d/dir.yaml/x":   {Data: []byte("x: 1")},
-		"d/notes.txt":    {Data: []byte("x")},
-	}
-	for _, tc := range []struct {
-		pattern string
-		want    []string
-	}{
-		{"d/*.yaml", []string{"d/a.yaml", "d/b.yaml"}}, // sorted, no dotfiles, no directories
-		{"d/{b,a}.yaml", []string{"d/b.yaml", "d/a.yaml"}},
-		{"d/**/*.yaml", []string{"d/a.yaml", "d/b.yaml", "d/sub/c.yaml"}},
-		{"d/.*.yaml", []string{"d/.hidden.yaml"}},
-		{"d/none*.yaml", nil},
-	} {
-		if d := cmp.Diff(tc.want, rubyGlob(fsys, tc.pattern)); d != "" {
-			t.Errorf("rubyGlob(%q) (-want +got):\n%s", tc.pattern, d)
-		}
-	}
-}
 
 // compileOne compiles a single node from an in-memory repo.
 func compileOne(t *testing.T, files map[string]string, facts string) *format.Bundle {
@@ -209,6 +169,41 @@ func TestPathsSteeredByFactsAreRefused(t *testing.T) {
 	}
 }
 
+// TestDatadirSteeredByFactsIsRefused: the datadir is interpolated too, and
+// held to the rule of the paths below it.
+func TestDatadirSteeredByFactsIsRefused(t *testing.T) {
+	const teamDatadir = "version: 5\nhierarchy:\n  - name: Team\n    datadir: \"data/teams/%{facts.team}\"\n    path: common.yaml\n"
+	files := map[string]string{
+		"env/hiera.yaml":                 teamDatadir,
+		"env/data/teams/ops/common.yaml": "x: ops\n",
+		"env/private/common.yaml":        "x: secret\n",
+		"global/data/common.yaml":        "x: global secret\n",
+	}
+	for _, tc := range []struct {
+		facts string
+		want  string // "" = allowed
+	}{
+		{"team: ops\n", ""},
+		{"team: ../../private\n", `datadir "data/teams/%{facts.team}" interpolates to "data/teams/../../private"`},
+		{"team: ../../../global/data\n", `interpolates to "data/teams/../../../global/data"`},
+		{"team: /etc\n", ""}, // data/teams//etc stays inside data/teams
+		{"team: \"a\\0b\"\n", `datadir "data/teams/%{facts.team}" contains a NUL byte`},
+	} {
+		b := compileOne(t, files, tc.facts)
+		switch {
+		case tc.want == "" && b.NodeError != nil:
+			t.Errorf("facts %q: unexpected error %v", tc.facts, b.NodeError)
+		case tc.want != "" && (b.NodeError == nil || !strings.Contains(b.NodeError.Message, tc.want)):
+			t.Errorf("facts %q: error %v, want one containing %q", tc.facts, b.NodeError, tc.want)
+		case tc.want != "" && (b.NodeError.File != "env/hiera.yaml" || b.NodeError.Level != "Team" || b.NodeError.Line != 3):
+			t.Errorf("facts %q: error not placed at the level: %+v", tc.facts, b.NodeError)
+		}
+		if k := keyOf(b, "x"); k != nil && k.Value != "ops" {
+			t.Errorf("facts %q: x = %v read from outside the team folders", tc.facts, k.Value)
+		}
+	}
+}
+
 func TestModuleNamespace(t *testing.T) {
 	b := compileOne(t, map[string]string{
 		"env/hiera.yaml":                   simpleHiera,
@@ -248,5 +243,59 @@ func TestMergeErrorPosition(t *testing.T) {
 	want := format.Error{Message: k.Err.Message, File: "env/data/role/web.yaml", Line: 4, Column: 1, Level: "Role"}
 	if d := cmp.Diff(want, *k.Err); d != "" || !strings.Contains(k.Err.Message, "The second element of the merge has wrong type") {
 		t.Errorf("merge error (-want +got):\n%s\nmessage: %s", d, k.Err.Message)
+	}
+}
+
+// TestLayersStayInTheirFolders: a hierarchy path written with ".." must not
+// reach another layer's folder (in the input FS the environment's
+// "../global" is the --global folder, not what that path names on disk),
+// and an absolute datadir is refused like an absolute path.
+func TestLayersStayInTheirFolders(t *testing.T) {
+	level := func(loc string) string {
+		return "version: 5\nhierarchy:\n  - name: L\n    " + loc + "\n"
+	}
+	for _, tc := range []struct {
+		name, modDir   string
+		env, mod, want string // want "" = allowed
+	}{
+		{"env path to global", "modules", level(`path: "../../global/data/common.yaml"`), "", `resolves to "global/data/common.yaml", outside env, the folder of its layer`},
+		{"env glob over everything", "modules", level(`glob: "../../**/*.yaml"`), "", `resolves to "**/*.yaml", outside env`},
+		{"env path to modules", "modules", level(`path: "../../modules/m/data/common.yaml"`), "", "outside env"},
+		{"env path to its own modules folder", "env/modules", level(`path: "../modules/m/data/common.yaml"`), "", ""},
+		{"module path to env", "modules", "", level(`path: "../../../env/data/common.yaml"`), "outside modules, the folder of its layer"},
+		{"module datadir to env", "modules", "", level("datadir: ../../env/data\n    path: common.yaml"), `datadir "../../env/data" resolves to "env/data", outside modules`},
+		{"absolute datadir", "modules", level("datadir: /etc\n    path: passwd"), "", `datadir "/etc" resolves to "/etc", outside the control repo`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys := fstest.MapFS{
+				"env/data/common.yaml":            {Data: []byte("x: env\n")},
+				"global/data/common.yaml":         {Data: []byte("x: global\n")},
+				tc.modDir + "/m/data/common.yaml": {Data: []byte("m::x: module\n")},
+				tc.modDir + "/m/hiera.yaml":       {Data: []byte(stdcmp.Or(tc.mod, "version: 5\n"))},
+				"env/hiera.yaml":                  {Data: []byte(stdcmp.Or(tc.env, "version: 5\n"))},
+				"nodes/web01.example.com.yaml":    {Data: []byte("role: web\n")},
+			}
+			node, _ := LoadFacts(fsys, "nodes/web01.example.com.yaml")
+			res, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", ModulesDir: tc.modDir, GlobalDir: "global", Nodes: []Node{node}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := res.Bundles[0]
+			var got *format.Error
+			if b.NodeError != nil {
+				got = b.NodeError
+			}
+			for _, m := range b.Modules {
+				if m.Err != nil {
+					got = m.Err
+				}
+			}
+			switch {
+			case tc.want == "" && got != nil:
+				t.Errorf("unexpected error %v", got)
+			case tc.want != "" && (got == nil || !strings.Contains(got.Message, tc.want)):
+				t.Errorf("error %v, want one containing %q", got, tc.want)
+			}
+		})
 	}
 }

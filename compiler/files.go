@@ -22,7 +22,8 @@ import (
 type dataFile struct {
 	id     uint32   // unique within the process, for sharing signatures
 	keys   []string // sorted string top-level keys, lookup_options excluded
-	path   string
+	path   string   // as Puppet names it in messages (see shownPath)
+	fsPath string   // where it is read
 	sum    [32]byte // SHA-256 of the file, for revisions
 	hash   *format.Hash
 	pos    []dataload.Pos
@@ -56,15 +57,22 @@ type fileCache struct {
 	entries map[fileKey]*fileEntry
 }
 
-// file returns the loaded data file at p, or nil when it does not exist.
-func (c *compilation) file(p, function string, layer format.Layer, module string, keys keyringKey) *dataFile {
+// file returns the loaded data file at l, or nil when it does not exist.
+// A file shown under another name (l.shown) is loaded apart, so that its
+// messages name it as Puppet does whichever node reads it first. An eyaml
+// level's file is loaded apart for each set of keys.
+func (c *compilation) file(l location, function string, layer format.Layer, module string, keys keyringKey) *dataFile {
 	if layer != format.LayerModule {
 		module = ""
 	}
 	if function != eyamlFunction {
 		keys = keyringKey{}
 	}
-	k := fileKey{p, function, module, keys}
+	shown := l.path
+	if l.shown != "" {
+		shown = l.shown
+	}
+	k := fileKey{shown, function, module, keys}
 	c.files.mu.Lock()
 	e := c.files.entries[k]
 	if e == nil {
@@ -72,7 +80,7 @@ func (c *compilation) file(p, function string, layer format.Layer, module string
 		c.files.entries[k] = e
 	}
 	c.files.mu.Unlock()
-	e.once.Do(func() { e.df = c.loadFile(p, function, module, keys) })
+	e.once.Do(func() { e.df = c.loadFile(l.path, shown, function, module, keys) })
 	return e.df
 }
 
@@ -90,23 +98,24 @@ func isNotExist(err error) bool {
 	return errors.Is(err, fs.ErrNotExist)
 }
 
-func (c *compilation) loadFile(p, function, module string, keys keyringKey) *dataFile {
-	st, err := fs.Stat(c.fsys, p)
+// loadFile loads the data file at FS path fsPath, named p in messages.
+func (c *compilation) loadFile(fsPath, p, function, module string, keys keyringKey) *dataFile {
+	st, err := fs.Stat(c.fsys, fsPath)
 	if err != nil {
 		if isNotExist(err) {
 			return nil
 		}
-		return &dataFile{path: p, id: fileIDs.Add(1), err: &format.Error{Message: fmt.Sprintf("cannot read %s: %v", p, err), File: p}}
+		return &dataFile{path: p, fsPath: fsPath, id: fileIDs.Add(1), err: &format.Error{Message: fmt.Sprintf("cannot read %s: %v", p, err), File: p}}
 	}
 	if st.IsDir() {
 		return nil
 	}
-	df := &dataFile{path: p, id: fileIDs.Add(1)}
+	df := &dataFile{path: p, fsPath: fsPath, id: fileIDs.Add(1)}
 	if st.Size() > dataload.MaxFileSize {
 		df.fail(dataload.Pos{}, fmt.Sprintf("Unable to parse (%s): file is %d bytes, more than the %d bytes hieracc reads", p, st.Size(), dataload.MaxFileSize))
 		return df
 	}
-	src, err := fs.ReadFile(c.fsys, p)
+	src, err := fs.ReadFile(c.fsys, fsPath)
 	if err != nil {
 		df.fail(dataload.Pos{}, fmt.Sprintf("cannot read %s: %v", p, err))
 		return df

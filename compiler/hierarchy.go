@@ -65,10 +65,10 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 		}
 		fl := format.Level{Name: lvl.name}
 		fs := make([]*dataFile, len(locs))
-		for j, p := range locs {
-			df := n.c.file(p, lvl.function, c.layer, c.module, keyringKey{c.root, lvl.keys})
+		for j, l := range locs {
+			df := n.c.file(l, lvl.function, c.layer, c.module, keyringKey{c.root, lvl.keys})
 			fs[j] = df
-			fl.Locations = append(fl.Locations, format.Location{Path: p, Exists: df != nil})
+			fl.Locations = append(fl.Locations, format.Location{Path: l.path, Exists: df != nil})
 		}
 		out = append(out, fl)
 		files = append(files, fs)
@@ -76,24 +76,40 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 	return out, files, nil
 }
 
-// expandLevel returns the FS paths a level names for the node.
-func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Error) {
+// location is a data file a level names: its FS path, and the path Puppet
+// shows in messages when that differs ("" if not; see shownPath).
+type location struct {
+	path, shown string
+}
+
+// expandLevel returns the data files a level names for the node.
+func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Error) {
 	saved := n.at
 	n.at = site{c.file, lvl.line, lvl.column, lvl.name}
 	defer func() { n.at = saved }()
-	dd, err := n.interpolatePath(path.Join(c.root, lvl.datadir))
+	// In a glob, what interpolation inserts is literal text (see
+	// interpolatePath), in the datadir too: both are part of the pattern.
+	glob := lvl.kind == locGlob || lvl.kind == locGlobs
+	dd, err := n.interpolatePath(lvl.datadir, glob)
 	if err != nil {
 		return nil, err
 	}
-	datadir := path.Clean(dd)
-	resolve := func(tmpl string) (string, *format.Error) {
-		p, err := n.interpolatePath(tmpl)
-		if err != nil {
-			return "", err
-		}
-		return n.safeJoin(datadir, tmpl, p)
+	// The datadir is held to the same rule as the paths below it: a fact
+	// must not move it out of the folder the configuration names.
+	top := n.c.layerTop(c.root)
+	datadir, err := n.safeJoin("datadir", top, c.root, lvl.datadir, dd)
+	if err != nil {
+		return nil, err
 	}
-	var locs []string
+	resolve := func(tmpl string) (location, *format.Error) {
+		p, err := n.interpolatePath(tmpl, glob)
+		if err != nil {
+			return location{}, err
+		}
+		joined, err := n.safeJoin("hierarchy path", top, datadir, tmpl, p)
+		return location{joined, shownPath(datadir, p, joined)}, err
+	}
+	var locs []location
 	switch lvl.kind {
 	case locPath, locPaths:
 		for _, t := range lvl.locs {
@@ -101,7 +117,7 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 			if err != nil {
 				return nil, err
 			}
-			if c.isDefaultConfig && !n.c.exists(p) {
+			if c.isDefaultConfig && !n.c.exists(p.path) {
 				continue
 			}
 			locs = append(locs, p)
@@ -112,7 +128,13 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 			if err != nil {
 				return nil, err
 			}
-			locs = append(locs, rubyGlob(n.c.fsys, p)...)
+			matched, gerr := rubyGlob(n.c.fsys, p.path)
+			if gerr != nil {
+				return nil, gerr
+			}
+			for _, m := range matched {
+				locs = append(locs, location{path: m})
+			}
 		}
 	case locMappedPaths:
 		vars, err := n.scopeLookup(lvl.mapped[0], "mapped_path[0]")
@@ -135,6 +157,9 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 		default:
 			elems = []any{v}
 		}
+		if len(elems) > maxLocations {
+			return nil, limitError("hierarchy level '%s' maps %d values, more than %d", lvl.name, len(elems), maxLocations)
+		}
 		for _, e := range elems {
 			n.local = map[string]any{lvl.mapped[1]: e}
 			p, err := resolve(lvl.mapped[2])
@@ -147,45 +172,95 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]string, *format.Erro
 	case locNone:
 		return nil, &format.Error{Message: fmt.Sprintf("hierarchy level '%s' names no data file (path, paths, glob, globs or mapped_paths)", lvl.name)}
 	}
+	if len(locs) > maxLocations {
+		return nil, limitError("hierarchy level '%s' names %d data files, more than %d", lvl.name, len(locs), maxLocations)
+	}
 	return locs, nil
 }
 
 // interpolatePath interpolates a hierarchy path or datadir, where Puppet
-// forbids lookup()/alias()/... .
-func (n *nodeRun) interpolatePath(s string) (string, *format.Error) {
+// forbids lookup()/alias()/... . For a glob (literal set), the text it
+// inserts has its glob characters escaped: a fact or certname holding "*"
+// or "{a,b}" names one file, never other nodes' (Puppet would expand them;
+// README, "Where hieracc differs").
+func (n *nodeRun) interpolatePath(s string, literal bool) (string, *format.Error) {
 	if !strings.Contains(s, "%{") {
 		return s, nil
 	}
+	n.globText = literal
 	v, err := n.interpolateString(s, false)
+	n.globText = false
 	if err != nil {
 		return "", asFormatError(err)
 	}
 	return ruby.ToS(v), nil
 }
 
-// safeJoin joins a data dir and an interpolated path as Ruby's Pathname#+
-// does, refusing paths that interpolated values steer: a fact's value must
-// never make hieracc read another node's data or a file like /etc/shadow.
-// Paths that the repo's own hiera.yaml writes with ".." or "/" stay allowed,
-// as long as they stay inside the input tree.
-func (n *nodeRun) safeJoin(datadir, tmpl, p string) (string, *format.Error) {
+// escapeGlob escapes the characters Ruby's glob gives a meaning.
+func escapeGlob(s string) string {
+	if !strings.ContainsAny(s, globChars) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(globChars, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+const globChars = `\*?[]{}`
+
+// shownPath is how Puppet names dir + p in messages (Ruby's Pathname#+):
+// not cleaned, so an interpolation that came out empty leaves its double
+// slash ("data/p//x.yaml"). Only that case is kept apart from the cleaned
+// path; joined is returned otherwise ("" when it is the same).
+func shownPath(dir, p, joined string) string {
+	if !strings.Contains(p, "//") || path.IsAbs(p) {
+		return ""
+	}
+	rest := p
+	for strings.HasPrefix(rest, "./") {
+		rest = strings.TrimLeft(rest[2:], "/")
+	}
+	if strings.HasPrefix(rest, "../") || rest == "" {
+		return ""
+	}
+	if shown := dir + "/" + rest; shown != joined {
+		return shown
+	}
+	return ""
+}
+
+// safeJoin joins a folder and an interpolated path (what, a "datadir" or a
+// "hierarchy path", for messages) as Ruby's Pathname#+ does, refusing paths
+// that interpolated values steer: a fact's value must never make hieracc
+// read another node's data or a file like /etc/shadow. Paths that the
+// repo's own hiera.yaml writes with ".." or "/" stay allowed, as long as
+// they stay inside top, the input folder of their layer (see layerTop).
+func (n *nodeRun) safeJoin(what, top, dir, tmpl, p string) (string, *format.Error) {
 	if strings.ContainsRune(p, 0) {
-		return "", &format.Error{Message: fmt.Sprintf("hierarchy path %q contains a NUL byte: refusing to read it", tmpl)}
+		return "", &format.Error{Message: fmt.Sprintf("%s %q contains a NUL byte: refusing to read it", what, tmpl)}
 	}
 	if p != tmpl {
 		if path.IsAbs(p) && !path.IsAbs(tmpl) {
-			return "", &format.Error{Message: fmt.Sprintf("hierarchy path %q interpolates to the absolute path %q: refusing to read it", tmpl, p)}
+			return "", &format.Error{Message: fmt.Sprintf("%s %q interpolates to the absolute path %q: refusing to read it", what, tmpl, p)}
 		}
 		if countDotDot(p) > countDotDot(tmpl) {
-			return "", &format.Error{Message: fmt.Sprintf("hierarchy path %q interpolates to %q, whose \"..\" leaves the place the path names: refusing to read it", tmpl, p)}
+			return "", &format.Error{Message: fmt.Sprintf("%s %q interpolates to %q, whose \"..\" leaves the place the path names: refusing to read it", what, tmpl, p)}
 		}
 	}
-	joined := path.Clean(path.Join(datadir, p))
+	joined := path.Clean(path.Join(dir, p))
 	if path.IsAbs(p) {
 		joined = path.Clean(p)
 	}
 	if !fs.ValidPath(joined) {
-		return "", &format.Error{Message: fmt.Sprintf("hierarchy path %q resolves to %q, outside the control repo: refusing to read it", tmpl, joined)}
+		return "", &format.Error{Message: fmt.Sprintf("%s %q resolves to %q, outside the control repo: refusing to read it", what, tmpl, joined)}
+	}
+	if !inside(joined, top) {
+		return "", &format.Error{Message: fmt.Sprintf("%s %q resolves to %q, outside %s, the folder of its layer: refusing to read it", what, tmpl, joined, top)}
 	}
 	return joined, nil
 }
@@ -198,101 +273,4 @@ func countDotDot(p string) int {
 		}
 	}
 	return n
-}
-
-// rubyGlob expands a glob as Ruby's Dir.glob does for Hiera: braces, *, ?,
-// [...], and ** across directories; wildcards do not match a leading dot;
-// directories are dropped; each directory is read in sorted order.
-func rubyGlob(fsys fs.FS, pattern string) []string {
-	var out []string
-	for _, p := range expandBraces(pattern) {
-		segs := strings.Split(path.Clean(p), "/")
-		globSegs(fsys, ".", segs, &out)
-	}
-	return out
-}
-
-func globSegs(fsys fs.FS, dir string, segs []string, out *[]string) {
-	if len(segs) == 0 {
-		if st, err := fs.Stat(fsys, dir); err == nil && !st.IsDir() {
-			*out = append(*out, dir)
-		}
-		return
-	}
-	seg, rest := segs[0], segs[1:]
-	join := func(name string) string {
-		if dir == "." {
-			return name
-		}
-		return dir + "/" + name
-	}
-	if seg == "**" {
-		globSegs(fsys, dir, rest, out) // zero directories
-		entries, _ := fs.ReadDir(fsys, dir)
-		for _, e := range entries {
-			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-				globSegs(fsys, join(e.Name()), segs, out)
-			}
-		}
-		return
-	}
-	if !strings.ContainsAny(seg, "*?[\\") {
-		globSegs(fsys, join(seg), rest, out)
-		return
-	}
-	entries, _ := fs.ReadDir(fsys, dir) // sorted by name
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") && !strings.HasPrefix(seg, ".") {
-			continue
-		}
-		if ok, _ := path.Match(seg, name); ok {
-			globSegs(fsys, join(name), rest, out)
-		}
-	}
-}
-
-// expandBraces expands {a,b} alternatives in order, as Ruby's glob does.
-func expandBraces(p string) []string {
-	depth, start := 0, -1
-	for i := 0; i < len(p); i++ {
-		switch p[i] {
-		case '\\':
-			i++
-		case '{':
-			if depth == 0 {
-				start = i
-			}
-			depth++
-		case '}':
-			if depth == 0 {
-				continue
-			}
-			depth--
-			if depth == 0 {
-				var alts []string
-				level, from := 0, start+1
-				for j := start + 1; j < i; j++ {
-					switch p[j] {
-					case '{':
-						level++
-					case '}':
-						level--
-					case ',':
-						if level == 0 {
-							alts = append(alts, p[from:j])
-							from = j + 1
-						}
-					}
-				}
-				alts = append(alts, p[from:i])
-				var out []string
-				for _, a := range alts {
-					out = append(out, expandBraces(p[:start]+a+p[i+1:])...)
-				}
-				return out
-			}
-		}
-	}
-	return []string{p}
 }

@@ -34,6 +34,8 @@ func nextExpr(s string, i int) (start, end int) {
 // anything up.
 var emptyInterpolations = map[string]bool{"": true, "::": true, `""`: true, "''": true, `"::"`: true, "'::'": true}
 
+const errAliasNotEntire = "'alias' interpolation is only permitted if the expression is equal to the entire string"
+
 // errMethodsNotAllowed is Puppet's message for lookup()/alias()/... in hiera.yaml.
 const errMethodsNotAllowed = "Interpolation using method syntax is not allowed in this context"
 
@@ -208,6 +210,11 @@ func hashKey(v any) any {
 }
 
 func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
+	// Only the text this call inserts is escaped for a glob: values
+	// interpolated again inside it are escaped once, here.
+	escape := n.globText
+	n.globText = false
+	defer func() { n.globText = escape }()
 	start, end := nextExpr(s, 0)
 	if start < 0 {
 		n.warnUnclosed(s) // the caller saw a "%{"
@@ -231,7 +238,7 @@ func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
 			method, arg = call.method, call.arg
 		}
 		if method == "alias" && s != whole {
-			return nil, lookupError("'alias' interpolation is only permitted if the expression is equal to the entire string")
+			return nil, lookupError(errAliasNotEntire)
 		}
 		var val any
 		var err error
@@ -254,6 +261,10 @@ func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
 		if method == "alias" {
 			// The whole string is the alias: its value, of any type, is the
 			// result, and it is not interpolated again.
+			switch val.(type) {
+			case []any, *format.Hash:
+				n.aliases++
+			}
 			return val, nil
 		}
 		// What a lookup or a variable gives is interpolated again (so a
@@ -267,7 +278,17 @@ func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
 			return nil, err
 		}
 		if val != nil {
-			b.WriteString(ruby.ToS(val))
+			if _, isStr := val.(string); !isStr && inspectSize(val, maxInterpolated) > maxInterpolated {
+				return nil, errTooLong()
+			}
+			text := ruby.ToS(val)
+			if escape {
+				text = escapeGlob(text)
+			}
+			if b.Len()+len(text) > maxInterpolated {
+				return nil, errTooLong()
+			}
+			b.WriteString(text)
 		}
 	}
 	b.WriteString(s[last:])
@@ -275,6 +296,10 @@ func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
 		n.warnUnclosed(s)
 	}
 	return b.String(), nil
+}
+
+func errTooLong() *format.Error {
+	return limitError("interpolation gives a string of more than %d bytes", maxInterpolated)
 }
 
 // methodExpr is an interpolation expression parsed as a method call.

@@ -26,14 +26,20 @@ type nodeRun struct {
 	global, env *layerRun
 	modules     map[string]*layerRun // expanded on first use
 
-	stack []string       // keys being looked up, for recursion detection
-	top   string         // the key the current top-level lookup started from
-	memo  map[string]any // successful nested lookups by key text
+	stack []string // keys being looked up, for recursion detection
+	top   string   // the key the current top-level lookup started from
+	// checks logs every name tested against the stack: a result whose
+	// computation tested a name holds only where that name is not on the
+	// stack (Puppet would have reported a recursion). See holds.
+	checks []string
+	memo   map[string]memoEntry // successful nested lookups by key text
 	// secret is set when a value read since it was last cleared holds
-	// text decrypted from ENC[...]; memoSecret says it of each memo entry.
-	secret     bool
-	memoSecret map[string]bool
-	keys       []format.Key // keys compiled so far, sorted: nested lookups reuse them
+	// text decrypted from ENC[...] (memo entries say it of themselves).
+	secret bool
+	keys   []format.Key // keys compiled so far, sorted: nested lookups reuse them
+	// keyChecks holds the names each compiled key tested (see checks),
+	// for keys that tested any.
+	keyChecks map[string][]string
 
 	shapes map[string]uint32 // shapeID by module
 	deps   *[]dep            // reads of the key being compiled, when recording
@@ -48,6 +54,11 @@ type nodeRun struct {
 
 	// at is what is being interpolated, for the position of warnings.
 	at site
+	// aliases counts the alias() results of a collection interpolated.
+	aliases int
+	// globText: interpolation is building a glob pattern, and escapes
+	// the text it inserts (see interpolatePath).
+	globText bool
 	// keyWarns collects the warnings of the key being compiled, so that a
 	// node reusing the result reports them too; quiet > 0 while checking
 	// whether a result can be reused (its warnings are replayed instead).
@@ -68,17 +79,16 @@ var errNotFound = errors.New("not found")
 
 func newNodeRun(c *compilation, w *worker, node Node) *nodeRun {
 	n := &nodeRun{
-		c:          c,
-		w:          w,
-		node:       node,
-		stack:      make([]string, 0, 32),
-		scope:      newScope(node.Name, c.environment, node.Facts, node.Trusted),
-		modules:    map[string]*layerRun{},
-		memo:       map[string]any{},
-		memoSecret: map[string]bool{},
-		modOpts:    map[string]*optsResult{},
-		defOpts:    map[string]*optsResult{},
-		warned:     map[string]bool{},
+		c:       c,
+		w:       w,
+		node:    node,
+		stack:   make([]string, 0, 32),
+		scope:   newScope(node.Name, c.environment, node.Facts, node.Trusted),
+		modules: map[string]*layerRun{},
+		memo:    map[string]memoEntry{},
+		modOpts: map[string]*optsResult{},
+		defOpts: map[string]*optsResult{},
+		warned:  map[string]bool{},
 	}
 	n.global = n.expandLayer(c.global)
 	n.env = n.expandLayer(c.env)
@@ -149,12 +159,63 @@ func (n *nodeRun) meta(f func()) {
 	n.nested--
 }
 
+// push is Puppet's Invocation#check: a name already on the stack is a
+// recursion.
 func (n *nodeRun) push(name string) error {
-	if slices.Contains(n.stack, name) {
+	if n.onStack(name) {
 		return lookupError(fmt.Sprintf("Recursive lookup detected in [%s]", strings.Join(n.stack, ", ")))
 	}
 	n.stack = append(n.stack, name)
 	return nil
+}
+
+// onStack tests name against the stack, logging the test (see checks).
+func (n *nodeRun) onStack(name string) bool {
+	n.checks = append(n.checks, name)
+	return slices.Contains(n.stack, name)
+}
+
+// memoEntry is a nested lookup's result and the names its computation
+// tested against the stack.
+type memoEntry struct {
+	value  any
+	tested []string
+	secret bool // the value holds text decrypted from ENC[...]
+}
+
+// since returns the names tested from mark on, sorted and without
+// duplicates, for a result to keep (nil when none).
+func (n *nodeRun) since(mark int) []string {
+	if len(n.checks) == mark {
+		return nil
+	}
+	t := slices.Clone(n.checks[mark:])
+	slices.Sort(t)
+	return slices.Compact(t)
+}
+
+// setKeyChecks records the names a compiled key tested (each key of a
+// node is compiled once).
+func (n *nodeRun) setKeyChecks(name string, tested []string) {
+	if len(tested) > 0 {
+		if n.keyChecks == nil {
+			n.keyChecks = map[string][]string{}
+		}
+		n.keyChecks[name] = tested
+	}
+}
+
+// holds reports whether a result that tested these names is the answer
+// here too: none of them is on the stack, so every test passes again. A
+// result reused counts its tests as made, for the results that contain it.
+func (n *nodeRun) holds(tested []string) bool {
+	for _, t := range tested {
+		if slices.Contains(n.stack, t) {
+			return false
+		}
+	}
+	n.checks = append(n.checks, tested...)
+	return true
 }
 
 func (n *nodeRun) pop() { n.stack = n.stack[:len(n.stack)-1] }
@@ -162,7 +223,9 @@ func (n *nodeRun) pop() { n.stack = n.stack[:len(n.stack)-1] }
 // leaf answers one location for a key: its value, interpolated for the node.
 // Interpolation happens here, lazily, as Puppet does it when it reads the
 // location.
-func (n *nodeRun) leaf(root string, g, e, m *layerRun, useDefault bool) hiera.Leaf {
+// asked is the key as the lookup was asked, for the prefix Puppet gives
+// errors raised in the global layer (see inGlobal).
+func (n *nodeRun) leaf(root, asked string, g, e, m *layerRun, useDefault bool) hiera.Leaf {
 	layers := [3]*layerRun{g, e, m}
 	return func(layer format.Layer, level, loc int) (any, bool, error) {
 		lr := layers[layer]
@@ -184,8 +247,32 @@ func (n *nodeRun) leaf(root string, g, e, m *layerRun, useDefault bool) hiera.Le
 		if useDefault {
 			h = lr.def
 		}
-		return n.readKey(df, root, h.Levels[level].Name)
+		v, found, err := n.readKey(df, root, h.Levels[level].Name)
+		if err != nil && layer == format.LayerGlobal && !useDefault {
+			err = inGlobal(asked, asFormatError(err))
+		}
+		return v, found, err
 	}
+}
+
+// inGlobal gives an error raised in the global layer Puppet's prefix: its
+// global provider's error handler adds "Lookup of key 'K' failed: " (K the
+// key as asked) to every error but those that carry an issue code, which
+// among Hiera's are interpolation's own (see puppetIssue).
+func inGlobal(asked string, err *format.Error) *format.Error {
+	if puppetIssue(err.Message) {
+		return err
+	}
+	e := *err
+	e.Message = fmt.Sprintf("Lookup of key '%s' failed: %s", asked, e.Message)
+	return &e
+}
+
+// puppetIssue reports whether a message is one of the errors interpolation
+// raises with a Puppet issue code (Lookup::Interpolation#fail).
+func puppetIssue(msg string) bool {
+	return msg == errMethodsNotAllowed || msg == errAliasNotEntire ||
+		strings.HasPrefix(msg, "Unknown interpolation method '")
 }
 
 // readKey reads key from a data file (of the named level) and interpolates it.
@@ -215,8 +302,16 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 	}
 	saved := n.at
 	n.at = site{df.path, df.pos[i].Line, df.pos[i].Column, level}
+	aliases := n.aliases
 	x, err := n.interpolatePlanned(v, df.plans[i], true)
 	n.at = saved
+	if err == nil && n.aliases != aliases {
+		// Only an alias() inserts structure: a value grows past what its
+		// data file holds (which dataload bounds) only through one.
+		if serr := checkSize(x); serr != nil {
+			err = serr
+		}
+	}
 	if err != nil {
 		fe := asFormatError(err)
 		if fe.File == "" {
@@ -242,16 +337,24 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	if text == lookupOptionsKey || strings.HasPrefix(text, lookupOptionsKey+".") {
 		return nil, errNotFound
 	}
-	if v, ok := n.memo[text]; ok {
-		n.secret = n.secret || n.memoSecret[text]
-		return v, nil
+	// Puppet tests the key against the stack before anything else, in the
+	// global layer's provider, whose error handler prefixes the key of
+	// this lookup (the one that met the cycle).
+	if n.onStack(text) {
+		return nil, lookupError(fmt.Sprintf("Lookup of key '%s' failed: Recursive lookup detected in [%s]", text, strings.Join(n.stack, ", ")))
+	}
+	// Results computed earlier (here, or as a compiled key) are reused only
+	// where they hold: their computation tested no name now on the stack.
+	if e, ok := n.memo[text]; ok && n.holds(e.tested) {
+		n.secret = n.secret || e.secret
+		return e.value, nil
 	}
 	k, err := n.parseExpr(text)
 	if err != nil {
 		return nil, asFormatError(err)
 	}
 	if len(k.Segments) == 0 {
-		if i, ok := slices.BinarySearchFunc(n.keys, text, func(k format.Key, name string) int { return strings.Compare(k.Name, name) }); ok && n.keys[i].Err == nil {
+		if i, ok := slices.BinarySearchFunc(n.keys, text, func(k format.Key, name string) int { return strings.Compare(k.Name, name) }); ok && n.keys[i].Err == nil && n.holds(n.keyChecks[text]) {
 			if n.keys[i].Sensitive() {
 				return nil, sensitiveError(text)
 			}
@@ -259,16 +362,15 @@ func (n *nodeRun) lookup(text string) (any, error) {
 			return n.keys[i].Value, nil
 		}
 	}
-	if slices.Contains(n.stack, text) {
-		// Puppet detects this in the global layer's provider, whose error
-		// handler prefixes the key the whole lookup started from.
-		return nil, lookupError(fmt.Sprintf("Lookup of key '%s' failed: Recursive lookup detected in [%s]", n.top, strings.Join(n.stack, ", ")))
+	if len(n.stack) >= maxLookupDepth {
+		return nil, limitError("lookup of key '%s' nested %d deep", text, len(n.stack))
 	}
+	mark := len(n.checks)
 	n.stack = append(n.stack, text)
 	n.nested++
 	outer := n.secret
 	n.secret = false
-	v, found, ferr := n.resolveRoot(k, nil)
+	v, found, ferr := n.resolveKey(text, k)
 	secret := n.secret
 	n.secret = outer || secret
 	n.nested--
@@ -279,18 +381,10 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	if !found {
 		return nil, errNotFound
 	}
-	v, found, err = k.Dig(v)
-	if err != nil {
-		return nil, asFormatError(err)
-	}
-	if !found {
-		return nil, errNotFound
-	}
 	if v, err = n.convert(k, v); err != nil {
 		return nil, asFormatError(err)
 	}
-	n.memo[text] = v
-	n.memoSecret[text] = secret
+	n.memo[text] = memoEntry{value: v, tested: n.since(mark), secret: secret}
 	return v, nil
 }
 
@@ -316,32 +410,36 @@ func sensitiveError(key string) *format.Error {
 	return lookupError(fmt.Sprintf("hieracc cannot interpolate key '%s': its lookup_options convert it to Sensitive, which cannot be held in other data ahead of time", key))
 }
 
-// resolveRoot resolves the root key of k under its lookup_options (or
-// override), falling back to the module's default_hierarchy.
-func (n *nodeRun) resolveRoot(k hiera.Key, override *format.Merge) (any, bool, *format.Error) {
+// resolveKey resolves the root key of k under its lookup_options and digs
+// into it, falling back to the module's default_hierarchy when nothing
+// has the root key or digging finds nothing, as Puppet does.
+func (n *nodeRun) resolveKey(text string, k hiera.Key) (any, bool, *format.Error) {
 	opts, oerr := n.keyOptions(k.Module)
 	if oerr != nil {
 		return nil, false, oerr
 	}
-	merge := format.Merge{}
-	if override != nil {
-		merge = *override
-	} else {
-		m, err := opts.mergeOf(k.Root)
-		if err != nil {
-			return nil, false, asFormatError(err)
-		}
-		merge = m
+	merge, merr := opts.mergeOf(k.Root)
+	if merr != nil {
+		return nil, false, asFormatError(merr)
 	}
 	layers := n.layersFor(k.Module)
-	v, found, err := hiera.Resolve(merge, hierarchies(layers), n.leaf(k.Root, layers[0], layers[1], layers[2], false))
+	v, found, err := hiera.Resolve(merge, hierarchies(layers), n.leaf(k.Root, text, layers[0], layers[1], layers[2], false))
+	err = hiera.InLookupOf(text, err)
+	if err == nil && found {
+		v, found, err = k.Dig(v)
+	}
 	if err != nil {
 		return nil, false, asFormatError(err)
 	}
 	if found {
 		return v, true, nil
 	}
-	return n.resolveDefault(k)
+	v, found, ferr := n.resolveDefault(k)
+	if ferr != nil || !found {
+		return nil, false, ferr
+	}
+	v, found, err = k.Dig(v)
+	return v, found, asFormatError(err)
 }
 
 // resolveDefault searches the module's default_hierarchy, under its own
@@ -359,7 +457,7 @@ func (n *nodeRun) resolveDefault(k hiera.Key) (any, bool, *format.Error) {
 	if err != nil {
 		return nil, false, asFormatError(err)
 	}
-	v, found, err := hiera.ResolveDefault(m, lr.def, n.leaf(k.Root, nil, nil, lr, true))
+	v, found, err := hiera.ResolveDefault(m, lr.def, n.leaf(k.Root, k.Root, nil, nil, lr, true))
 	if err != nil {
 		return nil, false, asFormatError(err)
 	}

@@ -273,7 +273,7 @@ func (n *nodeRun) defaultOptions(mod string, lr *layerRun) (*lookupOptions, *for
 	res := &optsResult{}
 	n.defOpts[mod] = res
 	n.meta(func() {
-		v, found, err := hiera.ResolveDefault(hashMerge, lr.def, n.leaf(lookupOptionsKey, nil, nil, lr, true))
+		v, found, err := hiera.ResolveDefault(hashMerge, lr.def, n.leaf(lookupOptionsKey, lookupOptionsKey, nil, nil, lr, true))
 		if err != nil {
 			res.err = asFormatError(err)
 			return
@@ -306,7 +306,8 @@ func (n *nodeRun) layerOptions(lr *layerRun, mod string) (*format.Hash, *format.
 	var out *format.Hash
 	var ferr *format.Error
 	n.meta(func() {
-		v, found, err := hiera.Resolve(hashMerge, hierarchies(layers), n.leaf(lookupOptionsKey, layers[0], layers[1], layers[2], false))
+		v, found, err := hiera.Resolve(hashMerge, hierarchies(layers), n.leaf(lookupOptionsKey, lookupOptionsKey, layers[0], layers[1], layers[2], false))
+		err = hiera.InLookupOf(lookupOptionsKey, err)
 		if err != nil {
 			ferr = asFormatError(err)
 			return
@@ -421,7 +422,7 @@ func (n *nodeRun) placeIn(e *format.Error, ee *entryError, h *format.Hierarchy, 
 			}
 			e.File, e.Level = df.path, h.Levels[li].Name
 			e.Line, e.Column = df.pos[i].Line, df.pos[i].Column
-			if line, col, ok := n.c.entryPos(df.path, ee.entry, ee.merge); ok {
+			if line, col, ok := n.c.entryPos(df.fsPath, ee.entry, ee.merge); ok {
 				e.Line, e.Column = line, col
 			}
 			return true

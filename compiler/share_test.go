@@ -66,6 +66,10 @@ func TestSharingChangesNothing(t *testing.T) {
 	dirs := []string{"../testdata/example"}
 	cases, _ := filepath.Glob("../../shared/conformance/public/*")
 	dirs = append(dirs, cases...)
+	own, _ := filepath.Glob("../testdata/conformance/*/expected.yaml")
+	for _, f := range own {
+		dirs = append(dirs, filepath.Dir(f))
+	}
 	for _, dir := range dirs {
 		assertSameBundles(t, filepath.Base(dir), os.DirFS(dir))
 	}
@@ -223,5 +227,52 @@ list: [1, 2]
 	t.Logf("%+v", stats)
 	if stats.noSlice > 0 || stats.static < 100 || stats.general > stats.slot+stats.static {
 		t.Errorf("the slice path was hardly taken: %+v", stats)
+	}
+}
+
+// TestSharingKeepsRecursions: results reused across keys and nodes (nested
+// lookups, compiled keys, other nodes' results) must not hide a recursion
+// Puppet reports, nor report one it does not. Nodes differ in which level
+// holds the helper keys and in whether the cycle is reached at all.
+func TestSharingKeepsRecursions(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte(nodeRoleCommon)},
+		"env/data/common.yaml": {Data: []byte(`
+x: {k: "%{lookup('f')}"}
+f: "%{lookup('x')}"
+e: "%{lookup('y')}"
+y: {k: "%{alias('y')}"}
+g: "%{literal('%')}{lookup('h')}"
+h: "%{lookup('g')}"
+uses_g: "<%{lookup('g')}>"
+`)},
+		"env/data/role/web.yaml": {Data: []byte("x: {a: 1}\ny: {a: 1}\n")},
+		"env/data/role/db.yaml":  {Data: []byte("f: plain\n")},
+	}
+	for i := range 9 {
+		role := []string{"web", "db", "other"}[i%3]
+		fsys[fmt.Sprintf("nodes/n%d.yaml", i)] = &fstest.MapFile{Data: []byte("role: " + role + "\n")}
+		if i%4 == 1 {
+			fsys[fmt.Sprintf("env/data/nodes/n%d.yaml", i)] = &fstest.MapFile{Data: []byte("e: mine\nh: mine\n")}
+		}
+	}
+	assertSameBundles(t, "fleet", fsys)
+
+	res := compileBytes(t, fsys, true)
+	for node, data := range res {
+		b, err := format.Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// y's common level aliases y: reading it (a merge does) is a
+		// cycle on every node, even where e looked y up first.
+		k := keyOf(b, "y")
+		if k == nil || len(k.Contributions) == 0 {
+			t.Fatalf("%s: no contributions for y", node)
+		}
+		last := k.Contributions[len(k.Contributions)-1]
+		if last.Err == nil || !strings.Contains(last.Err.Message, "Recursive lookup detected in [y]") {
+			t.Errorf("%s: y's common level = %+v, want a recursion", node, last)
+		}
 	}
 }

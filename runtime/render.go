@@ -80,8 +80,12 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 	case int64:
 		b = strconv.AppendInt(b, v, 10)
 	case float64:
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("runtime: %s not allowed in JSON", ruby.Float(v))
+		// Ruby's JSON generator's messages, source line number included.
+		if math.IsInf(v, 0) {
+			return nil, fmt.Errorf("1000: %s not allowed in JSON", ruby.Float(v))
+		}
+		if math.IsNaN(v) {
+			return nil, fmt.Errorf("1003: %s not allowed in JSON", ruby.Float(v))
 		}
 		b = ruby.AppendFloat(b, v) // Ruby's JSON generator prints Float#to_s
 	case string:

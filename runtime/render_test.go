@@ -140,6 +140,16 @@ func TestRenderPuppet(t *testing.T) {
 			t.Errorf("%v as YAML = %q, %v, want %q", tt.v, y, err, tt.y)
 		}
 	}
+	// Puppet's messages (Ruby's JSON generator) for values JSON cannot hold.
+	for v, want := range map[float64]string{
+		math.Inf(1):  "1000: Infinity not allowed in JSON",
+		math.Inf(-1): "1000: -Infinity not allowed in JSON",
+		math.NaN():   "1003: NaN not allowed in JSON",
+	} {
+		if _, err := runtime.Render(A(H("a", v)), runtime.JSON); err == nil || err.Error() != want {
+			t.Errorf("%v as JSON: error %v, want %q", v, err, want)
+		}
+	}
 	if _, err := runtime.Render(1, runtime.JSON); err == nil {
 		t.Error("Render(int) succeeded")
 	}

@@ -258,6 +258,7 @@ func (b *Bundle) merged(key string, k hiera.Key, i int, m format.Merge) (any, bo
 	}
 	v, found, err := hiera.Resolve(m, layers, leaf(dk.Contributions))
 	if err != nil {
+		err = hiera.InLookupOf(k.Text, err) // Puppet's prefix for the global layer's errors
 		var recorded *format.Error
 		if errors.As(err, &recorded) {
 			return nil, false, err

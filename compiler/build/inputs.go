@@ -79,7 +79,7 @@ func (cfg *Config) input() (in compiler.Input, fsys *inputfs.FS, roots []string,
 		}
 		data, err := in.ReadKeyFile(k.file)
 		if err != nil {
-			return in, nil, nil, fmt.Errorf("%s %s: %w", k.flag, k.file, inputfs.CleanPathErr(err))
+			return in, nil, nil, fmt.Errorf("%s: %w", k.flag, inputfs.CleanPathErr(err))
 		}
 		*k.dst = &compiler.KeyFile{Name: k.file, Data: data}
 		// Other keys, other bundles: an incremental build with other keys

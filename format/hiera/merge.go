@@ -446,8 +446,41 @@ func Resolve(m format.Merge, layers [3]*format.Hierarchy, leaf Leaf) (v any, fou
 		return firstFound(layers[:], format.LayerGlobal, leaf)
 	}
 	return s.lookup(len(layers), func(i int) (any, bool, error) {
-		return s.hierarchy(format.LayerGlobal+format.Layer(i), layers[i], leaf)
+		if i != int(format.LayerGlobal) {
+			return s.hierarchy(format.LayerGlobal+format.Layer(i), layers[i], leaf)
+		}
+		var leafErr error
+		v, found, err := s.hierarchy(format.LayerGlobal, layers[i], func(layer format.Layer, level, loc int) (any, bool, error) {
+			v, found, err := leaf(layer, level, loc)
+			leafErr = err
+			return v, found, err
+		})
+		if err != nil && err != leafErr {
+			err = &GlobalError{Err: err}
+		}
+		return v, found, err
 	})
+}
+
+// GlobalError is an error raised while merging the values of the global
+// layer's levels. Puppet raises it inside the global layer's provider,
+// whose error handler prefixes the key of the lookup: InLookupOf adds that
+// prefix, for the key as asked. (An error a Leaf returns is the caller's
+// to prefix: it knows which errors Puppet exempts.)
+type GlobalError struct{ Err error }
+
+func (e *GlobalError) Error() string { return e.Err.Error() }
+func (e *GlobalError) Unwrap() error { return e.Err }
+
+// InLookupOf gives a GlobalError from the lookup of key (as asked, dots
+// included) Puppet's "Lookup of key 'key' failed: " prefix; other errors
+// are returned as they are.
+func InLookupOf(key string, err error) error {
+	var ge *GlobalError
+	if errors.As(err, &ge) {
+		return fmt.Errorf("Lookup of key '%s' failed: %s", key, ge.Err.Error())
+	}
+	return err
 }
 
 // ResolveDefault is the same over a module's default_hierarchy alone

@@ -280,3 +280,30 @@ func TestResolveDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestGlobalMergeErrors: a merge error between the global layer's levels
+// is a GlobalError, which InLookupOf prefixes as Puppet's global provider
+// does; a leaf's error and a merge error elsewhere are left alone.
+func TestGlobalMergeErrors(t *testing.T) {
+	leafErr := errors.New("leaf failed")
+	for _, tc := range []struct {
+		name  string
+		data  map[loc]outcome
+		want  string
+		isGlb bool
+	}{
+		{"global levels", map[loc]outcome{{0, 0, 0}: {v: a("x")}, {0, 1, 0}: {v: h("k", int64(1))}}, "Lookup of key 'k.x' failed: The second element of the merge has wrong type", true},
+		{"environment levels", map[loc]outcome{{1, 0, 0}: {v: a("x")}, {1, 1, 0}: {v: h("k", int64(1))}}, "The second element of the merge has wrong type", false},
+		{"global leaf", map[loc]outcome{{0, 0, 0}: {err: leafErr}}, "leaf failed", false},
+	} {
+		_, _, err := Resolve(format.Merge{Strategy: "unique"}, [3]*format.Hierarchy{hier(1, 1), hier(1, 1), nil}, leafOf(tc.data, new([]loc)))
+		var ge *GlobalError
+		if errors.As(err, &ge) != tc.isGlb {
+			t.Errorf("%s: %v: GlobalError %v, want %v", tc.name, err, !tc.isGlb, tc.isGlb)
+		}
+		got := InLookupOf("k.x", err)
+		if got == nil || len(got.Error()) < len(tc.want) || got.Error()[:len(tc.want)] != tc.want {
+			t.Errorf("%s: %v, want it to start with %q", tc.name, got, tc.want)
+		}
+	}
+}

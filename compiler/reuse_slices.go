@@ -1,6 +1,6 @@
 package compiler
 
-// Slices: sharing a node's bookkeeping, not only its results. share.go
+// Slices: sharing a node's bookkeeping, not only its results. reuse.go
 // reuses a key's result once the key's signature is known, but building
 // that signature probes every data file of the node for the key, and most
 // nodes repeat exactly the probes of their neighbours: they reach the same
@@ -18,9 +18,9 @@ package compiler
 // A node then only walks its keys: a key that none of its per-node files
 // holds has exactly the slot's signature (files that do not hold a key are
 // not part of it), so its result is the slot's when the result's reads
-// hold; a key in a per-node file takes the general path of share.go. The
+// hold; a key in a per-node file takes the general path of reuse.go. The
 // split decides only how much work is shared, never a value: every result
-// reused is one share.go would have reused.
+// reused is one reuse.go would have reused.
 
 import (
 	"encoding/binary"

@@ -47,7 +47,7 @@ type worker struct {
 
 	stats sliceStats
 
-	// Slices (see slice.go).
+	// Slices (see reuse_slices.go).
 	slices   map[string]*sliceTable
 	pos      map[posKey]*posStat
 	optIDs   map[*optsResult]uint32
@@ -74,6 +74,10 @@ type dep struct {
 	name   string // key text or variable expression
 	value  any
 	err    string // the error message the read gave, "" if none
+	// stack is the lookup stack of a nested lookup made deeper than the
+	// key itself (while a looked-up value was interpolated again): its
+	// answer depends on it.
+	stack []string
 }
 
 // sharedKey is a compiled key with what it depends on.
@@ -82,6 +86,9 @@ type sharedKey struct {
 	key   format.Key
 	deps  []dep
 	warns []Diagnostic // reported while computing it; replayed on reuse
+	// tested are the names its computation tested against the lookup
+	// stack: a nested lookup reuses the key only where none is on it.
+	tested []string
 }
 
 var seed = maphash.MakeSeed()
@@ -232,7 +239,7 @@ func (n *nodeRun) findOrCompile(name, mod string, sig []uint32, h uint64, locs [
 	if k == nil {
 		return nil, false, nil, err
 	}
-	e = &sharedKey{key: *k, deps: deps, warns: warns}
+	e = &sharedKey{key: *k, deps: deps, warns: warns, tested: n.keyChecks[name]}
 	return e, false, &e.key, err
 }
 
@@ -268,6 +275,7 @@ func (n *nodeRun) reusable(name string, candidates []*sharedKey, sig ...[]uint32
 
 // reuse takes a cached result, reporting its warnings for this node.
 func (n *nodeRun) reuse(e *sharedKey) (*format.Key, *format.Error) {
+	n.setKeyChecks(e.key.Name, e.tested)
 	for _, d := range e.warns {
 		d.Node = n.node.Name
 		n.emitWarning(d)
@@ -279,6 +287,9 @@ func (n *nodeRun) reuse(e *sharedKey) (*format.Key, *format.Error) {
 // inside a nested lookup are covered by the lookup's own dep.
 func (n *nodeRun) record(d dep) {
 	if n.deps != nil && n.nested == 0 {
+		if d.lookup && len(n.stack) > 1 {
+			d.stack = slices.Clone(n.stack)
+		}
 		*n.deps = append(*n.deps, d)
 	}
 }
@@ -289,7 +300,12 @@ func (n *nodeRun) depsHold(deps []dep) bool {
 		var v any
 		var err error
 		if d.lookup {
+			saved := n.stack
+			if d.stack != nil {
+				n.stack = append(n.stack[len(n.stack):], d.stack...)
+			}
 			v, err = n.lookupWithDefault(d.name)
+			n.stack = saved
 		} else {
 			v, err = n.scopeLookup(d.name, d.name)
 		}

@@ -1,0 +1,276 @@
+package compiler
+
+// Stage: compile one node. compileNode is the whole per-node pipeline, in
+// order; each step is below it, and the stages it calls live in the files
+// the package doc lists.
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/hiera"
+)
+
+// compileNode compiles one node into its bundle.
+func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []Diagnostic) {
+	// 1. The node's scope, and every layer's hierarchy expanded into data
+	//    files for it (hierarchy.go, files.go).
+	n := newNodeRun(c, w, node)
+	// 2. The bundle's header: hierarchies and revision.
+	b := n.newBundle()
+	// 3. lookup_options from every level (options.go): Puppet reads them
+	//    before any lookup, so a failure fails the node or a module.
+	modErr := n.checkOptions(b)
+	if b.NodeError != nil {
+		return b, n.diags
+	}
+	// 4. Every key the hierarchies reach, each resolved (emit.go), reusing
+	//    other nodes' results where they hold (reuse.go, reuse_slices.go).
+	b.Keys = n.compileKeys(modErr)
+	return b, n.diags
+}
+
+// newBundle starts the node's bundle: everything but its keys and modules.
+func (n *nodeRun) newBundle() *format.Bundle {
+	b := &format.Bundle{
+		Node:        n.node.Name,
+		Environment: n.c.environment,
+		Revision:    n.c.revision,
+		Global:      hierarchyOf(n.global),
+		Env:         hierarchyOf(n.env),
+	}
+	if b.Revision == "" {
+		b.Revision = n.revision()
+	}
+	return b
+}
+
+// report records a key's (or the node's, or a module's) error.
+func (n *nodeRun) report(err *format.Error, key string) {
+	n.diags = append(n.diags, Diagnostic{File: err.File, Line: err.Line, Column: err.Column,
+		Level: err.Level, Node: n.node.Name, Key: key, Message: err.Message})
+}
+
+// checkOptions assembles the node's lookup_options, and each module's:
+// every lookup first reads them from every level, so a failure is the
+// node's error, or every key of a module fails. It adds the modules to b
+// and returns the modules that failed.
+func (n *nodeRun) checkOptions(b *format.Bundle) map[string]bool {
+	if _, err := n.envOptions(); err != nil {
+		b.NodeError = err
+		n.report(err, "")
+	}
+	modErr := map[string]bool{}
+	for _, name := range n.c.moduleNames {
+		lr := n.module(name)
+		if lr == nil {
+			continue
+		}
+		m := format.Module{Name: name, Hierarchy: lr.hier, Default: lr.def}
+		if b.NodeError == nil {
+			if _, err := n.moduleOptions(name); err != nil {
+				m.Err = err
+				modErr[name] = true
+				n.report(err, name+"::*")
+			}
+		}
+		b.Modules = append(b.Modules, m)
+	}
+	return modErr
+}
+
+// compileKeys compiles every key the node's hierarchies reach, but those
+// of failed modules, in order.
+func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
+	w := n.w
+	// Keys are walked in order; the slice's keys are a subset of the
+	// node's, so a second cursor finds each key's slot without a lookup.
+	var names, shared, delta []string
+	var slots []slot
+	sl := n.slice()
+	if sl != nil {
+		w.stats.slices++
+		shared, slots, delta = sl.table.keys, sl.table.slots, sl.delta
+		names = shared
+		if len(delta) > 0 {
+			var built bool
+			if names, built = mergeSortedInto(w.names, shared, delta); built {
+				w.names = names
+			}
+		}
+	} else {
+		w.stats.noSlice++
+		names = n.keyNames(nil)
+	}
+	if w.reuseKeys {
+		n.keys = slices.Grow(w.keyBuf[:0], len(names))
+	} else {
+		n.keys = make([]format.Key, 0, len(names))
+	}
+	j, d := 0, 0
+	for _, name := range names {
+		n.checks = n.checks[:0]
+		var s *slot
+		if j < len(shared) && shared[j] == name {
+			s = &slots[j]
+			j++
+		}
+		if d < len(delta) && delta[d] == name {
+			s = nil // a per-node file holds it: the general path
+			d++
+		}
+		var mod string
+		if s != nil && s.ready {
+			mod = s.mod
+		} else {
+			mod = hiera.ModuleOf(name)
+		}
+		if mod != "" && modErr[mod] {
+			continue
+		}
+		var k *format.Key
+		var err *format.Error
+		if s != nil {
+			k, err = n.slotKey(s, name)
+		} else {
+			// A key of a per-node file is seldom shared: keep it only
+			// when the node has no slice at all.
+			w.stats.general++
+			k, err = n.sharedKey(name, mod, sl == nil)
+		}
+		if err != nil {
+			n.report(err, name)
+		}
+		if k != nil {
+			n.keys = append(n.keys, *k)
+		}
+	}
+	return n.keys
+}
+
+// keyNames lists every key of every data file the node's hierarchies reach
+// (those that keep allows, nil for all), sorted. Files are added lowest
+// priority first, so nodes that share their common, OS and role files share
+// the cached unions of those.
+func (n *nodeRun) keyNames(keep func(*dataFile) bool) []string {
+	var acc *keyList
+	add := func(files [][]*dataFile) {
+		for i := len(files) - 1; i >= 0; i-- {
+			for j := len(files[i]) - 1; j >= 0; j-- {
+				if df := files[i][j]; keep == nil || keep(df) {
+					acc = n.w.union(acc, df)
+				}
+			}
+		}
+	}
+	for _, name := range n.c.moduleNames {
+		if lr := n.module(name); lr != nil {
+			add(lr.defFiles)
+			add(lr.files)
+		}
+	}
+	for _, lr := range []*layerRun{n.env, n.global} {
+		if lr != nil {
+			add(lr.files)
+		}
+	}
+	if acc == nil {
+		return nil
+	}
+	return acc.keys
+}
+
+// revision identifies exactly what this node's bundle was compiled from:
+// the environment, the node's facts, every hiera.yaml, and every location
+// its hierarchies name (path, whether it exists, its content). Nodes whose
+// inputs did not change keep their revision, so an unchanged node's bundle
+// stays byte-identical when other nodes' data changes.
+func (n *nodeRun) revision() string {
+	h := sha256.New()
+	var buf []byte
+	put := func(parts ...string) {
+		buf = buf[:0]
+		for _, p := range parts {
+			buf = append(strconv.AppendInt(buf, int64(len(p)), 10), ':')
+			buf = append(buf, p...)
+		}
+		h.Write(append(buf, '\n'))
+	}
+	put("environment", n.c.environment)
+	put("facts", string(appendCanonical(nil, n.scope.vars)))
+	if n.c.keys.sum != [32]byte{} {
+		put("eyaml keys", hex.EncodeToString(n.c.keys.sum[:]))
+	}
+	layer := func(name string, lr *layerRun) {
+		if lr == nil || lr.conf == nil {
+			put("layer", name, "none")
+			return
+		}
+		put("layer", name, lr.conf.file, hex.EncodeToString(lr.conf.sum[:]))
+		hier := func(h *format.Hierarchy, files [][]*dataFile) {
+			for i, lvl := range files {
+				for j, df := range lvl {
+					if df == nil {
+						put("missing", h.Levels[i].Locations[j].Path)
+					} else {
+						put("file", df.path, hex.EncodeToString(df.sum[:]))
+					}
+				}
+			}
+		}
+		hier(&lr.hier, lr.files)
+		if lr.def != nil {
+			hier(lr.def, lr.defFiles)
+		}
+	}
+	layer("global", n.global)
+	layer("environment", n.env)
+	for _, name := range n.c.moduleNames {
+		layer("module "+name, n.module(name))
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// appendCanonical appends an unambiguous text of v (types, lengths and
+// order included) for digests.
+func appendCanonical(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(b, 'n')
+	case bool:
+		if v {
+			return append(b, 't')
+		}
+		return append(b, 'f')
+	case int64:
+		return append(strconv.AppendInt(append(b, 'i'), v, 10), ';')
+	case float64:
+		return append(strconv.AppendFloat(append(b, 'd'), v, 'g', -1, 64), ';')
+	case string:
+		return append(append(strconv.AppendInt(append(b, 's'), int64(len(v)), 10), ':'), v...)
+	case []any:
+		b = append(strconv.AppendInt(append(b, 'a'), int64(len(v)), 10), ':')
+		for _, e := range v {
+			b = appendCanonical(b, e)
+		}
+		return b
+	case *format.Hash:
+		b = append(strconv.AppendInt(append(b, 'h'), int64(v.Len()), 10), ':')
+		for k, e := range v.All() {
+			b = appendCanonical(appendCanonical(b, k), e)
+		}
+		return b
+	}
+	return fmt.Appendf(append(b, '?'), "%T:%v;", v, v)
+}
+
+func hierarchyOf(lr *layerRun) format.Hierarchy {
+	if lr == nil {
+		return format.Hierarchy{}
+	}
+	return lr.hier
+}
