@@ -45,6 +45,7 @@ type compileFlags struct {
 	verbose                                bool   // --verbose: every node of a shared error
 	progress                               string // --progress: auto, always or never
 	pkcs7Private, pkcs7Public              string // eyaml keys
+	shard                                  string // --shard K/N
 }
 
 // eyamlFlags registers the eyaml key flags (compile, and diff --git).
@@ -78,6 +79,7 @@ func runCompile(c *cmdEnv, args []string) int {
 	fl.BoolVar(&f.verbose, "verbose", false, "")
 	fl.StringVar(&f.progress, "progress", "auto", "")
 	f.eyamlFlags(fl)
+	fl.StringVar(&f.shard, "shard", "", "")
 	rest, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -120,6 +122,16 @@ func runCompile(c *cmdEnv, args []string) int {
 	if !slices.Contains(progress.Modes, f.progress) {
 		return c.usageError("--progress must be %s, not %q", strings.Join(progress.Modes, ", "), f.progress)
 	}
+	// --shard "" (a CI variable that is not set) is an error too, not the
+	// whole fleet compiled on every machine.
+	var shard build.Shard
+	shardSet := false
+	fl.Visit(func(fl *flag.Flag) { shardSet = shardSet || fl.Name == "shard" })
+	if shardSet {
+		if shard, err = build.ParseShard(f.shard); err != nil {
+			return c.usageError("--shard %v", err)
+		}
+	}
 
 	// A compile allocates much and keeps little (each node's results are
 	// written and dropped): collecting half as often as Go's default saves
@@ -133,6 +145,7 @@ func runCompile(c *cmdEnv, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	cfg := f.config()
+	cfg.Shard = shard
 	var stopMeter func()
 	cfg.Progress, stopMeter = meter(f.progress, c.term, "compile")
 	r, err := build.Run(ctx, cfg)
@@ -163,14 +176,18 @@ func runCompile(c *cmdEnv, args []string) int {
 	if promoted > 0 {
 		errText += fmt.Sprintf(" (%d from warnings, --strict)", promoted)
 	}
-	summary := fmt.Sprintf("%s, %s, %s, %s", plural(r.Nodes, "node"), plural(r.Keys, "key"), errText, plural(warns, "warning"))
+	part := ""
+	if shard.N > 0 {
+		part = fmt.Sprintf("shard %v: ", shard)
+	}
+	summary := fmt.Sprintf("%s%s, %s, %s, %s", part, plural(r.Nodes, "node"), plural(r.Keys, "key"), errText, plural(warns, "warning"))
 	switch {
 	case f.envFromFacts:
-		summary = fmt.Sprintf("%s in %s, %s, %s, %s", plural(r.Nodes, "node"), plural(r.Environments, "environment"),
+		summary = fmt.Sprintf("%s%s in %s, %s, %s, %s", part, plural(r.Nodes, "node"), plural(r.Environments, "environment"),
 			plural(r.Keys, "key"), errText, plural(warns, "warning"))
 	case r.Incremental:
-		summary = fmt.Sprintf("%s compiled (incremental: %d unchanged), %s, %s, %s",
-			plural(r.Nodes, "node"), r.Unchanged, plural(r.Keys, "key"), errText, plural(warns, "warning"))
+		summary = fmt.Sprintf("%s%s compiled (incremental: %d unchanged), %s, %s, %s",
+			part, plural(r.Nodes, "node"), r.Unchanged, plural(r.Keys, "key"), errText, plural(warns, "warning"))
 	}
 	if !r.Committed {
 		fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; nothing written (--keep-going writes bundles anyway)\n", summary, since(start))
@@ -179,6 +196,9 @@ func runCompile(c *cmdEnv, args []string) int {
 	removed := ""
 	if r.Removed > 0 {
 		removed = fmt.Sprintf(", removed %s of nodes whose facts were not given", plural(r.Removed, "bundle"))
+	}
+	if r.Removed > 0 && shard.N > 0 {
+		removed = fmt.Sprintf(", removed %s of the shard's nodes whose facts were not given", plural(r.Removed, "bundle"))
 	}
 	fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; wrote %s to %s%s\n", summary, since(start), plural(r.Written, "bundle"), f.out, removed)
 	if r.Errors > 0 {

@@ -167,6 +167,11 @@ old and the new value came from (hierarchy level, file:line). Errors that
 appear, disappear or change message are changes too. A summary comes
 first; then each distinct change once, with the nodes it touches.
 
+OLD and NEW may each be a folder of the folders of a compile's shards
+(compile --shard K/N): their bundles are read as one folder. A node with
+two bundles, or a missing shard (each shard's folder holds its state file,
+.hieracc-state-K-of-N.json), is trouble.
+
 A value that only moved to another file or line is not a change: what
 counts is what 'puppet lookup' answers. Bundles with equal digests are not
 decoded, but every bundle is checked whole (length, digest): a damaged one

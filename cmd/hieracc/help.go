@@ -170,6 +170,18 @@ Flags:
                        the keys of every eyaml level (lookup_key:
                        eyaml_lookup_key), instead of the files its options
                        name (pkcs7_private_key, pkcs7_public_key).
+  --shard K/N          compile only the nodes of shard K of N (K from 1 to N;
+                       from a 0-based index, give index+1), so that N machines
+                       share a compile with no coordinator. A node's shard is
+                       the first 8 bytes of the SHA-256 of its certname, as an
+                       unsigned big-endian integer, modulo N, plus 1: it does
+                       not change when other nodes come and go. The shard
+                       removes from OUT only bundles of its own nodes, and
+                       keeps its state in OUT/.hieracc-state-K-of-N.json, so
+                       each shard compiles incrementally on its own. The N
+                       shards' bundles together are a full compile's, byte for
+                       byte; diff and lookup read a folder of the shards'
+                       folders as one.
 
 When --out holds an earlier compile (its .hieracc-state.json), only the nodes
 whose facts or data files changed are compiled again, and only their bundles
@@ -210,8 +222,9 @@ printed. Flags may come before or after the keys.
 
 Flags:
   --bundle PATH         the folder 'hieracc compile' wrote (--out); the bundle
-                        read is PATH/<node>.bundle. PATH may also be a bundle
-                        file, and --node is then optional.
+                        read is PATH/<node>.bundle. PATH may also be a folder
+                        of the folders of a compile's shards (--shard), read
+                        as one, or a bundle file, and --node is then optional.
   --node NAME           the node's certname (required with a folder).
                         Repeatable, and NAME may be a pattern ('web*', as
                         Go's path.Match): then each node's value is printed

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundleset"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ptype"
 	"github.com/hieracc/hieracc/runtime"
@@ -27,6 +27,7 @@ type lookupFlags struct {
 	nodes                                        stringList // --node, repeatable; globs allowed
 	sortArrays, hashArrays, explain, showSecrets bool
 	set                                          map[string]bool // flags given
+	folder                                       *bundleset.Set  // the bundles of --bundle, once read
 }
 
 func runLookup(c *cmdEnv, args []string) int {
@@ -131,16 +132,11 @@ func (f *lookupFlags) lookupNodes(c *cmdEnv, keys []string, opts runtime.Options
 // (Go's path.Match) stands for every node with a bundle in --bundle whose
 // name it matches, and must match one.
 func (f *lookupFlags) matchNodes() ([]string, error) {
-	var have []string
-	entries, err := os.ReadDir(f.bundle)
+	set, err := f.bundles()
 	if err != nil {
-		return nil, fmt.Errorf("--bundle: %v", cleanPathErr(err))
+		return nil, err
 	}
-	for _, e := range entries {
-		if name, ok := strings.CutSuffix(e.Name(), ".bundle"); ok && !e.IsDir() && name != "" {
-			have = append(have, name)
-		}
-	}
+	have := set.Nodes
 	seen := map[string]bool{}
 	var nodes []string
 	for _, pat := range f.nodes {
@@ -213,8 +209,21 @@ func (f *lookupFlags) options() (runtime.Options, string) {
 	return o, ""
 }
 
-// open opens the node's bundle: --bundle is the folder compile wrote, or a
-// bundle file.
+// bundles lists the bundles of the folder --bundle: the folder compile
+// wrote, or a folder of the shards' folders (package bundleset). It is
+// read once, however many nodes are looked up.
+func (f *lookupFlags) bundles() (*bundleset.Set, error) {
+	if f.folder == nil {
+		var err error
+		if f.folder, _, err = bundleset.Read(f.bundle); err != nil {
+			return nil, fmt.Errorf("--bundle: %v", cleanPathErr(err))
+		}
+	}
+	return f.folder, nil
+}
+
+// open opens the node's bundle: --bundle is the folder compile wrote (or
+// a folder of the shards' folders), or a bundle file.
 func (f *lookupFlags) open(node string) (*runtime.Bundle, error) {
 	st, err := os.Stat(f.bundle)
 	if err != nil {
@@ -225,7 +234,11 @@ func (f *lookupFlags) open(node string) (*runtime.Bundle, error) {
 		if strings.ContainsAny(node, `/\`) || node == "." || node == ".." {
 			return nil, fmt.Errorf("--node %q is not a certname", node)
 		}
-		file = filepath.Join(f.bundle, node+".bundle")
+		set, err := f.bundles()
+		if err != nil {
+			return nil, err
+		}
+		file = set.File(node)
 		if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("no bundle for node %s in %s (%s does not exist)", node, f.bundle, file)
 		}

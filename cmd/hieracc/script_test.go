@@ -70,7 +70,7 @@ func cmdNotemp(ts *testscript.TestScript, neg bool, args []string) {
 	entries, err := os.ReadDir(ts.MkAbs(args[0]))
 	ts.Check(err)
 	for _, e := range entries {
-		if e.Name() == build.StateFile {
+		if _, shard := build.ShardOfStateFile(e.Name()); shard || e.Name() == build.StateFile {
 			continue // the incremental state: a finished file, not a temporary one
 		}
 		if strings.HasSuffix(e.Name(), ".tmp") || strings.HasPrefix(e.Name(), ".") {

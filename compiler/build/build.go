@@ -73,6 +73,10 @@ type Config struct {
 	// whatever the levels' options name.
 	PKCS7PrivateKey, PKCS7PublicKey string
 
+	// Shard, when set, limits the build to the nodes of one shard of the
+	// fleet (see shard.go); the zero Shard is the whole fleet.
+	Shard Shard
+
 	// Revision, when set, is recorded in every bundle instead of the
 	// digest of its own inputs (`diff --git` records the commit).
 	Revision string
@@ -107,14 +111,15 @@ type Report struct {
 	Warnings     int  // warnings that are not errors
 
 	Written int // bundles written into Out; 0 when nothing was
-	Removed int // bundles removed from Out: those of nodes whose facts were not given
+	Removed int // bundles removed from Out: those of nodes (of the shard) whose facts were not given
 	// Committed says whether Out was updated: false when there were
 	// errors and not KeepGoing.
 	Committed bool
 }
 
 // StateFile is the name of the file in Out that records what every bundle
-// was built from, for the next incremental build.
+// was built from, for the next incremental build (a shard's is
+// StateFileOf(shard)).
 const StateFile = ".hieracc-state.json"
 
 // IsTemp reports whether name, in Out, is a temporary file or staging
@@ -128,7 +133,7 @@ func IsTemp(name string) bool { return stage.IsTemp(name) }
 //
 // Out is the build's: Run holds a lock on it throughout (another build
 // into it fails at once), and removes the bundles of nodes whose facts it
-// was not given.
+// was not given; a shard's build, only those of nodes of its shard.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.EnvRoot != "" {
 		return runEnvs(ctx, cfg)
@@ -137,6 +142,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	stateFile := StateFileOf(cfg.Shard)
 
 	// One build at a time writes into Out, from reading its state to
 	// writing the new one.
@@ -152,7 +158,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// reach (see state.go).
 	var prev *buildState
 	if !cfg.Full {
-		prev = loadState(cfg.Out)
+		prev = loadState(cfg.Out, stateFile)
 	}
 	files, stats, err := scanInputs(fsys, prev)
 	if err != nil {
@@ -180,6 +186,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	cur.FactsFiles = set.files
+	// A shard compiles its own nodes, and reports the facts problems of
+	// its nodes and those whose nodes are not known (they may be its).
+	set, factProbs = cfg.Shard.keep(set, factProbs)
 	sums := set.sums
 	dirty, full, unchanged := plan(cfg.Out, prev, cur, set.certnames(), sums)
 	nodes, _, more := set.compile(func(name string) bool { return full || dirty[name] })
@@ -229,10 +238,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// From the first rename until the new state is written, the old state
 	// does not describe the bundles in Out: a run killed in between must
 	// leave none, so that the next run compiles every node again.
-	if err := os.Remove(filepath.Join(cfg.Out, StateFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(filepath.Join(cfg.Out, stateFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return r, err
 	}
-	r.Written, r.Removed, err = w.Commit(givenNodes(set, factProbs))
+	r.Written, r.Removed, err = w.Commit(cfg.Shard.removable(set, factProbs))
 	committed = r.Written > 0 || r.Removed > 0
 	if err != nil {
 		return r, err
@@ -242,8 +251,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		compiled[i] = n.Name
 	}
 	rec.written(cfg.Out, compiled)
-	if err := rec.write(cfg.Out); err != nil {
+	if err := rec.write(cfg.Out, stateFile); err != nil {
 		return r, err
+	}
+	if cfg.Shard.N == 0 {
+		removeShardStates(cfg.Out)
 	}
 	r.Committed, committed = true, true
 	return r, nil
@@ -271,20 +283,6 @@ func plan(out string, prev, cur *buildState, certnames []string, sums map[string
 		}
 	}
 	return dirty, false, unchanged
-}
-
-// givenNodes is every node whose facts were given, for Commit to remove
-// the bundles of others; nil (remove none) when some facts could not be
-// read: they may be those nodes'.
-func givenNodes(set *factsSet, probs []facts.Problem) map[string]bool {
-	if facts.HasErrors(probs) {
-		return nil
-	}
-	given := map[string]bool{}
-	for _, n := range set.nodes {
-		given[n.Certname] = true
-	}
-	return given
 }
 
 // collect counts and records the compile's diagnostics, every file named

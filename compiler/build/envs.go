@@ -3,7 +3,7 @@ package build
 // Environments from facts (Config.EnvRoot): each node is compiled against
 // the environment its facts' source recorded (PuppetDB's, a replace facts
 // payload's), found in an r10k-style folder of environments, in one run
-// into one Out. Such a build is always a full one and keeps no state: the
+// into one Out (of one shard, with Config.Shard). Such a build is always a full one and keeps no state: the
 // state of incremental builds describes one environment.
 
 import (
@@ -43,6 +43,7 @@ func runEnvs(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	set, probs = cfg.Shard.keep(set, probs)
 	nodes, src, more := set.compile(func(string) bool { return true })
 	probs = append(probs, more...)
 
@@ -114,10 +115,10 @@ func runEnvs(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	// The state describes one environment's build: none is kept, and the
 	// next build into Out is a full one.
-	if err := os.Remove(filepath.Join(cfg.Out, StateFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(filepath.Join(cfg.Out, StateFileOf(cfg.Shard))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return r, err
 	}
-	r.Written, r.Removed, err = w.Commit(givenNodes(set, probs))
+	r.Written, r.Removed, err = w.Commit(cfg.Shard.removable(set, probs))
 	committed = r.Written > 0 || r.Removed > 0
 	if err != nil {
 		return r, err

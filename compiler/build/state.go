@@ -160,9 +160,10 @@ func binaryDigest() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// loadState reads the state an earlier build left in out, or nil.
-func loadState(out string) *buildState {
-	data, err := inputfs.ReadCapped(inputfs.FileFS(filepath.Join(out, StateFile)), ".")
+// loadState reads the state an earlier build left in out, in the file
+// name, or nil.
+func loadState(out, name string) *buildState {
+	data, err := inputfs.ReadCapped(inputfs.FileFS(filepath.Join(out, name)), ".")
 	if err != nil {
 		return nil
 	}
@@ -319,14 +320,14 @@ func (r *stateRecorder) written(out string, nodes []string) {
 	}
 }
 
-// write stores the state in OUT, atomically.
-func (r *stateRecorder) write(out string) error {
+// write stores the state in OUT, in the file name, atomically.
+func (r *stateRecorder) write(out, name string) error {
 	data, err := json.Marshal(r.st)
 	if err != nil {
 		return err
 	}
-	if err := stage.WriteAtomic(filepath.Join(out, StateFile), data); err != nil {
-		return fmt.Errorf("writing %s: %v", StateFile, err)
+	if err := stage.WriteAtomic(filepath.Join(out, name), data); err != nil {
+		return fmt.Errorf("writing %s: %v", name, err)
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ func FuzzStateFile(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(out, StateFile), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		prev := loadState(out)
+		prev := loadState(out, StateFile)
 		cur := &buildState{Version: stateVersion, Binary: "b", Settings: "s", Files: map[string]string{"env/a.yaml": "1"}}
 		certnames := []string{"n1", "n2"}
 		dirty, all := prev.changedNodes(cur, certnames, map[string]string{"n1": "f", "n2": "f"})

@@ -5,39 +5,38 @@ package bundlediff
 
 import (
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	goruntime "runtime"
 	"slices"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundleset"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
 	"github.com/hieracc/hieracc/runtime"
 )
 
-const bundleExt = ".bundle"
-
 // Compare compares the bundles of two folders written by `hieracc compile`
 // (its --out): OLD/<node>.bundle with NEW/<node>.bundle for every node of
-// either folder that f selects. A folder that cannot be read, holds no
-// bundle, or a selection of no node is an error, as is a bundle that
-// cannot be read; the error names the file.
+// either folder that f selects. Either folder may instead hold the
+// folders of a sharded compile's shards (package bundleset). A folder
+// that cannot be read, holds no bundle, or a selection of no node is an
+// error, as is a bundle that cannot be read; the error names the file.
 func Compare(oldDir, newDir string, f Filter) (*Report, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
-	oldNodes, err := listBundles(oldDir)
+	oldSet, err := listBundles(oldDir)
 	if err != nil {
 		return nil, err
 	}
-	newNodes, err := listBundles(newDir)
+	newSet, err := listBundles(newDir)
 	if err != nil {
 		return nil, err
 	}
+	oldNodes, newNodes := oldSet.Nodes, newSet.Nodes
 	all := len(oldNodes) + len(newNodes)
 	oldNodes = slices.DeleteFunc(oldNodes, func(n string) bool { return !matchAny(f.Nodes, n, true) })
 	newNodes = slices.DeleteFunc(newNodes, func(n string) bool { return !matchAny(f.Nodes, n, true) })
@@ -70,11 +69,11 @@ func Compare(oldDir, newDir string, f Filter) (*Report, error) {
 	g.SetLimit(goruntime.GOMAXPROCS(0))
 	for i, node := range common {
 		g.Go(func() error {
-			results[i], errs[i] = compareNode(node, filepath.Join(oldDir, node+bundleExt), filepath.Join(newDir, node+bundleExt), &f)
+			results[i], errs[i] = compareNode(node, oldSet.File(node), newSet.File(node), &f)
 			return nil
 		})
 	}
-	for i, file := range onlyFiles(oldDir, onlyOld, newDir, onlyNew) {
+	for i, file := range onlyFiles(oldSet, onlyOld, newSet, onlyNew) {
 		g.Go(func() error {
 			_, errs[len(common)+i] = verify(file.path, file.node)
 			return nil
@@ -92,14 +91,14 @@ func Compare(oldDir, newDir string, f Filter) (*Report, error) {
 type nodeFile struct{ node, path string }
 
 // onlyFiles lists the bundles of the nodes found on one side only.
-func onlyFiles(oldDir string, onlyOld []string, newDir string, onlyNew []string) []nodeFile {
+func onlyFiles(oldSet *bundleset.Set, onlyOld []string, newSet *bundleset.Set, onlyNew []string) []nodeFile {
 	var out []nodeFile
 	for _, side := range []struct {
-		dir   string
+		set   *bundleset.Set
 		nodes []string
-	}{{oldDir, onlyOld}, {newDir, onlyNew}} {
+	}{{oldSet, onlyOld}, {newSet, onlyNew}} {
 		for _, n := range side.nodes {
-			out = append(out, nodeFile{n, filepath.Join(side.dir, n+bundleExt)})
+			out = append(out, nodeFile{n, side.set.File(n)})
 		}
 	}
 	return out
@@ -145,55 +144,20 @@ func badBundles(errs []error) error {
 	return &BadBundlesError{Errs: bad}
 }
 
-// listBundles returns the nodes of dir's bundles, sorted. Files whose name
-// starts with a dot (compile's temporary files) are not bundles.
-func listBundles(dir string) ([]string, error) {
-	st, err := os.Stat(dir)
+// listBundles returns the bundles of dir (see package bundleset: a
+// folder compile wrote, or a folder of the shards' folders).
+func listBundles(dir string) (*bundleset.Set, error) {
+	set, bad, err := bundleset.Read(dir)
 	if err != nil {
 		return nil, err
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("%s: not a folder (give the folders 'hieracc compile' wrote)", dir)
-	}
-	entries, err := os.ReadDir(dir) // sorted by name
-	if err != nil {
-		return nil, err
-	}
-	var nodes []string
-	var bad []error
-	for _, e := range entries {
-		name := e.Name()
-		if (!e.Type().IsRegular() && e.Type()&os.ModeSymlink == 0) || strings.HasPrefix(name, ".") {
-			continue
-		}
-		node, ok := strings.CutSuffix(name, bundleExt)
-		if !ok || node == "" {
-			continue
-		}
-		// A link must lead to a regular file: opening a FIFO would wait
-		// forever, a device read for ever.
-		if e.Type()&os.ModeSymlink != 0 {
-			p := filepath.Join(dir, name)
-			if st, err := os.Stat(p); err != nil {
-				bad = append(bad, err)
-				continue
-			} else if !st.Mode().IsRegular() {
-				bad = append(bad, fmt.Errorf("%s: not a regular file", p))
-				continue
-			}
-		}
-		nodes = append(nodes, node)
 	}
 	if len(bad) > 0 {
 		return nil, &BadBundlesError{Errs: bad}
 	}
-	if len(nodes) == 0 {
-		return nil, fmt.Errorf("%w: no bundles (*%s) in %s", ErrNothingToCompare, bundleExt, dir)
+	if len(set.Nodes) == 0 {
+		return nil, fmt.Errorf("%w: no bundles (*%s) in %s", ErrNothingToCompare, bundleset.Ext, dir)
 	}
-	// Sorted by node, not by file name: "a.bundle" vs "a-b.bundle" sort
-	// differently once the suffix is gone.
-	slices.Sort(nodes)
-	return nodes, nil
+	return set, nil
 }
 
 // compareNode diffs one node's two bundles; nil when they hold the same

@@ -110,10 +110,10 @@ func (w *Writer) Stage(b *format.Bundle) error {
 
 // Commit makes every staged bundle durable, then renames each over the
 // old one, and returns how many it wrote. Then it removes the bundles in
-// OUT of nodes that given does not hold (their facts are gone; with given
-// nil, none), and says how many. Nothing is renamed when a bundle's place
+// OUT of the nodes remove accepts (their facts are gone; with remove nil,
+// none), and says how many. Nothing is renamed when a bundle's place
 // is taken by a folder.
-func (w *Writer) Commit(given map[string]bool) (written, removed int, err error) {
+func (w *Writer) Commit(remove func(node string) bool) (written, removed int, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	// A rename that fails half-way leaves a mix of generations: what can
@@ -147,8 +147,8 @@ func (w *Writer) Commit(given map[string]bool) (written, removed int, err error)
 		os.Remove(dir) // empty now
 	}
 	w.dirs = nil
-	if given != nil {
-		removed, err = removeOthers(w.out, given)
+	if remove != nil {
+		removed, err = removeOthers(w.out, remove)
 	}
 	// Make the renames and removals durable too.
 	if d, err := os.Open(w.out); err == nil {
@@ -159,9 +159,9 @@ func (w *Writer) Commit(given map[string]bool) (written, removed int, err error)
 }
 
 // removeOthers removes from out the bundles (files named *.bundle that
-// start as bundles do) of the nodes that given does not hold. Another
-// file of that name (a git bundle, say) is left alone.
-func removeOthers(out string, given map[string]bool) (int, error) {
+// start as bundles do) of the nodes remove accepts. Another file of that
+// name (a git bundle, say) is left alone.
+func removeOthers(out string, remove func(node string) bool) (int, error) {
 	entries, err := os.ReadDir(out)
 	if err != nil {
 		return 0, fmt.Errorf("--out: %v", inputfs.CleanPathErr(err))
@@ -169,7 +169,7 @@ func removeOthers(out string, given map[string]bool) (int, error) {
 	n := 0
 	for _, e := range entries {
 		node, ok := strings.CutSuffix(e.Name(), ".bundle")
-		if !ok || !e.Type().IsRegular() || given[node] || !isBundle(filepath.Join(out, e.Name())) {
+		if !ok || !e.Type().IsRegular() || !remove(node) || !isBundle(filepath.Join(out, e.Name())) {
 			continue
 		}
 		if err := os.Remove(filepath.Join(out, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
