@@ -3,8 +3,9 @@ package build
 // Environments from facts (Config.EnvRoot): each node is compiled against
 // the environment its facts' source recorded (PuppetDB's, a replace facts
 // payload's), found in an r10k-style folder of environments, in one run
-// into one Out (of one shard, with Config.Shard). Such a build is always a full one and keeps no state: the
-// state of incremental builds describes one environment.
+// into one Out (of one shard, with Config.Shard). Such a build is always
+// a full one and keeps no state: the state of incremental builds
+// describes one environment.
 
 import (
 	"context"

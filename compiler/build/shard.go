@@ -7,9 +7,10 @@ package build
 // and the union of the N shards' bundles is a full compile's, byte for
 // byte: each bundle is a pure function of its node's inputs.
 //
-// A shard's build is a build of its nodes alone: it reads the facts of
-// its nodes only, removes from Out only the bundles of its own nodes whose
-// facts are gone, and keeps its state in a file of its own
+// A shard's build is a build of its nodes alone: it compiles its nodes
+// only (it finds them in every facts source, since a file may hold many
+// nodes; see keep), removes from Out only the bundles of its own nodes
+// whose facts are gone, and keeps its state in a file of its own
 // (StateFileOf), so that shards may share an Out, and each compiles
 // incrementally on its own. A build of the whole fleet removes the shards'
 // states from its Out.
