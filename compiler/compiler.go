@@ -8,9 +8,12 @@
 // each node; node.go's compileNode holds a node's steps, in order. The
 // stages, one file each:
 //
-//	config.go       read and validate each layer's hiera.yaml (once per compile)
+//	config.go       read and validate each layer's hiera.yaml (once per compile);
+//	                config_legacy.go: versions 3 and 4; backends.go: levels
+//	                whose function is Ruby code
 //	node.go         compile one node: its steps in order, and its revision
-//	hierarchy.go    expand each hierarchy for a node into data files (glob.go: globs)
+//	hierarchy.go    expand each hierarchy for a node into data files (glob.go:
+//	                globs; outside.go: absolute paths on the server's disk, mounts)
 //	scope.go        read a node's facts; its top scope
 //	files.go        load each data file once, shared by every node
 //	options.go      assemble the node's lookup_options
@@ -37,6 +40,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/hieracc/hieracc/format"
@@ -52,6 +56,9 @@ type Input struct {
 	// default global config when that file is absent. "" = no global layer.
 	GlobalDir   string
 	Environment string // "" = "production"
+	// Mounts supply folders of the Puppet server's disk that hierarchies
+	// name by absolute paths (outside.go); other such paths are absent.
+	Mounts []Mount
 	// Revision, when set, is recorded in every bundle; when empty (the
 	// usual case) each bundle records a digest of exactly its own inputs.
 	Revision string
@@ -107,6 +114,8 @@ func (r *Result) Errors() int {
 // compilation is what every node of one compile shares.
 type compilation struct {
 	fsys        fs.FS
+	envDir      string
+	mounts      []Mount
 	environment string
 	revision    string
 	global, env *config
@@ -118,6 +127,9 @@ type compilation struct {
 	// inputs are the folders of the layers (EnvDir, ModulesDir, GlobalDir):
 	// a layer reads only inside the one it comes from (see layerTop).
 	inputs []string
+	// entries caches entryPos, which parses a file again: explanations
+	// ask it for every key that has lookup_options.
+	entries sync.Map // entryPosKey → [3]int{line, column, found}
 }
 
 // validModuleName is Puppet's rule for module folder names.
@@ -214,6 +226,8 @@ func inside(p, dir string) bool {
 func prepare(in Input) *compilation {
 	c := &compilation{
 		fsys:        in.FS,
+		envDir:      in.EnvDir,
+		mounts:      cleanMounts(in.Mounts),
 		environment: in.Environment,
 		revision:    in.Revision,
 		modules:     map[string]*config{},

@@ -13,7 +13,6 @@ import (
 
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/format"
-	"github.com/hieracc/hieracc/format/hiera"
 	"github.com/hieracc/hieracc/format/ruby"
 	"gopkg.in/yaml.v3"
 )
@@ -28,6 +27,7 @@ const (
 	locGlob
 	locGlobs
 	locMappedPaths
+	locURIs // only for functions hieracc cannot run (backends.go)
 )
 
 // levelConf is one validated hierarchy level.
@@ -43,6 +43,18 @@ type levelConf struct {
 	// keys are an eyaml level's key files, from its options (or the
 	// defaults'); see eyaml.go.
 	keys eyamlKeyPaths
+
+	// Versions 3 and 4 (config_legacy.go). ext is added to each path that
+	// does not end with it, after interpolation. A version 3 datadir is not
+	// relative to the config's folder (noRoot); envDatadir: Hiera 3's
+	// default, the compiled environment's hieradata folder.
+	ext        string
+	noRoot     bool
+	envDatadir bool
+
+	// foreign: the level's function is Ruby code hieracc cannot run; the
+	// lookups that reach one of its locations fail (backends.go).
+	foreign bool
 }
 
 // config is one layer's validated hiera.yaml.
@@ -64,10 +76,6 @@ type config struct {
 	// files that exist.
 	isDefaultConfig bool
 	sum             [32]byte // SHA-256 of hiera.yaml, for revisions
-
-	// Where the version is (or would be) set, for version 3 messages.
-	versionLine, versionCol int
-	noVersion               bool
 }
 
 // Config keys Puppet knows (hiera_config.rb).
@@ -125,9 +133,9 @@ func loadConfig(fsys fs.FS, root string, layer format.Layer, module string) (*co
 	}
 	doc := node // the document's root node; nil for an empty file
 	if doc == nil || doc.Kind != yaml.MappingNode {
-		// Puppet falls back to the v3 default config, which a module ignores.
+		// Puppet falls back to Hiera 3's default config.
 		d := Diagnostic{Severity: Warning, File: file, Message: fmt.Sprintf("%s: File exists but does not contain a valid YAML hash. Falling back to Hiera version 3 default config", file)}
-		return c.v3(d)
+		return c.v3(nil, nil, d)
 	}
 	val, err := dataload.Value(file, doc)
 	if err != nil {
@@ -136,59 +144,22 @@ func loadConfig(fsys fs.FS, root string, layer format.Layer, module string) (*co
 	}
 	h := val.(*format.Hash)
 
-	version := 3
-	c.versionLine, c.versionCol = doc.Line, doc.Column
-	if !h.Has("version") {
-		c.noVersion = true
-	} else {
-		c.versionLine, c.versionCol = keyPos(doc, "version")
-	}
+	version := 3 // a file without version is version 3
 	if v, ok := h.Get("version"); ok && v != nil {
-		switch v := v.(type) {
-		case int64:
-			version = int(v)
-		case float64:
-			version = int(v)
-		case string:
-			version = atoiRuby(v)
-		default:
-			version = 0
-		}
+		version = atoiVersion(v)
 	}
 	switch version {
 	case 5:
 	case 3:
-		return c.v3(Diagnostic{Severity: Warning, File: file, Message: fmt.Sprintf("%s: Use of 'hiera.yaml' version 3 is deprecated. It should be converted to version 5", file)})
+		return c.v3(doc, h)
 	case 4:
-		line, col := keyPos(doc, "version")
-		return c, c.fail(Diagnostic{File: file, Line: line, Column: col,
-			Message: fmt.Sprintf("hiera.yaml version 4 is not supported by hieracc; convert %s to version 5", file)})
+		return c, c.parseV4(doc, h)
 	default:
 		line, col := keyPos(doc, "version")
 		return c, c.fail(Diagnostic{File: file, Line: line, Column: col,
 			Message: fmt.Sprintf("This runtime does not support hiera.yaml version %d", version)})
 	}
 	return c, c.parseV5(doc, h)
-}
-
-// v3 handles a version 3 (or non-hash) hiera.yaml: Puppet ignores it in a
-// module (with a warning) and refuses it in an environment. In the global
-// layer it would configure classic Hiera backends, which hieracc cannot run.
-func (c *config) v3(warn Diagnostic) (*config, []Diagnostic) {
-	ds := []Diagnostic{warn}
-	switch c.layer {
-	case format.LayerModule:
-		c.present = false
-		ds = append(ds, Diagnostic{Severity: Warning, File: c.file, Message: "hiera.yaml version 3 found at module root was ignored"})
-		return c, ds
-	case format.LayerEnvironment:
-		msg := "hiera.yaml version 3 cannot be used in an environment"
-		if c.noVersion {
-			msg += " (the file has no version key, so it is read as version 3: add 'version: 5')"
-		}
-		return c, append(ds, c.fail(Diagnostic{File: c.file, Line: c.versionLine, Column: c.versionCol, Message: msg})...)
-	}
-	return c, append(ds, c.fail(Diagnostic{File: c.file, Line: c.versionLine, Column: c.versionCol, Message: "hiera.yaml version 3 is not supported by hieracc; convert it to version 5"})...)
 }
 
 // fail records the first error as the layer's error and returns it as a diagnostic.
@@ -209,10 +180,10 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 		ds = append(ds, c.fail(Diagnostic{File: c.file, Line: line, Column: col,
 			Message: fmt.Sprintf("The Lookup Configuration at '%s' has wrong type, ", c.file) + fmt.Sprintf(format, args...)})...)
 	}
-	for i, k := range h.Keys() {
+	for _, k := range h.Keys() {
 		ks, ok := k.(string)
 		if !ok || !slices.Contains(topKeys, ks) {
-			typeErr(doc.Content[2*i], "unrecognized key '%v'", k)
+			typeErr(keyNode(doc, k), "unrecognized key '%v'", k)
 		}
 	}
 
@@ -227,10 +198,10 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 		if !ok {
 			typeErr(dn, "entry 'defaults' expects a Struct value, got %s", ruby.TypeName(v))
 		} else {
-			for i, k := range dh.Keys() {
+			for _, k := range dh.Keys() {
 				ks, _ := k.(string)
 				if !slices.Contains(defaultsKeys, ks) {
-					typeErr(dn.Content[2*i], "entry 'defaults' unrecognized key '%v'", k)
+					typeErr(keyNode(dn, k), "entry 'defaults' unrecognized key '%v'", k)
 				}
 			}
 			defOpts, _ = dh.Get("options")
@@ -323,10 +294,10 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 		return nil, ds
 	}
 	lvl := &levelConf{line: n.Line, column: n.Column, datadir: datadir}
-	for j, k := range h.Keys() {
+	for _, k := range h.Keys() {
 		ks, _ := k.(string)
 		if !slices.Contains(levelKeys, ks) {
-			kn := n.Content[2*j]
+			kn := keyNode(n, k)
 			ds = append(ds, c.fail(Diagnostic{File: c.file, Line: kn.Line, Column: kn.Column, Message: fmt.Sprintf("%sunrecognized key '%v'", prefix, k)})...)
 		}
 	}
@@ -410,12 +381,8 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 			}
 		}
 	}
-	if !slices.Contains(supportedFunctions, lvl.function) {
-		hint := ""
-		if near := hiera.Nearest(lvl.function, supportedFunctions); near != "" {
-			hint = fmt.Sprintf(" (did you mean '%s'?)", near)
-		}
-		fail("hieracc cannot run %s in hierarchy '%s': only data_hash yaml_data and json_data, and lookup_key eyaml_lookup_key, are supported ahead of time%s", describeFunction(lvl.function), lvl.name, hint)
+	if msg := c.checkFunction(lvl); msg != "" {
+		ds = append(ds, c.fail(Diagnostic{File: c.file, Line: n.Line, Column: n.Column, Message: msg})...)
 	}
 	if s, ok := str("datadir"); ok {
 		lvl.datadir = s
@@ -436,7 +403,13 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 		lvl.kind = locMappedPaths
 		copy(lvl.mapped[:], s)
 	}
-	if h.Has("uri") || h.Has("uris") {
+	if s, ok := str("uri"); ok {
+		lvl.kind, lvl.locs = locURIs, []string{s}
+	}
+	if s, ok := strs("uris", 1, 0); ok {
+		lvl.kind, lvl.locs = locURIs, s
+	}
+	if lvl.kind == locURIs && !lvl.foreign {
 		fail("hieracc cannot resolve uri/uris locations in hierarchy '%s': they only make sense to lookup_key functions", lvl.name)
 	}
 	opts, ok := h.Get("options")

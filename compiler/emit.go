@@ -62,6 +62,7 @@ func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *for
 		err = n.placeOption(optionError(entry, true, "%s", perr.Error()), layers[:]...)
 	} else {
 		k.Merge = merge
+		k.MergeFrom = n.mergeFrom(mod, name, layers)
 		v, found, err = hiera.Resolve(merge, hierarchies(layers), contributionLeaf(k.Contributions))
 		err = hiera.InLookupOf(name, err)
 	}

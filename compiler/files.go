@@ -215,6 +215,26 @@ func (df *dataFile) filterModule(module, function string) {
 // written in a YAML data file. Only error messages need it, so the file is
 // parsed again rather than keeping every position of every file.
 func (c *compilation) entryPos(p, entry string, merge bool) (int, int, bool) {
+	k := entryPosKey{p, entry, merge}
+	if v, ok := c.entries.Load(k); ok {
+		r := v.([3]int)
+		return r[0], r[1], r[2] == 1
+	}
+	line, col, ok := c.parseEntryPos(p, entry, merge)
+	r := [3]int{line, col, 0}
+	if ok {
+		r[2] = 1
+	}
+	c.entries.Store(k, r)
+	return line, col, ok
+}
+
+type entryPosKey struct {
+	path, entry string
+	merge       bool
+}
+
+func (c *compilation) parseEntryPos(p, entry string, merge bool) (int, int, bool) {
 	src, err := fs.ReadFile(c.fsys, p)
 	if err != nil {
 		return 0, 0, false

@@ -66,9 +66,20 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 		fl := format.Level{Name: lvl.name}
 		fs := make([]*dataFile, len(locs))
 		for j, l := range locs {
-			df := n.c.file(l, lvl.function, c.layer, c.module, keyringKey{c.root, lvl.keys})
+			var df *dataFile
+			switch {
+			case lvl.foreign && (lvl.kind == locURIs || lvl.kind == locNone):
+				df = n.c.foreignFile(c, lvl)
+			case outsideFS(l.path):
+			case lvl.foreign:
+				if n.c.exists(l.path) {
+					df = n.c.foreignFile(c, lvl)
+				}
+			default:
+				df = n.c.file(l, lvl.function, c.layer, c.module, keyringKey{c.root, lvl.keys})
+			}
 			fs[j] = df
-			fl.Locations = append(fl.Locations, format.Location{Path: l.path, Exists: df != nil})
+			fl.Locations = append(fl.Locations, format.Location{Path: l.path, Exists: df != nil, Original: l.original})
 		}
 		out = append(out, fl)
 		files = append(files, fs)
@@ -76,10 +87,12 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 	return out, files, nil
 }
 
-// location is a data file a level names: its FS path, and the path Puppet
-// shows in messages when that differs ("" if not; see shownPath).
+// location is a data file a level names: its FS path, the path Puppet
+// shows in messages when that differs ("" if not; see shownPath), and what
+// the hierarchy wrote for it (Puppet's "Original path" in --explain: the
+// template, or for a glob the interpolated pattern).
 type location struct {
-	path, shown string
+	path, shown, original string
 }
 
 // expandLevel returns the data files a level names for the node.
@@ -90,24 +103,42 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 	// In a glob, what interpolation inserts is literal text (see
 	// interpolatePath), in the datadir too: both are part of the pattern.
 	glob := lvl.kind == locGlob || lvl.kind == locGlobs
-	dd, err := n.interpolatePath(lvl.datadir, glob)
+	// The datadir is relative to the config's folder, but an absolute one
+	// stands alone (Ruby's Pathname#+), as does a version 3 one; Hiera 3's
+	// default is the compiled environment's hieradata folder.
+	tmpl, dir, top := lvl.datadir, c.root, n.c.layerTop(c.root)
+	switch {
+	case lvl.envDatadir:
+		tmpl, dir, top = path.Join(n.c.envDir, "hieradata"), "", n.c.layerTop(n.c.envDir)
+	case lvl.noRoot, path.IsAbs(lvl.datadir):
+		dir = ""
+	}
+	dd, err := n.interpolatePath(tmpl, glob)
 	if err != nil {
 		return nil, err
 	}
+	if lvl.noRoot && !lvl.envDatadir && !path.IsAbs(dd) {
+		return nil, &format.Error{Message: fmt.Sprintf("datadir %q is relative: Puppet resolves a Hiera 3 :datadir: against the working directory of its process, which hieracc cannot know", dd)}
+	}
 	// The datadir is held to the same rule as the paths below it: a fact
 	// must not move it out of the folder the configuration names.
-	top := n.c.layerTop(c.root)
-	datadir, err := n.safeJoin("datadir", top, c.root, lvl.datadir, dd)
+	datadir, err := n.safeJoin("datadir", top, dir, tmpl, dd)
 	if err != nil {
 		return nil, err
+	}
+	if mt := n.c.mountTop(datadir); mt != "" {
+		top = mt // a datadir on the server's disk, which a mount supplies
 	}
 	resolve := func(tmpl string) (location, *format.Error) {
 		p, err := n.interpolatePath(tmpl, glob)
 		if err != nil {
 			return location{}, err
 		}
+		if lvl.ext != "" && !strings.HasSuffix(p, lvl.ext) {
+			p += lvl.ext // Hiera 3: the backend's extension
+		}
 		joined, err := n.safeJoin("hierarchy path", top, datadir, tmpl, p)
-		return location{joined, shownPath(datadir, p, joined)}, err
+		return location{joined, shownPath(datadir, p, joined), tmpl}, err
 	}
 	var locs []location
 	switch lvl.kind {
@@ -128,12 +159,19 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 			if err != nil {
 				return nil, err
 			}
+			if outsideFS(p.path) {
+				continue
+			}
 			matched, gerr := rubyGlob(n.c.fsys, p.path)
 			if gerr != nil {
 				return nil, gerr
 			}
+			pattern := p.path
+			if p.shown != "" {
+				pattern = p.shown
+			}
 			for _, m := range matched {
-				locs = append(locs, location{path: m})
+				locs = append(locs, location{path: m, original: pattern})
 			}
 		}
 	case locMappedPaths:
@@ -169,7 +207,18 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 			}
 			locs = append(locs, p)
 		}
+	case locURIs:
+		for _, t := range lvl.locs {
+			u, err := n.interpolatePath(t, false)
+			if err != nil {
+				return nil, err
+			}
+			locs = append(locs, location{path: u})
+		}
 	case locNone:
+		if lvl.foreign {
+			return []location{{path: c.file}}, nil // Puppet calls the function once, without a location
+		}
 		return nil, &format.Error{Message: fmt.Sprintf("hierarchy level '%s' names no data file (path, paths, glob, globs or mapped_paths)", lvl.name)}
 	}
 	if len(locs) > maxLocations {
@@ -255,6 +304,20 @@ func (n *nodeRun) safeJoin(what, top, dir, tmpl, p string) (string, *format.Erro
 	joined := path.Clean(path.Join(dir, p))
 	if path.IsAbs(p) {
 		joined = path.Clean(p)
+	}
+	if path.IsAbs(joined) {
+		// On the Puppet server's disk: a mount supplies it, else it is
+		// absent (outside.go). Never read here. An unmounted datadir is
+		// warned of through the paths below it.
+		if what == "datadir" {
+			p, _ := n.c.mapServer(joined)
+			return p, nil
+		}
+		shown := tmpl
+		if !path.IsAbs(tmpl) {
+			shown = path.Join(dir, tmpl)
+		}
+		return n.serverPath(joined, shown), nil
 	}
 	if !fs.ValidPath(joined) {
 		return "", &format.Error{Message: fmt.Sprintf("%s %q resolves to %q, outside the control repo: refusing to read it", what, tmpl, joined)}

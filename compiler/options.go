@@ -406,6 +406,21 @@ func (n *nodeRun) placeOption(err error, layers ...*layerRun) *format.Error {
 	return e
 }
 
+// mergeFrom is where the lookup_options entry that applies to key name is
+// written (the highest-priority file defining it), for explanations; nil
+// when no entry applies.
+func (n *nodeRun) mergeFrom(mod, name string, layers [3]*layerRun) *format.OptionsEntry {
+	entry, v := n.optionsFor(mod).entryFor(name)
+	if v == nil {
+		return nil
+	}
+	e := n.placeOption(optionError(entry, false, "%s", entry), layers[:]...)
+	if e.File == "" {
+		return nil
+	}
+	return &format.OptionsEntry{Entry: entry, File: e.File, Line: e.Line, Column: e.Column, Level: e.Level}
+}
+
 // placeIn places e at the entry if one of files defines it.
 func (n *nodeRun) placeIn(e *format.Error, ee *entryError, h *format.Hierarchy, files [][]*dataFile) bool {
 	for li, lvl := range files {

@@ -66,6 +66,11 @@ type Level struct {
 type Location struct {
 	Path   string // as shown to users: relative to the layer's root (e.g. "data/common.yaml")
 	Exists bool
+	// Original is what the hierarchy wrote for it, Puppet's "Original
+	// path": the path or mapped_paths template before interpolation
+	// ("roles/%{facts.role}.yaml"), or for a glob the pattern as
+	// interpolated, datadir included. "" in bundles of format versions 1 and 2.
+	Original string
 }
 
 // Module is one module's layer for this node.
@@ -111,6 +116,10 @@ type Key struct {
 
 	// Merge is the strategy lookup_options configure for the key.
 	Merge Merge
+	// MergeFrom is the lookup_options entry that configured Merge, and
+	// where it is written; nil when no entry matches the key (or in a
+	// bundle of format version 1 or 2).
+	MergeFrom *OptionsEntry
 	// Value is the key's value under Merge; meaningless when Err is set.
 	Value Value
 	// Err is the recorded failure of the configured lookup, with Puppet's
@@ -140,6 +149,20 @@ type Key struct {
 	// converted, except for Sensitive, which a reader applies: Value then
 	// holds what the Sensitive wraps. (Format version 2.)
 	ConvertTo []Value
+}
+
+// OptionsEntry is a lookup_options entry that applies to a key: its name
+// (the key itself, or a regexp starting with ^) and the data file and
+// level whose entry won (the highest-priority one: levels and layers
+// combine lookup_options with a hash merge, so a whole entry replaces a
+// lower one). Line and Column are those of the entry, or, when they are
+// unknown (a JSON file), of its file's lookup_options key.
+type OptionsEntry struct {
+	Entry  string
+	File   string
+	Line   int
+	Column int
+	Level  string
 }
 
 // Sensitive reports whether the key's lookups return a Sensitive value.

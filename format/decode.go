@@ -329,6 +329,17 @@ func (x *Index) decodeBody(r *reader) error {
 	return r.done("body")
 }
 
+// readOptionsEntry reads a key's mergeFrom (version 3): the same fields
+// as an error, the entry's name in place of the message.
+func readOptionsEntry(r *reader, o *OptionsEntry) error {
+	var e Error
+	if err := readError(r, &e); err != nil {
+		return err
+	}
+	*o = OptionsEntry{Entry: e.Message, File: e.File, Line: e.Line, Column: e.Column, Level: e.Level}
+	return nil
+}
+
 func readError(r *reader, e *Error) error {
 	if err := r.arrayOf(5, "error"); err != nil {
 		return err
@@ -581,10 +592,10 @@ func (x *Index) Bundle() (*Bundle, error) {
 		Revision:    x.Revision,
 		NodeError:   x.NodeError,
 	}
-	if err := readHierarchy(r, &b.Global); err != nil {
+	if err := readHierarchy(r, x.Version, &b.Global); err != nil {
 		return nil, err
 	}
-	if err := readHierarchy(r, &b.Env); err != nil {
+	if err := readHierarchy(r, x.Version, &b.Env); err != nil {
 		return nil, err
 	}
 	if n, err = r.arrayLen(); err != nil {
@@ -603,12 +614,12 @@ func (x *Index) Bundle() (*Bundle, error) {
 		if i > 0 && m.Name <= b.Modules[i-1].Name {
 			return nil, r.errorf("modules not sorted: %q after %q", m.Name, b.Modules[i-1].Name)
 		}
-		if err := readHierarchy(r, &m.Hierarchy); err != nil {
+		if err := readHierarchy(r, x.Version, &m.Hierarchy); err != nil {
 			return nil, err
 		}
 		if !r.nilNext() {
 			m.Default = new(Hierarchy)
-			if err := readHierarchy(r, m.Default); err != nil {
+			if err := readHierarchy(r, x.Version, m.Default); err != nil {
 				return nil, err
 			}
 		}
@@ -628,9 +639,13 @@ func (x *Index) Bundle() (*Bundle, error) {
 		ik := &x.Keys[i]
 		k.Name, k.Value, k.Err = ik.Name, ik.Value, ik.Err
 		k.Secret = ik.secret
-		// Version 2 adds the key's convert_to.
+		// Version 2 adds the key's convert_to; version 3, where its merge
+		// comes from.
 		fields := 4
-		if x.Version >= 2 {
+		switch {
+		case x.Version >= 3:
+			fields = 6
+		case x.Version >= 2:
 			fields = 5
 		}
 		if err := r.arrayOf(fields, "key details"); err != nil {
@@ -648,12 +663,18 @@ func (x *Index) Bundle() (*Bundle, error) {
 		if k.Defaults, err = x.readContributions(r, vals.vals); err != nil {
 			return nil, err
 		}
-		if fields == 5 {
+		if fields >= 5 {
 			if k.ConvertTo, err = readConvertTo(r); err != nil {
 				return nil, err
 			}
 			if k.Sensitive() != ik.Sensitive || (len(k.ConvertTo) > 0) != ik.Converts {
 				return nil, r.errorf("key %q: the key's flags and convert_to disagree", k.Name)
+			}
+		}
+		if fields >= 6 && !r.nilNext() {
+			k.MergeFrom = new(OptionsEntry)
+			if err := readOptionsEntry(r, k.MergeFrom); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -700,7 +721,9 @@ func readConvertTo(r *reader) ([]Value, error) {
 	return out, nil
 }
 
-func readHierarchy(r *reader, h *Hierarchy) error {
+// readHierarchy reads a hierarchy of a bundle of the given version:
+// version 3 adds each location's original path.
+func readHierarchy(r *reader, version int, h *Hierarchy) error {
 	if err := r.arrayOf(2, "hierarchy"); err != nil {
 		return err
 	}
@@ -727,7 +750,11 @@ func readHierarchy(r *reader, h *Hierarchy) error {
 		l.Locations = make([]Location, n)
 		for j := range l.Locations {
 			loc := &l.Locations[j]
-			if err := r.arrayOf(2, "location"); err != nil {
+			fields := 2
+			if version >= 3 {
+				fields = 3 // original
+			}
+			if err := r.arrayOf(fields, "location"); err != nil {
 				return err
 			}
 			if loc.Path, err = r.str(); err != nil {
@@ -735,6 +762,11 @@ func readHierarchy(r *reader, h *Hierarchy) error {
 			}
 			if loc.Exists, err = r.boolean(); err != nil {
 				return err
+			}
+			if fields == 3 {
+				if loc.Original, err = r.str(); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -33,7 +33,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"empty", nil, format.ErrNotBundle, "too short"},
 		{"text", []byte("hello, world, this is text"), format.ErrNotBundle, "bad magic"},
 		{"half magic", data[:7], format.ErrCorrupt, "truncated in the magic"},
-		{"version 9", v9, format.ErrVersion, "unsupported bundle format version 9 (this reader reads versions 1 to 2)"},
+		{"version 9", v9, format.ErrVersion, "unsupported bundle format version 9 (this reader reads versions 1 to 3)"},
 		{"no header", data[:16], format.ErrCorrupt, "truncated"},
 		{"no body", data[:len(data)-len(bodyOf(t, data))], format.ErrCorrupt, "truncated"},
 		{"short body", data[:len(data)-1], format.ErrCorrupt, "truncated"},
@@ -200,8 +200,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add(bodyOf(f, data))
 	syn, _ := format.Encode(Synthetic(20))
 	f.Add(bodyOf(f, syn))
-	v2, _ := format.Encode(sampleV2()) // key flags and convert_to
-	f.Add(bodyOf(f, v2))
+	v3, _ := format.Encode(sampleV3()) // key flags, convert_to, original paths, lookup_options entries
+	f.Add(bodyOf(f, v3))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		data := Seal(format.Version, "n", "e", "r", body)
 		b, err := format.Decode(data)

@@ -374,7 +374,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	cr := refs[2*len(b.Keys):]
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		t = appendArrayLen(t, 5)
+		t = appendArrayLen(t, 6)
 		t = appendMerge(t, k.Merge)
 		if r := memo[i].rec; r >= 0 {
 			t = e.appendTmpl(t, &e.recs[r], k.DefaultMerge, cr)
@@ -384,6 +384,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			t = appendContributions(t, k.Defaults, cr[2*len(k.Contributions):])
 		}
 		t = appendConvertTo(t, k.ConvertTo)
+		t = appendOptionsEntry(t, k.MergeFrom)
 		cr = cr[2*(len(k.Contributions)+len(k.Defaults)):]
 	}
 	e.tail = t
@@ -726,12 +727,25 @@ func appendHierarchy(w []byte, h *Hierarchy) []byte {
 		w = appendString(w, l.Name)
 		w = appendArrayLen(w, len(l.Locations))
 		for _, loc := range l.Locations {
-			w = appendArrayLen(w, 2)
+			w = appendArrayLen(w, 3)
 			w = appendString(w, loc.Path)
 			w = appendBool(w, loc.Exists)
+			w = appendString(w, loc.Original)
 		}
 	}
 	return w
+}
+
+func appendOptionsEntry(w []byte, o *OptionsEntry) []byte {
+	if o == nil {
+		return append(w, mNil)
+	}
+	w = appendArrayLen(w, 5)
+	w = appendString(w, o.Entry)
+	w = appendString(w, o.File)
+	w = appendInt(w, int64(o.Line))
+	w = appendInt(w, int64(o.Column))
+	return appendString(w, o.Level)
 }
 
 func appendMerge(w []byte, m Merge) []byte {

@@ -329,7 +329,7 @@ func (e *refEncoder) body(b *Bundle) ([]byte, error) {
 	d.array(len(b.Keys))
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		d.array(5)
+		d.array(6)
 		refWriteMerge(d, k.Merge)
 		refWriteContributions(d, contribs[i])
 		refWriteMerge(d, k.DefaultMerge)
@@ -348,6 +348,16 @@ func (e *refEncoder) body(b *Bundle) ([]byte, error) {
 					d.bool(v)
 				}
 			}
+		}
+		if o := k.MergeFrom; o == nil {
+			d.nil()
+		} else {
+			d.array(5)
+			d.string(o.Entry)
+			d.string(o.File)
+			d.int(int64(o.Line))
+			d.int(int64(o.Column))
+			d.string(o.Level)
 		}
 	}
 	if d.err != nil {
@@ -425,9 +435,10 @@ func refWriteHierarchy(w *refWriter, h *Hierarchy) {
 		w.string(l.Name)
 		w.array(len(l.Locations))
 		for _, loc := range l.Locations {
-			w.array(2)
+			w.array(3)
 			w.string(loc.Path)
 			w.bool(loc.Exists)
+			w.string(loc.Original)
 		}
 	}
 }

@@ -244,6 +244,25 @@ func sampleV2() *format.Bundle {
 	return b
 }
 
+// sampleV3 is the sample of version 3: version 2's, with each location's
+// original path and the lookup_options entry of the keys that have a merge.
+func sampleV3() *format.Bundle {
+	b := sampleV2()
+	for i := range b.Keys {
+		if b.Keys[i].Merge != (format.Merge{}) {
+			b.Keys[i].MergeFrom = &format.OptionsEntry{Entry: "^" + b.Keys[i].Name[:1], File: "data/common.yaml", Line: 2, Column: 3, Level: "Common"}
+		}
+	}
+	for _, h := range []*format.Hierarchy{&b.Global, &b.Env} {
+		for i := range h.Levels {
+			for j := range h.Levels[i].Locations {
+				h.Levels[i].Locations[j].Original = fmt.Sprintf("%%{facts.level%d}/%d.yaml", i, j)
+			}
+		}
+	}
+	return b
+}
+
 // TestGoldenV1 decodes the committed version 1 bundle. It must pass
 // forever: a reader that fails it can no longer read bundles in the field.
 func TestGoldenV1(t *testing.T) { testGolden(t, 1, Sample()) }
@@ -251,6 +270,11 @@ func TestGoldenV1(t *testing.T) { testGolden(t, 1, Sample()) }
 // TestGoldenV2 decodes the committed version 2 bundle (key flags), and
 // pins Encode's bytes while version 2 is the newest.
 func TestGoldenV2(t *testing.T) { testGolden(t, 2, sampleV2()) }
+
+// TestGoldenV3 decodes the committed version 3 bundle (original paths,
+// lookup_options entries), and pins Encode's bytes while version 3 is the
+// newest.
+func TestGoldenV3(t *testing.T) { testGolden(t, 3, sampleV3()) }
 
 // testGolden decodes testdata/v<version>.bundle and compares it with
 // sample. While version is the newest, -update rewrites the file and

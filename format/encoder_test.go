@@ -219,12 +219,12 @@ func sampleBundles() []*Bundle {
 		{Revision: strings.Repeat("r", 1<<16-200)},
 		{Modules: []Module{{Name: "b"}, {Name: "a"}}},
 		{Node: "errs", NodeError: errA, Modules: []Module{
-			{Name: "a", Err: errA, Default: &Hierarchy{Present: true, Levels: []Level{{Name: "x", Locations: []Location{{"p", true}}}}}},
+			{Name: "a", Err: errA, Default: &Hierarchy{Present: true, Levels: []Level{{Name: "x", Locations: []Location{{"p", true, "%{x}"}}}}}},
 			{Name: "b", Hierarchy: Hierarchy{Levels: make([]Level, 20)}},
 			{Name: "c", Err: &Error{Message: "c"}},
 		}, Keys: []Key{
 			{Name: "a", Err: &Error{Message: "c"}, Contributions: []Contribution{{Err: errA, Layer: LayerModule, Level: math.MaxInt32, Location: 300, Line: -1, Column: -100000}}},
-			{Name: "b", Value: "v", Merge: Merge{Strategy: "deep", KnockoutPrefix: "--", MergeHashArrays: true},
+			{Name: "b", Value: "v", Merge: Merge{Strategy: "deep", KnockoutPrefix: "--", MergeHashArrays: true}, MergeFrom: &OptionsEntry{Entry: "^b", File: "f", Line: -1, Column: 1 << 40, Level: "l"},
 				DefaultMerge: Merge{SortMergedArrays: true}, Defaults: []Contribution{{Value: "v"}, {Err: &Error{Message: "d"}}}},
 		}},
 	}

@@ -37,6 +37,7 @@ type compileFlags struct {
 	env, modules, global, environment, out string
 	puppetdb                               puppetdb.Config
 	facts, factOverrides                   stringList
+	mounts                                 stringList       // --mount ABS=DIR
 	overrides                              []facts.Override // --fact-override, parsed
 	keepGoing, strict, full, envFromFacts  bool
 	envRoot                                string
@@ -60,6 +61,7 @@ func runCompile(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.env, "env", "", "")
 	fl.StringVar(&f.modules, "modules", "", "")
 	fl.StringVar(&f.global, "global", "", "")
+	fl.Var(&f.mounts, "mount", "")
 	fl.StringVar(&f.environment, "environment", "production", "")
 	fl.Var(&f.facts, "facts", "")
 	fl.Var(&f.factOverrides, "fact-override", "")
@@ -211,7 +213,7 @@ func runCompile(c *cmdEnv, args []string) int {
 func (f *compileFlags) config() build.Config {
 	cfg := build.Config{Env: f.env, Modules: f.modules, Global: f.global, Environment: f.environment,
 		Facts: f.facts, Out: f.out, KeepGoing: f.keepGoing, Strict: f.strict, Full: f.full, Jobs: f.jobs,
-		PKCS7PrivateKey: f.pkcs7Private, PKCS7PublicKey: f.pkcs7Public,
+		PKCS7PrivateKey: f.pkcs7Private, PKCS7PublicKey: f.pkcs7Public, Mounts: f.mounts,
 		PuppetDB: f.puppetdb, FactOverrides: f.overrides}
 	if f.envFromFacts {
 		cfg.EnvRoot = f.envRoot

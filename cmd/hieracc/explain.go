@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"path"
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
@@ -10,87 +12,251 @@ import (
 )
 
 // explainKeys is lookup --explain: for each key in turn, until one is
-// found, where its data is and how it is merged. The values of a secret
-// key are not shown, unless showSecrets.
-func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Options, showSecrets bool) int {
+// found, every layer, level and data file searched, what each holds and
+// how they are merged. As puppet lookup --explain, it exits 0 whether or
+// not a value is found, and even when the lookup fails: the explanation
+// is the answer. Only a bundle that cannot be explained fails.
+//
+// onlyOptions is --explain-options without --explain: only which
+// lookup_options entry applies to the key, where it is written, and the
+// merge it configures. The values of a secret key are not shown, unless
+// showSecrets.
+func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Options, onlyOptions, showSecrets bool) int {
+	code := exitOK
 	for i, key := range keys {
 		if i > 0 {
 			fmt.Fprintln(c.stdout)
 		}
 		v, err := b.LookupWith(key, opts)
-		explainKey(c, b, key, opts, v, err, showSecrets)
-		if err == nil {
-			return exitOK
+		if !explainKey(c.stdout, b, key, opts, v, err, onlyOptions, showSecrets) {
+			code = exitFail
 		}
-		if !errors.Is(err, runtime.ErrNotFound) {
-			return exitFail
+		if err == nil || !errors.Is(err, runtime.ErrNotFound) {
+			break
 		}
 	}
-	return exitFail
+	return code
+}
+
+// explainKey writes the explanation of one key's lookup, whose result was
+// v or lerr; false when the bundle cannot explain it.
+func explainKey(w io.Writer, b *runtime.Bundle, key string, opts runtime.Options, v any, lerr error, onlyOptions, showSecrets bool) bool {
+	x := explainer{w: w, v1: b.Header().Version < 3}
+	x.line(0, "Searching for %s", quote(key))
+	e, err := b.Explain(key)
+	ok := true
+	if err != nil && !errors.Is(err, runtime.ErrNotFound) {
+		x.line(1, "cannot explain: %v", err)
+		ok, e = false, nil
+	}
+	x.hide = e != nil && e.Secret && !showSecrets
+	if onlyOptions {
+		if e != nil {
+			x.options(e, err == nil)
+		}
+		if opts.Merge != nil {
+			x.line(1, "--merge replaces it: %s", describeMerge(*opts.Merge))
+		}
+		return ok
+	}
+	if e != nil {
+		x.search(key, e, opts, err == nil)
+	}
+	switch {
+	case lerr == nil:
+		x.value(1, "Result:", v)
+	case errors.Is(lerr, runtime.ErrNotFound):
+		x.line(1, "%s", notFoundMessage([]string{key}))
+	default:
+		x.line(1, "Error: %s", lookupError(lerr))
+	}
+	return ok
+}
+
+// explainer writes an explanation, indented two spaces a level.
+type explainer struct {
+	w    io.Writer
+	v1   bool // the bundle is of format version 1 or 2: no lookup_options entries recorded
+	hide bool // the key is secret: its values are not printed
 }
 
 // secretHidden stands for the value of a secret key.
 const secretHidden = " (secret: decrypted from ENC[...] or Sensitive; --show-secrets shows it)"
 
-func explainKey(c *cmdEnv, b *runtime.Bundle, key string, opts runtime.Options, v any, lerr error, showSecrets bool) {
-	w := c.stdout
-	fmt.Fprintf(w, "Searching for \"%s\"\n", key)
-	e, err := b.Explain(key)
-	if err != nil && !errors.Is(err, runtime.ErrNotFound) {
-		fmt.Fprintf(w, "  cannot explain: %v\n", err)
+func (x explainer) line(depth int, format string, args ...any) {
+	fmt.Fprintf(x.w, "%s%s\n", strings.Repeat("  ", depth), fmt.Sprintf(format, args...))
+}
+
+// value writes label and a value. It is the one place an explanation
+// prints a value from the data, and hides a secret key's.
+func (x explainer) value(depth int, label string, v any) {
+	pad := strings.Repeat("  ", depth)
+	if x.hide {
+		fmt.Fprintf(x.w, "%s%s%s\n", pad, label, secretHidden)
+		return
 	}
-	hide := e != nil && e.Secret && !showSecrets
-	show := func(v any, pad string) string {
-		if hide {
-			return secretHidden
-		}
-		return indentValue(v, pad)
+	fmt.Fprintf(x.w, "%s%s%s\n", pad, label, indentValue(v, pad+"  "))
+}
+
+// search writes the merge, then each layer searched, level by level.
+// options writes, for --explain-options, which lookup_options entry
+// applies to the key and the merge it configures. inData: as for search.
+func (x explainer) options(e *runtime.Explanation, inData bool) {
+	if !inData {
+		x.line(1, "No data for the key: the bundle does not record its lookup_options")
+		return
 	}
-	if e != nil {
-		if e.Root != key {
-			fmt.Fprintf(w, "  Looking up \"%s\", then taking %s from its value\n", e.Root, strings.TrimPrefix(key, e.Root+"."))
-		}
-		merge, from := e.Merge, "lookup_options"
-		if opts.Merge != nil {
-			merge, from = *opts.Merge, "--merge"
-		}
-		sources, defaults := e.Sources, false
-		if len(sources) == 0 && len(e.Defaults) > 0 {
-			// Only the module's default_hierarchy has the key, with its
-			// own lookup_options.
-			sources, defaults = e.Defaults, true
-			merge, from = e.DefaultMerge, "the default_hierarchy's lookup_options"
-		}
-		fmt.Fprintf(w, "  Merge strategy: %s (from %s)\n", describeMerge(merge), from)
-		if defaults {
-			fmt.Fprintln(w, "  No regular hierarchy has the key: the module's default_hierarchy is used")
-		}
-		if len(sources) == 0 {
-			fmt.Fprintln(w, "  No hierarchy level holds the key")
-		}
-		first := merge.Strategy.IsFirst()
-		for i, s := range sources {
-			fmt.Fprintf(w, "  %d. %s, level %q\n", i+1, layerName(s), s.Level)
-			fmt.Fprintf(w, "     %s\n", position(s))
-			switch {
-			case s.Err != nil:
-				fmt.Fprintf(w, "     Error: %s\n", s.Err.Message)
-			default:
-				fmt.Fprintf(w, "     Value:%s\n", show(s.Value, "       "))
+	switch o := e.MergeFrom; {
+	case o != nil:
+		x.line(1, "lookup_options entry %s applies, from %s (level %s)", quote(o.Entry),
+			position(runtime.Source{Path: o.File, Line: o.Line, Column: o.Column}), quote(o.Level))
+	case x.v1:
+		x.line(1, "The bundle (format version 1 or 2) does not record which lookup_options entry applies")
+	default:
+		x.line(1, "No lookup_options entry matches the key")
+	}
+	x.line(1, "Merge strategy: %s", describeMerge(e.Merge))
+	if len(e.Sources) == 0 && len(e.Defaults) > 0 {
+		x.line(1, "Only the module's default_hierarchy has the key; its own lookup_options give: %s", describeMerge(e.DefaultMerge))
+	}
+}
+
+// inData says whether the bundle has data for the key at all: when it has
+// none, it does not record which lookup_options would apply.
+func (x explainer) search(key string, e *runtime.Explanation, opts runtime.Options, inData bool) {
+	if e.Root != key {
+		x.line(1, "Looking up %s, then taking %s from its value", quote(e.Root), strings.TrimPrefix(key, e.Root+"."))
+	}
+	merge, from := e.Merge, x.optionsFrom(e.MergeFrom)
+	if opts.Merge != nil {
+		merge, from = *opts.Merge, "--merge"
+	}
+	defaults := len(e.Sources) == 0 && len(e.Defaults) > 0
+	if defaults {
+		// Only the module's default_hierarchy has the key, with its own
+		// lookup_options.
+		merge, from = e.DefaultMerge, "the default_hierarchy's lookup_options"
+	}
+	if inData || opts.Merge != nil {
+		x.line(1, "Merge strategy: %s (from %s)", describeMerge(merge), from)
+	}
+	first := merge.Strategy.IsFirst()
+	for _, l := range e.Searched {
+		srcs := e.Sources
+		if l.Default {
+			srcs = e.Defaults
+			if !defaults {
+				x.line(1, "Module %s, default_hierarchy: not searched (searched only when no other layer has the key)", l.Module)
+				continue
 			}
-			if first && i > 0 {
-				fmt.Fprintln(w, "     (not used: the first value found wins)")
-			}
 		}
+		x.layer(e.Root, l, srcs, first)
+	}
+	if len(e.Sources) == 0 && len(e.Defaults) == 0 {
+		x.line(1, "No hierarchy level holds the key")
+	}
+}
+
+func (x explainer) layer(root string, l runtime.LayerSearch, srcs []runtime.Source, first bool) {
+	switch {
+	case l.Missing:
+		x.line(1, "Module %s not found", quote(l.Module))
+		return
+	case l.Default:
+		x.line(1, "Module %s, default_hierarchy (no other layer has the key)", l.Module)
+	case l.Layer == format.LayerModule:
+		x.line(1, "Module %s", l.Module)
+	default:
+		x.line(1, "%s layer", strings.ToUpper(l.Layer.String()[:1])+l.Layer.String()[1:])
+	}
+	if l.Err != nil {
+		x.line(2, "Error: %s", errorAt(l.Err))
+		return
 	}
 	switch {
-	case lerr == nil:
-		fmt.Fprintf(w, "  Result:%s\n", show(v, "    "))
-	case errors.Is(lerr, runtime.ErrNotFound):
-		fmt.Fprintf(w, "  %s\n", notFoundMessage([]string{key}))
-	default:
-		fmt.Fprintf(w, "  Error: %s\n", lookupError(lerr))
+	case !l.Present && l.Layer == format.LayerGlobal:
+		x.line(2, "No global layer (compiled without --global): no data")
+		return
+	case !l.Present:
+		x.line(2, "No hiera.yaml: the layer holds no data")
+		return
 	}
+	if len(l.Levels) == 0 {
+		x.line(2, "No hierarchy levels: the layer holds no data for this node")
+	}
+	for _, lvl := range l.Levels {
+		x.line(2, "Hierarchy level %s", quote(lvl.Name))
+		if len(lvl.Locations) == 0 {
+			x.line(3, "No paths: the level names no data file for this node")
+		}
+		for _, loc := range lvl.Locations {
+			x.line(3, "Path %s", quote(loc.Path))
+			if loc.Original != "" {
+				x.line(4, "Original path: %s", quote(loc.Original))
+			}
+			if hint := emptyInterpolation(loc); hint != "" {
+				x.line(4, "%s", hint)
+			}
+			switch {
+			case !loc.Exists:
+				x.line(4, "Path not found")
+			case loc.Source < 0:
+				x.line(4, "No such key: %s", quote(root))
+			default:
+				s := srcs[loc.Source]
+				x.line(4, "Found key: %s at %s", quote(root), position(s))
+				if s.Err != nil {
+					x.line(4, "Error: %s", s.Err.Message)
+				} else {
+					x.value(4, "Value:", s.Value)
+				}
+				if first && loc.Source > 0 {
+					x.line(4, "(not used: the first value found wins)")
+				}
+			}
+		}
+	}
+}
+
+// emptyInterpolation says when a data file's path looks like the work of
+// a variable that interpolated to "" (Puppet's `roles/%{facts.role}.yaml`
+// for a node without the fact gives `roles/.yaml`), the usual reason a
+// level never matches.
+func emptyInterpolation(loc runtime.LocationSearch) string {
+	if loc.Original != "" && !strings.Contains(loc.Original, "%{") {
+		return "" // nothing was interpolated
+	}
+	p := loc.Path
+	base := path.Base(p)
+	if strings.Contains(p, "//") || (strings.HasPrefix(base, ".") && strings.Count(base, ".") == 1 && len(base) > 1) {
+		return "(a variable in the path's template was probably empty or undefined for this node)"
+	}
+	return ""
+}
+
+// quote quotes s as puppet lookup --explain does.
+func quote(s string) string { return `"` + s + `"` }
+
+// errorAt is a recorded error's message and where it arose.
+func errorAt(e *format.Error) string {
+	msg := e.Message
+	if e.File != "" && !strings.Contains(msg, e.File) {
+		msg += " (" + position(runtime.Source{Path: e.File, Line: e.Line, Column: e.Column}) + ")"
+	}
+	return msg
+}
+
+// optionsFrom says where a key's merge comes from: the lookup_options entry
+// that matched it, and where that entry is written.
+func (x explainer) optionsFrom(o *format.OptionsEntry) string {
+	switch {
+	case o == nil && x.v1:
+		return "lookup_options"
+	case o == nil:
+		return "the default: no lookup_options entry matches the key"
+	}
+	return fmt.Sprintf("lookup_options entry %s at %s, level %s", quote(o.Entry),
+		position(runtime.Source{Path: o.File, Line: o.Line, Column: o.Column}), quote(o.Level))
 }
 
 // describeMerge names a strategy as lookup_options spell it.
@@ -123,13 +289,6 @@ func describeMerge(m format.Merge) string {
 		s += ": hashes and arrays of every level merged recursively"
 	}
 	return s
-}
-
-func layerName(s runtime.Source) string {
-	if s.Layer == format.LayerModule {
-		return fmt.Sprintf("module %s", s.Module)
-	}
-	return fmt.Sprintf("%s layer", s.Layer)
 }
 
 // position is the data file and the key's place in it.

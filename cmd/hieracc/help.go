@@ -107,6 +107,10 @@ Flags:
                        confdir). A confdir without hiera.yaml uses Puppet's
                        default global config (data/common.yaml). Without the
                        flag there is no global layer.
+  --mount ABS=DIR      supply the Puppet server's folder ABS (an absolute
+                       path a hierarchy names, e.g. /etc/puppetlabs/puppet)
+                       from the local folder DIR. Repeatable. Other absolute
+                       paths are read as absent, with a warning.
   --environment NAME   the environment's name, as $environment and
                        $server_facts.environment (default "production").
   --facts PATH...      facts files, or folders of them (every *.json, *.yaml,
@@ -197,10 +201,11 @@ is printed once, with their count and the first three (all with --verbose):
 A summary (nodes, keys, distinct errors and warnings, time) goes to stdout.
 When there is any error, nothing is written, unless --keep-going is given.
 
-Only files inside --env, --modules and --global are read. Bundles, the
-messages recorded in them and 'lookup --explain' name files by the folder
-they come from: env/..., modules/... and global/..., whatever the folders are
-called on disk, so the same inputs give the same bundles on every machine.
+Only files inside --env, --modules, --global and --mount are read. Bundles,
+the messages recorded in them and 'lookup --explain' name files by the folder
+they come from: env/..., modules/..., global/... and mount/ABS/..., whatever
+the folders are called on disk, so the same inputs give the same bundles on
+every machine.
 Each bundle records a digest of what it was compiled from: every file read,
 the facts, and --environment.
 
@@ -246,13 +251,18 @@ Flags:
   --render-as FORMAT    how the value is printed: yaml (the default, as
                         'puppet lookup': "--- value"), json, or s (Ruby's
                         to_s, e.g. {"a"=>1}).
-  --explain             show how the value was found instead: which layer,
-                        hierarchy level and file (with line) gave each
-                        contribution, and how they were merged. It is
-                        text (--render-as does not apply); the exit code is
-                        the same as without --explain. The values of a key
+  --explain             show how the value was found instead: every layer,
+                        hierarchy level and data file searched (path not
+                        found, no such key, or the value found, with its
+                        line), how the values were merged, and the result.
+                        It is text (--render-as does not apply). As with
+                        puppet lookup, it exits 0 even when nothing is
+                        found or the lookup fails. The values of a key
                         holding text decrypted from eyaml's ENC[...] are
                         hidden.
+  --explain-options     show only which lookup_options entry applies to the
+                        key (the key itself or a regexp), the file, line and
+                        level where it is written, and the merge it sets.
   --show-secrets        with --explain: show those values too.
 
 Errors go to stderr with Puppet's message, for example
@@ -264,7 +274,8 @@ Example:
           --merge deep --knock-out-prefix -- accounts::users
 
 Exit codes:
-  0  a value was found (or --default was used)
+  0  a value was found (or --default was used); with --explain, the
+     explanation was printed
   1  no key was found, the lookup failed, or the bundle could not be read
   2  bad command line
 `

@@ -26,6 +26,7 @@ type lookupFlags struct {
 	bundle, merge, knockout, def, renderAs, typ  string
 	nodes                                        stringList // --node, repeatable; globs allowed
 	sortArrays, hashArrays, explain, showSecrets bool
+	explainOptions                               bool
 	set                                          map[string]bool // flags given
 	folder                                       *bundleset.Set  // the bundles of --bundle, once read
 }
@@ -43,6 +44,7 @@ func runLookup(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.renderAs, "render-as", "yaml", "")
 	fl.StringVar(&f.typ, "type", "", "")
 	fl.BoolVar(&f.explain, "explain", false, "")
+	fl.BoolVar(&f.explainOptions, "explain-options", false, "")
 	fl.BoolVar(&f.showSecrets, "show-secrets", false, "")
 	keys, code, ok := parseFlags(c, fl, args)
 	if !ok {
@@ -65,7 +67,7 @@ func runLookup(c *cmdEnv, args []string) int {
 		return c.usageError("--node is required: the certname of the node whose bundle to read")
 	case multi && !isDir(f.bundle):
 		return c.usageError("several nodes (or a --node pattern) need --bundle to be the folder 'hieracc compile' wrote")
-	case multi && f.explain:
+	case multi && (f.explain || f.explainOptions):
 		return c.usageError("--explain looks up one node: give one --node")
 	case multi && f.renderAs == "yaml" && f.set["render-as"]:
 		return c.usageError("with several nodes, each value is printed on one line: --render-as json or s")
@@ -82,9 +84,9 @@ func runLookup(c *cmdEnv, args []string) int {
 		c.errorf("%v", err)
 		return exitFail
 	}
-	if f.explain {
+	if f.explain || f.explainOptions {
 		opts.Default, opts.HasDefault = nil, false // --explain says what was found
-		return explainKeys(c, b, keys, opts, f.showSecrets)
+		return explainKeys(c, b, keys, opts, f.explainOptions && !f.explain, f.showSecrets)
 	}
 	v, err := b.LookupNames(keys, opts)
 	if err != nil {

@@ -107,6 +107,8 @@ func TestExplainGolden(t *testing.T) {
 		{"merge-flag", []string{"--node", "web01.fra1.example.net", "--merge", "unique", "ntp::servers"}},
 		{"dotted", []string{"--node", "web01.fra1.example.net", `nginx::vhosts."www.fra1.example.net".listen`}},
 		{"several-keys", []string{"--node", "db01.fra1.example.net", "nosuch::key", "profile::base::proxy"}},
+		{"missing-fact", []string{"--node", "ci01.example.org", "profile::base::packages"}},
+		{"not-found", []string{"--node", "lb01.fra1.example.net", "ntp::nosuch"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"lookup", "--explain", "--bundle", out}, tc.args...)

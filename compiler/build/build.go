@@ -44,9 +44,13 @@ import (
 
 // Config is one build: the flags of `hieracc compile`.
 type Config struct {
-	Env         string   // the environment folder (hiera.yaml, data/, modules/)
-	Modules     string   // the modules folder; "" = Env/modules when it exists
-	Global      string   // Puppet's confdir, or its hiera.yaml; "" = no global layer
+	Env     string // the environment folder (hiera.yaml, data/, modules/)
+	Modules string // the modules folder; "" = Env/modules when it exists
+	Global  string // Puppet's confdir, or its hiera.yaml; "" = no global layer
+	// Mounts supply folders of the Puppet server's disk that hierarchies
+	// name by absolute paths: "ABS=DIR", ABS on the server, DIR a local
+	// folder. Without one, such a location is absent (with a warning).
+	Mounts      []string
 	Environment string   // the environment's name; "" = "production"
 	Facts       []string // facts files, or folders of them (package facts reads every shape)
 	Out         string   // where the bundles go; created when missing

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
@@ -62,6 +63,25 @@ func (cfg *Config) input() (in compiler.Input, fsys *inputfs.FS, roots []string,
 			mounts = append(mounts, inputfs.Mount{Name: path.Join(in.GlobalDir, "hiera.yaml"), Real: file, IsFile: true, Display: filepath.Clean(file)})
 		}
 	}
+	for _, arg := range cfg.Mounts {
+		server, dir, ok := strings.Cut(arg, "=")
+		if !ok || !path.IsAbs(server) || dir == "" {
+			return in, nil, nil, fmt.Errorf("--mount %s: want ABS=DIR, ABS an absolute path on the Puppet server and DIR a local folder", arg)
+		}
+		server = path.Clean(server)
+		if _, err := dirArg("--mount", dir); err != nil {
+			return in, nil, nil, err
+		}
+		name := path.Join("mount", server) // "mount/etc/puppetlabs/puppet"
+		for _, m := range in.Mounts {
+			if m.Server == server {
+				return in, nil, nil, fmt.Errorf("--mount %s: %s is mounted twice", arg, server)
+			}
+		}
+		mounts = append(mounts, inputfs.Mount{Name: name, Real: dir, FS: inputfs.DirFS(dir), Display: filepath.Clean(dir)})
+		in.Mounts = append(in.Mounts, compiler.Mount{Server: server, Dir: name})
+	}
+	// What the state compares: the real folders read (mounts included).
 	for _, m := range mounts {
 		roots = append(roots, m.Name+"="+realPath(m.Real))
 	}
