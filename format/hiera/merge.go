@@ -6,6 +6,7 @@ import (
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ruby"
+	"github.com/hieracc/hieracc/format/typecalc"
 )
 
 // deepOptionKeys are the keys of the deep strategy's options Struct, in the
@@ -80,7 +81,7 @@ func ParseMerge(v any) (format.Merge, error) {
 		}
 		if kindOf(opts) != kStruct {
 			return format.Merge{}, assertionError("The merge options", []mismatch{tm(nil,
-				"expects a Hash[String[1], Any] value, got "+hashTypeString(opts))})
+				"expects a Hash[String[1], Any] value, got "+typecalc.HashTypeOf(opts))})
 		}
 		return deepOptions(m, opts)
 	case "reverse_deep":
@@ -102,7 +103,7 @@ func checkStruct(opts *format.Hash, keys []string, structType string) error {
 				fmt.Sprintf("expects size to be at most %d, got %d", len(keys), opts.Len()))})
 		}
 		return assertionError("The merge options", []mismatch{tm(nil,
-			"expects a "+structType+" value, got "+hashTypeString(opts))})
+			"expects a "+structType+" value, got "+typecalc.HashTypeOf(opts))})
 	}
 	var ms []mismatch
 	for _, k := range keys {
@@ -254,11 +255,11 @@ func (s strategy) merge(e1, e2 any) (any, error) {
 		return uniqAppend(uniqAppend(make([]any, 0, len(c1)+len(c2)), c1), c2), nil
 	case format.MergeHash:
 		h1, ok := e1.(*format.Hash)
-		if !ok || !isData(h1) {
+		if !ok || !typecalc.IsData(h1) {
 			return nil, hashTypeError("The first element of the merge", e1)
 		}
 		h2, ok := e2.(*format.Hash)
-		if !ok || !isData(h2) {
+		if !ok || !typecalc.IsData(h2) {
 			return nil, hashTypeError("The second element of the merge", e2)
 		}
 		// e2.merge(e1)
@@ -285,7 +286,7 @@ func isUniqueValue(v any) bool {
 	case bool, int64, float64, string:
 		return true
 	case []any:
-		return isData(v)
+		return typecalc.IsData(v)
 	}
 	return false
 }

@@ -5,15 +5,15 @@ import (
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
-	"github.com/hieracc/hieracc/format/hiera"
 	"github.com/hieracc/hieracc/format/ruby"
+	"github.com/hieracc/hieracc/format/typecalc"
 )
 
 // This file ports Puppet's TypeMismatchDescriber: why a value is not an
 // instance of a type, path by path ("index 1", "entry 'a'", "variant 0"),
 // with the expected types normalized and merged across a Variant's
 // members as Puppet does. The actual side is the value's inferred type,
-// from format/hiera's type calculator.
+// from package typecalc.
 
 // MismatchError is a value that does not match a type. Error() is
 // Puppet's message: "SUBJECT has wrong type, expects ..., got ...".
@@ -357,7 +357,7 @@ func describeHash(e, orig *Type, v any, path []pathElem) []mismatch {
 	if !e.size(int64(h.Len())) {
 		return []mismatch{sizeMismatch(path, e.min, e.max, h.Len())}
 	}
-	if !hiera.IsStruct(h) {
+	if !typecalc.IsStruct(h) {
 		m := typeMismatch(path, orig, v)
 		m.hashType = true
 		return []mismatch{m}
@@ -380,7 +380,7 @@ func describeStruct(e, orig *Type, v any, path []pathElem) []mismatch {
 	if !ok {
 		return []mismatch{typeMismatch(path, orig, v)}
 	}
-	if !hiera.IsStruct(h) {
+	if !typecalc.IsStruct(h) {
 		required := int64(0)
 		for i := range e.keyKinds {
 			if !e.keyOptional(i) {
@@ -535,7 +535,7 @@ func actualKind(v any, hashType bool) Kind {
 		}
 		return Tuple
 	case *format.Hash:
-		if hashType || !hiera.IsStruct(x) {
+		if hashType || !typecalc.IsStruct(x) {
 			return Hash
 		}
 		return Struct
@@ -552,9 +552,9 @@ func actualName(v any, hashType bool) string {
 
 func actualString(v any, hashType bool) string {
 	if hashType {
-		return hiera.HashTypeOf(v.(*format.Hash))
+		return typecalc.HashTypeOf(v.(*format.Hash))
 	}
-	return hiera.TypeOf(v)
+	return typecalc.TypeOf(v)
 }
 
 // alwaysFullyDetailed: the expected and actual types are of one class, or

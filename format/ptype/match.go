@@ -4,7 +4,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hieracc/hieracc/format"
-	"github.com/hieracc/hieracc/format/hiera"
+	"github.com/hieracc/hieracc/format/typecalc"
 )
 
 // Match reports whether v, a format value, is an instance of t
@@ -77,7 +77,7 @@ func (t *Type) Match(v any) bool {
 		}
 		return false
 	case Data:
-		return hiera.IsData(v)
+		return typecalc.IsData(v)
 	case Array:
 		a, ok := v.([]any)
 		if !ok || !t.size(int64(len(a))) {

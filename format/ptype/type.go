@@ -7,8 +7,8 @@
 //	Found value has wrong type, index 1 expects a String value, got Integer
 //
 // It lives under format/ so that the runtime may use it; it depends on the
-// standard library, format and format/hiera (whose type calculator names
-// what a value is in those messages) only.
+// standard library, format, format/ruby and format/typecalc (whose type
+// calculator names what a value is in those messages) only.
 //
 // The types: Any, Undef, NotUndef, Default, Boolean, Integer, Float,
 // Numeric, String, Enum, Pattern, Scalar, ScalarData, Data, RichData,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ruby"
+	"github.com/hieracc/hieracc/format/typecalc"
 )
 
 // This file ports Psych's ToRuby visitor as Puppet runs it (safe_load with
@@ -31,7 +32,24 @@ type (
 	}
 )
 
-// They print as Ruby prints them (ruby.Object).
+// They print as Ruby prints them (ruby.Object) and are typed as Puppet's
+// TypeCalculator#infer types them (typecalc.Inferable, typecalc.Entries).
+
+func (s rsym) PuppetType() *typecalc.Type {
+	switch s {
+	case "default":
+		return typecalc.Default()
+	case "undef":
+		return typecalc.Undef()
+	}
+	return typecalc.Runtime("Symbol")
+}
+func (n rbig) PuppetType() *typecalc.Type {
+	b, _ := new(big.Int).SetString(string(n), 10)
+	return typecalc.Integer(b)
+}
+func (renc) PuppetType() *typecalc.Type        { return typecalc.Runtime("Encoding") }
+func (h *rhash) Entries() (keys, values []any) { return h.keys, h.vals }
 
 func (s rsym) AppendInspect(b []byte) []byte { return append(append(b, ':'), s...) }
 func (s rsym) AppendToS(b []byte) []byte     { return append(b, s...) }

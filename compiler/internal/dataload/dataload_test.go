@@ -2,6 +2,7 @@ package dataload
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -441,7 +442,7 @@ func TestLimits(t *testing.T) {
 		var b strings.Builder
 		b.WriteString("a0: &a0 [1]\n")
 		for i := 1; i <= MaxDepth; i++ {
-			b.WriteString("a" + itoa(i) + ": &a" + itoa(i) + " [*a" + itoa(i-1) + "]\n")
+			b.WriteString("a" + strconv.Itoa(i) + ": &a" + strconv.Itoa(i) + " [*a" + strconv.Itoa(i-1) + "]\n")
 		}
 		if doc, probs := YAML("f", []byte(b.String())); doc != nil || len(probs) != 1 || !strings.HasPrefix(probs[0].Message, "stack level too deep") {
 			t.Errorf("alias depth: %v %v", doc, probs)

@@ -9,6 +9,7 @@ import (
 	"github.com/hieracc/hieracc/compiler/internal/dataload/internal/libyaml"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ruby"
+	"github.com/hieracc/hieracc/format/typecalc"
 )
 
 // YAML loads a data file like Puppet's yaml_data function: it parses src
@@ -85,11 +86,13 @@ func invalidMessage(fn, name string, key, v any, m meta) string {
 			return prefix + "has wrong type, expects Puppet::LookupValue, got " + plainType(v) +
 				" (hieracc: too large to describe the type in full)"
 		}
-		got, raised := inferMessage(v)
-		if raised != "" {
-			return raised
+		t, err := typecalc.Infer(v)
+		if err != nil {
+			// Puppet's type calculator raised while wording the message;
+			// the lookup fails with the exception's message instead.
+			return err.Error()
 		}
-		return prefix + "has wrong type, expects Puppet::LookupValue, got " + got
+		return prefix + "has wrong type, expects Puppet::LookupValue, got " + t.String()
 	}
 	return prefix + "holds an integer outside the 64-bit range, which hieracc cannot represent"
 }
@@ -98,15 +101,13 @@ func invalidMessage(fn, name string, key, v any, m meta) string {
 // inferred for a message.
 const maxInferSize = 5000
 
-// plainType names v's type without its parameters.
+// plainType names v's type without its parameters: v is an array or a
+// hash, as only those exceed maxInferSize.
 func plainType(v any) string {
-	switch v.(type) {
-	case []any:
+	if _, ok := v.([]any); ok {
 		return "Array"
-	case *format.Hash, *rhash:
-		return "Hash"
 	}
-	return inferType(v).String()
+	return "Hash"
 }
 
 // Node parses the first document of src (Psych reads no further) into a
