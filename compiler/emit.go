@@ -33,15 +33,24 @@ func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.
 // records with the same driver the runtime uses, so the two cannot differ.
 // locs are the key's locations (see locsOf), nil to find them.
 func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *format.Error) {
-	k := &format.Key{Name: name}
 	mark := len(n.checks)
-	defer func() { n.setKeyChecks(name, n.since(mark)) }()
-	merge, perr := n.optionsFor(mod).mergeOf(name)
-
 	layers := n.layersFor(mod)
 	if locs == nil {
 		locs = n.locsOf(name, layers)
 	}
+	k, err := n.resolveTop(name, mod, locs, layers)
+	tested := n.since(mark)
+	if k != nil && asksItself(name, tested) {
+		n.recordAsked(k, locs, layers, tested)
+	}
+	n.setKeyChecks(name, tested)
+	return k, err
+}
+
+// resolveTop is compileKey's lookup of the key as asked by its name.
+func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRun) (*format.Key, *format.Error) {
+	k := &format.Key{Name: name}
+	merge, perr := n.optionsFor(mod).mergeOf(name)
 	// Whether any value read for the key holds decrypted text.
 	outer := n.secret
 	n.secret = false
@@ -115,6 +124,59 @@ func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *for
 	}
 	k.Value = v
 	return k, nil
+}
+
+// asksItself reports whether a key's lookup tested its own name, or a
+// dotted text of it, against the recursion guard: a dotted lookup of the
+// key may then read other values (see format.Key.Asked). tested is sorted.
+func asksItself(name string, tested []string) bool {
+	for _, t := range tested {
+		if t == name || rootOf(t) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// rootOf is the root key of a key text, "" if it does not parse.
+func rootOf(text string) string {
+	k, err := hiera.ParseKey(text)
+	if err != nil {
+		return ""
+	}
+	return k.Root
+}
+
+// recordAsked records k.Asked: the contributions read by a dotted lookup,
+// with the dotted text on the guard instead of the key's name. The entry
+// "" is read with nothing on the guard (the text asked, never tested, is
+// left out of recursion chains: readers insert it); each dotted text of
+// the key that its data looks up gets its own entry.
+func (n *nodeRun) recordAsked(k *format.Key, locs []keyLoc, layers [3]*layerRun, tested []string) {
+	texts := []string{""}
+	for _, t := range tested {
+		if t != k.Name && rootOf(t) == k.Name {
+			texts = append(texts, t) // sorted, as tested is
+		}
+	}
+	outer := n.secret
+	n.secret = false
+	k.Asked = make([]format.Asked, len(texts))
+	for i, t := range texts {
+		fr := n.enter(t)
+		if t == "" {
+			n.stack, n.top = n.stack[:0], k.Name
+		}
+		a := &k.Asked[i]
+		a.Text = t
+		a.Contributions = n.contributions(k.Name, locs, false, layers)
+		if k.Defaults != nil {
+			a.Defaults = n.contributions(k.Name, locs, true, layers)
+		}
+		n.leave(fr)
+	}
+	k.Secret = k.Secret || n.secret
+	n.secret = outer || n.secret
 }
 
 // keyLoc is a location a key's contribution comes from: a data file that

@@ -149,6 +149,47 @@ type Key struct {
 	// converted, except for Sensitive, which a reader applies: Value then
 	// holds what the Sensitive wraps. (Format version 2.)
 	ConvertTo []Value
+	// Asked is nil, unless the key's own data looks the key up (directly
+	// or through other keys; say n: {b: "%{lookup('n')}"}). Puppet's
+	// recursion guard holds a key as asked, so a dotted lookup of such a
+	// key ("n.port") reads its data with "n.port" on the guard, not "n",
+	// and may read other values than Contributions (computed with "n"):
+	// Asked holds what a dotted lookup reads instead. (Format version 3.)
+	Asked []Asked
+}
+
+// Asked is what the locations hold for a key looked up by a dotted text
+// (see Key.Asked).
+type Asked struct {
+	// Text is the dotted key as asked, for a text the key's data itself
+	// looks up; "" stands for every other dotted text. A key's Asked are
+	// sorted by Text, unique, and the first is "". In the "" entry,
+	// recursion chains ("Recursive lookup detected in [a, b]") leave out
+	// the key as asked, which a reader inserts first ("[n.port, a, b]").
+	Text          string
+	Contributions []Contribution
+	Defaults      []Contribution
+}
+
+// AskedAs returns the entry of k.Asked for a dotted lookup of text, nil
+// when k has none.
+func (k *Key) AskedAs(text string) *Asked {
+	if len(k.Asked) == 0 {
+		return nil
+	}
+	lo, hi := 1, len(k.Asked)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if k.Asked[m].Text < text {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(k.Asked) && k.Asked[lo].Text == text {
+		return &k.Asked[lo]
+	}
+	return &k.Asked[0]
 }
 
 // OptionsEntry is a lookup_options entry that applies to a key: its name

@@ -178,7 +178,10 @@ type IndexKey struct {
 	Sensitive bool
 	// Converts: the key has a convert_to (of any type; format version 2).
 	Converts bool
-	secret   bool
+	// Asked: the key's details hold Asked (see Key.Asked), for a dotted
+	// lookup (format version 3).
+	Asked  bool
+	secret bool
 }
 
 // ModuleError is the failure of one module's layer.
@@ -309,10 +312,15 @@ func (x *Index) decodeBody(r *reader) error {
 			if err != nil {
 				return err
 			}
-			if flags&^(keySecret|keySensitive|keyConverts) != 0 {
+			known := uint64(keySecret | keySensitive | keyConverts)
+			if x.Version >= 3 {
+				known |= keyAsked
+			}
+			if uint64(flags)&^known != 0 {
 				return r.errorf("key %q: unknown flags %#x", k.Name, flags)
 			}
 			k.secret, k.Sensitive, k.Converts = flags&keySecret != 0, flags&keySensitive != 0, flags&keyConverts != 0
+			k.Asked = flags&keyAsked != 0
 			if k.Sensitive && !k.Converts {
 				return r.errorf("key %q: sensitive without convert_to", k.Name)
 			}
@@ -640,11 +648,11 @@ func (x *Index) Bundle() (*Bundle, error) {
 		k.Name, k.Value, k.Err = ik.Name, ik.Value, ik.Err
 		k.Secret = ik.secret
 		// Version 2 adds the key's convert_to; version 3, where its merge
-		// comes from.
+		// comes from and what a dotted lookup reads (Asked).
 		fields := 4
 		switch {
 		case x.Version >= 3:
-			fields = 6
+			fields = 7
 		case x.Version >= 2:
 			fields = 5
 		}
@@ -677,11 +685,54 @@ func (x *Index) Bundle() (*Bundle, error) {
 				return nil, err
 			}
 		}
+		if fields >= 7 {
+			if k.Asked, err = x.readAsked(r, vals.vals); err != nil {
+				return nil, err
+			}
+		}
+		if (k.Asked != nil) != ik.Asked {
+			return nil, r.errorf("key %q: the key's flags and asked disagree", k.Name)
+		}
 	}
 	if err := r.done("details"); err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// readAsked reads a key's Asked: nil, or entries sorted by text, unique,
+// the first "".
+func (x *Index) readAsked(r *reader, vals []Value) ([]Asked, error) {
+	if r.nilNext() {
+		return nil, nil
+	}
+	n, err := r.arrayLen()
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, r.errorf("empty asked")
+	}
+	out := make([]Asked, n)
+	for i := range out {
+		a := &out[i]
+		if err := r.arrayOf(3, "asked"); err != nil {
+			return nil, err
+		}
+		if a.Text, err = r.str(); err != nil {
+			return nil, err
+		}
+		if i == 0 && a.Text != "" || i > 0 && a.Text <= out[i-1].Text {
+			return nil, r.errorf("asked not sorted from \"\": %q", a.Text)
+		}
+		if a.Contributions, err = x.readContributions(r, vals); err != nil {
+			return nil, err
+		}
+		if a.Defaults, err = x.readContributions(r, vals); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // readConvertTo reads a key's convert_to: nil, or an array of a type name

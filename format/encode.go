@@ -255,6 +255,9 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		if err := checkConvertTo(&b.Keys[i]); err != nil {
 			return err
 		}
+		if err := checkAsked(&b.Keys[i]); err != nil {
+			return err
+		}
 	}
 	for i := 1; i < len(b.Keys); i++ {
 		if b.Keys[i-1].Name >= b.Keys[i].Name {
@@ -289,7 +292,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	for i := range b.Keys {
 		k := &b.Keys[i]
 		m := keyMemo{rec: -1, value: -1}
-		if useRecs {
+		if useRecs && k.Asked == nil { // a keyRec has no room for Asked
 			m.rec = e.findRec(i, k)
 			if m.rec < 0 {
 				m.global = e.seenBefore(k)
@@ -342,6 +345,14 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		if refs, ids, defErr, err = e.contributions(refs, ids, k.Defaults, memo[i].global); err != nil {
 			return fmt.Errorf("format: key %q: defaults: %w", k.Name, err)
 		}
+		for j := range k.Asked {
+			a := &k.Asked[j]
+			for _, cs := range [2][]Contribution{a.Contributions, a.Defaults} {
+				if refs, ids, _, err = e.contributions(refs, ids, cs, memo[i].global); err != nil {
+					return fmt.Errorf("format: key %q: asked as %q: %w", k.Name, a.Text, err)
+				}
+			}
+		}
 		e.ids = ids
 		if useRecs && len(ids) > 0 {
 			misses++
@@ -374,7 +385,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	cr := refs[2*len(b.Keys):]
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		t = appendArrayLen(t, 6)
+		t = appendArrayLen(t, 7)
 		t = appendMerge(t, k.Merge)
 		if r := memo[i].rec; r >= 0 {
 			t = e.appendTmpl(t, &e.recs[r], k.DefaultMerge, cr)
@@ -386,6 +397,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		t = appendConvertTo(t, k.ConvertTo)
 		t = appendOptionsEntry(t, k.MergeFrom)
 		cr = cr[2*(len(k.Contributions)+len(k.Defaults)):]
+		t, cr = appendAsked(t, k.Asked, cr)
 	}
 	e.tail = t
 
@@ -449,7 +461,46 @@ func keyFlags(k *Key) uint64 {
 	if len(k.ConvertTo) > 0 {
 		f |= keyConverts
 	}
+	if k.Asked != nil {
+		f |= keyAsked
+	}
 	return f
+}
+
+// appendAsked writes a key's Asked (checked by checkAsked) and returns
+// the refs that follow its contributions.
+func appendAsked(w []byte, as []Asked, refs []int32) ([]byte, []int32) {
+	if as == nil {
+		return append(w, mNil), refs
+	}
+	w = appendArrayLen(w, len(as))
+	for i := range as {
+		a := &as[i]
+		w = append(w, 0x93) // array(3)
+		w = appendString(w, a.Text)
+		w = appendContributions(w, a.Contributions, refs)
+		refs = refs[2*len(a.Contributions):]
+		w = appendContributions(w, a.Defaults, refs)
+		refs = refs[2*len(a.Defaults):]
+	}
+	return w, refs
+}
+
+// checkAsked refuses a key's Asked that readers would reject: not nil, it
+// starts with "" and is sorted and unique.
+func checkAsked(k *Key) error {
+	if k.Asked == nil {
+		return nil
+	}
+	if len(k.Asked) == 0 || k.Asked[0].Text != "" {
+		return fmt.Errorf("format: key %q: Asked does not start with \"\"", k.Name)
+	}
+	for i := 1; i < len(k.Asked); i++ {
+		if k.Asked[i-1].Text >= k.Asked[i].Text {
+			return fmt.Errorf("format: key %q: Asked not sorted and unique: %q before %q", k.Name, k.Asked[i-1].Text, k.Asked[i].Text)
+		}
+	}
+	return nil
 }
 
 // appendConvertTo writes a key's convert_to (checked by checkConvertTo).

@@ -261,6 +261,11 @@ func (e *refEncoder) contributions(cs []Contribution) ([]refContribution, error)
 }
 
 func (e *refEncoder) body(b *Bundle) ([]byte, error) {
+	for i := range b.Keys {
+		if err := checkAsked(&b.Keys[i]); err != nil {
+			return nil, err
+		}
+	}
 	for i := 1; i < len(b.Keys); i++ {
 		if b.Keys[i-1].Name >= b.Keys[i].Name {
 			return nil, fmt.Errorf("format: Keys not sorted and unique: %q before %q", b.Keys[i-1].Name, b.Keys[i].Name)
@@ -295,6 +300,7 @@ func (e *refEncoder) body(b *Bundle) ([]byte, error) {
 	}
 	contribs := make([][]refContribution, len(b.Keys))
 	defaults := make([][]refContribution, len(b.Keys))
+	asked := make([][][2][]refContribution, len(b.Keys))
 	for i := range b.Keys {
 		k := &b.Keys[i]
 		var err error
@@ -303,6 +309,15 @@ func (e *refEncoder) body(b *Bundle) ([]byte, error) {
 		}
 		if defaults[i], err = e.contributions(k.Defaults); err != nil {
 			return nil, fmt.Errorf("format: key %q: defaults: %w", k.Name, err)
+		}
+		for _, a := range k.Asked {
+			var pair [2][]refContribution
+			for j, cs := range [2][]Contribution{a.Contributions, a.Defaults} {
+				if pair[j], err = e.contributions(cs); err != nil {
+					return nil, fmt.Errorf("format: key %q: asked as %q: %w", k.Name, a.Text, err)
+				}
+			}
+			asked[i] = append(asked[i], pair)
 		}
 	}
 
@@ -329,7 +344,7 @@ func (e *refEncoder) body(b *Bundle) ([]byte, error) {
 	d.array(len(b.Keys))
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		d.array(6)
+		d.array(7)
 		refWriteMerge(d, k.Merge)
 		refWriteContributions(d, contribs[i])
 		refWriteMerge(d, k.DefaultMerge)
@@ -358,6 +373,17 @@ func (e *refEncoder) body(b *Bundle) ([]byte, error) {
 			d.int(int64(o.Line))
 			d.int(int64(o.Column))
 			d.string(o.Level)
+		}
+		if k.Asked == nil {
+			d.nil()
+		} else {
+			d.array(len(k.Asked))
+			for j, a := range k.Asked {
+				d.array(3)
+				d.string(a.Text)
+				refWriteContributions(d, asked[i][j][0])
+				refWriteContributions(d, asked[i][j][1])
+			}
 		}
 	}
 	if d.err != nil {

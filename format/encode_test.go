@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -210,6 +211,10 @@ func TestEncodeErrors(t *testing.T) {
 		{"too deep", &format.Bundle{Keys: []format.Key{{Name: "a", Value: deep}}}, `nested deeper than 10000`},
 		{"too big", &format.Bundle{Keys: []format.Key{{Name: "a", Value: wide}}}, `more than 16777216 nodes`},
 		{"long header", &format.Bundle{Revision: strings.Repeat("r", 1<<16)}, `header of`},
+		{"asked without \"\"", &format.Bundle{Keys: []format.Key{{Name: "n", Asked: []format.Asked{{Text: "n.b"}}}}}, `Asked does not start with ""`},
+		{"empty asked", &format.Bundle{Keys: []format.Key{{Name: "n", Asked: []format.Asked{}}}}, `Asked does not start with ""`},
+		{"asked unsorted", &format.Bundle{Keys: []format.Key{{Name: "n", Asked: []format.Asked{{}, {Text: "n.b"}, {Text: "n.a"}}}}}, `Asked not sorted and unique: "n.b" before "n.a"`},
+		{"asked contribution", &format.Bundle{Keys: []format.Key{{Name: "n", Asked: []format.Asked{{Defaults: []format.Contribution{{Value: int32(1)}}}}}}}, `asked as "": contribution 0`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -245,7 +250,8 @@ func sampleV2() *format.Bundle {
 }
 
 // sampleV3 is the sample of version 3: version 2's, with each location's
-// original path and the lookup_options entry of the keys that have a merge.
+// original path, the lookup_options entry of the keys that have a merge,
+// and a key that looks itself up.
 func sampleV3() *format.Bundle {
 	b := sampleV2()
 	for i := range b.Keys {
@@ -260,7 +266,24 @@ func sampleV3() *format.Bundle {
 			}
 		}
 	}
+	// A key whose data looks itself up: what a dotted lookup reads.
+	k := &b.Keys[slices.IndexFunc(b.Keys, func(k format.Key) bool { return k.Name == "users" })]
+	k.Asked = []format.Asked{{Contributions: k.Contributions}, {Text: k.Name + ".x", Contributions: []format.Contribution{{Err: &format.Error{Message: "Recursive lookup detected in [" + k.Name + ".x]"}}}}}
 	return b
+}
+
+// TestAskedAs: a dotted text the key's data looks up has its own entry;
+// any other reads the entry "".
+func TestAskedAs(t *testing.T) {
+	k := &format.Key{Name: "n", Asked: []format.Asked{{}, {Text: "n.b"}, {Text: "n.c.d"}}}
+	for text, want := range map[string]string{"n.b": "n.b", "n.c.d": "n.c.d", "n.c": "", "n.a": "", "n.z": "", "": ""} {
+		if got := k.AskedAs(text).Text; got != want {
+			t.Errorf("AskedAs(%q) = entry %q, want %q", text, got, want)
+		}
+	}
+	if a := (&format.Key{Name: "n"}).AskedAs("n.b"); a != nil {
+		t.Errorf("AskedAs of a key without Asked = %+v, want nil", a)
+	}
 }
 
 // TestGoldenV1 decodes the committed version 1 bundle. It must pass

@@ -227,6 +227,14 @@ func sampleBundles() []*Bundle {
 			{Name: "b", Value: "v", Merge: Merge{Strategy: "deep", KnockoutPrefix: "--", MergeHashArrays: true}, MergeFrom: &OptionsEntry{Entry: "^b", File: "f", Line: -1, Column: 1 << 40, Level: "l"},
 				DefaultMerge: Merge{SortMergedArrays: true}, Defaults: []Contribution{{Value: "v"}, {Err: &Error{Message: "d"}}}},
 		}},
+		{Keys: []Key{{Name: "n", Err: errA, Contributions: []Contribution{{Value: "top"}, {Err: errA, Level: 1}},
+			Asked: []Asked{
+				{Contributions: []Contribution{{Value: "top"}, {Value: []any{"low", "top"}, Level: 1}}},
+				{Text: "n.b", Contributions: []Contribution{{Value: "top"}, {Err: &Error{Message: "r"}, Level: 1}}, Defaults: []Contribution{{Value: "d"}}},
+			}}}},
+		{Keys: []Key{{Name: "n", Asked: []Asked{{Text: "n.b"}}}}},
+		{Keys: []Key{{Name: "n", Asked: []Asked{{}, {}}}}},
+		{Keys: []Key{{Name: "n", Asked: []Asked{{Contributions: []Contribution{{Layer: 7}}}}}}},
 	}
 	many := &Bundle{}
 	for i := range 40 {

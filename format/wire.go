@@ -15,6 +15,7 @@ const (
 	keySecret    = 1 << 0
 	keySensitive = 1 << 1
 	keyConverts  = 1 << 2
+	keyAsked     = 1 << 3 // the key's details hold Asked
 )
 
 // magic opens every bundle: the msgpack encoding of the string

@@ -208,10 +208,13 @@ func (b *Bundle) search(key string, merge *format.Merge) (any, bool, error) {
 
 // find is search without convert_to: what the merge and the dig find.
 func (b *Bundle) find(key string, k hiera.Key, i int, merge *format.Merge) (any, bool, error) {
+	ik := &b.x.Keys[i]
+	if ik.Asked && len(k.Segments) > 0 {
+		return b.asked(key, k, i, merge)
+	}
 	if merge != nil {
 		return b.merged(key, k, i, *merge)
 	}
-	ik := &b.x.Keys[i]
 	if ik.Err != nil {
 		return nil, false, ik.Err
 	}
@@ -238,10 +241,50 @@ func (b *Bundle) find(key string, k hiera.Key, i int, merge *format.Merge) (any,
 		return nil, false, err
 	}
 	if dk := &d.Keys[i]; len(dk.Contributions) > 0 {
-		return b.fromDefaults(d, k, dk)
+		return b.fromDefaults(d, k, dk.DefaultMerge, leaf(dk.Defaults), len(dk.Defaults) > 0)
 	}
 	return nil, false, nil
 }
+
+// asked answers a dotted lookup of a key whose data looks the key itself
+// up: Puppet's recursion guard then holds key as asked, not the root key,
+// and the locations are read anew (format.Key.Asked).
+func (b *Bundle) asked(key string, k hiera.Key, i int, merge *format.Merge) (any, bool, error) {
+	d, err := b.Details()
+	if err != nil {
+		return nil, false, err
+	}
+	dk := &d.Keys[i]
+	m := dk.Merge
+	if merge != nil {
+		m = *merge
+	}
+	a := dk.AskedAs(key)
+	cs, ds := leaf(a.Contributions), leaf(a.Defaults)
+	if a.Text == "" {
+		cs, ds = chainFrom(key, a.Contributions), chainFrom(key, a.Defaults)
+	}
+	return b.resolve(key, k, d, m, cs, dk.DefaultMerge, ds, len(a.Defaults) > 0)
+}
+
+// chainFrom answers hiera.Resolve from the contributions of Asked's entry
+// "", whose recursion chains leave out the key as asked: it comes first.
+func chainFrom(key string, cs []format.Contribution) hiera.Leaf {
+	l := leaf(cs)
+	return func(layer format.Layer, level, loc int) (any, bool, error) {
+		v, found, err := l(layer, level, loc)
+		var fe *format.Error
+		if errors.As(err, &fe) && strings.Contains(fe.Message, recursionChain) {
+			e := *fe
+			e.Message = strings.ReplaceAll(e.Message, recursionChain, recursionChain+key+", ")
+			err = &e
+		}
+		return v, found, err
+	}
+}
+
+// recursionChain opens Puppet's recursion error's chain of keys.
+const recursionChain = "Recursive lookup detected in ["
 
 // merged answers a lookup with a lookup-time merge, recomputed from the
 // contributions; the key's recorded error belongs to the configured merge
@@ -252,11 +295,18 @@ func (b *Bundle) merged(key string, k hiera.Key, i int, m format.Merge) (any, bo
 		return nil, false, err
 	}
 	dk := &d.Keys[i]
+	return b.resolve(key, k, d, m, leaf(dk.Contributions), dk.DefaultMerge, leaf(dk.Defaults), len(dk.Defaults) > 0)
+}
+
+// resolve merges what cs answers with m and digs into the result, falling
+// back to the module's default_hierarchy (ds, merged with dm; hasDefaults
+// when it holds the key).
+func (b *Bundle) resolve(key string, k hiera.Key, d *format.Bundle, m format.Merge, cs hiera.Leaf, dm format.Merge, ds hiera.Leaf, hasDefaults bool) (any, bool, error) {
 	layers := [3]*format.Hierarchy{&d.Global, &d.Env, nil}
 	if mod := module(d, k.Module); mod != nil {
 		layers[2] = &mod.Hierarchy
 	}
-	v, found, err := hiera.Resolve(m, layers, leaf(dk.Contributions))
+	v, found, err := hiera.Resolve(m, layers, cs)
 	if err != nil {
 		err = hiera.InLookupOf(k.Text, err) // Puppet's prefix for the global layer's errors
 		var recorded *format.Error
@@ -271,18 +321,18 @@ func (b *Bundle) merged(key string, k hiera.Key, i int, m format.Merge) (any, bo
 			return v, found, err
 		}
 	}
-	return b.fromDefaults(d, k, dk)
+	return b.fromDefaults(d, k, dm, ds, hasDefaults)
 }
 
 // fromDefaults looks k up in its module's default_hierarchy, with the
 // merge the default_hierarchy's own lookup_options give (a lookup-time
-// merge does not apply there).
-func (b *Bundle) fromDefaults(d *format.Bundle, k hiera.Key, dk *format.Key) (any, bool, error) {
+// merge does not apply there): ds answers it, when hasDefaults.
+func (b *Bundle) fromDefaults(d *format.Bundle, k hiera.Key, dm format.Merge, ds hiera.Leaf, hasDefaults bool) (any, bool, error) {
 	mod := module(d, k.Module)
-	if mod == nil || mod.Default == nil || len(dk.Defaults) == 0 {
+	if mod == nil || mod.Default == nil || !hasDefaults {
 		return nil, false, nil
 	}
-	v, found, err := hiera.ResolveDefault(dk.DefaultMerge, mod.Default, leaf(dk.Defaults))
+	v, found, err := hiera.ResolveDefault(dm, mod.Default, ds)
 	if err != nil || !found {
 		return nil, false, err
 	}

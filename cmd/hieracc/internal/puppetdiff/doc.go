@@ -1,0 +1,67 @@
+// Package puppetdiff is a differential fuzzer of hieracc against real Puppet
+// (7.23, `apt-get install -y puppet`): it generates random Hiera 5 cases,
+// asks both about every check and reports where they differ.
+//
+// The stages, a file each:
+//
+//   - generate.go: Generate(seed) makes a case in the conformance corpus's
+//     layout (case.go): random facts on one to three nodes; an environment
+//     hierarchy of 2-6 levels of path, paths, glob, globs (`**` too) and
+//     mapped_paths, with datadirs, defaults and json_data; YAML 1.1 scalars,
+//     anchors, aliases and `<<:` merges (yamltext.go writes them);
+//     interpolation of facts, trusted and server facts and every function
+//     (lookup, hiera, alias, scope, literal); lookup_options with every
+//     strategy and option, literal and regexp; modules, some with a
+//     default_hierarchy; a global layer (its hiera.yaml, or Puppet's default
+//     config); and checks of every key on every node, some with a
+//     lookup-time merge, some dotted.
+//   - answer.go: Puppet answers through batch.rb, which runs every check of a
+//     case in one Ruby process (Puppet::Application::Lookup's own scope and
+//     Puppet::Pops::Lookup.lookup per check: a process per lookup would cost
+//     a second each); hieracc through its built binary, `compile
+//     --keep-going` and one `lookup --render-as json` per check.
+//   - compare.go: answers compared as Puppet values (hash order, 1 against
+//     1.0), statuses, and messages (hieracc's must hold Puppet's); the
+//     differences already reported are named (Known) and not counted as new.
+//   - minimize.go and run.go: a new difference is shrunk to its one check
+//     and the fewest files and lines that still show it (hieracc is asked
+//     first, Puppet only when hieracc still answers the same).
+//
+// Run it with `go run ./cmd/hieracc/internal/puppetdiff/cmd -seed S -n N
+// -save DIR`, or `go test ./cmd/hieracc/internal/puppetdiff -run
+// AgainstPuppet -puppetdiff.n N`, which runs a few cases by default and
+// skips, saying why, without Puppet.
+//
+// A Puppet process answering many checks keeps some state between them (its
+// environment cache, the global layer's config), so every finding is
+// confirmed with a fresh process (../shared/puppet/lookup-case) before it is
+// reported. A finding becomes a case (checks.yaml, expected.yaml from
+// testdata/conformance/gen-expected.rb, README.md with the rule): in
+// testdata/conformance, where it always runs, once hieracc passes it; until
+// then in testdata/pending here, which no test runs.
+//
+// # Found so far (besides issue #17's)
+//
+// N1. A key whose lookup_options merge is invalid (`strategy: hash` with
+// `knockout_prefix`, an unknown strategy) and whose value interpolates
+// itself (`k: {sub: "%{alias('k')}"}`): Puppet fails on the merge options
+// (the nested lookup resolves them before its recursion guard), even under a
+// lookup-time --merge; hieracc reports the recursion.
+//
+// N2. A key that no level holds, but whose lookup_options merge is invalid:
+// Puppet fails (it resolves the key's merge before it searches); hieracc
+// says not found. With a lookup-time --merge both say not found.
+//
+// N3. The type name of an infinite float in a merge's type error: Puppet
+// prints Float[Infinity] and Float[default, -Infinity]; hieracc
+// Float[Infinity, Infinity] and Float[-Infinity, -Infinity]
+// (format/hiera/types.go, where compiler/internal/dataload/rtype.go has the
+// rule right).
+//
+// N4. A deep merge with a knockout_prefix turns a NaN met at two levels into
+// "" (deep_merge keeps the source only when its copy without the prefix is
+// == to it, and NaN is not), and [NaN] with [NaN] into []; hieracc keeps NaN
+// (format/hiera/deep.go).
+//
+// The cases of N1-N4 are in testdata/pending.
+package puppetdiff
