@@ -88,6 +88,10 @@ type Node struct {
 	Name   string       // certname
 	Facts  *format.Hash // the node's facts
 	Source string       // facts file, for messages
+	// Trusted is $trusted as the facts' source recorded it (PuppetDB's,
+	// with certificate extensions); nil derives it from the certname, as
+	// for a node without extensions.
+	Trusted *format.Hash
 }
 
 // Result is a compile's outcome.

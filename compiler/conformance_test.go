@@ -180,17 +180,26 @@ func caseFlags(t *testing.T, dir string, in *compiler.Input) {
 func CompileCase(t *testing.T, dir string) map[string]*runtime.Bundle {
 	t.Helper()
 	fsys := os.DirFS(dir)
-	in := compiler.Input{FS: fsys, EnvDir: "env", ModulesDir: "modules", GlobalDir: "global"}
-	caseFlags(t, dir, &in)
 	files, _ := fs.Glob(fsys, "nodes/*.yaml")
 	sort.Strings(files)
+	var nodes []compiler.Node
 	for _, f := range files {
 		n, ds := compiler.LoadFacts(fsys, f)
 		for _, d := range ds {
 			t.Fatalf("facts: %s", d)
 		}
-		in.Nodes = append(in.Nodes, n)
+		nodes = append(nodes, n)
 	}
+	return compileNodes(t, dir, nodes)
+}
+
+// compileNodes compiles the given nodes against a case's env/, modules/
+// and global/ (with its hieracc-flags), and opens each bundle through the runtime, after a round
+// trip through the wire format.
+func compileNodes(t *testing.T, dir string, nodes []compiler.Node) map[string]*runtime.Bundle {
+	t.Helper()
+	in := compiler.Input{FS: os.DirFS(dir), EnvDir: "env", ModulesDir: "modules", GlobalDir: "global", Nodes: nodes}
+	caseFlags(t, dir, &in)
 	res, err := compiler.Compile(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)

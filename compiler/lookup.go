@@ -83,7 +83,7 @@ func newNodeRun(c *compilation, w *worker, node Node) *nodeRun {
 		w:       w,
 		node:    node,
 		stack:   make([]string, 0, 32),
-		scope:   newScope(node.Name, c.environment, node.Facts),
+		scope:   newScope(node.Name, c.environment, node.Facts, node.Trusted),
 		modules: map[string]*layerRun{},
 		memo:    map[string]memoEntry{},
 		modOpts: map[string]*optsResult{},

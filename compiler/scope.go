@@ -1,18 +1,20 @@
 package compiler
 
 import (
-	"bytes"
 	"fmt"
 	"io/fs"
 	"path"
 	"strings"
 
-	"github.com/hieracc/hieracc/compiler/internal/dataload"
+	"github.com/hieracc/hieracc/compiler/facts"
 	"github.com/hieracc/hieracc/format"
 )
 
-// LoadFacts reads one facts file (<certname>.yaml, .yml or .json) from fsys.
-// The node's certname is the file's base name without its extension.
+// LoadFacts reads one facts file from fsys: a file of one node, in any of
+// the shapes package facts reads (a plain facts hash, whose certname is
+// the file's base name without its extension, puppet facts find's output,
+// the server's facts cache, a PuppetDB export of one node). A file of
+// several nodes is an error: read those with facts.Load.
 func LoadFacts(fsys fs.FS, file string) (Node, []Diagnostic) {
 	base := path.Base(file)
 	name := strings.TrimSuffix(base, path.Ext(base))
@@ -21,35 +23,34 @@ func LoadFacts(fsys fs.FS, file string) (Node, []Diagnostic) {
 	if err != nil {
 		return n, []Diagnostic{{File: file, Node: name, Message: fmt.Sprintf("cannot read facts: %v", err)}}
 	}
-	var doc *dataload.Doc
-	var probs []dataload.Problem
-	if strings.EqualFold(path.Ext(base), ".json") {
-		doc, probs = dataload.JSON(file, src)
-	} else {
-		// puppet lookup --facts reads a YAML file as "bom|utf-8", which
-		// drops a leading byte order mark; JSON facts keep theirs and
-		// fail to parse, as in Puppet. (Data files keep it too: see the
-		// byte-order-mark conformance case.)
-		doc, probs = dataload.YAML(file, bytes.TrimPrefix(src, []byte("\xef\xbb\xbf")))
-	}
+	nodes, probs := facts.Parse(file, src)
 	var ds []Diagnostic
 	for _, p := range probs {
-		// A facts file that is empty or not a hash is an error, not a
-		// warning: compiling a node without its facts would silently give
-		// it the wrong data.
-		msg := p.Message
-		if p.Warning {
-			msg = "facts file must hold a hash of facts: " + msg
-		}
-		ds = append(ds, Diagnostic{File: file, Line: p.Pos.Line, Column: p.Pos.Column, Node: name, Message: msg})
+		ds = append(ds, DiagnosticOf(p))
 	}
-	if doc != nil {
-		n.Facts = doc.Hash
-	}
-	if name == "" {
-		ds = append(ds, Diagnostic{File: file, Message: "facts file name gives no certname"})
+	switch {
+	case facts.HasErrors(probs):
+	case len(nodes) != 1:
+		ds = append(ds, Diagnostic{File: file, Message: fmt.Sprintf("holds the facts of %d nodes: one file, one node here", len(nodes))})
+	default:
+		n = NodeOf(nodes[0])
 	}
 	return n, ds
+}
+
+// DiagnosticOf is a problem with facts as a diagnostic: an error, or a
+// warning for what package facts warns of.
+func DiagnosticOf(p facts.Problem) Diagnostic {
+	sev := Error
+	if p.Warning {
+		sev = Warning
+	}
+	return Diagnostic{Severity: sev, File: p.File, Line: p.Line, Column: p.Column, Node: p.Node, Message: p.Message}
+}
+
+// NodeOf is the node to compile for facts read by package facts.
+func NodeOf(f facts.Node) Node {
+	return Node{Name: f.Certname, Facts: f.Facts, Source: f.Place(), Trusted: f.Trusted}
 }
 
 // scope is the node's top scope, as a Puppet server gives it to Hiera:
@@ -59,20 +60,12 @@ type scope struct {
 	vars *format.Hash
 }
 
-func newScope(certname, environment string, facts *format.Hash) *scope {
+func newScope(certname, environment string, facts, recorded *format.Hash) *scope {
 	facts = sanitizeFacts(facts)
-	host, domain, hasDomain := strings.Cut(certname, ".")
-	trusted := format.NewHash(6)
-	trusted.Set("authenticated", "remote")
-	trusted.Set("certname", certname)
-	trusted.Set("extensions", format.NewHash(0))
-	trusted.Set("hostname", host)
-	if hasDomain {
-		trusted.Set("domain", domain)
-	} else {
-		trusted.Set("domain", nil) // Puppet keeps the key, with no value
+	trusted := recorded
+	if trusted == nil {
+		trusted = derivedTrusted(certname)
 	}
-	trusted.Set("external", format.NewHash(0))
 	serverFacts := format.NewHash(1)
 	serverFacts.Set("environment", environment)
 
@@ -87,6 +80,24 @@ func newScope(certname, environment string, facts *format.Hash) *scope {
 	vars.Set("server_facts", serverFacts)
 	vars.Set("environment", environment)
 	return &scope{vars: vars}
+}
+
+// derivedTrusted is $trusted for a node known only by its certname, as a
+// Puppet server gives it for a certificate without extensions.
+func derivedTrusted(certname string) *format.Hash {
+	host, domain, hasDomain := strings.Cut(certname, ".")
+	trusted := format.NewHash(6)
+	trusted.Set("authenticated", "remote")
+	trusted.Set("certname", certname)
+	trusted.Set("extensions", format.NewHash(0))
+	trusted.Set("hostname", host)
+	if hasDomain {
+		trusted.Set("domain", domain)
+	} else {
+		trusted.Set("domain", nil) // Puppet keeps the key, with no value
+	}
+	trusted.Set("external", format.NewHash(0))
+	return trusted
 }
 
 // get returns a top-scope variable; "::x" names the same variable as "x".

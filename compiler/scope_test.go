@@ -20,7 +20,7 @@ func TestLoadFactsByteOrderMark(t *testing.T) {
 		err       string   // a substring of the one diagnostic
 	}{
 		{file: "n.yaml", src: bom + "os: linux\nrole: web\nteam:\n  name: ops\n", want: []string{"os", "role", "team"}},
-		{file: "n.yml", src: bom + "- os\n", err: "facts file must hold a hash of facts"},
+		{file: "n.yml", src: bom + "- os\n", err: "is an array whose element 1 is a string"},
 		{file: "n.json", src: bom + `{"os": "linux",` + "\n" + `"role": "web"}`, err: "unexpected token"},
 		{file: "n.json", src: `{"os": "linux", "role": "web"}`, want: []string{"os", "role"}},
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build"
 	"github.com/hieracc/hieracc/compiler/diagnostics"
+	"github.com/hieracc/hieracc/compiler/facts"
+	"github.com/hieracc/hieracc/compiler/facts/puppetdb"
 )
 
 var compileCmd = &command{
@@ -33,9 +35,12 @@ func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 
 type compileFlags struct {
 	env, modules, global, environment, out string
-	facts                                  stringList
-	mounts                                 stringList // --mount ABS=DIR
-	keepGoing, strict, full                bool
+	puppetdb                               puppetdb.Config
+	facts, factOverrides                   stringList
+	mounts                                 stringList       // --mount ABS=DIR
+	overrides                              []facts.Override // --fact-override, parsed
+	keepGoing, strict, full, envFromFacts  bool
+	envRoot                                string
 	jobs                                   int
 	diagFormat                             string // --format: how errors and warnings are printed
 	verbose                                bool   // --verbose: every node of a shared error
@@ -59,6 +64,14 @@ func runCompile(c *cmdEnv, args []string) int {
 	fl.Var(&f.mounts, "mount", "")
 	fl.StringVar(&f.environment, "environment", "production", "")
 	fl.Var(&f.facts, "facts", "")
+	fl.Var(&f.factOverrides, "fact-override", "")
+	fl.StringVar(&f.puppetdb.URL, "puppetdb", "", "")
+	fl.StringVar(&f.puppetdb.Cert, "puppetdb-cert", "", "")
+	fl.StringVar(&f.puppetdb.Key, "puppetdb-key", "", "")
+	fl.StringVar(&f.puppetdb.CACert, "puppetdb-cacert", "", "")
+	fl.StringVar(&f.puppetdb.Query, "puppetdb-query", "", "")
+	fl.BoolVar(&f.envFromFacts, "environment-from-facts", false, "")
+	fl.StringVar(&f.envRoot, "env-root", "", "")
 	fl.StringVar(&f.out, "out", "", "")
 	fl.BoolVar(&f.keepGoing, "keep-going", false, "")
 	fl.BoolVar(&f.strict, "strict", false, "")
@@ -77,16 +90,32 @@ func runCompile(c *cmdEnv, args []string) int {
 	// `--facts nodes/*.yaml` works after the shell expands it.
 	f.facts = append(f.facts, rest...)
 	switch {
-	case f.env == "":
+	case f.envFromFacts && (f.env != "" || f.modules != "" || f.envRoot == ""):
+		return c.usageError("--environment-from-facts takes --env-root DIR (a folder of environments), instead of --env and --modules")
+	case !f.envFromFacts && f.envRoot != "":
+		return c.usageError("--env-root goes with --environment-from-facts")
+	case !f.envFromFacts && f.env == "":
 		return c.usageError("--env is required: the environment folder (with hiera.yaml, data/, modules/)")
-	case len(f.facts) == 0:
-		return c.usageError("--facts is required: facts files or folders of them")
+	case len(f.facts) == 0 && f.puppetdb.URL == "":
+		return c.usageError("--facts or --puppetdb is required: where the nodes' facts are")
+	case f.puppetdb.URL == "" && (f.puppetdb.Query != "" || f.puppetdb.Cert != "" || f.puppetdb.Key != "" || f.puppetdb.CACert != ""):
+		return c.usageError("--puppetdb-query, --puppetdb-cert, --puppetdb-key and --puppetdb-cacert need --puppetdb URL")
 	case f.out == "":
 		return c.usageError("--out is required: the folder the bundles are written to")
 	case f.jobs < 0:
 		return c.usageError("--jobs must be 0 (one per CPU) or more, not %d", f.jobs)
 	case f.environment == "":
 		return c.usageError("--environment must not be empty")
+	}
+	if msg := f.parseOverrides(); msg != "" {
+		return c.usageError("%s", msg)
+	}
+	if f.envFromFacts && !isDir(f.envRoot) {
+		_, err := os.Stat(f.envRoot)
+		if err == nil {
+			return c.usageError("--env-root %s: not a folder", f.envRoot)
+		}
+		return c.usageError("--env-root: %v", cleanPathErr(err))
 	}
 	diagFormat, err := diagnostics.ParseFormat(f.diagFormat)
 	if err != nil {
@@ -126,11 +155,7 @@ func runCompile(c *cmdEnv, args []string) int {
 	// An error or warning that many nodes share is printed once.
 	errs, warns, promoted := 0, 0, 0
 	if r != nil {
-		var ds []compiler.Diagnostic
-		for _, msg := range r.FactErrors {
-			ds = append(ds, compiler.Diagnostic{Severity: compiler.Error, Message: msg})
-		}
-		groups := diagnostics.GroupAll(append(ds, r.Diagnostics...))
+		groups := diagnostics.GroupAll(append(slices.Clip(r.Facts), r.Diagnostics...))
 		for _, g := range groups {
 			switch {
 			case g.Severity == compiler.Error:
@@ -158,7 +183,11 @@ func runCompile(c *cmdEnv, args []string) int {
 		part = fmt.Sprintf("shard %v: ", shard)
 	}
 	summary := fmt.Sprintf("%s%s, %s, %s, %s", part, plural(r.Nodes, "node"), plural(r.Keys, "key"), errText, plural(warns, "warning"))
-	if r.Incremental {
+	switch {
+	case f.envFromFacts:
+		summary = fmt.Sprintf("%s%s in %s, %s, %s, %s", part, plural(r.Nodes, "node"), plural(r.Environments, "environment"),
+			plural(r.Keys, "key"), errText, plural(warns, "warning"))
+	case r.Incremental:
 		summary = fmt.Sprintf("%s%s compiled (incremental: %d unchanged), %s, %s, %s",
 			part, plural(r.Nodes, "node"), r.Unchanged, plural(r.Keys, "key"), errText, plural(warns, "warning"))
 	}
@@ -182,9 +211,28 @@ func runCompile(c *cmdEnv, args []string) int {
 
 // config is the build the flags ask for.
 func (f *compileFlags) config() build.Config {
-	return build.Config{Env: f.env, Modules: f.modules, Global: f.global, Environment: f.environment,
+	cfg := build.Config{Env: f.env, Modules: f.modules, Global: f.global, Environment: f.environment,
 		Facts: f.facts, Out: f.out, KeepGoing: f.keepGoing, Strict: f.strict, Full: f.full, Jobs: f.jobs,
-		PKCS7PrivateKey: f.pkcs7Private, PKCS7PublicKey: f.pkcs7Public, Mounts: f.mounts}
+		PKCS7PrivateKey: f.pkcs7Private, PKCS7PublicKey: f.pkcs7Public, Mounts: f.mounts,
+		PuppetDB: f.puppetdb, FactOverrides: f.overrides}
+	if f.envFromFacts {
+		cfg.EnvRoot = f.envRoot
+	}
+	return cfg
+}
+
+// parseOverrides reads the --fact-override flags into f.overrides; a
+// message when one is bad.
+func (f *compileFlags) parseOverrides() string {
+	f.overrides = nil
+	for _, a := range f.factOverrides {
+		o, err := facts.ParseOverride(a)
+		if err != nil {
+			return err.Error()
+		}
+		f.overrides = append(f.overrides, o)
+	}
+	return ""
 }
 
 // meter shows a build's progress on w as --progress mode says: the

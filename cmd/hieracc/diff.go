@@ -44,6 +44,7 @@ func runDiff(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.compile.global, "global", "", "")
 	fl.StringVar(&f.compile.environment, "environment", "production", "")
 	fl.Var(&f.compile.facts, "facts", "")
+	fl.Var(&f.compile.factOverrides, "fact-override", "")
 	fl.StringVar(&f.compile.progress, "progress", "auto", "")
 	f.compile.eyamlFlags(fl)
 	rest, code, ok := parseFlags(c, fl, args)
@@ -87,7 +88,7 @@ func runDiff(c *cmdEnv, args []string) int {
 			return bundlediff.ExitTrouble
 		}
 	} else {
-		for _, name := range []string{"env", "modules", "global", "environment", "facts"} {
+		for _, name := range []string{"env", "modules", "global", "environment", "facts", "fact-override"} {
 			if f.set[name] {
 				return c.usageError("--%s is for --git (what to compile at each revision); OLD and NEW are compiled already", name)
 			}
@@ -145,6 +146,9 @@ func (f *diffFlags) gitUsage(rest []string) string {
 	case f.compile.environment == "":
 		return "--environment must not be empty"
 	}
+	if msg := f.compile.parseOverrides(); msg != "" {
+		return msg
+	}
 	if _, _, err := parseRange(f.git); err != nil {
 		return err.Error()
 	}
@@ -199,9 +203,10 @@ Flags:
   --git REV1..REV2   compile the two revisions and compare them.
   --progress WHEN    with --git: auto (the default) shows each compile's
                      progress on stderr when it is a terminal; always; never.
-  --env DIR, --modules DIR, --global PATH, --environment NAME, --facts PATH...
-  --pkcs7-private-key PATH, --pkcs7-public-key PATH
-                     with --git: as for 'hieracc compile'.
+  --env DIR, --modules DIR, --global PATH, --environment NAME, --facts PATH...,
+  --fact-override NAME=JSON, --pkcs7-private-key PATH, --pkcs7-public-key PATH
+                     with --git: as for 'hieracc compile' (its --puppetdb
+                     and --environment-from-facts are not taken here).
 
 A node error (every lookup on the node fails) is reported whatever --key
 says; a module's error is reported unless the --key and --ignore-key globs

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build"
 )
 
@@ -114,9 +115,17 @@ func (f *diffFlags) compileAt(ctx context.Context, top, tree, commit string, out
 	cfg.Progress, stopMeter = meter(f.compile.progress, f.stderr, "compile "+commit[:min(len(commit), 12)])
 	r, err := build.Run(ctx, cfg)
 	stopMeter()
+	var factErrs []string
+	if r != nil {
+		for _, d := range r.Facts {
+			if d.Severity == compiler.Error {
+				factErrs = append(factErrs, d.String())
+			}
+		}
+	}
 	switch {
-	case r != nil && len(r.FactErrors) > 0:
-		return factsError(r.FactErrors)
+	case len(factErrs) > 0:
+		return factsError(factErrs)
 	case err != nil:
 		return err
 	case r.Nodes == 0:

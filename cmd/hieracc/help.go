@@ -113,12 +113,39 @@ Flags:
                        paths are read as absent, with a warning.
   --environment NAME   the environment's name, as $environment and
                        $server_facts.environment (default "production").
-  --facts PATH...      facts files, or folders of them (every *.yaml, *.yml
-                       and *.json inside, not recursive). A file
-                       <certname>.yaml or <certname>.json holds one node's
-                       facts hash; its name gives the certname, so two files
-                       for one certname are an error. Repeatable; arguments
-                       that are not flags are facts paths too.
+  --facts PATH...      facts files, or folders of them (every *.json, *.yaml,
+                       *.yml and *.facts inside, not recursive; anything else
+                       in the folder is reported). Each file's shape is
+                       detected: a facts hash (facter -j/-y, puppet facts
+                       show, facterdb), whose file name gives the certname;
+                       puppet facts find's JSON or YAML and the server's
+                       facts cache, whose name must match the file's; PuppetDB
+                       exports (factsets, facts, inventory) of many nodes.
+                       A certname given twice is an error. Repeatable;
+                       arguments that are not flags are facts paths too.
+  --puppetdb URL       also compile the nodes whose factsets PuppetDB holds
+                       (http://localhost:8080, https://puppetdb:8081), with
+                       their $trusted as PuppetDB recorded it (certificate
+                       extensions included); --facts is then optional.
+  --puppetdb-query PQL only the nodes a PQL query returns, e.g.
+                       'inventory[certname] { facts.os.family = "RedHat" }'
+  --puppetdb-cert FILE, --puppetdb-key FILE, --puppetdb-cacert FILE
+                       PEM files for HTTPS: the client certificate and key
+                       PuppetDB accepts, the CA its certificate chains to.
+  --environment-from-facts
+                       compile each node against the environment its facts'
+                       source recorded (PuppetDB, a replace facts payload):
+                       --env-root DIR/<environment>, instead of --env. A node
+                       without one, or of one not in DIR, is an error. Always
+                       a full compile.
+  --env-root DIR       with --environment-from-facts: the folder of
+                       environments (r10k's), each with its hiera.yaml,
+                       data/ and modules/.
+  --fact-override NAME=JSON
+                       set a fact on every node, for "what if" compiles:
+                       os.family='"RedHat"' (dots reach nested facts; the
+                       value is JSON, so a string keeps its quotes).
+                       Repeatable, applied in order.
   --out DIR            where bundles are written (created when missing).
                        Bundles are written to temporary files in OUT, then
                        synced and renamed once all are compiled: no partial

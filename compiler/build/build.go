@@ -4,14 +4,19 @@
 // Run goes, in order:
 //
 //	inputs.go  map the folders given into the compiler's file system
-//	facts.go   find the facts files
 //	state.go   digest the inputs; with an earlier build's state in Out,
 //	           find the nodes whose inputs changed (incremental builds)
+//	facts.go   find every node: the facts files (package facts), unparsed
+//	           when the state says which nodes an unchanged one holds, and
+//	           PuppetDB (package puppetdb)
 //	check.go   compile again the nodes whose bundles are missing or damaged
-//	facts.go   parse the facts of the nodes to compile
+//	facts.go   parse the facts of the nodes to compile, apply the overrides
 //	build.go   compile (compiler.Compile), staging each bundle as it comes;
 //	           count what was reported; commit the staged bundles, then the
 //	           new state, or nothing when there were errors
+//
+// With EnvRoot, envs.go compiles each node in the environment its facts
+// recorded, always in full.
 //
 // Run returns a Report and prints nothing: the caller (hieracc compile,
 // hieracc diff --git) prints it. Writing is atomic (internal/stage): a run
@@ -32,6 +37,8 @@ import (
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
 	"github.com/hieracc/hieracc/compiler/build/internal/stage"
+	"github.com/hieracc/hieracc/compiler/facts"
+	"github.com/hieracc/hieracc/compiler/facts/puppetdb"
 	"github.com/hieracc/hieracc/format"
 )
 
@@ -45,8 +52,20 @@ type Config struct {
 	// folder. Without one, such a location is absent (with a warning).
 	Mounts      []string
 	Environment string   // the environment's name; "" = "production"
-	Facts       []string // facts files, or folders of them
+	Facts       []string // facts files, or folders of them (package facts reads every shape)
 	Out         string   // where the bundles go; created when missing
+
+	// PuppetDB, when its URL is set, is asked for nodes too (as well as
+	// Facts): a certname from both is an error.
+	PuppetDB puppetdb.Config
+	// FactOverrides are set on every node's facts, in order
+	// (--fact-override).
+	FactOverrides []facts.Override
+	// EnvRoot, when set, is a folder of environments (r10k's): each node
+	// is compiled against EnvRoot/<the environment its facts recorded>,
+	// that name as $environment, instead of Env, Modules and Environment.
+	// Such a build is always a full one, and keeps no state.
+	EnvRoot string
 
 	KeepGoing bool // write the bundles even when there are errors
 	Strict    bool // count warnings as errors
@@ -74,9 +93,11 @@ type Config struct {
 
 // Report is what a build did, for the caller to print.
 type Report struct {
-	// FactErrors are the facts files that could not be read or parsed:
-	// their nodes were not compiled. Each counts as an error.
-	FactErrors []string
+	// Facts are the problems with the nodes' facts, to print before
+	// Diagnostics: errors (a file that could not be read or parsed, a
+	// certname given twice or that cannot be one; their nodes were not
+	// compiled) and warnings (a file in a facts folder that was not read).
+	Facts []compiler.Diagnostic
 	// Diagnostics are the compile's errors and warnings, each file named
 	// the way the user named its folder, in the order to print them; those
 	// an incremental build replays for the nodes it did not compile again
@@ -84,13 +105,14 @@ type Report struct {
 	// each node it failed is given for those nodes only.
 	Diagnostics []compiler.Diagnostic
 
-	Nodes       int  // nodes compiled
-	Incremental bool // an incremental build: only the nodes whose inputs changed were compiled
-	Unchanged   int  // nodes an incremental build left as they were
-	Keys        int  // keys in the bundles compiled
-	Errors      int  // every error (facts included), warnings counted as errors under Strict included
-	Promoted    int  // warnings counted as errors (Strict)
-	Warnings    int  // warnings that are not errors
+	Nodes        int  // nodes compiled
+	Environments int  // with EnvRoot: the environments compiled
+	Incremental  bool // an incremental build: only the nodes whose inputs changed were compiled
+	Unchanged    int  // nodes an incremental build left as they were
+	Keys         int  // keys in the bundles compiled
+	Errors       int  // every error (facts included), warnings counted as errors under Strict included
+	Promoted     int  // warnings counted as errors (Strict)
+	Warnings     int  // warnings that are not errors
 
 	Written int // bundles written into Out; 0 when nothing was
 	Removed int // bundles removed from Out: those of nodes (of the shard) whose facts were not given
@@ -117,14 +139,13 @@ func IsTemp(name string) bool { return stage.IsTemp(name) }
 // into it fails at once), and removes the bundles of nodes whose facts it
 // was not given; a shard's build, only those of nodes of its shard.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if cfg.EnvRoot != "" {
+		return runEnvs(ctx, cfg)
+	}
 	in, fsys, roots, err := cfg.input()
 	if err != nil {
 		return nil, err
 	}
-	// A facts file that cannot be listed (its certname unknown, or not
-	// one) is reported by every shard: it may be any shard's node.
-	factsFiles, factErrs := listFacts(cfg.Facts)
-	factsFiles = cfg.Shard.inShard(factsFiles)
 	stateFile := StateFileOf(cfg.Shard)
 
 	// One build at a time writes into Out, from reading its state to
@@ -150,9 +171,32 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cur := &buildState{Version: stateVersion, Binary: binaryDigest(), Files: files, Stats: stats,
 		Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s;revision=%s;read=%s",
 			cfg.Environment, in.ModulesDir, in.GlobalDir, cfg.Revision, strings.Join(roots, ";"))}
-	facts, dirty, full, unchanged := plan(cfg.Out, prev, cur, factsFiles)
-	nodes, _, parseErrs := parseFacts(factsFiles, func(name string) bool { return full || dirty[name] })
-	factErrs = append(factErrs, parseErrs...)
+	if len(cfg.FactOverrides) > 0 {
+		var texts []string
+		for _, o := range cfg.FactOverrides {
+			texts = append(texts, o.Text)
+		}
+		cur.Settings += ";fact-override=" + strings.Join(texts, "\x00")
+	}
+	// Facts: every node by name; a facts file unchanged since the last
+	// build (by the same hieracc) is parsed only if one of its nodes is
+	// compiled again.
+	var known map[string][]string
+	if prev != nil && prev.Binary == cur.Binary {
+		known = prev.FactsFiles
+	}
+	set, factProbs, err := gatherFacts(ctx, cfg.Facts, cfg.PuppetDB, cfg.FactOverrides, known)
+	if err != nil {
+		return nil, err
+	}
+	cur.FactsFiles = set.files
+	// A shard compiles its own nodes, and reports the facts problems of
+	// its nodes and those whose nodes are not known (they may be its).
+	set, factProbs = cfg.Shard.keep(set, factProbs)
+	sums := set.sums
+	dirty, full, unchanged := plan(cfg.Out, prev, cur, set.certnames(), sums)
+	nodes, _, more := set.compile(func(name string) bool { return full || dirty[name] })
+	factProbs = append(factProbs, more...)
 	in.Nodes = nodes
 	rec := newStateRecorder(cur)
 
@@ -163,7 +207,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// fit in memory; each records the revision of its own inputs.
 	w := stage.NewWriter(cfg.Out)
 	defer w.Discard() // whatever was not committed
-	r := &Report{FactErrors: factErrs, Errors: len(factErrs), Nodes: len(in.Nodes), Incremental: !full, Unchanged: len(unchanged)}
+	r := &Report{Nodes: len(in.Nodes), Incremental: !full, Unchanged: len(unchanged)}
+	r.addFacts(factProbs, cfg.Strict)
 	var keysMu sync.Mutex
 	done := 0
 	if cfg.Progress != nil {
@@ -177,7 +222,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			cfg.Progress(done, len(in.Nodes))
 		}
 		keysMu.Unlock()
-		rec.record(b, facts[b.Node])
+		rec.record(b, sums[b.Node])
 		return w.Stage(b)
 	}
 	res, err := compiler.Compile(ctx, in)
@@ -200,19 +245,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := os.Remove(filepath.Join(cfg.Out, stateFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return r, err
 	}
-	// The bundles of nodes whose facts are no longer given go in the same
-	// commit, unless facts could not be read: they may be those nodes'.
-	// A shard removes only bundles of its own nodes: the others are other
-	// shards' to keep or remove.
-	given := map[string]bool{}
-	for _, ff := range factsFiles {
-		given[ff.certname] = true
-	}
-	remove := func(node string) bool { return !given[node] && cfg.Shard.Holds(node) }
-	if len(factErrs) > 0 {
-		remove = nil
-	}
-	r.Written, r.Removed, err = w.Commit(remove)
+	r.Written, r.Removed, err = w.Commit(cfg.Shard.removable(set, factProbs))
 	committed = r.Written > 0 || r.Removed > 0
 	if err != nil {
 		return r, err
@@ -232,24 +265,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	return r, nil
 }
 
-// plan digests the facts files and, when prev (the state of the build in
-// out) allows an incremental build, chooses the nodes to compile again:
-// those whose facts or data changed, or whose bundle is missing or
-// damaged. full says every node is to be compiled.
-func plan(out string, prev, cur *buildState, factsFiles []factsFile) (facts map[string]string, dirty map[string]bool, full bool, unchanged []string) {
-	// Facts are compared by their files' bytes, so that an incremental
-	// run parses only the facts of the nodes it compiles.
-	facts = map[string]string{}
-	certnames := make([]string, len(factsFiles))
-	sums := make([]string, len(factsFiles))
-	forEach(len(factsFiles), func(i int) { sums[i] = fileDigest(factsFiles[i].path) })
-	for i, ff := range factsFiles {
-		certnames[i] = ff.certname
-		facts[ff.certname] = sums[i]
-	}
-	dirty, full = prev.changedNodes(cur, certnames, facts)
+// plan chooses, when prev (the state of the build in out) allows an
+// incremental build, the nodes to compile again: those whose facts (sums,
+// the digests of their facts files) or data changed, or whose bundle is
+// missing or damaged. full says every node is to be compiled.
+func plan(out string, prev, cur *buildState, certnames []string, sums map[string]string) (dirty map[string]bool, full bool, unchanged []string) {
+	dirty, full = prev.changedNodes(cur, certnames, sums)
 	if full {
-		return facts, nil, true, nil
+		return nil, true, nil
 	}
 	intact := make([]bool, len(certnames))
 	forEach(len(certnames), func(i int) {
@@ -263,7 +286,7 @@ func plan(out string, prev, cur *buildState, factsFiles []factsFile) (facts map[
 			unchanged = append(unchanged, name)
 		}
 	}
-	return facts, dirty, false, unchanged
+	return dirty, false, unchanged
 }
 
 // collect counts and records the compile's diagnostics, every file named
@@ -309,9 +332,23 @@ func (r *Report) replay(ds []diagLine, strict bool) {
 	}
 }
 
+// addFacts reports the problems with facts.
+func (r *Report) addFacts(ps []facts.Problem, strict bool) {
+	for _, p := range ps {
+		d := factsDiagnostic(p)
+		r.Facts = append(r.Facts, d)
+		r.count(d, strict)
+	}
+}
+
 // add reports d, a warning counted as an error under strict.
 func (r *Report) add(d compiler.Diagnostic, strict bool) {
 	r.Diagnostics = append(r.Diagnostics, d)
+	r.count(d, strict)
+}
+
+// count counts d, a warning as an error under strict.
+func (r *Report) count(d compiler.Diagnostic, strict bool) {
 	switch {
 	case d.Severity == compiler.Error:
 		r.Errors++

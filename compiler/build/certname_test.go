@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/hieracc/hieracc/compiler/facts"
 )
 
 // TestBadCertnames: a facts file whose name cannot be a certname (too long
@@ -29,7 +31,7 @@ func TestBadCertnames(t *testing.T) {
 	write("env/data/common.yaml", "k: 1\n")
 	write("facts/web01.yaml", "role: web\n")
 	long := strings.Repeat("a", 250)
-	write("facts/"+strings.Repeat("b", maxCertname)+".yaml", "role: web\n") // the longest that fits
+	write("facts/"+strings.Repeat("b", facts.MaxCertname)+".yaml", "role: web\n") // the longest that fits
 	for name, want := range map[string]string{
 		long:           "certname of 250 bytes: at most 248",
 		"bad\nname":    `bad\nname.yaml": certname "bad\nname" holds '\n'`,
@@ -48,14 +50,17 @@ func TestBadCertnames(t *testing.T) {
 				t.Fatalf("the run failed: %v", err)
 			}
 			found := false
-			for _, msg := range r.FactErrors {
+			var msgs []string
+			for _, d := range r.Facts {
+				msg := d.String()
+				msgs = append(msgs, msg)
 				if strings.ContainsAny(msg, "\n\t\x07\x7f") || !utf8.ValidString(msg) {
 					t.Errorf("a message holds a raw control byte: %q", msg)
 				}
 				found = found || strings.Contains(msg, want)
 			}
 			if !found {
-				t.Errorf("no message with %q: %q", want, r.FactErrors)
+				t.Errorf("no message with %q: %q", want, msgs)
 			}
 			if r.Written != 2 {
 				t.Errorf("%d bundles written, want the 2 good nodes'", r.Written)

@@ -1,170 +1,183 @@
 package build
 
+// Facts for a build (package facts reads them, in every shape; package
+// puppetdb fetches them). Every node must be known by name (to find those
+// to compile again, and certnames given twice), but an incremental build
+// must not parse the facts of a fleet to recompile a node: a facts file
+// whose path and bytes are those of the last build gives the nodes it
+// gave then (the state records them), and is parsed only when one of
+// them is compiled again.
+
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
+	"github.com/hieracc/hieracc/compiler/facts"
+	"github.com/hieracc/hieracc/compiler/facts/puppetdb"
 )
 
-// factsFile is one node's facts file.
-type factsFile struct{ path, certname string }
+// factsSet is every node of a build, each with the digest of its facts.
+type factsSet struct {
+	nodes []facts.Node      // every node; Facts is nil for those not parsed yet
+	sums  map[string]string // certname -> digest of the file holding its facts ("": none, compiled every time)
+	files map[string][]string
+	ovs   []facts.Override
+}
 
-// listFacts finds the facts files that args name (files and folders),
-// refusing two files for one certname.
-func listFacts(args []string) (files []factsFile, errs []string) {
-	seen := map[string]string{} // absolute path -> certname, to skip a file named twice
-	byName := map[string]string{}
-	add := func(p string) {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %v", p, err))
-			return
-		}
-		if _, dup := seen[abs]; dup {
-			return
-		}
-		base := filepath.Base(p)
-		name := strings.TrimSuffix(base, filepath.Ext(base))
-		seen[abs] = name
-		if msg := badCertname(name); msg != "" {
-			errs = append(errs, fmt.Sprintf("%s: %s", quoted(p), msg))
-			return
-		}
-		if first, dup := byName[name]; dup {
-			errs = append(errs, fmt.Sprintf("%s: facts for node %s are also in %s: one file per certname", p, name, first))
-			return
-		}
-		byName[name] = p
-		files = append(files, factsFile{p, name})
+// gatherFacts finds the nodes that cfg's facts paths and PuppetDB (when
+// cfg names one) hold. known maps the digest of a facts file to the
+// certnames it held at the last build (buildState.FactsFiles): such a
+// file is not parsed now. err is set when PuppetDB cannot be asked.
+func gatherFacts(ctx context.Context, args []string, pdb puppetdb.Config, ovs []facts.Override, known map[string][]string) (*factsSet, []facts.Problem, error) {
+	s := &factsSet{sums: map[string]string{}, files: map[string][]string{}, ovs: ovs}
+	var probs []facts.Problem
+	var paths []string
+	if len(args) > 0 {
+		paths, probs = facts.Find(args)
 	}
-	for _, arg := range args {
-		st, err := os.Stat(arg)
+	sums := make([]string, len(paths))
+	forEach(len(paths), func(i int) { sums[i] = factsDigest(paths[i]) })
+	parse := make([]bool, len(paths))
+	parsed := make([][]facts.Node, len(paths))
+	fprobs := make([][]facts.Problem, len(paths))
+	forEach(len(paths), func(i int) {
+		if parse[i] = sums[i] == "" || len(known[sums[i]]) == 0; parse[i] {
+			parsed[i], fprobs[i] = facts.ReadFile(paths[i])
+		}
+	})
+	var all []facts.Node
+	fileOf := map[string]string{} // certname -> digest of its file
+	for i, p := range paths {
+		probs = append(probs, fprobs[i]...)
+		var names []string
+		switch {
+		case facts.HasErrors(fprobs[i]):
+			continue
+		case parse[i]:
+			for _, n := range parsed[i] {
+				names = append(names, n.Certname)
+				all = append(all, n)
+			}
+		default:
+			names = known[sums[i]]
+			for _, name := range names {
+				all = append(all, facts.Node{Certname: name, Source: p})
+			}
+		}
+		s.files[sums[i]] = names
+		for _, name := range names {
+			if _, dup := fileOf[name]; !dup {
+				fileOf[name] = sums[i]
+			}
+		}
+	}
+	isFile := map[string]bool{}
+	for _, p := range paths {
+		isFile[p] = true
+	}
+	if pdb.URL != "" {
+		fetched, more, err := puppetdb.Fetch(ctx, pdb)
 		if err != nil {
-			errs = append(errs, fmt.Sprintf("--facts: %v", inputfs.CleanPathErr(err)))
+			return nil, nil, err
+		}
+		probs = append(probs, more...)
+		all = append(all, fetched...)
+	}
+	all, more := facts.Unique(all)
+	probs = append(probs, more...)
+	for _, n := range all {
+		if isFile[n.Source] {
+			s.sums[n.Certname] = fileOf[n.Certname]
+		} else {
+			s.sums[n.Certname] = "" // from PuppetDB: compiled every time
+		}
+	}
+	s.nodes = all
+	return s, probs, nil
+}
+
+// certnames lists every node, in order.
+func (s *factsSet) certnames() []string {
+	names := make([]string, len(s.nodes))
+	for i, n := range s.nodes {
+		names[i] = n.Certname
+	}
+	return names
+}
+
+// compile returns the nodes want accepts, ready to compile: their files
+// parsed if they were not, the overrides applied. src maps each node
+// returned to its facts as read.
+func (s *factsSet) compile(want func(certname string) bool) (nodes []compiler.Node, src map[string]facts.Node, probs []facts.Problem) {
+	// The files to parse now: those of wanted nodes not parsed yet.
+	var todo []string
+	seen := map[string]bool{}
+	for _, n := range s.nodes {
+		if n.Facts == nil && want(n.Certname) && !seen[n.Source] {
+			seen[n.Source] = true
+			todo = append(todo, n.Source)
+		}
+	}
+	read := map[string]facts.Node{}
+	parsed := make([][]facts.Node, len(todo))
+	fprobs := make([][]facts.Problem, len(todo))
+	forEach(len(todo), func(i int) { parsed[i], fprobs[i] = facts.ReadFile(todo[i]) })
+	for i := range todo {
+		probs = append(probs, fprobs[i]...)
+		for _, n := range parsed[i] {
+			read[n.Source+"\x00"+n.Certname] = n
+		}
+	}
+	src = map[string]facts.Node{}
+	for _, n := range s.nodes {
+		if !want(n.Certname) {
 			continue
 		}
-		if !st.IsDir() {
-			if !isFactsFile(arg) {
-				errs = append(errs, fmt.Sprintf("%s: a facts file must be named <certname>.yaml, .yml or .json", arg))
+		if n.Facts == nil {
+			var ok bool
+			if n, ok = read[n.Source+"\x00"+n.Certname]; !ok {
+				if !facts.HasErrors(probs) {
+					probs = append(probs, facts.Problem{File: n.Source, Node: n.Certname, Message: "facts file changed during the compile, and no longer holds this node: compile again"})
+				}
 				continue
 			}
-			add(arg)
-			continue
 		}
-		entries, err := os.ReadDir(arg) // sorted by name
+		fs, err := facts.Apply(n.Facts, s.ovs)
 		if err != nil {
-			errs = append(errs, fmt.Sprintf("--facts: %v", inputfs.CleanPathErr(err)))
+			probs = append(probs, facts.Problem{File: n.Source, Line: n.Line, Column: n.Column, Node: n.Certname, Message: err.Error()})
 			continue
 		}
-		n := 0
-		for _, e := range entries {
-			if !e.IsDir() && isFactsFile(e.Name()) {
-				add(filepath.Join(arg, e.Name()))
-				n++
-			}
-		}
-		if n == 0 {
-			errs = append(errs, fmt.Sprintf("%s: no facts files (*.yaml, *.yml, *.json) in this folder", arg))
-		}
+		src[n.Certname] = n
+		n.Facts = fs
+		nodes = append(nodes, compiler.NodeOf(n))
 	}
-	return files, errs
+	return nodes, src, probs
 }
 
-// parseFacts loads the facts files, or only those whose certname want
-// accepts (want nil: all of them).
-func parseFacts(files []factsFile, want func(certname string) bool) (nodes []compiler.Node, fsys *inputfs.FS, errs []string) {
-	// Each file is shown to LoadFacts under its own name, through an
-	// inputfs.FS of that one file (folder i holds the i-th file: two
-	// folders may hold files of one name). One small FS per file keeps
-	// loading linear: a fleet has tens of thousands of facts files.
-	inFS := func(i int) string { return fmt.Sprintf("%d/%s", i, filepath.Base(files[i].path)) }
-	mountOf := func(i int) inputfs.Mount {
-		return inputfs.Mount{Name: inFS(i), Real: files[i].path, IsFile: true, Display: filepath.Clean(files[i].path)}
+// factsDigest identifies a facts file by its path and its bytes: the same
+// bytes under another name may be another node's facts. "" when it cannot
+// be read (it is then parsed, and reading it reports why); only a regular
+// file is read.
+func factsDigest(p string) string {
+	data, err := inputfs.ReadCapped(inputfs.FileFS(p), ".")
+	if err != nil {
+		return ""
 	}
-	var ms []inputfs.Mount
-	for i := range files {
-		ms = append(ms, mountOf(i))
-	}
-	fsys = inputfs.New(ms)
-	type parsed struct {
-		node compiler.Node
-		errs []string
-		ok   bool
-	}
-	out := make([]parsed, len(files))
-	forEach(len(files), func(i int) {
-		ff := files[i]
-		if want != nil && !want(ff.certname) {
-			return
-		}
-		one := inputfs.New([]inputfs.Mount{mountOf(i)})
-		n, ds := compiler.LoadFacts(one, inFS(i))
-		n.Name = ff.certname
-		n.Source = filepath.Clean(ff.path)
-		bad := false
-		for _, d := range ds {
-			d.File = one.Display(d.File)
-			// Messages quote the file as LoadFacts saw it, too.
-			d.Message = strings.ReplaceAll(d.Message, inFS(i), d.File)
-			out[i].errs = append(out[i].errs, d.String())
-			bad = bad || d.Severity == compiler.Error
-		}
-		out[i].node, out[i].ok = n, !bad && n.Facts != nil
-	})
-	for _, p := range out {
-		errs = append(errs, p.errs...)
-		if p.ok {
-			nodes = append(nodes, p.node)
-		}
-	}
-	return nodes, fsys, errs
+	h := sha256.New()
+	h.Write([]byte(p))
+	h.Write([]byte{0})
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
-// maxCertname is the longest certname, in bytes: its bundle's file name,
-// <certname>.bundle, must fit in the 255 bytes of a file name.
-const maxCertname = 255 - len(".bundle")
-
-// badCertname says why name cannot be a certname, or "". Puppet allows
-// printable ASCII but "/" (Puppet::SSL::Base::VALID_CERTNAME); a facts
-// file's name has no "/", and a control character or a byte that is not
-// ASCII would break every one-line message that names the node.
-func badCertname(name string) string {
-	if len(name) > maxCertname {
-		return fmt.Sprintf("certname of %d bytes: at most %d (its bundle's file name, <certname>.bundle, must fit in 255 bytes)", len(name), maxCertname)
-	}
-	for i, r := range name {
-		if r < ' ' || r > '~' {
-			if r == utf8.RuneError {
-				return fmt.Sprintf("certname %s holds the byte %#x: a certname is printable ASCII, as for Puppet", quoted(name), name[i])
-			}
-			return fmt.Sprintf("certname %s holds %q: a certname is printable ASCII, as for Puppet", quoted(name), r)
-		}
-	}
-	return ""
-}
-
-// quoted is s, in Go's quotes when it holds anything but printable
-// characters: messages never echo raw bytes.
-func quoted(s string) string {
-	for _, r := range s {
-		if r == utf8.RuneError || !unicode.IsPrint(r) {
-			return strconv.Quote(s)
-		}
-	}
-	return s
-}
-
-func isFactsFile(name string) bool {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".yaml", ".yml", ".json":
-		return true
-	}
-	return false
+// factsDiagnostic is a facts problem as the build reports it: a
+// diagnostic, its file in Go's quotes when its name holds anything but
+// printable characters (messages never echo raw bytes).
+func factsDiagnostic(p facts.Problem) compiler.Diagnostic {
+	d := compiler.DiagnosticOf(p)
+	d.File = facts.QuoteName(d.File)
+	return d
 }

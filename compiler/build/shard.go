@@ -7,9 +7,10 @@ package build
 // and the union of the N shards' bundles is a full compile's, byte for
 // byte: each bundle is a pure function of its node's inputs.
 //
-// A shard's build is a build of its nodes alone: it reads the facts of
-// its nodes only, removes from Out only the bundles of its own nodes whose
-// facts are gone, and keeps its state in a file of its own
+// A shard's build is a build of its nodes alone: it compiles its nodes
+// only (it finds them in every facts source, since a file may hold many
+// nodes; see keep), removes from Out only the bundles of its own nodes
+// whose facts are gone, and keeps its state in a file of its own
 // (StateFileOf), so that shards may share an Out, and each compiles
 // incrementally on its own. A build of the whole fleet removes the shards'
 // states from its Out.
@@ -23,6 +24,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/hieracc/hieracc/compiler/facts"
 )
 
 // Shard is a part of the fleet: the K-th of N, 1 ≤ K ≤ N. The zero Shard
@@ -71,19 +74,59 @@ func (s Shard) Holds(certname string) bool {
 	return s.N == 0 || ShardOf(certname, s.N) == s.K
 }
 
-// inShard keeps of files those of the nodes in s: the one place a build
-// applies its shard to the fleet.
-func (s Shard) inShard(files []factsFile) []factsFile {
+// inShard keeps of nodes those in s: the one place a build applies its
+// shard to the fleet.
+func (s Shard) inShard(nodes []facts.Node) []facts.Node {
 	if s.N == 0 {
-		return files
+		return nodes
 	}
-	var mine []factsFile
-	for _, ff := range files {
-		if s.Holds(ff.certname) {
-			mine = append(mine, ff)
+	var mine []facts.Node
+	for _, n := range nodes {
+		if s.Holds(n.Certname) {
+			mine = append(mine, n)
 		}
 	}
 	return mine
+}
+
+// keep returns the nodes of set in s, and the problems s reports: those
+// of its own nodes, and those of no node known (a file that could not be
+// read or parsed may hold any shard's nodes: it may be an export of
+// many, so its file name does not say whose they are). The state's
+// record of facts files (set.files) stays whole.
+func (s Shard) keep(set *factsSet, probs []facts.Problem) (*factsSet, []facts.Problem) {
+	if s.N == 0 {
+		return set, probs
+	}
+	known := map[string]bool{}
+	for _, n := range set.nodes {
+		known[n.Certname] = true
+	}
+	var mine []facts.Problem
+	for _, p := range probs {
+		if p.Node == "" || !known[p.Node] || s.Holds(p.Node) {
+			mine = append(mine, p)
+		}
+	}
+	out := *set
+	out.nodes = s.inShard(set.nodes)
+	return &out, mine
+}
+
+// removable says which bundles in Out a build of s that read set may
+// remove: those of its nodes whose facts were not given; none when some
+// facts could not be read (probs, those s reports), since they may be
+// those nodes'. A shard removes only bundles of its own nodes: the
+// others are other shards' to keep or remove.
+func (s Shard) removable(set *factsSet, probs []facts.Problem) func(node string) bool {
+	if facts.HasErrors(probs) {
+		return nil
+	}
+	given := map[string]bool{}
+	for _, n := range set.nodes {
+		given[n.Certname] = true
+	}
+	return func(node string) bool { return !given[node] && s.Holds(node) }
 }
 
 // StateFileOf is the name of the state file of a build of s in Out:

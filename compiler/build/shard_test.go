@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/compiler/facts"
 )
 
 func TestParseShard(t *testing.T) {
@@ -76,11 +78,11 @@ func TestShardOfPinned(t *testing.T) {
 }
 
 // names is a fleet of n certnames, as fleets name nodes.
-func names(n int) []factsFile {
-	var fs []factsFile
+func names(n int) []facts.Node {
+	var fs []facts.Node
 	for i := range n {
 		name := fmt.Sprintf("%s%04d.%s.example.net", []string{"web", "db", "app"}[i%3], i, []string{"fra1", "ams2"}[i%2])
-		fs = append(fs, factsFile{"nodes/" + name + ".yaml", name})
+		fs = append(fs, facts.Node{Certname: name, Source: "nodes/" + name + ".yaml"})
 	}
 	return fs
 }
@@ -98,10 +100,10 @@ func TestShardPartition(t *testing.T) {
 				part := Shard{k, n}.inShard(fleet)
 				worst = max(worst, math.Abs(float64(len(part))*float64(n)/float64(len(fleet))-1))
 				for _, ff := range part {
-					if prev, dup := shardOf[ff.certname]; dup {
-						t.Fatalf("%s in shards %d and %d", ff.certname, prev, k)
+					if prev, dup := shardOf[ff.Certname]; dup {
+						t.Fatalf("%s in shards %d and %d", ff.Certname, prev, k)
 					}
-					shardOf[ff.certname] = k
+					shardOf[ff.Certname] = k
 				}
 				// Balance: as a fair random draw, within 4 standard
 				// deviations of an even share (σ is 0.5% of it at N=2,
@@ -122,8 +124,8 @@ func TestShardPartition(t *testing.T) {
 			changed := append(slices.Clone(fleet[:5000]), names(15000)[10000:]...)
 			for k := 1; k <= n; k++ {
 				for _, ff := range (Shard{k, n}).inShard(changed) {
-					if old, ok := shardOf[ff.certname]; ok && old != k {
-						t.Fatalf("%s moved from shard %d to %d when other nodes came and went", ff.certname, old, k)
+					if old, ok := shardOf[ff.Certname]; ok && old != k {
+						t.Fatalf("%s moved from shard %d to %d when other nodes came and went", ff.Certname, old, k)
 					}
 				}
 			}
@@ -337,10 +339,12 @@ func TestShardIncremental(t *testing.T) {
 	}
 }
 
-// TestShardFactErrors: facts that do not parse are reported by their
-// node's shard only (a file's certname is its name, known before it is
-// read); facts that cannot be listed, by every shard, since their nodes
-// may be any shard's. Either way the shard reporting them removes nothing.
+// TestShardFactErrors: a problem with the facts of a node known (a
+// certname given twice) is reported by that node's shard only; a facts
+// file that does not parse, or a folder of no facts, by every shard,
+// since it may hold any shard's nodes (a file's name is not its nodes'
+// certname when it is an export of many). A shard reporting an error
+// removes nothing.
 func TestShardFactErrors(t *testing.T) {
 	repo := copyTree(t, "../../testdata/example")
 	tmp := t.TempDir()
@@ -352,25 +356,42 @@ func TestShardFactErrors(t *testing.T) {
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// web01, also in shard 3/3, given twice.
+	twice := filepath.Join(tmp, "twice")
+	if err := os.Mkdir(twice, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(twice, "web01.fra1.example.net.json"), []byte(`{"role": "web"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	run := func(k int, facts ...string) *Report {
 		t.Helper()
 		r, err := Run(t.Context(), Config{Env: filepath.Join(repo, "env"), Modules: filepath.Join(repo, "modules"),
-			Facts: facts, Out: filepath.Join(tmp, fmt.Sprint("out", k)), Shard: Shard{k, 3}})
+			Facts: facts, Out: filepath.Join(tmp, fmt.Sprint("out", k)), Shard: Shard{k, 3}, KeepGoing: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r
 	}
+	has := func(r *Report, part string) bool {
+		return slices.ContainsFunc(r.Facts, func(d compiler.Diagnostic) bool { return strings.Contains(d.String(), part) })
+	}
 	nodes := filepath.Join(repo, "nodes")
+	if got := ShardOf("web01.fra1.example.net", 3); got != 3 {
+		t.Fatalf("web01 is in shard %d/3; the test wants it in 3/3", got)
+	}
 	for k := 1; k <= 3; k++ {
 		r := run(k, nodes)
-		bad := slices.ContainsFunc(r.FactErrors, func(e string) bool { return strings.Contains(e, "web02.fra1.example.net.yaml") })
-		if bad != (k == 3) || len(r.FactErrors) != map[bool]int{true: 1, false: 0}[k == 3] {
-			t.Errorf("shard %d/3 reported %q; want web02's facts reported by shard 3/3 only", k, r.FactErrors)
+		if !has(r, "web02.fra1.example.net.yaml") || len(r.Facts) != 1 || r.Removed != 0 {
+			t.Errorf("shard %d/3 reported %v, removed %d; want web02's facts reported, nothing removed", k, r.Facts, r.Removed)
 		}
 		r = run(k, nodes, empty)
-		if !slices.ContainsFunc(r.FactErrors, func(e string) bool { return strings.Contains(e, "no facts files") }) || r.Removed != 0 || r.Committed {
-			t.Errorf("shard %d/3, with a folder of no facts: %+v; want the folder reported, nothing written or removed", k, r)
+		if !has(r, "no facts files") || r.Removed != 0 {
+			t.Errorf("shard %d/3, with a folder of no facts: %+v; want the folder reported, nothing removed", k, r)
+		}
+		r = run(k, nodes, twice)
+		if dup := has(r, "facts for node web01.fra1.example.net are also at"); dup != (k == 3) {
+			t.Errorf("shard %d/3 reported %v; want web01 given twice reported by shard 3/3 only", k, r.Facts)
 		}
 	}
 }

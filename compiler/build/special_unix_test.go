@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hieracc/hieracc/compiler"
 )
 
 // TestSpecialFiles: a named pipe or a device where a facts file or the
@@ -60,11 +62,12 @@ func TestSpecialFiles(t *testing.T) {
 	r := build("special facts files")
 	for node, want := range special {
 		found := false
-		for _, msg := range r.FactErrors {
-			found = found || strings.Contains(msg, node+".yaml") && strings.Contains(msg, want)
+		for _, d := range r.Facts {
+			msg := d.String()
+			found = found || d.Severity == compiler.Error && strings.Contains(msg, node+".yaml") && strings.Contains(msg, want)
 		}
 		if !found {
-			t.Errorf("no error for %s.yaml naming %s: %q", node, want, r.FactErrors)
+			t.Errorf("no error for %s.yaml naming %s: %v", node, want, r.Facts)
 		}
 	}
 	if r.Nodes != 8 || r.Written != 8 {

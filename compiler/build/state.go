@@ -32,7 +32,7 @@ import (
 )
 
 // stateVersion changes whenever the state's meaning does.
-const stateVersion = 4 // 2: facts digested from their files' bytes; 3: file stats; 4: real folders in Settings, bundles' stats
+const stateVersion = 5 // 2: facts digested from their files' bytes; 3: file stats; 4: real folders in Settings, bundles' stats; 5: facts files' nodes
 
 type buildState struct {
 	Version  int                  `json:"version"`
@@ -44,11 +44,15 @@ type buildState struct {
 	Nodes    map[string]nodeState `json:"nodes"`
 	Diags    []diagLine           `json:"diags,omitempty"` // reported for no single node
 
+	// FactsFiles maps the digest of a facts file (its path and bytes) to
+	// the certnames it held, so that an unchanged one is not parsed.
+	FactsFiles map[string][]string `json:"facts_files,omitempty"`
+
 	changed map[string]bool // files changed since this state, once compared
 }
 
 type nodeState struct {
-	Facts  string      `json:"facts"` // SHA-256 of the node's facts file
+	Facts  string      `json:"facts"` // SHA-256 of the node's facts file, path and bytes; "" from PuppetDB
 	Deps   []int       `json:"deps"`  // indexes into Paths: every location its hierarchies name
 	Diags  []diagLine  `json:"diags,omitempty"`
 	Bundle *bundleStat `json:"bundle,omitempty"` // the bundle file as written
@@ -154,17 +158,6 @@ func binaryDigest() string {
 		return ""
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// fileDigest is the SHA-256 of a file's bytes, "" when it cannot be read
-// (the node is then compiled, and reading it reports why).
-func fileDigest(p string) string {
-	data, err := inputfs.ReadCapped(inputfs.FileFS(p), ".")
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
 }
 
 // loadState reads the state an earlier build left in out, in the file

@@ -1,0 +1,250 @@
+// Package puppetdb fetches node facts straight from PuppetDB's query API
+// (v4), over HTTP or HTTPS with a client certificate, as package facts
+// reads them from a factsets export: each node's facts, its environment,
+// and its trusted hash (PuppetDB keeps $trusted as a fact named trusted).
+//
+// Nodes are chosen by a PQL query, any query whose results have a
+// certname (inventory[certname] { facts.os.family = "RedHat" },
+// nodes[certname] { ... }); without one, every node's factset is
+// fetched. Factsets are fetched by pages, ordered by certname, so no
+// response is larger than a page.
+package puppetdb
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hieracc/hieracc/compiler/facts"
+	"github.com/hieracc/hieracc/compiler/internal/dataload"
+)
+
+// Config says where PuppetDB is, how to reach it and which nodes to fetch.
+type Config struct {
+	// URL is PuppetDB's base URL: http://localhost:8080 or
+	// https://puppetdb.example.com:8081. Its path, if any, is kept (a
+	// proxy's prefix); the API's paths (/pdb/query/v4/...) are added.
+	URL string
+	// Cert and Key are PEM files of the client certificate and its key
+	// for HTTPS (PuppetDB's certificate allowlist); CACert the PEM file of
+	// the CA PuppetDB's certificate must chain to (Puppet's CA). Empty:
+	// no client certificate, the system's roots.
+	Cert, Key, CACert string
+	// Query is a PQL query choosing the nodes: its results must have a
+	// certname field. Empty: every node.
+	Query string
+	// PageSize is the most factsets fetched per request; 0 means 200.
+	PageSize int
+	// Client, when set, is used as it is (tests); Cert, Key and CACert
+	// are then not read.
+	Client *http.Client
+}
+
+// maxResponse is the largest response read: a page of factsets, or the
+// certnames a query chose. Beyond it the page size must be smaller.
+const maxResponse = dataload.MaxFileSize
+
+// Fetch returns the facts of the nodes cfg chooses, in certname order.
+// err is set when PuppetDB cannot be asked (unreachable, refused, a bad
+// query); problems report responses that are not facts, as package facts
+// reports files.
+func Fetch(ctx context.Context, cfg Config) (nodes []facts.Node, problems []facts.Problem, err error) {
+	base, err := url.Parse(strings.TrimSuffix(cfg.URL, "/"))
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return nil, nil, fmt.Errorf("--puppetdb %s: want a URL like https://puppetdb.example.com:8081", cfg.URL)
+	}
+	client := cfg.Client
+	if client == nil {
+		if client, err = newClient(cfg); err != nil {
+			return nil, nil, err
+		}
+	}
+	c := &conn{base: base, client: client}
+	pageSize := cfg.PageSize
+	if pageSize <= 0 {
+		pageSize = 200
+	}
+
+	// The nodes, when a query chooses them.
+	var filter []any // an AST query on factsets, or nil for all
+	if cfg.Query != "" {
+		certnames, err := c.certnames(ctx, cfg.Query)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(certnames) == 0 {
+			return nil, nil, fmt.Errorf("--puppetdb-query %s: no node matches", cfg.Query)
+		}
+		// Each page asks for the factsets of its own certnames.
+		for i := 0; i < len(certnames); i += pageSize {
+			names := certnames[i:min(i+pageSize, len(certnames))]
+			list := make([]any, len(names))
+			for j, n := range names {
+				list[j] = n
+			}
+			filter = []any{"in", "certname", []any{"array", list}}
+			ns, ps, err := c.factsets(ctx, filter, 0, 0)
+			if err != nil {
+				return nil, nil, err
+			}
+			nodes, problems = append(nodes, ns...), append(problems, ps...)
+		}
+		return nodes, problems, nil
+	}
+	for offset := 0; ; offset += pageSize {
+		ns, ps, err := c.factsets(ctx, nil, pageSize, offset)
+		if err != nil {
+			return nil, nil, err
+		}
+		nodes, problems = append(nodes, ns...), append(problems, ps...)
+		if len(ns)+len(ps) == 0 || len(ns) < pageSize && len(ps) == 0 {
+			break
+		}
+	}
+	if len(nodes) == 0 && len(problems) == 0 {
+		return nil, nil, fmt.Errorf("--puppetdb %s: PuppetDB has no factsets", cfg.URL)
+	}
+	return nodes, problems, nil
+}
+
+// newClient is an HTTP client with cfg's TLS settings.
+func newClient(cfg Config) (*http.Client, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if cfg.Cert != "" || cfg.Key != "" {
+		if cfg.Cert == "" || cfg.Key == "" {
+			return nil, errors.New("--puppetdb-cert and --puppetdb-key go together")
+		}
+		pair, err := tls.LoadX509KeyPair(cfg.Cert, cfg.Key)
+		if err != nil {
+			return nil, fmt.Errorf("--puppetdb-cert/--puppetdb-key: %v", err)
+		}
+		tc.Certificates = []tls.Certificate{pair}
+	}
+	if cfg.CACert != "" {
+		pem, err := os.ReadFile(cfg.CACert)
+		if err != nil {
+			return nil, fmt.Errorf("--puppetdb-cacert: %v", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--puppetdb-cacert %s: no PEM certificate in it", cfg.CACert)
+		}
+		tc.RootCAs = pool
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = tc
+	return &http.Client{Transport: tr, Timeout: 10 * time.Minute}, nil
+}
+
+// conn is a PuppetDB to ask.
+type conn struct {
+	base   *url.URL
+	client *http.Client
+}
+
+// post sends a query body to a query endpoint and returns the parsed
+// JSON response, and the URL asked, for messages.
+func (c *conn) post(ctx context.Context, endpoint string, body map[string]any) (any, string, error) {
+	u := c.base.JoinPath(endpoint).String()
+	data, err := json.Marshal(body)
+	if err != nil {
+		return nil, u, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(data))
+	if err != nil {
+		return nil, u, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return nil, u, fmt.Errorf("puppetdb: %v", err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
+	if err != nil {
+		return nil, u, fmt.Errorf("puppetdb: %s: %v", u, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		msg := strings.TrimSpace(string(raw))
+		if len(msg) > 500 {
+			msg = msg[:500] + "..."
+		}
+		return nil, u, fmt.Errorf("puppetdb: %s: %s: %s", u, resp.Status, msg)
+	}
+	if len(raw) > maxResponse {
+		return nil, u, fmt.Errorf("puppetdb: %s: a response of more than %d bytes: ask for fewer nodes per page", u, maxResponse)
+	}
+	v, p := dataload.JSONValue(u, raw)
+	if p != nil {
+		return nil, u, fmt.Errorf("puppetdb: %s: the response is not JSON: %s", u, p.Message)
+	}
+	return v, u, nil
+}
+
+// certnames runs a PQL query and returns the certnames of its results,
+// each once, in the order they came.
+func (c *conn) certnames(ctx context.Context, pql string) ([]string, error) {
+	v, u, err := c.post(ctx, "pdb/query/v4", map[string]any{"query": pql})
+	if err != nil {
+		return nil, fmt.Errorf("--puppetdb-query %s: %v", pql, err)
+	}
+	rows, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("--puppetdb-query %s: %s answered with something other than an array of results", pql, u)
+	}
+	var out []string
+	seen := map[string]bool{}
+	for i, r := range rows {
+		var name any
+		if h, ok := r.(interface{ Get(any) (any, bool) }); ok {
+			name, _ = h.Get("certname")
+		}
+		s, ok := name.(string)
+		if !ok {
+			return nil, fmt.Errorf("--puppetdb-query %s: result %d has no certname: the query must return certnames, e.g. inventory[certname] { ... }", pql, i+1)
+		}
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// factsets fetches one page of factsets: those the AST query filter
+// chooses (nil: all), limit of them from offset (0: no limit).
+func (c *conn) factsets(ctx context.Context, filter []any, limit, offset int) ([]facts.Node, []facts.Problem, error) {
+	body := map[string]any{"order_by": []any{map[string]any{"field": "certname"}}}
+	if filter != nil {
+		body["query"] = filter
+	}
+	if limit > 0 {
+		body["limit"] = limit
+		body["offset"] = offset
+	}
+	v, u, err := c.post(ctx, "pdb/query/v4/factsets", body)
+	if err != nil {
+		return nil, nil, err
+	}
+	if a, ok := v.([]any); ok && len(a) == 0 {
+		return nil, nil, nil
+	}
+	ns, ps := facts.Records(u, v)
+	for _, n := range ns {
+		if n.Format != facts.Factsets {
+			return nil, nil, fmt.Errorf("puppetdb: %s answered with %s, not factsets", u, n.Format)
+		}
+	}
+	return ns, ps, nil
+}
