@@ -206,6 +206,25 @@ func (b *Bundle) search(key string, merge *format.Merge) (any, bool, error) {
 	return v, err == nil, err
 }
 
+// askedAs is a key's recorded error as a lookup of k.Text gives it. Puppet
+// prefixes an error raised in the global layer with the key as asked
+// ("Lookup of key 'a.b' failed: "); the bundle records it for the key's
+// root, as compiled (testdata/conformance/global-error-prefix-dotted).
+func askedAs(err *format.Error, k hiera.Key) error {
+	if k.Text == k.Root {
+		return err
+	}
+	rest, ok := strings.CutPrefix(err.Message, "Lookup of key '"+k.Root+"' failed: ")
+	if !ok || strings.HasPrefix(rest, "Recursive lookup detected") {
+		// A recursion is reported by the nested lookup that met it, which
+		// names its own key (testdata/conformance/recursion-reused-results).
+		return err
+	}
+	e := *err
+	e.Message = "Lookup of key '" + k.Text + "' failed: " + rest
+	return &e
+}
+
 // find is search without convert_to: what the merge and the dig find.
 func (b *Bundle) find(key string, k hiera.Key, i int, merge *format.Merge) (any, bool, error) {
 	ik := &b.x.Keys[i]
@@ -216,7 +235,7 @@ func (b *Bundle) find(key string, k hiera.Key, i int, merge *format.Merge) (any,
 		return b.merged(key, k, i, *merge)
 	}
 	if ik.Err != nil {
-		return nil, false, ik.Err
+		return nil, false, askedAs(ik.Err, k)
 	}
 	if ik.Converts && !ik.Sensitive {
 		// The value was converted when compiled: dig into the merge of
@@ -311,7 +330,7 @@ func (b *Bundle) resolve(key string, k hiera.Key, d *format.Bundle, m format.Mer
 		err = hiera.InLookupOf(k.Text, err) // Puppet's prefix for the global layer's errors
 		var recorded *format.Error
 		if errors.As(err, &recorded) {
-			return nil, false, err
+			return nil, false, askedAs(recorded, k)
 		}
 		return nil, false, &MergeError{Key: key, Merge: m, Err: err}
 	}
