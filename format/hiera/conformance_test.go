@@ -9,7 +9,7 @@ import (
 )
 
 // The tests in this file replay conformance cases under
-// /work/shared/conformance/public: the data files are transcribed by hand
+// ../shared/conformance/public: the data files are transcribed by hand
 // (levels Node, Role, Common; web01 has role web and a node file, db01 has
 // neither) and the expectations come from the case's expected.yaml, which
 // real Puppet 7.23 produced.

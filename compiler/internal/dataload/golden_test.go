@@ -42,7 +42,7 @@ const goldenFile = "testdata/golden.json"
 
 // conformanceDir holds the corpus whose data files join the inputs when
 // regenerating; the test itself only needs golden.json.
-const conformanceDir = "/work/shared/conformance/public"
+const conformanceDir = "../../../../shared/conformance/public"
 
 func goldenInputs(t *testing.T) []goldenCase {
 	var cases []goldenCase
