@@ -17,16 +17,7 @@ import (
 // echoes no raw byte; with KeepGoing the other nodes are compiled.
 func TestBadCertnames(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string) {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := writer(t, dir)
 	write("env/hiera.yaml", "version: 5\n")
 	write("env/data/common.yaml", "k: 1\n")
 	write("facts/web01.yaml", "role: web\n")

@@ -17,16 +17,7 @@ import (
 // error for its node alone, and then nothing is removed.
 func TestReportFacts(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string) {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := writer(t, dir)
 	write("env/hiera.yaml", "version: 5\n")
 	write("env/data/common.yaml", "k: '%{facts.role}'\n")
 	write("facts/web01.yaml", "os: {family: RedHat}\n")
@@ -92,5 +83,20 @@ func TestReportFacts(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "gone02.bundle")); err != nil {
 		t.Errorf("gone02.bundle was removed after a facts error: %v", err)
+	}
+}
+
+// writer returns a function that writes a file below dir, creating its
+// folders.
+func writer(t *testing.T, dir string) func(name, content string) {
+	return func(name, content string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
