@@ -85,7 +85,7 @@ func (c *compilation) foreignFile(conf *config, lvl *levelConf) *dataFile {
 			}
 		}
 		e.df = &dataFile{path: conf.file, id: fileIDs.Add(1), diags: []Diagnostic{d},
-			err: &format.Error{Message: msg, File: conf.file, Line: lvl.line, Column: lvl.column, Level: lvl.name}}
+			err: &format.Error{Message: msg, Pos: format.Pos{File: conf.file, Line: lvl.line, Column: lvl.column}, Level: lvl.name}}
 	})
 	return e.df
 }

@@ -165,7 +165,7 @@ func loadConfig(fsys fs.FS, root string, layer format.Layer, module string) (*co
 // fail records the first error as the layer's error and returns it as a diagnostic.
 func (c *config) fail(d Diagnostic) []Diagnostic {
 	if c.err == nil {
-		c.err = &format.Error{Message: d.Message, File: d.File, Line: d.Line, Column: d.Column, Level: d.Level}
+		c.err = &format.Error{Message: d.Message, Pos: format.Pos{File: d.File, Line: d.Line, Column: d.Column}, Level: d.Level}
 	}
 	return []Diagnostic{d}
 }

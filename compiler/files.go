@@ -105,7 +105,7 @@ func (c *compilation) loadFile(fsPath, p, function, module string, keys keyringK
 		if isNotExist(err) {
 			return nil
 		}
-		return &dataFile{path: p, fsPath: fsPath, id: fileIDs.Add(1), err: &format.Error{Message: fmt.Sprintf("cannot read %s: %v", p, err), File: p}}
+		return &dataFile{path: p, fsPath: fsPath, id: fileIDs.Add(1), err: &format.Error{Message: fmt.Sprintf("cannot read %s: %v", p, err), Pos: format.Pos{File: p}}}
 	}
 	if st.IsDir() {
 		return nil
@@ -184,7 +184,7 @@ var fileIDs atomic.Uint32
 
 func (df *dataFile) fail(pos dataload.Pos, msg string) {
 	if df.err == nil {
-		df.err = &format.Error{Message: msg, File: df.path, Line: pos.Line, Column: pos.Column}
+		df.err = &format.Error{Message: msg, Pos: format.Pos{File: df.path, Line: pos.Line, Column: pos.Column}}
 	}
 	df.diags = append(df.diags, Diagnostic{File: df.path, Line: pos.Line, Column: pos.Column, Message: msg})
 }

@@ -291,7 +291,7 @@ func (n *nodeRun) readKey(df *dataFile, key, level string) (any, bool, error) {
 // readEntry reads entry i of a loaded data file and interpolates it.
 func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 	if msg := df.invalid[i]; msg != "" {
-		return nil, &format.Error{Message: msg, File: df.path, Line: df.pos[i].Line, Column: df.pos[i].Column}
+		return nil, &format.Error{Message: msg, Pos: format.Pos{File: df.path, Line: df.pos[i].Line, Column: df.pos[i].Column}}
 	}
 	if df.secret != nil && df.secret[i] {
 		n.secret = true
@@ -315,7 +315,7 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 	if err != nil {
 		fe := asFormatError(err)
 		if fe.File == "" {
-			fe = &format.Error{Message: fe.Message, File: df.path, Line: df.pos[i].Line, Column: df.pos[i].Column}
+			fe = &format.Error{Message: fe.Message, Pos: format.Pos{File: df.path, Line: df.pos[i].Line, Column: df.pos[i].Column}}
 		}
 		return nil, fe
 	}

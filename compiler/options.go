@@ -418,7 +418,7 @@ func (n *nodeRun) mergeFrom(mod, name string, layers [3]*layerRun) *format.Optio
 	if e.File == "" {
 		return nil
 	}
-	return &format.OptionsEntry{Entry: entry, File: e.File, Line: e.Line, Column: e.Column, Level: e.Level}
+	return &format.OptionsEntry{Entry: entry, Pos: format.Pos{File: e.File, Line: e.Line, Column: e.Column}, Level: e.Level}
 }
 
 // placeIn places e at the entry if one of files defines it.

@@ -143,7 +143,7 @@ func TestLookupErrors(t *testing.T) {
 		t.Errorf("bad::merge: %#v, want a *format.Error with its position", err)
 	}
 
-	nodeErr := &format.Error{Message: "Unable to parse (data/bad.yaml): did not find expected key", File: "data/bad.yaml", Line: 2, Column: 1}
+	nodeErr := &format.Error{Message: "Unable to parse (data/bad.yaml): did not find expected key", Pos: format.Pos{File: "data/bad.yaml", Line: 2, Column: 1}}
 	nb := testBundle()
 	nb.NodeError = nodeErr
 	n := open(t, nb)
@@ -372,7 +372,7 @@ func TestConcurrent(t *testing.T) {
 func TestExplainSearched(t *testing.T) {
 	tb := testBundle()
 	tb.Env.Levels[0].Locations[0].Original = "nodes/%{trusted.certname}.yaml" // format version 3
-	from := &format.OptionsEntry{Entry: "^cl", File: "data/common.yaml", Line: 2, Column: 3, Level: "Common"}
+	from := &format.OptionsEntry{Entry: "^cl", Pos: format.Pos{File: "data/common.yaml", Line: 2, Column: 3}, Level: "Common"}
 	for i := range tb.Keys {
 		if tb.Keys[i].Name == "classes" {
 			tb.Keys[i].MergeFrom = from
@@ -403,7 +403,7 @@ func TestExplainSearched(t *testing.T) {
 			}},
 		}
 	}
-	brokenErr := &format.Error{Message: "all lookup_options keys must start with module name 'broken'", File: "modules/broken/data/common.yaml"}
+	brokenErr := &format.Error{Message: "all lookup_options keys must start with module name 'broken'", Pos: format.Pos{File: "modules/broken/data/common.yaml"}}
 	tests := []struct {
 		key     string
 		want    []runtime.LayerSearch

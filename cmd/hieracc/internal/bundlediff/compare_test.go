@@ -216,7 +216,7 @@ func TestChanges(t *testing.T) {
 
 // TestNodeLevel pins node and module errors, and nodes on one side only.
 func TestNodeLevel(t *testing.T) {
-	nodeErr := &format.Error{Message: "Unable to parse env/data/common.yaml", File: "env/data/common.yaml", Line: 4}
+	nodeErr := &format.Error{Message: "Unable to parse env/data/common.yaml", Pos: format.Pos{File: "env/data/common.yaml", Line: 4}}
 	withNodeErr := node("web01")
 	withNodeErr.NodeError = nodeErr
 	withModErr := node("web01", key("a", "x"))
