@@ -234,8 +234,8 @@ func TestExplain(t *testing.T) {
 	want := &runtime.Explanation{
 		Root: "ntp::servers",
 		Sources: []runtime.Source{
-			{Layer: format.LayerEnvironment, Level: "Per-OS", Path: "data/os/Debian.yaml", Line: 4, Column: 3, Value: A("0.pool.ntp.org", "1.pool.ntp.org")},
-			{Layer: format.LayerModule, Module: "ntp", Level: "Common", Path: "data/common.yaml", Line: 2, Column: 1, Value: A("pool.ntp.org")},
+			{Layer: format.LayerEnvironment, Level: "Per-OS", Pos: format.Pos{File: "data/os/Debian.yaml", Line: 4, Column: 3}, Value: A("0.pool.ntp.org", "1.pool.ntp.org")},
+			{Layer: format.LayerModule, Module: "ntp", Level: "Common", Pos: format.Pos{File: "data/common.yaml", Line: 2, Column: 1}, Value: A("pool.ntp.org")},
 		},
 	}
 	noSearch := cmpopts.IgnoreFields(runtime.Explanation{}, "Searched")
@@ -249,7 +249,7 @@ func TestExplain(t *testing.T) {
 	want = &runtime.Explanation{
 		Root:         "ntp::service",
 		DefaultMerge: format.Merge{Strategy: "deep", KnockoutPrefix: "--", SortMergedArrays: true, MergeHashArrays: true},
-		Defaults:     []runtime.Source{{Layer: format.LayerModule, Module: "ntp", Level: "Defaults", Path: "data/defaults.yaml", Line: 1, Column: 1, Value: "ntpd"}},
+		Defaults:     []runtime.Source{{Layer: format.LayerModule, Module: "ntp", Level: "Defaults", Pos: format.Pos{File: "data/defaults.yaml", Line: 1, Column: 1}, Value: "ntpd"}},
 	}
 	if d := cmp.Diff(want, got, Cmp, noSearch); d != "" {
 		t.Errorf("Explain defaults (-want +got):\n%s", d)

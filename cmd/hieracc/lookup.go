@@ -267,14 +267,7 @@ func lookupError(err error) string {
 	msg := err.Error()
 	var fe *format.Error
 	if errors.As(err, &fe) && fe.File != "" && !strings.Contains(msg, fe.File) {
-		loc := fe.File
-		if fe.Line > 0 {
-			loc += fmt.Sprintf(":%d", fe.Line)
-			if fe.Column > 0 {
-				loc += fmt.Sprintf(":%d", fe.Column)
-			}
-		}
-		msg += " (" + loc + ")"
+		msg += " (" + fe.Pos.String() + ")"
 	}
 	return msg
 }
