@@ -45,12 +45,12 @@ func DiagnosticOf(p facts.Problem) Diagnostic {
 	if p.Warning {
 		sev = Warning
 	}
-	return Diagnostic{Severity: sev, Pos: format.Pos{File: p.File, Line: p.Line, Column: p.Column}, Node: p.Node, Message: p.Message}
+	return Diagnostic{Severity: sev, Pos: p.Pos, Node: p.Node, Message: p.Message}
 }
 
 // NodeOf is the node to compile for facts read by package facts.
 func NodeOf(f facts.Node) Node {
-	return Node{Name: f.Certname, Facts: f.Facts, Source: f.Place(), Trusted: f.Trusted}
+	return Node{Name: f.Certname, Facts: f.Facts, Source: f.Pos.String(), Trusted: f.Trusted}
 }
 
 // scope is the node's top scope, as a Puppet server gives it to Hiera:
