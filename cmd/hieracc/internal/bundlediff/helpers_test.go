@@ -99,7 +99,7 @@ func writeBundle(t testing.TB, dir string, b *format.Bundle) {
 
 // src is the Source of a contribution made by at.
 func src(level, line int, nodeName string) Source {
-	s := Source{Layer: format.LayerEnvironment, Line: line, Column: 1}
+	s := Source{Layer: format.LayerEnvironment, Pos: format.Pos{Line: line, Column: 1}}
 	switch level {
 	case lvNode:
 		s.Level, s.File = "Per-node data", "env/data/nodes/"+nodeName+".yaml"

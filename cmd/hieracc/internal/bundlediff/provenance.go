@@ -73,7 +73,7 @@ func sources(b *format.Bundle, k *format.Key, path []string, v any) []Source {
 			continue
 		}
 		lvl := &h.Levels[c.Level]
-		s := Source{Layer: c.Layer, Level: lvl.Name, File: lvl.Locations[c.Location].Path, Line: c.Line, Column: c.Column, Default: def}
+		s := Source{Layer: c.Layer, Level: lvl.Name, Pos: format.Pos{File: lvl.Locations[c.Location].Path, Line: c.Line, Column: c.Column}, Default: def}
 		if c.Layer == format.LayerModule {
 			s.Module = mod
 		}
