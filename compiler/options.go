@@ -168,7 +168,7 @@ func optionsSig(layers ...*layerRun) string {
 
 // options returns the cached result for sig, computing it once.
 func (w *worker) options(sig string, compute func() *optsResult) *optsResult {
-	if sig == "" || !sharing {
+	if sig == "" || w.noSharing {
 		return compute()
 	}
 	if r, ok := w.opts[sig]; ok {
