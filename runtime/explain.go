@@ -102,13 +102,9 @@ func (b *Bundle) Explain(key string) (*Explanation, error) {
 		e.Merge, e.MergeFrom, e.DefaultMerge = dk.Merge, dk.MergeFrom, dk.DefaultMerge
 		e.Secret = dk.Secret || dk.Sensitive()
 	}
-	mod := module(d, k.Module)
-	layers := [3]*format.Hierarchy{&d.Global, &d.Env, nil}
-	if mod != nil {
-		layers[2] = &mod.Hierarchy
-	}
+	mod := d.Module(k.Module)
 	if dk != nil {
-		if e.Sources, err = sources(dk.Contributions, layers, k.Module); err != nil {
+		if e.Sources, err = sources(dk.Contributions, d.Layers(k.Module), k.Module); err != nil {
 			return nil, fmt.Errorf("runtime: key %q: %w", k.Root, err)
 		}
 	}

@@ -54,14 +54,9 @@ func sources(b *format.Bundle, k *format.Key, path []string, v any) []Source {
 	}
 
 	mod := hiera.ModuleOf(k.Name)
-	layers := [3]*format.Hierarchy{&b.Global, &b.Env, nil}
-	for i := range b.Modules {
-		if m := &b.Modules[i]; m.Name == mod {
-			layers[format.LayerModule] = &m.Hierarchy
-			if def {
-				layers = [3]*format.Hierarchy{nil, nil, m.Default}
-			}
-		}
+	layers := b.Layers(mod)
+	if m := b.Module(mod); m != nil && def {
+		layers = [3]*format.Hierarchy{nil, nil, m.Default}
 	}
 	out := make([]Source, 0, len(picked))
 	for _, c := range picked {
