@@ -262,8 +262,8 @@ func (x explainer) optionsFrom(o *format.OptionsEntry) string {
 // describeMerge names a strategy as lookup_options spell it.
 func describeMerge(m format.Merge) string {
 	s := string(m.Strategy)
-	if s == "" {
-		s = "first"
+	if m.Strategy.IsFirst() {
+		s = string(format.MergeFirst)
 	}
 	var opts []string
 	if m.KnockoutPrefix != "" {
@@ -278,14 +278,14 @@ func describeMerge(m format.Merge) string {
 	if len(opts) > 0 {
 		s += " with " + strings.Join(opts, ", ")
 	}
-	switch m.Strategy {
-	case "", "first":
+	switch {
+	case m.Strategy.IsFirst():
 		s += ": the highest-priority value wins"
-	case "unique":
+	case m.Strategy == format.MergeUnique:
 		s += ": arrays and values of every level, flattened, duplicates removed"
-	case "hash":
+	case m.Strategy == format.MergeHash:
 		s += ": hashes of every level, higher-priority keys win"
-	case "deep":
+	case m.Strategy == format.MergeDeep:
 		s += ": hashes and arrays of every level merged recursively"
 	}
 	return s

@@ -203,7 +203,7 @@ func (f *lookupFlags) options() (runtime.Options, string) {
 		}
 		o.ValueType = t
 	}
-	if o.Merge != nil && o.Merge.Strategy == "deep" {
+	if o.Merge != nil && o.Merge.Strategy == format.MergeDeep {
 		o.Merge.KnockoutPrefix = f.knockout
 		o.Merge.SortMergedArrays = f.sortArrays
 		o.Merge.MergeHashArrays = f.hashArrays

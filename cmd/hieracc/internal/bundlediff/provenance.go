@@ -42,7 +42,7 @@ func sources(b *format.Bundle, k *format.Key, path []string, v any) []Source {
 			if !ok {
 				continue
 			}
-			if len(picked) == 0 && exact && (merge.Strategy == "hash" || !isContainer(at)) {
+			if len(picked) == 0 && exact && (merge.Strategy == format.MergeHash || !isContainer(at)) {
 				picked = append(picked, c)
 				break
 			}
