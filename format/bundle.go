@@ -207,7 +207,9 @@ type OptionsEntry struct {
 // Sensitive reports whether the key's lookups return a Sensitive value.
 func (k *Key) Sensitive() bool { return len(k.ConvertTo) > 0 && k.ConvertTo[0] == "Sensitive" }
 
-// Contribution is one location's value for a key.
+// Contribution is one location's value for a key. Its Line and Column
+// name no file: the location does (runtime's Explain gives the whole
+// format.Pos).
 type Contribution struct {
 	Layer    Layer
 	Level    int // index into the layer's Hierarchy.Levels
