@@ -78,14 +78,14 @@ func (c *compilation) foreignFile(conf *config, lvl *levelConf) *dataFile {
 	c.files.mu.Unlock()
 	e.once.Do(func() {
 		msg := foreignMessage(lvl.function)
-		d := Diagnostic{File: conf.file, Line: lvl.line, Column: lvl.column, Level: lvl.name, Message: msg}
+		d := Diagnostic{Pos: lvl.pos.In(conf.file), Level: lvl.name, Message: msg}
 		if !strings.Contains(lvl.function, ":") {
 			if near := hiera.Nearest(lvl.function, supportedFunctions); near != "" {
 				d.Message += fmt.Sprintf(" (did you mean '%s'?)", near)
 			}
 		}
 		e.df = &dataFile{path: conf.file, id: fileIDs.Add(1), diags: []Diagnostic{d},
-			err: &format.Error{Message: msg, File: conf.file, Line: lvl.line, Column: lvl.column, Level: lvl.name}}
+			err: &format.Error{Message: msg, Pos: lvl.pos.In(conf.file), Level: lvl.name}}
 	})
 	return e.df
 }

@@ -81,6 +81,12 @@ type Input struct {
 	// ReadKeyFile reads a key file an eyaml level's options name by an
 	// absolute path; nil means os.ReadFile.
 	ReadKeyFile func(path string) ([]byte, error)
+
+	// Test switches (share_test.go): noSharing compiles every key from
+	// scratch, to prove that sharing work across nodes changes nothing;
+	// workerDone, when set, sees each worker when its compile is done.
+	noSharing  bool
+	workerDone func(*worker)
 }
 
 // Node is one node to compile.
@@ -159,11 +165,12 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 		g.Go(func() error {
 			w := newWorker()
 			w.reuseKeys = in.Emit != nil
+			w.noSharing = in.noSharing
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(in.Nodes) {
-					if testHookWorkerDone != nil {
-						testHookWorkerDone(w)
+					if in.workerDone != nil {
+						in.workerDone(w)
 					}
 					return nil
 				}

@@ -33,8 +33,7 @@ const (
 // levelConf is one validated hierarchy level.
 type levelConf struct {
 	name     string
-	line     int
-	column   int
+	pos      dataload.Pos
 	datadir  string   // the level's own datadir, or the defaults'
 	function string   // data_hash function: yaml_data or json_data
 	kind     locKind  // locNone: the level has no location (Puppet calls the function once)
@@ -120,7 +119,7 @@ func loadConfig(fsys fs.FS, root string, layer format.Layer, module string) (*co
 		}
 		c.file = file
 		c.present = true
-		return c, c.fail(Diagnostic{File: file, Message: fmt.Sprintf("cannot read hiera.yaml: %v", err)})
+		return c, c.fail(Diagnostic{Pos: format.Pos{File: file}, Message: fmt.Sprintf("cannot read hiera.yaml: %v", err)})
 	}
 	c.file = file
 	c.present = true
@@ -129,18 +128,18 @@ func loadConfig(fsys fs.FS, root string, layer format.Layer, module string) (*co
 	node, err := dataload.Node(file, src)
 	if err != nil {
 		pos := problemPos(err)
-		return c, c.fail(Diagnostic{File: file, Line: pos.Line, Column: pos.Column, Message: err.Error()})
+		return c, c.fail(Diagnostic{Pos: pos.In(file), Message: err.Error()})
 	}
 	doc := node // the document's root node; nil for an empty file
 	if doc == nil || doc.Kind != yaml.MappingNode {
 		// Puppet falls back to Hiera 3's default config.
-		d := Diagnostic{Severity: Warning, File: file, Message: fmt.Sprintf("%s: File exists but does not contain a valid YAML hash. Falling back to Hiera version 3 default config", file)}
+		d := Diagnostic{Severity: Warning, Pos: format.Pos{File: file}, Message: fmt.Sprintf("%s: File exists but does not contain a valid YAML hash. Falling back to Hiera version 3 default config", file)}
 		return c.v3(nil, nil, d)
 	}
 	val, err := dataload.Value(file, doc)
 	if err != nil {
 		pos := problemPos(err)
-		return c, c.fail(Diagnostic{File: file, Line: pos.Line, Column: pos.Column, Message: err.Error()})
+		return c, c.fail(Diagnostic{Pos: pos.In(file), Message: err.Error()})
 	}
 	h := val.(*format.Hash)
 
@@ -156,7 +155,7 @@ func loadConfig(fsys fs.FS, root string, layer format.Layer, module string) (*co
 		return c, c.parseV4(doc, h)
 	default:
 		line, col := keyPos(doc, "version")
-		return c, c.fail(Diagnostic{File: file, Line: line, Column: col,
+		return c, c.fail(Diagnostic{Pos: format.Pos{File: file, Line: line, Column: col},
 			Message: fmt.Sprintf("This runtime does not support hiera.yaml version %d", version)})
 	}
 	return c, c.parseV5(doc, h)
@@ -165,20 +164,20 @@ func loadConfig(fsys fs.FS, root string, layer format.Layer, module string) (*co
 // fail records the first error as the layer's error and returns it as a diagnostic.
 func (c *config) fail(d Diagnostic) []Diagnostic {
 	if c.err == nil {
-		c.err = &format.Error{Message: d.Message, File: d.File, Line: d.Line, Column: d.Column, Level: d.Level}
+		c.err = &format.Error{Message: d.Message, Pos: d.Pos, Level: d.Level}
 	}
 	return []Diagnostic{d}
 }
 
 func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 	var ds []Diagnostic
-	typeErr := func(n *yaml.Node, format string, args ...any) {
+	typeErr := func(n *yaml.Node, msg string, args ...any) {
 		line, col := 0, 0
 		if n != nil {
 			line, col = n.Line, n.Column
 		}
-		ds = append(ds, c.fail(Diagnostic{File: c.file, Line: line, Column: col,
-			Message: fmt.Sprintf("The Lookup Configuration at '%s' has wrong type, ", c.file) + fmt.Sprintf(format, args...)})...)
+		ds = append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: line, Column: col},
+			Message: fmt.Sprintf("The Lookup Configuration at '%s' has wrong type, ", c.file) + fmt.Sprintf(msg, args...)})...)
 	}
 	for _, k := range h.Keys() {
 		ks, ok := k.(string)
@@ -216,7 +215,7 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 				}
 			}
 			if n > 1 {
-				ds = append(ds, c.fail(Diagnostic{File: c.file, Line: dn.Line, Column: dn.Column,
+				ds = append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: dn.Line, Column: dn.Column},
 					Message: "Only one of data_hash, lookup_key, data_dig, or hiera3_backend can be defined in defaults"})...)
 			}
 			if dd, ok := dh.Get("datadir"); ok {
@@ -250,11 +249,11 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 				continue
 			}
 			if first, dup := firstLine[lvl.name]; dup {
-				ds = append(ds, c.fail(Diagnostic{File: c.file, Line: lvl.line, Column: lvl.column, Level: lvl.name,
+				ds = append(ds, c.fail(Diagnostic{Pos: lvl.pos.In(c.file), Level: lvl.name,
 					Message: fmt.Sprintf("Hierarchy name '%s' defined more than once. First defined at (line: %d)", lvl.name, first)})...)
 				continue
 			}
-			firstLine[lvl.name] = lvl.line
+			firstLine[lvl.name] = lvl.pos.Line
 			levels = append(levels, *lvl)
 		}
 		return levels
@@ -272,7 +271,7 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 		c.hasDefault = true
 		if c.layer != format.LayerModule {
 			line, col := keyPos(doc, "default_hierarchy")
-			ds = append(ds, c.fail(Diagnostic{File: c.file, Line: line, Column: col,
+			ds = append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: line, Column: col},
 				Message: "'default_hierarchy' is only allowed in the module layer"})...)
 		}
 		c.defaultHierarchy = parseList("default_hierarchy")
@@ -285,7 +284,7 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, defFunc string, defOpts any) (*levelConf, []Diagnostic) {
 	var ds []Diagnostic
 	fail := func(msg string, args ...any) {
-		ds = append(ds, c.fail(Diagnostic{File: c.file, Line: n.Line, Column: n.Column, Message: fmt.Sprintf(msg, args...)})...)
+		ds = append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: n.Line, Column: n.Column}, Message: fmt.Sprintf(msg, args...)})...)
 	}
 	prefix := fmt.Sprintf("The Lookup Configuration at '%s' has wrong type, entry '%s' index %d ", c.file, list, i)
 	h, ok := v.(*format.Hash)
@@ -293,12 +292,12 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 		fail("%sexpects a Struct value, got %s", prefix, ruby.TypeName(v))
 		return nil, ds
 	}
-	lvl := &levelConf{line: n.Line, column: n.Column, datadir: datadir}
+	lvl := &levelConf{pos: dataload.Pos{Line: n.Line, Column: n.Column}, datadir: datadir}
 	for _, k := range h.Keys() {
 		ks, _ := k.(string)
 		if !slices.Contains(levelKeys, ks) {
 			kn := keyNode(n, k)
-			ds = append(ds, c.fail(Diagnostic{File: c.file, Line: kn.Line, Column: kn.Column, Message: fmt.Sprintf("%sunrecognized key '%v'", prefix, k)})...)
+			ds = append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: kn.Line, Column: kn.Column}, Message: fmt.Sprintf("%sunrecognized key '%v'", prefix, k)})...)
 		}
 	}
 	name, ok := h.Get("name")
@@ -382,7 +381,7 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 		}
 	}
 	if msg := c.checkFunction(lvl); msg != "" {
-		ds = append(ds, c.fail(Diagnostic{File: c.file, Line: n.Line, Column: n.Column, Message: msg})...)
+		ds = append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: n.Line, Column: n.Column}, Message: msg})...)
 	}
 	if s, ok := str("datadir"); ok {
 		lvl.datadir = s

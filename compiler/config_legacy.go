@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/format"
 	"gopkg.in/yaml.v3"
 )
@@ -32,7 +33,7 @@ var v3DefaultHierarchy = []string{"nodes/%{::trusted.certname}", "common"}
 
 // deprecated is Puppet's warning for a version 3 or 4 hiera.yaml.
 func (c *config) deprecated(version int) Diagnostic {
-	return Diagnostic{Severity: Warning, File: c.file,
+	return Diagnostic{Severity: Warning, Pos: format.Pos{File: c.file},
 		Message: fmt.Sprintf("%s: Use of 'hiera.yaml' version %d is deprecated. It should be converted to version 5", c.file, version)}
 }
 
@@ -45,10 +46,10 @@ func (c *config) v3(doc *yaml.Node, h *format.Hash, warn ...Diagnostic) (*config
 	switch c.layer {
 	case format.LayerModule:
 		c.present = false
-		return c, append(ds, Diagnostic{Severity: Warning, File: c.file, Message: "hiera.yaml version 3 found at module root was ignored"})
+		return c, append(ds, Diagnostic{Severity: Warning, Pos: format.Pos{File: c.file}, Message: "hiera.yaml version 3 found at module root was ignored"})
 	case format.LayerEnvironment:
 		c.present = false
-		return c, append(ds, Diagnostic{Severity: Warning, File: c.file, Message: "hiera.yaml version 3 found at the environment root was ignored"})
+		return c, append(ds, Diagnostic{Severity: Warning, Pos: format.Pos{File: c.file}, Message: "hiera.yaml version 3 found at the environment root was ignored"})
 	}
 	return c, append(ds, c.parseV3(doc, h)...)
 }
@@ -62,7 +63,7 @@ func (c *config) parseV3(doc *yaml.Node, h *format.Hash) []Diagnostic {
 		if n != nil {
 			line, col = n.Line, n.Column
 		}
-		ds = append(ds, c.fail(Diagnostic{File: c.file, Line: line, Column: col,
+		ds = append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: line, Column: col},
 			Message: fmt.Sprintf("The Lookup Configuration at '%s' has wrong type, ", c.file) + fmt.Sprintf(msg, args...)})...)
 	}
 	if h == nil {
@@ -150,17 +151,17 @@ func (c *config) parseV3(doc *yaml.Node, h *format.Hash) []Diagnostic {
 	for _, b := range backends {
 		if seen[b] {
 			line, col := pos("backends")
-			return append(ds, c.fail(Diagnostic{File: c.file, Line: line, Column: col, Message: fmt.Sprintf("Backend '%s' is defined more than once.", b)})...)
+			return append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: line, Column: col}, Message: fmt.Sprintf("Backend '%s' is defined more than once.", b)})...)
 		}
 		seen[b] = true
 		lvl := levelConf{name: b, kind: locPaths, locs: paths, ext: "." + b, noRoot: true}
-		lvl.line, lvl.column = pos("backends")
+		lvl.pos.Line, lvl.pos.Column = pos("backends")
 		// The backend's own hash: its datadir, and an extension.
 		var bconf *format.Hash
 		if v, ok := h.Get(b); ok && v != nil {
 			if bh, ok := v.(*format.Hash); ok {
 				bconf = bh
-				lvl.line, lvl.column = pos(b)
+				lvl.pos.Line, lvl.pos.Column = pos(b)
 			} else {
 				typeErr(node(b), "entry '%s' expects a Hash value, got %s", b, ruby.TypeName(v))
 				continue
@@ -179,7 +180,7 @@ func (c *config) parseV3(doc *yaml.Node, h *format.Hash) []Diagnostic {
 		case path.IsAbs(d) || strings.HasPrefix(d, "%{"):
 			lvl.datadir = d
 		default:
-			ds = append(ds, c.fail(Diagnostic{File: c.file, Line: lvl.line, Column: lvl.column, Level: b,
+			ds = append(ds, c.fail(Diagnostic{Pos: lvl.pos.In(c.file), Level: b,
 				Message: fmt.Sprintf("hieracc cannot tell where the relative :datadir: '%s' of backend '%s' is: Puppet resolves it against the working directory of its process. Make it absolute (and give that folder with compile --mount)", d, b)})...)
 			continue
 		}
@@ -194,7 +195,7 @@ func (c *config) parseV3(doc *yaml.Node, h *format.Hash) []Diagnostic {
 			lvl.function = "hiera3_backend:" + b
 		}
 		if msg := c.checkFunction(&lvl); msg != "" {
-			ds = append(ds, c.fail(Diagnostic{File: c.file, Line: lvl.line, Column: lvl.column, Level: b, Message: msg})...)
+			ds = append(ds, c.fail(Diagnostic{Pos: lvl.pos.In(c.file), Level: b, Message: msg})...)
 			continue
 		}
 		c.hierarchy = append(c.hierarchy, lvl)
@@ -271,10 +272,10 @@ func (c *config) parseV4(doc *yaml.Node, h *format.Hash) []Diagnostic {
 	ds := []Diagnostic{c.deprecated(4)}
 	if c.layer == format.LayerGlobal {
 		line, col := keyPos(doc, "version")
-		return append(ds, c.fail(Diagnostic{File: c.file, Line: line, Column: col, Message: "hiera.yaml version 4 cannot be used in the global layer"})...)
+		return append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: line, Column: col}, Message: "hiera.yaml version 4 cannot be used in the global layer"})...)
 	}
 	typeErr := func(n *yaml.Node, msg string, args ...any) {
-		ds = append(ds, c.fail(Diagnostic{File: c.file, Line: n.Line, Column: n.Column,
+		ds = append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: n.Line, Column: n.Column},
 			Message: fmt.Sprintf("The Lookup Configuration at '%s' has wrong type, ", c.file) + fmt.Sprintf(msg, args...)})...)
 	}
 	for _, k := range h.Keys() {
@@ -338,7 +339,7 @@ func (c *config) parseV4(doc *yaml.Node, h *format.Hash) []Diagnostic {
 			}
 		}
 		name, backend := str("name", true), str("backend", true)
-		lvl := levelConf{name: name, line: en.Line, column: en.Column, datadir: datadir, kind: locPaths, ext: "." + backend}
+		lvl := levelConf{name: name, pos: dataload.Pos{Line: en.Line, Column: en.Column}, datadir: datadir, kind: locPaths, ext: "." + backend}
 		if d := str("datadir", false); d != "" {
 			lvl.datadir = d
 		}
@@ -364,20 +365,20 @@ func (c *config) parseV4(doc *yaml.Node, h *format.Hash) []Diagnostic {
 			continue
 		}
 		if first, dup := firstLine[name]; dup {
-			ds = append(ds, c.fail(Diagnostic{File: c.file, Line: lvl.line, Column: lvl.column, Level: name,
+			ds = append(ds, c.fail(Diagnostic{Pos: lvl.pos.In(c.file), Level: name,
 				Message: fmt.Sprintf("Hierarchy name '%s' defined more than once. First defined at (line: %d)", name, first)})...)
 			continue
 		}
-		firstLine[name] = lvl.line
+		firstLine[name] = lvl.pos.Line
 		switch backend {
 		case "yaml", "json":
 			lvl.function = backend + "_data"
 		case "hocon":
-			ds = append(ds, c.fail(Diagnostic{File: c.file, Line: lvl.line, Column: lvl.column, Level: name,
+			ds = append(ds, c.fail(Diagnostic{Pos: lvl.pos.In(c.file), Level: name,
 				Message: "hieracc cannot run the hocon backend ahead of time: only yaml and json are supported"})...)
 			continue
 		default:
-			ds = append(ds, c.fail(Diagnostic{File: c.file, Line: lvl.line, Column: lvl.column, Level: name,
+			ds = append(ds, c.fail(Diagnostic{Pos: lvl.pos.In(c.file), Level: name,
 				Message: fmt.Sprintf("No data provider is registered for backend '%s'", backend)})...)
 			continue
 		}

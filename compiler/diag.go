@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/hieracc/hieracc/format"
 )
 
 // Severity says whether a Diagnostic fails the run.
@@ -25,26 +27,23 @@ func (s Severity) String() string {
 // Diagnostic is one error or warning of a compile, with where it arose.
 type Diagnostic struct {
 	Severity Severity
-	File     string // relative to the input FS root; may be empty
-	Line     int    // 1-based; 0 when unknown
-	Column   int
-	Level    string // hierarchy level name, when it applies
-	Node     string // certname, when it applies
-	Key      string // lookup key, when it applies
-	Message  string
+	// Pos is where it arose: its File is relative to the input FS root
+	// and may be empty.
+	format.Pos
+	Level   string // hierarchy level name, when it applies
+	Node    string // certname, when it applies
+	Key     string // lookup key, when it applies
+	Message string
 }
 
-// String renders the diagnostic as "file:line:col: message (level "x", node n, key k)".
+// String renders the diagnostic as
+// `file:line:col: [warning: ]message (key "k", level "l", node n)`: the
+// position as far as it is known (nothing when its file is not), and only
+// the key, level and node that apply.
 func (d Diagnostic) String() string {
 	var b strings.Builder
-	if d.File != "" {
-		b.WriteString(d.File)
-		if d.Line > 0 {
-			fmt.Fprintf(&b, ":%d", d.Line)
-			if d.Column > 0 {
-				fmt.Fprintf(&b, ":%d", d.Column)
-			}
-		}
+	if d.Pos.IsValid() {
+		b.WriteString(d.Pos.String())
 		b.WriteString(": ")
 	}
 	if d.Severity == Warning {

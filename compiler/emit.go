@@ -16,7 +16,7 @@ import (
 func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.Error) {
 	merge, perr := n.optionsFor(mod).mergeOf(name)
 	conv, cerr := n.optionsFor(mod).convertTo(name)
-	if perr != nil || cerr != nil || !sharing {
+	if perr != nil || cerr != nil || n.w.noSharing {
 		return n.compileKey(name, mod, nil)
 	}
 	layers := n.layersFor(mod)

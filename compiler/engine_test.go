@@ -247,7 +247,7 @@ func TestMergeErrorPosition(t *testing.T) {
 	if k == nil || k.Err == nil {
 		t.Fatalf("want a merge error for pkgs, got %+v", k)
 	}
-	want := format.Error{Message: k.Err.Message, File: "env/data/role/web.yaml", Line: 4, Column: 1, Level: "Role"}
+	want := format.Error{Message: k.Err.Message, Pos: format.Pos{File: "env/data/role/web.yaml", Line: 4, Column: 1}, Level: "Role"}
 	if d := cmp.Diff(want, *k.Err); d != "" || !strings.Contains(k.Err.Message, "The second element of the merge has wrong type") {
 		t.Errorf("merge error (-want +got):\n%s\nmessage: %s", d, k.Err.Message)
 	}
@@ -315,9 +315,9 @@ d: 4
 `,
 	}, "{}\n")
 	want := map[string]*format.OptionsEntry{
-		"a":  {Entry: "a", File: "env/data/common.yaml", Line: 2, Column: 3, Level: "Common"},
-		"b1": {Entry: "^b", File: "env/data/role.yaml", Line: 2, Column: 3, Level: "Role"},
-		"c":  {Entry: "c", File: "env/data/common.yaml", Line: 6, Column: 3, Level: "Common"},
+		"a":  {Entry: "a", Pos: format.Pos{File: "env/data/common.yaml", Line: 2, Column: 3}, Level: "Common"},
+		"b1": {Entry: "^b", Pos: format.Pos{File: "env/data/role.yaml", Line: 2, Column: 3}, Level: "Role"},
+		"c":  {Entry: "c", Pos: format.Pos{File: "env/data/common.yaml", Line: 6, Column: 3}, Level: "Common"},
 		"d":  nil,
 	}
 	got := map[string]*format.OptionsEntry{}

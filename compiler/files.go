@@ -105,7 +105,7 @@ func (c *compilation) loadFile(fsPath, p, function, module string, keys keyringK
 		if isNotExist(err) {
 			return nil
 		}
-		return &dataFile{path: p, fsPath: fsPath, id: fileIDs.Add(1), err: &format.Error{Message: fmt.Sprintf("cannot read %s: %v", p, err), File: p}}
+		return &dataFile{path: p, fsPath: fsPath, id: fileIDs.Add(1), err: &format.Error{Message: fmt.Sprintf("cannot read %s: %v", p, err), Pos: format.Pos{File: p}}}
 	}
 	if st.IsDir() {
 		return nil
@@ -130,7 +130,7 @@ func (c *compilation) loadFile(fsPath, p, function, module string, keys keyringK
 	}
 	for _, pr := range probs {
 		if pr.Warning {
-			df.diags = append(df.diags, Diagnostic{Severity: Warning, File: p, Line: pr.Pos.Line, Column: pr.Pos.Column, Message: pr.Message})
+			df.diags = append(df.diags, Diagnostic{Severity: Warning, Pos: pr.Pos.In(p), Message: pr.Message})
 		} else {
 			df.fail(pr.Pos, pr.Message)
 		}
@@ -184,9 +184,9 @@ var fileIDs atomic.Uint32
 
 func (df *dataFile) fail(pos dataload.Pos, msg string) {
 	if df.err == nil {
-		df.err = &format.Error{Message: msg, File: df.path, Line: pos.Line, Column: pos.Column}
+		df.err = &format.Error{Message: msg, Pos: pos.In(df.path)}
 	}
-	df.diags = append(df.diags, Diagnostic{File: df.path, Line: pos.Line, Column: pos.Column, Message: msg})
+	df.diags = append(df.diags, Diagnostic{Pos: pos.In(df.path), Message: msg})
 }
 
 // filterModule drops keys outside the module's namespace, as Puppet does
@@ -205,7 +205,7 @@ func (df *dataFile) filterModule(module, function string) {
 		if function == eyamlFunction {
 			continue // Puppet checks the keys of data_hash files only: an eyaml key outside the module is silently never asked for
 		}
-		df.diags = append(df.diags, Diagnostic{Severity: Warning, File: df.path, Line: df.pos[i].Line, Column: df.pos[i].Column,
+		df.diags = append(df.diags, Diagnostic{Severity: Warning, Pos: df.pos[i].In(df.path),
 			Message: fmt.Sprintf("Module '%s': Value returned from data_hash function '%s', when using location '%s', must use keys qualified with the name of the module", module, function, df.path)})
 	}
 	df.hash, df.pos = kept, pos

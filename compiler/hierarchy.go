@@ -56,7 +56,7 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 		if err != nil {
 			err.File, err.Level = c.file, lvl.name
 			if err.Line == 0 {
-				err.Line, err.Column = lvl.line, lvl.column
+				err.Pos = lvl.pos.In(c.file)
 			}
 			return nil, nil, err
 		}
@@ -98,7 +98,7 @@ type location struct {
 // expandLevel returns the data files a level names for the node.
 func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Error) {
 	saved := n.at
-	n.at = site{c.file, lvl.line, lvl.column, lvl.name}
+	n.at = site{lvl.pos.In(c.file), lvl.name}
 	defer func() { n.at = saved }()
 	// In a glob, what interpolation inserts is literal text (see
 	// interpolatePath), in the datadir too: both are part of the pattern.

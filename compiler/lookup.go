@@ -69,9 +69,8 @@ type nodeRun struct {
 // site is a place interpolation reads from: a data file's key, or a level
 // of a hiera.yaml.
 type site struct {
-	file         string
-	line, column int
-	level        string
+	pos   format.Pos
+	level string
 }
 
 // errNotFound is Puppet's throw :no_such_key for nested lookups.
@@ -291,7 +290,7 @@ func (n *nodeRun) readKey(df *dataFile, key, level string) (any, bool, error) {
 // readEntry reads entry i of a loaded data file and interpolates it.
 func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 	if msg := df.invalid[i]; msg != "" {
-		return nil, &format.Error{Message: msg, File: df.path, Line: df.pos[i].Line, Column: df.pos[i].Column}
+		return nil, &format.Error{Message: msg, Pos: df.pos[i].In(df.path)}
 	}
 	if df.secret != nil && df.secret[i] {
 		n.secret = true
@@ -301,7 +300,7 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 		return v, nil
 	}
 	saved := n.at
-	n.at = site{df.path, df.pos[i].Line, df.pos[i].Column, level}
+	n.at = site{df.pos[i].In(df.path), level}
 	aliases := n.aliases
 	x, err := n.interpolatePlanned(v, df.plans[i], true)
 	n.at = saved
@@ -315,7 +314,7 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 	if err != nil {
 		fe := asFormatError(err)
 		if fe.File == "" {
-			fe = &format.Error{Message: fe.Message, File: df.path, Line: df.pos[i].Line, Column: df.pos[i].Column}
+			fe = &format.Error{Message: fe.Message, Pos: df.pos[i].In(df.path)}
 		}
 		return nil, fe
 	}
@@ -507,7 +506,7 @@ func (n *nodeRun) warn(msg string) {
 	if n.quiet > 0 {
 		return
 	}
-	d := Diagnostic{Severity: Warning, File: n.at.file, Line: n.at.line, Column: n.at.column,
+	d := Diagnostic{Severity: Warning, Pos: n.at.pos,
 		Level: n.at.level, Key: n.top, Node: n.node.Name, Message: msg}
 	if d.Key == lookupOptionsKey {
 		d.Key = ""

@@ -51,7 +51,7 @@ func (n *nodeRun) newBundle() *format.Bundle {
 
 // report records a key's (or the node's, or a module's) error.
 func (n *nodeRun) report(err *format.Error, key string) {
-	n.diags = append(n.diags, Diagnostic{File: err.File, Line: err.Line, Column: err.Column,
+	n.diags = append(n.diags, Diagnostic{Pos: err.Pos,
 		Level: err.Level, Node: n.node.Name, Key: key, Message: err.Message})
 }
 

@@ -168,7 +168,7 @@ func optionsSig(layers ...*layerRun) string {
 
 // options returns the cached result for sig, computing it once.
 func (w *worker) options(sig string, compute func() *optsResult) *optsResult {
-	if sig == "" || !sharing {
+	if sig == "" || w.noSharing {
 		return compute()
 	}
 	if r, ok := w.opts[sig]; ok {
@@ -418,7 +418,7 @@ func (n *nodeRun) mergeFrom(mod, name string, layers [3]*layerRun) *format.Optio
 	if e.File == "" {
 		return nil
 	}
-	return &format.OptionsEntry{Entry: entry, File: e.File, Line: e.Line, Column: e.Column, Level: e.Level}
+	return &format.OptionsEntry{Entry: entry, Pos: e.Pos, Level: e.Level}
 }
 
 // placeIn places e at the entry if one of files defines it.
@@ -435,8 +435,7 @@ func (n *nodeRun) placeIn(e *format.Error, ee *entryError, h *format.Hierarchy, 
 			if opts, ok := df.hash.Value(i).(*format.Hash); !ok || !opts.Has(ee.entry) {
 				continue
 			}
-			e.File, e.Level = df.path, h.Levels[li].Name
-			e.Line, e.Column = df.pos[i].Line, df.pos[i].Column
+			e.Pos, e.Level = df.pos[i].In(df.path), h.Levels[li].Name
 			if line, col, ok := n.c.entryPos(df.fsPath, ee.entry, ee.merge); ok {
 				e.Line, e.Column = line, col
 			}

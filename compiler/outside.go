@@ -29,7 +29,7 @@ func (n *nodeRun) serverPath(abs, tmpl string) string {
 		return p
 	}
 	static, _, _ := strings.Cut(tmpl, "%{")
-	d := Diagnostic{Severity: Warning, File: n.at.file, Line: n.at.line, Column: n.at.column, Level: n.at.level,
+	d := Diagnostic{Severity: Warning, Pos: n.at.pos, Level: n.at.level,
 		Message: fmt.Sprintf("%s is on the Puppet server's disk, outside the folders given to hieracc: read as absent (compile --mount %s=LOCAL_DIR supplies it)", tmpl, path.Dir(static+"x"))}
 	if s := d.String(); !n.warned[s] {
 		n.warned[s] = true

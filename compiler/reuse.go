@@ -21,9 +21,6 @@ import (
 	"github.com/hieracc/hieracc/format/hiera"
 )
 
-// sharing can be switched off by tests, to prove it changes nothing.
-var sharing = true
-
 // maxVariants bounds the results kept per key signature: a key that
 // interpolates a per-node fact (its hostname, say) has a result per node,
 // and keeping them all would make every check scan a long list.
@@ -44,6 +41,10 @@ type worker struct {
 	// node's: a fleet's compile then allocates no key table per node.
 	reuseKeys bool
 	keyBuf    []format.Key
+
+	// noSharing (Input.noSharing, for tests) compiles every key from
+	// scratch.
+	noSharing bool
 
 	stats sliceStats
 

@@ -83,9 +83,6 @@ func (s *sliceStats) add(o sliceStats) {
 	s.general += o.general
 }
 
-// testHookWorkerDone, when set, sees each worker when its compile is done.
-var testHookWorkerDone func(*worker)
-
 // posKey names a hierarchy location: layer (0 global, 1 environment, 2+i
 // the i-th module), whether in a default_hierarchy, level and location.
 type posKey struct {
@@ -114,7 +111,7 @@ type nodeSlice struct {
 // node cannot share one: its lookup_options or a per-node file depend on
 // the node in ways the table cannot describe.
 func (n *nodeRun) slice() *nodeSlice {
-	if !sharing {
+	if n.w.noSharing {
 		return nil
 	}
 	w := n.w

@@ -21,7 +21,7 @@ func LoadFacts(fsys fs.FS, file string) (Node, []Diagnostic) {
 	n := Node{Name: name, Source: file}
 	src, err := fs.ReadFile(fsys, file)
 	if err != nil {
-		return n, []Diagnostic{{File: file, Node: name, Message: fmt.Sprintf("cannot read facts: %v", err)}}
+		return n, []Diagnostic{{Pos: format.Pos{File: file}, Node: name, Message: fmt.Sprintf("cannot read facts: %v", err)}}
 	}
 	nodes, probs := facts.Parse(file, src)
 	var ds []Diagnostic
@@ -31,7 +31,7 @@ func LoadFacts(fsys fs.FS, file string) (Node, []Diagnostic) {
 	switch {
 	case facts.HasErrors(probs):
 	case len(nodes) != 1:
-		ds = append(ds, Diagnostic{File: file, Message: fmt.Sprintf("holds the facts of %d nodes: one file, one node here", len(nodes))})
+		ds = append(ds, Diagnostic{Pos: format.Pos{File: file}, Message: fmt.Sprintf("holds the facts of %d nodes: one file, one node here", len(nodes))})
 	default:
 		n = NodeOf(nodes[0])
 	}
@@ -45,12 +45,12 @@ func DiagnosticOf(p facts.Problem) Diagnostic {
 	if p.Warning {
 		sev = Warning
 	}
-	return Diagnostic{Severity: sev, File: p.File, Line: p.Line, Column: p.Column, Node: p.Node, Message: p.Message}
+	return Diagnostic{Severity: sev, Pos: p.Pos, Node: p.Node, Message: p.Message}
 }
 
 // NodeOf is the node to compile for facts read by package facts.
 func NodeOf(f facts.Node) Node {
-	return Node{Name: f.Certname, Facts: f.Facts, Source: f.Place(), Trusted: f.Trusted}
+	return Node{Name: f.Certname, Facts: f.Facts, Source: f.Pos.String(), Trusted: f.Trusted}
 }
 
 // scope is the node's top scope, as a Puppet server gives it to Hiera:

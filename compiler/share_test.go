@@ -19,9 +19,13 @@ import (
 // bundles, with or without sharing work across nodes.
 func compileBytes(t *testing.T, fsys fs.FS, share bool) map[string][]byte {
 	t.Helper()
-	defer func(old bool) { sharing = old }(sharing)
-	sharing = share
-	in := Input{FS: fsys, EnvDir: "env", ModulesDir: "modules", GlobalDir: "global", Jobs: 1}
+	return compileInput(t, fsys, Input{noSharing: !share})
+}
+
+// compileInput is compileBytes with in's test switches.
+func compileInput(t *testing.T, fsys fs.FS, in Input) map[string][]byte {
+	t.Helper()
+	in.FS, in.EnvDir, in.ModulesDir, in.GlobalDir, in.Jobs = fsys, "env", "modules", "global", 1
 	files, _ := fs.Glob(fsys, "nodes/*.yaml")
 	sort.Strings(files)
 	for _, f := range files {
@@ -221,9 +225,7 @@ list: [1, 2]
 	assertSameBundles(t, "fleet", fsys)
 
 	var stats sliceStats
-	testHookWorkerDone = func(w *worker) { stats.add(w.stats) }
-	defer func() { testHookWorkerDone = nil }()
-	compileBytes(t, fsys, true)
+	compileInput(t, fsys, Input{workerDone: func(w *worker) { stats.add(w.stats) }})
 	t.Logf("%+v", stats)
 	if stats.noSlice > 0 || stats.static < 100 || stats.general > stats.slot+stats.static {
 		t.Errorf("the slice path was hardly taken: %+v", stats)

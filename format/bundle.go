@@ -196,20 +196,20 @@ func (k *Key) AskedAs(text string) *Asked {
 // (the key itself, or a regexp starting with ^) and the data file and
 // level whose entry won (the highest-priority one: levels and layers
 // combine lookup_options with a hash merge, so a whole entry replaces a
-// lower one). Line and Column are those of the entry, or, when they are
+// lower one). Its line and column are those of the entry, or, when they are
 // unknown (a JSON file), of its file's lookup_options key.
 type OptionsEntry struct {
-	Entry  string
-	File   string
-	Line   int
-	Column int
-	Level  string
+	Entry string
+	Pos
+	Level string
 }
 
 // Sensitive reports whether the key's lookups return a Sensitive value.
 func (k *Key) Sensitive() bool { return len(k.ConvertTo) > 0 && k.ConvertTo[0] == "Sensitive" }
 
-// Contribution is one location's value for a key.
+// Contribution is one location's value for a key. Its Line and Column
+// name no file: the location does (runtime's Explain gives the whole
+// format.Pos).
 type Contribution struct {
 	Layer    Layer
 	Level    int // index into the layer's Hierarchy.Levels
@@ -223,9 +223,7 @@ type Contribution struct {
 // Error is a failure recorded at compile time, reported again at lookup time.
 type Error struct {
 	Message string // Puppet's message for the failure
-	File    string // where it arose, as shown to users; may be empty
-	Line    int
-	Column  int
+	Pos            // where it arose; its File may be empty
 	Level   string // hierarchy level name; may be empty
 }
 

@@ -344,7 +344,7 @@ func readOptionsEntry(r *reader, o *OptionsEntry) error {
 	if err := readError(r, &e); err != nil {
 		return err
 	}
-	*o = OptionsEntry{Entry: e.Message, File: e.File, Line: e.Line, Column: e.Column, Level: e.Level}
+	*o = OptionsEntry{Entry: e.Message, Pos: e.Pos, Level: e.Level}
 	return nil
 }
 

@@ -29,7 +29,7 @@ func TestRoundTrip(t *testing.T) {
 	}{
 		{"sample", Sample()},
 		{"empty", &format.Bundle{}},
-		{"node error only", &format.Bundle{Node: "n", NodeError: &format.Error{Message: "boom", File: "data/bad.yaml", Line: 1, Column: 2, Level: "L"}}},
+		{"node error only", &format.Bundle{Node: "n", NodeError: &format.Error{Message: "boom", Pos: format.Pos{File: "data/bad.yaml", Line: 1, Column: 2}, Level: "L"}}},
 		{"synthetic", Synthetic(300)},
 		{"long strings", &format.Bundle{Node: strings.Repeat("n", 1000), Keys: []format.Key{
 			{Name: strings.Repeat("k", 300), Value: strings.Repeat("v", 70000)},
@@ -256,7 +256,7 @@ func sampleV3() *format.Bundle {
 	b := sampleV2()
 	for i := range b.Keys {
 		if b.Keys[i].Merge != (format.Merge{}) {
-			b.Keys[i].MergeFrom = &format.OptionsEntry{Entry: "^" + b.Keys[i].Name[:1], File: "data/common.yaml", Line: 2, Column: 3, Level: "Common"}
+			b.Keys[i].MergeFrom = &format.OptionsEntry{Entry: "^" + b.Keys[i].Name[:1], Pos: format.Pos{File: "data/common.yaml", Line: 2, Column: 3}, Level: "Common"}
 		}
 	}
 	for _, h := range []*format.Hierarchy{&b.Global, &b.Env} {

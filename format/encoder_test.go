@@ -199,7 +199,7 @@ func sampleBundles() []*Bundle {
 		0.0, math.Copysign(0, -1), 1.0, math.NaN(), math.Inf(-1), "", "x", strings.Repeat("s", 31),
 		strings.Repeat("s", 32), strings.Repeat("s", 255), strings.Repeat("s", 256), strings.Repeat("s", 65535),
 		strings.Repeat("s", 65536), []any{}, &Hash{}, make([]any, 15), make([]any, 16), make([]any, 65536)}
-	errA := &Error{Message: "a", File: "f", Line: -5, Column: 1 << 40, Level: "L"}
+	errA := &Error{Message: "a", Pos: Pos{File: "f", Line: -5, Column: 1 << 40}, Level: "L"}
 	out := []*Bundle{
 		{},
 		{Node: "n", NodeError: errA},
@@ -224,7 +224,7 @@ func sampleBundles() []*Bundle {
 			{Name: "c", Err: &Error{Message: "c"}},
 		}, Keys: []Key{
 			{Name: "a", Err: &Error{Message: "c"}, Contributions: []Contribution{{Err: errA, Layer: LayerModule, Level: math.MaxInt32, Location: 300, Line: -1, Column: -100000}}},
-			{Name: "b", Value: "v", Merge: Merge{Strategy: "deep", KnockoutPrefix: "--", MergeHashArrays: true}, MergeFrom: &OptionsEntry{Entry: "^b", File: "f", Line: -1, Column: 1 << 40, Level: "l"},
+			{Name: "b", Value: "v", Merge: Merge{Strategy: "deep", KnockoutPrefix: "--", MergeHashArrays: true}, MergeFrom: &OptionsEntry{Entry: "^b", Pos: Pos{File: "f", Line: -1, Column: 1 << 40}, Level: "l"},
 				DefaultMerge: Merge{SortMergedArrays: true}, Defaults: []Contribution{{Value: "v"}, {Err: &Error{Message: "d"}}}},
 		}},
 		{Keys: []Key{{Name: "n", Err: errA, Contributions: []Contribution{{Value: "top"}, {Err: errA, Level: 1}},

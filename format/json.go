@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+
+	"github.com/hieracc/hieracc/format/internal/rubyfloat"
 )
 
 // MarshalJSON writes h as a JSON object whose members are in h's order, so
 // that json.Marshal of a looked-up hash keeps the order Puppet gives it.
 // Values are marshaled by encoding/json. A key that is not a string is
-// written as the text of its scalar: 1 as "1", true as "true", 1.5 as
-// "1.5", nil as "" (as Ruby's to_s gives it); two keys may then give the
+// written as the text of its scalar: 1 as "1", true as "true", 1.0 as
+// "1.0", nil as "" (as Ruby's to_s gives it); two keys may then give the
 // same name, as they do in Puppet's JSON.
 func (h *Hash) MarshalJSON() ([]byte, error) {
 	if h == nil {
@@ -47,7 +49,7 @@ func jsonKey(k any) string {
 	case bool:
 		return strconv.FormatBool(k)
 	case float64:
-		return strconv.FormatFloat(k, 'g', -1, 64)
+		return string(rubyfloat.Append(nil, k))
 	}
 	return ""
 }

@@ -19,6 +19,8 @@ func TestHashMarshalJSON(t *testing.T) {
 		{"nested", A(H("z", H("y", A("x")), "a", nil)), `[{"z":{"y":["x"]},"a":null}]`},
 		{"scalar keys", H(int64(1), "i", true, "b", 1.5, "f", nil, "n"), `{"1":"i","true":"b","1.5":"f","":"n"}`},
 		{"escaped key", H("a\"<b", 1.25), `{"a\"\u003cb":1.25}`},
+		// Ruby 3.1: JSON.generate({1.0=>1, 1e20=>2, 1.5=>3, 100.0=>4, nil=>5})
+		{"float keys", H(1.0, int64(1), 1e20, int64(2), 1.5, int64(3), 100.0, int64(4), nil, int64(5)), `{"1.0":1,"1.0e+20":2,"1.5":3,"100.0":4,"":5}`},
 		{"empty", H(), `{}`},
 		{"nil", nilHash, `null`},
 	}

@@ -263,7 +263,8 @@ func findField(fields []reflect.StructField, key string) (reflect.StructField, b
 	return reflect.StructField{}, false
 }
 
-// pointerToken is a hash key as a JSON Pointer token.
+// pointerToken is a hash key as a JSON Pointer token: a scalar key named
+// as format.Hash.MarshalJSON names it (Ruby's to_s).
 func pointerToken(k any) string {
 	s := ""
 	switch k := k.(type) {
@@ -274,7 +275,7 @@ func pointerToken(k any) string {
 	case bool:
 		s = strconv.FormatBool(k)
 	case float64:
-		s = strconv.FormatFloat(k, 'g', -1, 64)
+		s = ruby.Float(k)
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }

@@ -35,6 +35,7 @@ func decodeBundle(t *testing.T) *runtime.Bundle {
 			"listen", "10.0.0.1", "Ignored", "x", "extra", H("z", int64(1), "a", nil), "labels", H("tier", "front"), "unknown", int64(1))},
 		{Name: "bad", Value: H("port", "80", "limits", H("mem", int64(70000)), "tags", A("a", int64(1)))},
 		{Name: "f", Value: 1.5},
+		{Name: "fkeys", Value: H(1.0, "x")},
 		{Name: "list", Value: A("x", "y")},
 		{Name: "nil", Value: nil},
 		{Name: "s", Value: "str"},
@@ -64,6 +65,7 @@ func TestDecode(t *testing.T) {
 		{"bad", &struct{ Tags []string }{}, `runtime: key "bad" at /tags/1: cannot decode Integer into string`},
 		{"app", &[]string{}, `runtime: key "app": cannot decode Struct into []string`},
 		{"f", new(int), `runtime: key "f": cannot decode Float into int`},
+		{"fkeys", &map[float64]int{}, `runtime: key "fkeys" at /1.0: cannot decode String into int`}, // a Float key named as Ruby's to_s and format.Hash.MarshalJSON name it
 	}
 	for _, e := range errs {
 		err := b.Decode(e.key, e.into)

@@ -74,11 +74,11 @@ type Source struct {
 	Layer  format.Layer
 	Module string // for format.LayerModule: the module
 	Level  string // hierarchy level name
-	Path   string // data file, relative to the layer's root
-	Line   int    // position of the key in the file; 0 if unknown
-	Column int
-	Value  any
-	Err    *format.Error // interpolating the value failed
+	// Pos is the key's position: its File is the data file, relative
+	// to the layer's root; Line and Column are 0 if unknown.
+	format.Pos
+	Value any
+	Err   *format.Error // interpolating the value failed
 }
 
 // Explain returns the sources of key's root key and the layers searched.
@@ -102,13 +102,9 @@ func (b *Bundle) Explain(key string) (*Explanation, error) {
 		e.Merge, e.MergeFrom, e.DefaultMerge = dk.Merge, dk.MergeFrom, dk.DefaultMerge
 		e.Secret = dk.Secret || dk.Sensitive()
 	}
-	mod := module(d, k.Module)
-	layers := [3]*format.Hierarchy{&d.Global, &d.Env, nil}
-	if mod != nil {
-		layers[2] = &mod.Hierarchy
-	}
+	mod := d.Module(k.Module)
 	if dk != nil {
-		if e.Sources, err = sources(dk.Contributions, layers, k.Module); err != nil {
+		if e.Sources, err = sources(dk.Contributions, d.Layers(k.Module), k.Module); err != nil {
 			return nil, fmt.Errorf("runtime: key %q: %w", k.Root, err)
 		}
 	}
@@ -179,13 +175,11 @@ func sources(cs []format.Contribution, layers [3]*format.Hierarchy, module strin
 		}
 		lvl := &h.Levels[c.Level]
 		out[i] = Source{
-			Layer:  c.Layer,
-			Level:  lvl.Name,
-			Path:   lvl.Locations[c.Location].Path,
-			Line:   c.Line,
-			Column: c.Column,
-			Value:  c.Value,
-			Err:    c.Err,
+			Layer: c.Layer,
+			Level: lvl.Name,
+			Pos:   format.Pos{File: lvl.Locations[c.Location].Path, Line: c.Line, Column: c.Column},
+			Value: c.Value,
+			Err:   c.Err,
 		}
 		if c.Layer == format.LayerModule {
 			out[i].Module = module

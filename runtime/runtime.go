@@ -321,11 +321,7 @@ func (b *Bundle) merged(key string, k hiera.Key, i int, m format.Merge) (any, bo
 // back to the module's default_hierarchy (ds, merged with dm; hasDefaults
 // when it holds the key).
 func (b *Bundle) resolve(key string, k hiera.Key, d *format.Bundle, m format.Merge, cs hiera.Leaf, dm format.Merge, ds hiera.Leaf, hasDefaults bool) (any, bool, error) {
-	layers := [3]*format.Hierarchy{&d.Global, &d.Env, nil}
-	if mod := module(d, k.Module); mod != nil {
-		layers[2] = &mod.Hierarchy
-	}
-	v, found, err := hiera.Resolve(m, layers, cs)
+	v, found, err := hiera.Resolve(m, d.Layers(k.Module), cs)
 	if err != nil {
 		err = hiera.InLookupOf(k.Text, err) // Puppet's prefix for the global layer's errors
 		var recorded *format.Error
@@ -347,7 +343,7 @@ func (b *Bundle) resolve(key string, k hiera.Key, d *format.Bundle, m format.Mer
 // merge the default_hierarchy's own lookup_options give (a lookup-time
 // merge does not apply there): ds answers it, when hasDefaults.
 func (b *Bundle) fromDefaults(d *format.Bundle, k hiera.Key, dm format.Merge, ds hiera.Leaf, hasDefaults bool) (any, bool, error) {
-	mod := module(d, k.Module)
+	mod := d.Module(k.Module)
 	if mod == nil || mod.Default == nil || !hasDefaults {
 		return nil, false, nil
 	}
@@ -356,26 +352,6 @@ func (b *Bundle) fromDefaults(d *format.Bundle, k hiera.Key, dm format.Merge, ds
 		return nil, false, err
 	}
 	return k.Dig(v)
-}
-
-// module returns the module named name, or nil.
-func module(d *format.Bundle, name string) *format.Module {
-	if name == "" {
-		return nil
-	}
-	lo, hi := 0, len(d.Modules)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if d.Modules[m].Name < name {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo < len(d.Modules) && d.Modules[lo].Name == name {
-		return &d.Modules[lo]
-	}
-	return nil
 }
 
 // leaf answers hiera.Resolve from a key's recorded contributions.

@@ -143,7 +143,7 @@ func TestLookupErrors(t *testing.T) {
 		t.Errorf("bad::merge: %#v, want a *format.Error with its position", err)
 	}
 
-	nodeErr := &format.Error{Message: "Unable to parse (data/bad.yaml): did not find expected key", File: "data/bad.yaml", Line: 2, Column: 1}
+	nodeErr := &format.Error{Message: "Unable to parse (data/bad.yaml): did not find expected key", Pos: format.Pos{File: "data/bad.yaml", Line: 2, Column: 1}}
 	nb := testBundle()
 	nb.NodeError = nodeErr
 	n := open(t, nb)
@@ -234,8 +234,8 @@ func TestExplain(t *testing.T) {
 	want := &runtime.Explanation{
 		Root: "ntp::servers",
 		Sources: []runtime.Source{
-			{Layer: format.LayerEnvironment, Level: "Per-OS", Path: "data/os/Debian.yaml", Line: 4, Column: 3, Value: A("0.pool.ntp.org", "1.pool.ntp.org")},
-			{Layer: format.LayerModule, Module: "ntp", Level: "Common", Path: "data/common.yaml", Line: 2, Column: 1, Value: A("pool.ntp.org")},
+			{Layer: format.LayerEnvironment, Level: "Per-OS", Pos: format.Pos{File: "data/os/Debian.yaml", Line: 4, Column: 3}, Value: A("0.pool.ntp.org", "1.pool.ntp.org")},
+			{Layer: format.LayerModule, Module: "ntp", Level: "Common", Pos: format.Pos{File: "data/common.yaml", Line: 2, Column: 1}, Value: A("pool.ntp.org")},
 		},
 	}
 	noSearch := cmpopts.IgnoreFields(runtime.Explanation{}, "Searched")
@@ -249,7 +249,7 @@ func TestExplain(t *testing.T) {
 	want = &runtime.Explanation{
 		Root:         "ntp::service",
 		DefaultMerge: format.Merge{Strategy: "deep", KnockoutPrefix: "--", SortMergedArrays: true, MergeHashArrays: true},
-		Defaults:     []runtime.Source{{Layer: format.LayerModule, Module: "ntp", Level: "Defaults", Path: "data/defaults.yaml", Line: 1, Column: 1, Value: "ntpd"}},
+		Defaults:     []runtime.Source{{Layer: format.LayerModule, Module: "ntp", Level: "Defaults", Pos: format.Pos{File: "data/defaults.yaml", Line: 1, Column: 1}, Value: "ntpd"}},
 	}
 	if d := cmp.Diff(want, got, Cmp, noSearch); d != "" {
 		t.Errorf("Explain defaults (-want +got):\n%s", d)
@@ -372,7 +372,7 @@ func TestConcurrent(t *testing.T) {
 func TestExplainSearched(t *testing.T) {
 	tb := testBundle()
 	tb.Env.Levels[0].Locations[0].Original = "nodes/%{trusted.certname}.yaml" // format version 3
-	from := &format.OptionsEntry{Entry: "^cl", File: "data/common.yaml", Line: 2, Column: 3, Level: "Common"}
+	from := &format.OptionsEntry{Entry: "^cl", Pos: format.Pos{File: "data/common.yaml", Line: 2, Column: 3}, Level: "Common"}
 	for i := range tb.Keys {
 		if tb.Keys[i].Name == "classes" {
 			tb.Keys[i].MergeFrom = from
@@ -403,7 +403,7 @@ func TestExplainSearched(t *testing.T) {
 			}},
 		}
 	}
-	brokenErr := &format.Error{Message: "all lookup_options keys must start with module name 'broken'", File: "modules/broken/data/common.yaml"}
+	brokenErr := &format.Error{Message: "all lookup_options keys must start with module name 'broken'", Pos: format.Pos{File: "modules/broken/data/common.yaml"}}
 	tests := []struct {
 		key     string
 		want    []runtime.LayerSearch

@@ -109,7 +109,7 @@ func (x explainer) options(e *runtime.Explanation, inData bool) {
 	switch o := e.MergeFrom; {
 	case o != nil:
 		x.line(1, "lookup_options entry %s applies, from %s (level %s)", quote(o.Entry),
-			position(runtime.Source{Path: o.File, Line: o.Line, Column: o.Column}), quote(o.Level))
+			o.Pos, quote(o.Level))
 	case x.v1:
 		x.line(1, "The bundle (format version 1 or 2) does not record which lookup_options entry applies")
 	default:
@@ -204,7 +204,7 @@ func (x explainer) layer(root string, l runtime.LayerSearch, srcs []runtime.Sour
 				x.line(4, "No such key: %s", quote(root))
 			default:
 				s := srcs[loc.Source]
-				x.line(4, "Found key: %s at %s", quote(root), position(s))
+				x.line(4, "Found key: %s at %s", quote(root), s.Pos)
 				if s.Err != nil {
 					x.line(4, "Error: %s", s.Err.Message)
 				} else {
@@ -241,7 +241,7 @@ func quote(s string) string { return `"` + s + `"` }
 func errorAt(e *format.Error) string {
 	msg := e.Message
 	if e.File != "" && !strings.Contains(msg, e.File) {
-		msg += " (" + position(runtime.Source{Path: e.File, Line: e.Line, Column: e.Column}) + ")"
+		msg += " (" + e.Pos.String() + ")"
 	}
 	return msg
 }
@@ -256,14 +256,14 @@ func (x explainer) optionsFrom(o *format.OptionsEntry) string {
 		return "the default: no lookup_options entry matches the key"
 	}
 	return fmt.Sprintf("lookup_options entry %s at %s, level %s", quote(o.Entry),
-		position(runtime.Source{Path: o.File, Line: o.Line, Column: o.Column}), quote(o.Level))
+		o.Pos, quote(o.Level))
 }
 
 // describeMerge names a strategy as lookup_options spell it.
 func describeMerge(m format.Merge) string {
 	s := string(m.Strategy)
-	if s == "" {
-		s = "first"
+	if m.Strategy.IsFirst() {
+		s = string(format.MergeFirst)
 	}
 	var opts []string
 	if m.KnockoutPrefix != "" {
@@ -278,29 +278,17 @@ func describeMerge(m format.Merge) string {
 	if len(opts) > 0 {
 		s += " with " + strings.Join(opts, ", ")
 	}
-	switch m.Strategy {
-	case "", "first":
+	switch {
+	case m.Strategy.IsFirst():
 		s += ": the highest-priority value wins"
-	case "unique":
+	case m.Strategy == format.MergeUnique:
 		s += ": arrays and values of every level, flattened, duplicates removed"
-	case "hash":
+	case m.Strategy == format.MergeHash:
 		s += ": hashes of every level, higher-priority keys win"
-	case "deep":
+	case m.Strategy == format.MergeDeep:
 		s += ": hashes and arrays of every level merged recursively"
 	}
 	return s
-}
-
-// position is the data file and the key's place in it.
-func position(s runtime.Source) string {
-	p := s.Path
-	if s.Line > 0 {
-		p += fmt.Sprintf(":%d", s.Line)
-		if s.Column > 0 {
-			p += fmt.Sprintf(":%d", s.Column)
-		}
-	}
-	return p
 }
 
 // indentValue renders a value as YAML, the default --render-as: a scalar

@@ -203,7 +203,7 @@ func (f *lookupFlags) options() (runtime.Options, string) {
 		}
 		o.ValueType = t
 	}
-	if o.Merge != nil && o.Merge.Strategy == "deep" {
+	if o.Merge != nil && o.Merge.Strategy == format.MergeDeep {
 		o.Merge.KnockoutPrefix = f.knockout
 		o.Merge.SortMergedArrays = f.sortArrays
 		o.Merge.MergeHashArrays = f.hashArrays
@@ -267,14 +267,7 @@ func lookupError(err error) string {
 	msg := err.Error()
 	var fe *format.Error
 	if errors.As(err, &fe) && fe.File != "" && !strings.Contains(msg, fe.File) {
-		loc := fe.File
-		if fe.Line > 0 {
-			loc += fmt.Sprintf(":%d", fe.Line)
-			if fe.Column > 0 {
-				loc += fmt.Sprintf(":%d", fe.Column)
-			}
-		}
-		msg += " (" + loc + ")"
+		msg += " (" + fe.Pos.String() + ")"
 	}
 	return msg
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
 	"github.com/hieracc/hieracc/compiler/facts"
 	"github.com/hieracc/hieracc/compiler/facts/puppetdb"
+	"github.com/hieracc/hieracc/format"
 )
 
 // factsSet is every node of a build, each with the digest of its facts.
@@ -64,7 +65,7 @@ func gatherFacts(ctx context.Context, args []string, pdb puppetdb.Config, ovs []
 		default:
 			names = known[sums[i]]
 			for _, name := range names {
-				all = append(all, facts.Node{Certname: name, Source: p})
+				all = append(all, facts.Node{Certname: name, Pos: format.Pos{File: p}})
 			}
 		}
 		s.files[sums[i]] = names
@@ -89,7 +90,7 @@ func gatherFacts(ctx context.Context, args []string, pdb puppetdb.Config, ovs []
 	all, more := facts.Unique(all)
 	probs = append(probs, more...)
 	for _, n := range all {
-		if isFile[n.Source] {
+		if isFile[n.File] {
 			s.sums[n.Certname] = fileOf[n.Certname]
 		} else {
 			s.sums[n.Certname] = "" // from PuppetDB: compiled every time
@@ -116,9 +117,9 @@ func (s *factsSet) compile(want func(certname string) bool) (nodes []compiler.No
 	var todo []string
 	seen := map[string]bool{}
 	for _, n := range s.nodes {
-		if n.Facts == nil && want(n.Certname) && !seen[n.Source] {
-			seen[n.Source] = true
-			todo = append(todo, n.Source)
+		if n.Facts == nil && want(n.Certname) && !seen[n.File] {
+			seen[n.File] = true
+			todo = append(todo, n.File)
 		}
 	}
 	read := map[string]facts.Node{}
@@ -128,7 +129,7 @@ func (s *factsSet) compile(want func(certname string) bool) (nodes []compiler.No
 	for i := range todo {
 		probs = append(probs, fprobs[i]...)
 		for _, n := range parsed[i] {
-			read[n.Source+"\x00"+n.Certname] = n
+			read[n.File+"\x00"+n.Certname] = n
 		}
 	}
 	src = map[string]facts.Node{}
@@ -138,16 +139,16 @@ func (s *factsSet) compile(want func(certname string) bool) (nodes []compiler.No
 		}
 		if n.Facts == nil {
 			var ok bool
-			if n, ok = read[n.Source+"\x00"+n.Certname]; !ok {
+			if n, ok = read[n.File+"\x00"+n.Certname]; !ok {
 				if !facts.HasErrors(probs) {
-					probs = append(probs, facts.Problem{File: n.Source, Node: n.Certname, Message: "facts file changed during the compile, and no longer holds this node: compile again"})
+					probs = append(probs, facts.Problem{Pos: format.Pos{File: n.File}, Node: n.Certname, Message: "facts file changed during the compile, and no longer holds this node: compile again"})
 				}
 				continue
 			}
 		}
 		fs, err := facts.Apply(n.Facts, s.ovs)
 		if err != nil {
-			probs = append(probs, facts.Problem{File: n.Source, Line: n.Line, Column: n.Column, Node: n.Certname, Message: err.Error()})
+			probs = append(probs, facts.Problem{Pos: n.Pos, Node: n.Certname, Message: err.Error()})
 			continue
 		}
 		src[n.Certname] = n

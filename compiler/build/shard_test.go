@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/facts"
+	"github.com/hieracc/hieracc/format"
 )
 
 func TestParseShard(t *testing.T) {
@@ -82,7 +83,7 @@ func names(n int) []facts.Node {
 	var fs []facts.Node
 	for i := range n {
 		name := fmt.Sprintf("%s%04d.%s.example.net", []string{"web", "db", "app"}[i%3], i, []string{"fra1", "ams2"}[i%2])
-		fs = append(fs, facts.Node{Certname: name, Source: "nodes/" + name + ".yaml"})
+		fs = append(fs, facts.Node{Certname: name, Pos: format.Pos{File: "nodes/" + name + ".yaml"}})
 	}
 	return fs
 }

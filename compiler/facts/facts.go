@@ -41,7 +41,6 @@
 package facts
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
@@ -74,46 +73,28 @@ type Node struct {
 	// "" when it has none.
 	Environment string
 	Format      Format
-	// Source is where the facts came from (a file as the caller named it,
-	// or a URL); Line and Column, when not 0, where the node's record
-	// starts in it.
-	Source       string
-	Line, Column int
-}
-
-// Place is where the node's facts are, for messages: "file:line:col", or
-// the source alone.
-func (n *Node) Place() string {
-	return place(n.Source, n.Line, n.Column)
-}
-
-func place(src string, line, col int) string {
-	switch {
-	case line > 0 && col > 0:
-		return fmt.Sprintf("%s:%d:%d", src, line, col)
-	case line > 0:
-		return fmt.Sprintf("%s:%d", src, line)
-	}
-	return src
+	// Pos is where the facts came from: its File is a file as the
+	// caller named it, or a URL; Line and Column, when not 0, where the
+	// node's record starts in it.
+	format.Pos
 }
 
 // Problem is an error (or, with Warning, a warning) about facts. An
 // error means the facts it names were not read: the node it names must
 // not be compiled.
 type Problem struct {
-	File         string
-	Line, Column int
-	Node         string // certname, when known
-	Message      string
-	Warning      bool
+	format.Pos
+	Node    string // certname, when known
+	Message string
+	Warning bool
 }
 
 // String renders the problem as "file:line:col: message (node n)", as
 // the compiler's diagnostics are.
 func (p Problem) String() string {
 	var b strings.Builder
-	if p.File != "" {
-		b.WriteString(place(p.File, p.Line, p.Column))
+	if p.Pos.IsValid() {
+		b.WriteString(p.Pos.String())
 		b.WriteString(": ")
 	}
 	if p.Warning {

@@ -33,7 +33,7 @@ func Find(paths []string) (files []string, probs []Problem) {
 	add := func(p string) {
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			probs = append(probs, Problem{File: p, Message: err.Error()})
+			probs = append(probs, Problem{Pos: format.Pos{File: p}, Message: err.Error()})
 			return
 		}
 		if !seen[abs] {
@@ -44,12 +44,12 @@ func Find(paths []string) (files []string, probs []Problem) {
 	for _, arg := range paths {
 		st, err := os.Stat(arg)
 		if err != nil {
-			probs = append(probs, Problem{File: arg, Message: "cannot read facts: " + pathErr(err)})
+			probs = append(probs, Problem{Pos: format.Pos{File: arg}, Message: "cannot read facts: " + pathErr(err)})
 			continue
 		}
 		if !st.IsDir() {
 			if !IsFactsFile(arg) {
-				probs = append(probs, Problem{File: arg, Message: fmt.Sprintf("is not read as facts: a facts file's name ends in %s", strings.Join(Extensions, ", "))})
+				probs = append(probs, Problem{Pos: format.Pos{File: arg}, Message: fmt.Sprintf("is not read as facts: a facts file's name ends in %s", strings.Join(Extensions, ", "))})
 				continue
 			}
 			add(arg)
@@ -57,7 +57,7 @@ func Find(paths []string) (files []string, probs []Problem) {
 		}
 		entries, err := os.ReadDir(arg) // sorted by name
 		if err != nil {
-			probs = append(probs, Problem{File: arg, Message: "cannot read facts: " + pathErr(err)})
+			probs = append(probs, Problem{Pos: format.Pos{File: arg}, Message: "cannot read facts: " + pathErr(err)})
 			continue
 		}
 		n := 0
@@ -66,16 +66,16 @@ func Find(paths []string) (files []string, probs []Problem) {
 			switch {
 			case strings.HasPrefix(e.Name(), "."):
 			case e.IsDir():
-				probs = append(probs, Problem{File: p, Warning: true, Message: "folder not read: facts folders are read one level deep (name it with --facts to read it)"})
+				probs = append(probs, Problem{Pos: format.Pos{File: p}, Warning: true, Message: "folder not read: facts folders are read one level deep (name it with --facts to read it)"})
 			case !IsFactsFile(e.Name()):
-				probs = append(probs, Problem{File: p, Warning: true, Message: fmt.Sprintf("not read as facts: only files ending in %s are", strings.Join(Extensions, ", "))})
+				probs = append(probs, Problem{Pos: format.Pos{File: p}, Warning: true, Message: fmt.Sprintf("not read as facts: only files ending in %s are", strings.Join(Extensions, ", "))})
 			default:
 				add(p)
 				n++
 			}
 		}
 		if n == 0 {
-			probs = append(probs, Problem{File: arg, Message: fmt.Sprintf("no facts files (%s) in this folder", strings.Join(Extensions, ", "))})
+			probs = append(probs, Problem{Pos: format.Pos{File: arg}, Message: fmt.Sprintf("no facts files (%s) in this folder", strings.Join(Extensions, ", "))})
 		}
 	}
 	return files, probs
@@ -129,12 +129,12 @@ func Unique(nodes []Node) ([]Node, []Problem) {
 	first := map[string]string{} // certname -> where its facts are
 	for _, n := range nodes {
 		if prev, dup := first[n.Certname]; dup {
-			probs = append(probs, Problem{File: n.Source, Line: n.Line, Column: n.Column, Node: n.Certname,
+			probs = append(probs, Problem{Pos: n.Pos, Node: n.Certname,
 				Message: fmt.Sprintf("facts for node %s are also at %s: one place per certname", n.Certname, prev)})
 			continue
 		}
 		out = append(out, n)
-		first[n.Certname] = n.Place()
+		first[n.Certname] = n.Pos.String()
 	}
 	return out, probs
 }
@@ -143,7 +143,7 @@ func Unique(nodes []Node) ([]Node, []Problem) {
 func ReadFile(file string) ([]Node, []Problem) {
 	src, err := readFile(file)
 	if err != nil {
-		return nil, []Problem{{File: file, Node: fileCertname(file), Message: "cannot read facts: " + err.Error()}}
+		return nil, []Problem{{Pos: format.Pos{File: file}, Node: fileCertname(file), Message: "cannot read facts: " + err.Error()}}
 	}
 	return Parse(file, src)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
+	"github.com/hieracc/hieracc/format"
 	"gopkg.in/yaml.v3"
 )
 
@@ -28,7 +29,7 @@ func IsFactsFile(name string) bool {
 	return false
 }
 
-// Parse reads one facts file. file names it in messages and Node.Source
+// Parse reads one facts file. file names it in messages and Node.File
 // (its base name, less the extension, is the certname of a plain facts
 // hash, and must be the certname of a document that names one node);
 // src is its content. Every node the file holds is returned, or, when
@@ -107,11 +108,11 @@ type doc struct {
 }
 
 func (d *doc) problem(node, msg string) Problem {
-	return Problem{File: d.file, Node: node, Message: msg}
+	return Problem{Pos: format.Pos{File: d.file}, Node: node, Message: msg}
 }
 
 func (d *doc) problemAt(line, col int, node, msg string) Problem {
-	return Problem{File: d.file, Line: line, Column: col, Node: node, Message: msg}
+	return Problem{Pos: format.Pos{File: d.file, Line: line, Column: col}, Node: node, Message: msg}
 }
 
 func (d *doc) fail(node, msg string) {

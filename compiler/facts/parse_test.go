@@ -167,8 +167,8 @@ func TestParse(t *testing.T) {
 				t.Errorf("nodes (-want +got):\n%s", d)
 			}
 			for _, n := range nodes {
-				if n.Source != tt.file {
-					t.Errorf("Source %q, want %q", n.Source, tt.file)
+				if n.File != tt.file {
+					t.Errorf("File %q, want %q", n.File, tt.file)
 				}
 			}
 		})

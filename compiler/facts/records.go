@@ -136,7 +136,7 @@ func (d *doc) record(r *format.Hash, where string, line, col int, single bool) {
 		fail("", fmt.Sprintf("is a PuppetDB record whose certname is %s", describe(cv)))
 		return
 	}
-	n := Node{Certname: cert, Line: line, Column: col}
+	n := Node{Certname: cert, Pos: format.Pos{Line: line, Column: col}}
 	if ev, ok := r.Get("environment"); ok && ev != nil {
 		env, ok := ev.(string)
 		if !ok {
@@ -260,7 +260,7 @@ func (d *doc) factRows(a []any) {
 		if !seen {
 			j = len(nodes)
 			byCert[cert] = j
-			nodes = append(nodes, Node{Certname: cert, Facts: format.NewHash(0), Format: FactRows, Environment: env, Line: line, Column: col})
+			nodes = append(nodes, Node{Certname: cert, Facts: format.NewHash(0), Format: FactRows, Environment: env, Pos: format.Pos{Line: line, Column: col}})
 		}
 		n := &nodes[j]
 		if env != n.Environment {
@@ -298,7 +298,7 @@ func (d *doc) nodeFacts(root *yaml.Node) {
 		d.probs = append(d.probs, d.problemAt(root.Line, root.Column, "", "is a Puppet::Node::Facts that is not a mapping"))
 		return
 	}
-	n := Node{Format: NodeFacts, Line: root.Line, Column: root.Column}
+	n := Node{Format: NodeFacts, Pos: format.Pos{Line: root.Line, Column: root.Column}}
 	var haveName, haveValues bool
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		kn, vn := root.Content[i], root.Content[i+1]
@@ -376,7 +376,7 @@ func (d *doc) single(n Node) {
 // add checks a node's certname and adds it; where names its record in
 // messages ("element 3"), when the file has several.
 func (d *doc) add(n Node, checkFile bool, where string) {
-	n.Source = d.file
+	n.File = d.file
 	if msg := checkCertname(n.Certname); msg != "" {
 		if where != "" {
 			msg = where + ": " + msg

@@ -65,7 +65,7 @@ func Sample() *format.Bundle {
 	servers := A("0.pool.ntp.org", "1.pool.ntp.org")
 	users := H("alice", H("uid", int64(1001), "groups", A("wheel", "dev")),
 		"bob", H("uid", int64(1002), "groups", A("dev")))
-	commonErr := &format.Error{Message: "Unknown merge strategy: 'bogus'", File: "data/common.yaml", Line: 3, Column: 5, Level: "Common"}
+	commonErr := &format.Error{Message: "Unknown merge strategy: 'bogus'", Pos: format.Pos{File: "data/common.yaml", Line: 3, Column: 5}, Level: "Common"}
 	return &format.Bundle{
 		Node:        "web01.example.com",
 		Environment: "production",
@@ -80,7 +80,7 @@ func Sample() *format.Bundle {
 			{Name: "Common", Locations: []format.Location{{Path: "data/common.yaml", Exists: true}}},
 		}},
 		Modules: []format.Module{
-			{Name: "broken", Hierarchy: format.Hierarchy{Present: true}, Err: &format.Error{Message: "all lookup_options keys must start with module name 'broken'", File: "modules/broken/data/common.yaml"}},
+			{Name: "broken", Hierarchy: format.Hierarchy{Present: true}, Err: &format.Error{Message: "all lookup_options keys must start with module name 'broken'", Pos: format.Pos{File: "modules/broken/data/common.yaml"}}},
 			{Name: "ntp",
 				Hierarchy: format.Hierarchy{Present: true, Levels: []format.Level{
 					{Name: "Common", Locations: []format.Location{{Path: "data/common.yaml", Exists: true}}},
@@ -115,7 +115,7 @@ func Sample() *format.Bundle {
 			{Name: "users", Merge: format.Merge{Strategy: "deep"}, Value: users,
 				Contributions: []format.Contribution{
 					{Layer: format.LayerEnvironment, Level: 0, Location: 0, Line: 10, Column: 1, Value: H("alice", H("uid", int64(1001)))},
-					{Layer: format.LayerEnvironment, Level: 1, Location: 1, Line: 5, Column: 1, Err: &format.Error{Message: "Interpolation failed", File: "data/os/Debian.yaml", Line: 6, Column: 9, Level: "Per-OS"}},
+					{Layer: format.LayerEnvironment, Level: 1, Location: 1, Line: 5, Column: 1, Err: &format.Error{Message: "Interpolation failed", Pos: format.Pos{File: "data/os/Debian.yaml", Line: 6, Column: 9}, Level: "Per-OS"}},
 				}},
 			{Name: "users_again", Value: users},
 		},

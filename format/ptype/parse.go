@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 var (
@@ -389,7 +391,7 @@ func build(n *node) (*Type, error) {
 			}
 		}
 		if t.fmin > t.fmax {
-			return nil, fmt.Errorf("'from' must be less or equal to 'to'. Got (%s, %s", fmtFloat(t.fmin), fmtFloat(t.fmax))
+			return nil, fmt.Errorf("'from' must be less or equal to 'to'. Got (%s, %s", ruby.Float(t.fmin), ruby.Float(t.fmax))
 		}
 		return t, nil
 	case "Enum":
@@ -574,5 +576,3 @@ func sizeArgs(t *Type, args []*node, src string) error {
 	}
 	return nil
 }
-
-func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

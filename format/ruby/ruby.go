@@ -20,13 +20,12 @@
 package ruby
 
 import (
-	"math"
 	"sort"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/internal/rubyfloat"
 )
 
 // Object is a value outside the format model that knows how Ruby and
@@ -52,65 +51,7 @@ func Float(f float64) string {
 }
 
 // AppendFloat appends Float(f) to b.
-func AppendFloat(b []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(b, "NaN"...)
-	case math.IsInf(f, 1):
-		return append(b, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(b, "-Infinity"...)
-	}
-	if math.Signbit(f) {
-		b = append(b, '-')
-		f = -f
-	}
-	if f == 0 {
-		return append(b, "0.0"...)
-	}
-	var buf [32]byte
-	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64) // d.dddde±XX
-	mant, exp, _ := strings.Cut(string(e), "e")
-	digits := strings.Replace(mant, ".", "", 1)
-	x, _ := strconv.Atoi(exp)
-	decpt := x + 1 // f = 0.digits × 10^decpt
-	switch {
-	case decpt > 0 && (decpt < len(digits) || decpt <= 15):
-		if decpt < len(digits) {
-			b = append(b, digits[:decpt]...)
-			b = append(b, '.')
-			return append(b, digits[decpt:]...)
-		}
-		b = append(b, digits...)
-		for range decpt - len(digits) {
-			b = append(b, '0')
-		}
-		return append(b, ".0"...)
-	case decpt <= 0 && decpt > -4:
-		b = append(b, "0."...)
-		for range -decpt {
-			b = append(b, '0')
-		}
-		return append(b, digits...)
-	}
-	b = append(b, digits[0], '.')
-	if len(digits) > 1 {
-		b = append(b, digits[1:]...)
-	} else {
-		b = append(b, '0')
-	}
-	b = append(b, 'e')
-	if x < 0 {
-		b = append(b, '-')
-		x = -x
-	} else {
-		b = append(b, '+')
-	}
-	if x < 10 {
-		b = append(b, '0')
-	}
-	return strconv.AppendInt(b, int64(x), 10)
-}
+func AppendFloat(b []byte, f float64) []byte { return rubyfloat.Append(b, f) }
 
 // ToS is Ruby's to_s: a string as it is, nil as "", anything else as
 // Inspect (Array#to_s and Hash#to_s are inspect). Puppet's interpolation

@@ -106,8 +106,8 @@ func TestFetchQuery(t *testing.T) {
 	if len(reqs) != 2 || !strings.Contains(reqs[1], `"query":["in","certname",["array",["app01","db01.example.com","lb01.example.com","web01.example.com"]]]`) {
 		t.Errorf("requests:\n%s", strings.Join(reqs, "\n"))
 	}
-	if !strings.HasPrefix(nodes[0].Source, srv.URL+"/pdb/query/v4/factsets") {
-		t.Errorf("Source %q", nodes[0].Source)
+	if !strings.HasPrefix(nodes[0].File, srv.URL+"/pdb/query/v4/factsets") {
+		t.Errorf("File %q", nodes[0].File)
 	}
 }
 

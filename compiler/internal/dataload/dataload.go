@@ -83,10 +83,15 @@ const (
 	MaxValues = 1 << 23
 )
 
-// Pos is a 1-based position in a file. Column counts characters.
+// Pos is a 1-based position in a file. Column counts characters. It
+// holds no file name (a Doc has one per key: the file is the Doc's); In
+// names the file, for a message.
 type Pos struct{ Line, Column int }
 
-func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Column) }
+// In is p in file.
+func (p Pos) In(file string) format.Pos {
+	return format.Pos{File: file, Line: p.Line, Column: p.Column}
+}
 
 // Problem is an error or a warning about a file, with Puppet's wording
 // where Puppet has one. An error Problem means the file cannot be loaded:

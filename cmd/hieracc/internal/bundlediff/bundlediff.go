@@ -197,9 +197,9 @@ type Source struct {
 	Layer  format.Layer
 	Module string // for the module layer
 	Level  string // hierarchy level name
-	File   string // data file, as compile names it (env/data/common.yaml)
-	Line   int    // 0 if unknown
-	Column int
+	// Pos is the key's position: its File is the data file, as compile
+	// names it (env/data/common.yaml); Line and Column are 0 if unknown.
+	format.Pos
 	// Default is set when the value comes from the module's
 	// default_hierarchy (no regular level has the key).
 	Default bool

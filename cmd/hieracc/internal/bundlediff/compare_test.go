@@ -158,21 +158,21 @@ func TestChanges(t *testing.T) {
 		new:  []format.Key{failed("motd", "Undefined variable 'role'")},
 		want: []Change{{Key: "motd", Kind: ErrorChanged,
 			Old: &Side{Value: "hello", Sources: []Source{src(lvCommon, 1, n)}},
-			New: &Side{Err: failed("motd", "Undefined variable 'role'").Err, Sources: []Source{{Layer: format.LayerEnvironment, Level: "Common", File: "env/data/common.yaml", Line: 3, Column: 1}}}}},
+			New: &Side{Err: failed("motd", "Undefined variable 'role'").Err, Sources: []Source{{Layer: format.LayerEnvironment, Level: "Common", Pos: format.Pos{File: "env/data/common.yaml", Line: 3, Column: 1}}}}}},
 	}, {
 		name: "error disappears",
 		old:  []format.Key{failed("motd", "Undefined variable 'role'")},
 		new:  []format.Key{key("motd", "hello")},
 		want: []Change{{Key: "motd", Kind: ErrorChanged,
-			Old: &Side{Err: failed("motd", "Undefined variable 'role'").Err, Sources: []Source{{Layer: format.LayerEnvironment, Level: "Common", File: "env/data/common.yaml", Line: 3, Column: 1}}},
+			Old: &Side{Err: failed("motd", "Undefined variable 'role'").Err, Sources: []Source{{Layer: format.LayerEnvironment, Level: "Common", Pos: format.Pos{File: "env/data/common.yaml", Line: 3, Column: 1}}}},
 			New: &Side{Value: "hello", Sources: []Source{src(lvCommon, 1, n)}}}},
 	}, {
 		name: "error message changes",
 		old:  []format.Key{failed("motd", "Undefined variable 'role'")},
 		new:  []format.Key{failed("motd", "Undefined variable 'dc'")},
 		want: []Change{{Key: "motd", Kind: ErrorChanged,
-			Old: &Side{Err: failed("motd", "Undefined variable 'role'").Err, Sources: []Source{{Layer: format.LayerEnvironment, Level: "Common", File: "env/data/common.yaml", Line: 3, Column: 1}}},
-			New: &Side{Err: failed("motd", "Undefined variable 'dc'").Err, Sources: []Source{{Layer: format.LayerEnvironment, Level: "Common", File: "env/data/common.yaml", Line: 3, Column: 1}}}}},
+			Old: &Side{Err: failed("motd", "Undefined variable 'role'").Err, Sources: []Source{{Layer: format.LayerEnvironment, Level: "Common", Pos: format.Pos{File: "env/data/common.yaml", Line: 3, Column: 1}}}},
+			New: &Side{Err: failed("motd", "Undefined variable 'dc'").Err, Sources: []Source{{Layer: format.LayerEnvironment, Level: "Common", Pos: format.Pos{File: "env/data/common.yaml", Line: 3, Column: 1}}}}}},
 	}, {
 		name: "same error at another line: not a change",
 		old:  []format.Key{failed("motd", "Undefined variable 'role'")},
@@ -216,7 +216,7 @@ func TestChanges(t *testing.T) {
 
 // TestNodeLevel pins node and module errors, and nodes on one side only.
 func TestNodeLevel(t *testing.T) {
-	nodeErr := &format.Error{Message: "Unable to parse env/data/common.yaml", File: "env/data/common.yaml", Line: 4}
+	nodeErr := &format.Error{Message: "Unable to parse env/data/common.yaml", Pos: format.Pos{File: "env/data/common.yaml", Line: 4}}
 	withNodeErr := node("web01")
 	withNodeErr.NodeError = nodeErr
 	withModErr := node("web01", key("a", "x"))

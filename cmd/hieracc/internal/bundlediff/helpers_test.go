@@ -56,7 +56,7 @@ func deep(name string, v any, cs ...format.Contribution) format.Key {
 
 // failed is a key whose lookup fails with msg.
 func failed(name, msg string) format.Key {
-	e := &format.Error{Message: msg, File: "env/data/common.yaml", Line: 3, Column: 1, Level: "Common"}
+	e := &format.Error{Message: msg, Pos: format.Pos{File: "env/data/common.yaml", Line: 3, Column: 1}, Level: "Common"}
 	return format.Key{Name: name, Err: e, Contributions: []format.Contribution{{Layer: format.LayerEnvironment, Level: lvCommon, Line: 3, Column: 1, Err: e}}}
 }
 
@@ -99,7 +99,7 @@ func writeBundle(t testing.TB, dir string, b *format.Bundle) {
 
 // src is the Source of a contribution made by at.
 func src(level, line int, nodeName string) Source {
-	s := Source{Layer: format.LayerEnvironment, Line: line, Column: 1}
+	s := Source{Layer: format.LayerEnvironment, Pos: format.Pos{Line: line, Column: 1}}
 	switch level {
 	case lvNode:
 		s.Level, s.File = "Per-node data", "env/data/nodes/"+nodeName+".yaml"

@@ -192,7 +192,7 @@ func mdSide(s *Side, c mdCut) string {
 			}
 			break
 		}
-		parts = append(parts, "from "+code(position(src.File, src.Line))+" ("+mdEscape(where(src))+")")
+		parts = append(parts, "from "+code(lineOf(src.Pos))+" ("+mdEscape(where(src))+")")
 	}
 	return strings.Join(parts, "<br>")
 }

@@ -42,7 +42,7 @@ func sources(b *format.Bundle, k *format.Key, path []string, v any) []Source {
 			if !ok {
 				continue
 			}
-			if len(picked) == 0 && exact && (merge.Strategy == "hash" || !isContainer(at)) {
+			if len(picked) == 0 && exact && (merge.Strategy == format.MergeHash || !isContainer(at)) {
 				picked = append(picked, c)
 				break
 			}
@@ -54,14 +54,9 @@ func sources(b *format.Bundle, k *format.Key, path []string, v any) []Source {
 	}
 
 	mod := hiera.ModuleOf(k.Name)
-	layers := [3]*format.Hierarchy{&b.Global, &b.Env, nil}
-	for i := range b.Modules {
-		if m := &b.Modules[i]; m.Name == mod {
-			layers[format.LayerModule] = &m.Hierarchy
-			if def {
-				layers = [3]*format.Hierarchy{nil, nil, m.Default}
-			}
-		}
+	layers := b.Layers(mod)
+	if m := b.Module(mod); m != nil && def {
+		layers = [3]*format.Hierarchy{nil, nil, m.Default}
 	}
 	out := make([]Source, 0, len(picked))
 	for _, c := range picked {
@@ -73,7 +68,7 @@ func sources(b *format.Bundle, k *format.Key, path []string, v any) []Source {
 			continue
 		}
 		lvl := &h.Levels[c.Level]
-		s := Source{Layer: c.Layer, Level: lvl.Name, File: lvl.Locations[c.Location].Path, Line: c.Line, Column: c.Column, Default: def}
+		s := Source{Layer: c.Layer, Level: lvl.Name, Pos: format.Pos{File: lvl.Locations[c.Location].Path, Line: c.Line, Column: c.Column}, Default: def}
 		if c.Layer == format.LayerModule {
 			s.Module = mod
 		}

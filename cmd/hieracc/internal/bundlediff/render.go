@@ -114,16 +114,16 @@ const secretText = "(secret: decrypted from ENC[...] or Sensitive; --show-secret
 func errorText(e *format.Error) string {
 	msg := e.Message
 	if e.File != "" && !strings.Contains(msg, e.File) {
-		msg += " (" + position(e.File, e.Line) + ")"
+		msg += " (" + lineOf(e.Pos) + ")"
 	}
 	return msg
 }
 
-func position(file string, line int) string {
-	if line > 0 {
-		return fmt.Sprintf("%s:%d", file, line)
-	}
-	return file
+// lineOf is p to the line ("file:line"): a diff names the line a value
+// comes from, not its column.
+func lineOf(p format.Pos) string {
+	p.Column = 0
+	return p.String()
 }
 
 // where describes a source's layer and level.

@@ -67,7 +67,7 @@ func fleetReport(t *testing.T) *Report {
 	// One node: a node error.
 	old = append(old, web("bad01.ams2.example.net", "/bin/sh", int64(443), pkgs, false, motd, false))
 	broken := node("bad01.ams2.example.net")
-	broken.NodeError = &format.Error{Message: "(<unknown>): did not find expected key while parsing a block mapping at line 3 column 1", File: "env/data/common.yaml", Line: 3, Column: 1}
+	broken.NodeError = &format.Error{Message: "(<unknown>): did not find expected key while parsing a block mapping at line 3 column 1", Pos: format.Pos{File: "env/data/common.yaml", Line: 3, Column: 1}}
 	new = append(new, broken)
 	// One node with many changes: a folded table.
 	var many, many2 []format.Key

@@ -61,7 +61,7 @@ func WriteText(w io.Writer, r *Report, o Options) error {
 			v := strings.ReplaceAll(sideValue(side.s), "\n", "\n      ")
 			bw.WriteString(style(side.colour, "    "+side.mark+" "+v) + "\n")
 			for _, src := range side.s.Sources {
-				bw.WriteString(style(styleDim, "        from "+position(src.File, src.Line)+" ("+where(src)+")") + "\n")
+				bw.WriteString(style(styleDim, "        from "+lineOf(src.Pos)+" ("+where(src)+")") + "\n")
 			}
 		}
 	}
