@@ -156,6 +156,16 @@ type Key struct {
 	// and may read other values than Contributions (computed with "n"):
 	// Asked holds what a dotted lookup reads instead. (Format version 3.)
 	Asked []Asked
+
+	// Ciphertext is set by decoders on a key sealed to the node (format
+	// version 4): its value, error and details as encrypted, which
+	// changes exactly when they do. Encode ignores it: it seals the
+	// Secret and Sensitive keys when asked (Protection).
+	Ciphertext string
+	// Sealed is set by decoders on a sealed key that was not unsealed
+	// (no private key, Index.Unseal): Value, Err, Contributions and the
+	// rest are empty. Encode refuses such a key.
+	Sealed bool
 }
 
 // Asked is what the locations hold for a key looked up by a dotted text
