@@ -198,10 +198,10 @@ type Index struct {
 	signed   string       // the bytes the signature covers, after its context
 	unsealed map[int]*Key // by key position: the keys Unseal opened
 	slots    []uint64     // the index section: 0, or key number + 1 | hash tag
-	values  valueTable
-	errs    []*Error
-	details string
-	detOff  int64 // offset of details in the file, for messages
+	values   valueTable
+	errs     []*Error
+	details  string
+	detOff   int64 // offset of details in the file, for messages
 }
 
 // IndexKey is one key's entry in an Index.
