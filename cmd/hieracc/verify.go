@@ -51,7 +51,9 @@ func runVerify(c *cmdEnv, args []string) int {
 	total, failed := 0, 0
 	fail := func(file string, err error) {
 		failed++
-		c.errorf("%s: %v", file, strings.TrimPrefix(err.Error(), "runtime: "))
+		msg := strings.TrimPrefix(err.Error(), "runtime: ")
+		msg = strings.TrimPrefix(msg, "open "+file+": ") // named once
+		c.errorf("%s: %s", file, msg)
 	}
 	for _, p := range paths {
 		files, bad, err := verifyFiles(p)
