@@ -4,6 +4,11 @@
 // It also holds the value model every stage shares (Value, Hash). The
 // compiler produces a Bundle, Encode writes it, and the runtime reads it back;
 // neither the compiler nor the runtime depends on the other.
+//
+// From format version 4, EncodeWith signs a bundle and seals its secret
+// keys to the node's certificate (Protection); Index.VerifySignature and
+// Index.Unseal check and open them. The cryptography is package
+// format/trust's.
 package format
 
 // Layer names one of Hiera's three data layers, in the order Puppet searches
