@@ -2,12 +2,14 @@ package runtime_test
 
 import (
 	"bytes"
+	"context"
 	"crypto"
 	"errors"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hieracc/hieracc/format"
 	. "github.com/hieracc/hieracc/format/formattest"
@@ -202,5 +204,41 @@ func TestReloaderKeepsVerified(t *testing.T) {
 	}
 	if s, _ := r.Bundle().LookupString("db.password"); s != "s3cret-eyaml" {
 		t.Errorf("db.password = %q after a good reload", s)
+	}
+}
+
+// TestWatchKeepsVerified: under Watch, a forged (unsigned) bundle is
+// reported and the last verified one stays.
+func TestWatchKeepsVerified(t *testing.T) {
+	data, key, v := sealedFor(t, "a.example.com")
+	path := filepath.Join(t.TempDir(), "a.example.com.bundle")
+	writeFile(t, path, data)
+	r, err := runtime.NewReloaderWith(path, runtime.Trust{Verifier: v, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	reports := make(chan error, 10)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = r.Watch(ctx, 20*time.Millisecond, func(changed bool, err error) { reports <- err })
+	}()
+	defer func() { cancel(); <-done }()
+	time.Sleep(50 * time.Millisecond)
+	forged := secrets("a.example.com")
+	forged.Keys[1].Value = "forged"
+	bad, _ := format.Encode(forged)
+	writeFile(t, path, bad)
+	select {
+	case err := <-reports:
+		if !errors.Is(err, runtime.ErrUnsigned) {
+			t.Errorf("Watch reported %v, want ErrUnsigned", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no reload reported within 10s")
+	}
+	if s, _ := r.Bundle().LookupString("plain"); s != "visible" {
+		t.Errorf("plain = %q after a forged bundle, want the verified one's", s)
 	}
 }
