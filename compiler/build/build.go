@@ -209,6 +209,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// its nodes and those whose nodes are not known (they may be its).
 	set, factProbs = cfg.Shard.keep(set, factProbs)
 	sums := set.sums
+	prot.certSums(sums)
 	dirty, full, unchanged := plan(cfg.Out, prev, cur, set.certnames(), sums)
 	nodes, _, more := set.compile(func(name string) bool { return full || dirty[name] })
 	factProbs = append(factProbs, more...)

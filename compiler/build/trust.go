@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 
 	"github.com/hieracc/hieracc/compiler"
@@ -36,7 +35,7 @@ type protector struct {
 
 	mu         sync.Mutex
 	recipients map[string]*trust.Recipient // by node; nil: no certificate (plain)
-	settings   string                      // what the state records of it
+	settings   string                      // what the state's settings record of it (certificates: certSums)
 }
 
 // protector reads the signing key and checks the sealing settings.
@@ -76,20 +75,31 @@ func (c *Config) protector() (*protector, error) {
 		if !st.IsDir() {
 			return nil, fmt.Errorf("--seal-to %s: not a folder (Puppet's ssl/certs, with <certname>.pem)", c.SealTo)
 		}
-		// The certificates are part of what a bundle is built from: a
-		// changed one compiles every node again.
-		names, _ := filepath.Glob(filepath.Join(c.SealTo, "*.pem"))
-		sort.Strings(names)
-		for _, n := range names {
-			data, _ := os.ReadFile(n)
-			fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(n), len(data))
-			h.Write(data)
-		}
 	}
 	if c.SignKey != "" || c.SealTo != "" {
 		p.settings = fmt.Sprintf(";sign=%v;seal=%v;seal-missing=%s;trust=%s", c.SignKey != "", c.SealTo != "", c.SealMissing, hex.EncodeToString(h.Sum(nil)))
 	}
 	return p, nil
+}
+
+// certSums folds the digest of each node's certificate into its facts
+// digest in sums, so that an incremental build compiles again the nodes
+// whose certificate changed (or came, or went), and only those.
+func (p *protector) certSums(sums map[string]string) {
+	if p.sealTo == "" {
+		return
+	}
+	for node, s := range sums {
+		if s == "" {
+			continue // compiled every time
+		}
+		d := "none"
+		if data, err := os.ReadFile(filepath.Join(p.sealTo, node+".pem")); err == nil {
+			sum := sha256.Sum256(data)
+			d = hex.EncodeToString(sum[:16])
+		}
+		sums[node] = s + "+cert:" + d
+	}
 }
 
 // check reads the certificates of nodes, and returns an error for each
