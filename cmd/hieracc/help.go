@@ -187,8 +187,8 @@ Flags:
   --seal-to CERTDIR    seal each node's secrets (keys holding text decrypted
                        from eyaml's ENC[...], and Sensitive ones) to its
                        Puppet agent certificate, CERTDIR/<certname>.pem (the
-                       Puppet CA's ssl/certs or ssl/ca/signed; RSA or EC
-                       P-256): their values, errors and sources are
+                       Puppet CA's /etc/puppetlabs/puppetserver/ca/signed;
+                       RSA or EC P-256): their values, errors and sources are
                        encrypted, and only the node's private key opens
                        them. The other keys stay plain. A node without a
                        certificate is an error.
