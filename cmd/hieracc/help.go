@@ -181,7 +181,9 @@ Flags:
                        that agents can check it against a CA ('verify --ca').
                        The signature covers the node, environment, revision,
                        the seal and the body's digest. Signed bundles are
-                       reproducible: the same inputs give the same bytes.
+                       reproducible: the same inputs give the same bytes
+                       (sealed to RSA certificates, the same body: RSA-OAEP
+                       pads at random).
   --sign-cert FILE     the signing key's certificate chain, leaf first,
                        instead of the certificates in --sign-key's file.
   --seal-to CERTDIR    seal each node's secrets (keys holding text decrypted
