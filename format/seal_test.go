@@ -271,3 +271,51 @@ func TestSignatureErrors(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkProtect measures what signing and sealing add to encoding and
+// opening a bundle of the sample's size, against the plain one.
+func BenchmarkProtect(b *testing.B) {
+	dir := fleet(b)
+	rsaP, rsaKey := protection(b, dir, "a.example.com", filepath.Join(dir, "signer", "key.pem"))
+	ecP, ecKey := protection(b, goldenPKI, "web01.example.com", filepath.Join(goldenPKI, "signer", "ed25519.pem"))
+	signed := format.Protection{Signer: ecP.Signer}
+	for _, c := range []struct {
+		name string
+		p    format.Protection
+		key  crypto.PrivateKey
+	}{
+		{"plain", format.Protection{}, nil},
+		{"signed-ed25519", signed, nil},
+		{"sealed-ecdh-signed-ed25519", ecP, ecKey},
+		{"sealed-rsa-signed-ecdsa", rsaP, rsaKey},
+	} {
+		bundle := sampleV3()
+		bundle.Node = "a.example.com"
+		if c.p.Recipient == ecP.Recipient && c.p.Recipient != nil {
+			bundle.Node = "web01.example.com"
+		}
+		b.Run("encode/"+c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := format.EncodeWith(bundle, c.p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		data, _ := format.EncodeWith(bundle, c.p)
+		b.Run("open/"+c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				x, err := format.DecodeIndex(data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if c.key != nil {
+					if err := x.Unseal(c.key); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
