@@ -4,6 +4,11 @@
 // It also holds the value model every stage shares (Value, Hash). The
 // compiler produces a Bundle, Encode writes it, and the runtime reads it back;
 // neither the compiler nor the runtime depends on the other.
+//
+// From format version 4, EncodeWith signs a bundle and seals its secret
+// keys to the node's certificate (Protection); Index.VerifySignature and
+// Index.Unseal check and open them. The cryptography is package
+// format/trust's.
 package format
 
 // Layer names one of Hiera's three data layers, in the order Puppet searches
@@ -156,6 +161,16 @@ type Key struct {
 	// and may read other values than Contributions (computed with "n"):
 	// Asked holds what a dotted lookup reads instead. (Format version 3.)
 	Asked []Asked
+
+	// Ciphertext is set by decoders on a key sealed to the node (format
+	// version 4): its value, error and details as encrypted, which
+	// changes exactly when they do. Encode ignores it: it seals the
+	// Secret and Sensitive keys when asked (Protection).
+	Ciphertext string
+	// Sealed is set by decoders on a sealed key that was not unsealed
+	// (no private key, Index.Unseal): Value, Err, Contributions and the
+	// rest are empty. Encode refuses such a key.
+	Sealed bool
 }
 
 // Asked is what the locations hold for a key looked up by a dotted text

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/hieracc/hieracc/format/trust"
 )
 
 // ReadHeader reads the header of the bundle in r and checks its magic,
@@ -53,23 +55,42 @@ func Verify(r io.ReaderAt) (Header, error) {
 		}
 		return Header{}, err
 	}
+	// The body goes to the digest; what follows it (version 4's
+	// signature, or trailing bytes) to tail, one byte beyond its bound at
+	// most.
 	sum := sha256.New()
-	sum.Write(buf[off:n])
-	size := int64(n)
-	for n == len(buf) && size <= h.Size { // one byte past Size tells trailing bytes
-		n, err = r.ReadAt(buf, size)
+	var tail []byte
+	limit := h.Size + 1
+	if h.Version >= 4 {
+		limit += maxSignature
+	}
+	size := int64(0)
+	for {
+		chunk := buf[:n]
+		if size < int64(off) {
+			chunk = chunk[int64(off)-size:]
+		}
+		start := max(size, int64(off))
+		if body := min(int64(len(chunk)), max(h.Size-start, 0)); body > 0 {
+			sum.Write(chunk[:body])
+			chunk = chunk[body:]
+		}
+		tail = append(tail, chunk...)
+		size += int64(n)
+		if n < len(buf) || size >= limit {
+			break
+		}
+		n, err = r.ReadAt(buf[:min(int64(len(buf)), limit-size)], size)
 		if err != nil && err != io.EOF {
 			return Header{}, err
 		}
-		sum.Write(buf[:n])
-		size += int64(n)
-	}
-	if size > h.Size { // only the first bytes past the end were read
-		return Header{}, fmt.Errorf("format: %w: bytes after the end of the bundle (its header says %d bytes)", ErrCorrupt, h.Size)
 	}
 	var digest [sha256.Size]byte
 	sum.Sum(digest[:0])
-	if err := checkBody(h, size, digest); err != nil {
+	if err := checkBody(h, min(size, h.Size), digest); err != nil {
+		return Header{}, err
+	}
+	if _, err := trailer(h, string(tail)); err != nil {
 		return Header{}, err
 	}
 	return h, nil
@@ -113,7 +134,11 @@ func parseHeader(s string) (Header, int, error) {
 		return Header{}, 0, fmt.Errorf("format: %w %d (this reader reads versions 1 to %d)", ErrVersion, v, Version)
 	}
 	h := Header{Version: int(v)}
-	if err := r.arrayOf(6, "header"); err != nil {
+	fields := 6
+	if h.Version >= 4 {
+		fields = 7 // seal
+	}
+	if err := r.arrayOf(fields, "header"); err != nil {
 		return Header{}, 0, err
 	}
 	d, err := r.bin()
@@ -130,6 +155,11 @@ func parseHeader(s string) (Header, int, error) {
 	}
 	for _, f := range []*string{&h.Node, &h.Environment, &h.Revision} {
 		if *f, err = r.str(); err != nil {
+			return Header{}, 0, err
+		}
+	}
+	if fields == 7 {
+		if h.Seal, err = readSeal(r); err != nil {
 			return Header{}, 0, err
 		}
 	}
@@ -161,11 +191,17 @@ type Index struct {
 	ModuleErrors []ModuleError // sorted by Module
 	Keys         []IndexKey    // sorted by Name
 
-	slots   []uint64 // the index section: 0, or key number + 1 | hash tag
-	values  valueTable
-	errs    []*Error
-	details string
-	detOff  int64 // offset of details in the file, for messages
+	// Signature is version 4's signature of the bundle, nil when it is
+	// unsigned; VerifySignature checks it.
+	Signature *trust.Signature
+
+	signed   string       // the bytes the signature covers, after its context
+	unsealed map[int]*Key // by key position: the keys Unseal opened
+	slots    []uint64     // the index section: 0, or key number + 1 | hash tag
+	values   valueTable
+	errs     []*Error
+	details  string
+	detOff   int64 // offset of details in the file, for messages
 }
 
 // IndexKey is one key's entry in an Index.
@@ -180,7 +216,13 @@ type IndexKey struct {
 	Converts bool
 	// Asked: the key's details hold Asked (see Key.Asked), for a dotted
 	// lookup (format version 3).
-	Asked  bool
+	Asked bool
+	// Ciphertext is the key's sealed blob (format version 4): its value,
+	// error and details encrypted to the node; "" for a plain key.
+	Ciphertext string
+	// Sealed: the key is sealed and Unseal has not opened it: Value and
+	// Err are nil, its details empty.
+	Sealed bool
 	secret bool
 }
 
@@ -209,11 +251,16 @@ func DecodeIndex(data []byte) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkBody(h, int64(len(s)), sha256.Sum256(data[off:])); err != nil {
+	end := min(int64(len(s)), h.Size)
+	if err := checkBody(h, end, sha256.Sum256(data[off:end])); err != nil {
 		return nil, err
 	}
-	x := &Index{Header: h}
-	r := &reader{s: s[off:], base: int64(off)}
+	sig, err := trailer(h, s[end:])
+	if err != nil {
+		return nil, err
+	}
+	x := &Index{Header: h, Signature: sig, signed: s[:off]}
+	r := &reader{s: s[off:end], base: int64(off)}
 	if err := x.decodeBody(r); err != nil {
 		return nil, err
 	}
@@ -292,15 +339,23 @@ func (x *Index) decodeBody(r *reader) error {
 		if j > 0 && k.Name <= x.Keys[j-1].Name {
 			return r.errorf("keys not sorted: %q after %q", k.Name, x.Keys[j-1].Name)
 		}
-		v, err := r.optRef(len(x.values.vals), "value")
-		if err != nil {
+		v := -1
+		if c, err := r.peek(); err == nil && c >= mBin8 && c <= mBin32 && x.Version >= 4 {
+			if k.Ciphertext, err = r.bin(); err != nil {
+				return err
+			}
+			k.Sealed = true
+		} else if v, err = r.optRef(len(x.values.vals), "value"); err != nil {
 			return err
 		}
 		e, err := r.optRef(len(x.errs), "error")
 		if err != nil {
 			return err
 		}
-		if (v < 0) == (e < 0) {
+		if k.Sealed && e >= 0 {
+			return r.errorf("sealed key %q has an error", k.Name)
+		}
+		if !k.Sealed && (v < 0) == (e < 0) {
 			return r.errorf("key %q must have exactly one of value and error", k.Name)
 		}
 		if v >= 0 {
@@ -316,8 +371,14 @@ func (x *Index) decodeBody(r *reader) error {
 			if x.Version >= 3 {
 				known |= keyAsked
 			}
+			if x.Version >= 4 {
+				known |= keySealed
+			}
 			if uint64(flags)&^known != 0 {
 				return r.errorf("key %q: unknown flags %#x", k.Name, flags)
+			}
+			if (flags&keySealed != 0) != k.Sealed {
+				return r.errorf("key %q: the sealed flag and the value disagree", k.Name)
 			}
 			k.secret, k.Sensitive, k.Converts = flags&keySecret != 0, flags&keySensitive != 0, flags&keyConverts != 0
 			k.Asked = flags&keyAsked != 0
@@ -655,6 +716,18 @@ func (x *Index) Bundle() (*Bundle, error) {
 			fields = 7
 		case x.Version >= 2:
 			fields = 5
+		}
+		if ik.Ciphertext != "" {
+			// Sealed: its details are in its blob.
+			if !r.nilNext() {
+				return nil, r.errorf("sealed key %q has details", k.Name)
+			}
+			k.Ciphertext, k.Sealed = ik.Ciphertext, ik.Sealed
+			if u := x.unsealed[i]; u != nil {
+				k.Merge, k.MergeFrom, k.Contributions = u.Merge, u.MergeFrom, u.Contributions
+				k.DefaultMerge, k.Defaults, k.ConvertTo, k.Asked = u.DefaultMerge, u.Defaults, u.ConvertTo, u.Asked
+			}
+			continue
 		}
 		if err := r.arrayOf(fields, "key details"); err != nil {
 			return nil, err

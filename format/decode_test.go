@@ -3,6 +3,7 @@ package format_test
 import (
 	"bytes"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -33,7 +34,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"empty", nil, format.ErrNotBundle, "too short"},
 		{"text", []byte("hello, world, this is text"), format.ErrNotBundle, "bad magic"},
 		{"half magic", data[:7], format.ErrCorrupt, "truncated in the magic"},
-		{"version 9", v9, format.ErrVersion, "unsupported bundle format version 9 (this reader reads versions 1 to 3)"},
+		{"version 9", v9, format.ErrVersion, "unsupported bundle format version 9 (this reader reads versions 1 to 4)"},
 		{"no header", data[:16], format.ErrCorrupt, "truncated"},
 		{"no body", data[:len(data)-len(bodyOf(t, data))], format.ErrCorrupt, "truncated"},
 		{"short body", data[:len(data)-1], format.ErrCorrupt, "truncated"},
@@ -202,6 +203,11 @@ func FuzzDecode(f *testing.F) {
 	f.Add(bodyOf(f, syn))
 	v3, _ := format.Encode(sampleV3()) // key flags, convert_to, original paths, lookup_options entries
 	f.Add(bodyOf(f, v3))
+	v4, err := os.ReadFile("testdata/v4.bundle") // signed, with sealed keys
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(bodyOf(f, v4))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		data := Seal(format.Version, "n", "e", "r", body)
 		b, err := format.Decode(data)
@@ -210,6 +216,11 @@ func FuzzDecode(f *testing.F) {
 		}
 		if err != nil {
 			return
+		}
+		for _, k := range b.Keys {
+			if k.Sealed {
+				return // not unsealed: Encode refuses it, as it must
+			}
 		}
 		// What decodes must encode again and decode to the same bundle.
 		again, err := format.Encode(b)
@@ -361,13 +372,16 @@ func FuzzVerify(f *testing.F) {
 	f.Add(append(bytes.Clone(data), 0))
 	big, _ := format.Encode(Synthetic(2000))
 	f.Add(big)
+	if v4, err := os.ReadFile("testdata/v4.bundle"); err == nil { // signed and sealed
+		f.Add(v4)
+	}
 	f.Fuzz(func(t *testing.T, file []byte) {
 		h, err := format.Verify(bytes.NewReader(file))
 		x, derr := format.DecodeIndex(file)
 		if derr == nil && (err != nil || h != x.Header) {
 			t.Fatalf("DecodeIndex accepts what Verify refuses: %v (%+v vs %+v)", err, h, x.Header)
 		}
-		if err == nil && h.Size != int64(len(file)) {
+		if err == nil && (h.Size > int64(len(file)) || h.Version < 4 && h.Size != int64(len(file))) {
 			t.Fatalf("Verify accepts %d bytes as a bundle of %d", len(file), h.Size)
 		}
 	})

@@ -8,6 +8,8 @@ import (
 	"hash/crc32"
 	"math"
 	"sync"
+
+	"github.com/hieracc/hieracc/format/trust"
 )
 
 // Encode writes b in the newest format version. The output depends only on
@@ -99,6 +101,13 @@ type Encoder struct {
 	tail      []byte
 	sha       hash.Hash
 	sum       [sha256.Size]byte
+
+	// The bundle being encoded: how it is protected, the envelope of its
+	// sealed keys (nil when none are) and their blobs, by key (nil for a
+	// plain key).
+	protect  Protection
+	envelope *trust.Envelope
+	blobs    [][]byte
 
 	maxRemembered int  // Reset beyond this
 	oneShot       bool // Encode's: remember nothing across bundles
@@ -198,6 +207,21 @@ func (e *Encoder) Encode(b *Bundle) ([]byte, error) {
 // like Encode; on error it returns dst unchanged. With a reused dst, it
 // allocates nothing once e has seen a few bundles.
 func (e *Encoder) Append(dst []byte, b *Bundle) ([]byte, error) {
+	return e.AppendWith(dst, b, Protection{})
+}
+
+// AppendWith is Append with signing and sealing (see Protection).
+func (e *Encoder) AppendWith(dst []byte, b *Bundle, p Protection) ([]byte, error) {
+	var seal *trust.Seal
+	e.envelope = nil
+	if p.Recipient != nil {
+		var err error
+		if seal, e.envelope, err = trust.NewEnvelope(p.Recipient, p.Signer, b.Node, b.Environment); err != nil {
+			return dst, err
+		}
+	}
+	e.protect = p
+	defer func() { e.envelope, e.protect = nil, Protection{} }()
 	if e.remembered() > e.maxRemembered || len(e.glob.scalars) > maxScalarBytes || len(e.glob.kids) > maxKids || len(e.recData) > maxScalarBytes {
 		e.Reset()
 	}
@@ -230,20 +254,28 @@ func (e *Encoder) Append(dst []byte, b *Bundle) ([]byte, error) {
 	}
 	out = append(out, magic...)
 	out = appendUint(out, Version)
-	out = appendArrayLen(out, 6)
+	out = appendArrayLen(out, 7)
 	out = appendBin(out, digest)
 	out = appendUint(out, uint64(bodyLen))
 	out = appendString(out, b.Node)
 	out = appendString(out, b.Environment)
 	out = appendString(out, b.Revision)
+	out = appendSeal(out, seal)
 	out = appendFixed32(out, crc32.Checksum(out[start:], castagnoli))
 	if n := len(out) - start; n > maxHeader {
 		return dst, fmt.Errorf("format: header of %d bytes exceeds %d: node, environment or revision too long", n, maxHeader)
 	}
+	var sig *trust.Signature
+	if p.Signer != nil {
+		var err error
+		if sig, err = p.Signer.Sign(signedMessage(string(out[start:]))); err != nil {
+			return dst, err
+		}
+	}
 	for _, p := range parts {
 		out = append(out, p...)
 	}
-	return out, nil
+	return appendSignature(out, sig), nil
 }
 
 // fastEnd is where the fast part of the value table ends in e.vals.
@@ -289,9 +321,25 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	refs := e.refs[:0]
 	memo := e.keyRecs[:0]
 	defer func() { e.refs, e.keyRecs = refs, memo }()
+	blobs := e.blobs[:0]
+	defer func() { clear(blobs); e.blobs = blobs[:0] }()
 	for i := range b.Keys {
 		k := &b.Keys[i]
 		m := keyMemo{rec: -1, value: -1}
+		if k.Sealed {
+			return fmt.Errorf("format: key %q is sealed and was not unsealed: it cannot be written again", k.Name)
+		}
+		if e.envelope != nil && e.protect.sealed(k) {
+			blob, err := sealKey(e.envelope, b.Node, k)
+			if err != nil {
+				return fmt.Errorf("format: sealing key %q: %w", k.Name, err)
+			}
+			blobs = append(blobs, blob)
+			refs = append(refs, -1, -1)
+			memo = append(memo, m)
+			continue
+		}
+		blobs = append(blobs, nil)
 		if useRecs && k.Asked == nil { // a keyRec has no room for Asked
 			m.rec = e.findRec(i, k)
 			if m.rec < 0 {
@@ -324,6 +372,9 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	hits, misses := 0, 0
 	for i := range b.Keys {
 		k := &b.Keys[i]
+		if blobs[i] != nil {
+			continue
+		}
 		if r := memo[i].rec; r >= 0 {
 			// Contributions met before: their values' ids are known, and
 			// none is an error.
@@ -385,6 +436,10 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	cr := refs[2*len(b.Keys):]
 	for i := range b.Keys {
 		k := &b.Keys[i]
+		if blobs[i] != nil {
+			t = append(t, mNil) // sealed: its details are in its blob
+			continue
+		}
 		t = appendArrayLen(t, 7)
 		t = appendMerge(t, k.Merge)
 		if r := memo[i].rec; r >= 0 {
@@ -433,6 +488,12 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	for i := range b.Keys {
 		w = appendArrayLen(w, 4)
 		w = appendString(w, b.Keys[i].Name)
+		if blobs[i] != nil {
+			w = appendBin(w, blobs[i])
+			w = append(w, mNil)
+			w = appendUint(w, keyFlags(&b.Keys[i])|keySealed)
+			continue
+		}
 		w = appendRef(w, refs[2*i])
 		w = appendRef(w, refs[2*i+1])
 		w = appendUint(w, keyFlags(&b.Keys[i]))

@@ -36,17 +36,19 @@ func refEncode(b *Bundle) ([]byte, error) {
 	w := refNewWriter(&buf)
 	w.string(magic[1:])
 	w.uint(Version)
-	w.array(6)
+	w.array(7)
 	w.bytes(digest[:])
 	w.uint(uint64(len(body)))
 	w.string(b.Node)
 	w.string(b.Environment)
 	w.string(b.Revision)
+	buf.WriteByte(0xc0) // no seal (version 4)
 	w.fixed32(crc32.Checksum(buf.Bytes(), castagnoli))
 	if buf.Len() > maxHeader {
 		return nil, fmt.Errorf("format: header of %d bytes exceeds %d: node, environment or revision too long", buf.Len(), maxHeader)
 	}
 	buf.Write(body)
+	buf.WriteByte(0xc0) // no signature (version 4)
 	return buf.Bytes(), w.err
 }
 

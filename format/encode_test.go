@@ -2,6 +2,7 @@ package format_test
 
 import (
 	"bytes"
+	"crypto"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/hieracc/hieracc/format"
@@ -174,8 +176,8 @@ func TestMsgpack(t *testing.T) {
 		}
 		got = append(got, v)
 	}
-	if len(got) != 4 || got[0] != "hieracc-bundle" || fmt.Sprint(got[1]) != fmt.Sprint(format.Version) {
-		t.Fatalf("stream = %d values starting %v %v, want magic, version, header, body", len(got), got[0], got[1])
+	if len(got) != 5 || got[0] != "hieracc-bundle" || fmt.Sprint(got[1]) != fmt.Sprint(format.Version) || got[4] != nil {
+		t.Fatalf("stream = %d values starting %v %v, want magic, version, header, body, signature (nil)", len(got), got[0], got[1])
 	}
 	if body, ok := got[3].([]any); !ok || len(body) != 7 {
 		t.Fatalf("body = %T, want array of 7 sections", got[3])
@@ -303,10 +305,16 @@ func TestGoldenV3(t *testing.T) { testGolden(t, 3, sampleV3()) }
 // sample. While version is the newest, -update rewrites the file and
 // Encode must reproduce it byte for byte.
 func testGolden(t *testing.T, version int, sample *format.Bundle) {
+	testGoldenWith(t, version, sample, format.Protection{}, nil)
+}
+
+// testGoldenWith is testGolden for a bundle encoded with protection p and
+// opened with key.
+func testGoldenWith(t *testing.T, version int, sample *format.Bundle, p format.Protection, key crypto.PrivateKey) {
 	golden := fmt.Sprintf("testdata/v%d.bundle", version)
 	newest := version == format.Version
 	if *update && newest {
-		data, err := format.Encode(sample)
+		data, err := format.EncodeWith(sample, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -324,11 +332,20 @@ func testGolden(t *testing.T, version int, sample *format.Bundle) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := format.Decode(data)
+	x, err := format.DecodeIndex(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(sample, got, Cmp); d != "" {
+	if key != nil {
+		if err := x.Unseal(key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := x.Bundle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(sample, got, Cmp, cmpopts.IgnoreFields(format.Key{}, "Ciphertext")); d != "" {
 		t.Errorf("decoded %s (-want +got):\n%s", golden, d)
 	}
 	f, err := os.Open(golden)
@@ -340,11 +357,11 @@ func testGolden(t *testing.T, version int, sample *format.Bundle) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Version != version || h.Node != "web01.example.com" || h.Size != int64(len(data)) {
+	if h.Version != version || h.Node != "web01.example.com" || h.Size > int64(len(data)) || version < 4 && h.Size != int64(len(data)) {
 		t.Errorf("header = %+v", h)
 	}
 	if newest {
-		enc, err := format.Encode(sample)
+		enc, err := format.EncodeWith(sample, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -372,7 +389,7 @@ func TestReadHeader(t *testing.T) {
 	if d := cmp.Diff(x.Header, h); d != "" {
 		t.Errorf("ReadHeader (-DecodeIndex +ReadHeader):\n%s", d)
 	}
-	if h.Node != b.Node || h.Size != int64(len(data)) {
+	if h.Node != b.Node || h.Size != int64(len(data))-1 { // the signature (nil) follows
 		t.Errorf("header = %q, %d", h.Node[:20], h.Size)
 	}
 	// Equal data, different revision and node: equal digests.

@@ -87,6 +87,9 @@ func FuzzVerifyFile(f *testing.F) {
 	f.Add(data[:len(data)/2])
 	f.Add(Seal(1, "n", "e", "r", []byte{0x90}))
 	f.Add([]byte("not a bundle"))
+	if v4, err := os.ReadFile("testdata/v4.bundle"); err == nil { // signed and sealed
+		f.Add(v4)
+	}
 	file := filepath.Join(f.TempDir(), "n.bundle")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if err := os.WriteFile(file, data, 0o600); err != nil {

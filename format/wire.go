@@ -3,12 +3,14 @@ package format
 import (
 	"errors"
 	"math/bits"
+
+	"github.com/hieracc/hieracc/format/trust"
 )
 
 // Version is the format version Encode writes. Decoders read every version
 // up to it; a version number's meaning never changes once released (see
 // SPEC.md, "Compatibility").
-const Version = 3
+const Version = 4
 
 // Key flags (format version 2): a bit set, the last field of a key.
 const (
@@ -16,6 +18,7 @@ const (
 	keySensitive = 1 << 1
 	keyConverts  = 1 << 2
 	keyAsked     = 1 << 3 // the key's details hold Asked
+	keySealed    = 1 << 4 // version 4: the key's value is a sealed blob, its details nil
 )
 
 // magic opens every bundle: the msgpack encoding of the string
@@ -34,6 +37,8 @@ const (
 	MaxNodes = 1 << 24
 	// maxHeader bounds the header (magic to CRC), chiefly its strings.
 	maxHeader = 1 << 16
+	// maxSignature bounds version 4's signature, chiefly its certificates.
+	maxSignature = 1 << 20
 )
 
 // Errors a decoder returns, wrapped with details; test with errors.Is.
@@ -50,7 +55,13 @@ type Header struct {
 	Node        string
 	Environment string
 	Revision    string
-	Size        int64 // of the whole encoding, header included
+	// Size is the length of the encoding from its first byte to the end
+	// of the body: the whole file up to version 3; version 4's signature
+	// follows.
+	Size int64
+	// Seal is version 4's seal: the node's secrets are encrypted to the
+	// certificate it names; its Scheme is "" when they are not.
+	Seal trust.Seal
 }
 
 // Constants of the key hash (from wyhash; any odd, well-mixed constants

@@ -98,6 +98,9 @@ func (b *Bundle) Explain(key string) (*Explanation, error) {
 	e := &Explanation{Root: k.Root}
 	var dk *format.Key
 	if i := b.x.Find(k.Root); i >= 0 {
+		if err := b.sealed(i, key); err != nil {
+			return nil, err
+		}
 		dk = &d.Keys[i]
 		e.Merge, e.MergeFrom, e.DefaultMerge = dk.Merge, dk.MergeFrom, dk.DefaultMerge
 		e.Secret = dk.Secret || dk.Sensitive()

@@ -1,22 +1,45 @@
 package runtime_test
 
 import (
+	"os"
 	"testing"
 
 	"github.com/hieracc/hieracc/format"
 	. "github.com/hieracc/hieracc/format/formattest"
+	"github.com/hieracc/hieracc/format/trust"
 	"github.com/hieracc/hieracc/runtime"
 )
 
 // FuzzOpen opens arbitrary bytes: mostly a test of the header and the
 // checks before the digest. Seeds: testdata/fuzz/FuzzOpen.
+//
+// Signed and sealed bundles too: the committed version 4 sample (signed,
+// its secrets sealed) is a seed, and each input is also opened with its
+// signer's public key and its node's private key.
 func FuzzOpen(f *testing.F) {
 	data, err := format.Encode(Sample())
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(data)
+	const fixtures = "../format/testdata/trust"
+	sealed, err := os.ReadFile("../format/testdata/v4.bundle")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(sealed)
+	v, err := trust.ReadKeyVerifier(fixtures + "/signer/ed25519.pub")
+	if err != nil {
+		f.Fatal(err)
+	}
+	key, _, err := trust.ReadPrivateKey(fixtures + "/ssl/private_keys/web01.example.com.pem")
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if b, err := runtime.OpenBytesWith(data, runtime.Trust{Verifier: v, Key: key}); err == nil {
+			exercise(t, b, "ntp::servers")
+		}
 		b, err := runtime.OpenBytes(data)
 		if err != nil {
 			return

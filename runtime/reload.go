@@ -14,16 +14,22 @@ import (
 // agents read it. Writers should replace the file atomically (write a
 // temporary file, then rename it over the old one).
 type Reloader struct {
-	path string
-	cur  atomic.Pointer[Bundle]
+	path  string
+	trust Trust
+	cur   atomic.Pointer[Bundle]
 
 	mu   sync.Mutex // serialises Reload
 	stat os.FileInfo
 }
 
 // NewReloader opens the bundle at path.
-func NewReloader(path string) (*Reloader, error) {
-	r := &Reloader{path: path}
+func NewReloader(path string) (*Reloader, error) { return NewReloaderWith(path, Trust{}) }
+
+// NewReloaderWith opens the bundle at path as OpenWith does, and every
+// new one the same way: a new bundle that t's verifier refuses, or that
+// t's key does not open, leaves the last good one in place.
+func NewReloaderWith(path string, t Trust) (*Reloader, error) {
+	r := &Reloader{path: path, trust: t}
 	if _, err := r.Reload(); err != nil {
 		return nil, err
 	}
@@ -57,12 +63,12 @@ func (r *Reloader) Reload() (changed bool, err error) {
 	if cur != nil {
 		// Rewritten with the same header (so the same digest) and size:
 		// keep the bundle already verified against that digest.
-		if h, err := format.ReadHeader(bytes.NewReader(data)); err == nil && h == cur.Header() && h.Size == int64(len(data)) {
+		if h, err := format.ReadHeader(bytes.NewReader(data)); err == nil && h == cur.Header() && h.Size <= int64(len(data)) {
 			r.stat = fi
 			return false, nil
 		}
 	}
-	b, err := OpenBytes(data)
+	b, err := OpenBytesWith(data, r.trust)
 	if err != nil {
 		return false, fmt.Errorf("runtime: reload %s: %w", r.path, err)
 	}

@@ -29,13 +29,20 @@
 // its Watch reloads whenever the file is replaced, keeping the last good
 // bundle.
 //
+// Signed and sealed bundles (format version 4): OpenWith, OpenBytesWith
+// and NewReloaderWith take a Trust, a verifier that refuses bundles CI
+// did not sign (a *SignatureError: ErrUnsigned, ErrBadSignature,
+// ErrUntrusted) and the node's private key that opens the secrets sealed
+// to it (ErrWrongKey when it is another node's). Without the key, a
+// lookup of a sealed key fails with a *SealedError (ErrSealed) and every
+// other key reads.
+//
 // Values returned are shared with the bundle and with other callers: they
 // must not be modified. A *Bundle is safe for concurrent use.
 package runtime
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 
@@ -68,40 +75,32 @@ type Bundle struct {
 
 // Open reads and verifies the bundle at path (magic, version, checksums).
 // Only a regular file is read (see format.ReadFile).
-func Open(path string) (*Bundle, error) {
-	data, err := format.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("runtime: %w", err)
-	}
-	b, err := OpenBytes(data)
-	if err != nil {
-		return nil, fmt.Errorf("runtime: open %s: %w", path, err)
-	}
-	return b, nil
-}
+func Open(path string) (*Bundle, error) { return OpenWith(path, Trust{}) }
 
 // OpenBytes verifies and opens an encoded bundle. It does not keep data.
 func OpenBytes(data []byte) (*Bundle, error) {
-	x, err := format.DecodeIndex(data)
-	if err != nil {
-		return nil, err
-	}
+	return OpenBytesWith(data, Trust{})
+}
+
+// newBundle makes the Bundle of a decoded index.
+func newBundle(x *format.Index) *Bundle {
 	b := &Bundle{x: x, simple: x.NodeError == nil && len(x.ModuleErrors) == 0}
 	for i := range x.Keys {
-		if name := x.Keys[i].Name; name == lookupOptions || dottedOrQuoted(name) {
+		// Sealed keys (not opened) take the slow path, which says so.
+		if name := x.Keys[i].Name; name == lookupOptions || dottedOrQuoted(name) || x.Keys[i].Sealed {
 			if b.odd == nil {
 				b.odd = make([]bool, len(x.Keys))
 			}
 			b.odd[i] = true
 		}
-		if k := &x.Keys[i]; k.Sensitive {
+		if k := &x.Keys[i]; k.Sensitive && !k.Sealed {
 			if b.sens == nil {
 				b.sens = make([]*Sensitive, len(x.Keys))
 			}
 			b.sens[i] = &Sensitive{v: k.Value}
 		}
 	}
-	return b, nil
+	return b
 }
 
 // dottedOrQuoted reports whether hiera.ParseKey would split name.
@@ -181,6 +180,9 @@ func (b *Bundle) search(key string, merge *format.Merge) (any, bool, error) {
 	i := b.x.Find(k.Root)
 	if i < 0 {
 		return nil, false, nil
+	}
+	if err := b.sealed(i, key); err != nil {
+		return nil, false, err
 	}
 	ik := &b.x.Keys[i]
 	if merge == nil && ik.Err == nil && len(k.Segments) == 0 {

@@ -47,6 +47,7 @@ type compileFlags struct {
 	progress                               string // --progress: auto, always or never
 	pkcs7Private, pkcs7Public              string // eyaml keys
 	shard                                  string // --shard K/N
+	signKey, signCert, sealTo, sealMissing string // signing and sealing (format version 4)
 }
 
 // eyamlFlags registers the eyaml key flags (compile, and diff --git).
@@ -82,6 +83,10 @@ func runCompile(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.progress, "progress", "auto", "")
 	f.eyamlFlags(fl)
 	fl.StringVar(&f.shard, "shard", "", "")
+	fl.StringVar(&f.signKey, "sign-key", "", "")
+	fl.StringVar(&f.signCert, "sign-cert", "", "")
+	fl.StringVar(&f.sealTo, "seal-to", "", "")
+	fl.StringVar(&f.sealMissing, "seal-missing", "", "")
 	rest, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -106,6 +111,12 @@ func runCompile(c *cmdEnv, args []string) int {
 		return c.usageError("--jobs must be 0 (one per CPU) or more, not %d", f.jobs)
 	case f.environment == "":
 		return c.usageError("--environment must not be empty")
+	case f.sealMissing != "" && f.sealMissing != build.SealMissingError && f.sealMissing != build.SealMissingPlain:
+		return c.usageError("--seal-missing must be %s or %s, not %q", build.SealMissingError, build.SealMissingPlain, f.sealMissing)
+	case f.sealMissing != "" && f.sealTo == "":
+		return c.usageError("--seal-missing goes with --seal-to CERTDIR")
+	case f.signCert != "" && f.signKey == "":
+		return c.usageError("--sign-cert goes with --sign-key KEY")
 	}
 	if msg := f.parseOverrides(); msg != "" {
 		return c.usageError("%s", msg)
@@ -214,7 +225,8 @@ func (f *compileFlags) config() build.Config {
 	cfg := build.Config{Env: f.env, Modules: f.modules, Global: f.global, Environment: f.environment,
 		Facts: f.facts, Out: f.out, KeepGoing: f.keepGoing, Strict: f.strict, Full: f.full, Jobs: f.jobs,
 		PKCS7PrivateKey: f.pkcs7Private, PKCS7PublicKey: f.pkcs7Public, Mounts: f.mounts,
-		PuppetDB: f.puppetdb, FactOverrides: f.overrides}
+		PuppetDB: f.puppetdb, FactOverrides: f.overrides,
+		SignKey: f.signKey, SignCert: f.signCert, SealTo: f.sealTo, SealMissing: f.sealMissing}
 	if f.envFromFacts {
 		cfg.EnvRoot = f.envRoot
 	}

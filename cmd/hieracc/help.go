@@ -174,6 +174,29 @@ Flags:
                        the keys of every eyaml level (lookup_key:
                        eyaml_lookup_key), instead of the files its options
                        name (pkcs7_private_key, pkcs7_public_key).
+  --sign-key FILE      sign every bundle with the private key in FILE (PEM:
+                       Ed25519, ECDSA P-256 or RSA; PKCS#8, or PKCS#1 and
+                       SEC1 as Puppet writes them). Certificates that follow
+                       the key in FILE go with the signature, leaf first, so
+                       that agents can check it against a CA ('verify --ca').
+                       The signature covers the node, environment, revision,
+                       the seal and the body's digest. Signed bundles are
+                       reproducible: the same inputs give the same bytes
+                       (sealed to RSA certificates, the same body: RSA-OAEP
+                       pads at random).
+  --sign-cert FILE     the signing key's certificate chain, leaf first,
+                       instead of the certificates in --sign-key's file.
+  --seal-to CERTDIR    seal each node's secrets (keys holding text decrypted
+                       from eyaml's ENC[...], and Sensitive ones) to its
+                       Puppet agent certificate, CERTDIR/<certname>.pem (the
+                       Puppet CA's /etc/puppetlabs/puppetserver/ca/signed;
+                       RSA or EC P-256): their values, errors and sources are
+                       encrypted, and only the node's private key opens
+                       them. The other keys stay plain. A node without a
+                       certificate is an error.
+  --seal-missing plain write the bundles of nodes without a certificate in
+                       CERTDIR with their secrets in plain text, as without
+                       --seal-to (default: error).
   --shard K/N          compile only the nodes of shard K of N (K from 1 to N;
                        from a 0-based index, give index+1), so that N machines
                        share a compile with no coordinator. A node's shard is
@@ -215,6 +238,33 @@ Example:
 Exit codes:
   0  bundles written; there may be warnings
   1  errors (nothing written without --keep-going), or writing failed
+  2  bad command line
+`
+
+const verifyUsage = `Usage:
+  hieracc verify (--key FILE | --ca FILE) PATH...
+
+Checks every bundle of the folders 'hieracc compile' wrote (their --out; a
+folder of the shards' folders too), or of the bundle files given: each must
+be whole (its digest holds), signed ('compile --sign-key'), by a trusted
+signer, and named after the node it holds. Each bad bundle is named on
+stderr with what is wrong: not signed, changed since it was signed, signed by
+another signer, damaged, or renamed.
+
+Flags:
+  --key FILE   the public keys that may have signed (PEM: PUBLIC KEY blocks,
+               or certificates whose keys are taken).
+  --ca FILE    the CA certificates that must have issued the signer's
+               certificate (PEM), which the bundle carries: Puppet's
+               ssl/certs/ca.pem, when CI signs with a certificate from the
+               Puppet CA.
+
+Example:
+  hieracc verify --key ci-signing.pub bundles/
+
+Exit codes:
+  0  every bundle verified
+  1  a bundle failed (each is named), or none was found
   2  bad command line
 `
 
@@ -264,6 +314,10 @@ Flags:
                         key (the key itself or a regexp), the file, line and
                         level where it is written, and the merge it sets.
   --show-secrets        with --explain: show those values too.
+  --private-key FILE    the node's private key (Puppet's
+                        ssl/private_keys/<certname>.pem), which opens the
+                        keys 'compile --seal-to' sealed to the node. Without
+                        it, looking up such a key fails, saying it is sealed.
 
 Errors go to stderr with Puppet's message, for example
   Function lookup() did not find a value for the name 'KEY'

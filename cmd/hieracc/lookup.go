@@ -12,6 +12,7 @@ import (
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundleset"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ptype"
+	"github.com/hieracc/hieracc/format/trust"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -27,6 +28,8 @@ type lookupFlags struct {
 	nodes                                        stringList // --node, repeatable; globs allowed
 	sortArrays, hashArrays, explain, showSecrets bool
 	explainOptions                               bool
+	privateKey                                   string          // --private-key: opens sealed keys
+	trust                                        *runtime.Trust  // of privateKey, once read
 	set                                          map[string]bool // flags given
 	folder                                       *bundleset.Set  // the bundles of --bundle, once read
 }
@@ -46,6 +49,7 @@ func runLookup(c *cmdEnv, args []string) int {
 	fl.BoolVar(&f.explain, "explain", false, "")
 	fl.BoolVar(&f.explainOptions, "explain-options", false, "")
 	fl.BoolVar(&f.showSecrets, "show-secrets", false, "")
+	fl.StringVar(&f.privateKey, "private-key", "", "")
 	keys, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -245,7 +249,17 @@ func (f *lookupFlags) open(node string) (*runtime.Bundle, error) {
 			return nil, fmt.Errorf("no bundle for node %s in %s (%s does not exist)", node, f.bundle, file)
 		}
 	}
-	b, err := runtime.Open(file)
+	if f.trust == nil {
+		f.trust = &runtime.Trust{}
+		if f.privateKey != "" {
+			key, _, err := trust.ReadPrivateKey(f.privateKey)
+			if err != nil {
+				return nil, fmt.Errorf("--private-key: %v", cleanPathErr(err))
+			}
+			f.trust.Key = key
+		}
+	}
+	b, err := runtime.OpenWith(file, *f.trust)
 	if err != nil {
 		return nil, err
 	}
@@ -265,6 +279,9 @@ func notFoundMessage(keys []string) string {
 // where the failure was recorded when the bundle knows.
 func lookupError(err error) string {
 	msg := err.Error()
+	if errors.Is(err, runtime.ErrSealed) {
+		return msg + " (--private-key FILE: the node's ssl/private_keys/<certname>.pem)"
+	}
 	var fe *format.Error
 	if errors.As(err, &fe) && fe.File != "" && !strings.Contains(msg, fe.File) {
 		msg += " (" + fe.Pos.String() + ")"

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/hieracc/hieracc/format/formattest"
 )
 
 // More commands and conditions for testdata/script.
@@ -84,4 +86,18 @@ func scriptCondition(cond string) (bool, error) {
 		return os.Geteuid() == 0, nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
+}
+
+// cmdPKI makes the keys and certificates of a test fleet in Puppet's
+// layout (formattest.PKI): pki DIR [-ec] NODE...
+func cmdPKI(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: pki DIR [-ec] NODE...")
+	}
+	ec := len(args) > 1 && args[1] == "-ec"
+	nodes := args[1:]
+	if ec {
+		nodes = args[2:]
+	}
+	ts.Check(formattest.PKI(ts.MkAbs(args[0]), ec, nodes...))
 }

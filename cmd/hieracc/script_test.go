@@ -42,6 +42,7 @@ func TestScripts(t *testing.T) {
 			"notemp":   cmdNotemp,
 			"exitcode": cmdExitcode, // script_cmds_test.go
 			"bigfile":  cmdBigfile,
+			"pki":      cmdPKI,
 		},
 		Condition: scriptCondition,
 	})

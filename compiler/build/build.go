@@ -77,6 +77,17 @@ type Config struct {
 	// whatever the levels' options name.
 	PKCS7PrivateKey, PKCS7PublicKey string
 
+	// SignKey, when set, is the PEM file of the key every bundle is
+	// signed with (Ed25519, ECDSA P-256 or RSA; PKCS#8, or PKCS#1 and
+	// SEC1 as Puppet writes them); the certificates that follow the key
+	// in the file, or those of SignCert, go with the signature.
+	SignKey, SignCert string
+	// SealTo, when set, is a folder of node certificates, Puppet's
+	// ssl/certs (<certname>.pem, RSA or EC P-256): each node's secret and
+	// sensitive keys are sealed to its certificate. A node without one is
+	// an error, unless SealMissing is SealMissingPlain.
+	SealTo, SealMissing string
+
 	// Shard, when set, limits the build to the nodes of one shard of the
 	// fleet (see shard.go); the zero Shard is the whole fleet.
 	Shard Shard
@@ -146,6 +157,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	prot, err := cfg.protector()
+	if err != nil {
+		return nil, err
+	}
 	stateFile := StateFileOf(cfg.Shard)
 
 	// One build at a time writes into Out, from reading its state to
@@ -170,7 +185,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	cur := &buildState{Version: stateVersion, Binary: binaryDigest(), Files: files, Stats: stats,
 		Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s;revision=%s;read=%s",
-			cfg.Environment, in.ModulesDir, in.GlobalDir, cfg.Revision, strings.Join(roots, ";"))}
+			cfg.Environment, in.ModulesDir, in.GlobalDir, cfg.Revision, strings.Join(roots, ";")) + prot.settings}
 	if len(cfg.FactOverrides) > 0 {
 		var texts []string
 		for _, o := range cfg.FactOverrides {
@@ -194,6 +209,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// its nodes and those whose nodes are not known (they may be its).
 	set, factProbs = cfg.Shard.keep(set, factProbs)
 	sums := set.sums
+	prot.certSums(sums)
 	dirty, full, unchanged := plan(cfg.Out, prev, cur, set.certnames(), sums)
 	nodes, _, more := set.compile(func(name string) bool { return full || dirty[name] })
 	factProbs = append(factProbs, more...)
@@ -209,6 +225,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	defer w.Discard() // whatever was not committed
 	r := &Report{Nodes: len(in.Nodes), Incremental: !full, Unchanged: len(unchanged)}
 	r.addFacts(factProbs, cfg.Strict)
+	for _, d := range prot.check(nodeNames(in.Nodes)) {
+		r.add(d, cfg.Strict)
+	}
 	var keysMu sync.Mutex
 	done := 0
 	if cfg.Progress != nil {
@@ -223,7 +242,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		keysMu.Unlock()
 		rec.record(b, sums[b.Node])
-		return w.Stage(b)
+		p, ok := prot.of(b.Node)
+		if !ok {
+			return nil // no certificate to seal to: reported
+		}
+		return w.Stage(b, p)
 	}
 	res, err := compiler.Compile(ctx, in)
 	if err != nil {

@@ -73,6 +73,10 @@ func runEnvs(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	slices.Sort(envs)
 
+	prot, err := cfg.protector()
+	if err != nil {
+		return nil, err
+	}
 	stage.RemoveStale(cfg.Out)
 	w := stage.NewWriter(cfg.Out)
 	defer w.Discard()
@@ -80,6 +84,9 @@ func runEnvs(ctx context.Context, cfg Config) (*Report, error) {
 	r.addFacts(probs, cfg.Strict)
 	for _, env := range envs {
 		r.Nodes += len(groups[env])
+		for _, d := range prot.check(nodeNames(groups[env])) {
+			r.add(d, cfg.Strict)
+		}
 	}
 	var mu sync.Mutex
 	done := 0
@@ -102,7 +109,11 @@ func runEnvs(ctx context.Context, cfg Config) (*Report, error) {
 				cfg.Progress(done, r.Nodes)
 			}
 			mu.Unlock()
-			return w.Stage(b)
+			p, ok := prot.of(b.Node)
+			if !ok {
+				return nil // no certificate to seal to: reported
+			}
+			return w.Stage(b, p)
 		}
 		res, err := compiler.Compile(ctx, in)
 		if err != nil {

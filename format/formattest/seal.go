@@ -13,7 +13,8 @@ import (
 // parsing the header as SPEC.md describes it, independently of package
 // format.
 func Split(data []byte) (version int, node, env, rev string, body []byte, err error) {
-	d := msgpack.NewDecoder(bytes.NewReader(data))
+	br := bytes.NewReader(data)
+	d := msgpack.NewDecoder(br) // reads br byte by byte: br.Len() is what is left
 	var magic string
 	var n int
 	var digest []byte
@@ -28,7 +29,11 @@ func Split(data []byte) (version int, node, env, rev string, body []byte, err er
 	if version, err = d.DecodeInt(); err != nil {
 		return
 	}
-	if n, err = d.DecodeArrayLen(); err != nil || n != 6 {
+	fields := 6
+	if version >= 4 {
+		fields = 7 // seal
+	}
+	if n, err = d.DecodeArrayLen(); err != nil || n != fields {
 		err = fmt.Errorf("header: %d fields, %v", n, err)
 		return
 	}
@@ -44,33 +49,50 @@ func Split(data []byte) (version int, node, env, rev string, body []byte, err er
 			return
 		}
 	}
+	if fields == 7 {
+		if _, err = d.DecodeInterface(); err != nil {
+			return
+		}
+	}
 	if _, err = d.DecodeUint32(); err != nil {
 		return
 	}
-	if bodyLen > uint64(len(data)) {
-		err = fmt.Errorf("body length %d > %d", bodyLen, len(data))
+	off := len(data) - br.Len()
+	if bodyLen > uint64(len(data)-off) {
+		err = fmt.Errorf("body length %d > %d", bodyLen, len(data)-off)
 		return
 	}
-	body = data[len(data)-int(bodyLen):]
+	body = data[off : off+int(bodyLen)]
 	return
 }
 
-// Seal builds a bundle around body with a correct digest and checksum, so
-// that tests can feed a decoder arbitrary bodies.
+// Seal builds a bundle around body with a correct digest and checksum
+// (from version 4, neither sealed nor signed), so that tests can feed a
+// decoder arbitrary bodies.
 func Seal(version int, node, env, rev string, body []byte) []byte {
 	var buf bytes.Buffer
 	e := msgpack.NewEncoder(&buf)
 	digest := sha256.Sum256(body)
 	_ = e.EncodeString("hieracc-bundle")
 	_ = e.EncodeInt(int64(version))
-	_ = e.EncodeArrayLen(6)
+	fields := 6
+	if version >= 4 {
+		fields = 7
+	}
+	_ = e.EncodeArrayLen(fields)
 	_ = e.EncodeBytes(digest[:])
 	_ = e.EncodeUint(uint64(len(body)))
 	_ = e.EncodeString(node)
 	_ = e.EncodeString(env)
 	_ = e.EncodeString(rev)
+	if fields == 7 {
+		_ = e.EncodeNil() // no seal
+	}
 	_ = e.EncodeUint32(crc32.Checksum(buf.Bytes(), crc32.MakeTable(crc32.Castagnoli)))
 	buf.Write(body)
+	if version >= 4 {
+		buf.WriteByte(0xc0) // no signature
+	}
 	return buf.Bytes()
 }
 

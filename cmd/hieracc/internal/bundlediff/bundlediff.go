@@ -187,6 +187,9 @@ type Side struct {
 	// Secret: the key holds text decrypted from ENC[...], and Value and
 	// Keys are left out (Filter.ShowSecrets shows them).
 	Secret bool
+	// Sealed: the key is sealed to the node (format version 4), and Secret
+	// too: its value is not in the bundle, and its sources are unknown.
+	Sealed bool
 	// Sources are the contributions the value came from: the one that won
 	// for a first-found key, every one holding Path for a merged key.
 	Sources []Source

@@ -304,6 +304,13 @@ func diffKey(name string, od *format.Bundle, o *format.Key, nd *format.Bundle, n
 		return []Change{{Key: name, Kind: Added, New: keySide(nd, n)}}
 	case n == nil:
 		return []Change{{Key: name, Kind: Removed, Old: keySide(od, o)}}
+	case o.Sealed || n.Sealed:
+		// Sealed to the node: the ciphertexts change exactly when the
+		// key's value, error or sources do (when signed; see SPEC.md).
+		if o.Sealed && n.Sealed && o.Ciphertext == n.Ciphertext {
+			return nil
+		}
+		return []Change{{Key: name, Kind: Changed, Old: keySide(od, o), New: keySide(nd, n)}}
 	case o.Err != nil || n.Err != nil:
 		if sameError(o.Err, n.Err) {
 			return nil
@@ -331,6 +338,9 @@ func diffKey(name string, od *format.Bundle, o *format.Key, nd *format.Bundle, n
 
 // keySide is a whole key's value or error, with its sources.
 func keySide(b *format.Bundle, k *format.Key) *Side {
+	if k.Sealed {
+		return &Side{Secret: true, Sealed: true}
+	}
 	if k.Err != nil {
 		return &Side{Err: k.Err, Sources: sources(b, k, nil, nil)}
 	}

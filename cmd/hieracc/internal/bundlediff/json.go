@@ -157,6 +157,7 @@ type jsonSide struct {
 	Type    string          `json:"type,omitempty"`
 	Keys    json.RawMessage `json:"keys,omitempty"`
 	Secret  bool            `json:"secret,omitempty"` // value, type and keys left out
+	Sealed  bool            `json:"sealed,omitempty"` // sealed to the node: not in the bundle
 	Error   *jsonError      `json:"error,omitempty"`
 	Sources []jsonSource    `json:"sources"`
 }
@@ -196,7 +197,7 @@ func newJSONSide(s *Side) *jsonSide {
 	case s.Err != nil:
 		j.Error = &jsonError{Message: s.Err.Message, File: s.Err.File, Line: s.Err.Line, Column: s.Err.Column, Level: s.Err.Level}
 	case s.Secret:
-		j.Secret = true
+		j.Secret, j.Sealed = true, s.Sealed
 	case s.Keys != nil:
 		j.Keys = jsonValue(s.Keys)
 	default:

@@ -98,6 +98,8 @@ func sideValue(s *Side) string {
 			return "error: " + s.Err.Message
 		}
 		return "error: " + errorText(s.Err)
+	case s.Sealed:
+		return sealedText
 	case s.Secret:
 		return secretText
 	case s.Keys != nil:
@@ -105,6 +107,9 @@ func sideValue(s *Side) string {
 	}
 	return display(s.Value)
 }
+
+// sealedText stands for the value of a key sealed to its node.
+const sealedText = "(sealed to the node's certificate)"
 
 // secretText stands for the value of a secret key.
 const secretText = "(secret: decrypted from ENC[...] or Sensitive; --show-secrets shows it)"

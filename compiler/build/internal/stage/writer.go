@@ -63,8 +63,9 @@ func (w *Writer) mkdir() error {
 	return w.dirErr
 }
 
-// Stage encodes b into a temporary file of OUT.
-func (w *Writer) Stage(b *format.Bundle) error {
+// Stage encodes b, signed and sealed as p says, into a temporary file of
+// OUT.
+func (w *Writer) Stage(b *format.Bundle, p format.Protection) error {
 	if err := w.mkdir(); err != nil {
 		return err
 	}
@@ -76,7 +77,7 @@ func (w *Writer) Stage(b *format.Bundle) error {
 	}
 	defer w.encoders.Put(enc)
 	var err error
-	enc.buf, err = enc.enc.Append(enc.buf[:0], b)
+	enc.buf, err = enc.enc.AppendWith(enc.buf[:0], b, p)
 	if err != nil {
 		return fmt.Errorf("encoding the bundle of %s: %v; nothing written", b.Node, err)
 	}

@@ -1,0 +1,281 @@
+package trust
+
+import (
+	"bytes"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/hkdf"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"errors"
+	"fmt"
+)
+
+// Signature is a bundle's signature: its scheme, the signer's certificate
+// chain (DER, leaf first; empty when a bare key signed) and the signature
+// bytes.
+type Signature struct {
+	Scheme string
+	Certs  [][]byte
+	Sig    []byte
+}
+
+// Signer signs bundles with one private key, deterministically: the same
+// message always gets the same signature (Ed25519, ECDSA per RFC 6979,
+// RSA PKCS#1 v1.5). It also derives from its key the bundle keys and
+// ephemeral keys of the bundles it seals, so that a signed and sealed
+// bundle is reproducible.
+type Signer struct {
+	key    crypto.Signer
+	scheme string
+	certs  [][]byte
+	secret []byte // the key in PKCS#8: the secret derivations start from
+}
+
+// NewSigner returns a Signer for key (Ed25519, ECDSA P-256 or RSA) and its
+// certificate chain, leaf first (may be empty). The leaf must hold key's
+// public key.
+func NewSigner(key crypto.Signer, chain []*x509.Certificate) (*Signer, error) {
+	s := &Signer{key: key}
+	switch k := key.(type) {
+	case ed25519.PrivateKey:
+		s.scheme = SchemeEd25519
+	case *ecdsa.PrivateKey:
+		if k.Curve.Params().Name != "P-256" {
+			return nil, fmt.Errorf("trust: ECDSA signing key on %s: only P-256 is supported", k.Curve.Params().Name)
+		}
+		s.scheme = SchemeECDSA
+	case *rsa.PrivateKey:
+		s.scheme = SchemeRSA
+	default:
+		return nil, fmt.Errorf("trust: unsupported signing key type %T", key)
+	}
+	if len(chain) > 0 {
+		if !samePublic(chain[0].PublicKey, key.Public()) {
+			return nil, errors.New("trust: the signing certificate does not hold the signing key's public key")
+		}
+		for _, c := range chain {
+			s.certs = append(s.certs, c.Raw)
+		}
+	}
+	var err error
+	if s.secret, err = x509.MarshalPKCS8PrivateKey(key); err != nil {
+		return nil, fmt.Errorf("trust: %v", err)
+	}
+	return s, nil
+}
+
+// ReadSigner reads a signing key from the PEM file keyFile, with the
+// certificates that follow the key in it, or, when certFile is not "",
+// those of certFile instead.
+func ReadSigner(keyFile, certFile string) (*Signer, error) {
+	key, chain, err := ReadPrivateKey(keyFile)
+	if err != nil {
+		return nil, err
+	}
+	if certFile != "" {
+		if chain, err = ReadCertificates(certFile); err != nil {
+			return nil, err
+		}
+	}
+	return NewSigner(key, chain)
+}
+
+func samePublic(a, b crypto.PublicKey) bool {
+	x, ok := a.(interface{ Equal(crypto.PublicKey) bool })
+	return ok && x.Equal(b)
+}
+
+// Sign signs msg.
+func (s *Signer) Sign(msg []byte) (*Signature, error) {
+	var sig []byte
+	var err error
+	switch s.scheme {
+	case SchemeEd25519:
+		sig, err = s.key.Sign(nil, msg, crypto.Hash(0))
+	default:
+		sum := sha256.Sum256(msg)
+		sig, err = s.key.Sign(nil, sum[:], crypto.SHA256) // nil random: deterministic
+	}
+	if err != nil {
+		return nil, fmt.Errorf("trust: signing: %v", err)
+	}
+	return &Signature{Scheme: s.scheme, Certs: s.certs, Sig: sig}, nil
+}
+
+// derive is a secret of n bytes for purpose, from the signing key and the
+// parts of info (each length-prefixed, so that no two lists collide).
+func (s *Signer) derive(purpose string, n int, info ...[]byte) []byte {
+	return derive(s.secret, purpose, n, info...)
+}
+
+func derive(secret []byte, purpose string, n int, info ...[]byte) []byte {
+	var b bytes.Buffer
+	b.WriteString(purpose)
+	for _, p := range info {
+		b.WriteByte(0)
+		b.WriteByte(byte(len(p) >> 24))
+		b.WriteByte(byte(len(p) >> 16))
+		b.WriteByte(byte(len(p) >> 8))
+		b.WriteByte(byte(len(p)))
+		b.Write(p)
+	}
+	out, err := hkdf.Key(sha256.New, secret, []byte("hieracc v4"), b.String(), n)
+	if err != nil {
+		panic(err) // only for n beyond 255*32
+	}
+	return out
+}
+
+// Verifier checks bundle signatures: against public keys (the signer's
+// key, or a certificate's), or against CA certificates that must have
+// issued the signer's certificate.
+type Verifier struct {
+	keys  []crypto.PublicKey
+	roots *x509.CertPool
+}
+
+// NewKeyVerifier accepts signatures made by any of keys (Ed25519, ECDSA
+// P-256 or RSA public keys).
+func NewKeyVerifier(keys ...crypto.PublicKey) *Verifier { return &Verifier{keys: keys} }
+
+// NewCAVerifier accepts signatures whose signer's certificate (carried in
+// the bundle, with its intermediates) chains to one of roots.
+func NewCAVerifier(roots *x509.CertPool) *Verifier { return &Verifier{roots: roots} }
+
+// ReadKeyVerifier reads the public keys of the PEM file name: PUBLIC KEY
+// blocks, and the keys of CERTIFICATE blocks.
+func ReadKeyVerifier(name string) (*Verifier, error) {
+	blocks, err := readPEM(name)
+	if err != nil {
+		return nil, err
+	}
+	v := &Verifier{}
+	for _, b := range blocks {
+		switch b.Type {
+		case "PUBLIC KEY":
+			k, err := x509.ParsePKIXPublicKey(b.Bytes)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", name, err)
+			}
+			v.keys = append(v.keys, k)
+		case "CERTIFICATE":
+			c, err := x509.ParseCertificate(b.Bytes)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", name, err)
+			}
+			v.keys = append(v.keys, c.PublicKey)
+		}
+	}
+	if len(v.keys) == 0 {
+		return nil, fmt.Errorf("%s: no PUBLIC KEY or CERTIFICATE", name)
+	}
+	return v, nil
+}
+
+// ReadCAVerifier reads the CA certificates of the PEM file name (Puppet's
+// ssl/certs/ca.pem, or the CA that issued the signing certificate).
+func ReadCAVerifier(name string) (*Verifier, error) {
+	certs, err := ReadCertificates(name)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	for _, c := range certs {
+		pool.AddCert(c)
+	}
+	return NewCAVerifier(pool), nil
+}
+
+// SignatureError is a failed verification: Err is ErrUnsigned,
+// ErrBadSignature or ErrUntrusted, Reason says more.
+type SignatureError struct {
+	Err    error
+	Reason string
+}
+
+func (e *SignatureError) Error() string {
+	if e.Reason == "" {
+		return e.Err.Error()
+	}
+	return e.Err.Error() + ": " + e.Reason
+}
+
+func (e *SignatureError) Unwrap() error { return e.Err }
+
+// Verify checks sig (nil when the bundle is unsigned) over msg.
+func (v *Verifier) Verify(sig *Signature, msg []byte) error {
+	if sig == nil {
+		return &SignatureError{Err: ErrUnsigned}
+	}
+	var pub crypto.PublicKey
+	var leaf *x509.Certificate
+	if len(sig.Certs) > 0 {
+		var err error
+		if leaf, err = x509.ParseCertificate(sig.Certs[0]); err != nil {
+			return &SignatureError{Err: ErrBadSignature, Reason: "signer certificate: " + err.Error()}
+		}
+		pub = leaf.PublicKey
+	} else if len(v.keys) == 1 {
+		pub = v.keys[0]
+	}
+	if pub == nil {
+		// A bare signature and several keys: try each.
+		for _, k := range v.keys {
+			if check(sig, k, msg) == nil {
+				return nil
+			}
+		}
+		if v.roots != nil {
+			return &SignatureError{Err: ErrUntrusted, Reason: "signed by a bare key, without a certificate for the CA to vouch for"}
+		}
+		return &SignatureError{Err: ErrBadSignature, Reason: "no trusted key verifies it"}
+	}
+	if err := check(sig, pub, msg); err != nil {
+		return err
+	}
+	if v.roots != nil {
+		if leaf == nil {
+			return &SignatureError{Err: ErrUntrusted, Reason: "signed by a bare key, without a certificate for the CA to vouch for"}
+		}
+		inter := x509.NewCertPool()
+		for _, d := range sig.Certs[1:] {
+			c, err := x509.ParseCertificate(d)
+			if err != nil {
+				return &SignatureError{Err: ErrUntrusted, Reason: "intermediate certificate: " + err.Error()}
+			}
+			inter.AddCert(c)
+		}
+		_, err := leaf.Verify(x509.VerifyOptions{Roots: v.roots, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}})
+		if err != nil {
+			return &SignatureError{Err: ErrUntrusted, Reason: fmt.Sprintf("signer %q: %v", leaf.Subject.CommonName, err)}
+		}
+		return nil
+	}
+	for _, k := range v.keys {
+		if samePublic(k, pub) {
+			return nil
+		}
+	}
+	return &SignatureError{Err: ErrUntrusted, Reason: "the signer's key is none of the trusted keys"}
+}
+
+// check verifies sig over msg with pub; the scheme must fit the key.
+func check(sig *Signature, pub crypto.PublicKey, msg []byte) error {
+	ok := false
+	sum := sha256.Sum256(msg)
+	switch k := pub.(type) {
+	case ed25519.PublicKey:
+		ok = sig.Scheme == SchemeEd25519 && ed25519.Verify(k, msg, sig.Sig)
+	case *ecdsa.PublicKey:
+		ok = sig.Scheme == SchemeECDSA && ecdsa.VerifyASN1(k, sum[:], sig.Sig)
+	case *rsa.PublicKey:
+		ok = sig.Scheme == SchemeRSA && rsa.VerifyPKCS1v15(k, crypto.SHA256, sum[:], sig.Sig) == nil
+	}
+	if !ok {
+		return &SignatureError{Err: ErrBadSignature, Reason: "scheme " + sig.Scheme}
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package runtime
+
+import (
+	"crypto"
+	"errors"
+	"fmt"
+
+	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/trust"
+)
+
+// Trust is how OpenWith, OpenBytesWith and NewReloaderWith check a bundle
+// and open its sealed secrets (format version 4). The zero Trust checks
+// nothing beyond the digest and opens no secret, as Open does.
+type Trust struct {
+	// Verifier, when set, refuses any bundle it does not verify: unsigned
+	// (ErrUnsigned), changed, renamed or damaged since it was signed
+	// (ErrBadSignature), or signed by another signer (ErrUntrusted); the
+	// error is a *SignatureError. See trust.NewKeyVerifier (the signer's
+	// public keys) and trust.NewCAVerifier (a CA that issued the signer's
+	// certificate), or trust.ReadKeyVerifier and trust.ReadCAVerifier.
+	Verifier *trust.Verifier
+	// Key, when set, is the node's private key (Puppet's
+	// ssl/private_keys/<certname>.pem, read with trust.ReadPrivateKey):
+	// the bundle's sealed keys are decrypted once, when it is opened, and
+	// read as the others. A key that is not the bundle's node's fails the
+	// open with ErrWrongKey. Without it, lookups of sealed keys fail with
+	// a *SealedError (ErrSealed) and every other key reads.
+	Key crypto.PrivateKey
+}
+
+// Errors of signed and sealed bundles; test with errors.Is.
+var (
+	ErrUnsigned     = trust.ErrUnsigned
+	ErrBadSignature = trust.ErrBadSignature
+	ErrUntrusted    = trust.ErrUntrusted
+	ErrWrongKey     = trust.ErrWrongKey
+	// ErrSealed is matched by the error of a lookup of a key sealed to
+	// the node, in a bundle opened without the node's private key.
+	ErrSealed = errors.New("sealed")
+)
+
+// SignatureError is a bundle that its Trust's verifier refused: Err is
+// ErrUnsigned, ErrBadSignature or ErrUntrusted.
+type SignatureError = trust.SignatureError
+
+// SealedError is the error of a lookup of a sealed key without the
+// node's private key (see Trust.Key).
+type SealedError struct {
+	Key  string // the key looked up
+	Node string // the node the key is sealed to
+}
+
+func (e *SealedError) Error() string {
+	return fmt.Sprintf("key '%s' is sealed to node %s: opening it takes the node's private key", e.Key, e.Node)
+}
+
+// Is makes errors.Is(err, ErrSealed) true.
+func (e *SealedError) Is(target error) bool { return target == ErrSealed }
+
+// OpenWith is Open with a verifier and the node's private key.
+func OpenWith(path string, t Trust) (*Bundle, error) {
+	data, err := format.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	b, err := OpenBytesWith(data, t)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: open %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// OpenBytesWith is OpenBytes with a verifier and the node's private key.
+func OpenBytesWith(data []byte, t Trust) (*Bundle, error) {
+	x, err := format.DecodeIndex(data)
+	if err != nil {
+		return nil, err
+	}
+	if t.Verifier != nil {
+		if err := x.VerifySignature(t.Verifier); err != nil {
+			return nil, err
+		}
+	}
+	if t.Key != nil {
+		if err := x.Unseal(t.Key); err != nil {
+			return nil, err
+		}
+	}
+	return newBundle(x), nil
+}
+
+// Signature returns the bundle's signature, nil when it is unsigned. It
+// was checked when the bundle was opened only if a verifier was given.
+func (b *Bundle) Signature() *trust.Signature { return b.x.Signature }
+
+// sealed is the error of a lookup of key, whose root is the i-th key, when
+// that key is still sealed; nil otherwise.
+func (b *Bundle) sealed(i int, key string) error {
+	if !b.x.Keys[i].Sealed {
+		return nil
+	}
+	return &SealedError{Key: key, Node: b.x.Node}
+}
