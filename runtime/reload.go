@@ -18,8 +18,10 @@ type Reloader struct {
 	trust Trust
 	cur   atomic.Pointer[Bundle]
 
-	mu   sync.Mutex // serialises Reload
-	stat os.FileInfo
+	mu     sync.Mutex // serialises Reload
+	stat   os.FileInfo
+	bad    os.FileInfo // the file that last failed, and its error
+	badErr error
 }
 
 // NewReloader opens the bundle at path.
@@ -44,7 +46,8 @@ func (r *Reloader) Bundle() *Bundle { return r.cur.Load() }
 // identity, then header and digest) and reports whether the bundle was
 // replaced. If the new file cannot be read or verified, the current bundle
 // stays in place and the error is returned, as OPA keeps its last good
-// bundle.
+// bundle. The same failed file, unchanged, is not read again: Reload
+// returns the same error value.
 func (r *Reloader) Reload() (changed bool, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -53,9 +56,19 @@ func (r *Reloader) Reload() (changed bool, err error) {
 		return false, fmt.Errorf("runtime: reload: %w", err)
 	}
 	cur := r.cur.Load()
-	if cur != nil && r.stat != nil && os.SameFile(fi, r.stat) && fi.Size() == r.stat.Size() && fi.ModTime().Equal(r.stat.ModTime()) {
+	if cur != nil && r.stat != nil && sameFile(fi, r.stat) {
 		return false, nil
 	}
+	if r.bad != nil && sameFile(fi, r.bad) {
+		return false, r.badErr
+	}
+	defer func() {
+		if err != nil {
+			r.bad, r.badErr = fi, err
+		} else {
+			r.bad, r.badErr = nil, nil
+		}
+	}()
 	data, err := format.ReadFile(r.path)
 	if err != nil {
 		return false, fmt.Errorf("runtime: reload: %w", err)
@@ -75,4 +88,10 @@ func (r *Reloader) Reload() (changed bool, err error) {
 	r.cur.Store(b)
 	r.stat = fi
 	return true, nil
+}
+
+// sameFile reports whether a and b are the same file, unchanged: the same
+// identity, size and modification time.
+func sameFile(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }

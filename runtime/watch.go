@@ -20,13 +20,18 @@ const DefaultPollInterval = time.Second
 // report, when not nil, is told the outcome of every reload that changed
 // the bundle or failed. A file that cannot be read or verified (being
 // written in place, say) leaves the last good bundle in place: report gets
-// the error, and the next change is tried again.
+// the error once, and the next change is tried again.
 func (r *Reloader) Watch(ctx context.Context, pollInterval time.Duration, report func(changed bool, err error)) error {
 	if pollInterval <= 0 {
 		pollInterval = DefaultPollInterval
 	}
+	var reported error // the failure last reported, told once
 	check := func() {
 		changed, err := r.Reload()
+		if err != nil && err == reported {
+			return
+		}
+		reported = err
 		if report != nil && (changed || err != nil) {
 			report(changed, err)
 		}
