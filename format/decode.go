@@ -180,8 +180,9 @@ type IndexKey struct {
 	Converts bool
 	// Asked: the key's details hold Asked (see Key.Asked), for a dotted
 	// lookup (format version 3).
-	Asked  bool
-	secret bool
+	Asked   bool
+	secret  bool
+	valueAt int // Value's index in the value table, -1 for none
 }
 
 // ModuleError is the failure of one module's layer.
@@ -306,6 +307,7 @@ func (x *Index) decodeBody(r *reader) error {
 		if v >= 0 {
 			k.Value = x.values.vals[v]
 		}
+		k.valueAt = v
 		k.Err = x.err(e)
 		if fields == 4 {
 			flags, err := r.integer()
@@ -583,7 +585,11 @@ func (t *valueTable) decode(r *reader, n int) error {
 // call decodes anew; values are shared with x.
 func (x *Index) Bundle() (*Bundle, error) {
 	r := &reader{s: x.details, base: x.detOff}
-	if err := r.arrayOf(5, "details"); err != nil {
+	fields := 5
+	if x.Version >= 4 {
+		fields = 7 // merges and sources
+	}
+	if err := r.arrayOf(fields, "details"); err != nil {
 		return nil, err
 	}
 	n, err := r.arrayLen()
@@ -600,43 +606,14 @@ func (x *Index) Bundle() (*Bundle, error) {
 		Revision:    x.Revision,
 		NodeError:   x.NodeError,
 	}
-	if err := readHierarchy(r, x.Version, &b.Global); err != nil {
-		return nil, err
-	}
-	if err := readHierarchy(r, x.Version, &b.Env); err != nil {
-		return nil, err
-	}
-	if n, err = r.arrayLen(); err != nil {
-		return nil, err
-	}
-	b.Modules = make([]Module, n)
-	me := x.ModuleErrors
-	for i := range b.Modules {
-		m := &b.Modules[i]
-		if err := r.arrayOf(3, "module"); err != nil {
+	if x.Version >= 4 {
+		if err := x.readDetails4(r, b, vals.vals); err != nil {
 			return nil, err
 		}
-		if m.Name, err = r.str(); err != nil {
-			return nil, err
-		}
-		if i > 0 && m.Name <= b.Modules[i-1].Name {
-			return nil, r.errorf("modules not sorted: %q after %q", m.Name, b.Modules[i-1].Name)
-		}
-		if err := readHierarchy(r, x.Version, &m.Hierarchy); err != nil {
-			return nil, err
-		}
-		if !r.nilNext() {
-			m.Default = new(Hierarchy)
-			if err := readHierarchy(r, x.Version, m.Default); err != nil {
-				return nil, err
-			}
-		}
-		if len(me) > 0 && me[0].Module == m.Name {
-			m.Err, me = me[0].Err, me[1:]
-		}
+		return b, nil
 	}
-	if len(me) > 0 {
-		return nil, r.errorf("error recorded for unknown module %q", me[0].Module)
+	if err := x.readLayers(r, b); err != nil {
+		return nil, err
 	}
 	if err := r.arrayOf(len(x.Keys), "key details"); err != nil {
 		return nil, err
@@ -698,6 +675,51 @@ func (x *Index) Bundle() (*Bundle, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// readLayers reads the hierarchies of the details: global, environment
+// and modules (with their errors from the fast part).
+func (x *Index) readLayers(r *reader, b *Bundle) error {
+	if err := readHierarchy(r, x.Version, &b.Global); err != nil {
+		return err
+	}
+	if err := readHierarchy(r, x.Version, &b.Env); err != nil {
+		return err
+	}
+	n, err := r.arrayLen()
+	if err != nil {
+		return err
+	}
+	b.Modules = make([]Module, n)
+	me := x.ModuleErrors
+	for i := range b.Modules {
+		m := &b.Modules[i]
+		if err := r.arrayOf(3, "module"); err != nil {
+			return err
+		}
+		if m.Name, err = r.str(); err != nil {
+			return err
+		}
+		if i > 0 && m.Name <= b.Modules[i-1].Name {
+			return r.errorf("modules not sorted: %q after %q", m.Name, b.Modules[i-1].Name)
+		}
+		if err := readHierarchy(r, x.Version, &m.Hierarchy); err != nil {
+			return err
+		}
+		if !r.nilNext() {
+			m.Default = new(Hierarchy)
+			if err := readHierarchy(r, x.Version, m.Default); err != nil {
+				return err
+			}
+		}
+		if len(me) > 0 && me[0].Module == m.Name {
+			m.Err, me = me[0].Err, me[1:]
+		}
+	}
+	if len(me) > 0 {
+		return r.errorf("error recorded for unknown module %q", me[0].Module)
+	}
+	return nil
 }
 
 // readAsked reads a key's Asked: nil, or entries sorted by text, unique,

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"slices"
 
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -323,7 +324,7 @@ func (e *refEncoder) body(b *Bundle) ([]byte, error) {
 
 	var details bytes.Buffer
 	d := refNewWriter(&details)
-	d.array(5)
+	d.array(7)
 	d.array(len(e.entries) - nFast)
 	for _, x := range e.entries[nFast:] {
 		d.raw(x)
@@ -341,49 +342,93 @@ func (e *refEncoder) body(b *Bundle) ([]byte, error) {
 			refWriteHierarchy(d, m.Default)
 		}
 	}
+	// Version 4: the tables of merges and lookup_options sources, in
+	// order of first use, then each key's shape and fields.
+	var merges []Merge
+	var sources [][2]string
+	for _, k := range b.Keys {
+		for _, m := range []Merge{k.Merge, k.DefaultMerge} {
+			if m != (Merge{}) && !slices.Contains(merges, m) {
+				merges = append(merges, m)
+			}
+		}
+		if o := k.MergeFrom; o != nil && !slices.Contains(sources, [2]string{o.File, o.Level}) {
+			sources = append(sources, [2]string{o.File, o.Level})
+		}
+	}
+	d.array(len(merges))
+	for _, m := range merges {
+		refWriteMerge(d, m)
+	}
+	d.array(len(sources))
+	for _, s := range sources {
+		d.array(2)
+		d.string(s[0])
+		d.string(s[1])
+	}
 	d.array(len(b.Keys))
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		d.array(7)
-		refWriteMerge(d, k.Merge)
-		refWriteContributions(d, contribs[i])
-		refWriteMerge(d, k.DefaultMerge)
-		refWriteContributions(d, defaults[i])
-		if len(k.ConvertTo) == 0 {
-			d.nil()
-		} else {
-			d.array(len(k.ConvertTo))
-			for _, v := range k.ConvertTo {
-				switch v := v.(type) {
-				case string:
-					d.string(v)
-				case int64:
-					d.int(v)
-				case bool:
-					d.bool(v)
+		var fields []func()
+		shape := 0
+		add := func(bit int, f func()) {
+			shape |= bit
+			fields = append(fields, f)
+		}
+		own := keyVals[i]
+		if len(k.Defaults) > 0 {
+			add(1, func() { refWriteContributions(d, defaults[i], own) })
+		}
+		if k.Merge != (Merge{}) {
+			add(2, func() { d.uint(uint64(slices.Index(merges, k.Merge))) })
+		}
+		if k.DefaultMerge != (Merge{}) {
+			add(4, func() { d.uint(uint64(slices.Index(merges, k.DefaultMerge))) })
+		}
+		if len(k.ConvertTo) > 0 {
+			add(8, func() {
+				d.array(len(k.ConvertTo))
+				for _, v := range k.ConvertTo {
+					switch v := v.(type) {
+					case string:
+						d.string(v)
+					case int64:
+						d.int(v)
+					case bool:
+						d.bool(v)
+					}
 				}
-			}
+			})
 		}
-		if o := k.MergeFrom; o == nil {
-			d.nil()
-		} else {
-			d.array(5)
-			d.string(o.Entry)
-			d.string(o.File)
-			d.int(int64(o.Line))
-			d.int(int64(o.Column))
-			d.string(o.Level)
+		if o := k.MergeFrom; o != nil {
+			add(16, func() {
+				d.array(4)
+				if o.Entry == k.Name {
+					d.nil()
+				} else {
+					d.string(o.Entry)
+				}
+				d.uint(uint64(slices.Index(sources, [2]string{o.File, o.Level})))
+				d.int(int64(o.Line))
+				d.int(int64(o.Column))
+			})
 		}
-		if k.Asked == nil {
-			d.nil()
-		} else {
-			d.array(len(k.Asked))
-			for j, a := range k.Asked {
-				d.array(3)
-				d.string(a.Text)
-				refWriteContributions(d, asked[i][j][0])
-				refWriteContributions(d, asked[i][j][1])
-			}
+		if k.Asked != nil {
+			add(32, func() {
+				d.array(len(k.Asked))
+				for j, a := range k.Asked {
+					d.array(3)
+					d.string(a.Text)
+					refWriteContributions(d, asked[i][j][0], own)
+					refWriteContributions(d, asked[i][j][1], own)
+				}
+			})
+		}
+		d.array(2 + len(fields))
+		d.uint(uint64(shape))
+		refWriteContributions(d, contribs[i], own)
+		for _, f := range fields {
+			f()
 		}
 	}
 	if d.err != nil {
@@ -481,16 +526,22 @@ func refWriteMerge(w *refWriter, m Merge) {
 	w.bool(m.MergeHashArrays)
 }
 
-func refWriteContributions(w *refWriter, cs []refContribution) {
-	w.array(len(cs))
+// refWriteContributions writes cs as version 4 does: five ints each, the
+// value as 0 if it is the key's (own), else 2i+1, an error as 2j+2.
+func refWriteContributions(w *refWriter, cs []refContribution, own int) {
+	w.array(5 * len(cs))
 	for _, c := range cs {
-		w.array(7)
-		w.uint(uint64(c.c.Layer))
-		w.uint(uint64(c.c.Level))
+		w.uint(uint64(c.c.Level)*4 + uint64(c.c.Layer))
 		w.uint(uint64(c.c.Location))
 		w.int(int64(c.c.Line))
 		w.int(int64(c.c.Column))
-		w.ref(c.val)
-		w.ref(c.err)
+		switch {
+		case c.err >= 0:
+			w.uint(uint64(2*c.err + 2))
+		case c.val == own:
+			w.uint(0)
+		default:
+			w.uint(uint64(2*c.val + 1))
+		}
 	}
 }
