@@ -12,13 +12,20 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"os"
 	"slices"
+	"testing"
 
 	"github.com/vmihailenco/msgpack/v5"
 )
 
 // refEncode is Encode as it was before Encoder.
-func refEncode(b *Bundle) ([]byte, error) {
+func refEncode(b *Bundle) ([]byte, error) { return refEncodeVersion(b, Version) }
+
+// refEncodeVersion encodes b in the given format version, leaving out
+// what older versions lack: the reference for their samples
+// (TestRefEncodesSamples) and for measuring sizes against them.
+func refEncodeVersion(b *Bundle, version int) ([]byte, error) {
 	e := &refEncoder{
 		vals:   map[string]int{},
 		errs:   map[Error]int{},
@@ -26,7 +33,7 @@ func refEncode(b *Bundle) ([]byte, error) {
 		slices: map[refSliceID]int{},
 	}
 	e.sw = refNewWriter(&e.scratch)
-	body, err := e.body(b)
+	body, err := e.body(b, version)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +43,7 @@ func refEncode(b *Bundle) ([]byte, error) {
 	buf.Grow(len(body) + 128 + len(b.Node) + len(b.Environment) + len(b.Revision))
 	w := refNewWriter(&buf)
 	w.string(magic[1:])
-	w.uint(Version)
+	w.uint(uint64(version))
 	w.array(6)
 	w.bytes(digest[:])
 	w.uint(uint64(len(body)))
@@ -261,7 +268,7 @@ func (e *refEncoder) contributions(cs []Contribution) ([]refContribution, error)
 	return out, nil
 }
 
-func (e *refEncoder) body(b *Bundle) ([]byte, error) {
+func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 	for i := range b.Keys {
 		if err := checkAsked(&b.Keys[i]); err != nil {
 			return nil, err
@@ -312,6 +319,9 @@ func (e *refEncoder) body(b *Bundle) ([]byte, error) {
 			return nil, fmt.Errorf("format: key %q: defaults: %w", k.Name, err)
 		}
 		for _, a := range k.Asked {
+			if version < 3 {
+				break // older versions have no Asked: nor their values
+			}
 			var pair [2][]refContribution
 			for j, cs := range [2][]Contribution{a.Contributions, a.Defaults} {
 				if pair[j], err = e.contributions(cs); err != nil {
@@ -324,24 +334,189 @@ func (e *refEncoder) body(b *Bundle) ([]byte, error) {
 
 	var details bytes.Buffer
 	d := refNewWriter(&details)
-	d.array(7)
+	if version >= 4 {
+		d.array(7)
+	} else {
+		d.array(5)
+	}
 	d.array(len(e.entries) - nFast)
 	for _, x := range e.entries[nFast:] {
 		d.raw(x)
 	}
-	refWriteHierarchy(d, &b.Global)
-	refWriteHierarchy(d, &b.Env)
+	refWriteHierarchy(d, &b.Global, version)
+	refWriteHierarchy(d, &b.Env, version)
 	d.array(len(b.Modules))
 	for _, m := range b.Modules {
 		d.array(3)
 		d.string(m.Name)
-		refWriteHierarchy(d, &m.Hierarchy)
+		refWriteHierarchy(d, &m.Hierarchy, version)
 		if m.Default == nil {
 			d.nil()
 		} else {
-			refWriteHierarchy(d, m.Default)
+			refWriteHierarchy(d, m.Default, version)
 		}
 	}
+	if version < 4 {
+		refWriteKeyDetailsV3(d, b, version, contribs, defaults, asked)
+	} else {
+		refWriteKeyDetailsV4(d, b, keyVals, contribs, defaults, asked)
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+
+	var body bytes.Buffer
+	w := refNewWriter(&body)
+	w.array(7)
+	w.array(nFast)
+	for _, x := range e.entries[:nFast] {
+		w.raw(x)
+	}
+	w.array(len(e.errList))
+	for _, x := range e.errList {
+		w.array(5)
+		w.string(x.Message)
+		w.string(x.File)
+		w.int(int64(x.Line))
+		w.int(int64(x.Column))
+		w.string(x.Level)
+	}
+	w.ref(nodeErr)
+	n := 0
+	for _, i := range modErrs {
+		if i >= 0 {
+			n++
+		}
+	}
+	w.array(n)
+	for j, i := range modErrs {
+		if i >= 0 {
+			w.array(2)
+			w.string(b.Modules[j].Name)
+			w.uint(uint64(i))
+		}
+	}
+	w.array(len(b.Keys))
+	for i := range b.Keys {
+		if version == 1 {
+			w.array(3)
+		} else {
+			w.array(4)
+		}
+		w.string(b.Keys[i].Name)
+		w.ref(keyVals[i])
+		w.ref(keyErrs[i])
+		if version >= 2 {
+			flags := keyFlags(&b.Keys[i])
+			if version < 3 {
+				flags &^= keyAsked
+			}
+			w.uint(flags)
+		}
+	}
+	w.bytes(refIndexTable(b.Keys))
+	w.bytes(details.Bytes())
+	return body.Bytes(), w.err
+}
+
+// TestRefEncodesSamples checks the reference encoder against the
+// committed sample of every version: the bundle each decodes to, encoded
+// again in its version, gives its bytes back.
+func TestRefEncodesSamples(t *testing.T) {
+	for v := 1; v <= Version; v++ {
+		data, err := os.ReadFile(fmt.Sprintf("testdata/v%d.bundle", v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := refEncodeVersion(b, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, data) {
+			t.Errorf("version %d: the reference encoder does not give testdata/v%d.bundle back", v, v)
+		}
+	}
+}
+
+// refIndexTable builds the open-addressing table of the index section.
+func refIndexTable(keys []Key) []byte {
+	slots := make([]uint32, slotCount(len(keys)))
+	mask := uint64(len(slots) - 1)
+	for i := range keys {
+		j := keyHash(keys[i].Name) & mask
+		for slots[j] != 0 {
+			j = (j + 1) & mask
+		}
+		slots[j] = uint32(i + 1)
+	}
+	out := make([]byte, 4*len(slots))
+	for i, s := range slots {
+		binary.LittleEndian.PutUint32(out[4*i:], s)
+	}
+	return out
+}
+
+func refWriteHierarchy(w *refWriter, h *Hierarchy, version int) {
+	w.array(2)
+	w.bool(h.Present)
+	w.array(len(h.Levels))
+	for _, l := range h.Levels {
+		w.array(2)
+		w.string(l.Name)
+		w.array(len(l.Locations))
+		for _, loc := range l.Locations {
+			if version < 3 {
+				w.array(2)
+			} else {
+				w.array(3)
+			}
+			w.string(loc.Path)
+			w.bool(loc.Exists)
+			if version >= 3 {
+				w.string(loc.Original)
+			}
+		}
+	}
+}
+
+func refWriteMerge(w *refWriter, m Merge) {
+	if m == (Merge{}) {
+		w.nil()
+		return
+	}
+	w.array(4)
+	w.string(string(m.Strategy))
+	w.string(m.KnockoutPrefix)
+	w.bool(m.SortMergedArrays)
+	w.bool(m.MergeHashArrays)
+}
+
+// refWriteContributions writes cs as version 4 does: five ints each, the
+// value as 0 if it is the key's (own), else 2i+1, an error as 2j+2.
+func refWriteContributions(w *refWriter, cs []refContribution, own int) {
+	w.array(5 * len(cs))
+	for _, c := range cs {
+		w.uint(uint64(c.c.Level)*4 + uint64(c.c.Layer))
+		w.uint(uint64(c.c.Location))
+		w.int(int64(c.c.Line))
+		w.int(int64(c.c.Column))
+		switch {
+		case c.err >= 0:
+			w.uint(uint64(2*c.err + 2))
+		case c.val == own:
+			w.uint(0)
+		default:
+			w.uint(uint64(2*c.val + 1))
+		}
+	}
+}
+
+// refWriteKeyDetailsV4 writes the keys' details as version 4 does.
+func refWriteKeyDetailsV4(d *refWriter, b *Bundle, keyVals []int, contribs, defaults [][]refContribution, asked [][][2][]refContribution) {
 	// Version 4: the tables of merges and lookup_options sources, in
 	// order of first use, then each key's shape and fields.
 	var merges []Merge
@@ -431,117 +606,73 @@ func (e *refEncoder) body(b *Bundle) ([]byte, error) {
 			f()
 		}
 	}
-	if d.err != nil {
-		return nil, d.err
-	}
+}
 
-	var body bytes.Buffer
-	w := refNewWriter(&body)
-	w.array(7)
-	w.array(nFast)
-	for _, x := range e.entries[:nFast] {
-		w.raw(x)
-	}
-	w.array(len(e.errList))
-	for _, x := range e.errList {
-		w.array(5)
-		w.string(x.Message)
-		w.string(x.File)
-		w.int(int64(x.Line))
-		w.int(int64(x.Column))
-		w.string(x.Level)
-	}
-	w.ref(nodeErr)
-	n := 0
-	for _, i := range modErrs {
-		if i >= 0 {
-			n++
-		}
-	}
-	w.array(n)
-	for j, i := range modErrs {
-		if i >= 0 {
-			w.array(2)
-			w.string(b.Modules[j].Name)
-			w.uint(uint64(i))
-		}
-	}
-	w.array(len(b.Keys))
+// refWriteKeyDetailsV3 writes the keys' details as versions 1 to 3 do.
+func refWriteKeyDetailsV3(d *refWriter, b *Bundle, version int, contribs, defaults [][]refContribution, asked [][][2][]refContribution) {
+	d.array(len(b.Keys))
 	for i := range b.Keys {
-		w.array(4)
-		w.string(b.Keys[i].Name)
-		w.ref(keyVals[i])
-		w.ref(keyErrs[i])
-		w.uint(keyFlags(&b.Keys[i]))
-	}
-	w.bytes(refIndexTable(b.Keys))
-	w.bytes(details.Bytes())
-	return body.Bytes(), w.err
-}
-
-// refIndexTable builds the open-addressing table of the index section.
-func refIndexTable(keys []Key) []byte {
-	slots := make([]uint32, slotCount(len(keys)))
-	mask := uint64(len(slots) - 1)
-	for i := range keys {
-		j := keyHash(keys[i].Name) & mask
-		for slots[j] != 0 {
-			j = (j + 1) & mask
+		k := &b.Keys[i]
+		d.array([...]int{1: 4, 2: 5, 3: 7}[version])
+		refWriteMerge(d, k.Merge)
+		refWriteContributionsV3(d, contribs[i])
+		refWriteMerge(d, k.DefaultMerge)
+		refWriteContributionsV3(d, defaults[i])
+		if version < 2 {
+			continue
 		}
-		slots[j] = uint32(i + 1)
-	}
-	out := make([]byte, 4*len(slots))
-	for i, s := range slots {
-		binary.LittleEndian.PutUint32(out[4*i:], s)
-	}
-	return out
-}
-
-func refWriteHierarchy(w *refWriter, h *Hierarchy) {
-	w.array(2)
-	w.bool(h.Present)
-	w.array(len(h.Levels))
-	for _, l := range h.Levels {
-		w.array(2)
-		w.string(l.Name)
-		w.array(len(l.Locations))
-		for _, loc := range l.Locations {
-			w.array(3)
-			w.string(loc.Path)
-			w.bool(loc.Exists)
-			w.string(loc.Original)
+		if len(k.ConvertTo) == 0 {
+			d.nil()
+		} else {
+			d.array(len(k.ConvertTo))
+			for _, v := range k.ConvertTo {
+				switch v := v.(type) {
+				case string:
+					d.string(v)
+				case int64:
+					d.int(v)
+				case bool:
+					d.bool(v)
+				}
+			}
+		}
+		if version < 3 {
+			continue
+		}
+		if o := k.MergeFrom; o == nil {
+			d.nil()
+		} else {
+			d.array(5)
+			d.string(o.Entry)
+			d.string(o.File)
+			d.int(int64(o.Line))
+			d.int(int64(o.Column))
+			d.string(o.Level)
+		}
+		if k.Asked == nil {
+			d.nil()
+		} else {
+			d.array(len(k.Asked))
+			for j, a := range k.Asked {
+				d.array(3)
+				d.string(a.Text)
+				refWriteContributionsV3(d, asked[i][j][0])
+				refWriteContributionsV3(d, asked[i][j][1])
+			}
 		}
 	}
 }
 
-func refWriteMerge(w *refWriter, m Merge) {
-	if m == (Merge{}) {
-		w.nil()
-		return
-	}
-	w.array(4)
-	w.string(string(m.Strategy))
-	w.string(m.KnockoutPrefix)
-	w.bool(m.SortMergedArrays)
-	w.bool(m.MergeHashArrays)
-}
-
-// refWriteContributions writes cs as version 4 does: five ints each, the
-// value as 0 if it is the key's (own), else 2i+1, an error as 2j+2.
-func refWriteContributions(w *refWriter, cs []refContribution, own int) {
-	w.array(5 * len(cs))
+func refWriteContributionsV3(w *refWriter, cs []refContribution) {
+	w.array(len(cs))
 	for _, c := range cs {
-		w.uint(uint64(c.c.Level)*4 + uint64(c.c.Layer))
+		w.array(7)
+		w.uint(uint64(c.c.Layer))
+		w.uint(uint64(c.c.Level))
 		w.uint(uint64(c.c.Location))
 		w.int(int64(c.c.Line))
 		w.int(int64(c.c.Column))
-		switch {
-		case c.err >= 0:
-			w.uint(uint64(2*c.err + 2))
-		case c.val == own:
-			w.uint(0)
-		default:
-			w.uint(uint64(2*c.val + 1))
-		}
+		w.ref(c.val)
+		w.ref(c.err)
 	}
 }

@@ -1,0 +1,42 @@
+package format
+
+import (
+	"fmt"
+	"testing"
+)
+
+// BenchmarkEncodeSize encodes a fleet of 100 nodes × 2,000 keys (fleet:
+// 144 role/datacenter/OS slices, keys shared as a compiler shares them)
+// and reports the bytes a node's bundle takes (bytes/node) and their ratio
+// to the same bundles in format versions 1 and 3 (v1-ratio, v3-ratio),
+// written by the reference encoder in the same run.
+func BenchmarkEncodeSize(b *testing.B) {
+	bundles := fleet(100, 2000, true)
+	var old [Version + 1]int
+	for _, v := range []int{1, 3} {
+		for _, bd := range bundles {
+			data, err := refEncodeVersion(bd, v)
+			if err != nil {
+				b.Fatal(err)
+			}
+			old[v] += len(data)
+		}
+	}
+	e := NewEncoder()
+	var buf []byte
+	total := 0
+	for b.Loop() {
+		total = 0
+		for _, bd := range bundles {
+			var err error
+			if buf, err = e.Append(buf[:0], bd); err != nil {
+				b.Fatal(err)
+			}
+			total += len(buf)
+		}
+	}
+	b.ReportMetric(float64(total)/float64(len(bundles)), "bytes/node")
+	for _, v := range []int{1, 3} {
+		b.ReportMetric(float64(total)/float64(old[v]), fmt.Sprintf("v%d-ratio", v))
+	}
+}
