@@ -47,7 +47,7 @@ func withDetails(t *testing.T, b *format.Bundle, details func(e *msgpack.Encoder
 func TestDetailsV4Hostile(t *testing.T) {
 	// One key, "k", whose value "v" is entry 0; a second, "x", with an error.
 	bundle := &format.Bundle{Node: "n", Environment: "e", Revision: "r",
-		Env: format.Hierarchy{Present: true, Levels: []format.Level{{Name: "L", Locations: []format.Location{{Path: "p", Exists: true, Original: "o"}}}}},
+		Env:  format.Hierarchy{Present: true, Levels: []format.Level{{Name: "L", Locations: []format.Location{{Path: "p", Exists: true, Original: "o"}}}}},
 		Keys: []format.Key{{Name: "k", Value: "v"}, {Name: "x", Err: &format.Error{Message: "boom"}}}}
 	type key struct {
 		shape  int
