@@ -40,3 +40,38 @@ func BenchmarkEncodeSize(b *testing.B) {
 		b.ReportMetric(float64(total)/float64(old[v]), fmt.Sprintf("v%d-ratio", v))
 	}
 }
+
+// BenchmarkDetails decodes the details section (Index.Bundle: what an
+// explanation or a lookup-time merge reads) of the same bundles written
+// in versions 3 and 4.
+func BenchmarkDetails(b *testing.B) {
+	bundles := fleet(20, 2000, true)
+	for _, v := range []int{3, Version} {
+		b.Run(fmt.Sprintf("version=%d", v), func(b *testing.B) {
+			var xs []*Index
+			size := 0
+			for _, bd := range bundles {
+				data, err := refEncodeVersion(bd, v)
+				if err != nil {
+					b.Fatal(err)
+				}
+				x, err := DecodeIndex(data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				xs = append(xs, x)
+				size += len(x.details)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, x := range xs {
+					if _, err := x.Bundle(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(xs)), "ns/bundle")
+			b.ReportMetric(float64(size)/float64(len(xs)), "details-B/node")
+		})
+	}
+}
