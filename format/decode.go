@@ -182,7 +182,7 @@ type IndexKey struct {
 	// lookup (format version 3).
 	Asked   bool
 	secret  bool
-	valueAt int // Value's index in the value table, -1 for none
+	valueAt int32 // Value's index in the value table, -1 for none
 }
 
 // ModuleError is the failure of one module's layer.
@@ -307,7 +307,7 @@ func (x *Index) decodeBody(r *reader) error {
 		if v >= 0 {
 			k.Value = x.values.vals[v]
 		}
-		k.valueAt = v
+		k.valueAt = int32(v)
 		k.Err = x.err(e)
 		if fields == 4 {
 			flags, err := r.integer()

@@ -296,7 +296,7 @@ func (x *Index) readKeyDetails4(r *reader, k *Key, ik *IndexKey, vals []Value, m
 	if shape < 0 || shape&^shapeKnown != 0 || n != 2+bits.OnesCount64(uint64(shape)) {
 		return r.errorf("key %q: details of shape %#x in an array of %d", k.Name, shape, n)
 	}
-	own := ik.valueAt // the key's own value in the value table, -1 for none
+	own := int(ik.valueAt) // the key's own value in the value table, -1 for none
 	if k.Contributions, err = x.readContributions4(r, vals, own); err != nil {
 		return err
 	}
