@@ -13,14 +13,10 @@ import (
 	. "github.com/hieracc/hieracc/format/formattest"
 )
 
-// withDetails returns the encoding of b with its details section replaced
-// by the msgpack that details writes, resealed.
-func withDetails(t *testing.T, b *format.Bundle, details func(e *msgpack.Encoder)) []byte {
+// splitDetails returns the body of the bundle data up to its details
+// section, and the details section (the bin's content).
+func splitDetails(t testing.TB, data []byte) (prefix, details []byte) {
 	t.Helper()
-	data, err := format.Encode(b)
-	if err != nil {
-		t.Fatal(err)
-	}
 	body := bodyOf(t, data)
 	r := bytes.NewReader(body)
 	d := msgpack.NewDecoder(r)
@@ -32,13 +28,71 @@ func withDetails(t *testing.T, b *format.Bundle, details func(e *msgpack.Encoder
 			t.Fatal(err)
 		}
 	}
-	var det, out bytes.Buffer
-	details(msgpack.NewEncoder(&det))
-	out.Write(body[:len(body)-r.Len()])
-	if err := msgpack.NewEncoder(&out).EncodeBytes(det.Bytes()); err != nil {
+	prefix = body[:len(body)-r.Len()]
+	details, err := d.DecodeBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prefix, details
+}
+
+// joinDetails is the bundle data with its details section replaced by
+// details, resealed.
+func joinDetails(t testing.TB, data, prefix, details []byte) []byte {
+	var out bytes.Buffer
+	out.Write(prefix)
+	if err := msgpack.NewEncoder(&out).EncodeBytes(details); err != nil {
 		t.Fatal(err)
 	}
 	return Reseal(data, out.Bytes())
+}
+
+// withDetails returns the encoding of b with its details section replaced
+// by the msgpack that details writes, resealed.
+func withDetails(t *testing.T, b *format.Bundle, details func(e *msgpack.Encoder)) []byte {
+	t.Helper()
+	data, err := format.Encode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix, _ := splitDetails(t, data)
+	var det bytes.Buffer
+	details(msgpack.NewEncoder(&det))
+	return joinDetails(t, data, prefix, det.Bytes())
+}
+
+// FuzzDetails feeds mutated details sections, behind the fast part of
+// the version 4 sample, to the decoder: it must refuse them or return a
+// bundle that encodes again to a bundle that decodes to the same.
+func FuzzDetails(f *testing.F) {
+	data, err := format.Encode(sampleV4())
+	if err != nil {
+		f.Fatal(err)
+	}
+	prefix, details := splitDetails(f, data)
+	f.Add(details)
+	f.Fuzz(func(t *testing.T, details []byte) {
+		b, err := format.Decode(joinDetails(t, data, prefix, details))
+		if err != nil {
+			if !errors.Is(err, format.ErrCorrupt) {
+				t.Fatalf("%v is not ErrCorrupt", err)
+			}
+			return
+		}
+		again, err := format.Encode(b)
+		if err != nil {
+			t.Fatalf("decoded bundle does not encode: %v", err)
+		}
+		got, err := format.Decode(again)
+		if err != nil {
+			t.Fatalf("re-encoded bundle does not decode: %v", err)
+		}
+		// The same bundle: the same bytes (comparing the values
+		// themselves could walk 2^24 nodes).
+		if third, err := format.Encode(got); err != nil || !bytes.Equal(third, again) {
+			t.Errorf("re-encoded bundle decodes to another (%v)", err)
+		}
+	})
 }
 
 // TestDetailsV4Hostile feeds version 4 details sections that break a rule
