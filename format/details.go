@@ -75,12 +75,13 @@ func (d *detailTables) reset() {
 	}
 }
 
+// merge returns the index of m in the merges table, adding it if new.
 func (d *detailTables) merge(m Merge) int32 {
 	if i, ok := d.mergeOf[m]; ok {
 		return i
 	}
 	if d.mergeOf == nil {
-		d.mergeOf, d.sourceOf = map[Merge]int32{}, map[source]int32{}
+		d.mergeOf = map[Merge]int32{}
 	}
 	i := int32(len(d.merges))
 	d.merges = append(d.merges, m)
@@ -88,13 +89,15 @@ func (d *detailTables) merge(m Merge) int32 {
 	return i
 }
 
+// source returns the index of o's file and level in the sources table,
+// adding them if new.
 func (d *detailTables) source(o *OptionsEntry) int32 {
 	s := source{o.File, o.Level}
 	if i, ok := d.sourceOf[s]; ok {
 		return i
 	}
-	if d.mergeOf == nil {
-		d.mergeOf, d.sourceOf = map[Merge]int32{}, map[source]int32{}
+	if d.sourceOf == nil {
+		d.sourceOf = map[source]int32{}
 	}
 	i := int32(len(d.sources))
 	d.sources = append(d.sources, s)
