@@ -663,7 +663,8 @@ func (x *Index) Bundle() (*Bundle, error) {
 			}
 		}
 		if fields >= 7 {
-			if k.Asked, err = x.readAsked(r, vals.vals); err != nil {
+			contribs := func(r *reader) ([]Contribution, error) { return x.readContributions(r, vals.vals) }
+			if k.Asked, err = readAsked(r, contribs); err != nil {
 				return nil, err
 			}
 		}
@@ -722,9 +723,10 @@ func (x *Index) readLayers(r *reader, b *Bundle) error {
 	return nil
 }
 
-// readAsked reads a key's Asked: nil, or entries sorted by text, unique,
-// the first "".
-func (x *Index) readAsked(r *reader, vals []Value) ([]Asked, error) {
+// readAsked reads a key's Asked: nil (versions 1 to 3 only; version 4
+// leaves it out), or entries sorted by text, unique, the first "", whose
+// contributions contribs reads.
+func readAsked(r *reader, contribs func(*reader) ([]Contribution, error)) ([]Asked, error) {
 	if r.nilNext() {
 		return nil, nil
 	}
@@ -747,10 +749,10 @@ func (x *Index) readAsked(r *reader, vals []Value) ([]Asked, error) {
 		if i == 0 && a.Text != "" || i > 0 && a.Text <= out[i-1].Text {
 			return nil, r.errorf("asked not sorted from \"\": %q", a.Text)
 		}
-		if a.Contributions, err = x.readContributions(r, vals); err != nil {
+		if a.Contributions, err = contribs(r); err != nil {
 			return nil, err
 		}
-		if a.Defaults, err = x.readContributions(r, vals); err != nil {
+		if a.Defaults, err = contribs(r); err != nil {
 			return nil, err
 		}
 	}

@@ -361,49 +361,18 @@ func (x *Index) readKeyDetails4(r *reader, k *Key, ik *IndexKey, vals []Value, m
 		k.MergeFrom = o
 	}
 	if shape&shapeAsked != 0 {
-		if k.Asked, err = x.readAsked4(r, vals, own); err != nil {
-			return err
-		}
-		if k.Asked == nil {
+		if r.nilNext() {
 			return r.errorf("key %q: nil asked", k.Name)
+		}
+		contribs := func(r *reader) ([]Contribution, error) { return x.readContributions4(r, vals, own) }
+		if k.Asked, err = readAsked(r, contribs); err != nil {
+			return err
 		}
 	}
 	if (k.Asked != nil) != ik.Asked {
 		return r.errorf("key %q: the key's flags and asked disagree", k.Name)
 	}
 	return nil
-}
-
-// readAsked4 reads a key's Asked (version 4): entries sorted by text,
-// unique, the first "".
-func (x *Index) readAsked4(r *reader, vals []Value, own int) ([]Asked, error) {
-	n, err := r.arrayLen()
-	if err != nil {
-		return nil, err
-	}
-	if n == 0 {
-		return nil, r.errorf("empty asked")
-	}
-	out := make([]Asked, n)
-	for i := range out {
-		a := &out[i]
-		if err := r.arrayOf(3, "asked"); err != nil {
-			return nil, err
-		}
-		if a.Text, err = r.str(); err != nil {
-			return nil, err
-		}
-		if i == 0 && a.Text != "" || i > 0 && a.Text <= out[i-1].Text {
-			return nil, r.errorf("asked not sorted from \"\": %q", a.Text)
-		}
-		if a.Contributions, err = x.readContributions4(r, vals, own); err != nil {
-			return nil, err
-		}
-		if a.Defaults, err = x.readContributions4(r, vals, own); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // readContributions4 reads contributions (version 4): five ints each.

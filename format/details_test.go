@@ -210,6 +210,7 @@ func TestDetailsV4Hostile(t *testing.T) {
 			e.EncodeInt(1)
 			e.EncodeInt(1)
 		}}, x), "lookup_options source reference, but there are none"},
+		{"nil asked", details(nil, nil, key{shape: 32, fields: func(e *msgpack.Encoder) { none(e); e.EncodeNil() }}, x), "nil asked"},
 		{"asked without its flag", details(nil, nil, key{shape: 32, fields: func(e *msgpack.Encoder) {
 			none(e)
 			e.EncodeArrayLen(1)
