@@ -222,8 +222,9 @@ type IndexKey struct {
 	Ciphertext string
 	// Sealed: the key is sealed and Unseal has not opened it: Value and
 	// Err are nil, its details empty.
-	Sealed bool
-	secret bool
+	Sealed  bool
+	secret  bool
+	valueAt int32 // Value's index in the value table, -1 for none
 }
 
 // ModuleError is the failure of one module's layer.
@@ -361,6 +362,7 @@ func (x *Index) decodeBody(r *reader) error {
 		if v >= 0 {
 			k.Value = x.values.vals[v]
 		}
+		k.valueAt = int32(v)
 		k.Err = x.err(e)
 		if fields == 4 {
 			flags, err := r.integer()
@@ -644,7 +646,11 @@ func (t *valueTable) decode(r *reader, n int) error {
 // call decodes anew; values are shared with x.
 func (x *Index) Bundle() (*Bundle, error) {
 	r := &reader{s: x.details, base: x.detOff}
-	if err := r.arrayOf(5, "details"); err != nil {
+	fields := 5
+	if x.Version >= 4 {
+		fields = 7 // merges and sources
+	}
+	if err := r.arrayOf(fields, "details"); err != nil {
 		return nil, err
 	}
 	n, err := r.arrayLen()
@@ -661,43 +667,14 @@ func (x *Index) Bundle() (*Bundle, error) {
 		Revision:    x.Revision,
 		NodeError:   x.NodeError,
 	}
-	if err := readHierarchy(r, x.Version, &b.Global); err != nil {
-		return nil, err
-	}
-	if err := readHierarchy(r, x.Version, &b.Env); err != nil {
-		return nil, err
-	}
-	if n, err = r.arrayLen(); err != nil {
-		return nil, err
-	}
-	b.Modules = make([]Module, n)
-	me := x.ModuleErrors
-	for i := range b.Modules {
-		m := &b.Modules[i]
-		if err := r.arrayOf(3, "module"); err != nil {
+	if x.Version >= 4 {
+		if err := x.readDetails4(r, b, vals.vals); err != nil {
 			return nil, err
 		}
-		if m.Name, err = r.str(); err != nil {
-			return nil, err
-		}
-		if i > 0 && m.Name <= b.Modules[i-1].Name {
-			return nil, r.errorf("modules not sorted: %q after %q", m.Name, b.Modules[i-1].Name)
-		}
-		if err := readHierarchy(r, x.Version, &m.Hierarchy); err != nil {
-			return nil, err
-		}
-		if !r.nilNext() {
-			m.Default = new(Hierarchy)
-			if err := readHierarchy(r, x.Version, m.Default); err != nil {
-				return nil, err
-			}
-		}
-		if len(me) > 0 && me[0].Module == m.Name {
-			m.Err, me = me[0].Err, me[1:]
-		}
+		return b, nil
 	}
-	if len(me) > 0 {
-		return nil, r.errorf("error recorded for unknown module %q", me[0].Module)
+	if err := x.readLayers(r, b); err != nil {
+		return nil, err
 	}
 	if err := r.arrayOf(len(x.Keys), "key details"); err != nil {
 		return nil, err
@@ -716,18 +693,6 @@ func (x *Index) Bundle() (*Bundle, error) {
 			fields = 7
 		case x.Version >= 2:
 			fields = 5
-		}
-		if ik.Ciphertext != "" {
-			// Sealed: its details are in its blob.
-			if !r.nilNext() {
-				return nil, r.errorf("sealed key %q has details", k.Name)
-			}
-			k.Ciphertext, k.Sealed = ik.Ciphertext, ik.Sealed
-			if u := x.unsealed[i]; u != nil {
-				k.Merge, k.MergeFrom, k.Contributions = u.Merge, u.MergeFrom, u.Contributions
-				k.DefaultMerge, k.Defaults, k.ConvertTo, k.Asked = u.DefaultMerge, u.Defaults, u.ConvertTo, u.Asked
-			}
-			continue
 		}
 		if err := r.arrayOf(fields, "key details"); err != nil {
 			return nil, err
@@ -759,7 +724,8 @@ func (x *Index) Bundle() (*Bundle, error) {
 			}
 		}
 		if fields >= 7 {
-			if k.Asked, err = x.readAsked(r, vals.vals); err != nil {
+			contribs := func(r *reader) ([]Contribution, error) { return x.readContributions(r, vals.vals) }
+			if k.Asked, err = readAsked(r, contribs); err != nil {
 				return nil, err
 			}
 		}
@@ -773,9 +739,74 @@ func (x *Index) Bundle() (*Bundle, error) {
 	return b, nil
 }
 
-// readAsked reads a key's Asked: nil, or entries sorted by text, unique,
-// the first "".
-func (x *Index) readAsked(r *reader, vals []Value) ([]Asked, error) {
+// readSealedDetails reads the details of key i, k, when it is sealed
+// (format version 4): a nil, its details being in its blob, given to k
+// when Unseal opened it. It reports whether the key is sealed.
+func (x *Index) readSealedDetails(r *reader, i int, k *Key) (bool, error) {
+	ik := &x.Keys[i]
+	if ik.Ciphertext == "" {
+		return false, nil
+	}
+	if !r.nilNext() {
+		return true, r.errorf("sealed key %q has details", k.Name)
+	}
+	k.Ciphertext, k.Sealed = ik.Ciphertext, ik.Sealed
+	if u := x.unsealed[i]; u != nil {
+		k.Merge, k.MergeFrom, k.Contributions = u.Merge, u.MergeFrom, u.Contributions
+		k.DefaultMerge, k.Defaults, k.ConvertTo, k.Asked = u.DefaultMerge, u.Defaults, u.ConvertTo, u.Asked
+	}
+	return true, nil
+}
+
+// readLayers reads the hierarchies of the details: global, environment
+// and modules (with their errors from the fast part).
+func (x *Index) readLayers(r *reader, b *Bundle) error {
+	if err := readHierarchy(r, x.Version, &b.Global); err != nil {
+		return err
+	}
+	if err := readHierarchy(r, x.Version, &b.Env); err != nil {
+		return err
+	}
+	n, err := r.arrayLen()
+	if err != nil {
+		return err
+	}
+	b.Modules = make([]Module, n)
+	me := x.ModuleErrors
+	for i := range b.Modules {
+		m := &b.Modules[i]
+		if err := r.arrayOf(3, "module"); err != nil {
+			return err
+		}
+		if m.Name, err = r.str(); err != nil {
+			return err
+		}
+		if i > 0 && m.Name <= b.Modules[i-1].Name {
+			return r.errorf("modules not sorted: %q after %q", m.Name, b.Modules[i-1].Name)
+		}
+		if err := readHierarchy(r, x.Version, &m.Hierarchy); err != nil {
+			return err
+		}
+		if !r.nilNext() {
+			m.Default = new(Hierarchy)
+			if err := readHierarchy(r, x.Version, m.Default); err != nil {
+				return err
+			}
+		}
+		if len(me) > 0 && me[0].Module == m.Name {
+			m.Err, me = me[0].Err, me[1:]
+		}
+	}
+	if len(me) > 0 {
+		return r.errorf("error recorded for unknown module %q", me[0].Module)
+	}
+	return nil
+}
+
+// readAsked reads a key's Asked: nil (versions 1 to 3 only; version 4
+// leaves it out), or entries sorted by text, unique, the first "", whose
+// contributions contribs reads.
+func readAsked(r *reader, contribs func(*reader) ([]Contribution, error)) ([]Asked, error) {
 	if r.nilNext() {
 		return nil, nil
 	}
@@ -798,10 +829,10 @@ func (x *Index) readAsked(r *reader, vals []Value) ([]Asked, error) {
 		if i == 0 && a.Text != "" || i > 0 && a.Text <= out[i-1].Text {
 			return nil, r.errorf("asked not sorted from \"\": %q", a.Text)
 		}
-		if a.Contributions, err = x.readContributions(r, vals); err != nil {
+		if a.Contributions, err = contribs(r); err != nil {
 			return nil, err
 		}
-		if a.Defaults, err = x.readContributions(r, vals); err != nil {
+		if a.Defaults, err = contribs(r); err != nil {
 			return nil, err
 		}
 	}

@@ -203,7 +203,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(bodyOf(f, syn))
 	v3, _ := format.Encode(sampleV3()) // key flags, convert_to, original paths, lookup_options entries
 	f.Add(bodyOf(f, v3))
-	v4, err := os.ReadFile("testdata/v4.bundle") // signed, with sealed keys
+	v4, err := os.ReadFile("testdata/v4-sealed.bundle") // signed, with sealed keys
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -372,7 +372,7 @@ func FuzzVerify(f *testing.F) {
 	f.Add(append(bytes.Clone(data), 0))
 	big, _ := format.Encode(Synthetic(2000))
 	f.Add(big)
-	if v4, err := os.ReadFile("testdata/v4.bundle"); err == nil { // signed and sealed
+	if v4, err := os.ReadFile("testdata/v4-sealed.bundle"); err == nil { // signed and sealed
 		f.Add(v4)
 	}
 	f.Fuzz(func(t *testing.T, file []byte) {

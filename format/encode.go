@@ -91,8 +91,9 @@ type Encoder struct {
 	fastBytes uint32 // the fast part's entries are vals[:fastBytes]
 	errList   []Error
 	errs      map[Error]int32
-	refs      []int32   // value and error index of each key, then of each contribution
-	keyRecs   []keyMemo // by key
+	tables    detailTables // merges and lookup_options sources
+	refs      []int32      // value and error index of each key, then of each contribution
+	keyRecs   []keyMemo    // by key
 	ids       []int32
 	modErrs   []int32
 	index     []uint32
@@ -179,6 +180,7 @@ func (e *Encoder) Reset() {
 // forgetBundle drops what only the bundle just encoded needed.
 func (e *Encoder) forgetBundle() {
 	e.loc.reset()
+	e.tables.reset()
 	if len(e.errList) > 0 {
 		clear(e.errList)
 		e.errList = e.errList[:0]
@@ -417,44 +419,8 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	}
 
 	// The details, but for their value table.
-	t := e.tail[:0]
-	t = appendHierarchy(t, &b.Global)
-	t = appendHierarchy(t, &b.Env)
-	t = appendArrayLen(t, len(b.Modules))
-	for i := range b.Modules {
-		m := &b.Modules[i]
-		t = appendArrayLen(t, 3)
-		t = appendString(t, m.Name)
-		t = appendHierarchy(t, &m.Hierarchy)
-		if m.Default == nil {
-			t = append(t, mNil)
-		} else {
-			t = appendHierarchy(t, m.Default)
-		}
-	}
-	t = appendArrayLen(t, len(b.Keys))
-	cr := refs[2*len(b.Keys):]
-	for i := range b.Keys {
-		k := &b.Keys[i]
-		if blobs[i] != nil {
-			t = append(t, mNil) // sealed: its details are in its blob
-			continue
-		}
-		t = appendArrayLen(t, 7)
-		t = appendMerge(t, k.Merge)
-		if r := memo[i].rec; r >= 0 {
-			t = e.appendTmpl(t, &e.recs[r], k.DefaultMerge, cr)
-		} else {
-			t = appendContributions(t, k.Contributions, cr)
-			t = appendMerge(t, k.DefaultMerge)
-			t = appendContributions(t, k.Defaults, cr[2*len(k.Contributions):])
-		}
-		t = appendConvertTo(t, k.ConvertTo)
-		t = appendOptionsEntry(t, k.MergeFrom)
-		cr = cr[2*(len(k.Contributions)+len(k.Defaults)):]
-		t, cr = appendAsked(t, k.Asked, cr)
-	}
-	e.tail = t
+	e.tail = e.appendDetails(e.tail[:0], b, memo, refs, blobs)
+	t := e.tail
 
 	e.head = appendArrayLen(appendArrayLen(e.head[:0], 7), nFast)
 
@@ -499,12 +465,12 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		w = appendUint(w, keyFlags(&b.Keys[i]))
 	}
 	w = e.appendIndex(w, b.Keys)
-	// The details section: a bin holding array(5), the rest of the value
+	// The details section: a bin holding array(7), the rest of the value
 	// table, then e.tail.
 	nRest := e.nVals - nFast
 	restHead := 1 + arrayLenSize(nRest)
 	w = appendBinLen(w, restHead+len(e.vals)-e.fastEnd()+len(t))
-	w = append(w, 0x95)
+	w = append(w, 0x97)
 	w = appendArrayLen(w, nRest)
 	e.mid = w
 	return nil
@@ -526,25 +492,6 @@ func keyFlags(k *Key) uint64 {
 		f |= keyAsked
 	}
 	return f
-}
-
-// appendAsked writes a key's Asked (checked by checkAsked) and returns
-// the refs that follow its contributions.
-func appendAsked(w []byte, as []Asked, refs []int32) ([]byte, []int32) {
-	if as == nil {
-		return append(w, mNil), refs
-	}
-	w = appendArrayLen(w, len(as))
-	for i := range as {
-		a := &as[i]
-		w = append(w, 0x93) // array(3)
-		w = appendString(w, a.Text)
-		w = appendContributions(w, a.Contributions, refs)
-		refs = refs[2*len(a.Contributions):]
-		w = appendContributions(w, a.Defaults, refs)
-		refs = refs[2*len(a.Defaults):]
-	}
-	return w, refs
 }
 
 // checkAsked refuses a key's Asked that readers would reject: not nil, it
@@ -750,12 +697,8 @@ func (e *Encoder) addRec(i int, k *Key, valueID int32, ids []int32) {
 		for i := range cs {
 			c := &cs[i]
 			n := len(t)
-			t = append(t, 0, 0x97, byte(c.Layer)) // length, then array(7) and the layer (at most 2)
-			t = appendUint(t, uint64(c.Level))
-			t = appendUint(t, uint64(c.Location))
-			t = appendInt(t, int64(c.Line))
-			t = appendInt(t, int64(c.Column))
-			t[n] = byte(len(t) - n - 1) // at most 38
+			t = appendPlace(append(t, 0), c) // length, then the place
+			t[n] = byte(len(t) - n - 1)      // at most 32
 		}
 	}
 	e.recData = t
@@ -769,26 +712,21 @@ func (e *Encoder) addRec(i int, k *Key, valueID int32, ids []int32) {
 	e.hint(i, p, r)
 }
 
-// appendTmpl appends the contributions, default merge and defaults of a
-// key whose contributions are rec, with value indexes from refs (two per
-// contribution: value, error).
-func (e *Encoder) appendTmpl(w []byte, rec *keyRec, defMerge Merge, refs []int32) []byte {
+// appendTmpl appends the contributions and defaults (if any) of a key
+// whose contributions are rec, as appendContributions4 does, with value
+// indexes from refs (two per contribution: value, error) and own, the
+// index of the key's value.
+func (e *Encoder) appendTmpl(w []byte, rec *keyRec, own int32, refs []int32) []byte {
 	t := e.recData[rec.data+4*uint32(rec.nc+rec.nd):]
-	w = appendArrayLen(w, int(rec.nc))
+	w = appendArrayLen(w, 5*int(rec.nc))
 	for i := range int(rec.nc) + int(rec.nd) {
 		if i == int(rec.nc) {
-			w = appendMerge(w, defMerge)
-			w = appendArrayLen(w, int(rec.nd))
+			w = appendArrayLen(w, 5*int(rec.nd))
 		}
 		n := int(t[0])
 		w = append(w, t[1:1+n]...)
 		t = t[1+n:]
-		w = appendUint(w, uint64(refs[2*i]))
-		w = append(w, mNil)
-	}
-	if rec.nd == 0 {
-		w = appendMerge(w, defMerge)
-		w = appendArrayLen(w, 0)
+		w = appendUint(w, contribRef(refs[2*i], -1, own))
 	}
 	return w
 }
@@ -848,18 +786,6 @@ func appendHierarchy(w []byte, h *Hierarchy) []byte {
 	return w
 }
 
-func appendOptionsEntry(w []byte, o *OptionsEntry) []byte {
-	if o == nil {
-		return append(w, mNil)
-	}
-	w = appendArrayLen(w, 5)
-	w = appendString(w, o.Entry)
-	w = appendString(w, o.File)
-	w = appendInt(w, int64(o.Line))
-	w = appendInt(w, int64(o.Column))
-	return appendString(w, o.Level)
-}
-
 func appendMerge(w []byte, m Merge) []byte {
 	if m == (Merge{}) {
 		return append(w, mNil)
@@ -869,21 +795,4 @@ func appendMerge(w []byte, m Merge) []byte {
 	w = appendString(w, m.KnockoutPrefix)
 	w = appendBool(w, m.SortMergedArrays)
 	return appendBool(w, m.MergeHashArrays)
-}
-
-// appendContributions appends cs, whose value and error indexes are in
-// refs, two per contribution.
-func appendContributions(w []byte, cs []Contribution, refs []int32) []byte {
-	w = appendArrayLen(w, len(cs))
-	for i := range cs {
-		c := &cs[i]
-		w = append(w, 0x97, byte(c.Layer)) // array(7), layer (at most 2: a positive fixint)
-		w = appendUint(w, uint64(c.Level))
-		w = appendUint(w, uint64(c.Location))
-		w = appendInt(w, int64(c.Line))
-		w = appendInt(w, int64(c.Column))
-		w = appendRef(w, refs[2*i])
-		w = appendRef(w, refs[2*i+1])
-	}
-	return w
 }

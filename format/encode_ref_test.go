@@ -12,12 +12,20 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"os"
+	"slices"
+	"testing"
 
 	"github.com/vmihailenco/msgpack/v5"
 )
 
 // refEncode is Encode as it was before Encoder.
-func refEncode(b *Bundle) ([]byte, error) {
+func refEncode(b *Bundle) ([]byte, error) { return refEncodeVersion(b, Version) }
+
+// refEncodeVersion encodes b in the given format version, leaving out
+// what older versions lack: the reference for their samples
+// (TestRefEncodesSamples) and for measuring sizes against them.
+func refEncodeVersion(b *Bundle, version int) ([]byte, error) {
 	e := &refEncoder{
 		vals:   map[string]int{},
 		errs:   map[Error]int{},
@@ -25,7 +33,7 @@ func refEncode(b *Bundle) ([]byte, error) {
 		slices: map[refSliceID]int{},
 	}
 	e.sw = refNewWriter(&e.scratch)
-	body, err := e.body(b)
+	body, err := e.body(b, version)
 	if err != nil {
 		return nil, err
 	}
@@ -35,20 +43,28 @@ func refEncode(b *Bundle) ([]byte, error) {
 	buf.Grow(len(body) + 128 + len(b.Node) + len(b.Environment) + len(b.Revision))
 	w := refNewWriter(&buf)
 	w.string(magic[1:])
-	w.uint(Version)
-	w.array(7)
+	w.uint(uint64(version))
+	if version >= 4 {
+		w.array(7)
+	} else {
+		w.array(6)
+	}
 	w.bytes(digest[:])
 	w.uint(uint64(len(body)))
 	w.string(b.Node)
 	w.string(b.Environment)
 	w.string(b.Revision)
-	buf.WriteByte(0xc0) // no seal (version 4)
+	if version >= 4 {
+		buf.WriteByte(0xc0) // no seal
+	}
 	w.fixed32(crc32.Checksum(buf.Bytes(), castagnoli))
 	if buf.Len() > maxHeader {
 		return nil, fmt.Errorf("format: header of %d bytes exceeds %d: node, environment or revision too long", buf.Len(), maxHeader)
 	}
 	buf.Write(body)
-	buf.WriteByte(0xc0) // no signature (version 4)
+	if version >= 4 {
+		buf.WriteByte(0xc0) // no signature
+	}
 	return buf.Bytes(), w.err
 }
 
@@ -262,7 +278,7 @@ func (e *refEncoder) contributions(cs []Contribution) ([]refContribution, error)
 	return out, nil
 }
 
-func (e *refEncoder) body(b *Bundle) ([]byte, error) {
+func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 	for i := range b.Keys {
 		if err := checkAsked(&b.Keys[i]); err != nil {
 			return nil, err
@@ -313,6 +329,9 @@ func (e *refEncoder) body(b *Bundle) ([]byte, error) {
 			return nil, fmt.Errorf("format: key %q: defaults: %w", k.Name, err)
 		}
 		for _, a := range k.Asked {
+			if version < 3 {
+				break // older versions have no Asked: nor their values
+			}
 			var pair [2][]refContribution
 			for j, cs := range [2][]Contribution{a.Contributions, a.Defaults} {
 				if pair[j], err = e.contributions(cs); err != nil {
@@ -325,68 +344,32 @@ func (e *refEncoder) body(b *Bundle) ([]byte, error) {
 
 	var details bytes.Buffer
 	d := refNewWriter(&details)
-	d.array(5)
+	if version >= 4 {
+		d.array(7)
+	} else {
+		d.array(5)
+	}
 	d.array(len(e.entries) - nFast)
 	for _, x := range e.entries[nFast:] {
 		d.raw(x)
 	}
-	refWriteHierarchy(d, &b.Global)
-	refWriteHierarchy(d, &b.Env)
+	refWriteHierarchy(d, &b.Global, version)
+	refWriteHierarchy(d, &b.Env, version)
 	d.array(len(b.Modules))
 	for _, m := range b.Modules {
 		d.array(3)
 		d.string(m.Name)
-		refWriteHierarchy(d, &m.Hierarchy)
+		refWriteHierarchy(d, &m.Hierarchy, version)
 		if m.Default == nil {
 			d.nil()
 		} else {
-			refWriteHierarchy(d, m.Default)
+			refWriteHierarchy(d, m.Default, version)
 		}
 	}
-	d.array(len(b.Keys))
-	for i := range b.Keys {
-		k := &b.Keys[i]
-		d.array(7)
-		refWriteMerge(d, k.Merge)
-		refWriteContributions(d, contribs[i])
-		refWriteMerge(d, k.DefaultMerge)
-		refWriteContributions(d, defaults[i])
-		if len(k.ConvertTo) == 0 {
-			d.nil()
-		} else {
-			d.array(len(k.ConvertTo))
-			for _, v := range k.ConvertTo {
-				switch v := v.(type) {
-				case string:
-					d.string(v)
-				case int64:
-					d.int(v)
-				case bool:
-					d.bool(v)
-				}
-			}
-		}
-		if o := k.MergeFrom; o == nil {
-			d.nil()
-		} else {
-			d.array(5)
-			d.string(o.Entry)
-			d.string(o.File)
-			d.int(int64(o.Line))
-			d.int(int64(o.Column))
-			d.string(o.Level)
-		}
-		if k.Asked == nil {
-			d.nil()
-		} else {
-			d.array(len(k.Asked))
-			for j, a := range k.Asked {
-				d.array(3)
-				d.string(a.Text)
-				refWriteContributions(d, asked[i][j][0])
-				refWriteContributions(d, asked[i][j][1])
-			}
-		}
+	if version < 4 {
+		refWriteKeyDetailsV3(d, b, version, contribs, defaults, asked)
+	} else {
+		refWriteKeyDetailsV4(d, b, keyVals, contribs, defaults, asked)
 	}
 	if d.err != nil {
 		return nil, d.err
@@ -425,15 +408,48 @@ func (e *refEncoder) body(b *Bundle) ([]byte, error) {
 	}
 	w.array(len(b.Keys))
 	for i := range b.Keys {
-		w.array(4)
+		if version == 1 {
+			w.array(3)
+		} else {
+			w.array(4)
+		}
 		w.string(b.Keys[i].Name)
 		w.ref(keyVals[i])
 		w.ref(keyErrs[i])
-		w.uint(keyFlags(&b.Keys[i]))
+		if version >= 2 {
+			flags := keyFlags(&b.Keys[i])
+			if version < 3 {
+				flags &^= keyAsked
+			}
+			w.uint(flags)
+		}
 	}
 	w.bytes(refIndexTable(b.Keys))
 	w.bytes(details.Bytes())
 	return body.Bytes(), w.err
+}
+
+// TestRefEncodesSamples checks the reference encoder against the
+// committed sample of every version: the bundle each decodes to, encoded
+// again in its version, gives its bytes back.
+func TestRefEncodesSamples(t *testing.T) {
+	for v := 1; v <= Version; v++ {
+		data, err := os.ReadFile(fmt.Sprintf("testdata/v%d.bundle", v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := refEncodeVersion(b, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, data) {
+			t.Errorf("version %d: the reference encoder does not give testdata/v%d.bundle back", v, v)
+		}
+	}
 }
 
 // refIndexTable builds the open-addressing table of the index section.
@@ -454,7 +470,7 @@ func refIndexTable(keys []Key) []byte {
 	return out
 }
 
-func refWriteHierarchy(w *refWriter, h *Hierarchy) {
+func refWriteHierarchy(w *refWriter, h *Hierarchy, version int) {
 	w.array(2)
 	w.bool(h.Present)
 	w.array(len(h.Levels))
@@ -463,10 +479,16 @@ func refWriteHierarchy(w *refWriter, h *Hierarchy) {
 		w.string(l.Name)
 		w.array(len(l.Locations))
 		for _, loc := range l.Locations {
-			w.array(3)
+			if version < 3 {
+				w.array(2)
+			} else {
+				w.array(3)
+			}
 			w.string(loc.Path)
 			w.bool(loc.Exists)
-			w.string(loc.Original)
+			if version >= 3 {
+				w.string(loc.Original)
+			}
 		}
 	}
 }
@@ -483,7 +505,175 @@ func refWriteMerge(w *refWriter, m Merge) {
 	w.bool(m.MergeHashArrays)
 }
 
-func refWriteContributions(w *refWriter, cs []refContribution) {
+// refWriteContributions writes cs as version 4 does: five ints each, the
+// value as 0 if it is the key's (own), else 2i+1, an error as 2j+2.
+func refWriteContributions(w *refWriter, cs []refContribution, own int) {
+	w.array(5 * len(cs))
+	for _, c := range cs {
+		w.uint(uint64(c.c.Level)*4 + uint64(c.c.Layer))
+		w.uint(uint64(c.c.Location))
+		w.int(int64(c.c.Line))
+		w.int(int64(c.c.Column))
+		switch {
+		case c.err >= 0:
+			w.uint(uint64(2*c.err + 2))
+		case c.val == own:
+			w.uint(0)
+		default:
+			w.uint(uint64(2*c.val + 1))
+		}
+	}
+}
+
+// refWriteKeyDetailsV4 writes the keys' details as version 4 does.
+func refWriteKeyDetailsV4(d *refWriter, b *Bundle, keyVals []int, contribs, defaults [][]refContribution, asked [][][2][]refContribution) {
+	// Version 4: the tables of merges and lookup_options sources, in
+	// order of first use, then each key's shape and fields.
+	var merges []Merge
+	var sources [][2]string
+	for _, k := range b.Keys {
+		for _, m := range []Merge{k.Merge, k.DefaultMerge} {
+			if m != (Merge{}) && !slices.Contains(merges, m) {
+				merges = append(merges, m)
+			}
+		}
+		if o := k.MergeFrom; o != nil && !slices.Contains(sources, [2]string{o.File, o.Level}) {
+			sources = append(sources, [2]string{o.File, o.Level})
+		}
+	}
+	d.array(len(merges))
+	for _, m := range merges {
+		refWriteMerge(d, m)
+	}
+	d.array(len(sources))
+	for _, s := range sources {
+		d.array(2)
+		d.string(s[0])
+		d.string(s[1])
+	}
+	d.array(len(b.Keys))
+	for i := range b.Keys {
+		k := &b.Keys[i]
+		var fields []func()
+		shape := 0
+		add := func(bit int, f func()) {
+			shape |= bit
+			fields = append(fields, f)
+		}
+		own := keyVals[i]
+		if len(k.Defaults) > 0 {
+			add(1, func() { refWriteContributions(d, defaults[i], own) })
+		}
+		if k.Merge != (Merge{}) {
+			add(2, func() { d.uint(uint64(slices.Index(merges, k.Merge))) })
+		}
+		if k.DefaultMerge != (Merge{}) {
+			add(4, func() { d.uint(uint64(slices.Index(merges, k.DefaultMerge))) })
+		}
+		if len(k.ConvertTo) > 0 {
+			add(8, func() {
+				d.array(len(k.ConvertTo))
+				for _, v := range k.ConvertTo {
+					switch v := v.(type) {
+					case string:
+						d.string(v)
+					case int64:
+						d.int(v)
+					case bool:
+						d.bool(v)
+					}
+				}
+			})
+		}
+		if o := k.MergeFrom; o != nil {
+			add(16, func() {
+				d.array(4)
+				if o.Entry == k.Name {
+					d.nil()
+				} else {
+					d.string(o.Entry)
+				}
+				d.uint(uint64(slices.Index(sources, [2]string{o.File, o.Level})))
+				d.int(int64(o.Line))
+				d.int(int64(o.Column))
+			})
+		}
+		if k.Asked != nil {
+			add(32, func() {
+				d.array(len(k.Asked))
+				for j, a := range k.Asked {
+					d.array(3)
+					d.string(a.Text)
+					refWriteContributions(d, asked[i][j][0], own)
+					refWriteContributions(d, asked[i][j][1], own)
+				}
+			})
+		}
+		d.array(2 + len(fields))
+		d.uint(uint64(shape))
+		refWriteContributions(d, contribs[i], own)
+		for _, f := range fields {
+			f()
+		}
+	}
+}
+
+// refWriteKeyDetailsV3 writes the keys' details as versions 1 to 3 do.
+func refWriteKeyDetailsV3(d *refWriter, b *Bundle, version int, contribs, defaults [][]refContribution, asked [][][2][]refContribution) {
+	d.array(len(b.Keys))
+	for i := range b.Keys {
+		k := &b.Keys[i]
+		d.array([...]int{1: 4, 2: 5, 3: 7}[version])
+		refWriteMerge(d, k.Merge)
+		refWriteContributionsV3(d, contribs[i])
+		refWriteMerge(d, k.DefaultMerge)
+		refWriteContributionsV3(d, defaults[i])
+		if version < 2 {
+			continue
+		}
+		if len(k.ConvertTo) == 0 {
+			d.nil()
+		} else {
+			d.array(len(k.ConvertTo))
+			for _, v := range k.ConvertTo {
+				switch v := v.(type) {
+				case string:
+					d.string(v)
+				case int64:
+					d.int(v)
+				case bool:
+					d.bool(v)
+				}
+			}
+		}
+		if version < 3 {
+			continue
+		}
+		if o := k.MergeFrom; o == nil {
+			d.nil()
+		} else {
+			d.array(5)
+			d.string(o.Entry)
+			d.string(o.File)
+			d.int(int64(o.Line))
+			d.int(int64(o.Column))
+			d.string(o.Level)
+		}
+		if k.Asked == nil {
+			d.nil()
+		} else {
+			d.array(len(k.Asked))
+			for j, a := range k.Asked {
+				d.array(3)
+				d.string(a.Text)
+				refWriteContributionsV3(d, asked[i][j][0])
+				refWriteContributionsV3(d, asked[i][j][1])
+			}
+		}
+	}
+}
+
+func refWriteContributionsV3(w *refWriter, cs []refContribution) {
 	w.array(len(cs))
 	for _, c := range cs {
 		w.array(7)

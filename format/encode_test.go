@@ -274,6 +274,26 @@ func sampleV3() *format.Bundle {
 	return b
 }
 
+// sampleV4 is the sample of version 4 (a compact details section):
+// version 3's, with a lookup_options entry named as its key and two keys
+// sharing a merge and a lookup_options source.
+func sampleV4() *format.Bundle {
+	b := sampleV3()
+	for i := range b.Keys {
+		k := &b.Keys[i]
+		switch k.Name {
+		case "users":
+			k.MergeFrom.Entry = k.Name
+		case "classes":
+			k.MergeFrom.File, k.MergeFrom.Level = "data/os/Debian.yaml", "Per-OS"
+		case "ntp::servers":
+			k.Merge = format.Merge{Strategy: "deep"}
+			k.MergeFrom = &format.OptionsEntry{Entry: k.Name, Pos: format.Pos{File: "data/common.yaml", Line: 9, Column: 3}, Level: "Common"}
+		}
+	}
+	return b
+}
+
 // TestAskedAs: a dotted text the key's data looks up has its own entry;
 // any other reads the entry "".
 func TestAskedAs(t *testing.T) {
@@ -301,17 +321,20 @@ func TestGoldenV2(t *testing.T) { testGolden(t, 2, sampleV2()) }
 // newest.
 func TestGoldenV3(t *testing.T) { testGolden(t, 3, sampleV3()) }
 
+// TestGoldenV4 decodes the committed version 4 bundle (the compact details
+// section), and pins Encode's bytes while version 4 is the newest.
+func TestGoldenV4(t *testing.T) { testGolden(t, 4, sampleV4()) }
+
 // testGolden decodes testdata/v<version>.bundle and compares it with
 // sample. While version is the newest, -update rewrites the file and
 // Encode must reproduce it byte for byte.
 func testGolden(t *testing.T, version int, sample *format.Bundle) {
-	testGoldenWith(t, version, sample, format.Protection{}, nil)
+	testGoldenWith(t, version, fmt.Sprintf("testdata/v%d.bundle", version), sample, format.Protection{}, nil)
 }
 
-// testGoldenWith is testGolden for a bundle encoded with protection p and
-// opened with key.
-func testGoldenWith(t *testing.T, version int, sample *format.Bundle, p format.Protection, key crypto.PrivateKey) {
-	golden := fmt.Sprintf("testdata/v%d.bundle", version)
+// testGoldenWith is testGolden for the sample file golden of version,
+// encoded with protection p and opened with key.
+func testGoldenWith(t *testing.T, version int, golden string, sample *format.Bundle, p format.Protection, key crypto.PrivateKey) {
 	newest := version == format.Version
 	if *update && newest {
 		data, err := format.EncodeWith(sample, p)

@@ -87,7 +87,7 @@ func FuzzVerifyFile(f *testing.F) {
 	f.Add(data[:len(data)/2])
 	f.Add(Seal(1, "n", "e", "r", []byte{0x90}))
 	f.Add([]byte("not a bundle"))
-	if v4, err := os.ReadFile("testdata/v4.bundle"); err == nil { // signed and sealed
+	if v4, err := os.ReadFile("testdata/v4-sealed.bundle"); err == nil { // signed and sealed
 		f.Add(v4)
 	}
 	file := filepath.Join(f.TempDir(), "n.bundle")

@@ -18,26 +18,26 @@ import (
 	"github.com/hieracc/hieracc/format/trust"
 )
 
-// goldenPKI is the committed test fleet of testdata/v4.bundle: an EC P-256
+// goldenPKI is the committed test fleet of testdata/v4-sealed.bundle: an EC P-256
 // node (ECDH sealing is reproducible, RSA-OAEP is not), a bare Ed25519
 // signing key. -update makes it when it is missing.
 const goldenPKI = "testdata/trust"
 
 // TestGoldenV4 decodes the committed version 4 bundle, signed and with its
 // secret and sensitive keys sealed, and pins Encode's bytes.
-func TestGoldenV4(t *testing.T) {
+func TestGoldenV4Sealed(t *testing.T) {
 	if _, err := os.Stat(goldenPKI); *update && err != nil {
 		if err := PKI(goldenPKI, true, "web01.example.com"); err != nil {
 			t.Fatal(err)
 		}
 	}
 	p, key := protection(t, goldenPKI, "web01.example.com", filepath.Join(goldenPKI, "signer", "ed25519.pem"))
-	testGoldenWith(t, 4, sampleV3(), p, key)
+	testGoldenWith(t, 4, "testdata/v4-sealed.bundle", sampleV4(), p, key)
 	v, err := trust.ReadKeyVerifier(filepath.Join(goldenPKI, "signer", "ed25519.pub"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile("testdata/v4.bundle")
+	data, err := os.ReadFile("testdata/v4-sealed.bundle")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func FuzzOpen(f *testing.F) {
 	}
 	f.Add(data)
 	const fixtures = "../format/testdata/trust"
-	sealed, err := os.ReadFile("../format/testdata/v4.bundle")
+	sealed, err := os.ReadFile("../format/testdata/v4-sealed.bundle")
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -1,0 +1,451 @@
+package format
+
+import (
+	"math"
+	"math/bits"
+)
+
+// The details section of format version 4 (SPEC.md, "Details, version
+// 4"): the same information as version 3's, in about two thirds of the
+// bytes. A key's details say in one int (its shape) which optional fields
+// follow, instead of writing nil for each; a contribution is five ints in
+// one flat array, whose value reference is 0 when it is the key's own
+// value (the winning contribution of most keys); merges and the files and
+// levels of lookup_options entries are written once per bundle, in tables
+// the keys refer to.
+
+// Bits of a key's shape (version 4): each set bit adds one field to the
+// key's details, in this order, after the shape and the contributions.
+const (
+	shapeDefaults     = 1 << iota // defaults contributions
+	shapeMerge                    // merge: index into merges
+	shapeDefaultMerge             // default merge: index into merges
+	shapeConvertTo                // convertTo
+	shapeMergeFrom                // mergeFrom
+	shapeAsked                    // asked
+	shapeKnown        = 1<<iota - 1
+)
+
+// keyShape is the shape of k's details.
+func keyShape(k *Key) uint64 {
+	var s uint64
+	if len(k.Defaults) > 0 {
+		s |= shapeDefaults
+	}
+	if k.Merge != (Merge{}) {
+		s |= shapeMerge
+	}
+	if k.DefaultMerge != (Merge{}) {
+		s |= shapeDefaultMerge
+	}
+	if len(k.ConvertTo) > 0 {
+		s |= shapeConvertTo
+	}
+	if k.MergeFrom != nil {
+		s |= shapeMergeFrom
+	}
+	if k.Asked != nil {
+		s |= shapeAsked
+	}
+	return s
+}
+
+// detailTables are the tables of a version 4 details section: each
+// distinct merge and lookup_options source of a bundle once, in order of
+// first use over the keys.
+type detailTables struct {
+	merges   []Merge
+	mergeOf  map[Merge]int32
+	sources  []source
+	sourceOf map[source]int32
+}
+
+// source is where a lookup_options entry is written: a data file and its
+// level.
+type source struct{ file, level string }
+
+func (d *detailTables) reset() {
+	if len(d.merges) > 0 || len(d.sources) > 0 {
+		clear(d.merges)
+		d.merges = d.merges[:0]
+		clear(d.mergeOf)
+		clear(d.sources)
+		d.sources = d.sources[:0]
+		clear(d.sourceOf)
+	}
+}
+
+// merge returns the index of m in the merges table, adding it if new.
+func (d *detailTables) merge(m Merge) int32 {
+	if i, ok := d.mergeOf[m]; ok {
+		return i
+	}
+	if d.mergeOf == nil {
+		d.mergeOf = map[Merge]int32{}
+	}
+	i := int32(len(d.merges))
+	d.merges = append(d.merges, m)
+	d.mergeOf[m] = i
+	return i
+}
+
+// source returns the index of o's file and level in the sources table,
+// adding them if new.
+func (d *detailTables) source(o *OptionsEntry) int32 {
+	s := source{o.File, o.Level}
+	if i, ok := d.sourceOf[s]; ok {
+		return i
+	}
+	if d.sourceOf == nil {
+		d.sourceOf = map[source]int32{}
+	}
+	i := int32(len(d.sources))
+	d.sources = append(d.sources, s)
+	d.sourceOf[s] = i
+	return i
+}
+
+// appendDetails appends the details section of b but for its value table
+// (and the array header before it): hierarchies, modules, the tables and
+// every key's details. refs holds the value and error index of each key,
+// then of each contribution (see encodeBody); memo says which keys'
+// contributions e remembers; a key with a blob is sealed, its details nil.
+func (e *Encoder) appendDetails(t []byte, b *Bundle, memo []keyMemo, refs []int32, blobs [][]byte) []byte {
+	t = appendHierarchy(t, &b.Global)
+	t = appendHierarchy(t, &b.Env)
+	t = appendArrayLen(t, len(b.Modules))
+	for i := range b.Modules {
+		m := &b.Modules[i]
+		t = appendArrayLen(t, 3)
+		t = appendString(t, m.Name)
+		t = appendHierarchy(t, &m.Hierarchy)
+		if m.Default == nil {
+			t = append(t, mNil)
+		} else {
+			t = appendHierarchy(t, m.Default)
+		}
+	}
+
+	d := &e.tables
+	for i := range b.Keys {
+		k := &b.Keys[i]
+		if blobs[i] != nil {
+			continue // sealed: nothing of it in the plain tables
+		}
+		if k.Merge != (Merge{}) {
+			d.merge(k.Merge)
+		}
+		if k.DefaultMerge != (Merge{}) {
+			d.merge(k.DefaultMerge)
+		}
+		if k.MergeFrom != nil {
+			d.source(k.MergeFrom)
+		}
+	}
+	t = appendArrayLen(t, len(d.merges))
+	for _, m := range d.merges {
+		t = appendMerge(t, m)
+	}
+	t = appendArrayLen(t, len(d.sources))
+	for _, s := range d.sources {
+		t = append(t, 0x92) // array(2)
+		t = appendString(t, s.file)
+		t = appendString(t, s.level)
+	}
+
+	t = appendArrayLen(t, len(b.Keys))
+	cr := refs[2*len(b.Keys):]
+	for i := range b.Keys {
+		k := &b.Keys[i]
+		if blobs[i] != nil {
+			t = append(t, mNil) // sealed: its details are in its blob
+			continue
+		}
+		own := refs[2*i] // the key's value, -1 for an error
+		shape := keyShape(k)
+		t = appendArrayLen(t, 2+bits.OnesCount64(shape))
+		t = appendUint(t, shape)
+		if r := memo[i].rec; r >= 0 {
+			t = e.appendTmpl(t, &e.recs[r], own, cr)
+		} else {
+			t = appendContributions4(t, k.Contributions, own, cr)
+			if shape&shapeDefaults != 0 {
+				t = appendContributions4(t, k.Defaults, own, cr[2*len(k.Contributions):])
+			}
+		}
+		cr = cr[2*(len(k.Contributions)+len(k.Defaults)):]
+		if shape&shapeMerge != 0 {
+			t = appendUint(t, uint64(d.mergeOf[k.Merge]))
+		}
+		if shape&shapeDefaultMerge != 0 {
+			t = appendUint(t, uint64(d.mergeOf[k.DefaultMerge]))
+		}
+		if shape&shapeConvertTo != 0 {
+			t = appendConvertTo(t, k.ConvertTo)
+		}
+		if o := k.MergeFrom; o != nil {
+			t = append(t, 0x94) // array(4)
+			if o.Entry == k.Name {
+				t = append(t, mNil)
+			} else {
+				t = appendString(t, o.Entry)
+			}
+			t = appendUint(t, uint64(d.sourceOf[source{o.File, o.Level}]))
+			t = appendInt(t, int64(o.Line))
+			t = appendInt(t, int64(o.Column))
+		}
+		if k.Asked != nil {
+			t = appendArrayLen(t, len(k.Asked))
+			for j := range k.Asked {
+				a := &k.Asked[j]
+				t = append(t, 0x93) // array(3)
+				t = appendString(t, a.Text)
+				t = appendContributions4(t, a.Contributions, own, cr)
+				cr = cr[2*len(a.Contributions):]
+				t = appendContributions4(t, a.Defaults, own, cr)
+				cr = cr[2*len(a.Defaults):]
+			}
+		}
+	}
+	return t
+}
+
+// appendContributions4 appends cs, whose value and error indexes are in
+// refs (two per contribution), as version 4 writes them: five ints each.
+// own is the index of the key's value, -1 if it has none.
+func appendContributions4(w []byte, cs []Contribution, own int32, refs []int32) []byte {
+	w = appendArrayLen(w, 5*len(cs))
+	for i := range cs {
+		w = appendPlace(w, &cs[i])
+		w = appendUint(w, contribRef(refs[2*i], refs[2*i+1], own))
+	}
+	return w
+}
+
+// appendPlace appends the first four ints of a contribution (version 4):
+// level and layer, location, line, column.
+func appendPlace(w []byte, c *Contribution) []byte {
+	w = appendUint(w, uint64(c.Level)<<2|uint64(c.Layer))
+	w = appendUint(w, uint64(c.Location))
+	w = appendInt(w, int64(c.Line))
+	return appendInt(w, int64(c.Column))
+}
+
+// contribRef is a contribution's value reference in version 4: 0 for the
+// key's own value (entry own), 2i+1 for value entry i, 2j+2 for error j.
+func contribRef(val, err, own int32) uint64 {
+	switch {
+	case err >= 0:
+		return 2*uint64(err) + 2
+	case val == own:
+		return 0
+	}
+	return 2*uint64(val) + 1
+}
+
+// readDetails4 reads the details of a version 4 bundle after its value
+// table (vals) into b, whose fields from the fast part are set.
+func (x *Index) readDetails4(r *reader, b *Bundle, vals []Value) error {
+	if err := x.readLayers(r, b); err != nil {
+		return err
+	}
+	n, err := r.arrayLen()
+	if err != nil {
+		return err
+	}
+	merges := make([]Merge, n)
+	for i := range merges {
+		if r.nilNext() {
+			return r.errorf("merge %d is nil", i)
+		}
+		if merges[i], err = readMerge(r); err != nil {
+			return err
+		}
+	}
+	if n, err = r.arrayLen(); err != nil {
+		return err
+	}
+	sources := make([]source, n)
+	for i := range sources {
+		if err := r.arrayOf(2, "lookup_options source"); err != nil {
+			return err
+		}
+		if sources[i].file, err = r.str(); err != nil {
+			return err
+		}
+		if sources[i].level, err = r.str(); err != nil {
+			return err
+		}
+	}
+	if err := r.arrayOf(len(x.Keys), "key details"); err != nil {
+		return err
+	}
+	b.Keys = make([]Key, len(x.Keys))
+	for i := range b.Keys {
+		k := &b.Keys[i]
+		ik := &x.Keys[i]
+		k.Name, k.Value, k.Err = ik.Name, ik.Value, ik.Err
+		k.Secret = ik.secret
+		if sealed, err := x.readSealedDetails(r, i, k); sealed || err != nil {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if err := x.readKeyDetails4(r, k, ik, vals, merges, sources); err != nil {
+			return err
+		}
+	}
+	return r.done("details")
+}
+
+// readKeyDetails4 reads one key's details (version 4).
+func (x *Index) readKeyDetails4(r *reader, k *Key, ik *IndexKey, vals []Value, merges []Merge, sources []source) error {
+	n, err := r.arrayLen()
+	if err != nil {
+		return err
+	}
+	shape, err := r.integer()
+	if err != nil {
+		return err
+	}
+	if shape < 0 || shape&^shapeKnown != 0 || n != 2+bits.OnesCount64(uint64(shape)) {
+		return r.errorf("key %q: details of shape %#x in an array of %d", k.Name, shape, n)
+	}
+	own := int(ik.valueAt) // the key's own value in the value table, -1 for none
+	if k.Contributions, err = x.readContributions4(r, vals, own); err != nil {
+		return err
+	}
+	if shape&shapeDefaults != 0 {
+		if k.Defaults, err = x.readContributions4(r, vals, own); err != nil {
+			return err
+		}
+		if len(k.Defaults) == 0 {
+			return r.errorf("key %q: empty defaults", k.Name)
+		}
+	}
+	for _, f := range [...]struct {
+		bit uint64
+		m   *Merge
+	}{{shapeMerge, &k.Merge}, {shapeDefaultMerge, &k.DefaultMerge}} {
+		if uint64(shape)&f.bit != 0 {
+			i, err := r.ref(len(merges), "merge")
+			if err != nil {
+				return err
+			}
+			*f.m = merges[i]
+		}
+	}
+	if shape&shapeConvertTo != 0 {
+		if k.ConvertTo, err = readConvertTo(r); err != nil {
+			return err
+		}
+		if k.ConvertTo == nil {
+			return r.errorf("key %q: nil convert_to", k.Name)
+		}
+	}
+	if k.Sensitive() != ik.Sensitive || (len(k.ConvertTo) > 0) != ik.Converts {
+		return r.errorf("key %q: the key's flags and convert_to disagree", k.Name)
+	}
+	if shape&shapeMergeFrom != 0 {
+		o := &OptionsEntry{Entry: k.Name}
+		if err := r.arrayOf(4, "lookup_options entry"); err != nil {
+			return err
+		}
+		if !r.nilNext() {
+			if o.Entry, err = r.str(); err != nil {
+				return err
+			}
+		}
+		s, err := r.ref(len(sources), "lookup_options source")
+		if err != nil {
+			return err
+		}
+		o.File, o.Level = sources[s].file, sources[s].level
+		line, err := r.integer()
+		if err != nil {
+			return err
+		}
+		col, err := r.integer()
+		if err != nil {
+			return err
+		}
+		o.Line, o.Column = int(line), int(col)
+		k.MergeFrom = o
+	}
+	if shape&shapeAsked != 0 {
+		if r.nilNext() {
+			return r.errorf("key %q: nil asked", k.Name)
+		}
+		contribs := func(r *reader) ([]Contribution, error) { return x.readContributions4(r, vals, own) }
+		if k.Asked, err = readAsked(r, contribs); err != nil {
+			return err
+		}
+	}
+	if (k.Asked != nil) != ik.Asked {
+		return r.errorf("key %q: the key's flags and asked disagree", k.Name)
+	}
+	return nil
+}
+
+// readContributions4 reads contributions (version 4): five ints each.
+// own is the index of the key's value, -1 if it has an error.
+func (x *Index) readContributions4(r *reader, vals []Value, own int) ([]Contribution, error) {
+	n, err := r.arrayLen()
+	if err != nil || n == 0 {
+		return nil, err
+	}
+	if n%5 != 0 {
+		return nil, r.errorf("contributions of %d ints, not five each", n)
+	}
+	cs := make([]Contribution, n/5)
+	for i := range cs {
+		c := &cs[i]
+		where, err := r.integer()
+		if err != nil {
+			return nil, err
+		}
+		if where < 0 || where>>2 > math.MaxInt32 || where&3 > int64(LayerModule) {
+			return nil, r.errorf("contribution of level %d, layer %d out of range", where>>2, where&3)
+		}
+		c.Layer, c.Level = Layer(where&3), int(where>>2)
+		if c.Location, err = r.count(math.MaxInt32, "location"); err != nil {
+			return nil, err
+		}
+		line, err := r.integer()
+		if err != nil {
+			return nil, err
+		}
+		col, err := r.integer()
+		if err != nil {
+			return nil, err
+		}
+		c.Line, c.Column = int(line), int(col)
+		ref, err := r.integer()
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case ref < 0:
+			return nil, r.errorf("contribution reference %d out of range", ref)
+		case ref == 0:
+			if own < 0 {
+				return nil, r.errorf("contribution refers to the value of a key that has an error")
+			}
+			c.Value = vals[own]
+		case ref%2 == 1:
+			if v := ref / 2; v >= int64(len(vals)) {
+				return nil, r.errorf("value reference %d out of range [0, %d]", v, len(vals)-1)
+			} else {
+				c.Value = vals[v]
+			}
+		default:
+			if e := ref/2 - 1; e >= int64(len(x.errs)) {
+				return nil, r.errorf("error reference %d out of range [0, %d]", e, len(x.errs)-1)
+			} else {
+				c.Err = x.errs[e]
+			}
+		}
+	}
+	return cs, nil
+}
