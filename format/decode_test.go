@@ -33,7 +33,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"empty", nil, format.ErrNotBundle, "too short"},
 		{"text", []byte("hello, world, this is text"), format.ErrNotBundle, "bad magic"},
 		{"half magic", data[:7], format.ErrCorrupt, "truncated in the magic"},
-		{"version 9", v9, format.ErrVersion, "unsupported bundle format version 9 (this reader reads versions 1 to 3)"},
+		{"version 9", v9, format.ErrVersion, "unsupported bundle format version 9 (this reader reads versions 1 to 4)"},
 		{"no header", data[:16], format.ErrCorrupt, "truncated"},
 		{"no body", data[:len(data)-len(bodyOf(t, data))], format.ErrCorrupt, "truncated"},
 		{"short body", data[:len(data)-1], format.ErrCorrupt, "truncated"},
@@ -202,6 +202,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add(bodyOf(f, syn))
 	v3, _ := format.Encode(sampleV3()) // key flags, convert_to, original paths, lookup_options entries
 	f.Add(bodyOf(f, v3))
+	v4, _ := format.Encode(sampleV4()) // the options section
+	f.Add(bodyOf(f, v4))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		data := Seal(format.Version, "n", "e", "r", body)
 		b, err := format.Decode(data)

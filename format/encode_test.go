@@ -177,8 +177,8 @@ func TestMsgpack(t *testing.T) {
 	if len(got) != 4 || got[0] != "hieracc-bundle" || fmt.Sprint(got[1]) != fmt.Sprint(format.Version) {
 		t.Fatalf("stream = %d values starting %v %v, want magic, version, header, body", len(got), got[0], got[1])
 	}
-	if body, ok := got[3].([]any); !ok || len(body) != 7 {
-		t.Fatalf("body = %T, want array of 7 sections", got[3])
+	if body, ok := got[3].([]any); !ok || len(body) != 8 {
+		t.Fatalf("body = %T, want array of 8 sections", got[3])
 	}
 	v, node, env, rev, _, err := Split(data)
 	if err != nil || v != format.Version || node != "web01.example.com" || env != "production" || rev != "rev-1" {
@@ -272,6 +272,20 @@ func sampleV3() *format.Bundle {
 	return b
 }
 
+// sampleV4 is the sample of version 4: version 3's, with lookup_options
+// that fail keys it does not hold, for the environment, a module and its
+// default_hierarchy (one failing as a whole).
+func sampleV4() *format.Bundle {
+	b := sampleV3()
+	bad := &format.Error{Message: "Unknown merge strategy: 'deeep'", File: "data/common.yaml", Line: 4, Column: 5, Level: "Common"}
+	b.Options = []format.OptionScope{
+		{Literal: []format.OptionEntry{{Name: "a", Err: bad}, {Name: "rx"}}, Pattern: []format.OptionEntry{{Name: "^s"}, {Name: "^r", Err: bad}}},
+		{Module: "ntp"},
+		{Module: "ntp", Default: true, Err: &format.Error{Message: "value of lookup_options must be a hash", File: "data/defaults.yaml", Line: 2, Column: 1, Level: "Defaults"}},
+	}
+	return b
+}
+
 // TestAskedAs: a dotted text the key's data looks up has its own entry;
 // any other reads the entry "".
 func TestAskedAs(t *testing.T) {
@@ -295,9 +309,14 @@ func TestGoldenV1(t *testing.T) { testGolden(t, 1, Sample()) }
 func TestGoldenV2(t *testing.T) { testGolden(t, 2, sampleV2()) }
 
 // TestGoldenV3 decodes the committed version 3 bundle (original paths,
-// lookup_options entries), and pins Encode's bytes while version 3 is the
-// newest.
+// lookup_options entries), and pinned Encode's bytes while version 3 was
+// the newest.
 func TestGoldenV3(t *testing.T) { testGolden(t, 3, sampleV3()) }
+
+// TestGoldenV4 decodes the committed version 4 bundle (lookup_options
+// that fail keys the bundle does not hold), and pins Encode's bytes while
+// version 4 is the newest.
+func TestGoldenV4(t *testing.T) { testGolden(t, 4, sampleV4()) }
 
 // testGolden decodes testdata/v<version>.bundle and compares it with
 // sample. While version is the newest, -update rewrites the file and
