@@ -180,7 +180,7 @@ func (b *Bundle) search(key string, merge *format.Merge) (any, bool, error) {
 	}
 	i := b.x.Find(k.Root)
 	if i < 0 {
-		return nil, false, nil
+		return nil, false, b.optionsError(k, merge)
 	}
 	ik := &b.x.Keys[i]
 	if merge == nil && ik.Err == nil && len(k.Segments) == 0 {
@@ -204,6 +204,46 @@ func (b *Bundle) search(key string, merge *format.Merge) (any, bool, error) {
 	}
 	v, err = hiera.Convert(k.Root, dk.ConvertTo, v)
 	return v, err == nil, err
+}
+
+// optionsError is the failure of a lookup of a key the bundle does not
+// hold: Puppet builds the key's merge from its lookup_options before it
+// searches (unless the lookup gives one), and the module's
+// default_hierarchy's own before it searches there, so an entry whose
+// merge it rejects fails the lookup (format.OptionScope). Nil when none
+// does, as usual.
+func (b *Bundle) optionsError(k hiera.Key, merge *format.Merge) error {
+	scopes := b.x.Options
+	if len(scopes) == 0 {
+		return nil
+	}
+	if merge == nil {
+		s := format.FindOptionScope(scopes, k.Module, false)
+		if s == nil && k.Module != "" {
+			s = format.FindOptionScope(scopes, "", false) // a module without a hierarchy
+		}
+		if s != nil {
+			if err := s.Match(k.Root); err != nil {
+				return err
+			}
+		}
+	}
+	return b.defaultOptionsError(k)
+}
+
+// defaultOptionsError is the failure of the lookup_options of k's
+// module's default_hierarchy for k, as Puppet meets it when it turns to
+// the default_hierarchy (lookup-time merges do not apply there), or nil.
+func (b *Bundle) defaultOptionsError(k hiera.Key) error {
+	if k.Module == "" {
+		return nil
+	}
+	if s := format.FindOptionScope(b.x.Options, k.Module, true); s != nil {
+		if err := s.Match(k.Root); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // askedAs is a key's recorded error as a lookup of k.Text gives it. Puppet
@@ -348,7 +388,13 @@ func (b *Bundle) resolve(key string, k hiera.Key, d *format.Bundle, m format.Mer
 // merge does not apply there): ds answers it, when hasDefaults.
 func (b *Bundle) fromDefaults(d *format.Bundle, k hiera.Key, dm format.Merge, ds hiera.Leaf, hasDefaults bool) (any, bool, error) {
 	mod := module(d, k.Module)
-	if mod == nil || mod.Default == nil || !hasDefaults {
+	if mod == nil || mod.Default == nil {
+		return nil, false, nil
+	}
+	if err := b.defaultOptionsError(k); err != nil {
+		return nil, false, err
+	}
+	if !hasDefaults {
 		return nil, false, nil
 	}
 	v, found, err := hiera.ResolveDefault(dm, mod.Default, ds)
