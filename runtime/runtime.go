@@ -246,22 +246,34 @@ func (b *Bundle) defaultOptionsError(k hiera.Key) error {
 	return nil
 }
 
-// askedAs is a key's recorded error as a lookup of k.Text gives it. Puppet
-// prefixes an error raised in the global layer with the key as asked
-// ("Lookup of key 'a.b' failed: "); the bundle records it for the key's
-// root, as compiled (testdata/conformance/global-error-prefix-dotted).
+// askedAs is a key's recorded error as a lookup of k.Text gives it. The
+// bundle records it as a lookup of the key's root gives it, and Puppet
+// tells them apart in two places: the prefix of an error raised in the
+// global layer names the key as asked ("Lookup of key 'a.b' failed: ";
+// testdata/conformance/global-error-prefix-dotted), and its recursion
+// guard holds the key as asked, so a recursion chain starts with it
+// ("[a.b, n, m]"; testdata/conformance/recursion-chain-dotted).
 func askedAs(err *format.Error, k hiera.Key) error {
 	if k.Text == k.Root {
 		return err
 	}
-	rest, ok := strings.CutPrefix(err.Message, "Lookup of key '"+k.Root+"' failed: ")
-	if !ok || strings.HasPrefix(rest, "Recursive lookup detected") {
+	msg := err.Message
+	if rest, ok := strings.CutPrefix(msg, "Lookup of key '"+k.Root+"' failed: "); ok && !strings.HasPrefix(rest, "Recursive lookup detected") {
 		// A recursion is reported by the nested lookup that met it, which
 		// names its own key (testdata/conformance/recursion-reused-results).
+		msg = "Lookup of key '" + k.Text + "' failed: " + rest
+	}
+	for _, end := range [...]string{", ", "]"} {
+		if root := recursionChain + k.Root + end; strings.Contains(msg, root) {
+			msg = strings.Replace(msg, root, recursionChain+k.Text+end, 1)
+			break
+		}
+	}
+	if msg == err.Message {
 		return err
 	}
 	e := *err
-	e.Message = "Lookup of key '" + k.Text + "' failed: " + rest
+	e.Message = msg
 	return &e
 }
 
