@@ -258,9 +258,9 @@ func askedAs(err *format.Error, k hiera.Key) error {
 		return err
 	}
 	msg := err.Message
+	// A recursion is reported by the nested lookup that met it, whose
+	// prefix names its own key (testdata/conformance/recursion-reused-results).
 	if rest, ok := strings.CutPrefix(msg, "Lookup of key '"+k.Root+"' failed: "); ok && !strings.HasPrefix(rest, "Recursive lookup detected") {
-		// A recursion is reported by the nested lookup that met it, which
-		// names its own key (testdata/conformance/recursion-reused-results).
 		msg = "Lookup of key '" + k.Text + "' failed: " + rest
 	}
 	for _, end := range [...]string{", ", "]"} {
