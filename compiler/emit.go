@@ -88,11 +88,13 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 		}
 		switch {
 		case found && (derr != nil || merr != nil):
-			// a dotted key's fallback would fail; the bundle cannot say so
+			// A dotted key's fallback would fail: the bundle's options
+			// scopes say so (optionScopes), for the runtime.
 		case derr != nil:
 			err = derr
 		case merr != nil:
-			err = merr
+			entry, _ := dopts.entryFor(name)
+			err = n.placeOption(optionError(entry, true, "%s", merr.Error()), lr)
 		default:
 			k.DefaultMerge = dm
 			fr := n.enter(name)

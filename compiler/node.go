@@ -31,6 +31,9 @@ func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []Diagn
 	// 4. Every key the hierarchies reach, each resolved (emit.go), reusing
 	//    other nodes' results where they hold (reuse.go, reuse_slices.go).
 	b.Keys = n.compileKeys(modErr)
+	// 5. The lookup_options entries whose merge fails a key no level
+	//    holds (options.go): the runtime answers such keys from them.
+	b.Options = n.optionScopes(modErr)
 	return b, n.diags
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
@@ -23,6 +24,7 @@ type lookupOptions struct {
 	literal  map[string]any
 	patterns []optPattern // in hash order: the first match wins
 	merges   map[string]mergeResult
+	failing  *failingEntries // computed once, see failingEntries
 }
 
 type mergeResult struct {
@@ -347,6 +349,112 @@ func validateOptions(v any, mod string) (*format.Hash, error) {
 	return h, nil
 }
 
+// failingEntries are what a bundle records of a set of lookup_options
+// (format.OptionScope): the entries whose merge Puppet rejects, which fail
+// the lookup of a key no level holds, and the valid entries that hide one
+// of them from some key (a literal entry a failing pattern also matches,
+// the patterns tried before a failing one).
+type failingEntries struct {
+	literal, patterns []format.OptionEntry
+}
+
+// failingEntries computes o's failing entries once; place positions an
+// entry's merge error (placeOption over the layers o comes from, which
+// are the same for every node that shares o).
+func (o *lookupOptions) failingEntries(place func(entry string, err error) *format.Error) *failingEntries {
+	if o == nil {
+		return &failingEntries{}
+	}
+	if o.failing != nil {
+		return o.failing
+	}
+	f := &failingEntries{}
+	o.failing = f
+	last := -1
+	errs := make([]error, len(o.patterns))
+	for i, p := range o.patterns {
+		if _, err := mergeFor(p.val); err != nil {
+			errs[i], last = err, i
+		}
+	}
+	for i := range last + 1 {
+		e := format.OptionEntry{Name: o.patterns[i].re.String()}
+		if errs[i] != nil {
+			e.Err = place(e.Name, errs[i])
+		}
+		f.patterns = append(f.patterns, e)
+	}
+	names := make([]string, 0, len(o.literal))
+	for name, v := range o.literal {
+		if v != nil { // a null entry lets the patterns decide
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		_, err := mergeFor(o.literal[name])
+		switch {
+		case err != nil:
+			f.literal = append(f.literal, format.OptionEntry{Name: name, Err: place(name, err)})
+		case last >= 0 && o.patternFails(name, errs):
+			f.literal = append(f.literal, format.OptionEntry{Name: name}) // it hides the pattern
+		}
+	}
+	return f
+}
+
+// patternFails reports whether the first pattern matching root is one of
+// those whose merge fails (errs, by pattern).
+func (o *lookupOptions) patternFails(root string, errs []error) bool {
+	for i, p := range o.patterns {
+		if p.re.MatchString(root) {
+			return errs[i] != nil
+		}
+	}
+	return false
+}
+
+// optionScopes are the node's lookup_options entries that fail keys its
+// bundle does not hold (format.Bundle.Options): the environment's, each
+// module's (recorded, if only empty, whenever the environment's are, so
+// that a reader does not fall back to them), and each default_hierarchy's.
+// Modules that failed (modErr) need none: their keys fail anyway.
+func (n *nodeRun) optionScopes(modErr map[string]bool) []format.OptionScope {
+	scope := func(o *lookupOptions, mod string, dflt bool, layers ...*layerRun) format.OptionScope {
+		f := o.failingEntries(func(entry string, err error) *format.Error {
+			return n.placeOption(optionError(entry, true, "%s", err.Error()), layers...)
+		})
+		return format.OptionScope{Module: mod, Default: dflt, Literal: f.literal, Pattern: f.patterns}
+	}
+	var out []format.OptionScope
+	env := scope(n.optionsFor(""), "", false, n.global, n.env)
+	hasEnv := len(env.Literal) > 0 || len(env.Pattern) > 0
+	if hasEnv {
+		out = append(out, env)
+	}
+	for _, name := range n.c.moduleNames {
+		lr := n.module(name)
+		if lr == nil || !lr.hier.Present || lr.err != nil || modErr[name] {
+			continue
+		}
+		if m := scope(n.optionsFor(name), name, false, n.global, n.env, lr); hasEnv || len(m.Literal) > 0 || len(m.Pattern) > 0 {
+			out = append(out, m)
+		}
+		if lr.def == nil || len(lr.def.Levels) == 0 {
+			continue
+		}
+		dopts, derr := n.defaultOptions(name, lr)
+		d := format.OptionScope{Module: name, Default: true, Err: derr}
+		if derr == nil {
+			d = scope(dopts, name, true, lr)
+		}
+		if d.Err != nil || len(d.Literal) > 0 || len(d.Pattern) > 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // compileOptions splits lookup_options into literal keys and regexps.
 func compileOptions(h *format.Hash) (*lookupOptions, error) {
 	if h == nil {
@@ -359,7 +467,7 @@ func compileOptions(h *format.Hash) (*lookupOptions, error) {
 			continue
 		}
 		if strings.HasPrefix(ks, "^") {
-			re, err := compileRegexp(ks)
+			re, err := format.OptionsPattern(ks)
 			if err != nil {
 				return nil, optionError(ks, false, "lookup_options: invalid regexp %q: %v", ks, err)
 			}

@@ -13,7 +13,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
-	"regexp"
 	"slices"
 	"sync"
 
@@ -334,25 +333,6 @@ func (n *nodeRun) parseExpr(expr string) (hiera.Key, error) {
 		n.w.exprs[expr] = k
 	}
 	return k, err
-}
-
-// regexps caches compiled lookup_options patterns for the whole process.
-var regexps sync.Map // string → *regexp.Regexp or error
-
-func compileRegexp(src string) (*regexp.Regexp, error) {
-	if v, ok := regexps.Load(src); ok {
-		if re, ok := v.(*regexp.Regexp); ok {
-			return re, nil
-		}
-		return nil, v.(error)
-	}
-	re, err := regexp.Compile(src)
-	if err != nil {
-		regexps.Store(src, err)
-		return nil, err
-	}
-	regexps.Store(src, re)
-	return re, nil
 }
 
 // keyList is a sorted, duplicate-free list of key names.

@@ -51,6 +51,11 @@ type Bundle struct {
 	NodeError *Error
 
 	Keys []Key // sorted by Name (byte order), no duplicates
+
+	// Options are the lookup_options entries whose merge fails keys the
+	// bundle does not hold, by scope (see OptionScope): sorted by Module,
+	// then Default (false first), unique. (Format version 4.)
+	Options []OptionScope
 }
 
 // Hierarchy is one layer's hierarchy, expanded for the node.

@@ -190,6 +190,9 @@ type Index struct {
 	NodeError    *Error
 	ModuleErrors []ModuleError // sorted by Module
 	Keys         []IndexKey    // sorted by Name
+	// Options are the lookup_options that fail keys the bundle does not
+	// hold (see OptionScope; format version 4).
+	Options []OptionScope
 
 	// Signature is version 4's signature of the bundle, nil when it is
 	// unsigned; VerifySignature checks it.
@@ -269,7 +272,11 @@ func DecodeIndex(data []byte) (*Index, error) {
 }
 
 func (x *Index) decodeBody(r *reader) error {
-	if err := r.arrayOf(7, "body"); err != nil {
+	bodyFields := 7
+	if x.Version >= optionsVersion {
+		bodyFields = 8 // the options section
+	}
+	if err := r.arrayOf(bodyFields, "body"); err != nil {
 		return err
 	}
 	n, err := r.arrayLen()
@@ -397,6 +404,11 @@ func (x *Index) decodeBody(r *reader) error {
 		return err
 	}
 	x.detOff = r.base + int64(r.off-len(x.details))
+	if bodyFields == 8 {
+		if err := x.readOptionScopes(r); err != nil {
+			return err
+		}
+	}
 	return r.done("body")
 }
 
@@ -666,6 +678,7 @@ func (x *Index) Bundle() (*Bundle, error) {
 		Environment: x.Environment,
 		Revision:    x.Revision,
 		NodeError:   x.NodeError,
+		Options:     x.Options,
 	}
 	if x.Version >= 4 {
 		if err := x.readDetails4(r, b, vals.vals); err != nil {

@@ -208,6 +208,8 @@ func FuzzDecode(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(bodyOf(f, v4))
+	v4, _ = format.Encode(sampleV4()) // the options section
+	f.Add(bodyOf(f, v4))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		data := Seal(format.Version, "n", "e", "r", body)
 		b, err := format.Decode(data)

@@ -16,11 +16,18 @@ import (
 // splitDetails returns the body of the bundle data up to its details
 // section, and the details section (the bin's content).
 func splitDetails(t testing.TB, data []byte) (prefix, details []byte) {
+	prefix, details, _ = splitBody(t, data)
+	return prefix, details
+}
+
+// splitBody is splitDetails, with the rest of the body after the details
+// (the options section).
+func splitBody(t testing.TB, data []byte) (prefix, details, suffix []byte) {
 	t.Helper()
 	body := bodyOf(t, data)
 	r := bytes.NewReader(body)
 	d := msgpack.NewDecoder(r)
-	if n, err := d.DecodeArrayLen(); err != nil || n != 7 {
+	if n, err := d.DecodeArrayLen(); err != nil || n != 8 {
 		t.Fatalf("body: %d fields, %v", n, err)
 	}
 	for range 6 { // everything up to the details
@@ -33,17 +40,19 @@ func splitDetails(t testing.TB, data []byte) (prefix, details []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return prefix, details
+	return prefix, details, body[len(body)-r.Len():]
 }
 
 // joinDetails is the bundle data with its details section replaced by
 // details, resealed.
 func joinDetails(t testing.TB, data, prefix, details []byte) []byte {
+	_, _, suffix := splitBody(t, data)
 	var out bytes.Buffer
 	out.Write(prefix)
 	if err := msgpack.NewEncoder(&out).EncodeBytes(details); err != nil {
 		t.Fatal(err)
 	}
+	out.Write(suffix)
 	return Reseal(data, out.Bytes())
 }
 

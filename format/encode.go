@@ -96,6 +96,7 @@ type Encoder struct {
 	keyRecs   []keyMemo    // by key
 	ids       []int32
 	modErrs   []int32
+	optIDs    []int32 // error references of the options section, see optionErrs
 	index     []uint32
 	head      []byte // body parts, see Append
 	mid       []byte
@@ -303,6 +304,9 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			return fmt.Errorf("format: Modules not sorted and unique: %q before %q", b.Modules[i-1].Name, b.Modules[i].Name)
 		}
 	}
+	if err := checkOptionScopes(b.Options); err != nil {
+		return err
+	}
 	e.gen++
 	if e.gen == 0 { // wrapped: old marks could look current
 		clear(e.glob.marks)
@@ -371,6 +375,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		modErrs = append(modErrs, e.err(b.Modules[i].Err))
 	}
 	e.modErrs = modErrs
+	optIDs := e.optionErrs(b.Options)
 	hits, misses := 0, 0
 	for i := range b.Keys {
 		k := &b.Keys[i]
@@ -422,7 +427,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	e.tail = e.appendDetails(e.tail[:0], b, memo, refs, blobs)
 	t := e.tail
 
-	e.head = appendArrayLen(appendArrayLen(e.head[:0], 7), nFast)
+	e.head = appendArrayLen(appendArrayLen(e.head[:0], 8), nFast)
 
 	w := e.mid[:0]
 	w = appendArrayLen(w, len(e.errList))
@@ -473,6 +478,8 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	w = append(w, 0x97)
 	w = appendArrayLen(w, nRest)
 	e.mid = w
+	// The options section follows the details (version 4).
+	e.tail = appendOptionScopes(e.tail, b.Options, optIDs)
 	return nil
 }
 

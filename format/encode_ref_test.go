@@ -294,6 +294,9 @@ func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 			return nil, fmt.Errorf("format: Modules not sorted and unique: %q before %q", b.Modules[i-1].Name, b.Modules[i].Name)
 		}
 	}
+	if err := checkOptionScopes(b.Options); err != nil {
+		return nil, err
+	}
 
 	// Fast part first, so that its values take the low indexes and a
 	// reader can decode them without the details.
@@ -315,6 +318,16 @@ func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 	var modErrs []int
 	for _, m := range b.Modules {
 		modErrs = append(modErrs, e.err(m.Err))
+	}
+	var optErrs []int
+	for _, sc := range b.Options {
+		optErrs = append(optErrs, e.err(sc.Err))
+		for _, o := range sc.Literal {
+			optErrs = append(optErrs, e.err(o.Err))
+		}
+		for _, o := range sc.Pattern {
+			optErrs = append(optErrs, e.err(o.Err))
+		}
 	}
 	contribs := make([][]refContribution, len(b.Keys))
 	defaults := make([][]refContribution, len(b.Keys))
@@ -377,7 +390,11 @@ func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 
 	var body bytes.Buffer
 	w := refNewWriter(&body)
-	w.array(7)
+	if version >= 4 {
+		w.array(8) // version 4 adds the options
+	} else {
+		w.array(7)
+	}
 	w.array(nFast)
 	for _, x := range e.entries[:nFast] {
 		w.raw(x)
@@ -426,6 +443,26 @@ func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 	}
 	w.bytes(refIndexTable(b.Keys))
 	w.bytes(details.Bytes())
+	if version < 4 {
+		return body.Bytes(), w.err
+	}
+	w.array(len(b.Options))
+	for _, sc := range b.Options {
+		w.array(5)
+		w.string(sc.Module)
+		w.bool(sc.Default)
+		w.ref(optErrs[0])
+		optErrs = optErrs[1:]
+		for _, es := range [][]OptionEntry{sc.Literal, sc.Pattern} {
+			w.array(len(es))
+			for _, o := range es {
+				w.array(2)
+				w.string(o.Name)
+				w.ref(optErrs[0])
+				optErrs = optErrs[1:]
+			}
+		}
+	}
 	return body.Bytes(), w.err
 }
 

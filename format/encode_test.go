@@ -179,8 +179,8 @@ func TestMsgpack(t *testing.T) {
 	if len(got) != 5 || got[0] != "hieracc-bundle" || fmt.Sprint(got[1]) != fmt.Sprint(format.Version) || got[4] != nil {
 		t.Fatalf("stream = %d values starting %v %v, want magic, version, header, body, signature (nil)", len(got), got[0], got[1])
 	}
-	if body, ok := got[3].([]any); !ok || len(body) != 7 {
-		t.Fatalf("body = %T, want array of 7 sections", got[3])
+	if body, ok := got[3].([]any); !ok || len(body) != 8 {
+		t.Fatalf("body = %T, want array of 8 sections", got[3])
 	}
 	v, node, env, rev, _, err := Split(data)
 	if err != nil || v != format.Version || node != "web01.example.com" || env != "production" || rev != "rev-1" {
@@ -274,9 +274,11 @@ func sampleV3() *format.Bundle {
 	return b
 }
 
-// sampleV4 is the sample of version 4 (a compact details section):
-// version 3's, with a lookup_options entry named as its key and two keys
-// sharing a merge and a lookup_options source.
+// sampleV4 is the sample of version 4: version 3's, with a
+// lookup_options entry named as its key and two keys sharing a merge and a
+// lookup_options source (the compact details section), and lookup_options
+// that fail keys it does not hold, for the environment, a module and its
+// default_hierarchy (one failing as a whole).
 func sampleV4() *format.Bundle {
 	b := sampleV3()
 	for i := range b.Keys {
@@ -290,6 +292,12 @@ func sampleV4() *format.Bundle {
 			k.Merge = format.Merge{Strategy: "deep"}
 			k.MergeFrom = &format.OptionsEntry{Entry: k.Name, Pos: format.Pos{File: "data/common.yaml", Line: 9, Column: 3}, Level: "Common"}
 		}
+	}
+	bad := &format.Error{Message: "Unknown merge strategy: 'deeep'", Pos: format.Pos{File: "data/common.yaml", Line: 4, Column: 5}, Level: "Common"}
+	b.Options = []format.OptionScope{
+		{Literal: []format.OptionEntry{{Name: "a", Err: bad}, {Name: "rx"}}, Pattern: []format.OptionEntry{{Name: "^s"}, {Name: "^r", Err: bad}}},
+		{Module: "ntp"},
+		{Module: "ntp", Default: true, Err: &format.Error{Message: "value of lookup_options must be a hash", Pos: format.Pos{File: "data/defaults.yaml", Line: 2, Column: 1}, Level: "Defaults"}},
 	}
 	return b
 }
@@ -317,12 +325,13 @@ func TestGoldenV1(t *testing.T) { testGolden(t, 1, Sample()) }
 func TestGoldenV2(t *testing.T) { testGolden(t, 2, sampleV2()) }
 
 // TestGoldenV3 decodes the committed version 3 bundle (original paths,
-// lookup_options entries), and pins Encode's bytes while version 3 is the
-// newest.
+// lookup_options entries), and pinned Encode's bytes while version 3 was
+// the newest.
 func TestGoldenV3(t *testing.T) { testGolden(t, 3, sampleV3()) }
 
-// TestGoldenV4 decodes the committed version 4 bundle (the compact details
-// section), and pins Encode's bytes while version 4 is the newest.
+// TestGoldenV4 decodes the committed version 4 bundle (the compact
+// details section; lookup_options that fail keys the bundle does not
+// hold), and pins Encode's bytes while version 4 is the newest.
 func TestGoldenV4(t *testing.T) { testGolden(t, 4, sampleV4()) }
 
 // testGolden decodes testdata/v<version>.bundle and compares it with

@@ -235,6 +235,14 @@ func sampleBundles() []*Bundle {
 		{Keys: []Key{{Name: "n", Asked: []Asked{{Text: "n.b"}}}}},
 		{Keys: []Key{{Name: "n", Asked: []Asked{{}, {}}}}},
 		{Keys: []Key{{Name: "n", Asked: []Asked{{Contributions: []Contribution{{Layer: 7}}}}}}},
+		{Keys: []Key{{Name: "a", Err: errA, Contributions: []Contribution{{Err: &Error{Message: "c"}}}}}, Modules: []Module{{Name: "m", Err: &Error{Message: "m"}}},
+			Options: []OptionScope{
+				{Literal: []OptionEntry{{Name: "x", Err: errA}, {Name: "y"}}, Pattern: []OptionEntry{{Name: "^z", Err: &Error{Message: "z"}}, {Name: "^c", Err: &Error{Message: "c"}}}},
+				{Module: "m"},
+				{Module: "m", Default: true, Err: &Error{Message: "m"}},
+			}},
+		{Options: []OptionScope{{Module: "m", Default: true}, {Module: "m"}}},
+		{Options: []OptionScope{{Pattern: []OptionEntry{{Name: "^("}}}}},
 	}
 	many := &Bundle{}
 	for i := range 40 {

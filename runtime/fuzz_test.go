@@ -63,6 +63,16 @@ func FuzzLookup(f *testing.F) {
 		}
 		f.Add(body, "users.alice.uid")
 	}
+	ob, _ := optionsBundle() // failing lookup_options (format version 4)
+	data, err := format.Encode(ob)
+	if err != nil {
+		f.Fatal(err)
+	}
+	_, _, _, _, body, err := Split(data)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(body, "ntp::servers.9")
 	f.Fuzz(func(t *testing.T, body []byte, key string) {
 		// The committed seeds are version 1 bodies: both versions are read.
 		b, err := runtime.OpenBytes(Seal(format.Version, "n", "e", "r", body))

@@ -179,7 +179,7 @@ func (b *Bundle) search(key string, merge *format.Merge) (any, bool, error) {
 	}
 	i := b.x.Find(k.Root)
 	if i < 0 {
-		return nil, false, nil
+		return nil, false, b.optionsError(k, merge)
 	}
 	if err := b.sealed(i, key); err != nil {
 		return nil, false, err
@@ -208,22 +208,74 @@ func (b *Bundle) search(key string, merge *format.Merge) (any, bool, error) {
 	return v, err == nil, err
 }
 
-// askedAs is a key's recorded error as a lookup of k.Text gives it. Puppet
-// prefixes an error raised in the global layer with the key as asked
-// ("Lookup of key 'a.b' failed: "); the bundle records it for the key's
-// root, as compiled (testdata/conformance/global-error-prefix-dotted).
+// optionsError is the failure of a lookup of a key the bundle does not
+// hold: Puppet builds the key's merge from its lookup_options before it
+// searches (unless the lookup gives one), and the module's
+// default_hierarchy's own before it searches there, so an entry whose
+// merge it rejects fails the lookup (format.OptionScope). Nil when none
+// does, as usual.
+func (b *Bundle) optionsError(k hiera.Key, merge *format.Merge) error {
+	scopes := b.x.Options
+	if len(scopes) == 0 {
+		return nil
+	}
+	if merge == nil {
+		s := format.FindOptionScope(scopes, k.Module, false)
+		if s == nil && k.Module != "" {
+			s = format.FindOptionScope(scopes, "", false) // a module without a hierarchy
+		}
+		if s != nil {
+			if err := s.Match(k.Root); err != nil {
+				return err
+			}
+		}
+	}
+	return b.defaultOptionsError(k)
+}
+
+// defaultOptionsError is the failure of the lookup_options of k's
+// module's default_hierarchy for k, as Puppet meets it when it turns to
+// the default_hierarchy (lookup-time merges do not apply there), or nil.
+func (b *Bundle) defaultOptionsError(k hiera.Key) error {
+	if k.Module == "" {
+		return nil
+	}
+	if s := format.FindOptionScope(b.x.Options, k.Module, true); s != nil {
+		if err := s.Match(k.Root); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// askedAs is a key's recorded error as a lookup of k.Text gives it. The
+// bundle records it as a lookup of the key's root gives it, and Puppet
+// tells them apart in two places: the prefix of an error raised in the
+// global layer names the key as asked ("Lookup of key 'a.b' failed: ";
+// testdata/conformance/global-error-prefix-dotted), and its recursion
+// guard holds the key as asked, so a recursion chain starts with it
+// ("[a.b, n, m]"; testdata/conformance/recursion-chain-dotted).
 func askedAs(err *format.Error, k hiera.Key) error {
 	if k.Text == k.Root {
 		return err
 	}
-	rest, ok := strings.CutPrefix(err.Message, "Lookup of key '"+k.Root+"' failed: ")
-	if !ok || strings.HasPrefix(rest, "Recursive lookup detected") {
-		// A recursion is reported by the nested lookup that met it, which
-		// names its own key (testdata/conformance/recursion-reused-results).
+	msg := err.Message
+	// A recursion is reported by the nested lookup that met it, whose
+	// prefix names its own key (testdata/conformance/recursion-reused-results).
+	if rest, ok := strings.CutPrefix(msg, "Lookup of key '"+k.Root+"' failed: "); ok && !strings.HasPrefix(rest, "Recursive lookup detected") {
+		msg = "Lookup of key '" + k.Text + "' failed: " + rest
+	}
+	for _, end := range [...]string{", ", "]"} {
+		if root := recursionChain + k.Root + end; strings.Contains(msg, root) {
+			msg = strings.Replace(msg, root, recursionChain+k.Text+end, 1)
+			break
+		}
+	}
+	if msg == err.Message {
 		return err
 	}
 	e := *err
-	e.Message = "Lookup of key '" + k.Text + "' failed: " + rest
+	e.Message = msg
 	return &e
 }
 
@@ -346,7 +398,13 @@ func (b *Bundle) resolve(key string, k hiera.Key, d *format.Bundle, m format.Mer
 // merge does not apply there): ds answers it, when hasDefaults.
 func (b *Bundle) fromDefaults(d *format.Bundle, k hiera.Key, dm format.Merge, ds hiera.Leaf, hasDefaults bool) (any, bool, error) {
 	mod := d.Module(k.Module)
-	if mod == nil || mod.Default == nil || !hasDefaults {
+	if mod == nil || mod.Default == nil {
+		return nil, false, nil
+	}
+	if err := b.defaultOptionsError(k); err != nil {
+		return nil, false, err
+	}
+	if !hasDefaults {
 		return nil, false, nil
 	}
 	v, found, err := hiera.ResolveDefault(dm, mod.Default, ds)

@@ -205,6 +205,8 @@ func TestAllocs(t *testing.T) {
 	sb := testBundle()
 	sb.Modules[0].Err = nil // no module or node errors: the fast path
 	s := open(t, sb)
+	ob, _ := optionsBundle()
+	o := open(t, ob)
 	tests := []struct {
 		name string
 		b    *runtime.Bundle
@@ -217,6 +219,9 @@ func TestAllocs(t *testing.T) {
 		{"module errors present", b, "ntp::servers"},
 		{"module error", b, "broken::x"},
 		{"node error", n, "ntp::servers"},
+		{"options present", o, "ntp::servers"},
+		{"options: a failing entry", o, "rx"},
+		{"options: not found", o, "zz"},
 	}
 	for _, tt := range tests {
 		if a := testing.AllocsPerRun(100, func() { tt.b.Lookup(tt.key) }); a != 0 {

@@ -40,7 +40,7 @@ type Entry struct{ Key, Value any }
 // Cmp are the go-cmp options for bundles and values: hashes compare as
 // ordered entry lists (so key order counts), floats by their bits (so -0.0
 // is not 0.0) except that NaN equals NaN, and a nil slice equals an empty
-// one.
+// one; a lookup_options pattern compares by its text.
 var Cmp = cmp.Options{
 	cmp.Transformer("entries", func(h *format.Hash) []Entry {
 		if h == nil {
@@ -56,6 +56,7 @@ var Cmp = cmp.Options{
 		return math.Float64bits(a) == math.Float64bits(b) || math.IsNaN(a) && math.IsNaN(b)
 	}),
 	cmpopts.EquateEmpty(),
+	cmpopts.IgnoreUnexported(format.OptionEntry{}), // a pattern's compiled regexp
 }
 
 // Sample is a bundle using every feature of the format: every value type,

@@ -51,7 +51,13 @@
 //
 // N2. A key that no level holds, but whose lookup_options merge is invalid:
 // Puppet fails (it resolves the key's merge before it searches); hieracc
-// says not found. With a lookup-time --merge both say not found.
+// said not found. With a lookup-time --merge both say not found, but for
+// the merge of a module's default_hierarchy, which Puppet builds from its
+// own lookup_options whatever the merge asked (so it also fails keys only
+// the default_hierarchy holds; seed 1641, #17.4's residue). Fixed: the
+// bundle records the failing entries (format version 4, its options
+// section); pinned by
+// testdata/conformance/lookup-options-invalid-merge-without-data.
 //
 // N3. The type name of an infinite float in a merge's type error: Puppet
 // prints Float[Infinity] and Float[default, -Infinity]. Fixed; pinned by
@@ -61,6 +67,11 @@
 // "" (deep_merge keeps the source only when its copy without the prefix is
 // == to it, and NaN is not), and [NaN] with [NaN] into []. Fixed; pinned by
 // testdata/conformance/merge-deep-knockout-nan.
+//
+// #17.5's residue: a dotted key whose failure is a recursion met by its
+// data's lookups names the key as asked first in the chain ([b.off, n.0,
+// n]; hieracc said [b, n.0, n]; seed 1622). Fixed; pinned by
+// testdata/conformance/recursion-chain-dotted.
 //
 // The cases of the findings not fixed yet are in testdata/pending.
 package puppetdiff

@@ -180,19 +180,21 @@ func TestCompare(t *testing.T) {
 		{"same message, hieracc's hint", "a", e(" bad\n  worse"), e("bad\n  worse (a hint) (env/data/x.yaml:1:1)"), "", ""},
 		{"ruby's error highlight", "a", e("undefined method `x' for 1:Integer\n\n   code\n   ^^^"), e("undefined method `x' for 1:Integer (env/a.yaml:1:1)"), "", ""},
 		{"other message", "a", e("one"), e("two"), "message", ""},
-		{"#17.1", "x", e("Lookup of key 'x' failed: Recursive lookup detected in [x, f]"), v(`{"k":"{}"}`), "status", "#17.1 recursion missed"},
-		{"#17.1 masked", "k", e("Lookup of key 'k' failed: Recursive lookup detected in [k, h.x]"), e("The second element of the merge has wrong type"), "message", "#17.1 recursion missed"},
-		{"#17.2", "n.port", v(`false`), e("Recursive lookup detected in [n]"), "status", "#17.2 recursion where Puppet has none"},
-		{"#17.2 dig", "c.list.0", e("Data Provider type mismatch: Got Array"), e("Lookup of key 'c' failed: Recursive lookup detected in [c]"), "message", "#17.2 recursion where Puppet has none"},
-		{"N2", "a", e("Unknown merge strategy: 'deeep'"), nf, "status", "N2 bad lookup_options merge of a key without data"},
-		{"#17.4 value", "m::k.x", v(`1`), nf, "status", "#17.4 dotted key into default_hierarchy"},
-		{"#17.4 error", "m::k.x", e("Data Provider type mismatch: Got String"), nf, "status", "#17.4 dotted key into default_hierarchy"},
+		// Issue #17's findings and N2, fixed: a regression is a new
+		// difference, which no Known matcher names.
+		{"#17.1", "x", e("Lookup of key 'x' failed: Recursive lookup detected in [x, f]"), v(`{"k":"{}"}`), "status", ""},
+		{"#17.1 masked", "k", e("Lookup of key 'k' failed: Recursive lookup detected in [k, h.x]"), e("The second element of the merge has wrong type"), "message", ""},
+		{"#17.2", "n.port", v(`false`), e("Recursive lookup detected in [n]"), "status", ""},
+		{"#17.2 dig", "c.list.0", e("Data Provider type mismatch: Got Array"), e("Lookup of key 'c' failed: Recursive lookup detected in [c]"), "message", ""},
+		{"N2", "a", e("Unknown merge strategy: 'deeep'"), nf, "status", ""},
+		{"#17.4 value", "m::k.x", v(`1`), nf, "status", ""},
+		{"#17.4 error", "m::k.x", e("Data Provider type mismatch: Got String"), nf, "status", ""},
 		{"not #17.4: no dot", "m::k", v(`1`), nf, "status", ""},
-		{"#17.5", "a", e("Lookup of key 'b' failed: Recursive lookup detected in [a, b, b]"), e("Lookup of key 'a' failed: Recursive lookup detected in [a, b]"), "message", "#17.5 recursion message"},
-		{"#17.6", "a", e("Lookup of key 'a' failed: Lookup of key 'b' failed: boom"), e("boom (global/data/common.yaml:1:1)"), "message", "#17.6 global layer's error prefix"},
-		{"#17.6, quoted key, spaces", "a.'1'", e("Lookup of key 'a.'1'' failed:  bad\n  worse"), e("bad\n  worse (global/x.yaml:1:1)"), "message", "#17.6 global layer's error prefix"},
-		{"#17.7", "a", e("1000: Infinity not allowed in JSON"), v(`Infinity`), "status", "#17.7 non-finite float in JSON"},
-		{"#17.8", "a", e("Unable to parse (env/data/p//x.yaml): bad"), e("Unable to parse (env/data/p/x.yaml): bad"), "message", "#17.8 empty path segment"},
+		{"#17.5", "a", e("Lookup of key 'b' failed: Recursive lookup detected in [a, b, b]"), e("Lookup of key 'a' failed: Recursive lookup detected in [a, b]"), "message", ""},
+		{"#17.6", "a", e("Lookup of key 'a' failed: Lookup of key 'b' failed: boom"), e("boom (global/data/common.yaml:1:1)"), "message", ""},
+		{"#17.6, quoted key, spaces", "a.'1'", e("Lookup of key 'a.'1'' failed:  bad\n  worse"), e("bad\n  worse (global/x.yaml:1:1)"), "message", ""},
+		{"#17.7", "a", e("1000: Infinity not allowed in JSON"), v(`Infinity`), "status", ""},
+		{"#17.8", "a", e("Unable to parse (env/data/p//x.yaml): bad"), e("Unable to parse (env/data/p/x.yaml): bad"), "message", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
