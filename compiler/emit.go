@@ -103,10 +103,16 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 			}
 		}
 	}
+	// convert_to applies to the result, after merging (Puppet's
+	// convert_result); Sensitive is applied by readers. It is recorded
+	// even when the key fails: a lookup-time merge, which ignores a bad
+	// lookup_options merge, still converts what it finds.
+	conv, cerr := n.optionsFor(mod).convertTo(name)
+	if cerr == nil {
+		k.ConvertTo = conv
+	}
 	if err == nil && found {
-		// convert_to applies to the result, after merging (Puppet's
-		// convert_result); Sensitive is applied by readers.
-		if k.ConvertTo, err = n.optionsFor(mod).convertTo(name); err == nil {
+		if err = cerr; err == nil {
 			v, err = hiera.Convert(name, k.ConvertTo, v)
 		}
 	}
