@@ -34,7 +34,7 @@ var (
 	integerLenient = regexp.MustCompile(signPrefix + `(?:[0-9]+|` + intHex + `|` + intBin + `)$`)
 	floatPattern   = regexp.MustCompile(signPrefix + `(?:` + floatDec + `|` + intHex + `|` + intOct + `|` + intBin + `)$`)
 	// Patterns::WS_BETWEEN_SIGN_AND_NUMBER
-	wsAfterSign = regexp.MustCompile(`^([+-])[ \t]+((?s).*)$`)
+	wsAfterSign = regexp.MustCompile(`^([+-])[ \t]+(.*)$`)
 	// Patterns::NUMERIC, for Utils.to_n
 	numericPattern = regexp.MustCompile(`^[ \t]*([-+]?)[ \t]*((0[xX][0-9A-Fa-f]+)|(0?[0-9]+)((?:\.[0-9]+)?(?:[eE]-?[0-9]+)?))[ \t]*$`)
 	zeroExponent   = regexp.MustCompile(`^\.?0*[eE]`)
@@ -171,8 +171,8 @@ func integerFromHash(h *format.Hash) (any, error) {
 	if hasFrom && !integerConvertible(from) {
 		return nil, valueOfType("new", from, "Integer")
 	}
-	if r, ok := radixV.(int64); ok && !validRadix(r) || ok && r == 0 {
-		return nil, illegalRadix(r)
+	if radixV != nil && !radixOK { // assert_radix
+		return nil, fmt.Errorf("Illegal radix: %s, expected 2, 8, 10, 16, or default", ruby.ToS(radixV))
 	}
 	// TypeAsserter.assert_instance_of('Integer.new', NamedArgs, hash)
 	for _, k := range h.Keys() {
