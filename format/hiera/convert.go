@@ -105,9 +105,21 @@ func Convert(key string, spec []format.Value, v any) (any, error) {
 	}
 	out, err := convert(spec[0].(string), spec[1:], v)
 	if err != nil {
-		return nil, fmt.Errorf("The convert_to lookup_option for key '%s' raised error: %s", key, err)
+		return nil, errors.New(convertErrorPrefix(key) + err.Error())
 	}
 	return out, nil
+}
+
+func convertErrorPrefix(key string) string {
+	return "The convert_to lookup_option for key '" + key + "' raised error: "
+}
+
+// ConvertFailed reports whether msg is the error Convert gives for key:
+// the key's value was found, but not converted. A lookup of a dotted key
+// under it digs into the value first and converts what it finds (Puppet's
+// convert_result wraps the lookup and its dig).
+func ConvertFailed(key, msg string) bool {
+	return strings.HasPrefix(msg, convertErrorPrefix(key))
 }
 
 // convert is Puppet's new(Type, v, args...): v itself when it already is
