@@ -68,7 +68,7 @@ func ParseConvertTo(key string, setting any) ([]format.Value, error) {
 	}
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "hieracc ") {
-			return nil, fmt.Errorf("The convert_to lookup_option for key '%s' raised error: %s: hieracc cannot apply convert_to '%s' ahead of time", key, err, name)
+			return nil, fmt.Errorf("The convert_to lookup_option for key '%s' raised error: hieracc cannot apply convert_to '%s' ahead of time: it %s", key, name, strings.TrimPrefix(err.Error(), "hieracc "))
 		}
 		return nil, fmt.Errorf("Invalid data type in lookup_options for key '%s' could not parse '%s', error: '%s", key, name, err)
 	}
