@@ -79,7 +79,9 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 	// The module's default_hierarchy answers when nothing else has the
 	// key; it is recorded even when something has, for dotted keys: Puppet
 	// digs there too when digging into the regular value finds nothing.
-	if lr := n.module(mod); err == nil && lr != nil && lr.def != nil {
+	// A key whose merge options fail records it too: a lookup-time merge
+	// ignores them and may find the key there.
+	if lr := n.module(mod); (err == nil || perr != nil) && lr != nil && lr.def != nil {
 		dopts, derr := n.defaultOptions(mod, lr)
 		var dm format.Merge
 		var merr error
@@ -87,7 +89,7 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 			dm, merr = dopts.mergeOf(name)
 		}
 		switch {
-		case found && (derr != nil || merr != nil):
+		case (found || perr != nil) && (derr != nil || merr != nil):
 			// a dotted key's fallback would fail; the bundle cannot say so
 		case derr != nil:
 			err = derr
@@ -98,7 +100,7 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 			fr := n.enter(name)
 			k.Defaults = n.contributions(name, locs, true, layers)
 			n.leave(fr)
-			if !found {
+			if !found && perr == nil {
 				v, found, err = hiera.ResolveDefault(dm, lr.def, contributionLeaf(k.Defaults))
 			}
 		}
