@@ -15,6 +15,10 @@
 //     the Variants of its keys' and values' types; Normalize merges those
 //     Variants as PAnyType#normalize does.
 //
+// Type.Generalize is PAnyType#generalize, the type the `new` functions
+// name in their conversion errors ("Value of type Array[String[1, 2]] cannot
+// be converted to Integer").
+//
 // Values are those of package format, plus a reader's own values that
 // format cannot hold (a Ruby Symbol, an Integer beyond 64 bits), which
 // implement Inferable, and hashes with keys format cannot hold, which
