@@ -175,13 +175,14 @@ func integerFromHash(h *format.Hash) (any, error) {
 		return nil, fmt.Errorf("Illegal radix: %s, expected 2, 8, 10, 16, or default", ruby.ToS(radixV))
 	}
 	// TypeAsserter.assert_instance_of('Integer.new', NamedArgs, hash)
-	for _, k := range h.Keys() {
-		if _, ok := k.(string); !ok {
-			return nil, errors.New("Integer.new has wrong type, expects a " + namedArgsName + " value, got " + typecalc.HashTypeOf(h))
+	// describe_PStructType: a hash that is not typed a Struct (a key that
+	// is not a non-empty string) is described by its size, else as a
+	// whole; a Struct by its keys.
+	if !typecalc.IsStruct(h) {
+		if h.Len() == 0 || h.Len() > 3 {
+			return nil, fmt.Errorf("Integer.new has wrong type, expects size to be between 1 and 3, got %d", h.Len())
 		}
-	}
-	if h.Len() == 0 || h.Len() > 3 {
-		return nil, fmt.Errorf("Integer.new has wrong type, expects size to be between 1 and 3, got %d", h.Len())
+		return nil, errors.New("Integer.new has wrong type, expects a " + namedArgsName + " value, got " + typecalc.HashTypeOf(h))
 	}
 	for _, t := range namedArgs {
 		if err := t.Check("Integer.new", h); err != nil {
