@@ -288,7 +288,7 @@ func (b *Bundle) find(key string, k hiera.Key, i int, merge *format.Merge) (any,
 	if merge != nil {
 		return b.merged(key, k, i, *merge)
 	}
-	if ik.Err != nil {
+	if ik.Err != nil && !(len(k.Segments) > 0 && ik.Converts && hiera.ConvertFailed(k.Root, ik.Err.Message)) {
 		return nil, false, askedAs(ik.Err, k)
 	}
 	if ik.Converts && !ik.Sensitive {

@@ -1,34 +1,45 @@
 package hiera
 
 // lookup_options convert_to: Puppet's LookupAdapter#convert_result applies
-// new(type, value, args...) to the result of every lookup of a key, after
-// merging and digging. This file holds the conversions hieracc can apply
-// ahead of time; the compiler and the runtime share them.
+// new(Type, value, args...) to the result of every lookup of a key, after
+// merging and digging. This file holds that call, as Puppet 7.23's `new`
+// function makes it (functions/new.rb); the conversions of each type are in
+// convert_number.go and convert_collection.go. The compiler and the
+// runtime share them.
+//
+// Where hieracc differs from Puppet:
+//   - A conversion whose result is not data (a Timestamp, a Timespan, a
+//     Regexp...) or whose arguments are not strings, integers or booleans
+//     (String's format hashes) is refused when the key is compiled; so is a
+//     String format argument and Hash's tree options.
+//   - An Integer beyond 64 bits (Integer of 1e20) fails the lookup.
+//   - When no signature of a `new` function accepts the arguments, Puppet
+//     lists every signature and why it rejected them; hieracc says only
+//     the first line ("The function 'new' was called with arguments it
+//     does not accept.").
 
 import (
 	"errors"
 	"fmt"
-	"math"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
-	"github.com/hieracc/hieracc/format/ruby"
+	"github.com/hieracc/hieracc/format/ptype"
+	"github.com/hieracc/hieracc/format/typecalc"
 )
 
-// ParseConvertTo reads a lookup_options convert_to setting (a type name,
-// or an array of a type name and arguments) for key. Arguments must be
-// strings, integers or booleans; types hieracc cannot apply are refused
-// here, so that a key using one fails at compile time with a clear message
-// rather than answering differently from Puppet.
+// ParseConvertTo reads a lookup_options convert_to setting (a type, or an
+// array of a type and arguments) for key. The type is any that package
+// ptype reads ("Integer", "Array[String]", "Optional[Integer[0, 10]]");
+// arguments must be strings, integers or booleans. Settings hieracc cannot
+// apply ahead of time are refused here, so that a key using one fails with
+// a clear message rather than answering differently from Puppet; a type
+// Puppet cannot parse fails with Puppet's message.
 func ParseConvertTo(key string, setting any) ([]format.Value, error) {
 	var spec []format.Value
 	switch s := setting.(type) {
 	case nil:
 		return nil, nil
-	case string:
-		spec = []format.Value{s}
 	case []any:
 		spec = s
 	default:
@@ -48,12 +59,41 @@ func ParseConvertTo(key string, setting any) ([]format.Value, error) {
 			return nil, fmt.Errorf("The convert_to lookup_option for key '%s' raised error: hieracc reads only string, integer and boolean convert_to arguments", key)
 		}
 	}
-	switch name {
-	case "Sensitive", "Integer", "Float", "Boolean", "Array", "String":
-	default:
-		return nil, fmt.Errorf("The convert_to lookup_option for key '%s' raised error: hieracc cannot apply convert_to '%s' ahead of time (it applies Sensitive, Integer, Float, Boolean, Array and String)", key, name)
+	if name == "Sensitive" {
+		return spec, nil
+	}
+	t, err := ptype.Parse(name)
+	if strings.TrimSpace(name) == "" {
+		err = errors.New("The expression <> is not a valid type specification.")
+	}
+	if err != nil {
+		if strings.HasPrefix(err.Error(), "hieracc ") {
+			return nil, fmt.Errorf("The convert_to lookup_option for key '%s' raised error: hieracc cannot apply convert_to '%s' ahead of time: it %s", key, name, strings.TrimPrefix(err.Error(), "hieracc "))
+		}
+		return nil, fmt.Errorf("Invalid data type in lookup_options for key '%s' could not parse '%s', error: '%s", key, name, err)
+	}
+	if refuse := unsupported(t, spec[1:]); refuse != "" {
+		return nil, fmt.Errorf("The convert_to lookup_option for key '%s' raised error: hieracc cannot apply convert_to '%s' ahead of time: %s", key, name, refuse)
 	}
 	return spec, nil
+}
+
+// unsupported says why hieracc cannot apply new(t, value, args...), "" when
+// it can.
+func unsupported(t *ptype.Type, args []format.Value) string {
+	switch target(t).Kind {
+	case ptype.Sensitive:
+		return "a Sensitive is applied only as convert_to Sensitive, without parameters"
+	case ptype.String:
+		if len(args) > 0 {
+			return "String's format arguments are not supported"
+		}
+	case ptype.Hash, ptype.Struct:
+		if len(args) > 0 {
+			return "Hash's tree options are not supported"
+		}
+	}
+	return ""
 }
 
 // Convert applies a convert_to spec (from ParseConvertTo) other than
@@ -65,362 +105,101 @@ func Convert(key string, spec []format.Value, v any) (any, error) {
 	}
 	out, err := convert(spec[0].(string), spec[1:], v)
 	if err != nil {
-		return nil, fmt.Errorf("The convert_to lookup_option for key '%s' raised error: %s", key, err)
+		return nil, errors.New(convertErrorPrefix(key) + err.Error())
 	}
 	return out, nil
 }
 
+func convertErrorPrefix(key string) string {
+	return "The convert_to lookup_option for key '" + key + "' raised error: "
+}
+
+// ConvertFailed reports whether msg is the error Convert gives for key:
+// the key's value was found, but not converted. A lookup of a dotted key
+// under it digs into the value first and converts what it finds (Puppet's
+// convert_result wraps the lookup and its dig).
+func ConvertFailed(key, msg string) bool {
+	return strings.HasPrefix(msg, convertErrorPrefix(key))
+}
+
+// convert is Puppet's new(Type, v, args...): v itself when it already is
+// an instance of the type (and no arguments are given), else what the
+// type's new function makes of it, which must be an instance.
 func convert(name string, args []format.Value, v any) (any, error) {
-	switch name {
-	case "Integer":
-		return toInteger(v, args)
-	case "Float":
-		return toFloat(v, args)
-	case "Boolean":
-		return toBoolean(v, args)
-	case "Array":
-		return toArray(v, args)
-	case "String":
-		return toString(v, args)
+	t, err := ptype.Parse(name)
+	if err != nil {
+		return nil, err // ParseConvertTo let it through: a bundle from elsewhere
 	}
-	return nil, fmt.Errorf("Creation of new instance of type '%s' is not supported", name)
+	if len(args) == 0 && t.Match(v) {
+		return v, nil
+	}
+	var out any
+	switch tt := target(t); tt.Kind {
+	case ptype.Integer:
+		out, err = newInteger(v, args)
+	case ptype.Float:
+		out, err = newFloat(v, args)
+	case ptype.Numeric:
+		out, err = newNumeric(v, args)
+	case ptype.Boolean:
+		out, err = newBoolean(v, args)
+	case ptype.String:
+		out, err = newString(v, args)
+	case ptype.Array, ptype.Tuple:
+		out, err = newArray(v, args)
+	case ptype.Hash, ptype.Struct:
+		out, err = newHash(v, args)
+	case ptype.NotUndef: // NotUndef without a type: Unit's new
+		if len(args) > 0 {
+			return nil, errors.New("'new_unit' expects 1 argument, got " + fmt.Sprint(len(args)+1))
+		}
+		out = v
+	default:
+		return nil, fmt.Errorf("Creation of new instance of type '%s' is not supported", typeName(tt))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if cerr := t.Check("Converted value from "+t.String()+".new()", out); cerr != nil {
+		return nil, cerr
+	}
+	return out, nil
 }
 
-// Puppet's patterns of convertible strings (pops/types/types.rb).
-var (
-	integerLenient = regexp.MustCompile(`^[+-]?\s*(?:\d+|0[xX][0-9A-Fa-f]+|0[bB][01]+)$`)
-	floatPattern   = regexp.MustCompile(`^[+-]?\s*(?:(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE]-?\d+)?|0[xX][0-9A-Fa-f]+|0[0-7]+|0[bB][01]+)$`)
-	wsAfterSign    = regexp.MustCompile(`^([+-])[ \t]+(.*)$`)
-)
-
-// generalName is TypeCalculator#infer(v).generalize as a string, for the
-// "Value of type T cannot be converted" messages.
-func generalName(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "Undef"
-	case bool:
-		return "Boolean"
-	case int64:
-		return "Integer"
-	case float64:
-		return "Float"
-	case string:
-		return "String"
-	case []any:
-		if len(v) == 0 {
-			return "Array"
-		}
-		t := generalName(v[0])
-		for _, e := range v[1:] {
-			if generalName(e) != t {
-				return "Array"
-			}
-		}
-		return "Array[" + t + "]"
-	case *format.Hash:
-		if v.Len() == 0 {
-			return "Hash"
-		}
-		kt, vt := generalName(v.Key(0)), generalName(v.Value(0))
-		for i := 1; i < v.Len(); i++ {
-			if generalName(v.Key(i)) != kt || generalName(v.Value(i)) != vt {
-				return "Hash"
-			}
-		}
-		return "Hash[" + kt + ", " + vt + "]"
+// target is the type whose new function new(t) calls: Optional[T]'s and
+// NotUndef[T]'s is T's.
+func target(t *ptype.Type) *ptype.Type {
+	for (t.Kind == ptype.Optional || t.Kind == ptype.NotUndef) && t.Elem() != nil {
+		t = t.Elem()
 	}
-	return "Any"
+	return t
 }
 
-func cannot(fn string, v any, to string) error {
+// typeName is t as Puppet prints it in "Creation of new instance of type"
+// messages: the alias Data resolved.
+func typeName(t *ptype.Type) string {
+	if t.Kind == ptype.Data {
+		return "Variant[ScalarData, Undef, Hash[String, Data], Array[Data]]"
+	}
+	return t.String()
+}
+
+// valueOfType is the message of a new function's argument_mismatch
+// handler: "Value of type T cannot be converted to Integer", T the
+// generalized inferred type of v, or "The string 's' cannot be converted".
+func valueOfType(fn string, v any, to string) error {
 	if s, ok := v.(string); ok {
 		return fmt.Errorf("'%s' The string '%s' cannot be converted to %s", fn, s, to)
 	}
-	return fmt.Errorf("'%s' Value of type %s cannot be converted to %s", fn, generalName(v), to)
+	t, err := typecalc.Infer(v)
+	if err != nil {
+		return err // Ruby raised while inferring
+	}
+	return fmt.Errorf("'%s' Value of type %s cannot be converted to %s", fn, t.Generalize(), to)
 }
 
-// toInteger is Integer.new(from, radix = default, abs = false).
-func toInteger(v any, args []format.Value) (any, error) {
-	radix, abs := 0, false
-	// Data cannot spell Puppet's `default`: a radix is 2, 8, 10 or 16.
-	rejected := errors.New("The function 'new' was called with arguments it does not accept")
-	for i, a := range args {
-		switch {
-		case i == 0:
-			r, ok := a.(int64)
-			if !ok || r != 2 && r != 8 && r != 10 && r != 16 {
-				return nil, rejected
-			}
-			radix = int(r)
-		case i == 1:
-			b, ok := a.(bool)
-			if !ok {
-				return nil, rejected
-			}
-			abs = b
-		default:
-			return nil, rejected
-		}
-	}
-	var n int64
-	switch x := v.(type) {
-	case int64:
-		n = x
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) || x >= 9.3e18 || x <= -9.3e18 {
-			return nil, cannot("new", v, "Integer")
-		}
-		n = int64(x)
-	case bool:
-		if x {
-			n = 1
-		}
-	case string:
-		if !integerLenient.MatchString(x) {
-			return nil, cannot("new", v, "Integer")
-		}
-		var err error
-		if n, err = rubyInteger(x, radix); err != nil {
-			if m := wsAfterSign.FindStringSubmatch(x); m != nil {
-				if n2, err2 := rubyInteger(m[1]+m[2], radix); err2 == nil {
-					n, err = n2, nil
-				}
-			}
-			if err != nil {
-				return nil, fmt.Errorf("'new' %s", err)
-			}
-		}
-	default:
-		return nil, cannot("new", v, "Integer")
-	}
-	if abs && n < 0 {
-		n = -n
-	}
-	return n, nil
-}
-
-// rubyInteger is Ruby's Integer(s) or Integer(s, radix) for strings of
-// Puppet's lenient integer pattern.
-func rubyInteger(s string, radix int) (int64, error) {
-	bad := fmt.Errorf("invalid value for Integer(): %q", s)
-	t := strings.TrimLeft(s, " \t\n\v\f\r")
-	neg := false
-	if t != "" && (t[0] == '+' || t[0] == '-') {
-		neg, t = t[0] == '-', t[1:]
-	}
-	base := 10
-	lower := strings.ToLower(t)
-	switch {
-	case strings.HasPrefix(lower, "0x") && (radix == 0 || radix == 16):
-		base, t = 16, t[2:]
-	case strings.HasPrefix(lower, "0b") && (radix == 0 || radix == 2):
-		base, t = 2, t[2:]
-	case len(t) > 1 && t[0] == '0' && (radix == 0 || radix == 8):
-		base, t = 8, t[1:]
-	case radix != 0:
-		base = radix
-	}
-	if t == "" {
-		return 0, bad
-	}
-	u, err := strconv.ParseUint(t, base, 64)
-	if err != nil || u > math.MaxInt64 {
-		return 0, bad
-	}
-	n := int64(u)
-	if neg {
-		n = -n
-	}
-	return n, nil
-}
-
-// toFloat is Float.new(from, abs = false).
-func toFloat(v any, args []format.Value) (any, error) {
-	abs := false
-	if len(args) > 0 {
-		b, ok := args[0].(bool)
-		if !ok || len(args) > 1 {
-			return nil, cannot("new_float", v, "Float")
-		}
-		abs = b
-	}
-	var f float64
-	switch x := v.(type) {
-	case float64:
-		f = x
-	case int64:
-		f = float64(x)
-	case bool:
-		if x {
-			f = 1
-		}
-	case string:
-		if !floatPattern.MatchString(x) {
-			return nil, cannot("new_float", v, "Float")
-		}
-		s := strings.Join(strings.Fields(x), "")
-		neg := strings.HasPrefix(s, "-")
-		body := strings.TrimLeft(s, "+-")
-		lower := strings.ToLower(body)
-		switch {
-		case strings.HasPrefix(lower, "0x"), strings.HasPrefix(lower, "0b"):
-			base := 16
-			if lower[1] == 'b' {
-				base = 2
-			}
-			u, err := strconv.ParseUint(body[2:], base, 64)
-			if err != nil {
-				return nil, fmt.Errorf("'new_float' invalid value for Float(): %q", x)
-			}
-			f = float64(u)
-		default:
-			var err error
-			if f, err = strconv.ParseFloat(body, 64); err != nil {
-				return nil, fmt.Errorf("'new_float' invalid value for Float(): %q", x)
-			}
-		}
-		if neg {
-			f = -f
-		}
-	default:
-		return nil, cannot("new_float", v, "Float")
-	}
-	if abs {
-		f = math.Abs(f)
-	}
-	return f, nil
-}
-
-// toBoolean is Boolean.new(from).
-func toBoolean(v any, args []format.Value) (any, error) {
-	if len(args) > 0 {
-		return nil, fmt.Errorf("'new_boolean' expects 1 argument, got %d", len(args)+1)
-	}
-	switch x := v.(type) {
-	case bool:
-		return x, nil
-	case int64:
-		return x != 0, nil
-	case float64:
-		return x != 0, nil
-	case string:
-		switch strings.ToLower(x) {
-		case "true", "yes", "y":
-			return true, nil
-		case "false", "no", "n":
-			return false, nil
-		}
-	}
-	return nil, cannot("new_boolean", v, "Boolean")
-}
-
-// toString is String.new(from) with the default formats, for the values
-// whose formatting hieracc knows: scalars, and arrays and hashes of them.
-func toString(v any, args []format.Value) (any, error) {
-	if len(args) > 0 {
-		return nil, fmt.Errorf("hieracc cannot apply String with format arguments ahead of time")
-	}
-	switch x := v.(type) {
-	case nil:
-		return "", nil
-	case string:
-		return x, nil
-	}
-	var b strings.Builder
-	if err := writeElem(&b, v, false); err != nil {
-		return nil, err
-	}
-	return b.String(), nil
-}
-
-// writeElem writes v as String.new writes it; inside a container strings
-// are quoted, undef is "undef" and floats are Ruby's inspect.
-func writeElem(b *strings.Builder, v any, inner bool) error {
-	switch x := v.(type) {
-	case nil:
-		b.WriteString("undef")
-	case bool:
-		b.WriteString(strconv.FormatBool(x))
-	case int64:
-		b.WriteString(strconv.FormatInt(x, 10))
-	case float64:
-		// Puppet writes 1.0 as "1.000000" but 1.0e20 as "1.0e20".
-		return fmt.Errorf("hieracc cannot convert a Float to String ahead of time")
-	case string:
-		b.WriteString(ruby.PuppetQuote(x))
-	case []any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			if err := writeElem(b, e, true); err != nil {
-				return err
-			}
-		}
-		b.WriteByte(']')
-	case *format.Hash:
-		b.WriteByte('{')
-		for i := 0; i < x.Len(); i++ {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			if err := writeElem(b, x.Key(i), true); err != nil {
-				return err
-			}
-			b.WriteString(" => ")
-			if err := writeElem(b, x.Value(i), true); err != nil {
-				return err
-			}
-		}
-		b.WriteByte('}')
-	}
-	return nil
-}
-
-// toArray is Array.new(from, wrap = false).
-func toArray(v any, args []format.Value) (any, error) {
-	wrap := false
-	if len(args) > 0 {
-		b, ok := args[0].(bool)
-		if !ok || len(args) > 1 {
-			return nil, fmt.Errorf("hieracc cannot apply Array with arguments other than wrap (true or false)")
-		}
-		wrap = b
-	}
-	switch x := v.(type) {
-	case []any:
-		return x, nil
-	case *format.Hash:
-		if wrap {
-			return []any{x}, nil
-		}
-		out := make([]any, x.Len())
-		for i := range out {
-			out[i] = []any{x.Key(i), x.Value(i)}
-		}
-		return out, nil
-	}
-	if wrap {
-		return []any{v}, nil
-	}
-	switch x := v.(type) {
-	case string: // its characters
-		out := make([]any, 0, len(x))
-		for _, r := range x {
-			out = append(out, string(r))
-		}
-		return out, nil
-	case int64: // Integer is iterable: 0 to n-1
-		if x > 1<<20 {
-			return nil, fmt.Errorf("hieracc refuses to convert %d to an Array of %d elements", x, x)
-		}
-		out := make([]any, 0, max(x, 0))
-		for i := int64(0); i < x; i++ {
-			out = append(out, i)
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("'new_array' Value of type %s cannot be converted to Array", generalName(v))
+// notAccepted is the first line of Puppet's message when no signature of
+// function fn accepts the arguments.
+func notAccepted(fn string) error {
+	return fmt.Errorf("The function '%s' was called with arguments it does not accept.", fn)
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ptype"
 	"github.com/hieracc/hieracc/format/ruby"
 )
 
@@ -89,4 +90,50 @@ func FuzzKey(f *testing.F) {
 		v, _ := valueFrom(b, 4)
 		_, _, _ = k.Dig(v)
 	})
+}
+
+// FuzzConvert: any convert_to setting applied to any value fails or
+// converts, never panics, and a conversion's result is an instance of its
+// type (Puppet's new asserts it).
+func FuzzConvert(f *testing.F) {
+	for _, s := range []string{"Integer", "Float", "Numeric", "Boolean", "String", "Array", "Hash",
+		"Optional[Integer[0, 10]]", "Tuple[String, Integer]", "Struct[{a => Integer}]", "Variant[Integer, String]"} {
+		f.Add(s, "0x1F", int64(16), []byte{6, 0x24, 0x44, 0x32})
+	}
+	f.Add("Integer", "- 5", int64(0), []byte{8, 0x14, 0x22})
+	f.Fuzz(func(t *testing.T, typ, s string, arg int64, shape []byte) {
+		v, _ := valueFrom(shape, 3)
+		if len(shape)%3 == 0 {
+			v = s
+		}
+		setting := []any{typ}
+		switch arg % 4 {
+		case 1:
+			setting = append(setting, arg)
+		case 2:
+			setting = append(setting, arg%8 == 2)
+		case 3:
+			setting = append(setting, s)
+		}
+		spec, err := ParseConvertTo("k", setting)
+		if err != nil || len(spec) == 0 || spec[0] == "Sensitive" {
+			return
+		}
+		out, err := Convert("k", spec, v)
+		if err != nil {
+			return
+		}
+		if !mustParseType(t, typ).Match(out) {
+			t.Fatalf("Convert(%v, %s) = %s, not an instance", setting, ruby.Inspect(v), ruby.Inspect(out))
+		}
+	})
+}
+
+func mustParseType(t *testing.T, s string) *ptype.Type {
+	t.Helper()
+	typ, err := ptype.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return typ
 }

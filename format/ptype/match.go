@@ -1,6 +1,7 @@
 package ptype
 
 import (
+	"math"
 	"unicode/utf8"
 
 	"github.com/hieracc/hieracc/format"
@@ -34,9 +35,11 @@ func (t *Type) Match(v any) bool {
 		f, ok := v.(float64)
 		return ok && f >= t.fmin && f <= t.fmax
 	case Numeric:
-		switch v.(type) {
-		case int64, float64:
+		switch x := v.(type) {
+		case int64:
 			return true
+		case float64:
+			return !math.IsNaN(x) // outside -Infinity..Infinity, as Puppet compares
 		}
 		return false
 	case String:

@@ -258,3 +258,12 @@ func (t *Type) format(b *strings.Builder) {
 		b.WriteString(t.Kind.String())
 	}
 }
+
+// Elem is the type an Optional or a NotUndef contains, nil for none (or
+// for another kind).
+func (t *Type) Elem() *Type {
+	if t.Kind != Optional && t.Kind != NotUndef {
+		return nil
+	}
+	return t.elem()
+}

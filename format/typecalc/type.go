@@ -15,6 +15,10 @@
 //     the Variants of its keys' and values' types; Normalize merges those
 //     Variants as PAnyType#normalize does.
 //
+// Type.Generalize is PAnyType#generalize, the type the `new` functions
+// name in their conversion errors ("Value of type Array[String[1, 2]] cannot
+// be converted to Integer").
+//
 // Values are those of package format, plus a reader's own values that
 // format cannot hold (a Ruby Symbol, an Integer beyond 64 bits), which
 // implement Inferable, and hashes with keys format cannot hold, which
@@ -28,6 +32,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hieracc/hieracc/format/ruby"
 )
@@ -65,7 +70,7 @@ type Type struct {
 	// Boolean: the bool, nil for Boolean. String: the string, nil for
 	// String.
 	val any
-	// Integer's range.
+	// Integer's range; nil for the default Integer (generalized).
 	from, to *big.Int
 	// Float's range; an infinite bound is the default one.
 	ffrom, fto float64
@@ -75,7 +80,8 @@ type Type struct {
 	key, elem *Type
 	// Tuple, Struct, Variant: the members.
 	elems []*Type
-	// Array, Hash: the size range; nil is the default one.
+	// Array, Hash: the size range; nil is the default one. String: the
+	// length range of a generalized Enum, nil for none.
 	size *[2]int
 	// Runtime: the Ruby class name.
 	name string
@@ -145,6 +151,10 @@ func (t *Type) write(b *strings.Builder) {
 			b.WriteString("[" + strconv.FormatBool(t.val.(bool)) + "]")
 		}
 	case kInteger:
+		if t.from == nil { // generalized: the default Integer
+			b.WriteString("Integer")
+			return
+		}
 		b.WriteString("Integer[" + t.from.String() + ", " + t.to.String() + "]")
 	case kFloat:
 		// PNumericType#from/#to are nil for -/+Infinity, shown as
@@ -164,6 +174,9 @@ func (t *Type) write(b *strings.Builder) {
 		b.WriteString("Numeric")
 	case kString:
 		b.WriteString("String")
+		if t.size != nil { // generalized from an Enum
+			b.WriteString("[" + strconv.Itoa(t.size[0]) + ", " + strconv.Itoa(t.size[1]) + "]")
+		}
 	case kEnum:
 		b.WriteString("Enum")
 		if len(t.values) > 0 {
@@ -247,3 +260,63 @@ func (t *Type) write(b *strings.Builder) {
 
 // acceptsUndef is assignable?(Undef) for the types InferSet produces.
 func (t *Type) acceptsUndef() bool { return t.kind == kUndef || t.kind == kOptional }
+
+// Generalize is PAnyType#generalize: the type without the parameters that
+// describe one value (Integer[1, 1] is Integer, an Enum is a String of its
+// values' lengths, collections lose their sizes). Puppet's `new` functions
+// print it ("Value of type Array[String] cannot be converted to Integer").
+// The result is for printing, not for further calculation.
+func (t *Type) Generalize() *Type {
+	switch t.kind {
+	case kBoolean:
+		if t.val == nil {
+			return t
+		}
+		return &Type{kind: kBoolean}
+	case kInteger:
+		return &Type{kind: kInteger}
+	case kFloat:
+		return &Type{kind: kFloat, ffrom: math.Inf(-1), fto: math.Inf(1)}
+	case kString:
+		return tString
+	case kEnum:
+		if len(t.values) == 0 {
+			return tString
+		}
+		lo, hi := -1, 0
+		for _, v := range t.values {
+			n := utf8.RuneCountInString(v) // Ruby's String#size
+			if lo < 0 || n < lo {
+				lo = n
+			}
+			hi = max(hi, n)
+		}
+		return &Type{kind: kString, size: &[2]int{lo, hi}}
+	case kArray:
+		if t.elem.kind == kAny {
+			return &Type{kind: kArray, elem: tAny}
+		}
+		return &Type{kind: kArray, elem: t.elem.Generalize()}
+	case kHash:
+		if isEmptyCollection(t) || t.size == nil && t.key.kind == kAny && t.elem.kind == kAny {
+			return t // EMPTY and DEFAULT stay
+		}
+		return &Type{kind: kHash, key: t.key.Generalize(), elem: t.elem.Generalize()}
+	case kOptional:
+		return &Type{kind: kOptional, elem: t.elem.Generalize()}
+	case kVariant:
+		elems := make([]*Type, len(t.elems))
+		for i, e := range t.elems {
+			elems[i] = e.Generalize()
+		}
+		return maybeVariant(elems)
+	case kTuple, kStruct:
+		c := *t
+		c.elems = make([]*Type, len(t.elems))
+		for i, e := range t.elems {
+			c.elems[i] = e.Generalize()
+		}
+		return &c
+	}
+	return t
+}

@@ -19,7 +19,8 @@ import (
 // printed for it (testdata/record.rb).
 type row struct {
 	Value    any             `json:"value"`
-	Infer    json.RawMessage `json:"infer"` // a string, or {"raise": message}
+	Infer    json.RawMessage `json:"infer"`   // a string, or {"raise": message}
+	General  json.RawMessage `json:"general"` // the same, of infer(v).generalize
 	InferSet string          `json:"infer_set"`
 	HashType string          `json:"hash_type"`
 }
@@ -61,14 +62,7 @@ func TestRecorded(t *testing.T) {
 	for _, r := range rows {
 		v := decode(t, r.Value)
 		name := ruby.Inspect(v)
-		var want, wantRaise string
-		if err := json.Unmarshal(r.Infer, &want); err != nil {
-			var raised struct{ Raise string }
-			if err := json.Unmarshal(r.Infer, &raised); err != nil {
-				t.Fatal(err)
-			}
-			wantRaise = raised.Raise
-		}
+		want, wantRaise := recorded(t, r.Infer)
 		got, err := typecalc.Infer(v)
 		switch {
 		case wantRaise != "":
@@ -77,6 +71,9 @@ func TestRecorded(t *testing.T) {
 			}
 		case err != nil || got.String() != want:
 			t.Errorf("Infer(%s) = %v, %v; want %s", name, got, err, want)
+		}
+		if want, wantRaise := recorded(t, r.General); err == nil && (wantRaise != "" || got.Generalize().String() != want) {
+			t.Errorf("Infer(%s).Generalize() = %v; want %s%s", name, got.Generalize(), want, wantRaise)
 		}
 		if got := typecalc.InferSet(v).Normalize().String(); got != r.InferSet {
 			t.Errorf("InferSet(%s).Normalize() = %s, want %s", name, got, r.InferSet)
@@ -92,6 +89,19 @@ func TestRecorded(t *testing.T) {
 			}
 		}
 	}
+}
+
+// recorded reads a recorded type: a string, or {"raise": message}.
+func recorded(t *testing.T, raw json.RawMessage) (typ, raise string) {
+	t.Helper()
+	if err := json.Unmarshal(raw, &typ); err == nil {
+		return typ, ""
+	}
+	var raised struct{ Raise string }
+	if err := json.Unmarshal(raw, &raised); err != nil {
+		t.Fatal(err)
+	}
+	return "", raised.Raise
 }
 
 // decode reads a value as record.rb encodes it.

@@ -10,6 +10,8 @@
 #   infer_set  TypeCalculator#infer_set(v).normalize.to_s
 #   hash_type  for a hash whose infer_set is a Hash: that Hash without its
 #              size, normalized (what TypeMismatchDescriber prints)
+#   general    TypeCalculator#infer(v).generalize.to_s (what the `new`
+#              functions print), or {"raise": message}
 #
 # Values are encoded as in format/ruby's testdata/record.rb, plus
 # {"sym": "name"} for a Symbol and {"encoding": "name"} for an Encoding.
@@ -47,6 +49,8 @@ VALUES = [
   :sym, :default, :undef, [:a, :b], [:a, 1], [1, :default], [:undef, 1], { 'k' => :v }, { :k => 'v' },
   Encoding::UTF_8, [:a, Encoding::UTF_8], [Encoding::UTF_8, Encoding::BINARY],
   { [1] => 2 }, { [1] => 2, 'a' => 'b' }, { { 'a' => 1 } => [] },
+  { 'ab' => 'x', 'abcd' => '', 'b' => 'yz' }, [{ 'a' => 'b' }], %w[é ab], ['', 'abc'], [[]], [{}], [[], {}],
+  [{}, { 'a' => 1 }, {}], [[1], ['a']], [nil, nil], [1, nil], { 'a' => [] }, [true, 'x'], [[true], [false]],
 ]
 
 calc = TypeCalculator.singleton
@@ -56,8 +60,13 @@ out = VALUES.map do |v|
   rescue StandardError => e
     { 'raise' => e.message }
   end
+  general = begin
+    calc.infer(v).generalize.to_s
+  rescue StandardError => e
+    { 'raise' => e.message }
+  end
   set = calc.infer_set(v)
-  row = { 'value' => enc(v), 'infer' => inferred, 'infer_set' => set.normalize.to_s }
+  row = { 'value' => enc(v), 'infer' => inferred, 'general' => general, 'infer_set' => set.normalize.to_s }
   row['hash_type'] = PHashType.new(set.key_type, set.value_type).normalize.to_s if set.is_a?(PHashType) && !v.empty?
   row
 end

@@ -73,5 +73,22 @@
 // n]; hieracc said [b, n.0, n]; seed 1622). Fixed; pinned by
 // testdata/conformance/recursion-chain-dotted.
 //
+// With -convert-to (issue #10), seeds 1373-1375 and 2000-2299:
+//
+// C1. The type a convert_to error names ("Value of type
+// Hash[String[1, 4], Data] cannot be converted to Integer") is
+// TypeCalculator#infer(v).generalize. Fixed (typecalc.Generalize); pinned
+// by testdata/conformance/convert-to-types.
+//
+// C2. A lookup-time merge of a key whose lookup_options merge is invalid
+// still applies its convert_to (seed 1375), also to a value found only in
+// a module's default_hierarchy (seed 2286). Fixed; pinned by
+// testdata/conformance/convert-to-merge-error and
+// convert-to-merge-error-default-hierarchy.
+//
+// C3. A dotted lookup under a key whose convert_to fails on its whole
+// value digs first, then converts (seeds 2051, 2130, 2165). Fixed; pinned
+// by testdata/conformance/convert-to-dotted-after-error.
+//
 // The cases of the findings not fixed yet are in testdata/pending.
 package puppetdiff

@@ -535,7 +535,8 @@ func (g *gen) options() *node {
 		es = append(es, &entry{"merge", scalar(g.pick("deeep", "none"))})
 	}
 	if g.opts.ConvertTo && g.chance(0.2) {
-		es = append(es, &entry{"convert_to", scalar(g.pick(`"Array"`, `"String"`, `["Integer", 16]`))})
+		es = append(es, &entry{"convert_to", scalar(g.pick(`"Array"`, `"String"`, `["Integer", 16]`, `"Integer"`, `"Float"`,
+			`"Boolean"`, `"Hash"`, `"Numeric"`, `["Array", true]`, `"Optional[Integer]"`, `"Array[String]"`, `"Tuple[String, Integer]"`))})
 	}
 	return mapOf(es...)
 }
