@@ -152,7 +152,9 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 	}
 	jobs = min(jobs, max(len(in.Nodes), 1))
 	// Each worker takes the next node and keeps its own caches, so nodes
-	// share work without locks (see reuse.go).
+	// share work without locks (see reuse.go); nodes come grouped by
+	// slice (order.go).
+	order := c.compileOrder(in.Nodes)
 	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	for range jobs {
@@ -161,7 +163,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 			w.reuseKeys = in.Emit != nil
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(in.Nodes) {
+				if i >= len(order) {
 					if testHookWorkerDone != nil {
 						testHookWorkerDone(w)
 					}
@@ -170,6 +172,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 				if err := gctx.Err(); err != nil {
 					return err
 				}
+				i = order[i]
 				b, ds := c.compileNode(w, in.Nodes[i])
 				nodeDiags[i] = ds
 				if in.Emit == nil {
