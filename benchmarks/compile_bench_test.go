@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -65,21 +66,41 @@ func loadFleet(b testing.TB, nodes, keys int) *fleet {
 	return f
 }
 
+// dropFleet forgets a fleet loadFleet made.
+func dropFleet(nodes, keys int) {
+	fleetMu.Lock()
+	defer fleetMu.Unlock()
+	delete(fleetCache, fmt.Sprintf("%dx%d", nodes, keys))
+}
+
 func (f *fleet) input() compiler.Input {
 	return compiler.Input{FS: f.repo.FS, EnvDir: "env", ModulesDir: "modules", Nodes: f.nodes}
 }
 
-// BenchmarkCompile compiles a generated fleet and encodes every bundle. The
+// fleet100k adds the 100,000-node step to BenchmarkCompile's sweep: it
+// takes minutes and a few GiB, so only when asked.
+var fleet100k = flag.Bool("fleet100k", false, "BenchmarkCompile: also compile 100,000 nodes (minutes, a few GiB)")
+
+// BenchmarkCompile compiles a generated fleet and encodes every bundle,
+// over a sweep of fleet sizes with the reference fleet's slices. The
 // baseline is the cost of only parsing every input file once with yaml.v3,
 // measured in the same run: "parse-ratio" says how many input parses a
-// whole compile costs.
+// whole compile costs. "ns/node" flat across the sweep shows a compile
+// that grows with the fleet, no faster; "bundle-B/node" is what it writes.
 func BenchmarkCompile(b *testing.B) {
-	for _, size := range []struct{ nodes, keys int }{{100, 2000}, {1000, 2000}, {10000, 2000}} {
+	for _, size := range []struct{ nodes, keys int }{{100, 2000}, {1000, 2000}, {10000, 2000}, {100000, 2000}} {
 		b.Run(fmt.Sprintf("nodes=%d/keys=%d", size.nodes, size.keys), func(b *testing.B) {
 			if testing.Short() && size.nodes > 1000 {
 				b.Skip("reference fleet skipped in -short mode")
 			}
+			if size.nodes > 10000 && !*fleet100k {
+				b.Skip("100,000 nodes only with -fleet100k")
+			}
 			f := loadFleet(b, size.nodes, size.keys)
+			if size.nodes > 10000 {
+				// Too big to keep for the other benchmarks.
+				b.Cleanup(func() { dropFleet(size.nodes, size.keys) })
+			}
 			base := parseBaseline(b, f)
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -113,6 +134,7 @@ func BenchmarkCompile(b *testing.B) {
 			}
 			perOp := b.Elapsed() / time.Duration(b.N)
 			b.ReportMetric(float64(perOp)/float64(base), "parse-ratio")
+			b.ReportMetric(float64(perOp)/float64(size.nodes), "ns/node")
 			b.ReportMetric(float64(bytes.Load())/float64(size.nodes), "bundle-B/node")
 			b.ReportMetric(float64(bytes.Load())/float64(size.nodes*size.keys), "bundle-B/key")
 		})

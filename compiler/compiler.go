@@ -26,7 +26,8 @@
 // across nodes (reuse.go: a key's result, kept with what it read from its
 // node; reuse_slices.go: the bookkeeping of nodes that reach the same
 // files). share_test.go proves that compiling with and without it gives
-// byte-identical bundles.
+// byte-identical bundles. Likewise order.go only chooses the order nodes
+// are compiled in (the nodes of a slice one after the other).
 //
 // Merge strategies and dotted keys live in format/hiera, which the runtime
 // shares, so compile-time and lookup-time merges cannot disagree.
@@ -158,7 +159,9 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 	}
 	jobs = min(jobs, max(len(in.Nodes), 1))
 	// Each worker takes the next node and keeps its own caches, so nodes
-	// share work without locks (see reuse.go).
+	// share work without locks (see reuse.go); nodes come grouped by
+	// slice (order.go).
+	order := c.compileOrder(in.Nodes)
 	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	for range jobs {
@@ -168,7 +171,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 			w.noSharing = in.noSharing
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(in.Nodes) {
+				if i >= len(order) {
 					if in.workerDone != nil {
 						in.workerDone(w)
 					}
@@ -177,6 +180,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 				if err := gctx.Err(); err != nil {
 					return err
 				}
+				i = order[i]
 				b, ds := c.compileNode(w, in.Nodes[i])
 				nodeDiags[i] = ds
 				if in.Emit == nil {

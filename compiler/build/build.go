@@ -197,14 +197,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// build (by the same hieracc) is parsed only if one of its nodes is
 	// compiled again.
 	var known map[string][]string
+	var factsStats map[string]factsStat
 	if prev != nil && prev.Binary == cur.Binary {
-		known = prev.FactsFiles
+		known, factsStats = prev.FactsFiles, prev.FactsStats
 	}
-	set, factProbs, err := gatherFacts(ctx, cfg.Facts, cfg.PuppetDB, cfg.FactOverrides, known)
+	set, factProbs, err := gatherFacts(ctx, cfg.Facts, cfg.PuppetDB, cfg.FactOverrides, known, factsStats)
 	if err != nil {
 		return nil, err
 	}
-	cur.FactsFiles = set.files
+	cur.FactsFiles, cur.FactsStats = set.files, set.stats
 	// A shard compiles its own nodes, and reports the facts problems of
 	// its nodes and those whose nodes are not known (they may be its).
 	set, factProbs = cfg.Shard.keep(set, factProbs)

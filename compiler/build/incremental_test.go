@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // copyTree copies the example fleet to a scratch folder we may change.
@@ -168,5 +169,43 @@ func TestIncrementalCompile(t *testing.T) {
 	// --full forces a full compile.
 	if got := compileInto(t, repo, out, Config{Full: true}); got.Incremental {
 		t.Errorf("Full: %+v, want a full compile", got)
+	}
+}
+
+// TestIncrementalTrustsFactsStats: an incremental build does not read a
+// facts file whose size and modification time are those the last build
+// recorded (as make trusts timestamps, and as it does for the data): an
+// edit that keeps both is not seen; a new time is.
+func TestIncrementalTrustsFactsStats(t *testing.T) {
+	repo := copyTree(t, "../../testdata/example")
+	out := filepath.Join(t.TempDir(), "out")
+	compileInto(t, repo, out)
+
+	facts := filepath.Join(repo, "nodes", "web02.fra1.example.net.yaml")
+	st, err := os.Stat(facts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(facts)
+	edited := bytes.Replace(data, []byte("web"), []byte("WEB"), 1)
+	if bytes.Equal(edited, data) {
+		t.Fatal("test setup: the edit changed nothing")
+	}
+	if err := os.WriteFile(facts, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(facts, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if n := compiled(compileInto(t, repo, out)); n != 0 {
+		t.Errorf("facts file with its recorded size and time: %d nodes compiled (-1: a full compile), want 0 (not read)", n)
+	}
+
+	later := st.ModTime().Add(time.Second)
+	if err := os.Chtimes(facts, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if n := compiled(compileInto(t, repo, out)); n != 1 {
+		t.Errorf("facts file with a new time: %d nodes compiled (-1: a full compile), want 1", n)
 	}
 }

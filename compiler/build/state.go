@@ -32,7 +32,7 @@ import (
 )
 
 // stateVersion changes whenever the state's meaning does.
-const stateVersion = 5 // 2: facts digested from their files' bytes; 3: file stats; 4: real folders in Settings, bundles' stats; 5: facts files' nodes
+const stateVersion = 6 // 2: facts digested from their files' bytes; 3: file stats; 4: real folders in Settings, bundles' stats; 5: facts files' nodes; 6: facts files' stats
 
 type buildState struct {
 	Version  int                  `json:"version"`
@@ -47,6 +47,9 @@ type buildState struct {
 	// FactsFiles maps the digest of a facts file (its path and bytes) to
 	// the certnames it held, so that an unchanged one is not parsed.
 	FactsFiles map[string][]string `json:"facts_files,omitempty"`
+	// FactsStats records each facts file's size and time with its
+	// digest, so that an unchanged one is not even read.
+	FactsStats map[string]factsStat `json:"facts_stats,omitempty"`
 
 	changed map[string]bool // files changed since this state, once compared
 }

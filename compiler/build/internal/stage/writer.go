@@ -97,7 +97,7 @@ func (w *Writer) Stage(b *format.Bundle, p format.Protection) error {
 	// (18 s of a 57 s compile of 10,000 nodes); Commit syncs them together.
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o640)
 	if err == nil {
-		err = fill(f, enc.buf, false)
+		err = fill(f, enc.buf, false, !createdExact())
 	}
 	if err != nil {
 		os.Remove(tmp)
@@ -229,18 +229,22 @@ func writeTemp(dst string, data []byte, sync bool) (name string, err error) {
 	if err != nil {
 		return "", err
 	}
-	if err := fill(tmp, data, sync); err != nil {
+	if err := fill(tmp, data, sync, true); err != nil {
 		os.Remove(tmp.Name())
 		return "", err
 	}
 	return tmp.Name(), nil
 }
 
-// fill writes data to a new file, mode 0640, and closes it: synced if
-// asked, else with its writeback started.
-func fill(f *os.File, data []byte, sync bool) error {
+// fill writes data to a new file and closes it: synced if asked, else
+// with its writeback started. With chmod, it first sets the file's mode to
+// 0640; without, the file must have been created so.
+func fill(f *os.File, data []byte, sync, chmod bool) error {
 	// Bundles carry whatever secrets the data holds: owner and group only.
-	err := f.Chmod(0o640)
+	var err error
+	if chmod {
+		err = f.Chmod(0o640)
+	}
 	if err == nil {
 		_, err = f.Write(data)
 	}
@@ -254,6 +258,14 @@ func fill(f *os.File, data []byte, sync bool) error {
 	}
 	return err
 }
+
+// createdExact reports whether a file created with mode 0640 has that
+// mode exactly (the umask takes none of its bits), so that Stage need not
+// set it again: one system call less per bundle.
+var createdExact = sync.OnceValue(func() bool {
+	mask, ok := umask()
+	return ok && mask&0o640 == 0
+})
 
 // fsyncEach syncs each file to disk.
 func fsyncEach(files []string) error {
