@@ -245,23 +245,9 @@ func rubyInteger(s string, radix int) (int64, error) {
 
 // newFloat is Float.new(from, abs = false).
 func newFloat(v any, args []format.Value) (any, error) {
-	abs, ok := false, true
-	if len(args) > 1 {
-		return nil, notAccepted("new_float")
-	}
-	if len(args) == 1 {
-		if abs, ok = args[0].(bool); !ok {
-			return nil, notAccepted("new_float")
-		}
-	}
-	if h, isHash := v.(*format.Hash); isHash && len(args) == 0 {
-		if from, ok := namedFrom(h); ok && floatConvertible(from) {
-			abs, _ := h.Get("abs")
-			return newFloat(from, []format.Value{abs == true})
-		}
-	}
-	if !floatConvertible(v) {
-		return nil, valueOfType("new_float", v, "Float")
+	v, abs, err := fromAbs("new_float", "Float", v, args)
+	if err != nil {
+		return nil, err
 	}
 	f, err := floatFrom(v)
 	if err != nil {
@@ -271,6 +257,32 @@ func newFloat(v any, args []format.Value) (any, error) {
 		f = math.Abs(f)
 	}
 	return f, nil
+}
+
+// fromAbs reads the arguments of Float.new and Numeric.new (fn, of type
+// typ): (from, abs = false), or a NamedArgs hash {from => ..., abs => ...}
+// alone. It returns the value to convert and abs.
+func fromAbs(fn, typ string, v any, args []format.Value) (any, bool, error) {
+	abs := false
+	if len(args) > 1 {
+		return nil, false, notAccepted(fn)
+	}
+	if len(args) == 1 {
+		var ok bool
+		if abs, ok = args[0].(bool); !ok {
+			return nil, false, notAccepted(fn)
+		}
+	}
+	if h, isHash := v.(*format.Hash); isHash && len(args) == 0 {
+		if from, ok := namedFrom(h); ok && floatConvertible(from) {
+			a, _ := h.Get("abs")
+			return from, a == true, nil
+		}
+	}
+	if !floatConvertible(v) {
+		return nil, false, valueOfType(fn, v, typ)
+	}
+	return v, abs, nil
 }
 
 // namedFrom is the 'from' of a NamedArgs hash {from => ..., abs => Boolean}.
@@ -380,23 +392,9 @@ func rubyFloat(s string) (float64, error) {
 
 // newNumeric is Numeric.new(from, abs = false).
 func newNumeric(v any, args []format.Value) (any, error) {
-	abs, ok := false, true
-	if len(args) > 1 {
-		return nil, notAccepted("new_numeric")
-	}
-	if len(args) == 1 {
-		if abs, ok = args[0].(bool); !ok {
-			return nil, notAccepted("new_numeric")
-		}
-	}
-	if h, isHash := v.(*format.Hash); isHash && len(args) == 0 {
-		if from, ok := namedFrom(h); ok && floatConvertible(from) {
-			abs, _ := h.Get("abs")
-			return newNumeric(from, []format.Value{abs == true})
-		}
-	}
-	if !floatConvertible(v) {
-		return nil, valueOfType("new_numeric", v, "Numeric")
+	v, abs, err := fromAbs("new_numeric", "Numeric", v, args)
+	if err != nil {
+		return nil, err
 	}
 	var out any
 	switch x := v.(type) {
