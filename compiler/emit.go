@@ -78,8 +78,10 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 	}
 	// The module's default_hierarchy answers when nothing else has the
 	// key; it is recorded even when something has, for dotted keys: Puppet
-	// digs there too when digging into the regular value finds nothing.
-	if lr := n.module(mod); err == nil && lr != nil && lr.def != nil {
+	// digs there too when digging into the regular value finds nothing;
+	// and when the key's configured merge fails, for lookup-time merges.
+	if lr := n.module(mod); lr != nil && lr.def != nil {
+		failed := err != nil
 		dopts, derr := n.defaultOptions(mod, lr)
 		var dm format.Merge
 		var merr error
@@ -87,9 +89,9 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 			dm, merr = dopts.mergeOf(name)
 		}
 		switch {
-		case found && (derr != nil || merr != nil):
-			// A dotted key's fallback would fail: the bundle's options
-			// scopes say so (optionScopes), for the runtime.
+		case (found || failed) && (derr != nil || merr != nil):
+			// A dotted key's fallback, or a lookup-time merge's, would
+			// fail: the bundle's options scopes say so (optionScopes).
 		case derr != nil:
 			err = derr
 		case merr != nil:
@@ -100,7 +102,7 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 			fr := n.enter(name)
 			k.Defaults = n.contributions(name, locs, true, layers)
 			n.leave(fr)
-			if !found {
+			if !found && !failed {
 				v, found, err = hiera.ResolveDefault(dm, lr.def, contributionLeaf(k.Defaults))
 			}
 		}
