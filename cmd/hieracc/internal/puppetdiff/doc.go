@@ -73,5 +73,20 @@
 // n]; hieracc said [b, n.0, n]; seed 1622). Fixed; pinned by
 // testdata/conformance/recursion-chain-dotted.
 //
+// N5. A lookup-time merge of a module key whose configured merge fails
+// (an invalid lookup_options merge, or values it cannot merge) falls back
+// to the module's default_hierarchy, which hieracc did not record for such
+// keys (seeds 3139, 3148). Fixed; pinned by
+// testdata/conformance/default-hierarchy-after-failed-merge.
+//
+// # Runs (issue #17's closing run, plain cases, no -convert-to)
+//
+// Seeds 3000-3169 (binary at the N2 and #17.5 fixes): 170 cases, 7,041
+// checks, 28 minutes under load; two differences, N5, fixed. Seeds
+// 3170-3788 (the N5 fix): 619 cases, 26,782 checks, 37 minutes; none.
+// Seeds 3139 and 3148 rerun on the last binary: none. A first pass over
+// seeds 3000-3098 on the binary before these fixes found only N2 and the
+// #17.4 and #17.5 residues, which the runs above no longer show.
+//
 // The cases of the findings not fixed yet are in testdata/pending.
 package puppetdiff
