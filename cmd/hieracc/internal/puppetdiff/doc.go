@@ -73,6 +73,12 @@
 // n]; hieracc said [b, n.0, n]; seed 1622). Fixed; pinned by
 // testdata/conformance/recursion-chain-dotted.
 //
+// N5. A lookup-time merge of a module key whose configured merge fails
+// (an invalid lookup_options merge, or values it cannot merge) falls back
+// to the module's default_hierarchy, which hieracc did not record for such
+// keys (seeds 3139, 3148). Fixed; pinned by
+// testdata/conformance/default-hierarchy-after-failed-merge.
+//
 // With -convert-to (issue #10), seeds 1373-1375 and 2000-2299:
 //
 // C1. The type a convert_to error names ("Value of type
@@ -89,6 +95,21 @@
 // C3. A dotted lookup under a key whose convert_to fails on its whole
 // value digs first, then converts (seeds 2051, 2130, 2165). Fixed; pinned
 // by testdata/conformance/convert-to-dotted-after-error.
+//
+// # Runs
+//
+// Issue #17's closing run, plain cases (no -convert-to): seeds 3000-3169 (binary at the N2 and #17.5 fixes): 170 cases, 7,041
+// checks, 28 minutes under load; two differences, N5, fixed. Seeds
+// 3170-3999 (the N5 fix, the last binary): 830 cases, 35,976 checks, 45
+// minutes; none. Seeds 3139 and 3148 rerun on the last binary: none. In
+// all, 1,000 cases and 43,017 checks. A first pass over
+// seeds 3000-3098 on the binary before these fixes found only N2 and the
+// #17.4 and #17.5 residues, which the runs above no longer show.
+//
+// With -convert-to (issue #10's closing run): seeds 2000-2439, 440
+// cases, 19,215 checks; the differences C1-C3 and seed 2375's message,
+// fixed; seed 2344 a hash keyed by arrays, which a bundle cannot hold (a
+// deliberate deviation, in the README).
 //
 // The cases of the findings not fixed yet are in testdata/pending.
 package puppetdiff
