@@ -102,17 +102,7 @@ func integerArgs(from any, radix int, abs bool) (int64, error) {
 
 // integerConvertible is Integer's Convertible type: Numeric (a NaN is
 // not), Boolean, or a string of INTEGER_PATTERN_LENIENT.
-func integerConvertible(v any) bool {
-	switch x := v.(type) {
-	case int64, bool:
-		return true
-	case float64:
-		return !math.IsNaN(x)
-	case string:
-		return integerLenient.MatchString(x)
-	}
-	return false
-}
+func integerConvertible(v any) bool { return numberConvertible(v, integerLenient) }
 
 // integerFrom is from_convertible of Integer's new function.
 func integerFrom(v any, radix int) (int64, error) {
@@ -306,14 +296,18 @@ func namedFrom(h *format.Hash) (any, bool) {
 }
 
 // floatConvertible is Float's and Numeric's Convertible type.
-func floatConvertible(v any) bool {
+func floatConvertible(v any) bool { return numberConvertible(v, floatPattern) }
+
+// numberConvertible is a number type's Convertible type: Numeric (a NaN
+// is not), Boolean, or a string that text matches.
+func numberConvertible(v any, text *regexp.Regexp) bool {
 	switch x := v.(type) {
 	case int64, bool:
 		return true
 	case float64:
 		return !math.IsNaN(x)
 	case string:
-		return floatPattern.MatchString(x)
+		return text.MatchString(x)
 	}
 	return false
 }
