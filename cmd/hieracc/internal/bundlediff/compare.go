@@ -236,6 +236,10 @@ func diffBundles(od, nd *format.Bundle, f *Filter) []Change {
 		}
 	}
 
+	if f.wantsKey("lookup_options") {
+		out = append(out, diffOptions(od, nd)...)
+	}
+
 	ok, nk := od.Keys, nd.Keys
 	for i, j := 0, 0; i < len(ok) || j < len(nk); {
 		var o, n *format.Key
@@ -261,6 +265,38 @@ func diffBundles(od, nd *format.Bundle, f *Filter) []Change {
 		out = append(out, cs...)
 	}
 	return out
+}
+
+// diffOptions compares the lookup_options entries whose merge fails keys
+// that a bundle does not hold (format version 4's options): a change there
+// changes what looking such a key up gives, though no key changed. Each is
+// a change of key "lookup_options" at the entry's name.
+func diffOptions(od, nd *format.Bundle) []Change {
+	oe, ne := optionErrors(od), optionErrors(nd)
+	var out []Change
+	for _, name := range sortedUnion(oe, ne) {
+		if o, n := oe[name], ne[name]; !sameError(o, n) {
+			out = append(out, Change{Key: "lookup_options", Path: pointer([]string{name}), Kind: ErrorChanged, Old: errSide(o), New: errSide(n)})
+		}
+	}
+	return out
+}
+
+// optionErrors maps each failing lookup_options entry of b's options to
+// its failure: the first met, scopes in order (an environment entry shows
+// in each module's scope too).
+func optionErrors(b *format.Bundle) map[string]*format.Error {
+	m := map[string]*format.Error{}
+	for _, sc := range b.Options {
+		for _, es := range [2][]format.OptionEntry{sc.Literal, sc.Pattern} {
+			for _, e := range es {
+				if _, seen := m[e.Name]; !seen && e.Err != nil {
+					m[e.Name] = e.Err
+				}
+			}
+		}
+	}
+	return m
 }
 
 // hidden reports whether a key's values are not shown: it holds decrypted

@@ -221,6 +221,12 @@ func TestNodeLevel(t *testing.T) {
 	withNodeErr.NodeError = nodeErr
 	withModErr := node("web01", key("a", "x"))
 	withModErr.Modules = []format.Module{{Name: "ntp", Err: &format.Error{Message: "bad lookup_options"}}}
+	deeep := &format.Error{Message: "Unknown merge strategy: 'deeep'", Pos: format.Pos{File: "env/data/common.yaml", Line: 3, Column: 5}}
+	withOptions := func(err *format.Error) *format.Bundle {
+		b := node("web01", key("a", "x"))
+		b.Options = []format.OptionScope{{Literal: []format.OptionEntry{{Name: "c/d", Err: err}, {Name: "other"}}}}
+		return b
+	}
 
 	for _, tc := range []struct {
 		name     string
@@ -259,6 +265,21 @@ func TestNodeLevel(t *testing.T) {
 		old:    node("web01", key("a", "x"), key("ntp::servers", arr("a"))),
 		new:    withModErr,
 		filter: Filter{Keys: []string{"apache::*"}},
+	}, {
+		name: "a failing lookup_options entry for keys no bundle holds is fixed",
+		old:  withOptions(deeep),
+		new:  withOptions(nil),
+		want: []Change{{Key: "lookup_options", Path: "/c~1d", Kind: ErrorChanged, Old: &Side{Err: deeep}}},
+	}, {
+		name: "a failing lookup_options entry appears",
+		old:  node("web01", key("a", "x")),
+		new:  withOptions(deeep),
+		want: []Change{{Key: "lookup_options", Path: "/c~1d", Kind: ErrorChanged, New: &Side{Err: deeep}}},
+	}, {
+		name:   "lookup_options changes filtered out",
+		old:    withOptions(deeep),
+		new:    withOptions(nil),
+		filter: Filter{IgnoreKeys: []string{"lookup_options"}},
 	}, {
 		name:   "module error ignored",
 		old:    node("web01", key("a", "x"), key("ntp::servers", arr("a"))),
