@@ -97,8 +97,8 @@ type Encoder struct {
 	ids       []int32
 	modErrs   []int32
 	optIDs    []int32 // error references of the options section, see optionErrs
-	keyTab    []byte // the key table, see appendKeyTable
-	head      []byte // body parts, see Append
+	keyTab    []byte  // the key table, see appendKeyTable
+	head      []byte  // body parts, see Append
 	mid       []byte
 	tail      []byte
 	sha       hash.Hash
