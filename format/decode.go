@@ -272,9 +272,10 @@ func DecodeIndex(data []byte) (*Index, error) {
 }
 
 func (x *Index) decodeBody(r *reader) error {
+	// Versions 1 to 3: 7 fields; 4 adds options; 5 drops the index.
 	bodyFields := 7
-	if x.Version >= optionsVersion {
-		bodyFields = 8 // the options section
+	if x.Version == optionsVersion {
+		bodyFields = 8
 	}
 	if err := r.arrayOf(bodyFields, "body"); err != nil {
 		return err
@@ -328,7 +329,29 @@ func (x *Index) decodeBody(r *reader) error {
 		m.Err = x.errs[i]
 	}
 
-	if n, err = r.arrayLen(); err != nil {
+	if x.Version >= keyTableVersion {
+		if err := x.decodeKeyTable(r); err != nil {
+			return err
+		}
+	} else if err := x.decodeKeys(r); err != nil {
+		return err
+	}
+	if x.details, err = r.bin(); err != nil {
+		return err
+	}
+	x.detOff = r.base + int64(r.off-len(x.details))
+	if x.Version >= optionsVersion {
+		if err := x.readOptionScopes(r); err != nil {
+			return err
+		}
+	}
+	return r.done("body")
+}
+
+// decodeKeys reads the keys and the index of versions 1 to 4.
+func (x *Index) decodeKeys(r *reader) error {
+	n, err := r.arrayLen()
+	if err != nil {
 		return err
 	}
 	x.Keys = make([]IndexKey, n)
@@ -397,19 +420,7 @@ func (x *Index) decodeBody(r *reader) error {
 		}
 	}
 
-	if err := x.decodeIndex(r); err != nil {
-		return err
-	}
-	if x.details, err = r.bin(); err != nil {
-		return err
-	}
-	x.detOff = r.base + int64(r.off-len(x.details))
-	if bodyFields == 8 {
-		if err := x.readOptionScopes(r); err != nil {
-			return err
-		}
-	}
-	return r.done("body")
+	return x.decodeIndex(r)
 }
 
 // readOptionsEntry reads a key's mergeFrom (version 3): the same fields

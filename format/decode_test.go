@@ -34,7 +34,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"empty", nil, format.ErrNotBundle, "too short"},
 		{"text", []byte("hello, world, this is text"), format.ErrNotBundle, "bad magic"},
 		{"half magic", data[:7], format.ErrCorrupt, "truncated in the magic"},
-		{"version 9", v9, format.ErrVersion, "unsupported bundle format version 9 (this reader reads versions 1 to 4)"},
+		{"version 9", v9, format.ErrVersion, "unsupported bundle format version 9 (this reader reads versions 1 to 5)"},
 		{"no header", data[:16], format.ErrCorrupt, "truncated"},
 		{"no body", data[:len(data)-len(bodyOf(t, data))], format.ErrCorrupt, "truncated"},
 		{"short body", data[:len(data)-1], format.ErrCorrupt, "truncated"},
@@ -210,6 +210,11 @@ func FuzzDecode(f *testing.F) {
 	f.Add(bodyOf(f, v4))
 	v4, _ = format.Encode(sampleV4()) // the options section
 	f.Add(bodyOf(f, v4))
+	v5, err := os.ReadFile("testdata/v5-sealed.bundle") // the key table, sealed keys in it
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(bodyOf(f, v5))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		data := Seal(format.Version, "n", "e", "r", body)
 		b, err := format.Decode(data)
@@ -374,8 +379,10 @@ func FuzzVerify(f *testing.F) {
 	f.Add(append(bytes.Clone(data), 0))
 	big, _ := format.Encode(Synthetic(2000))
 	f.Add(big)
-	if v4, err := os.ReadFile("testdata/v4-sealed.bundle"); err == nil { // signed and sealed
-		f.Add(v4)
+	for _, v := range []string{"v4-sealed", "v5-sealed"} { // signed and sealed
+		if data, err := os.ReadFile("testdata/" + v + ".bundle"); err == nil {
+			f.Add(data)
+		}
 	}
 	f.Fuzz(func(t *testing.T, file []byte) {
 		h, err := format.Verify(bytes.NewReader(file))

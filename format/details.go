@@ -5,9 +5,9 @@ import (
 	"math/bits"
 )
 
-// The details section of format version 4 (SPEC.md, "Details, version
-// 4"): the same information as version 3's, in about two thirds of the
-// bytes. A key's details say in one int (its shape) which optional fields
+// The details section of format versions 4 and 5 (SPEC.md, "Details,
+// versions 4 and 5"): the same information as version 3's, in about two
+// thirds of the bytes. A key's details say in one int (its shape) which optional fields
 // follow, instead of writing nil for each; a contribution is five ints in
 // one flat array, whose value reference is 0 when it is the key's own
 // value (the winning contribution of most keys); merges and the files and

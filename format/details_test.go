@@ -27,10 +27,10 @@ func splitBody(t testing.TB, data []byte) (prefix, details, suffix []byte) {
 	body := bodyOf(t, data)
 	r := bytes.NewReader(body)
 	d := msgpack.NewDecoder(r)
-	if n, err := d.DecodeArrayLen(); err != nil || n != 8 {
+	if n, err := d.DecodeArrayLen(); err != nil || n != 7 {
 		t.Fatalf("body: %d fields, %v", n, err)
 	}
-	for range 6 { // everything up to the details
+	for range 5 { // everything up to the details
 		if err := d.Skip(); err != nil {
 			t.Fatal(err)
 		}

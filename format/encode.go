@@ -97,8 +97,8 @@ type Encoder struct {
 	ids       []int32
 	modErrs   []int32
 	optIDs    []int32 // error references of the options section, see optionErrs
-	index     []uint32
-	head      []byte // body parts, see Append
+	keyTab    []byte  // the key table, see appendKeyTable
+	head      []byte  // body parts, see Append
 	mid       []byte
 	tail      []byte
 	sha       hash.Hash
@@ -427,7 +427,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	e.tail = e.appendDetails(e.tail[:0], b, memo, refs, blobs)
 	t := e.tail
 
-	e.head = appendArrayLen(appendArrayLen(e.head[:0], 8), nFast)
+	e.head = appendArrayLen(appendArrayLen(e.head[:0], 7), nFast)
 
 	w := e.mid[:0]
 	w = appendArrayLen(w, len(e.errList))
@@ -455,21 +455,8 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			w = appendUint(w, uint64(i))
 		}
 	}
-	w = appendArrayLen(w, len(b.Keys))
-	for i := range b.Keys {
-		w = appendArrayLen(w, 4)
-		w = appendString(w, b.Keys[i].Name)
-		if blobs[i] != nil {
-			w = appendBin(w, blobs[i])
-			w = append(w, mNil)
-			w = appendUint(w, keyFlags(&b.Keys[i])|keySealed)
-			continue
-		}
-		w = appendRef(w, refs[2*i])
-		w = appendRef(w, refs[2*i+1])
-		w = appendUint(w, keyFlags(&b.Keys[i]))
-	}
-	w = e.appendIndex(w, b.Keys)
+	e.keyTab = appendKeyTable(e.keyTab[:0], b.Keys, refs, blobs)
+	w = appendBin(w, e.keyTab)
 	// The details section: a bin holding array(7), the rest of the value
 	// table, then e.tail.
 	nRest := e.nVals - nFast
@@ -751,27 +738,6 @@ func (e *Encoder) judgeRecs(hits, misses int) {
 		e.recPause = 32
 	}
 	e.recHits, e.recMisses = 0, 0
-}
-
-// appendIndex appends the index section of keys (SPEC.md, "Index").
-func (e *Encoder) appendIndex(w []byte, keys []Key) []byte {
-	n := slotCount(len(keys))
-	slots := e.index[:0]
-	slots = append(slots, make([]uint32, n)...)
-	e.index = slots
-	mask := uint64(n - 1)
-	for i := range keys {
-		j := keyHash(keys[i].Name) & mask
-		for slots[j] != 0 {
-			j = (j + 1) & mask
-		}
-		slots[j] = uint32(i + 1)
-	}
-	w = appendBinLen(w, 4*n)
-	for _, s := range slots {
-		w = binary.LittleEndian.AppendUint32(w, s)
-	}
-	return w
 }
 
 func appendHierarchy(w []byte, h *Hierarchy) []byte {

@@ -390,8 +390,8 @@ func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 
 	var body bytes.Buffer
 	w := refNewWriter(&body)
-	if version >= 4 {
-		w.array(8) // version 4 adds the options
+	if version == 4 {
+		w.array(8) // version 4 adds the options; version 5 drops the index
 	} else {
 		w.array(7)
 	}
@@ -423,25 +423,11 @@ func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 			w.uint(uint64(i))
 		}
 	}
-	w.array(len(b.Keys))
-	for i := range b.Keys {
-		if version == 1 {
-			w.array(3)
-		} else {
-			w.array(4)
-		}
-		w.string(b.Keys[i].Name)
-		w.ref(keyVals[i])
-		w.ref(keyErrs[i])
-		if version >= 2 {
-			flags := keyFlags(&b.Keys[i])
-			if version < 3 {
-				flags &^= keyAsked
-			}
-			w.uint(flags)
-		}
+	if version >= 5 {
+		w.bytes(refKeyTable(b.Keys, keyVals, keyErrs))
+	} else {
+		refWriteKeys(w, b.Keys, version, keyVals, keyErrs)
 	}
-	w.bytes(refIndexTable(b.Keys))
 	w.bytes(details.Bytes())
 	if version < 4 {
 		return body.Bytes(), w.err
@@ -464,6 +450,55 @@ func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 		}
 	}
 	return body.Bytes(), w.err
+}
+
+// refKeyTable is version 5's key table, written the plain way: names
+// front-coded against the name before, everything else in varints.
+func refKeyTable(keys []Key, vals, errs []int) []byte {
+	t := binary.AppendUvarint(nil, uint64(len(keys)))
+	prev := ""
+	for i, k := range keys {
+		shared := 0
+		for shared < len(prev) && shared < len(k.Name) && prev[shared] == k.Name[shared] {
+			shared++
+		}
+		t = binary.AppendUvarint(t, uint64(shared))
+		t = binary.AppendUvarint(t, uint64(len(k.Name)-shared))
+		t = append(t, k.Name[shared:]...)
+		if vals[i] >= 0 {
+			t = binary.AppendUvarint(t, keyFlags(&keys[i])<<2)
+			t = binary.AppendUvarint(t, uint64(vals[i]))
+		} else {
+			t = binary.AppendUvarint(t, keyFlags(&keys[i])<<2|1)
+			t = binary.AppendUvarint(t, uint64(errs[i]))
+		}
+		prev = k.Name
+	}
+	return t
+}
+
+// refWriteKeys writes the keys and the index of versions 1 to 4.
+func refWriteKeys(w *refWriter, keys []Key, version int, keyVals, keyErrs []int) {
+	b := &Bundle{Keys: keys}
+	w.array(len(b.Keys))
+	for i := range b.Keys {
+		if version == 1 {
+			w.array(3)
+		} else {
+			w.array(4)
+		}
+		w.string(b.Keys[i].Name)
+		w.ref(keyVals[i])
+		w.ref(keyErrs[i])
+		if version >= 2 {
+			flags := keyFlags(&b.Keys[i])
+			if version < 3 {
+				flags &^= keyAsked
+			}
+			w.uint(flags)
+		}
+	}
+	w.bytes(refIndexTable(b.Keys))
 }
 
 // TestRefEncodesSamples checks the reference encoder against the

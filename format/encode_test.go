@@ -179,8 +179,8 @@ func TestMsgpack(t *testing.T) {
 	if len(got) != 5 || got[0] != "hieracc-bundle" || fmt.Sprint(got[1]) != fmt.Sprint(format.Version) || got[4] != nil {
 		t.Fatalf("stream = %d values starting %v %v, want magic, version, header, body, signature (nil)", len(got), got[0], got[1])
 	}
-	if body, ok := got[3].([]any); !ok || len(body) != 8 {
-		t.Fatalf("body = %T, want array of 8 sections", got[3])
+	if body, ok := got[3].([]any); !ok || len(body) != 7 {
+		t.Fatalf("body = %T, want array of 7 sections", got[3])
 	}
 	v, node, env, rev, _, err := Split(data)
 	if err != nil || v != format.Version || node != "web01.example.com" || env != "production" || rev != "rev-1" {
@@ -333,6 +333,11 @@ func TestGoldenV3(t *testing.T) { testGolden(t, 3, sampleV3()) }
 // details section; lookup_options that fail keys the bundle does not
 // hold), and pins Encode's bytes while version 4 is the newest.
 func TestGoldenV4(t *testing.T) { testGolden(t, 4, sampleV4()) }
+
+// TestGoldenV5 decodes the committed version 5 bundle (the key table,
+// no stored index: the same content as version 4's sample), and pins
+// Encode's bytes while version 5 is the newest.
+func TestGoldenV5(t *testing.T) { testGolden(t, 5, sampleV4()) }
 
 // testGolden decodes testdata/v<version>.bundle and compares it with
 // sample. While version is the newest, -update rewrites the file and

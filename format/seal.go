@@ -211,7 +211,7 @@ func (x *Index) Unseal(key crypto.PrivateKey) error {
 		if err != nil {
 			return fmt.Errorf("bundle of node %s: %w", x.Node, err)
 		}
-		one, err := openKey(plain, k)
+		one, err := openKey(x.Version, plain, k)
 		if err != nil {
 			return fmt.Errorf("bundle of node %s: key %q: %w", x.Node, k.Name, err)
 		}
@@ -222,11 +222,11 @@ func (x *Index) Unseal(key crypto.PrivateKey) error {
 	return nil
 }
 
-// openKey decodes the plaintext of sealed key k: a body of k alone, whose
-// flags must be k's.
-func openKey(plain []byte, k *IndexKey) (*Key, error) {
+// openKey decodes the plaintext of sealed key k: a body of k alone, in
+// the bundle's format version, whose flags must be k's.
+func openKey(version int, plain []byte, k *IndexKey) (*Key, error) {
 	s := string(plain)
-	y := &Index{Header: Header{Version: Version}}
+	y := &Index{Header: Header{Version: version}}
 	if err := y.decodeBody(&reader{s: s}); err != nil {
 		return nil, err
 	}

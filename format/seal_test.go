@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,26 +19,33 @@ import (
 	"github.com/hieracc/hieracc/format/trust"
 )
 
-// goldenPKI is the committed test fleet of testdata/v4-sealed.bundle: an EC P-256
+// goldenPKI is the committed test fleet of testdata/v<N>-sealed.bundle: an EC P-256
 // node (ECDH sealing is reproducible, RSA-OAEP is not), a bare Ed25519
 // signing key. -update makes it when it is missing.
 const goldenPKI = "testdata/trust"
 
-// TestGoldenV4 decodes the committed version 4 bundle, signed and with its
-// secret and sensitive keys sealed, and pins Encode's bytes.
-func TestGoldenV4Sealed(t *testing.T) {
+// TestGoldenV4Sealed decodes the committed version 4 bundle, signed and
+// with its secret and sensitive keys sealed.
+func TestGoldenV4Sealed(t *testing.T) { testGoldenSealed(t, 4) }
+
+// TestGoldenV5Sealed is the same for version 5, and pins Encode's bytes
+// while version 5 is the newest.
+func TestGoldenV5Sealed(t *testing.T) { testGoldenSealed(t, 5) }
+
+func testGoldenSealed(t *testing.T, version int) {
 	if _, err := os.Stat(goldenPKI); *update && err != nil {
 		if err := PKI(goldenPKI, true, "web01.example.com"); err != nil {
 			t.Fatal(err)
 		}
 	}
+	golden := fmt.Sprintf("testdata/v%d-sealed.bundle", version)
 	p, key := protection(t, goldenPKI, "web01.example.com", filepath.Join(goldenPKI, "signer", "ed25519.pem"))
-	testGoldenWith(t, 4, "testdata/v4-sealed.bundle", sampleV4(), p, key)
+	testGoldenWith(t, version, golden, sampleV4(), p, key)
 	v, err := trust.ReadKeyVerifier(filepath.Join(goldenPKI, "signer", "ed25519.pub"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile("testdata/v4-sealed.bundle")
+	data, err := os.ReadFile(golden)
 	if err != nil {
 		t.Fatal(err)
 	}

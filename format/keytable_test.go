@@ -1,0 +1,124 @@
+package format_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/hieracc/hieracc/format"
+	. "github.com/hieracc/hieracc/format/formattest"
+)
+
+// withKeyTable returns the version 5 bundle data with its key table
+// replaced by table, resealed.
+func withKeyTable(t *testing.T, data, table []byte) []byte {
+	t.Helper()
+	body := bodyOf(t, data)
+	r := bytes.NewReader(body)
+	d := msgpack.NewDecoder(r)
+	if n, err := d.DecodeArrayLen(); err != nil || n != 7 {
+		t.Fatalf("body: %d fields, %v", n, err)
+	}
+	for range 4 { // values, errors, node error, module errors
+		if err := d.Skip(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prefix := body[:len(body)-r.Len()]
+	if _, err := d.DecodeBytes(); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	out.Write(prefix)
+	if err := msgpack.NewEncoder(&out).EncodeBytes(table); err != nil {
+		t.Fatal(err)
+	}
+	out.Write(body[len(body)-r.Len():])
+	return Reseal(data, out.Bytes())
+}
+
+// table builds a key table from varints (uint64) and raw name bytes
+// (string).
+func table(parts ...any) []byte {
+	t := []byte{}
+	for _, p := range parts {
+		switch p := p.(type) {
+		case int:
+			t = binary.AppendUvarint(t, uint64(p))
+		case uint64:
+			t = binary.AppendUvarint(t, p)
+		case string:
+			t = append(t, p...)
+		case []byte:
+			t = append(t, p...)
+		}
+	}
+	return t
+}
+
+// TestKeyTable decodes hand-made key tables: well-formed ones give their
+// keys, every malformed one is ErrCorrupt with its reason.
+func TestKeyTable(t *testing.T) {
+	// A bundle with two values (entries 0 and 1) and no errors.
+	b := &format.Bundle{Node: "n", Keys: []format.Key{{Name: "a", Value: "x"}, {Name: "b", Value: int64(7)}}}
+	data, err := format.Encode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := format.Decode(withKeyTable(t, data, table(2, 0, 1, "a", 0, 0, 0, 1, "b", 0, 1))); err != nil {
+		t.Fatalf("the table Encode writes, written by hand: %v", err)
+	}
+	b.Keys = append(b.Keys, format.Key{Name: "c", Value: "x"})
+	data3, err := format.Encode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := format.Decode(withKeyTable(t, data3, table(3, 0, 3, "abc", 0, 0, 2, 1, "d", 0, 1, 1, 2, "zz", 0, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := []string{good.Keys[0].Name, good.Keys[1].Name, good.Keys[2].Name}; strings.Join(names, ",") != "abc,abd,azz" {
+		t.Errorf("front-coded names = %v, want abc, abd, azz", names)
+	}
+	bomb := []any{2000, 0, 60000, strings.Repeat("a", 60000), 0, 0}
+	for i := 1; i < 2000; i++ {
+		bomb = append(bomb, 60000+i-1, 1, "a", 0, 0) // names of 60,000 bytes and more, from 7 bytes each
+	}
+	for _, tc := range []struct {
+		name  string
+		table []byte
+		want  string
+	}{
+		{"empty", table(), "bad varint"},
+		{"count beyond the bytes", table(9, 0, 1, "a", 0, 0), "keys in"},
+		{"varint not minimal", table(1, 0, 1, "a", []byte{0x80, 0x00}, 0), "bad varint"},
+		{"varint beyond 64 bits", table(1, 0, 1, "a", 0, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}), "bad varint"},
+		{"truncated varint", table(1, 0, 1, "a", 0, []byte{0x80}), "bad varint"},
+		{"shares more than the name before", table(2, 0, 1, "a", 0, 0, 2, 1, "b", 0, 1), "shares 2 bytes of a name of 1"},
+		{"shares less than it could", table(2, 0, 2, "ab", 0, 0, 0, 2, "ac", 0, 1), "fewer bytes"},
+		{"not sorted", table(2, 0, 1, "b", 0, 0, 0, 1, "a", 0, 1), "not sorted"},
+		{"repeated", table(2, 0, 1, "a", 0, 0, 1, 0, "", 0, 1), "not sorted"},
+		{"name beyond the table", table(1, 0, 200, "a", 0, 0), "beyond the table"},
+		{"value out of range", table(1, 0, 1, "a", 0, 2), "value 2 of 2"},
+		{"error out of range", table(1, 0, 1, "a", 1, 0), "error 0 of 0"},
+		{"unknown kind", table(1, 0, 1, "a", 3, 0), "unknown kind 3"},
+		{"unknown flag", table(1, 0, 1, "a", 32<<2, 0), "unknown flags"},
+		{"sealed flag without a blob", table(1, 0, 1, "a", 16<<2, 0), "sealed flag and the kind disagree"},
+		{"blob without the sealed flag", table(1, 0, 1, "a", 2, 1, "x"), "sealed flag and the kind disagree"},
+		{"blob beyond the table", table(1, 0, 1, "a", 16<<2|2, 9, "x"), "beyond the table"},
+		{"sensitive without convert_to", table(1, 0, 1, "a", 2<<2, 0), "sensitive without convert_to"},
+		{"bytes after the last key", table(1, 0, 1, "a", 0, 0, 0), "after the last key"},
+		{"names that expand without bound", table(bomb...), "names expand beyond"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := format.Decode(withKeyTable(t, data, tc.table))
+			if !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Decode = %v, want ErrCorrupt with %q", err, tc.want)
+			}
+		})
+	}
+}
