@@ -238,6 +238,13 @@ type Contribution struct {
 	Column   int
 	Value    Value
 	Err      *Error // interpolating this value failed; Value is then nil
+	// Bound: the contribution is this node's alone: it comes from a data
+	// file whose path names the node (its certname), or its value was
+	// interpolated. A bound contribution is always written in the node's
+	// bundle; the rest of a key's details may be written once, in a
+	// shared details file that every bundle holding the same details
+	// refers to (see SharedDetails).
+	Bound bool
 }
 
 // Error is a failure recorded at compile time, reported again at lookup time.
