@@ -1,10 +1,12 @@
 package build
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -154,26 +156,57 @@ func TestShardStateFile(t *testing.T) {
 	}
 }
 
-// files lists the regular files of dir by name, with their bytes.
+// files lists the regular files of dir by name, with their bytes, and
+// those of its shared details folder as details/<name>; any other folder
+// is an error.
 func files(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	m := map[string][]byte{}
-	for _, e := range entries {
-		if e.IsDir() {
-			t.Errorf("%s: a folder %s was left in the output", dir, e.Name())
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+	var list func(sub string)
+	list = func(sub string) {
+		entries, err := os.ReadDir(filepath.Join(dir, sub))
 		if err != nil {
 			t.Fatal(err)
 		}
-		m[e.Name()] = data
+		for _, e := range entries {
+			name := path.Join(sub, e.Name())
+			if e.IsDir() && name == format.SharedDetailsDir {
+				list(name)
+				continue
+			}
+			if e.IsDir() {
+				t.Errorf("%s: a folder %s was left in the output", dir, name)
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m[name] = data
+		}
 	}
+	list("")
 	return m
+}
+
+// sharedFiles counts the shared details files among files' names, which
+// a compile of a fleet writes: a test of them that finds none tests
+// nothing.
+func sharedFiles(t *testing.T, files map[string][]byte) int {
+	t.Helper()
+	n := 0
+	for name := range files {
+		if dir, base := path.Split(name); dir == format.SharedDetailsDir+"/" {
+			if _, ok := format.ParseSharedDetailsName(base); !ok {
+				t.Errorf("%s: not a shared details file's name", name)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Errorf("no shared details file among %d files", len(files))
+	}
+	return n
 }
 
 // stateNode is what a state file says of a node, its dependencies by
@@ -223,6 +256,7 @@ func TestShardUnion(t *testing.T) {
 	want := files(t, full)
 	wantState := stateNodes(t, want[StateFile])
 	delete(want, StateFile)
+	t.Logf("a full compile writes %d shared details files", sharedFiles(t, want))
 
 	for _, n := range []int{1, 2, 3, 4, 9} {
 		t.Run(fmt.Sprintf("N=%d", n), func(t *testing.T) {
@@ -240,10 +274,22 @@ func TestShardUnion(t *testing.T) {
 					t.Fatalf("shard %v wrote no %s", s, StateFileOf(s))
 				}
 				delete(got, StateFileOf(s))
-				if r.Nodes != len(got) || r.Written != len(got) {
-					t.Errorf("shard %v: compiled %d nodes, wrote %d, but its folder holds %d bundles", s, r.Nodes, r.Written, len(got))
+				nshared := 0
+				if r.Nodes > 0 {
+					nshared = sharedFiles(t, got)
+				}
+				if r.Nodes != len(got)-nshared || r.Written != r.Nodes || r.SharedWritten != nshared {
+					t.Errorf("shard %v: compiled %d nodes, wrote %d and %d shared details files, but its folder holds %d bundles and %d shared details files",
+						s, r.Nodes, r.Written, r.SharedWritten, len(got)-nshared, nshared)
 				}
 				for name, data := range got {
+					if strings.HasPrefix(name, format.SharedDetailsDir+"/") {
+						if old, dup := union[name]; dup && !bytes.Equal(old, data) {
+							t.Errorf("%s differs between two shards", name)
+						}
+						union[name] = data // as many shards as refer to it hold it
+						continue
+					}
 					if _, dup := union[name]; dup {
 						t.Errorf("%s written by two shards", name)
 					}
@@ -318,6 +364,13 @@ func TestShardIncremental(t *testing.T) {
 	got := files(t, out)
 	for k := 1; k <= n; k++ {
 		delete(got, StateFileOf(Shard{k, n}))
+	}
+	// A shard never removes a shared details file (another shard's
+	// bundles may refer to it): those of web03 alone may stay.
+	for name := range got {
+		if _, ok := want[name]; !ok && strings.HasPrefix(name, format.SharedDetailsDir+"/") {
+			delete(got, name)
+		}
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("the shards' folder differs from a full compile (-full +shards):\n%s", d)

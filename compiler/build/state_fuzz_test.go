@@ -34,7 +34,7 @@ func FuzzStateFile(f *testing.F) {
 			}
 		}
 		rec := newStateRecorder(cur)
-		rec.keep(prev, kept)
+		rec.keep(prev, kept, nil)
 		for _, ns := range cur.Nodes {
 			for _, d := range ns.Deps {
 				if d < 0 || d >= len(cur.Paths) {
