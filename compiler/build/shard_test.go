@@ -213,9 +213,10 @@ func sharedFiles(t *testing.T, files map[string][]byte) int {
 // path (their indexes differ from one state to another) and without the
 // bundle file's identity (inode and times differ from one run to another).
 type stateNode struct {
-	Facts string
-	Deps  []string
-	Diags []string
+	Facts  string
+	Deps   []string
+	Diags  []string
+	Shared string // the digest of the shared details file its bundle refers to
 }
 
 func stateNodes(t *testing.T, data []byte) map[string]stateNode {
@@ -237,6 +238,11 @@ func stateNodes(t *testing.T, data []byte) map[string]stateNode {
 		}
 		if ns.Bundle == nil {
 			t.Errorf("state: node %s has no bundle recorded", name)
+		}
+		if ns.Shared > 0 && ns.Shared <= len(s.Shared) {
+			sn.Shared = s.Shared[ns.Shared-1].Digest
+		} else if ns.Shared != 0 {
+			t.Errorf("state: node %s refers to shared details file %d of %d", name, ns.Shared, len(s.Shared))
 		}
 		m[name] = sn
 	}
