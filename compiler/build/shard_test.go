@@ -482,3 +482,52 @@ func FuzzParseShard(f *testing.F) {
 		}
 	})
 }
+
+// TestShardUnionEnvs: with environments from facts too, the N shards'
+// outputs are a full compile's byte for byte, details/ included.
+func TestShardUnionEnvs(t *testing.T) {
+	root := t.TempDir()
+	hiera := "version: 5\nhierarchy:\n  - name: Role\n    path: \"roles/%{facts.role}.yaml\"\n  - name: Common\n    path: common.yaml\n"
+	var export []string
+	for i := range 12 {
+		env, role := []string{"production", "staging"}[i%2], []string{"web", "db", "lb"}[i%3]
+		export = append(export, fmt.Sprintf(`{"certname": "n%02d", "environment": %q, "facts": {"data": [{"name": "role", "value": %q}]}}`, i, env, role))
+	}
+	for name, content := range map[string]string{
+		"envs/production/hiera.yaml":          hiera,
+		"envs/production/data/common.yaml":    "where: \"%{environment}\"\nntp::servers: [a, b]\n",
+		"envs/production/data/roles/web.yaml": "web::port: 80\n",
+		"envs/production/data/roles/db.yaml":  "db::size: 10\n",
+		"envs/staging/hiera.yaml":             hiera,
+		"envs/staging/data/common.yaml":       "where: \"%{environment}\"\nntp::servers: [c]\n",
+		"envs/staging/data/roles/web.yaml":    "web::port: 8080\n",
+		"facts/export.json":                   "[" + strings.Join(export, ",\n") + "]\n",
+	} {
+		write(t, filepath.Join(root, filepath.FromSlash(name)), content)
+	}
+	cfg := func(out string, s Shard) Config {
+		return Config{EnvRoot: filepath.Join(root, "envs"), Facts: []string{filepath.Join(root, "facts")}, Out: out, Shard: s}
+	}
+	full := filepath.Join(root, "full")
+	if r := mustRun(t, cfg(full, Shard{})); r.Environments != 2 || r.Nodes != 12 {
+		t.Fatalf("%d nodes in %d environments, want 12 in 2", r.Nodes, r.Environments)
+	}
+	want := files(t, full)
+	sharedFiles(t, want)
+	for _, n := range []int{2, 5} {
+		union := map[string][]byte{}
+		for k := 1; k <= n; k++ {
+			out := filepath.Join(root, fmt.Sprintf("N%d-%d", n, k))
+			mustRun(t, cfg(out, Shard{k, n}))
+			for name, data := range files(t, out) {
+				if old, dup := union[name]; dup && (!strings.HasPrefix(name, format.SharedDetailsDir+"/") || !bytes.Equal(old, data)) {
+					t.Errorf("N=%d: %s written by two shards, or differently", n, name)
+				}
+				union[name] = data
+			}
+		}
+		if d := cmp.Diff(want, union); d != "" {
+			t.Errorf("the union of %d shards differs from a full compile (-full +union):\n%s", n, d)
+		}
+	}
+}
