@@ -251,11 +251,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if !ok {
 			return nil // no certificate to seal to: reported
 		}
-		ref, err := w.Stage(b, p)
+		st, err := w.Stage(b, p)
 		if err != nil {
 			return err
 		}
-		rec.stagedBundle(b.Node, ref)
+		rec.stagedBundle(b.Node, st)
 		return nil
 	}
 	res, err := compiler.Compile(ctx, in)
@@ -278,7 +278,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := os.Remove(filepath.Join(cfg.Out, stateFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return r, err
 	}
-	err = r.commit(w, cfg.Shard.cleanup(set, factProbs, kept))
+	err = r.commit(w, cfg.Shard.cleanup(set, factProbs, refs(kept)))
 	committed = r.wrote()
 	if err != nil {
 		return r, err
@@ -298,17 +298,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // incremental build, the nodes to compile again: those whose facts (sums,
 // the digests of their facts files) or data changed, or whose bundle, or
 // the shared details file it refers to, is missing or damaged. full says
-// every node is to be compiled; refs are what the bundles kept refer to.
-func plan(out string, prev, cur *buildState, certnames []string, sums map[string]string) (dirty map[string]bool, full bool, unchanged []string, refs map[string]stage.Ref) {
+// every node is to be compiled; kept are the bundles of the others.
+func plan(out string, prev, cur *buildState, certnames []string, sums map[string]string) (dirty map[string]bool, full bool, unchanged []string, kept map[string]keptBundle) {
 	dirty, full = prev.changedNodes(cur, certnames, sums)
 	if full {
 		return nil, true, nil, nil
 	}
 	intact := make([]bool, len(certnames))
-	kept := make([]stage.Ref, len(certnames))
+	bundles := make([]keptBundle, len(certnames))
 	forEach(len(certnames), func(i int) {
 		if name := certnames[i]; !dirty[name] {
-			kept[i], intact[i] = keptBundle(out, name, prev.Nodes[name], prev)
+			bundles[i], intact[i] = checkBundle(out, name, prev.Nodes[name], prev)
 		}
 	})
 	// Each shared details file the bundles kept refer to, checked once.
@@ -320,10 +320,10 @@ func plan(out string, prev, cur *buildState, certnames []string, sums map[string
 	}
 	var digests [][32]byte
 	seen := map[[32]byte]bool{}
-	for i, ref := range kept {
-		if intact[i] && ref.Has && !seen[ref.Digest] {
-			seen[ref.Digest] = true
-			digests = append(digests, ref.Digest)
+	for i, b := range bundles {
+		if intact[i] && b.ref.Has && !seen[b.ref.Digest] {
+			seen[b.ref.Digest] = true
+			digests = append(digests, b.ref.Digest)
 		}
 	}
 	there := make([]bool, len(digests))
@@ -331,17 +331,29 @@ func plan(out string, prev, cur *buildState, certnames []string, sums map[string
 	for i, d := range digests {
 		seen[d] = there[i]
 	}
-	refs = map[string]stage.Ref{}
+	kept = map[string]keptBundle{}
 	for i, name := range certnames {
-		if !dirty[name] && (!intact[i] || kept[i].Has && !seen[kept[i].Digest]) {
+		if !dirty[name] && (!intact[i] || bundles[i].ref.Has && !seen[bundles[i].ref.Digest]) {
 			dirty[name] = true // missing or damaged: compile it again
 		}
 		if !dirty[name] {
 			unchanged = append(unchanged, name)
-			refs[name] = kept[i]
+			kept[name] = bundles[i]
 		}
 	}
-	return dirty, false, unchanged, refs
+	return dirty, false, unchanged, kept
+}
+
+// refs are the shared details files the bundles kept refer to.
+func refs(kept map[string]keptBundle) map[string]stage.Ref {
+	if kept == nil {
+		return nil
+	}
+	m := make(map[string]stage.Ref, len(kept))
+	for name, k := range kept {
+		m[name] = k.ref
+	}
+	return m
 }
 
 // commit commits w with c, and counts what it wrote and removed.

@@ -1,6 +1,7 @@
 package build
 
 import (
+	"encoding/hex"
 	"os"
 	"path/filepath"
 
@@ -32,40 +33,55 @@ func statBundle(p string) (bs *bundleStat, ok bool) {
 	return bs, true
 }
 
-// keptBundle reports whether out holds a whole, uncorrupted bundle of
-// node, and which shared details file it refers to; one that is missing,
-// not a regular file, truncated, damaged (its body does not match its
-// digest) or another node's is compiled again by an incremental build,
-// whatever the state file says. A bundle that the state prev says was
-// written as it is now (ns.Bundle: same identity, size and times) is not
-// read again, and refers to what the state says; any other is read, its
-// digest checked.
-func keptBundle(out, node string, ns nodeState, prev *buildState) (stage.Ref, bool) {
+// keptBundle is a bundle an incremental build keeps: the file as it is
+// (nil when it cannot be identified), its digest (hex) and the shared
+// details file it refers to.
+type keptBundle struct {
+	file   *bundleStat
+	digest string
+	ref    stage.Ref
+}
+
+// checkBundle reports whether out holds the bundle of node that the build
+// of state prev wrote, whole, and what the state of the next build is to
+// say of it; one that is missing, not a regular file, truncated, damaged
+// (its body does not match its digest), another node's or another build's
+// is compiled again by an incremental build, whatever the state file
+// says. A bundle that the state says was written as it is now (ns.Bundle:
+// same identity, size and times) is not read again; any other has its
+// digest checked, which must be the one the state recorded (ns.Digest).
+// What the bundle refers to is what the state says; a bundle the state
+// has no digest of (one compiled but not written) is read to know it.
+func checkBundle(out, node string, ns nodeState, prev *buildState) (keptBundle, bool) {
 	p := filepath.Join(out, node+".bundle")
-	if ns.Bundle != nil {
-		if now, ok := statBundle(p); ok && *now == *ns.Bundle {
-			if ns.Shared == 0 {
-				return stage.Ref{}, true
-			}
-			if i := ns.Shared - 1; i >= 0 && i < len(prev.Shared) {
-				if d, ok := parseDigest(prev.Shared[i].Digest); ok {
-					return stage.Ref{Digest: d, Has: true}, true
-				}
-			}
-			// A damaged state: the bundle says.
-		}
+	now, _ := statBundle(p) // before it is read: a write after, and it is read again next time
+	ref, refOK := ns.sharedRef(prev)
+	if ns.Bundle != nil && now != nil && *now == *ns.Bundle && refOK {
+		return keptBundle{file: now, digest: ns.Digest, ref: ref}, true
 	}
+	h, err := format.VerifyFile(p)
+	if err != nil || h.Node != node {
+		return keptBundle{}, false
+	}
+	digest := hex.EncodeToString(h.Digest[:])
+	switch {
+	case ns.Digest != "" && ns.Digest != digest:
+		return keptBundle{}, false // whole, but not the one written
+	case ns.Digest != "" && refOK:
+		return keptBundle{file: now, digest: digest, ref: ref}, true
+	}
+	// What it refers to, the state does not say: the bundle does.
 	data, err := format.ReadFile(p)
 	if err != nil {
-		return stage.Ref{}, false
+		return keptBundle{}, false
 	}
 	x, err := format.DecodeIndex(data)
 	if err != nil || x.Node != node {
-		return stage.Ref{}, false
+		return keptBundle{}, false
 	}
-	var ref stage.Ref
-	ref.Digest, ref.Has = x.SharedDigest()
-	return ref, true
+	k := keptBundle{file: now, digest: hex.EncodeToString(x.Digest[:])}
+	k.ref.Digest, k.ref.Has = x.SharedDigest()
+	return k, true
 }
 
 // sharedKept reports whether out holds the shared details file of digest

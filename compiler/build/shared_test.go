@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hieracc/hieracc/format"
@@ -445,5 +446,59 @@ func remove(t *testing.T, p string) {
 	t.Helper()
 	if err := os.RemoveAll(p); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestIncrementalBundleIdentity: a bundle whose file changed (a cache
+// restored, a touch) is kept when its digest is the one the state
+// recorded, and the state then records the file as it is; a whole bundle
+// of the node that another build wrote (an older one copied back, which
+// refers to a shared details file no longer there) is compiled again.
+func TestIncrementalBundleIdentity(t *testing.T) {
+	repo, cfg := sharedRepo(t)
+	out := filepath.Join(t.TempDir(), "out")
+	mustRun(t, cfg(out))
+	older, err := os.ReadFile(filepath.Join(out, "a1.bundle"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	later := time.Now().Add(time.Hour)
+	bundles, _ := filepath.Glob(filepath.Join(out, "*.bundle"))
+	for _, p := range bundles {
+		if err := os.Chtimes(p, later, later); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := mustRun(t, cfg(out)); compiled(r) != 0 || r.Written != 0 {
+		t.Errorf("bundles touched: %d nodes compiled (-1: a full compile), %d written; want 0, 0", compiled(r), r.Written)
+	}
+	st := loadState(out, StateFile)
+	if st == nil {
+		t.Fatal("no state")
+	}
+	for _, p := range bundles {
+		node := strings.TrimSuffix(filepath.Base(p), ".bundle")
+		now, _ := statBundle(p)
+		if rec := st.Nodes[node].Bundle; rec == nil || now == nil || *rec != *now {
+			t.Errorf("%s: the state records %+v, the file is %+v", node, rec, now)
+		}
+	}
+
+	write(t, filepath.Join(repo, "env", "data", "roles", "x.yaml"), "app::port: 81\nmotd: from x\nx::extra: 1\n")
+	mustRun(t, cfg(out))
+	if err := os.WriteFile(filepath.Join(out, "a1.bundle"), older, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if r := mustRun(t, cfg(out)); compiled(r) != 1 {
+		t.Errorf("an older bundle of a1 copied back: %d nodes compiled (-1: a full compile), want 1", compiled(r))
+	}
+	full := filepath.Join(t.TempDir(), "full")
+	mustRun(t, cfg(full))
+	want, got := files(t, full), files(t, out)
+	delete(want, StateFile)
+	delete(got, StateFile)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("OUT differs from a full compile's (-full +out):\n%s", d)
 	}
 }

@@ -32,7 +32,7 @@ import (
 )
 
 // stateVersion changes whenever the state's meaning does.
-const stateVersion = 7 // 2: facts digested from their files' bytes; 3: file stats; 4: real folders in Settings, bundles' stats; 5: facts files' nodes; 6: facts files' stats; 7: shared details files
+const stateVersion = 7 // 2: facts digested from their files' bytes; 3: file stats; 4: real folders in Settings, bundles' stats; 5: facts files' nodes; 6: facts files' stats; 7: shared details files, bundles' digests
 
 type buildState struct {
 	Version  int                  `json:"version"`
@@ -70,9 +70,26 @@ type nodeState struct {
 	Deps   []int       `json:"deps"`  // indexes into Paths: every location its hierarchies name
 	Diags  []diagLine  `json:"diags,omitempty"`
 	Bundle *bundleStat `json:"bundle,omitempty"` // the bundle file as written
+	// Digest is the bundle's (its header's, in hex): a bundle file whose
+	// stats changed but that verifies with this digest is the one written.
+	Digest string `json:"digest,omitempty"`
 	// Shared is 1 + the index in the state's Shared of the shared
 	// details file the bundle refers to; 0 when it refers to none.
 	Shared int `json:"shared,omitempty"`
+}
+
+// sharedRef is the shared details file that ns, of the state s, says its
+// bundle refers to; ok is false when s does not say (a damaged state).
+func (ns nodeState) sharedRef(s *buildState) (ref stage.Ref, ok bool) {
+	if ns.Shared == 0 {
+		return stage.Ref{}, true
+	}
+	if i := ns.Shared - 1; i >= 0 && i < len(s.Shared) {
+		if d, ok := parseDigest(s.Shared[i].Digest); ok {
+			return stage.Ref{Digest: d, Has: true}, true
+		}
+	}
+	return stage.Ref{}, false
 }
 
 // diagLine is a diagnostic as it was printed.
@@ -258,13 +275,14 @@ func (r *stateRecorder) internShared(ref stage.Ref) int {
 	return len(r.st.Shared)
 }
 
-// staged notes that node's bundle, which record noted, was staged, and
-// which shared details file it refers to.
-func (r *stateRecorder) stagedBundle(node string, ref stage.Ref) {
+// stagedBundle notes that node's bundle, which record noted, was staged:
+// its digest, and which shared details file it refers to.
+func (r *stateRecorder) stagedBundle(node string, st stage.Staged) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ns := r.st.Nodes[node]
-	ns.Shared = r.internShared(ref)
+	ns.Digest = hex.EncodeToString(st.Digest[:])
+	ns.Shared = r.internShared(st.Shared)
 	r.st.Nodes[node] = ns
 	r.staged = append(r.staged, node)
 }
@@ -318,10 +336,10 @@ func (r *stateRecorder) diag(node string, d diagLine) {
 }
 
 // keep carries over the entries of nodes this run did not recompile, with
-// the shared details files their bundles refer to (refs), and returns the
-// diagnostics to report again for them: theirs, and those of unchanged
-// files that this run did not read again.
-func (r *stateRecorder) keep(prev *buildState, names []string, refs map[string]stage.Ref) []diagLine {
+// their bundles as plan found them, and returns the diagnostics to report
+// again for them: theirs, and those of unchanged files that this run did
+// not read again.
+func (r *stateRecorder) keep(prev *buildState, names []string, kept map[string]keptBundle) []diagLine {
 	var replay []diagLine
 	for _, name := range names {
 		ns, ok := prev.Nodes[name]
@@ -332,7 +350,8 @@ func (r *stateRecorder) keep(prev *buildState, names []string, refs map[string]s
 		for _, d := range ns.Deps {
 			deps = append(deps, r.intern(prev.Paths[d]))
 		}
-		r.st.Nodes[name] = nodeState{Facts: ns.Facts, Deps: deps, Diags: ns.Diags, Bundle: ns.Bundle, Shared: r.internShared(refs[name])}
+		k := kept[name]
+		r.st.Nodes[name] = nodeState{Facts: ns.Facts, Deps: deps, Diags: ns.Diags, Bundle: k.file, Digest: k.digest, Shared: r.internShared(k.ref)}
 		replay = append(replay, ns.Diags...)
 	}
 	seen := map[string]bool{}

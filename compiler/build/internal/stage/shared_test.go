@@ -78,11 +78,11 @@ func TestStageSharedOnce(t *testing.T) {
 	w := NewWriter(out)
 	var wg sync.WaitGroup
 	errs := make([]error, 60)
-	refs := make([]Ref, 60)
+	staged := make([]Staged, 60)
 	for i := range 60 {
 		wg.Go(func() {
 			v := []int{1, 2, 9}[i%3]
-			refs[i], errs[i] = w.Stage(variant("n"+string(rune('a'+i%26))+string(rune('a'+i/26)), v), format.Protection{})
+			staged[i], errs[i] = w.Stage(variant("n"+string(rune('a'+i%26))+string(rune('a'+i/26)), v), format.Protection{})
 		})
 	}
 	wg.Wait()
@@ -90,8 +90,11 @@ func TestStageSharedOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := refTo(t, []int{1, 2, 9}[i%3]); refs[i] != want {
-			t.Errorf("bundle %d refers to %x, want %x", i, refs[i].Digest, want.Digest)
+		if want := refTo(t, []int{1, 2, 9}[i%3]); staged[i].Shared != want {
+			t.Errorf("bundle %d refers to %x, want %x", i, staged[i].Shared.Digest, want.Digest)
+		}
+		if staged[i].Digest == ([32]byte{}) {
+			t.Errorf("bundle %d: no digest", i)
 		}
 	}
 	res, err := w.Commit(Cleanup{})

@@ -13,6 +13,7 @@
 package stage
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -57,6 +58,13 @@ type staged struct {
 	ref      Ref // the shared details file the bundle refers to
 }
 
+// Staged is a bundle staged: its digest (its header's, of its body) and
+// the shared details file it refers to.
+type Staged struct {
+	Digest [32]byte
+	Shared Ref
+}
+
 // Ref is what a bundle refers to: the shared details file of digest
 // Digest, when Has.
 type Ref struct {
@@ -95,9 +103,9 @@ func (w *Writer) mkdir() error {
 // OUT, with the shared details file it refers to when OUT does not hold
 // that one already (staged once, whatever the number of bundles that
 // refer to it), and says which shared details file that is.
-func (w *Writer) Stage(b *format.Bundle, p format.Protection) (Ref, error) {
+func (w *Writer) Stage(b *format.Bundle, p format.Protection) (Staged, error) {
 	if err := w.mkdir(); err != nil {
-		return Ref{}, err
+		return Staged{}, err
 	}
 	// Encoders remember what earlier bundles shared (values, whole keys),
 	// so each concurrent caller takes one from the pool with its buffer.
@@ -112,12 +120,16 @@ func (w *Writer) Stage(b *format.Bundle, p format.Protection) (Ref, error) {
 	)
 	enc.buf, shared, err = enc.enc.AppendShared(enc.buf[:0], b, p)
 	if err != nil {
-		return Ref{}, fmt.Errorf("encoding the bundle of %s: %v; nothing written", b.Node, err)
+		return Staged{}, fmt.Errorf("encoding the bundle of %s: %v; nothing written", b.Node, err)
+	}
+	h, err := format.ReadHeader(bytes.NewReader(enc.buf))
+	if err != nil {
+		return Staged{}, fmt.Errorf("encoding the bundle of %s: %v; nothing written", b.Node, err)
 	}
 	if enc.dir == "" {
 		dir, err := os.MkdirTemp(w.out, ".stage"+tempSuffix())
 		if err != nil {
-			return Ref{}, fmt.Errorf("--out: %v", inputfs.CleanPathErr(err))
+			return Staged{}, fmt.Errorf("--out: %v", inputfs.CleanPathErr(err))
 		}
 		w.mu.Lock()
 		w.dirs = append(w.dirs, dir)
@@ -129,7 +141,7 @@ func (w *Writer) Stage(b *format.Bundle, p format.Protection) (Ref, error) {
 		// shared.Data is the encoder's until its next call: written now.
 		ref = Ref{Digest: shared.Digest, Has: true}
 		if err := w.stageShared(enc.dir, shared); err != nil {
-			return Ref{}, err
+			return Staged{}, err
 		}
 	}
 	name := b.Node + ".bundle"
@@ -137,12 +149,12 @@ func (w *Writer) Stage(b *format.Bundle, p format.Protection) (Ref, error) {
 	// Not synced one by one: a sync per file costs a disk flush each
 	// (18 s of a 57 s compile of 10,000 nodes); Commit syncs them together.
 	if err := writeStaged(tmp, enc.buf); err != nil {
-		return Ref{}, err
+		return Staged{}, err
 	}
 	w.mu.Lock()
 	w.staged = append(w.staged, staged{tmp: tmp, dst: filepath.Join(w.out, name), node: b.Node, ref: ref})
 	w.mu.Unlock()
-	return ref, nil
+	return Staged{Digest: h.Digest, Shared: ref}, nil
 }
 
 // stageShared makes sure the shared details file s is committed with the
