@@ -59,8 +59,12 @@ func ParseSharedDetailsName(base string) (d [32]byte, ok bool) {
 var ErrNoSharedDetails = errors.New("shared details file not attached")
 
 // sharedVersion is the first format version with shared details files
-// (and a bound bit in each contribution).
-const sharedVersion = 5
+// (and a bound bit in each contribution); valueVarintVersion the first
+// whose value tables are bins with varint references.
+const (
+	sharedVersion      = 5
+	valueVarintVersion = 5
+)
 
 // sharedMagic opens every shared details file: the msgpack encoding of the
 // string "hieracc-details" (fixstr, 15 bytes).
