@@ -395,6 +395,14 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		if blobs[i] != nil || e.inShared(i) {
 			continue // sealed, or its details are in the shared file
 		}
+		if e.overlaid(i) {
+			// Its bound contributions only: the shared file has the rest.
+			var err error
+			if refs, err = e.boundRefs(refs, k); err != nil {
+				return err
+			}
+			continue
+		}
 		if r := memo[i].rec; r >= 0 {
 			// Contributions met before: their values' ids are known, and
 			// none is an error.
