@@ -486,7 +486,7 @@ func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 // front-coded against the name before, everything else in varints.
 func refKeyTable(keys []Key, vals, errs []int) []byte {
 	t := binary.AppendUvarint(nil, uint64(len(keys)))
-	prev := ""
+	prev, last := "", -1
 	for i, k := range keys {
 		shared := 0
 		for shared < len(prev) && shared < len(k.Name) && prev[shared] == k.Name[shared] {
@@ -497,7 +497,8 @@ func refKeyTable(keys []Key, vals, errs []int) []byte {
 		t = append(t, k.Name[shared:]...)
 		if vals[i] >= 0 {
 			t = binary.AppendUvarint(t, keyFlags(&keys[i])<<2)
-			t = binary.AppendUvarint(t, uint64(vals[i]))
+			t = binary.AppendVarint(t, int64(vals[i]-last)) // from the last key's value, zigzag
+			last = vals[i]
 		} else {
 			t = binary.AppendUvarint(t, keyFlags(&keys[i])<<2|1)
 			t = binary.AppendUvarint(t, uint64(errs[i]))
