@@ -1,6 +1,7 @@
 package format
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 )
@@ -156,8 +157,8 @@ func (e *Encoder) addEntry(id int32) int32 {
 		} else {
 			v = appendMapLen(v, len(kids)/2)
 		}
-		for _, k := range kids {
-			v = appendUint(v, uint64(e.mark(k).idx))
+		for _, k := range kids { // version 5: varints
+			v = binary.AppendUvarint(v, uint64(e.mark(k).idx))
 		}
 		e.vals = v
 	}

@@ -31,7 +31,7 @@ func maxNameBytes(table int) int { return 64*table + 1<<16 }
 // key).
 func appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]byte) []byte {
 	w = binary.AppendUvarint(w, uint64(len(keys)))
-	prev := ""
+	prev, last := "", int64(-1)
 	for i := range keys {
 		name := keys[i].Name
 		shared := commonPrefix(prev, name)
@@ -45,8 +45,12 @@ func appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]byte) []byte {
 			w = binary.AppendUvarint(w, uint64(len(blobs[i])))
 			w = append(w, blobs[i]...)
 		case refs[2*i] >= 0:
+			// The entry, as its distance from the last key's value
+			// entry (zigzag): keys' values are added to the table in key
+			// order, so it is mostly small.
 			w = binary.AppendUvarint(w, flags<<2|kindValue)
-			w = binary.AppendUvarint(w, uint64(refs[2*i]))
+			w = binary.AppendVarint(w, int64(refs[2*i])-last)
+			last = int64(refs[2*i])
 		default:
 			w = binary.AppendUvarint(w, flags<<2|kindError)
 			w = binary.AppendUvarint(w, uint64(refs[2*i+1]))
@@ -124,6 +128,7 @@ func (x *Index) decodeKeyTable(r *reader) error {
 	buf := make([]byte, 0, min(limit, 2*len(t)))
 	ends := make([]int32, n)
 	prevStart, prevEnd := 0, 0
+	last := int64(-1) // the last key's value entry
 	for i := range x.Keys {
 		k := &x.Keys[i]
 		shared, err := next("a name's shared bytes")
@@ -174,11 +179,14 @@ func (x *Index) decodeKeyTable(r *reader) error {
 		k.valueAt = -1
 		switch tag & 3 {
 		case kindValue:
-			if ref >= uint64(len(x.values.vals)) {
-				return fail("key %q: value %d of %d", name, ref, len(x.values.vals))
+			// A zigzag distance from the last key's value entry.
+			v := int64(ref>>1) ^ -int64(ref&1)
+			if v >= int64(len(x.values.vals))-last || v < -last {
+				return fail("key %q: value %d of %d", name, last+v, len(x.values.vals))
 			}
-			k.valueAt = int32(ref)
-			k.Value = x.values.vals[ref]
+			last += v
+			k.valueAt = int32(last)
+			k.Value = x.values.vals[last]
 		case kindError:
 			if ref >= uint64(len(x.errs)) {
 				return fail("key %q: error %d of %d", name, ref, len(x.errs))
