@@ -96,11 +96,11 @@ type Encoder struct {
 	keyRecs   []keyMemo    // by key
 	ids       []int32
 	modErrs   []int32
-	optIDs    []int32 // error references of the options section, see optionErrs
-	keyTab    []byte  // the key table, see appendKeyTable
+	optIDs    []int32  // error references of the options section, see optionErrs
+	keyTab    []byte   // the key table, see appendKeyTable
 	share     *sharing // AppendShared's state (shared.go), nil until first used
 	bodyLen   int      // the length of the body AppendWith wrote last
-	head      []byte  // body parts, see Append
+	head      []byte   // body parts, see Append
 	mid       []byte
 	tail      []byte
 	sha       hash.Hash
