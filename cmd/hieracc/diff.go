@@ -10,6 +10,7 @@ import (
 
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundlediff"
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/progress"
+	"github.com/hieracc/hieracc/runtime"
 )
 
 var diffCmd = &command{
@@ -115,9 +116,10 @@ func runDiff(c *cmdEnv, args []string) int {
 	return bundlediff.ExitCode(r, nil)
 }
 
-// cleanDiffErr drops the "stat " of a missing folder's message.
+// cleanDiffErr drops the "stat " of a missing folder's message; a
+// missing shared details file is said as the runtime says it.
 func cleanDiffErr(err error) error {
-	if errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, os.ErrNotExist) && !errors.Is(err, runtime.ErrNoSharedDetails) {
 		return cleanPathErr(err)
 	}
 	return err
