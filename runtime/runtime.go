@@ -29,6 +29,17 @@
 // its Watch reloads whenever the file is replaced, keeping the last good
 // bundle.
 //
+// Shared details files: a compile writes the details that nodes share
+// (where each value came from, merge options) once, in
+// details/<digest>.details beside the bundles (format.SharedDetails).
+// Lookups need only the bundle. Details, Explain, lookup-time merges and
+// some dotted lookups also need that file: a bundle opened from a file
+// (Open, OpenWith, a Reloader) reads it from its own folder on the first
+// call that needs it (LoadSharedDetails reads it at once); one opened from
+// bytes is given it with AttachSharedDetails. A missing, damaged or
+// foreign file fails those calls with a *SharedDetailsError
+// (ErrNoSharedDetails), never another answer.
+//
 // Signed and sealed bundles (format version 4): OpenWith, OpenBytesWith
 // and NewReloaderWith take a Trust, a verifier that refuses bundles CI
 // did not sign (a *SignatureError: ErrUnsigned, ErrBadSignature,

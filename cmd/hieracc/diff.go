@@ -177,7 +177,9 @@ two bundles, or a missing shard (each shard's folder holds its state file,
 A value that only moved to another file or line is not a change: what
 counts is what 'puppet lookup' answers. Bundles with equal digests are not
 decoded, but every bundle is checked whole (length, digest): a damaged one
-is trouble, never "unchanged".
+is trouble, never "unchanged". The others are read with their shared
+details files (details/ beside each bundle, where the values came from): a
+missing or damaged one is trouble too.
 
 With --git, the control repo is compiled at both revisions of a git work
 tree, then compared. --env, --modules and --global name folders of the work
