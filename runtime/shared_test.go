@@ -72,7 +72,7 @@ func checkPlain(t *testing.T, b *runtime.Bundle) {
 	t.Helper()
 	for k, want := range plainLookups {
 		v, err := b.Lookup(k)
-		if d := cmp.Diff(want, v); err != nil || d != "" {
+		if d := cmp.Diff(want, v, Cmp); err != nil || d != "" {
 			t.Errorf("Lookup(%q) = %v, %v (-want +got):\n%s", k, v, err, d)
 		}
 	}
@@ -95,7 +95,7 @@ func TestSharedDetails(t *testing.T) {
 			}
 			want, werr := use.call(whole)
 			got, gerr := use.call(b)
-			if d := cmp.Diff(want, got); d != "" || (werr == nil) != (gerr == nil) {
+			if d := cmp.Diff(want, got, Cmp); d != "" || (werr == nil) != (gerr == nil) {
 				t.Errorf("%s: %v (whole: %v) (-whole +shared):\n%s", use.name, gerr, werr, d)
 			}
 			// Read once: the file is no longer needed.
@@ -261,7 +261,7 @@ func TestSharedDetailsBytes(t *testing.T) {
 	for _, use := range detailsUses {
 		want, werr := use.call(whole)
 		got, gerr := use.call(b)
-		if d := cmp.Diff(want, got); d != "" || (werr == nil) != (gerr == nil) {
+		if d := cmp.Diff(want, got, Cmp); d != "" || (werr == nil) != (gerr == nil) {
 			t.Errorf("%s: %v (whole: %v) (-whole +attached):\n%s", use.name, gerr, werr, d)
 		}
 	}
