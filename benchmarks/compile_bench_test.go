@@ -86,7 +86,9 @@ var fleet100k = flag.Bool("fleet100k", false, "BenchmarkCompile: also compile 10
 // baseline is the cost of only parsing every input file once with yaml.v3,
 // measured in the same run: "parse-ratio" says how many input parses a
 // whole compile costs. "ns/node" flat across the sweep shows a compile
-// that grows with the fleet, no faster; "bundle-B/node" is what it writes.
+// that grows with the fleet, no faster; "bundle-B/node" is what a node's
+// bundle takes, "written-B/node" that plus the shared details files
+// (each written once, "shared-files" of them) over the nodes.
 func BenchmarkCompile(b *testing.B) {
 	for _, size := range []struct{ nodes, keys int }{{100, 2000}, {1000, 2000}, {10000, 2000}, {100000, 2000}} {
 		b.Run(fmt.Sprintf("nodes=%d/keys=%d", size.nodes, size.keys), func(b *testing.B) {
@@ -104,9 +106,12 @@ func BenchmarkCompile(b *testing.B) {
 			base := parseBaseline(b, f)
 			b.ReportAllocs()
 			b.ResetTimer()
-			var bytes atomic.Int64
+			var bytes, sharedBytes atomic.Int64
+			var shared sync.Map // digest → struct{}: each shared details file once
 			for b.Loop() {
 				bytes.Store(0)
+				sharedBytes.Store(0)
+				shared.Clear()
 				in := f.input()
 				// Stream as the CLI does: each bundle is encoded as soon
 				// as it is compiled, never all held at once.
@@ -120,8 +125,14 @@ func BenchmarkCompile(b *testing.B) {
 					}
 					defer encoders.Put(enc)
 					var err error
-					enc.buf, err = enc.enc.Append(enc.buf[:0], bd)
+					var sd *format.SharedDetails
+					enc.buf, sd, err = enc.enc.AppendShared(enc.buf[:0], bd, format.Protection{})
 					bytes.Add(int64(len(enc.buf)))
+					if sd != nil {
+						if _, dup := shared.LoadOrStore(sd.Digest, struct{}{}); !dup {
+							sharedBytes.Add(int64(len(sd.Data)))
+						}
+					}
 					return err
 				}
 				res, err := compiler.Compile(context.Background(), in)
@@ -137,6 +148,10 @@ func BenchmarkCompile(b *testing.B) {
 			b.ReportMetric(float64(perOp)/float64(size.nodes), "ns/node")
 			b.ReportMetric(float64(bytes.Load())/float64(size.nodes), "bundle-B/node")
 			b.ReportMetric(float64(bytes.Load())/float64(size.nodes*size.keys), "bundle-B/key")
+			n := 0
+			shared.Range(func(any, any) bool { n++; return true })
+			b.ReportMetric(float64(n), "shared-files")
+			b.ReportMetric(float64(bytes.Load()+sharedBytes.Load())/float64(size.nodes), "written-B/node")
 		})
 	}
 }

@@ -259,12 +259,14 @@ func (n *nodeRun) contributions(name string, locs []keyLoc, def bool, layers [3]
 			h = layers[l.layer].def
 		}
 		c := format.Contribution{Layer: l.layer, Level: l.level, Location: l.loc}
+		c.Bound = namesNode(h.Levels[l.level].Locations[l.loc].Original)
 		var err error
 		if l.idx < 0 {
 			err = l.df.err
 		} else {
 			c.Line, c.Column = l.df.pos[l.idx].Line, l.df.pos[l.idx].Column
 			c.Value, err = n.readEntry(l.df, l.idx, h.Levels[l.level].Name)
+			c.Bound = c.Bound || l.df.interp[l.idx]
 		}
 		if err != nil {
 			c.Value = nil
@@ -327,4 +329,36 @@ func (n *nodeRun) position(err *format.Error, k *format.Key, layers [3]*layerRun
 		break
 	}
 	return &e
+}
+
+// namesNode reports whether a location's path template names the node:
+// it interpolates the node's certname or host name (trusted.certname,
+// clientcert, fqdn, hostname, networking.fqdn and networking.hostname,
+// as facts or top-scope variables), as nodes/%{trusted.certname}.yaml
+// does. Its data is then the node's own: a contribution from it, like an
+// interpolated one, is bound (format.Contribution.Bound), written with
+// the node's bundle and never in a shared details file. The rule reads
+// only the template, which every node of an environment shares, so a
+// result the compiler reuses across nodes has the same bound bits for
+// each of them.
+func namesNode(template string) bool {
+	for t := template; ; {
+		i := strings.Index(t, "%{")
+		if i < 0 {
+			return false
+		}
+		t = t[i+2:]
+		j := strings.IndexByte(t, '}')
+		if j < 0 {
+			return false
+		}
+		v := strings.TrimSpace(t[:j])
+		v = strings.TrimPrefix(v, "::")
+		v = strings.TrimPrefix(v, "facts.")
+		switch v {
+		case "trusted.certname", "trusted.hostname", "clientcert", "certname", "fqdn", "hostname", "networking.fqdn", "networking.hostname":
+			return true
+		}
+		t = t[j+1:]
+	}
 }

@@ -205,6 +205,12 @@ type Index struct {
 	errs     []*Error
 	details  string
 	detOff   int64 // offset of details in the file, for messages
+
+	// The shared details file the details continue in (version 5), and
+	// its body once attached.
+	sharedRef  [32]byte
+	hasShared  bool
+	sharedBody string
 }
 
 // IndexKey is one key's entry in an Index.
@@ -272,9 +278,10 @@ func DecodeIndex(data []byte) (*Index, error) {
 }
 
 func (x *Index) decodeBody(r *reader) error {
-	// Versions 1 to 3: 7 fields; 4 adds options; 5 drops the index.
+	// Versions 1 to 3: 7 fields; 4 adds options; 5 drops the index and
+	// adds the shared details file.
 	bodyFields := 7
-	if x.Version == optionsVersion {
+	if x.Version >= optionsVersion {
 		bodyFields = 8
 	}
 	if err := r.arrayOf(bodyFields, "body"); err != nil {
@@ -340,6 +347,17 @@ func (x *Index) decodeBody(r *reader) error {
 		return err
 	}
 	x.detOff = r.base + int64(r.off-len(x.details))
+	if x.Version >= sharedVersion && !r.nilNext() {
+		d, err := r.bin()
+		if err != nil {
+			return err
+		}
+		if len(d) != len(x.sharedRef) {
+			return r.errorf("shared details digest of %d bytes", len(d))
+		}
+		copy(x.sharedRef[:], d)
+		x.hasShared = true
+	}
 	if x.Version >= optionsVersion {
 		if err := x.readOptionScopes(r); err != nil {
 			return err

@@ -161,6 +161,10 @@ func (e *Encoder) appendDetails(t []byte, b *Bundle, memo []keyMemo, refs []int3
 			t = append(t, mNil) // sealed: its details are in its blob
 			continue
 		}
+		if e.inShared(i) {
+			t = append(t, mTrue) // its details are in the shared file
+			continue
+		}
 		own := refs[2*i] // the key's value, -1 for an error
 		shape := keyShape(k)
 		t = appendArrayLen(t, 2+bits.OnesCount64(shape))
@@ -222,10 +226,14 @@ func appendContributions4(w []byte, cs []Contribution, own int32, refs []int32) 
 	return w
 }
 
-// appendPlace appends the first four ints of a contribution (version 4):
-// level and layer, location, line, column.
+// appendPlace appends the first four ints of a contribution (version 5):
+// level, whether bound, and layer; location, line, column.
 func appendPlace(w []byte, c *Contribution) []byte {
-	w = appendUint(w, uint64(c.Level)<<2|uint64(c.Layer))
+	where := uint64(c.Level)<<3 | uint64(c.Layer)
+	if c.Bound {
+		where |= 4
+	}
+	w = appendUint(w, where)
 	w = appendUint(w, uint64(c.Location))
 	w = appendInt(w, int64(c.Line))
 	return appendInt(w, int64(c.Column))
@@ -281,6 +289,7 @@ func (x *Index) readDetails4(r *reader, b *Bundle, vals []Value) error {
 		return err
 	}
 	b.Keys = make([]Key, len(x.Keys))
+	var shared []Key // the shared file's records, once needed
 	for i := range b.Keys {
 		k := &b.Keys[i]
 		ik := &x.Keys[i]
@@ -288,6 +297,23 @@ func (x *Index) readDetails4(r *reader, b *Bundle, vals []Value) error {
 		k.Secret = ik.secret
 		if sealed, err := x.readSealedDetails(r, i, k); sealed || err != nil {
 			if err != nil {
+				return err
+			}
+			continue
+		}
+		if c, err := r.peek(); err == nil && c == mTrue && x.Version >= sharedVersion {
+			// Version 5: the key's details are its record in the shared
+			// file.
+			r.off++
+			if !x.hasShared {
+				return r.errorf("key %q: details in a shared file the bundle does not name", k.Name)
+			}
+			if shared == nil {
+				if shared, err = x.sharedKeys(); err != nil {
+					return err
+				}
+			}
+			if err := readSharedDetails(shared, k, ik); err != nil {
 				return err
 			}
 			continue
@@ -404,6 +430,11 @@ func (x *Index) readContributions4(r *reader, vals []Value, own int) ([]Contribu
 		where, err := r.integer()
 		if err != nil {
 			return nil, err
+		}
+		if x.Version >= sharedVersion {
+			// Version 5: level × 8 + bound × 4 + layer.
+			c.Bound = where&4 != 0
+			where = where>>3<<2 | where&3
 		}
 		if where < 0 || where>>2 > math.MaxInt32 || where&3 > int64(LayerModule) {
 			return nil, r.errorf("contribution of level %d, layer %d out of range", where>>2, where&3)

@@ -27,7 +27,7 @@ func splitBody(t testing.TB, data []byte) (prefix, details, suffix []byte) {
 	body := bodyOf(t, data)
 	r := bytes.NewReader(body)
 	d := msgpack.NewDecoder(r)
-	if n, err := d.DecodeArrayLen(); err != nil || n != 7 {
+	if n, err := d.DecodeArrayLen(); err != nil || n != 8 {
 		t.Fatalf("body: %d fields, %v", n, err)
 	}
 	for range 5 { // everything up to the details

@@ -98,6 +98,8 @@ type Encoder struct {
 	modErrs   []int32
 	optIDs    []int32 // error references of the options section, see optionErrs
 	keyTab    []byte  // the key table, see appendKeyTable
+	share     *sharing // AppendShared's state (shared.go), nil until first used
+	bodyLen   int      // the length of the body AppendWith wrote last
 	head      []byte  // body parts, see Append
 	mid       []byte
 	tail      []byte
@@ -245,6 +247,7 @@ func (e *Encoder) AppendWith(dst []byte, b *Bundle, p Protection) ([]byte, error
 		e.sha.Write(p)
 	}
 	digest := e.sha.Sum(e.sum[:0])
+	e.bodyLen = bodyLen
 
 	start := len(dst)
 	out := dst
@@ -368,6 +371,9 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		memo = append(memo, m)
 	}
 	nFast := e.nVals
+	if err := e.planShared(b, blobs); err != nil {
+		return err
+	}
 	e.fastBytes = uint32(len(e.vals))
 	nodeErr := e.err(b.NodeError)
 	modErrs := e.modErrs[:0]
@@ -379,8 +385,8 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	hits, misses := 0, 0
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		if blobs[i] != nil {
-			continue
+		if blobs[i] != nil || e.inShared(i) {
+			continue // sealed, or its details are in the shared file
 		}
 		if r := memo[i].rec; r >= 0 {
 			// Contributions met before: their values' ids are known, and
@@ -427,7 +433,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	e.tail = e.appendDetails(e.tail[:0], b, memo, refs, blobs)
 	t := e.tail
 
-	e.head = appendArrayLen(appendArrayLen(e.head[:0], 7), nFast)
+	e.head = appendArrayLen(appendArrayLen(e.head[:0], 8), nFast)
 
 	w := e.mid[:0]
 	w = appendArrayLen(w, len(e.errList))
@@ -465,7 +471,9 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	w = append(w, 0x97)
 	w = appendArrayLen(w, nRest)
 	e.mid = w
-	// The options section follows the details (version 4).
+	// The shared details file's digest (version 5), then the options
+	// section (version 4).
+	e.tail = e.appendSharedRef(e.tail)
 	e.tail = appendOptionScopes(e.tail, b.Options, optIDs)
 	return nil
 }

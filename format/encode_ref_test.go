@@ -382,7 +382,7 @@ func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 	if version < 4 {
 		refWriteKeyDetailsV3(d, b, version, contribs, defaults, asked)
 	} else {
-		refWriteKeyDetailsV4(d, b, keyVals, contribs, defaults, asked)
+		refWriteKeyDetailsV4(d, b, version, keyVals, contribs, defaults, asked)
 	}
 	if d.err != nil {
 		return nil, d.err
@@ -390,8 +390,8 @@ func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 
 	var body bytes.Buffer
 	w := refNewWriter(&body)
-	if version == 4 {
-		w.array(8) // version 4 adds the options; version 5 drops the index
+	if version >= 4 {
+		w.array(8) // version 4 adds the options; 5 drops the index, adds the shared file
 	} else {
 		w.array(7)
 	}
@@ -429,6 +429,9 @@ func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 		refWriteKeys(w, b.Keys, version, keyVals, keyErrs)
 	}
 	w.bytes(details.Bytes())
+	if version >= 5 {
+		w.nil() // no shared details file
+	}
 	if version < 4 {
 		return body.Bytes(), w.err
 	}
@@ -579,10 +582,17 @@ func refWriteMerge(w *refWriter, m Merge) {
 
 // refWriteContributions writes cs as version 4 does: five ints each, the
 // value as 0 if it is the key's (own), else 2i+1, an error as 2j+2.
-func refWriteContributions(w *refWriter, cs []refContribution, own int) {
+func refWriteContributions(w *refWriter, cs []refContribution, own, version int) {
 	w.array(5 * len(cs))
 	for _, c := range cs {
-		w.uint(uint64(c.c.Level)*4 + uint64(c.c.Layer))
+		switch {
+		case version < 5:
+			w.uint(uint64(c.c.Level)*4 + uint64(c.c.Layer))
+		case c.c.Bound: // version 5: whether bound, between level and layer
+			w.uint(uint64(c.c.Level)*8 + 4 + uint64(c.c.Layer))
+		default:
+			w.uint(uint64(c.c.Level)*8 + uint64(c.c.Layer))
+		}
 		w.uint(uint64(c.c.Location))
 		w.int(int64(c.c.Line))
 		w.int(int64(c.c.Column))
@@ -598,7 +608,7 @@ func refWriteContributions(w *refWriter, cs []refContribution, own int) {
 }
 
 // refWriteKeyDetailsV4 writes the keys' details as version 4 does.
-func refWriteKeyDetailsV4(d *refWriter, b *Bundle, keyVals []int, contribs, defaults [][]refContribution, asked [][][2][]refContribution) {
+func refWriteKeyDetailsV4(d *refWriter, b *Bundle, version int, keyVals []int, contribs, defaults [][]refContribution, asked [][][2][]refContribution) {
 	// Version 4: the tables of merges and lookup_options sources, in
 	// order of first use, then each key's shape and fields.
 	var merges []Merge
@@ -634,7 +644,7 @@ func refWriteKeyDetailsV4(d *refWriter, b *Bundle, keyVals []int, contribs, defa
 		}
 		own := keyVals[i]
 		if len(k.Defaults) > 0 {
-			add(1, func() { refWriteContributions(d, defaults[i], own) })
+			add(1, func() { refWriteContributions(d, defaults[i], own, version) })
 		}
 		if k.Merge != (Merge{}) {
 			add(2, func() { d.uint(uint64(slices.Index(merges, k.Merge))) })
@@ -676,14 +686,14 @@ func refWriteKeyDetailsV4(d *refWriter, b *Bundle, keyVals []int, contribs, defa
 				for j, a := range k.Asked {
 					d.array(3)
 					d.string(a.Text)
-					refWriteContributions(d, asked[i][j][0], own)
-					refWriteContributions(d, asked[i][j][1], own)
+					refWriteContributions(d, asked[i][j][0], own, version)
+					refWriteContributions(d, asked[i][j][1], own, version)
 				}
 			})
 		}
 		d.array(2 + len(fields))
 		d.uint(uint64(shape))
-		refWriteContributions(d, contribs[i], own)
+		refWriteContributions(d, contribs[i], own, version)
 		for _, f := range fields {
 			f()
 		}

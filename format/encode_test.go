@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -179,8 +180,8 @@ func TestMsgpack(t *testing.T) {
 	if len(got) != 5 || got[0] != "hieracc-bundle" || fmt.Sprint(got[1]) != fmt.Sprint(format.Version) || got[4] != nil {
 		t.Fatalf("stream = %d values starting %v %v, want magic, version, header, body, signature (nil)", len(got), got[0], got[1])
 	}
-	if body, ok := got[3].([]any); !ok || len(body) != 7 {
-		t.Fatalf("body = %T, want array of 7 sections", got[3])
+	if body, ok := got[3].([]any); !ok || len(body) != 8 {
+		t.Fatalf("body = %T, want array of 8 sections", got[3])
 	}
 	v, node, env, rev, _, err := Split(data)
 	if err != nil || v != format.Version || node != "web01.example.com" || env != "production" || rev != "rev-1" {
@@ -337,7 +338,85 @@ func TestGoldenV4(t *testing.T) { testGolden(t, 4, sampleV4()) }
 // TestGoldenV5 decodes the committed version 5 bundle (the key table,
 // no stored index: the same content as version 4's sample), and pins
 // Encode's bytes while version 5 is the newest.
-func TestGoldenV5(t *testing.T) { testGolden(t, 5, sampleV4()) }
+func TestGoldenV5(t *testing.T) { testGolden(t, 5, sampleV5()) }
+
+// sampleV5 is sampleV4 with bound contributions (format version 5): the
+// node's own data file's, and an interpolated one.
+func sampleV5() *format.Bundle {
+	b := sampleV4()
+	for i := range b.Keys {
+		k := &b.Keys[i]
+		switch k.Name {
+		case "classes", "users":
+			k.Contributions[0].Bound = true
+		}
+	}
+	return b
+}
+
+// TestGoldenV5Shared decodes the committed version 5 bundle whose details
+// continue in a shared details file, with that file, and pins
+// EncodeShared's bytes of both.
+func TestGoldenV5Shared(t *testing.T) {
+	const golden, shared = "testdata/v5-shared.bundle", "testdata/v5-shared.details"
+	sample := sampleV5()
+	if *update {
+		data, sd, err := format.EncodeShared(sample, format.Protection{})
+		if err != nil || sd == nil {
+			t.Fatalf("EncodeShared = %v, %v", sd, err)
+		}
+		for f, b := range map[string][]byte{golden: data, shared: sd.Data} {
+			if err := os.WriteFile(f, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	data, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdata, err := os.ReadFile(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, sd, err := format.EncodeShared(sample, format.Protection{})
+	if err != nil || sd == nil {
+		t.Fatalf("EncodeShared = %v, %v", sd, err)
+	}
+	if !bytes.Equal(enc, data) || !bytes.Equal(sd.Data, sdata) {
+		t.Errorf("EncodeShared(sample) differs from %s and %s; run go test -update if the change is intended", golden, shared)
+	}
+	x, err := format.DecodeIndex(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := x.SharedDigest()
+	if !ok || d != sd.Digest {
+		t.Fatalf("SharedDigest = %x, %v; want %x", d, ok, sd.Digest)
+	}
+	if got, ok := format.ParseSharedDetailsName(path.Base(format.SharedDetailsName(d))); !ok || got != d {
+		t.Errorf("ParseSharedDetailsName(SharedDetailsName(d)) = %x, %v", got, ok)
+	}
+	if vd, err := format.VerifySharedDetails(bytes.NewReader(sdata)); err != nil || vd != d {
+		t.Errorf("VerifySharedDetails = %x, %v", vd, err)
+	}
+	if _, err := x.Bundle(); !errors.Is(err, format.ErrNoSharedDetails) {
+		t.Errorf("Bundle without its shared file = %v, want ErrNoSharedDetails", err)
+	}
+	if err := x.AttachShared(sdata); err != nil {
+		t.Fatal(err)
+	}
+	got, err := x.Bundle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(sample, got, Cmp); diff != "" {
+		t.Errorf("decoded %s with %s (-want +got):\n%s", golden, shared, diff)
+	}
+	if plain, err := format.Encode(sample); err != nil || len(plain) <= len(data) {
+		t.Errorf("the bundle with a shared file takes %d bytes, without %d (%v)", len(data), len(plain), err)
+	}
+}
 
 // testGolden decodes testdata/v<version>.bundle and compares it with
 // sample. While version is the newest, -update rewrites the file and

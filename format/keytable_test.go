@@ -20,7 +20,7 @@ func withKeyTable(t *testing.T, data, table []byte) []byte {
 	body := bodyOf(t, data)
 	r := bytes.NewReader(body)
 	d := msgpack.NewDecoder(r)
-	if n, err := d.DecodeArrayLen(); err != nil || n != 7 {
+	if n, err := d.DecodeArrayLen(); err != nil || n != 8 {
 		t.Fatalf("body: %d fields, %v", n, err)
 	}
 	for range 4 { // values, errors, node error, module errors

@@ -40,7 +40,11 @@ func testGoldenSealed(t *testing.T, version int) {
 	}
 	golden := fmt.Sprintf("testdata/v%d-sealed.bundle", version)
 	p, key := protection(t, goldenPKI, "web01.example.com", filepath.Join(goldenPKI, "signer", "ed25519.pem"))
-	testGoldenWith(t, version, golden, sampleV4(), p, key)
+	sample := sampleV4()
+	if version >= 5 {
+		sample = sampleV5()
+	}
+	testGoldenWith(t, version, golden, sample, p, key)
 	v, err := trust.ReadKeyVerifier(filepath.Join(goldenPKI, "signer", "ed25519.pub"))
 	if err != nil {
 		t.Fatal(err)

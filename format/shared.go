@@ -1,9 +1,12 @@
 package format
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -55,25 +58,174 @@ func ParseSharedDetailsName(base string) (d [32]byte, ok bool) {
 // whose shared details file was not attached (Index.AttachShared).
 var ErrNoSharedDetails = errors.New("shared details file not attached")
 
+// sharedVersion is the first format version with shared details files
+// (and a bound bit in each contribution).
+const sharedVersion = 5
+
+// sharedMagic opens every shared details file: the msgpack encoding of the
+// string "hieracc-details" (fixstr, 15 bytes).
+const sharedMagic = "\xafhieracc-details"
+
+// sharing is what AppendShared keeps between calls: which keys of the
+// bundle being encoded have their details in the shared file, the
+// bundle of shared records, and the encoder that writes it (warm across
+// bundles, as the bundle's own).
+type sharing struct {
+	on     bool    // encoding for AppendShared
+	whole  []bool  // by key: its details are all in the shared file
+	keys   []Key   // the shared file's records
+	sub    *Encoder
+	tmp    []byte // the bundle sub writes
+	buf    []byte // the shared file
+	out    SharedDetails
+	exists bool // the bundle being encoded refers to out
+}
+
+// inShared reports whether the details of the i-th key of the bundle
+// being encoded are all in its shared file.
+func (e *Encoder) inShared(i int) bool {
+	return e.share != nil && e.share.on && e.share.whole[i]
+}
+
+// planShared decides, for AppendShared, which keys' details go to the
+// shared file, and writes it: a key none of whose contributions is bound
+// has all its details there (the bundle marks it); a key with bound
+// contributions keeps its details in the bundle, and the shared file
+// holds the rest of them (its unbound contributions), so that a node
+// whose own data file holds a key shares the file of a node whose own
+// file does not. Sealed keys (blobs) have nothing in it.
+func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
+	sh := e.share
+	if sh == nil || !sh.on {
+		return nil
+	}
+	sh.whole = sh.whole[:0]
+	clear(sh.keys)
+	sh.keys = sh.keys[:0]
+	sh.exists = false
+	for i := range b.Keys {
+		k := &b.Keys[i]
+		if blobs[i] != nil {
+			sh.whole = append(sh.whole, false)
+			continue
+		}
+		r := Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo}
+		whole := !anyBound(k.Contributions) && !anyBound(k.Defaults)
+		for j := range k.Asked {
+			whole = whole && !anyBound(k.Asked[j].Contributions) && !anyBound(k.Asked[j].Defaults)
+		}
+		if whole {
+			r.Contributions, r.Defaults, r.Asked = k.Contributions, k.Defaults, k.Asked
+		} else {
+			r.Contributions = sh.unbound(k.Contributions)
+			r.Defaults = sh.unbound(k.Defaults)
+			if k.Asked != nil {
+				r.Asked = make([]Asked, len(k.Asked))
+				for j, a := range k.Asked {
+					r.Asked[j] = Asked{Text: a.Text, Contributions: sh.unbound(a.Contributions), Defaults: sh.unbound(a.Defaults)}
+				}
+			}
+		}
+		sh.whole = append(sh.whole, whole)
+		if whole || len(r.Contributions) > 0 || len(r.Defaults) > 0 {
+			sh.keys = append(sh.keys, r)
+		}
+	}
+	if len(sh.keys) == 0 {
+		for i := range sh.whole {
+			sh.whole[i] = false
+		}
+		return nil
+	}
+	if sh.sub == nil {
+		sh.sub = NewEncoder()
+	}
+	body, err := sh.sub.AppendWith(sh.tmp[:0], &Bundle{Keys: sh.keys}, Protection{})
+	sh.tmp = body
+	if err != nil {
+		return fmt.Errorf("format: the shared details: %w", err)
+	}
+	// The sub-encoder wrote a bundle: its body (before the nil signature)
+	// and digest are the shared file's.
+	n := sh.sub.bodyLen
+	body = body[len(body)-1-n : len(body)-1]
+	sh.out.Digest = sh.sub.sum
+	w := append(sh.buf[:0], sharedMagic...)
+	w = appendUint(w, sharedVersion)
+	w = append(w, 0x92) // array(2)
+	w = appendBin(w, sh.out.Digest[:])
+	w = appendUint(w, uint64(n))
+	w = append(w, body...)
+	sh.buf = w
+	sh.out.Data = w
+	sh.exists = true
+	return nil
+}
+
+// unbound returns the contributions of cs that are not bound, in a new
+// slice: an Encoder remembers contributions by their address, so a
+// slice it has seen is never written again.
+func (sh *sharing) unbound(cs []Contribution) []Contribution {
+	var out []Contribution
+	for _, c := range cs {
+		if !c.Bound {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func anyBound(cs []Contribution) bool {
+	for i := range cs {
+		if cs[i].Bound {
+			return true
+		}
+	}
+	return false
+}
+
+// appendSharedRef appends the body's shared field: the shared file's
+// digest, or nil.
+func (e *Encoder) appendSharedRef(w []byte) []byte {
+	if e.share == nil || !e.share.on || !e.share.exists {
+		return append(w, mNil)
+	}
+	return appendBin(w, e.share.out.Digest[:])
+}
+
 // AppendShared is AppendWith, writing the part of b's details that holds
 // no bound contribution to a shared details file instead of the bundle:
 // it returns that file (nil when nothing is shared), which the caller
 // writes to SharedDetailsName(Digest) beside the bundle. Its Data is
 // valid until e's next call.
 func (e *Encoder) AppendShared(dst []byte, b *Bundle, p Protection) ([]byte, *SharedDetails, error) {
-	out, err := e.AppendWith(dst, b, p) // TODO(lead): the shared part
-	return out, nil, err
+	if e.share == nil {
+		e.share = &sharing{}
+	}
+	sh := e.share
+	sh.on = true
+	defer func() { sh.on = false }()
+	sh.buf = sh.buf[:0]
+	out, err := e.AppendWith(dst, b, p)
+	if err != nil || !sh.exists {
+		return out, nil, err
+	}
+	return out, &sh.out, nil
 }
 
 // EncodeShared is Encode with AppendShared's shared details file.
 func EncodeShared(b *Bundle, p Protection) ([]byte, *SharedDetails, error) {
-	return NewEncoder().AppendShared(nil, b, p)
+	out, sd, err := NewEncoder().AppendShared(nil, b, p)
+	if sd != nil {
+		sd = &SharedDetails{Digest: sd.Digest, Data: sd.Data}
+	}
+	return out, sd, err
 }
 
 // SharedDigest is the digest of the shared details file the bundle's
 // details continue in; ok is false when the bundle holds all of them.
 func (x *Index) SharedDigest() (d [32]byte, ok bool) {
-	return d, false // TODO(lead)
+	return x.sharedRef, x.hasShared
 }
 
 // AttachShared gives x its shared details file: data must be the file
@@ -81,12 +233,135 @@ func (x *Index) SharedDigest() (d [32]byte, ok bool) {
 // Bundle, and so explanations and lookup-time merges, need it when
 // SharedDigest reports one.
 func (x *Index) AttachShared(data []byte) error {
-	return errors.New("format: this bundle has no shared details") // TODO(lead)
+	if !x.hasShared {
+		return fmt.Errorf("format: bundle of node %s has no shared details file", x.Node)
+	}
+	d, body, err := parseShared(string(data))
+	if err != nil {
+		return err
+	}
+	if d != x.sharedRef {
+		return fmt.Errorf("format: %w: the shared details file has digest %x, the bundle of node %s refers to %x", ErrCorrupt, d[:8], x.Node, x.sharedRef[:8])
+	}
+	x.sharedBody = body
+	return nil
 }
 
 // VerifySharedDetails reads the shared details file in r to its end and
 // checks its magic, version and digest, returning the digest (which its
-// name must give).
+// name must give). It reads at most maxShared bytes.
 func VerifySharedDetails(r io.ReaderAt) ([32]byte, error) {
-	return [32]byte{}, ErrNotBundle // TODO(lead)
+	var buf []byte
+	chunk := make([]byte, 64<<10)
+	for off := int64(0); ; {
+		n, err := r.ReadAt(chunk, off)
+		buf = append(buf, chunk[:n]...)
+		off += int64(n)
+		if len(buf) > maxShared {
+			return [32]byte{}, fmt.Errorf("format: %w: shared details file larger than %d bytes", ErrCorrupt, maxShared)
+		}
+		if err == io.EOF || (err == nil && n == 0) {
+			break
+		}
+		if err != nil {
+			return [32]byte{}, err
+		}
+	}
+	d, _, err := parseShared(string(buf))
+	return d, err
+}
+
+// maxShared bounds a shared details file.
+const maxShared = 1 << 30
+
+// parseShared checks a shared details file and returns its digest and
+// body.
+func parseShared(s string) (d [32]byte, body string, err error) {
+	if !strings.HasPrefix(s, sharedMagic) {
+		if strings.HasPrefix(sharedMagic, s) {
+			return d, "", fmt.Errorf("format: %w: truncated shared details file", ErrCorrupt)
+		}
+		return d, "", fmt.Errorf("format: %w: not a shared details file", ErrNotBundle)
+	}
+	r := &reader{s: s, off: len(sharedMagic)}
+	v, err := r.integer()
+	if err != nil {
+		return d, "", err
+	}
+	if v < sharedVersion || v > Version {
+		return d, "", fmt.Errorf("format: %w: shared details file of version %d (this reader reads versions %d to %d)", ErrVersion, v, sharedVersion, Version)
+	}
+	if err := r.arrayOf(2, "shared details header"); err != nil {
+		return d, "", err
+	}
+	dg, err := r.bin()
+	if err != nil {
+		return d, "", err
+	}
+	if len(dg) != len(d) {
+		return d, "", r.errorf("digest of %d bytes", len(dg))
+	}
+	copy(d[:], dg)
+	n, err := r.integer()
+	if err != nil {
+		return d, "", err
+	}
+	if n != int64(r.left()) {
+		return d, "", r.errorf("body of %d bytes, %d follow", n, r.left())
+	}
+	body = s[r.off:]
+	if sha256.Sum256([]byte(body)) != d {
+		return d, "", fmt.Errorf("format: %w: shared details file: body does not match its digest", ErrCorrupt)
+	}
+	return d, body, nil
+}
+
+// sharedKeys decodes the attached shared details file: its records,
+// sorted by name. Its body is a version 5 body of a bundle of those
+// records alone: values nil, no hierarchies, modules, options or shared
+// file of its own.
+func (x *Index) sharedKeys() ([]Key, error) {
+	name := SharedDetailsName(x.sharedRef)
+	if x.sharedBody == "" {
+		return nil, fmt.Errorf("format: bundle of node %s: its details continue in %s: %w", x.Node, name, ErrNoSharedDetails)
+	}
+	y := &Index{Header: Header{Version: x.Version, Node: x.Node}}
+	if err := y.decodeBody(&reader{s: x.sharedBody}); err != nil {
+		return nil, fmt.Errorf("shared details file %s: %w", name, err)
+	}
+	if y.hasShared || y.NodeError != nil || len(y.ModuleErrors) > 0 || len(y.Options) > 0 {
+		return nil, fmt.Errorf("format: %w: shared details file %s: not a file of records alone", ErrCorrupt, name)
+	}
+	b, err := y.Bundle()
+	if err != nil {
+		return nil, fmt.Errorf("shared details file %s: %w", name, err)
+	}
+	if b.Global.Present || b.Env.Present || len(b.Global.Levels) > 0 || len(b.Env.Levels) > 0 || len(b.Modules) > 0 {
+		return nil, fmt.Errorf("format: %w: shared details file %s has hierarchies", ErrCorrupt, name)
+	}
+	for i := range b.Keys {
+		if k := &b.Keys[i]; k.Value != nil || k.Err != nil || k.Secret {
+			return nil, fmt.Errorf("format: %w: shared details file %s: record %q has a value", ErrCorrupt, name, k.Name)
+		}
+	}
+	return b.Keys, nil
+}
+
+// readSharedDetails gives k (the bundle's key ik) the details of its
+// record in the shared file, recs (sorted by name).
+func readSharedDetails(recs []Key, k *Key, ik *IndexKey) error {
+	i, found := slices.BinarySearchFunc(recs, k.Name, func(r Key, name string) int { return strings.Compare(r.Name, name) })
+	if !found {
+		return fmt.Errorf("format: %w: key %q has no record in the shared details file", ErrCorrupt, k.Name)
+	}
+	r := &recs[i]
+	if anyBound(r.Contributions) || anyBound(r.Defaults) {
+		return fmt.Errorf("format: %w: shared record %q holds a bound contribution", ErrCorrupt, k.Name)
+	}
+	if r.Sensitive() != ik.Sensitive || (len(r.ConvertTo) > 0) != ik.Converts || (r.Asked != nil) != ik.Asked {
+		return fmt.Errorf("format: %w: key %q: its flags and its shared record disagree", ErrCorrupt, k.Name)
+	}
+	k.Merge, k.MergeFrom, k.DefaultMerge, k.ConvertTo = r.Merge, r.MergeFrom, r.DefaultMerge, r.ConvertTo
+	k.Contributions, k.Defaults, k.Asked = r.Contributions, r.Defaults, r.Asked
+	return nil
 }
