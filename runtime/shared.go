@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strings"
 
 	"github.com/hieracc/hieracc/format"
 )
@@ -41,7 +42,7 @@ func (e *SharedDetailsError) Error() string {
 		return fmt.Sprintf("runtime: the bundle's details continue in the shared details file %s, not attached: "+
 			"give it to AttachSharedDetails (explanations and lookup-time merges need it; plain lookups do not)", e.File)
 	}
-	what := "cannot be used: " + e.Err.Error()
+	what := "cannot be used: " + strings.TrimPrefix(e.Err.Error(), "format: ")
 	var pe *fs.PathError
 	switch {
 	case errors.Is(e.Err, fs.ErrNotExist):
@@ -82,8 +83,8 @@ func (b *Bundle) SharedDetailsFile() string {
 // AttachSharedDetails gives a bundle opened from bytes its shared details
 // file (SharedDetailsFile names it): data must be that file, whose magic,
 // version and digest are checked. A bundle opened from a file reads its
-// own when it needs it; attaching one first is allowed. data is kept: do
-// not modify it.
+// own when it needs it; attaching one first is allowed. It does not keep
+// data.
 func (b *Bundle) AttachSharedDetails(data []byte) error {
 	b.dmu.Lock()
 	defer b.dmu.Unlock()

@@ -162,7 +162,7 @@ func (sc *sharedCheck) message() string {
 	case errors.As(sc.err, &se) && errors.As(se.Err, &pe) && pe.Path == sc.file:
 		what = "cannot be read: " + pe.Err.Error()
 	case se != nil && se.Err != nil:
-		what = "cannot be used: " + se.Err.Error()
+		what = "cannot be used: " + strings.TrimPrefix(se.Err.Error(), "format: ")
 	}
 	names := sc.bundles[:min(len(sc.bundles), maxNamed)]
 	more := ""
