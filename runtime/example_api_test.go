@@ -147,7 +147,7 @@ func ExampleReloader_Watch() {
 func ExampleBundle_AttachSharedDetails() {
 	common := format.Contribution{Layer: format.LayerEnvironment, Line: 3, Column: 1, Value: A("ntp1.example.com")}
 	bundle, shared, err := format.EncodeShared(&format.Bundle{Node: "web01.example.com",
-		Env: format.Hierarchy{Present: true, Levels: []format.Level{{Name: "Common", Locations: []format.Location{{Path: "data/common.yaml", Exists: true}}}}},
+		Env:  format.Hierarchy{Present: true, Levels: []format.Level{{Name: "Common", Locations: []format.Location{{Path: "data/common.yaml", Exists: true}}}}},
 		Keys: []format.Key{{Name: "ntp::servers", Value: A("ntp1.example.com"), Contributions: []format.Contribution{common}}},
 	}, format.Protection{})
 	if err != nil {
