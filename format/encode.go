@@ -177,6 +177,13 @@ func (e *Encoder) Reset() {
 	e.recHint = e.recHint[:0]
 	clear(e.seen)
 	e.recHits, e.recMisses, e.recPause = 0, 0, 0
+	if sh := e.share; sh != nil {
+		clear(sh.prev)
+		sh.prev = sh.prev[:0]
+		if sh.sub != nil {
+			sh.sub.Reset()
+		}
+	}
 	e.forgetBundle()
 }
 

@@ -79,6 +79,9 @@ type sharing struct {
 	buf    []byte // the shared file
 	out    SharedDetails
 	exists bool // the bundle being encoded refers to out
+	// The records of the shared file in out, kept for the next bundle:
+	// nodes of a slice come one after the other and most share it.
+	prev []Key
 }
 
 // inShared reports whether the details of the i-th key of the bundle
@@ -137,6 +140,10 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
 		}
 		return nil
 	}
+	if sameRecords(sh.prev, sh.keys) {
+		sh.exists = true // the previous bundle's file: out holds it still
+		return nil
+	}
 	if sh.sub == nil {
 		sh.sub = NewEncoder()
 	}
@@ -159,7 +166,68 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
 	sh.buf = w
 	sh.out.Data = w
 	sh.exists = true
+	sh.prev = append(sh.prev[:0], sh.keys...)
 	return nil
+}
+
+// sameRecords reports whether the shared records a and b are the same,
+// so that they encode to the same file: compared field by field, values
+// by identity (same), which may miss equal values, never confuse
+// different ones.
+func sameRecords(a, b []Key) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Name != y.Name || x.Merge != y.Merge || x.DefaultMerge != y.DefaultMerge ||
+			!sameEntry(x.MergeFrom, y.MergeFrom) || !sameValues(x.ConvertTo, y.ConvertTo) ||
+			!sameContribs(x.Contributions, y.Contributions) || !sameContribs(x.Defaults, y.Defaults) ||
+			len(x.Asked) != len(y.Asked) || (x.Asked == nil) != (y.Asked == nil) {
+			return false
+		}
+		for j := range x.Asked {
+			p, q := &x.Asked[j], &y.Asked[j]
+			if p.Text != q.Text || !sameContribs(p.Contributions, q.Contributions) || !sameContribs(p.Defaults, q.Defaults) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func sameEntry(a, b *OptionsEntry) bool {
+	return a == b || a != nil && b != nil && *a == *b
+}
+
+func sameValues(a, b []Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !same(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameContribs(a, b []Contribution) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Layer != y.Layer || x.Level != y.Level || x.Location != y.Location || x.Line != y.Line ||
+			x.Column != y.Column || x.Bound != y.Bound || !same(x.Value, y.Value) ||
+			(x.Err == nil) != (y.Err == nil) || x.Err != nil && *x.Err != *y.Err {
+			return false
+		}
+	}
+	return true
 }
 
 // unbound returns the contributions of cs that are not bound, in a new
