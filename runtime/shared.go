@@ -38,7 +38,7 @@ type SharedDetailsError struct {
 }
 
 func (e *SharedDetailsError) Error() string {
-	if e.Bundle == "" && e.Err == nil {
+	if e.Err == nil {
 		return fmt.Sprintf("runtime: the bundle's details continue in the shared details file %s, not attached: "+
 			"give it to AttachSharedDetails (explanations and lookup-time merges need it; plain lookups do not)", e.File)
 	}
