@@ -607,15 +607,33 @@ func (t *valueTable) kid(r *reader, i int) (int, error) {
 	if !t.varints {
 		return r.ref(i, "value")
 	}
-	k, off, ok := uvarint(r.s, r.off)
+	v, off, ok := uvarint(r.s, r.off)
 	if !ok {
 		return 0, r.errorf("bad varint for a value reference")
 	}
-	if k >= uint64(i) {
-		return 0, r.errorf("value reference %d out of range [0, %d]", k, i-1)
+	if v>>1 >= uint64(i) {
+		return 0, r.errorf("value reference %d out of range [0, %d]", v, 2*i-1)
+	}
+	k := int(v >> 1)
+	if v&1 != 0 {
+		k = i - 1 - k // a distance back
+	}
+	if kidRef(i, k) != v {
+		return 0, r.errorf("value reference %d to entry %d not written the shortest way", v, k)
 	}
 	r.off = off
-	return int(k), nil
+	return k, nil
+}
+
+// kidRef is how version 5 writes a reference from entry own to an earlier
+// entry k: 2k, or 2d+1 for its distance back d = own-1-k, whichever is
+// smaller (the distance when equal). Children mostly sit just before
+// their parent, hash keys ("ensure", "port") where first used.
+func kidRef(own, k int) uint64 {
+	if d := own - 1 - k; d <= k {
+		return 2*uint64(d) + 1
+	}
+	return 2 * uint64(k)
 }
 
 func (t *valueTable) depth(i int) int32 { return int32(t.meta[i] >> 32) }

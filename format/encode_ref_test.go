@@ -226,8 +226,12 @@ func (e *refEncoder) value(v any, depth int) (int, error) {
 				w.array(len(kids))
 			}
 			entry = bytes.Clone(e.scratch.Bytes())
-			for _, k := range kids {
-				entry = binary.AppendUvarint(entry, uint64(k))
+			for _, k := range kids { // 2k, or 2d+1 for the distance d back if not greater
+				if d := i - 1 - k; d <= k {
+					entry = binary.AppendUvarint(entry, uint64(2*d+1))
+				} else {
+					entry = binary.AppendUvarint(entry, uint64(2*k))
+				}
 			}
 		}
 		e.entries = append(e.entries, entry)

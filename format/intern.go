@@ -157,8 +157,9 @@ func (e *Encoder) addEntry(id int32) int32 {
 		} else {
 			v = appendMapLen(v, len(kids)/2)
 		}
-		for _, k := range kids { // version 5: varints
-			v = binary.AppendUvarint(v, uint64(e.mark(k).idx))
+		own := e.nVals
+		for _, k := range kids {
+			v = binary.AppendUvarint(v, kidRef(own, int(e.mark(k).idx)))
 		}
 		e.vals = v
 	}
