@@ -229,6 +229,9 @@ type IndexKey struct {
 	// Ciphertext is the key's sealed blob (format version 4): its value,
 	// error and details encrypted to the node; "" for a plain key.
 	Ciphertext string
+	// shared: its details are its record in the shared details file
+	// (version 5).
+	shared bool
 	// Sealed: the key is sealed and Unseal has not opened it: Value and
 	// Err are nil, its details empty.
 	Sealed  bool
@@ -354,6 +357,11 @@ func (x *Index) decodeBody(r *reader) error {
 		}
 		copy(x.sharedRef[:], d)
 		x.hasShared = true
+	}
+	for i := range x.Keys {
+		if x.Keys[i].shared && !x.hasShared {
+			return r.errorf("key %q: details in a shared file the bundle does not name", x.Keys[i].Name)
+		}
 	}
 	if x.Version >= optionsVersion {
 		if err := x.readOptionScopes(r); err != nil {

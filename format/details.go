@@ -153,7 +153,13 @@ func (e *Encoder) appendDetails(t []byte, b *Bundle, memo []keyMemo, refs []int3
 		t = appendString(t, s.level)
 	}
 
-	t = appendArrayLen(t, len(b.Keys))
+	n := len(b.Keys)
+	for i := range b.Keys {
+		if e.inShared(i) {
+			n-- // its details are in the shared file, said in the key table
+		}
+	}
+	t = appendArrayLen(t, n)
 	cr := refs[2*len(b.Keys):]
 	for i := range b.Keys {
 		k := &b.Keys[i]
@@ -162,7 +168,6 @@ func (e *Encoder) appendDetails(t []byte, b *Bundle, memo []keyMemo, refs []int3
 			continue
 		}
 		if e.inShared(i) {
-			t = append(t, mTrue) // its details are in the shared file
 			continue
 		}
 		if e.overlaid(i) {
@@ -289,7 +294,13 @@ func (x *Index) readDetails4(r *reader, b *Bundle, vals []Value) error {
 			return err
 		}
 	}
-	if err := r.arrayOf(len(x.Keys), "key details"); err != nil {
+	n = len(x.Keys)
+	for i := range x.Keys {
+		if x.Keys[i].shared {
+			n-- // its details are its record in the shared file
+		}
+	}
+	if err := r.arrayOf(n, "key details"); err != nil {
 		return err
 	}
 	b.Keys = make([]Key, len(x.Keys))
@@ -299,25 +310,21 @@ func (x *Index) readDetails4(r *reader, b *Bundle, vals []Value) error {
 		ik := &x.Keys[i]
 		k.Name, k.Value, k.Err = ik.Name, ik.Value, ik.Err
 		k.Secret = ik.secret
-		if sealed, err := x.readSealedDetails(r, i, k); sealed || err != nil {
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		if c, err := r.peek(); err == nil && c == mTrue && x.Version >= sharedVersion {
+		if ik.shared {
 			// Version 5: the key's details are its record in the shared
 			// file.
-			r.off++
-			if !x.hasShared {
-				return r.errorf("key %q: details in a shared file the bundle does not name", k.Name)
-			}
 			if shared == nil {
 				if shared, err = x.sharedKeys(); err != nil {
 					return err
 				}
 			}
 			if err := readSharedDetails(shared, k, ik); err != nil {
+				return err
+			}
+			continue
+		}
+		if sealed, err := x.readSealedDetails(r, i, k); sealed || err != nil {
+			if err != nil {
 				return err
 			}
 			continue

@@ -477,7 +477,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			w = appendUint(w, uint64(i))
 		}
 	}
-	e.keyTab = appendKeyTable(e.keyTab[:0], b.Keys, refs, blobs)
+	e.keyTab = e.appendKeyTable(e.keyTab[:0], b.Keys, refs, blobs)
 	w = appendBin(w, e.keyTab)
 	// The details section: a bin holding array(7), the rest of the value
 	// table, then e.tail.

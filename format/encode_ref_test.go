@@ -500,11 +500,11 @@ func refKeyTable(keys []Key, vals, errs []int) []byte {
 		t = binary.AppendUvarint(t, uint64(len(k.Name)-shared))
 		t = append(t, k.Name[shared:]...)
 		if vals[i] >= 0 {
-			t = binary.AppendUvarint(t, keyFlags(&keys[i])<<2)
+			t = binary.AppendUvarint(t, keyFlags(&keys[i])<<3)
 			t = binary.AppendVarint(t, int64(vals[i]-last)) // from the last key's value, zigzag
 			last = vals[i]
 		} else {
-			t = binary.AppendUvarint(t, keyFlags(&keys[i])<<2|1)
+			t = binary.AppendUvarint(t, keyFlags(&keys[i])<<3|1)
 			t = binary.AppendUvarint(t, uint64(errs[i]))
 		}
 		prev = k.Name
