@@ -266,7 +266,7 @@ func (n *nodeRun) contributions(name string, locs []keyLoc, def bool, layers [3]
 		} else {
 			c.Line, c.Column = l.df.pos[l.idx].Line, l.df.pos[l.idx].Column
 			c.Value, err = n.readEntry(l.df, l.idx, h.Levels[l.level].Name)
-			c.Bound = c.Bound || l.df.interp[l.idx]
+			c.Bound = c.Bound || l.df.bound[l.idx]
 		}
 		if err != nil {
 			c.Value = nil
@@ -332,33 +332,18 @@ func (n *nodeRun) position(err *format.Error, k *format.Key, layers [3]*layerRun
 }
 
 // namesNode reports whether a location's path template names the node:
-// it interpolates the node's certname or host name (trusted.certname,
-// clientcert, fqdn, hostname, networking.fqdn and networking.hostname,
-// as facts or top-scope variables), as nodes/%{trusted.certname}.yaml
-// does. Its data is then the node's own: a contribution from it, like an
-// interpolated one, is bound (format.Contribution.Bound), written with
-// the node's bundle and never in a shared details file. The rule reads
-// only the template, which every node of an environment shares, so a
-// result the compiler reuses across nodes has the same bound bits for
-// each of them.
+// it interpolates what is the node's alone (nodeExpr), as
+// nodes/%{trusted.certname}.yaml does. Its data is then the node's own:
+// a contribution from it, like one whose interpolation reads the node's
+// name, is bound (format.Contribution.Bound), written with the node's
+// bundle and never in a shared details file. The rule reads only the
+// template, which every node of an environment shares, so a result the
+// compiler reuses across nodes has the same bound bits for each of them.
 func namesNode(template string) bool {
-	for t := template; ; {
-		i := strings.Index(t, "%{")
-		if i < 0 {
-			return false
-		}
-		t = t[i+2:]
-		j := strings.IndexByte(t, '}')
-		if j < 0 {
-			return false
-		}
-		v := strings.TrimSpace(t[:j])
-		v = strings.TrimPrefix(v, "::")
-		v = strings.TrimPrefix(v, "facts.")
-		switch v {
-		case "trusted.certname", "trusted.hostname", "clientcert", "certname", "fqdn", "hostname", "networking.fqdn", "networking.hostname":
+	for start, end := nextExpr(template, 0); start >= 0; start, end = nextExpr(template, end) {
+		if nodeExpr(template[start+2 : end-1]) {
 			return true
 		}
-		t = t[j+1:]
 	}
+	return false
 }

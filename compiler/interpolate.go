@@ -158,6 +158,61 @@ func planFor(v any) *interpPlan {
 	return nil
 }
 
+// readsNode reports whether interpolating v (whose plan is p) may read
+// what is the node's alone (see nodeExpr): then a contribution of v is
+// bound (format.Contribution.Bound). Interpolations of other facts (role,
+// datacenter, domain) read what the node's neighbours share.
+func readsNode(v any, p *interpPlan) bool {
+	if p == nil {
+		return false
+	}
+	switch v := v.(type) {
+	case string:
+		for start, end := nextExpr(v, 0); start >= 0; start, end = nextExpr(v, end) {
+			if nodeExpr(v[start+2 : end-1]) {
+				return true
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if readsNode(e, p.kids[i]) {
+				return true
+			}
+		}
+	case *format.Hash:
+		i := 0
+		for k, e := range v.All() {
+			if p.keys[i] && readsNode(k, stringPlan) || readsNode(e, p.kids[i]) {
+				return true
+			}
+			i++
+		}
+	}
+	return false
+}
+
+// nodeExpr reports whether the interpolation expression expr (the text
+// between "%{" and "}") may read what is the node's alone: its certname
+// or host name (trusted.certname, trusted.hostname, clientcert, certname,
+// fqdn, hostname, networking.fqdn, networking.hostname, as facts or
+// top-scope variables, or anything below them), or anything through a
+// method (lookup(), alias(), hiera(), scope(): the key or variable it
+// reads may be the node's).
+func nodeExpr(expr string) bool {
+	e := strings.TrimSpace(expr)
+	if strings.ContainsRune(e, '(') {
+		return !strings.HasPrefix(e, "literal(")
+	}
+	e = strings.TrimPrefix(e, "::")
+	e = strings.TrimPrefix(e, "facts.")
+	for _, v := range [...]string{"trusted.certname", "trusted.hostname", "clientcert", "certname", "fqdn", "hostname", "networking.fqdn", "networking.hostname"} {
+		if e == v || strings.HasPrefix(e, v+".") {
+			return true
+		}
+	}
+	return false
+}
+
 // interpolatePlanned is interpolate for a value whose plan is known.
 func (n *nodeRun) interpolatePlanned(v any, p *interpPlan, allowMethods bool) (any, error) {
 	if p == nil {

@@ -229,6 +229,9 @@ type IndexKey struct {
 	// Ciphertext is the key's sealed blob (format version 4): its value,
 	// error and details encrypted to the node; "" for a plain key.
 	Ciphertext string
+	// shared: its details are its record in the shared details file
+	// (version 5).
+	shared bool
 	// Sealed: the key is sealed and Unseal has not opened it: Value and
 	// Err are nil, its details empty.
 	Sealed  bool
@@ -287,16 +290,13 @@ func (x *Index) decodeBody(r *reader) error {
 	if err := r.arrayOf(bodyFields, "body"); err != nil {
 		return err
 	}
-	n, err := r.arrayLen()
-	if err != nil {
-		return err
-	}
-	if err := x.values.decode(r, n); err != nil {
+	if err := x.values.readSection(r, x.Version); err != nil {
 		return err
 	}
 	x.values.clip()
 
-	if n, err = r.arrayLen(); err != nil {
+	n, err := r.arrayLen()
+	if err != nil {
 		return err
 	}
 	errs := make([]Error, n)
@@ -357,6 +357,11 @@ func (x *Index) decodeBody(r *reader) error {
 		}
 		copy(x.sharedRef[:], d)
 		x.hasShared = true
+	}
+	for i := range x.Keys {
+		if x.Keys[i].shared && !x.hasShared {
+			return r.errorf("key %q: details in a shared file the bundle does not name", x.Keys[i].Name)
+		}
 	}
 	if x.Version >= optionsVersion {
 		if err := x.readOptionScopes(r); err != nil {
@@ -572,6 +577,71 @@ func (x *Index) ModuleError(module string) *Error {
 type valueTable struct {
 	vals []any
 	meta []uint64 // depth<<32 | nodes (at most MaxNodes)
+	// varints: children are varints (version 5), not msgpack ints.
+	varints bool
+}
+
+// readSection appends a value table section to t: up to version 4 an
+// array of entries; in version 5 a bin of the count (a varint) and the
+// entries, whose children are varints.
+func (t *valueTable) readSection(r *reader, version int) error {
+	if version < valueVarintVersion {
+		n, err := r.arrayLen()
+		if err != nil {
+			return err
+		}
+		return t.decode(r, n)
+	}
+	b, err := r.bin()
+	if err != nil {
+		return err
+	}
+	sub := &reader{s: b, base: r.base + int64(r.off-len(b))}
+	n, off, ok := uvarint(b, 0)
+	if !ok || n > uint64(len(b)-off) {
+		return sub.errorf("value table: bad count")
+	}
+	sub.off = off
+	t.varints = true
+	if err := t.decode(sub, int(n)); err != nil {
+		return err
+	}
+	return sub.done("value table")
+}
+
+// kid reads a reference to an earlier entry than i: a msgpack int, or a
+// varint in version 5.
+func (t *valueTable) kid(r *reader, i int) (int, error) {
+	if !t.varints {
+		return r.ref(i, "value")
+	}
+	v, off, ok := uvarint(r.s, r.off)
+	if !ok {
+		return 0, r.errorf("bad varint for a value reference")
+	}
+	if v>>1 >= uint64(i) {
+		return 0, r.errorf("value reference %d out of range [0, %d]", v, 2*i-1)
+	}
+	k := int(v >> 1)
+	if v&1 != 0 {
+		k = i - 1 - k // a distance back
+	}
+	if kidRef(i, k) != v {
+		return 0, r.errorf("value reference %d to entry %d not written the shortest way", v, k)
+	}
+	r.off = off
+	return k, nil
+}
+
+// kidRef is how version 5 writes a reference from entry own to an earlier
+// entry k: 2k, or 2d+1 for its distance back d = own-1-k, whichever is
+// smaller (the distance when equal). Children mostly sit just before
+// their parent, hash keys ("ensure", "port") where first used.
+func kidRef(own, k int) uint64 {
+	if d := own - 1 - k; d <= k {
+		return 2*uint64(d) + 1
+	}
+	return 2 * uint64(k)
 }
 
 func (t *valueTable) depth(i int) int32 { return int32(t.meta[i] >> 32) }
@@ -631,7 +701,7 @@ func (t *valueTable) decode(r *reader, n int) error {
 			a := make([]any, m)
 			depth = 1
 			for j := range a {
-				k, err := r.ref(i, "value")
+				k, err := t.kid(r, i)
 				if err != nil {
 					return err
 				}
@@ -648,11 +718,11 @@ func (t *valueTable) decode(r *reader, n int) error {
 			h := NewHash(m)
 			depth = 1
 			for range m {
-				k, err := r.ref(i, "value")
+				k, err := t.kid(r, i)
 				if err != nil {
 					return err
 				}
-				e, err := r.ref(i, "value")
+				e, err := t.kid(r, i)
 				if err != nil {
 					return err
 				}
@@ -694,12 +764,9 @@ func (x *Index) Bundle() (*Bundle, error) {
 	if err := r.arrayOf(fields, "details"); err != nil {
 		return nil, err
 	}
-	n, err := r.arrayLen()
-	if err != nil {
-		return nil, err
-	}
 	vals := x.values // clipped: appending copies, x is left alone
-	if err := vals.decode(r, n); err != nil {
+	err := vals.readSection(r, x.Version)
+	if err != nil {
 		return nil, err
 	}
 	b := &Bundle{

@@ -129,8 +129,8 @@ func (e *Encoder) appendDetails(t []byte, b *Bundle, memo []keyMemo, refs []int3
 	d := &e.tables
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		if blobs[i] != nil {
-			continue // sealed: nothing of it in the plain tables
+		if blobs[i] != nil || e.inShared(i) || e.overlaid(i) {
+			continue // sealed, or its record is in the shared file
 		}
 		if k.Merge != (Merge{}) {
 			d.merge(k.Merge)
@@ -153,7 +153,13 @@ func (e *Encoder) appendDetails(t []byte, b *Bundle, memo []keyMemo, refs []int3
 		t = appendString(t, s.level)
 	}
 
-	t = appendArrayLen(t, len(b.Keys))
+	n := len(b.Keys)
+	for i := range b.Keys {
+		if e.inShared(i) {
+			n-- // its details are in the shared file, said in the key table
+		}
+	}
+	t = appendArrayLen(t, n)
 	cr := refs[2*len(b.Keys):]
 	for i := range b.Keys {
 		k := &b.Keys[i]
@@ -162,7 +168,10 @@ func (e *Encoder) appendDetails(t []byte, b *Bundle, memo []keyMemo, refs []int3
 			continue
 		}
 		if e.inShared(i) {
-			t = append(t, mTrue) // its details are in the shared file
+			continue
+		}
+		if e.overlaid(i) {
+			t, cr = appendOverlay(t, k, refs[2*i], cr)
 			continue
 		}
 		own := refs[2*i] // the key's value, -1 for an error
@@ -285,7 +294,13 @@ func (x *Index) readDetails4(r *reader, b *Bundle, vals []Value) error {
 			return err
 		}
 	}
-	if err := r.arrayOf(len(x.Keys), "key details"); err != nil {
+	n = len(x.Keys)
+	for i := range x.Keys {
+		if x.Keys[i].shared {
+			n-- // its details are its record in the shared file
+		}
+	}
+	if err := r.arrayOf(n, "key details"); err != nil {
 		return err
 	}
 	b.Keys = make([]Key, len(x.Keys))
@@ -295,16 +310,28 @@ func (x *Index) readDetails4(r *reader, b *Bundle, vals []Value) error {
 		ik := &x.Keys[i]
 		k.Name, k.Value, k.Err = ik.Name, ik.Value, ik.Err
 		k.Secret = ik.secret
+		if ik.shared {
+			// Version 5: the key's details are its record in the shared
+			// file.
+			if shared == nil {
+				if shared, err = x.sharedKeys(); err != nil {
+					return err
+				}
+			}
+			if err := readSharedDetails(shared, k, ik); err != nil {
+				return err
+			}
+			continue
+		}
 		if sealed, err := x.readSealedDetails(r, i, k); sealed || err != nil {
 			if err != nil {
 				return err
 			}
 			continue
 		}
-		if c, err := r.peek(); err == nil && c == mTrue && x.Version >= sharedVersion {
-			// Version 5: the key's details are its record in the shared
-			// file.
-			r.off++
+		if x.Version >= sharedVersion && r.left() >= 2 && r.s[r.off] == 0x94 && r.s[r.off+1] == mTrue {
+			// Version 5: its bound contributions; its record in the shared
+			// file has the rest.
 			if !x.hasShared {
 				return r.errorf("key %q: details in a shared file the bundle does not name", k.Name)
 			}
@@ -314,6 +341,10 @@ func (x *Index) readDetails4(r *reader, b *Bundle, vals []Value) error {
 				}
 			}
 			if err := readSharedDetails(shared, k, ik); err != nil {
+				return err
+			}
+			r.off += 2
+			if err := x.readOverlay(r, k, vals, int(ik.valueAt)); err != nil {
 				return err
 			}
 			continue
@@ -426,57 +457,65 @@ func (x *Index) readContributions4(r *reader, vals []Value, own int) ([]Contribu
 	}
 	cs := make([]Contribution, n/5)
 	for i := range cs {
-		c := &cs[i]
-		where, err := r.integer()
-		if err != nil {
+		if err := x.readContribution(r, &cs[i], vals, own); err != nil {
 			return nil, err
-		}
-		if x.Version >= sharedVersion {
-			// Version 5: level × 8 + bound × 4 + layer.
-			c.Bound = where&4 != 0
-			where = where>>3<<2 | where&3
-		}
-		if where < 0 || where>>2 > math.MaxInt32 || where&3 > int64(LayerModule) {
-			return nil, r.errorf("contribution of level %d, layer %d out of range", where>>2, where&3)
-		}
-		c.Layer, c.Level = Layer(where&3), int(where>>2)
-		if c.Location, err = r.count(math.MaxInt32, "location"); err != nil {
-			return nil, err
-		}
-		line, err := r.integer()
-		if err != nil {
-			return nil, err
-		}
-		col, err := r.integer()
-		if err != nil {
-			return nil, err
-		}
-		c.Line, c.Column = int(line), int(col)
-		ref, err := r.integer()
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case ref < 0:
-			return nil, r.errorf("contribution reference %d out of range", ref)
-		case ref == 0:
-			if own < 0 {
-				return nil, r.errorf("contribution refers to the value of a key that has an error")
-			}
-			c.Value = vals[own]
-		case ref%2 == 1:
-			if v := ref / 2; v >= int64(len(vals)) {
-				return nil, r.errorf("value reference %d out of range [0, %d]", v, len(vals)-1)
-			} else {
-				c.Value = vals[v]
-			}
-		default:
-			if e := ref/2 - 1; e >= int64(len(x.errs)) {
-				return nil, r.errorf("error reference %d out of range [0, %d]", e, len(x.errs)-1)
-			} else {
-				c.Err = x.errs[e]
-			}
 		}
 	}
 	return cs, nil
+}
+
+// readContribution reads one contribution's five ints into c (versions 4
+// and 5). own is the index of the key's value, -1 if it has an error.
+func (x *Index) readContribution(r *reader, c *Contribution, vals []Value, own int) error {
+	where, err := r.integer()
+	if err != nil {
+		return err
+	}
+	if x.Version >= sharedVersion {
+		// Version 5: level × 8 + bound × 4 + layer.
+		c.Bound = where&4 != 0
+		where = where>>3<<2 | where&3
+	}
+	if where < 0 || where>>2 > math.MaxInt32 || where&3 > int64(LayerModule) {
+		return r.errorf("contribution of level %d, layer %d out of range", where>>2, where&3)
+	}
+	c.Layer, c.Level = Layer(where&3), int(where>>2)
+	if c.Location, err = r.count(math.MaxInt32, "location"); err != nil {
+		return err
+	}
+	line, err := r.integer()
+	if err != nil {
+		return err
+	}
+	col, err := r.integer()
+	if err != nil {
+		return err
+	}
+	c.Line, c.Column = int(line), int(col)
+	ref, err := r.integer()
+	if err != nil {
+		return err
+	}
+	switch {
+	case ref < 0:
+		return r.errorf("contribution reference %d out of range", ref)
+	case ref == 0:
+		if own < 0 {
+			return r.errorf("contribution refers to the value of a key that has an error")
+		}
+		c.Value = vals[own]
+	case ref%2 == 1:
+		if v := ref / 2; v >= int64(len(vals)) {
+			return r.errorf("value reference %d out of range [0, %d]", v, len(vals)-1)
+		} else {
+			c.Value = vals[v]
+		}
+	default:
+		if e := ref/2 - 1; e >= int64(len(x.errs)) {
+			return r.errorf("error reference %d out of range [0, %d]", e, len(x.errs)-1)
+		} else {
+			c.Err = x.errs[e]
+		}
+	}
+	return nil
 }

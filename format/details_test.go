@@ -104,9 +104,10 @@ func FuzzDetails(f *testing.F) {
 	})
 }
 
-// TestDetailsV4Hostile feeds version 4 details sections that break a rule
-// of SPEC.md ("Details, version 4") to the decoder: each must be refused
-// with a message saying why, never read as something else.
+// TestDetailsV4Hostile feeds details sections that break a rule of
+// SPEC.md ("Details, versions 4 and 5") to the decoder, in the newest
+// version's bundle: each must be refused with a message saying why, never
+// read as something else.
 func TestDetailsV4Hostile(t *testing.T) {
 	// One key, "k", whose value "v" is entry 0; a second, "x", with an error.
 	bundle := &format.Bundle{Node: "n", Environment: "e", Revision: "r",
@@ -129,7 +130,7 @@ func TestDetailsV4Hostile(t *testing.T) {
 	details := func(merges []func(e *msgpack.Encoder), sources [][2]string, keys ...key) func(e *msgpack.Encoder) {
 		return func(e *msgpack.Encoder) {
 			e.EncodeArrayLen(7)
-			e.EncodeArrayLen(0) // values
+			e.EncodeBytes([]byte{0}) // values: none (version 5: a bin of the count, a varint, and the entries)
 			e.EncodeArrayLen(2)
 			e.EncodeBool(false)
 			e.EncodeArrayLen(0)

@@ -96,11 +96,11 @@ type Encoder struct {
 	keyRecs   []keyMemo    // by key
 	ids       []int32
 	modErrs   []int32
-	optIDs    []int32 // error references of the options section, see optionErrs
-	keyTab    []byte  // the key table, see appendKeyTable
+	optIDs    []int32  // error references of the options section, see optionErrs
+	keyTab    []byte   // the key table, see appendKeyTable
 	share     *sharing // AppendShared's state (shared.go), nil until first used
 	bodyLen   int      // the length of the body AppendWith wrote last
-	head      []byte  // body parts, see Append
+	head      []byte   // body parts, see Append
 	mid       []byte
 	tail      []byte
 	sha       hash.Hash
@@ -177,6 +177,13 @@ func (e *Encoder) Reset() {
 	e.recHint = e.recHint[:0]
 	clear(e.seen)
 	e.recHits, e.recMisses, e.recPause = 0, 0, 0
+	if sh := e.share; sh != nil {
+		clear(sh.prev)
+		sh.prev = sh.prev[:0]
+		if sh.sub != nil {
+			sh.sub.Reset()
+		}
+	}
 	e.forgetBundle()
 }
 
@@ -388,6 +395,14 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		if blobs[i] != nil || e.inShared(i) {
 			continue // sealed, or its details are in the shared file
 		}
+		if e.overlaid(i) {
+			// Its bound contributions only: the shared file has the rest.
+			var err error
+			if refs, err = e.boundRefs(refs, k); err != nil {
+				return err
+			}
+			continue
+		}
 		if r := memo[i].rec; r >= 0 {
 			// Contributions met before: their values' ids are known, and
 			// none is an error.
@@ -433,7 +448,8 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	e.tail = e.appendDetails(e.tail[:0], b, memo, refs, blobs)
 	t := e.tail
 
-	e.head = appendArrayLen(appendArrayLen(e.head[:0], 8), nFast)
+	e.head = appendArrayLen(e.head[:0], 8)
+	e.head = appendValuesHead(e.head, nFast, e.fastEnd())
 
 	w := e.mid[:0]
 	w = appendArrayLen(w, len(e.errList))
@@ -461,15 +477,15 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			w = appendUint(w, uint64(i))
 		}
 	}
-	e.keyTab = appendKeyTable(e.keyTab[:0], b.Keys, refs, blobs)
+	e.keyTab = e.appendKeyTable(e.keyTab[:0], b.Keys, refs, blobs)
 	w = appendBin(w, e.keyTab)
 	// The details section: a bin holding array(7), the rest of the value
 	// table, then e.tail.
-	nRest := e.nVals - nFast
-	restHead := 1 + arrayLenSize(nRest)
-	w = appendBinLen(w, restHead+len(e.vals)-e.fastEnd()+len(t))
+	nRest, restLen := e.nVals-nFast, len(e.vals)-e.fastEnd()
+	restHead := 1 + valuesHeadSize(nRest, restLen)
+	w = appendBinLen(w, restHead+restLen+len(t))
 	w = append(w, 0x97)
-	w = appendArrayLen(w, nRest)
+	w = appendValuesHead(w, nRest, restLen)
 	e.mid = w
 	// The shared details file's digest (version 5), then the options
 	// section (version 4).

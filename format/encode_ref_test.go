@@ -27,10 +27,11 @@ func refEncode(b *Bundle) ([]byte, error) { return refEncodeVersion(b, Version) 
 // (TestRefEncodesSamples) and for measuring sizes against them.
 func refEncodeVersion(b *Bundle, version int) ([]byte, error) {
 	e := &refEncoder{
-		vals:   map[string]int{},
-		errs:   map[Error]int{},
-		hashes: map[*Hash]int{},
-		slices: map[refSliceID]int{},
+		version: version,
+		vals:    map[string]int{},
+		errs:    map[Error]int{},
+		hashes:  map[*Hash]int{},
+		slices:  map[refSliceID]int{},
 	}
 	e.sw = refNewWriter(&e.scratch)
 	body, err := e.body(b, version)
@@ -109,6 +110,7 @@ func (w *refWriter) ref(i int) {
 func (w *refWriter) raw(b []byte) { w.buf.Write(b) }
 
 type refEncoder struct {
+	version int
 	// The value table: each distinct value once, children before parents.
 	entries [][]byte // msgpack of each entry, references as indexes
 	depth   []int32
@@ -213,11 +215,29 @@ func (e *refEncoder) value(v any, depth int) (int, error) {
 			return 0, fmt.Errorf("value has more than %d nodes", MaxNodes)
 		}
 		i = len(e.entries)
-		entry := bytes.Clone(e.scratch.Bytes())
+		key := string(e.scratch.Bytes()) // the entry with msgpack references
+		entry := []byte(key)
+		if e.version >= 5 && container {
+			// Version 5: the references are varints.
+			e.scratch.Reset()
+			if _, isHash := v.(*Hash); isHash {
+				w.mapLen(len(kids) / 2)
+			} else {
+				w.array(len(kids))
+			}
+			entry = bytes.Clone(e.scratch.Bytes())
+			for _, k := range kids { // 2k, or 2d+1 for the distance d back if not greater
+				if d := i - 1 - k; d <= k {
+					entry = binary.AppendUvarint(entry, uint64(2*d+1))
+				} else {
+					entry = binary.AppendUvarint(entry, uint64(2*k))
+				}
+			}
+		}
 		e.entries = append(e.entries, entry)
 		e.depth = append(e.depth, d)
 		e.nodes = append(e.nodes, n)
-		e.vals[string(entry)] = i
+		e.vals[key] = i
 	}
 	switch v := v.(type) {
 	case *Hash:
@@ -228,6 +248,23 @@ func (e *refEncoder) value(v any, depth int) (int, error) {
 		}
 	}
 	return i, nil
+}
+
+// refWriteValues writes a value table section: an array of the entries,
+// or in version 5 a bin of their count (a varint) and the entries.
+func refWriteValues(w *refWriter, entries [][]byte, version int) {
+	if version < 5 {
+		w.array(len(entries))
+		for _, x := range entries {
+			w.raw(x)
+		}
+		return
+	}
+	b := binary.AppendUvarint(nil, uint64(len(entries)))
+	for _, x := range entries {
+		b = append(b, x...)
+	}
+	w.bytes(b)
 }
 
 // refSliceID identifies a slice by its memory, to add a shared one only once.
@@ -362,10 +399,7 @@ func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 	} else {
 		d.array(5)
 	}
-	d.array(len(e.entries) - nFast)
-	for _, x := range e.entries[nFast:] {
-		d.raw(x)
-	}
+	refWriteValues(d, e.entries[nFast:], version)
 	refWriteHierarchy(d, &b.Global, version)
 	refWriteHierarchy(d, &b.Env, version)
 	d.array(len(b.Modules))
@@ -395,10 +429,7 @@ func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 	} else {
 		w.array(7)
 	}
-	w.array(nFast)
-	for _, x := range e.entries[:nFast] {
-		w.raw(x)
-	}
+	refWriteValues(w, e.entries[:nFast], version)
 	w.array(len(e.errList))
 	for _, x := range e.errList {
 		w.array(5)
@@ -459,7 +490,7 @@ func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 // front-coded against the name before, everything else in varints.
 func refKeyTable(keys []Key, vals, errs []int) []byte {
 	t := binary.AppendUvarint(nil, uint64(len(keys)))
-	prev := ""
+	prev, last := "", -1
 	for i, k := range keys {
 		shared := 0
 		for shared < len(prev) && shared < len(k.Name) && prev[shared] == k.Name[shared] {
@@ -469,10 +500,11 @@ func refKeyTable(keys []Key, vals, errs []int) []byte {
 		t = binary.AppendUvarint(t, uint64(len(k.Name)-shared))
 		t = append(t, k.Name[shared:]...)
 		if vals[i] >= 0 {
-			t = binary.AppendUvarint(t, keyFlags(&keys[i])<<2)
-			t = binary.AppendUvarint(t, uint64(vals[i]))
+			t = binary.AppendUvarint(t, keyFlags(&keys[i])<<3)
+			t = binary.AppendVarint(t, int64(vals[i]-last)) // from the last key's value, zigzag
+			last = vals[i]
 		} else {
-			t = binary.AppendUvarint(t, keyFlags(&keys[i])<<2|1)
+			t = binary.AppendUvarint(t, keyFlags(&keys[i])<<3|1)
 			t = binary.AppendUvarint(t, uint64(errs[i]))
 		}
 		prev = k.Name

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 )
@@ -156,8 +157,9 @@ func (e *Encoder) addEntry(id int32) int32 {
 		} else {
 			v = appendMapLen(v, len(kids)/2)
 		}
+		own := e.nVals
 		for _, k := range kids {
-			v = appendUint(v, uint64(e.mark(k).idx))
+			v = binary.AppendUvarint(v, kidRef(own, int(e.mark(k).idx)))
 		}
 		e.vals = v
 	}

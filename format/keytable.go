@@ -12,11 +12,14 @@ import "encoding/binary"
 // keyTableVersion is the first format version with a key table.
 const keyTableVersion = 5
 
-// Kinds of key in the key table, the low two bits of a key's tag.
+// Kinds of key in the key table, the low two bits of a key's tag; the
+// third bit (tagShared) says that the key's details are its record in the
+// shared details file; the flags follow.
 const (
 	kindValue  = 0 // a value entry follows
 	kindError  = 1 // an error index follows
 	kindSealed = 2 // a sealed blob follows (its length, then its bytes)
+	tagShared  = 4
 )
 
 // maxNameBytes bounds the names of one key table once their shared
@@ -29,26 +32,33 @@ func maxNameBytes(table int) int { return 64*table + 1<<16 }
 // bin header): refs holds each key's value and error entries (two per
 // key, -1 for none) and blobs each key's sealed blob (nil for a plain
 // key).
-func appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]byte) []byte {
+func (e *Encoder) appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]byte) []byte {
 	w = binary.AppendUvarint(w, uint64(len(keys)))
-	prev := ""
+	prev, last := "", int64(-1)
 	for i := range keys {
 		name := keys[i].Name
 		shared := commonPrefix(prev, name)
 		w = binary.AppendUvarint(w, uint64(shared))
 		w = binary.AppendUvarint(w, uint64(len(name)-shared))
 		w = append(w, name[shared:]...)
-		flags := keyFlags(&keys[i])
+		flags := keyFlags(&keys[i]) << 3
+		if e.inShared(i) {
+			flags |= tagShared
+		}
 		switch {
 		case blobs != nil && blobs[i] != nil:
-			w = binary.AppendUvarint(w, (flags|keySealed)<<2|kindSealed)
+			w = binary.AppendUvarint(w, flags|keySealed<<3|kindSealed)
 			w = binary.AppendUvarint(w, uint64(len(blobs[i])))
 			w = append(w, blobs[i]...)
 		case refs[2*i] >= 0:
-			w = binary.AppendUvarint(w, flags<<2|kindValue)
-			w = binary.AppendUvarint(w, uint64(refs[2*i]))
+			// The entry, as its distance from the last key's value
+			// entry (zigzag): keys' values are added to the table in key
+			// order, so it is mostly small.
+			w = binary.AppendUvarint(w, flags|kindValue)
+			w = binary.AppendVarint(w, int64(refs[2*i])-last)
+			last = int64(refs[2*i])
 		default:
-			w = binary.AppendUvarint(w, flags<<2|kindError)
+			w = binary.AppendUvarint(w, flags|kindError)
 			w = binary.AppendUvarint(w, uint64(refs[2*i+1]))
 		}
 		prev = name
@@ -124,6 +134,7 @@ func (x *Index) decodeKeyTable(r *reader) error {
 	buf := make([]byte, 0, min(limit, 2*len(t)))
 	ends := make([]int32, n)
 	prevStart, prevEnd := 0, 0
+	last := int64(-1) // the last key's value entry
 	for i := range x.Keys {
 		k := &x.Keys[i]
 		shared, err := next("a name's shared bytes")
@@ -166,7 +177,8 @@ func (x *Index) decodeKeyTable(r *reader) error {
 		if err != nil {
 			return err
 		}
-		flags := tag >> 2
+		flags := tag >> 3
+		k.shared = tag&tagShared != 0
 		name = clip(name) // from here on, for messages only
 		if flags&^uint64(keySecret|keySensitive|keyConverts|keyAsked|keySealed) != 0 {
 			return fail("key %q: unknown flags %#x", name, flags)
@@ -174,11 +186,14 @@ func (x *Index) decodeKeyTable(r *reader) error {
 		k.valueAt = -1
 		switch tag & 3 {
 		case kindValue:
-			if ref >= uint64(len(x.values.vals)) {
-				return fail("key %q: value %d of %d", name, ref, len(x.values.vals))
+			// A zigzag distance from the last key's value entry.
+			v := int64(ref>>1) ^ -int64(ref&1)
+			if v >= int64(len(x.values.vals))-last || v < -last {
+				return fail("key %q: value %d of %d", name, last+v, len(x.values.vals))
 			}
-			k.valueAt = int32(ref)
-			k.Value = x.values.vals[ref]
+			last += v
+			k.valueAt = int32(last)
+			k.Value = x.values.vals[last]
 		case kindError:
 			if ref >= uint64(len(x.errs)) {
 				return fail("key %q: error %d of %d", name, ref, len(x.errs))
@@ -195,6 +210,9 @@ func (x *Index) decodeKeyTable(r *reader) error {
 		}
 		if (flags&keySealed != 0) != k.Sealed {
 			return fail("key %q: the sealed flag and the kind disagree", name)
+		}
+		if k.shared && k.Sealed {
+			return fail("key %q: sealed, its details in the shared file", name)
 		}
 		k.secret, k.Sensitive, k.Converts = flags&keySecret != 0, flags&keySensitive != 0, flags&keyConverts != 0
 		k.Asked = flags&keyAsked != 0

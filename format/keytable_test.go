@@ -69,7 +69,7 @@ func TestKeyTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := format.Decode(withKeyTable(t, data, table(2, 0, 1, "a", 0, 0, 0, 1, "b", 0, 1))); err != nil {
+	if _, err := format.Decode(withKeyTable(t, data, table(2, 0, 1, "a", 0, 2, 0, 1, "b", 0, 2))); err != nil {
 		t.Fatalf("the table Encode writes, written by hand: %v", err)
 	}
 	b.Keys = append(b.Keys, format.Key{Name: "c", Value: "x"})
@@ -77,14 +77,14 @@ func TestKeyTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, err := format.Decode(withKeyTable(t, data3, table(3, 0, 3, "abc", 0, 0, 2, 1, "d", 0, 1, 1, 2, "zz", 0, 0)))
+	good, err := format.Decode(withKeyTable(t, data3, table(3, 0, 3, "abc", 0, 2, 2, 1, "d", 0, 2, 1, 2, "zz", 0, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if names := []string{good.Keys[0].Name, good.Keys[1].Name, good.Keys[2].Name}; strings.Join(names, ",") != "abc,abd,azz" {
 		t.Errorf("front-coded names = %v, want abc, abd, azz", names)
 	}
-	bomb := []any{2000, 0, 60000, strings.Repeat("a", 60000), 0, 0}
+	bomb := []any{2000, 0, 60000, strings.Repeat("a", 60000), 0, 2}
 	for i := 1; i < 2000; i++ {
 		bomb = append(bomb, 60000+i-1, 1, "a", 0, 0) // names of 60,000 bytes and more, from 7 bytes each
 	}
@@ -98,20 +98,23 @@ func TestKeyTable(t *testing.T) {
 		{"varint not minimal", table(1, 0, 1, "a", []byte{0x80, 0x00}, 0), "bad varint"},
 		{"varint beyond 64 bits", table(1, 0, 1, "a", 0, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}), "bad varint"},
 		{"truncated varint", table(1, 0, 1, "a", 0, []byte{0x80}), "bad varint"},
-		{"shares more than the name before", table(2, 0, 1, "a", 0, 0, 2, 1, "b", 0, 1), "shares 2 bytes of a name of 1"},
-		{"shares less than it could", table(2, 0, 2, "ab", 0, 0, 0, 2, "ac", 0, 1), "fewer bytes"},
-		{"not sorted", table(2, 0, 1, "b", 0, 0, 0, 1, "a", 0, 1), "not sorted"},
-		{"repeated", table(2, 0, 1, "a", 0, 0, 1, 0, "", 0, 1), "not sorted"},
+		{"shares more than the name before", table(2, 0, 1, "a", 0, 2, 2, 1, "b", 0, 1), "shares 2 bytes of a name of 1"},
+		{"shares less than it could", table(2, 0, 2, "ab", 0, 2, 0, 2, "ac", 0, 1), "fewer bytes"},
+		{"not sorted", table(2, 0, 1, "b", 0, 2, 0, 1, "a", 0, 1), "not sorted"},
+		{"repeated", table(2, 0, 1, "a", 0, 2, 1, 0, "", 0, 1), "not sorted"},
 		{"name beyond the table", table(1, 0, 200, "a", 0, 0), "beyond the table"},
-		{"value out of range", table(1, 0, 1, "a", 0, 2), "value 2 of 2"},
+		{"value out of range", table(1, 0, 1, "a", 0, 6), "value 2 of 2"},
+		{"value before the first", table(1, 0, 1, "a", 0, 1), "value -2 of 2"},
 		{"error out of range", table(1, 0, 1, "a", 1, 0), "error 0 of 0"},
 		{"unknown kind", table(1, 0, 1, "a", 3, 0), "unknown kind 3"},
-		{"unknown flag", table(1, 0, 1, "a", 32<<2, 0), "unknown flags"},
-		{"sealed flag without a blob", table(1, 0, 1, "a", 16<<2, 0), "sealed flag and the kind disagree"},
+		{"unknown flag", table(1, 0, 1, "a", 32<<3, 0), "unknown flags"},
+		{"sealed flag without a blob", table(1, 0, 1, "a", 16<<3, 2), "sealed flag and the kind disagree"},
 		{"blob without the sealed flag", table(1, 0, 1, "a", 2, 1, "x"), "sealed flag and the kind disagree"},
-		{"blob beyond the table", table(1, 0, 1, "a", 16<<2|2, 9, "x"), "beyond the table"},
-		{"sensitive without convert_to", table(1, 0, 1, "a", 2<<2, 0), "sensitive without convert_to"},
-		{"bytes after the last key", table(1, 0, 1, "a", 0, 0, 0), "after the last key"},
+		{"blob beyond the table", table(1, 0, 1, "a", 16<<3|2, 9, "x"), "beyond the table"},
+		{"sealed, details shared", table(1, 0, 1, "a", 16<<3|4|2, 1, "x"), "sealed, its details in the shared file"},
+		{"details in a shared file not named", table(1, 0, 1, "a", 4, 2), "a shared file the bundle does not name"},
+		{"sensitive without convert_to", table(1, 0, 1, "a", 2<<3, 2), "sensitive without convert_to"},
+		{"bytes after the last key", table(1, 0, 1, "a", 0, 2, 0), "after the last key"},
 		{"names that expand without bound", table(bomb...), "names expand beyond"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 )
@@ -59,8 +60,12 @@ func ParseSharedDetailsName(base string) (d [32]byte, ok bool) {
 var ErrNoSharedDetails = errors.New("shared details file not attached")
 
 // sharedVersion is the first format version with shared details files
-// (and a bound bit in each contribution).
-const sharedVersion = 5
+// (and a bound bit in each contribution); valueVarintVersion the first
+// whose value tables are bins with varint references.
+const (
+	sharedVersion      = 5
+	valueVarintVersion = 5
+)
 
 // sharedMagic opens every shared details file: the msgpack encoding of the
 // string "hieracc-details" (fixstr, 15 bytes).
@@ -71,20 +76,94 @@ const sharedMagic = "\xafhieracc-details"
 // bundle of shared records, and the encoder that writes it (warm across
 // bundles, as the bundle's own).
 type sharing struct {
-	on     bool    // encoding for AppendShared
-	whole  []bool  // by key: its details are all in the shared file
-	keys   []Key   // the shared file's records
+	on     bool           // encoding for AppendShared
+	whole  []bool         // by key: its details are all in the shared file
+	over   []bool         // by key: its bound contributions are in the bundle, the rest in the shared file
+	bound  []Contribution // scratch: a key's bound contributions
+	keys   []Key          // the shared file's records
 	sub    *Encoder
 	tmp    []byte // the bundle sub writes
 	buf    []byte // the shared file
 	out    SharedDetails
 	exists bool // the bundle being encoded refers to out
+	// The records of the shared file in out, kept for the next bundle:
+	// nodes of a slice come one after the other and most share it.
+	prev []Key
 }
 
 // inShared reports whether the details of the i-th key of the bundle
 // being encoded are all in its shared file.
 func (e *Encoder) inShared(i int) bool {
-	return e.share != nil && e.share.on && e.share.whole[i]
+	return e.share != nil && e.share.on && e.share.exists && e.share.whole[i]
+}
+
+// overlaid reports whether the i-th key of the bundle being encoded keeps
+// only its bound contributions in the bundle, its record in the shared
+// file holding the rest.
+func (e *Encoder) overlaid(i int) bool {
+	return e.share != nil && e.share.on && e.share.exists && e.share.over[i]
+}
+
+// boundRefs adds the values and errors of k's bound contributions to the
+// bundle's tables, and their indexes to refs (two each), in the order
+// appendOverlay writes them.
+func (e *Encoder) boundRefs(refs []int32, k *Key) ([]int32, error) {
+	lists := [][]Contribution{k.Contributions, k.Defaults}
+	for j := range k.Asked {
+		lists = append(lists, k.Asked[j].Contributions, k.Asked[j].Defaults)
+	}
+	for _, cs := range lists {
+		b := e.share.bound[:0]
+		for _, c := range cs {
+			if c.Bound {
+				b = append(b, c)
+			}
+		}
+		e.share.bound = b
+		var err error
+		if refs, e.ids, _, err = e.contributions(refs, e.ids[:0], b, false); err != nil {
+			return refs, fmt.Errorf("format: key %q: %w", k.Name, err)
+		}
+	}
+	return refs, nil
+}
+
+// appendOverlay appends the details of a key whose record in the shared
+// file holds its unbound contributions (SPEC.md, "Shared details"):
+// array(4) [true, contributions, defaults, asked], each list its bound
+// contributions as their position in the whole list followed by the five
+// ints of contributions4. own is the index of the key's value; refs holds
+// the bound contributions' value and error indexes, two each, and the
+// rest of the bundle's, which it returns.
+func appendOverlay(w []byte, k *Key, own int32, refs []int32) ([]byte, []int32) {
+	w = append(w, 0x94, mTrue)
+	list := func(w []byte, cs []Contribution) []byte {
+		n := 0
+		for i := range cs {
+			if cs[i].Bound {
+				n++
+			}
+		}
+		w = appendArrayLen(w, 6*n)
+		for i := range cs {
+			if c := &cs[i]; c.Bound {
+				w = appendUint(w, uint64(i))
+				w = appendPlace(w, c)
+				w = appendUint(w, contribRef(refs[0], refs[1], own))
+				refs = refs[2:]
+			}
+		}
+		return w
+	}
+	w = list(w, k.Contributions)
+	w = list(w, k.Defaults)
+	w = appendArrayLen(w, len(k.Asked))
+	for j := range k.Asked {
+		w = append(w, 0x92) // array(2)
+		w = list(w, k.Asked[j].Contributions)
+		w = list(w, k.Asked[j].Defaults)
+	}
+	return w, refs
 }
 
 // planShared decides, for AppendShared, which keys' details go to the
@@ -100,6 +179,7 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
 		return nil
 	}
 	sh.whole = sh.whole[:0]
+	sh.over = sh.over[:0]
 	clear(sh.keys)
 	sh.keys = sh.keys[:0]
 	sh.exists = false
@@ -107,6 +187,7 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
 		k := &b.Keys[i]
 		if blobs[i] != nil {
 			sh.whole = append(sh.whole, false)
+			sh.over = append(sh.over, false)
 			continue
 		}
 		r := Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo}
@@ -126,15 +207,18 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
 				}
 			}
 		}
+		rest := len(r.Contributions) > 0 || len(r.Defaults) > 0
 		sh.whole = append(sh.whole, whole)
-		if whole || len(r.Contributions) > 0 || len(r.Defaults) > 0 {
+		sh.over = append(sh.over, !whole && rest)
+		if whole || rest {
 			sh.keys = append(sh.keys, r)
 		}
 	}
 	if len(sh.keys) == 0 {
-		for i := range sh.whole {
-			sh.whole[i] = false
-		}
+		return nil // no key has a record: nothing is shared
+	}
+	if sameRecords(sh.prev, sh.keys) {
+		sh.exists = true // the previous bundle's file: out holds it still
 		return nil
 	}
 	if sh.sub == nil {
@@ -159,7 +243,68 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
 	sh.buf = w
 	sh.out.Data = w
 	sh.exists = true
+	sh.prev = append(sh.prev[:0], sh.keys...)
 	return nil
+}
+
+// sameRecords reports whether the shared records a and b are the same,
+// so that they encode to the same file: compared field by field, values
+// by identity (same), which may miss equal values, never confuse
+// different ones.
+func sameRecords(a, b []Key) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Name != y.Name || x.Merge != y.Merge || x.DefaultMerge != y.DefaultMerge ||
+			!sameEntry(x.MergeFrom, y.MergeFrom) || !sameValues(x.ConvertTo, y.ConvertTo) ||
+			!sameContribs(x.Contributions, y.Contributions) || !sameContribs(x.Defaults, y.Defaults) ||
+			len(x.Asked) != len(y.Asked) || (x.Asked == nil) != (y.Asked == nil) {
+			return false
+		}
+		for j := range x.Asked {
+			p, q := &x.Asked[j], &y.Asked[j]
+			if p.Text != q.Text || !sameContribs(p.Contributions, q.Contributions) || !sameContribs(p.Defaults, q.Defaults) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func sameEntry(a, b *OptionsEntry) bool {
+	return a == b || a != nil && b != nil && *a == *b
+}
+
+func sameValues(a, b []Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !same(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameContribs(a, b []Contribution) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Layer != y.Layer || x.Level != y.Level || x.Location != y.Location || x.Line != y.Line ||
+			x.Column != y.Column || x.Bound != y.Bound || !same(x.Value, y.Value) ||
+			(x.Err == nil) != (y.Err == nil) || x.Err != nil && *x.Err != *y.Err {
+			return false
+		}
+	}
+	return true
 }
 
 // unbound returns the contributions of cs that are not bound, in a new
@@ -363,5 +508,75 @@ func readSharedDetails(recs []Key, k *Key, ik *IndexKey) error {
 	}
 	k.Merge, k.MergeFrom, k.DefaultMerge, k.ConvertTo = r.Merge, r.MergeFrom, r.DefaultMerge, r.ConvertTo
 	k.Contributions, k.Defaults, k.Asked = r.Contributions, r.Defaults, r.Asked
+	return nil
+}
+
+// readOverlay reads the bound contributions of key k (after the overlay's
+// array header and true) into its lists, which hold its record's from the
+// shared file (SPEC.md, "Shared details").
+func (x *Index) readOverlay(r *reader, k *Key, vals []Value, own int) error {
+	insert := func(cs []Contribution) ([]Contribution, error) {
+		n, err := r.arrayLen()
+		if err != nil {
+			return nil, err
+		}
+		if n%6 != 0 {
+			return nil, r.errorf("key %q: bound contributions of %d ints, not six each", k.Name, n)
+		}
+		if n == 0 {
+			return cs, nil
+		}
+		out := make([]Contribution, 0, len(cs)+n/6)
+		rest := cs
+		for range n / 6 {
+			pos, err := r.count(math.MaxInt32, "position")
+			if err != nil {
+				return nil, err
+			}
+			// The shared record's contributions before this position.
+			for len(out) < pos && len(rest) > 0 {
+				out, rest = append(out, rest[0]), rest[1:]
+			}
+			if pos != len(out) {
+				return nil, r.errorf("key %q: bound contribution at position %d of %d", k.Name, pos, len(out))
+			}
+			var c Contribution
+			if err := x.readContribution(r, &c, vals, own); err != nil {
+				return nil, err
+			}
+			if !c.Bound {
+				return nil, r.errorf("key %q: a bound contribution that is not bound", k.Name)
+			}
+			out = append(out, c)
+		}
+		return append(out, rest...), nil
+	}
+	var err error
+	if k.Contributions, err = insert(k.Contributions); err != nil {
+		return err
+	}
+	if k.Defaults, err = insert(k.Defaults); err != nil {
+		return err
+	}
+	n, err := r.arrayLen()
+	if err != nil {
+		return err
+	}
+	if n != len(k.Asked) {
+		return r.errorf("key %q: %d asked in its overlay, %d in its record", k.Name, n, len(k.Asked))
+	}
+	asked := slices.Clone(k.Asked)
+	for j := range asked {
+		if err := r.arrayOf(2, "asked overlay"); err != nil {
+			return err
+		}
+		if asked[j].Contributions, err = insert(asked[j].Contributions); err != nil {
+			return err
+		}
+		if asked[j].Defaults, err = insert(asked[j].Defaults); err != nil {
+			return err
+		}
+	}
+	k.Asked = asked
 	return nil
 }

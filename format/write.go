@@ -111,3 +111,33 @@ func arrayLenSize(n int) int {
 	}
 	return 5
 }
+
+// appendValuesHead appends the head of a version 5 value table of n
+// entries taking size bytes: a bin of the count (a varint) and the
+// entries, up to the entries.
+func appendValuesHead(w []byte, n, size int) []byte {
+	w = appendBinLen(w, uvarintLen(uint64(n))+size)
+	return binary.AppendUvarint(w, uint64(n))
+}
+
+// valuesHeadSize is the length appendValuesHead writes.
+func valuesHeadSize(n, size int) int {
+	b := uvarintLen(uint64(n)) + size
+	h := 5
+	switch {
+	case b <= math.MaxUint8:
+		h = 2
+	case b <= math.MaxUint16:
+		h = 3
+	}
+	return h + uvarintLen(uint64(n))
+}
+
+func uvarintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}

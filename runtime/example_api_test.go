@@ -140,3 +140,36 @@ func ExampleReloader_Watch() {
 	// 4
 	// 8
 }
+
+// A bundle fetched over the network, say, with its shared details file:
+// lookups need only the bundle; explanations and lookup-time merges need
+// the file its SharedDetailsFile names, given with AttachSharedDetails.
+func ExampleBundle_AttachSharedDetails() {
+	common := format.Contribution{Layer: format.LayerEnvironment, Line: 3, Column: 1, Value: A("ntp1.example.com")}
+	bundle, shared, err := format.EncodeShared(&format.Bundle{Node: "web01.example.com",
+		Env:  format.Hierarchy{Present: true, Levels: []format.Level{{Name: "Common", Locations: []format.Location{{Path: "data/common.yaml", Exists: true}}}}},
+		Keys: []format.Key{{Name: "ntp::servers", Value: A("ntp1.example.com"), Contributions: []format.Contribution{common}}},
+	}, format.Protection{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, err := runtime.OpenBytes(bundle)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(b.Lookup("ntp::servers"))
+	_, err = b.Explain("ntp::servers")
+	fmt.Println(errors.Is(err, runtime.ErrNoSharedDetails))
+
+	fmt.Println(b.SharedDetailsFile() == format.SharedDetailsName(shared.Digest))
+	if err := b.AttachSharedDetails(shared.Data); err != nil {
+		log.Fatal(err)
+	}
+	e, err := b.Explain("ntp::servers")
+	fmt.Println(e.Sources[0].Pos, err)
+	// Output:
+	// [ntp1.example.com] <nil>
+	// true
+	// true
+	// data/common.yaml:3:1 <nil>
+}

@@ -1,8 +1,11 @@
 package runtime_test
 
 import (
+	"errors"
 	"os"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/hieracc/hieracc/format"
 	. "github.com/hieracc/hieracc/format/formattest"
@@ -147,4 +150,42 @@ func budget(v any, n int) int {
 		}
 	}
 	return n
+}
+
+// FuzzAttachSharedDetails gives a bundle whose details continue in a
+// shared details file arbitrary bytes as that file: only a file with the
+// digest the bundle names is taken, nothing panics, and a bundle refused
+// its file still answers plain lookups.
+func FuzzAttachSharedDetails(f *testing.F) {
+	data, sh := encodeShared(f, testBundle())
+	f.Add(sh.Data)
+	f.Add(data)
+	whole := open(f, testBundle())
+	want, err := whole.Details()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, shared []byte) {
+		b, err := runtime.OpenBytes(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.AttachSharedDetails(shared); err != nil {
+			if _, err := b.Details(); !errors.Is(err, runtime.ErrNoSharedDetails) {
+				t.Fatalf("Details after a refused file: %v", err)
+			}
+			if v, err := b.Lookup("ntp::service"); v != "ntpd" || err != nil {
+				t.Fatalf("Lookup after a refused file = %v, %v", v, err)
+			}
+			return
+		}
+		got, err := b.Details()
+		if err != nil {
+			t.Fatalf("Details of an attached file: %v", err)
+		}
+		if d := cmp.Diff(want.Keys, got.Keys, Cmp); d != "" {
+			t.Fatalf("another file's details attached (-want +got):\n%s", d)
+		}
+		exercise(t, b, "ntp::cfg.fallback")
+	})
 }

@@ -85,6 +85,7 @@ func (r *Reloader) Reload() (changed bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("runtime: reload %s: %w", r.path, err)
 	}
+	b.path = r.path // its own shared details file, beside it
 	r.cur.Store(b)
 	r.stat = fi
 	return true, nil

@@ -29,6 +29,17 @@
 // its Watch reloads whenever the file is replaced, keeping the last good
 // bundle.
 //
+// Shared details files: a compile writes the details that nodes share
+// (where each value came from, merge options) once, in
+// details/<digest>.details beside the bundles (format.SharedDetails).
+// Lookups need only the bundle. Details, Explain, lookup-time merges and
+// some dotted lookups also need that file: a bundle opened from a file
+// (Open, OpenWith, a Reloader) reads it from its own folder on the first
+// call that needs it (LoadSharedDetails reads it at once); one opened from
+// bytes is given it with AttachSharedDetails. A missing, damaged or
+// foreign file fails those calls with a *SharedDetailsError
+// (ErrNoSharedDetails), never another answer.
+//
 // Signed and sealed bundles (format version 4): OpenWith, OpenBytesWith
 // and NewReloaderWith take a Trust, a verifier that refuses bundles CI
 // did not sign (a *SignatureError: ErrUnsigned, ErrBadSignature,
@@ -45,6 +56,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
@@ -66,9 +78,17 @@ type Bundle struct {
 	// allocates nothing. Nil when there are none.
 	sens []*Sensitive
 
-	once    sync.Once
-	details *format.Bundle
-	derr    error
+	// path is the bundle's file, where its shared details file is found
+	// (SharedDetailsFile); "" for a bundle opened from bytes.
+	path string
+
+	// The details, decoded on first use (Details). dmu serialises their
+	// decoding and the attaching of the shared details file; a decoded
+	// bundle is read without it.
+	dmu      sync.Mutex
+	details  atomic.Pointer[format.Bundle]
+	derr     error // the details cannot be decoded: kept
+	attached bool  // the shared details file is attached
 
 	misses misses // the errors of keys not found, kept for the next miss
 }
@@ -122,12 +142,32 @@ func (b *Bundle) Keys() []string {
 
 // Details returns the whole decoded bundle: merge options, contributions
 // and hierarchies. It is decoded on the first call and shared: do not
-// modify it.
+// modify it. A bundle whose details continue in a shared details file
+// (SharedDetailsFile) reads that file first: when it cannot (a
+// *SharedDetailsError, errors.Is ErrNoSharedDetails), the next call tries
+// again.
 func (b *Bundle) Details() (*format.Bundle, error) {
-	b.once.Do(func() {
-		b.details, b.derr = b.x.Bundle()
-	})
-	return b.details, b.derr
+	if d := b.details.Load(); d != nil {
+		return d, nil
+	}
+	b.dmu.Lock()
+	defer b.dmu.Unlock()
+	if d := b.details.Load(); d != nil {
+		return d, nil
+	}
+	if b.derr != nil {
+		return nil, b.derr
+	}
+	if err := b.loadShared(); err != nil {
+		return nil, err
+	}
+	d, err := b.x.Bundle()
+	if err != nil {
+		b.derr = err
+		return nil, err
+	}
+	b.details.Store(d)
+	return d, nil
 }
 
 // Lookup returns the value of key as Puppet's lookup(key) would. A key not

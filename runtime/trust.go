@@ -68,6 +68,7 @@ func OpenWith(path string, t Trust) (*Bundle, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runtime: open %s: %w", path, err)
 	}
+	b.path = path
 	return b, nil
 }
 

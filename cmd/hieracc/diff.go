@@ -10,6 +10,7 @@ import (
 
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundlediff"
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/progress"
+	"github.com/hieracc/hieracc/runtime"
 )
 
 var diffCmd = &command{
@@ -115,9 +116,10 @@ func runDiff(c *cmdEnv, args []string) int {
 	return bundlediff.ExitCode(r, nil)
 }
 
-// cleanDiffErr drops the "stat " of a missing folder's message.
+// cleanDiffErr drops the "stat " of a missing folder's message; a
+// missing shared details file is said as the runtime says it.
 func cleanDiffErr(err error) error {
-	if errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, os.ErrNotExist) && !errors.Is(err, runtime.ErrNoSharedDetails) {
 		return cleanPathErr(err)
 	}
 	return err
@@ -175,7 +177,9 @@ two bundles, or a missing shard (each shard's folder holds its state file,
 A value that only moved to another file or line is not a change: what
 counts is what 'puppet lookup' answers. Bundles with equal digests are not
 decoded, but every bundle is checked whole (length, digest): a damaged one
-is trouble, never "unchanged".
+is trouble, never "unchanged". The others are read with their shared
+details files (details/ beside each bundle, where the values came from): a
+missing or damaged one is trouble too.
 
 With --git, the control repo is compiled at both revisions of a git work
 tree, then compared. --env, --modules and --global name folders of the work

@@ -249,7 +249,10 @@ folder of the shards' folders too), or of the bundle files given: each must
 be whole (its digest holds), signed ('compile --sign-key'), by a trusted
 signer, and named after the node it holds. Each bad bundle is named on
 stderr with what is wrong: not signed, changed since it was signed, signed by
-another signer, damaged, or renamed.
+another signer, damaged, or renamed. The shared details file each bundle
+names (details/<digest>.details beside it, which explanations and
+lookup-time merges read) must be there and whole: each missing or damaged
+one is named once, with the bundles that need it, which fail.
 
 Flags:
   --key FILE   the public keys that may have signed (PEM: PUBLIC KEY blocks,
@@ -318,6 +321,11 @@ Flags:
                         ssl/private_keys/<certname>.pem), which opens the
                         keys 'compile --seal-to' sealed to the node. Without
                         it, looking up such a key fails, saying it is sealed.
+
+A lookup needs only the node's bundle. --explain, --merge and some dotted
+keys also read the bundle's shared details file, details/<digest>.details
+in the bundle's folder, as 'hieracc compile' writes it: copy details/ with
+the bundles for them.
 
 Errors go to stderr with Puppet's message, for example
   Function lookup() did not find a value for the name 'KEY'

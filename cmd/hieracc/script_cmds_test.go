@@ -11,7 +11,11 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundleset"
+	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/formattest"
+	"github.com/hieracc/hieracc/format/trust"
+	"github.com/hieracc/hieracc/runtime"
 )
 
 // More commands and conditions for testdata/script.
@@ -100,4 +104,67 @@ func cmdPKI(ts *testscript.TestScript, neg bool, args []string) {
 		nodes = args[2:]
 	}
 	ts.Check(formattest.PKI(ts.MkAbs(args[0]), ec, nodes...))
+}
+
+// cmdSplitdetails re-encodes the bundles of folders with their details
+// shared (format.EncodeShared), writing each shared details file to
+// DIR/details/ as a compile does, and fails when a bundle shares none:
+// splitdetails [-sign KEY] DIR... The bundles are read through the
+// runtime, with their shared details files when they have some already;
+// -sign signs them again with KEY.
+func cmdSplitdetails(ts *testscript.TestScript, neg bool, args []string) {
+	var p format.Protection
+	if len(args) > 1 && args[0] == "-sign" {
+		s, err := trust.ReadSigner(ts.MkAbs(args[1]), "")
+		ts.Check(err)
+		p.Signer, args = s, args[2:]
+	}
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: splitdetails [-sign KEY] DIR...")
+	}
+	for _, dir := range args {
+		files, err := filepath.Glob(filepath.Join(ts.MkAbs(dir), "*"+bundleset.Ext))
+		ts.Check(err)
+		if len(files) == 0 {
+			ts.Fatalf("splitdetails: no bundles in %s", dir)
+		}
+		for _, f := range files {
+			b, err := runtime.Open(f)
+			ts.Check(err)
+			d, err := b.Details()
+			ts.Check(err)
+			data, sh, err := format.EncodeShared(d, p)
+			ts.Check(err)
+			if sh == nil {
+				ts.Fatalf("splitdetails: %s: format.EncodeShared wrote no shared details file", f)
+			}
+			shared := filepath.Join(filepath.Dir(f), filepath.FromSlash(format.SharedDetailsName(sh.Digest)))
+			ts.Check(os.MkdirAll(filepath.Dir(shared), 0o755))
+			ts.Check(os.WriteFile(shared, sh.Data, 0o644))
+			ts.Check(os.WriteFile(f, data, 0o640))
+		}
+	}
+}
+
+// cmdCorrupt changes the last byte of every file in a folder (a damaged
+// copy): corrupt DIR.
+func cmdCorrupt(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: corrupt DIR")
+	}
+	entries, err := os.ReadDir(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if len(entries) == 0 {
+		ts.Fatalf("corrupt: no files in %s", args[0])
+	}
+	for _, e := range entries {
+		f := filepath.Join(ts.MkAbs(args[0]), e.Name())
+		data, err := os.ReadFile(f)
+		ts.Check(err)
+		if len(data) == 0 {
+			ts.Fatalf("corrupt: %s is empty", f)
+		}
+		data[len(data)-1] ^= 1
+		ts.Check(os.WriteFile(f, data, 0o644))
+	}
 }

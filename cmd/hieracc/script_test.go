@@ -38,11 +38,13 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"mode":     cmdMode,
-			"notemp":   cmdNotemp,
-			"exitcode": cmdExitcode, // script_cmds_test.go
-			"bigfile":  cmdBigfile,
-			"pki":      cmdPKI,
+			"mode":         cmdMode,
+			"notemp":       cmdNotemp,
+			"exitcode":     cmdExitcode, // script_cmds_test.go
+			"bigfile":      cmdBigfile,
+			"pki":          cmdPKI,
+			"splitdetails": cmdSplitdetails,
+			"corrupt":      cmdCorrupt,
 		},
 		Condition: scriptCondition,
 	})

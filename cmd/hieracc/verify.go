@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,6 +57,7 @@ func runVerify(c *cmdEnv, args []string) int {
 		msg = strings.TrimPrefix(msg, "open "+file+": ") // named once
 		c.errorf("%s: %s", file, msg)
 	}
+	var shared sharedChecks
 	for _, p := range paths {
 		files, bad, err := verifyFiles(p)
 		if err != nil {
@@ -74,8 +77,14 @@ func runVerify(c *cmdEnv, args []string) int {
 			}
 			if err != nil {
 				fail(f.file, err)
+				continue
 			}
+			shared.check(b, f.file)
 		}
+	}
+	for _, sc := range shared.bad() {
+		failed += len(sc.bundles)
+		c.errorf("%s", sc.message())
 	}
 	switch {
 	case failed > 0:
@@ -86,7 +95,83 @@ func runVerify(c *cmdEnv, args []string) int {
 		return exitFail
 	}
 	fmt.Fprintf(c.stdout, "hieracc verify: %s whole and signed by a trusted signer\n", plural(total, "bundle"))
+	if n := len(shared.order); n > 0 {
+		fmt.Fprintf(c.stdout, "hieracc verify: %s whole, as the bundles name them\n", plural(n, "shared details file"))
+	}
 	return exitOK
+}
+
+// sharedChecks are the shared details files of the bundles verified
+// (runtime.Bundle.SharedDetailsFile), each read once, as an agent reads
+// it: it must exist and be the file its bundles name (the bundle's digest,
+// and so its signature, covers the file's digest).
+type sharedChecks struct {
+	order []string // the files, in the order first met
+	files map[string]*sharedCheck
+}
+
+type sharedCheck struct {
+	file    string
+	err     error    // why the file cannot be used; nil when it can
+	bundles []string // the bundles that name it, when err is set
+}
+
+// check reads the shared details file of b, a bundle read from file,
+// unless it was read for another bundle.
+func (s *sharedChecks) check(b *runtime.Bundle, file string) {
+	sf := b.SharedDetailsFile()
+	if sf == "" {
+		return
+	}
+	sc := s.files[sf]
+	if sc == nil {
+		if s.files == nil {
+			s.files = map[string]*sharedCheck{}
+		}
+		sc = &sharedCheck{file: sf, err: b.LoadSharedDetails()}
+		s.files[sf] = sc
+		s.order = append(s.order, sf)
+	}
+	if sc.err != nil {
+		sc.bundles = append(sc.bundles, file)
+	}
+}
+
+// bad lists the files that cannot be used, in the order first met.
+func (s *sharedChecks) bad() []*sharedCheck {
+	var out []*sharedCheck
+	for _, f := range s.order {
+		if sc := s.files[f]; sc.err != nil {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// maxNamed bounds the bundles a message names.
+const maxNamed = 3
+
+// message says what is wrong with the file and which bundles need it.
+func (sc *sharedCheck) message() string {
+	what := sc.err.Error()
+	var se *runtime.SharedDetailsError
+	var pe *fs.PathError
+	switch {
+	case errors.Is(sc.err, fs.ErrNotExist):
+		what = "missing"
+	case errors.As(sc.err, &se) && errors.As(se.Err, &pe) && pe.Path == sc.file:
+		what = "cannot be read: " + pe.Err.Error()
+	case se != nil && se.Err != nil:
+		what = "cannot be used: " + strings.TrimPrefix(se.Err.Error(), "format: ")
+	}
+	names := sc.bundles[:min(len(sc.bundles), maxNamed)]
+	more := ""
+	if n := len(sc.bundles) - len(names); n > 0 {
+		more = fmt.Sprintf(" and %d more", n)
+	}
+	return fmt.Sprintf("%s: shared details file %s, needed by %s (%s%s) for explanations and lookup-time merges: "+
+		"copy the details/ folder of the compile's output with the bundles",
+		sc.file, what, plural(len(sc.bundles), "bundle"), strings.Join(names, ", "), more)
 }
 
 // verifyFile is a bundle to verify, and the node its name says it holds

@@ -4,6 +4,7 @@ package bundlediff
 // and diff the others bundle by bundle.
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	goruntime "runtime"
@@ -199,7 +200,8 @@ func verify(file, node string) (format.Header, error) {
 	return h, nil
 }
 
-// details reads a whole bundle through the runtime, as agents do. It is a
+// details reads a whole bundle through the runtime, as agents do, with
+// its shared details file, in its own folder (beside it). It is a
 // variable so that tests can count the bundles decoded.
 var details = func(file string) (*format.Bundle, error) {
 	b, err := runtime.Open(file)
@@ -207,6 +209,9 @@ var details = func(file string) (*format.Bundle, error) {
 		return nil, err
 	}
 	d, err := b.Details()
+	if errors.Is(err, runtime.ErrNoSharedDetails) {
+		return nil, err // names the bundle and its shared details file
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}

@@ -5,11 +5,13 @@
 //
 // A folder's bundles are its files <certname>.bundle and those of its
 // subfolders, one level down: the union of the shards. Names starting with
-// "." (compile's temporary files and state) are not read. A node with two
-// bundles in the union is an error, as is an incomplete set of shards:
-// each shard's folder holds its state file, .hieracc-state-K-of-N.json,
-// and when any is found, all N of one N must be, so that a missing shard
-// is not read as nodes removed.
+// "." (compile's temporary files and state) are not read, nor are the
+// shared details files of a folder's details/ (format.SharedDetailsDir):
+// the runtime reads a bundle's own, beside it, in its shard's folder. A
+// node with two bundles in the union is an error, as is an incomplete set
+// of shards: each shard's folder holds its state file,
+// .hieracc-state-K-of-N.json, and when any is found, all N of one N must
+// be, so that a missing shard is not read as nodes removed.
 package bundleset
 
 import (

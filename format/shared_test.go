@@ -1,0 +1,277 @@
+package format_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hieracc/hieracc/format"
+	. "github.com/hieracc/hieracc/format/formattest"
+)
+
+// sharedNode is a bundle of three keys for node name: "a" only in
+// common data, "b" also in the node's own file (a bound contribution
+// when own is set), "c" interpolating the node's name (bound).
+func sharedNode(name string, own bool, commonLine int) *format.Bundle {
+	env := format.Hierarchy{Present: true, Levels: []format.Level{
+		{Name: "Per-node data", Locations: []format.Location{{Path: "data/nodes/" + name + ".yaml", Exists: own, Original: "data/nodes/%{trusted.certname}.yaml"}}},
+		{Name: "Common", Locations: []format.Location{{Path: "data/common.yaml", Exists: true, Original: "data/common.yaml"}}},
+	}}
+	common := []format.Contribution{{Layer: format.LayerEnvironment, Level: 1, Line: commonLine, Column: 1, Value: "from common"}}
+	b := &format.Bundle{Node: name, Environment: "production", Env: env, Keys: []format.Key{
+		{Name: "a", Value: "from common", Contributions: common},
+		{Name: "b", Value: "from common", Contributions: []format.Contribution{{Layer: format.LayerEnvironment, Level: 1, Line: commonLine + 1, Column: 1, Value: "from common"}}},
+		{Name: "c", Value: "host " + name, Contributions: []format.Contribution{{Layer: format.LayerEnvironment, Level: 1, Line: commonLine + 2, Column: 1, Value: "host " + name, Bound: true}}},
+	}}
+	if own {
+		k := &b.Keys[1]
+		k.Value = "from " + name
+		k.Contributions = append([]format.Contribution{{Layer: format.LayerEnvironment, Level: 0, Line: 1, Column: 1, Value: "from " + name, Bound: true}}, k.Contributions...)
+	}
+	return b
+}
+
+// TestSharedDetails: nodes that differ only in bound contributions share
+// one shared details file; each bundle with it decodes to its own
+// details; a changed unbound contribution makes another file.
+func TestSharedDetails(t *testing.T) {
+	e := format.NewEncoder()
+	type out struct {
+		b      *format.Bundle
+		data   []byte
+		shared format.SharedDetails
+	}
+	var outs []out
+	for _, b := range []*format.Bundle{
+		sharedNode("web01", false, 10),
+		sharedNode("web02", true, 10), // its own file holds b
+		sharedNode("web03", false, 10),
+		sharedNode("web04", false, 20), // common.yaml moved its keys
+	} {
+		data, sd, err := e.AppendShared(nil, b, format.Protection{})
+		if err != nil || sd == nil {
+			t.Fatalf("%s: AppendShared = %v, %v", b.Node, sd, err)
+		}
+		outs = append(outs, out{b, data, format.SharedDetails{Digest: sd.Digest, Data: bytes.Clone(sd.Data)}})
+		// The same bytes from a fresh encoder, which remembers nothing.
+		fresh, fsd, err := format.EncodeShared(b, format.Protection{})
+		if err != nil || !bytes.Equal(fresh, data) || !bytes.Equal(fsd.Data, sd.Data) {
+			t.Errorf("%s: a warm encoder's bytes differ from a fresh one's (%v)", b.Node, err)
+		}
+	}
+	for i, o := range outs[:3] {
+		if o.shared.Digest != outs[0].shared.Digest {
+			t.Errorf("node %d: shared digest %x, want node 0's %x", i, o.shared.Digest[:4], outs[0].shared.Digest[:4])
+		}
+	}
+	if outs[3].shared.Digest == outs[0].shared.Digest {
+		t.Error("a node whose unbound contributions differ has the same shared file")
+	}
+	for _, o := range outs {
+		x, err := format.DecodeIndex(o.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := x.AttachShared(o.shared.Data); err != nil {
+			t.Fatal(err)
+		}
+		got, err := x.Bundle()
+		if err != nil {
+			t.Fatalf("%s: %v", o.b.Node, err)
+		}
+		if d := cmp.Diff(o.b, got, Cmp); d != "" {
+			t.Errorf("%s: decoded with its shared file (-want +got):\n%s", o.b.Node, d)
+		}
+		if sha256.Sum256(o.shared.Data[len(o.shared.Data)-bodyLen(t, o.shared.Data):]) != o.shared.Digest {
+			t.Errorf("%s: the digest is not the SHA-256 of the shared file's body", o.b.Node)
+		}
+	}
+	// Another node's shared file is refused.
+	x, _ := format.DecodeIndex(outs[0].data)
+	if err := x.AttachShared(outs[3].shared.Data); !errors.Is(err, format.ErrCorrupt) {
+		t.Errorf("AttachShared of another file = %v, want ErrCorrupt", err)
+	}
+	// Encode (no shared file) holds everything in the bundle.
+	plain, err := format.Encode(outs[1].b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x, err := format.DecodeIndex(plain); err != nil {
+		t.Fatal(err)
+	} else if _, ok := x.SharedDigest(); ok {
+		t.Error("Encode wrote a bundle with a shared file")
+	}
+}
+
+// bodyLen is the length of a shared details file's body: what follows
+// its header.
+func bodyLen(t *testing.T, data []byte) int {
+	t.Helper()
+	// magic (16), version (1), array(2) (1), bin8 32 (34), then the length.
+	r := data[16+1+1+34:]
+	switch c := r[0]; {
+	case c <= 0x7f:
+		return int(c)
+	case c == 0xcc:
+		return int(r[1])
+	case c == 0xcd:
+		return int(r[1])<<8 | int(r[2])
+	}
+	t.Fatalf("unexpected length encoding %#x", r[0])
+	return 0
+}
+
+// TestSharedDetailsHostile: a shared details file that does not fit its
+// bundle is refused with ErrCorrupt (or ErrNotBundle, ErrVersion), never
+// read as details.
+func TestSharedDetailsHostile(t *testing.T) {
+	b := sharedNode("web01", true, 10)
+	data, sd, err := format.EncodeShared(b, format.Protection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		file []byte
+		want error
+	}{
+		{"empty", nil, format.ErrCorrupt},
+		{"not one", []byte("hello, world, hello"), format.ErrNotBundle},
+		{"truncated", sd.Data[:len(sd.Data)-1], format.ErrCorrupt},
+		{"longer", append(bytes.Clone(sd.Data), 0), format.ErrCorrupt},
+		{"a flipped byte", func() []byte { d := bytes.Clone(sd.Data); d[len(d)-3] ^= 1; return d }(), format.ErrCorrupt},
+		{"a newer version", func() []byte { d := bytes.Clone(sd.Data); d[16] = 9; return d }(), format.ErrVersion},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x, err := format.DecodeIndex(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := x.AttachShared(tc.file); !errors.Is(err, tc.want) {
+				t.Errorf("AttachShared = %v, want %v", err, tc.want)
+			}
+			if _, err := x.Bundle(); !errors.Is(err, format.ErrNoSharedDetails) {
+				t.Errorf("Bundle after a refused file = %v, want ErrNoSharedDetails", err)
+			}
+			if _, err := format.VerifySharedDetails(bytes.NewReader(tc.file)); !errors.Is(err, tc.want) {
+				t.Errorf("VerifySharedDetails = %v, want %v", err, tc.want)
+			}
+		})
+	}
+	// A well-formed shared file whose records do not fit the bundle: a
+	// record with a bound contribution, a key without a record.
+	for _, tc := range []struct {
+		name   string
+		shared *format.Bundle
+		want   string
+	}{
+		{"bound record", &format.Bundle{Keys: []format.Key{{Name: "a", Contributions: []format.Contribution{{Bound: true, Level: 1, Layer: format.LayerEnvironment}}}}}, "bound contribution"},
+		{"record missing", &format.Bundle{Keys: []format.Key{{Name: "zz", Contributions: []format.Contribution{{Level: 1, Layer: format.LayerEnvironment}}}}}, "no record"},
+		{"record with a value", &format.Bundle{Keys: []format.Key{{Name: "a", Value: "x", Contributions: []format.Contribution{{Level: 1, Layer: format.LayerEnvironment, Value: "x"}}}}}, "has a value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := sharedFileOf(t, tc.shared)
+			d, err := format.VerifySharedDetails(bytes.NewReader(file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, err := format.DecodeIndex(withSharedRef(t, data, sd.Digest, d))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := x.AttachShared(file); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := x.Bundle(); !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Bundle = %v, want ErrCorrupt with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// sharedFileOf is a shared details file holding the records of b: its
+// body is b's body, as the format says.
+func sharedFileOf(t *testing.T, b *format.Bundle) []byte {
+	t.Helper()
+	data, err := format.Encode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := bodyOf(t, data)
+	d := sha256.Sum256(body)
+	out := append([]byte("\xafhieracc-details"), 5, 0x92, 0xc4, 32)
+	out = append(out, d[:]...)
+	switch n := len(body); {
+	case n < 128:
+		out = append(out, byte(n))
+	case n < 256:
+		out = append(out, 0xcc, byte(n))
+	default:
+		out = append(out, 0xcd, byte(n>>8), byte(n))
+	}
+	return append(out, body...)
+}
+
+// withSharedRef is the bundle data with its reference to the shared file
+// old replaced by one to new, resealed.
+func withSharedRef(t *testing.T, data []byte, old, new [32]byte) []byte {
+	t.Helper()
+	body := bodyOf(t, data)
+	i := bytes.Index(body, old[:])
+	if i < 0 {
+		t.Fatal("no shared reference in the body")
+	}
+	body = bytes.Clone(body)
+	copy(body[i:], new[:])
+	return Reseal(data, body)
+}
+
+// FuzzSharedDetails feeds mutated shared files to a bundle that refers
+// to them: attaching and reading must fail cleanly or give details,
+// never panic.
+func FuzzSharedDetails(f *testing.F) {
+	b := sharedNode("web01", true, 10)
+	data, sd, err := format.EncodeShared(b, format.Protection{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	rec, err := format.Encode(&format.Bundle{Keys: []format.Key{{Name: "a", Contributions: []format.Contribution{{Layer: format.LayerEnvironment, Level: 1, Value: "x"}}}}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(bodyOf(f, rec))
+	f.Add(sd.Data[len(sd.Data)-bodyLenF(sd.Data):])
+	f.Fuzz(func(t *testing.T, body []byte) {
+		d := sha256.Sum256(body)
+		file := append([]byte("\xafhieracc-details"), 5, 0x92, 0xc4, 32)
+		file = append(file, d[:]...)
+		file = append(file, 0xce, byte(len(body)>>24), byte(len(body)>>16), byte(len(body)>>8), byte(len(body)))
+		file = append(file, body...)
+		x, err := format.DecodeIndex(withSharedRef(t, data, sd.Digest, d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := x.AttachShared(file); err != nil {
+			t.Fatalf("a file of the right digest is refused: %v", err)
+		}
+		_, _ = x.Bundle()
+	})
+}
+
+// bodyLenF is bodyLen without a testing.T.
+func bodyLenF(data []byte) int {
+	r := data[16+1+1+34:]
+	switch c := r[0]; {
+	case c <= 0x7f:
+		return int(c)
+	case c == 0xcc:
+		return int(r[1])
+	case c == 0xcd:
+		return int(r[1])<<8 | int(r[2])
+	}
+	return 0
+}
