@@ -195,14 +195,14 @@ func TestSharedDetailsPruned(t *testing.T) {
 		removed      int  // shared details files removed
 		a1Bundle     bool // a1's bundle is still there
 		a1Shared     bool // the shared details file a1's first bundle referred to is still there
-		sameAsFullOf bool // OUT then holds what a full compile writes, details/ included
+		likeFull bool // OUT then holds what a full compile writes, details/ included
 	}{{
 		name: "facts gone",
 		change: func(t *testing.T, repo string, c Config) Config {
 			remove(t, filepath.Join(repo, "facts", "a1.yaml"))
 			return c
 		},
-		removed: 1, sameAsFullOf: true,
+		removed: 1, likeFull: true,
 	}, {
 		name: "facts gone, others unreadable",
 		change: func(t *testing.T, repo string, c Config) Config {
@@ -226,7 +226,7 @@ func TestSharedDetailsPruned(t *testing.T) {
 			write(t, filepath.Join(repo, "env", "data", "roles", "x.yaml"), "app::port: 81\nmotd: from x\nx::extra: 1\n")
 			return c
 		},
-		removed: 1, a1Bundle: true, sameAsFullOf: true,
+		removed: 1, a1Bundle: true, likeFull: true,
 	}, {
 		name: "data changed (full)",
 		change: func(t *testing.T, repo string, c Config) Config {
@@ -234,7 +234,7 @@ func TestSharedDetailsPruned(t *testing.T) {
 			c.Full = true
 			return c
 		},
-		removed: 1, a1Bundle: true, sameAsFullOf: true,
+		removed: 1, a1Bundle: true, likeFull: true,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			repo, cfg := sharedRepo(t)
@@ -279,7 +279,7 @@ func TestSharedDetailsPruned(t *testing.T) {
 				t.Errorf("a folder named as a shared details file was touched: %v", err)
 			}
 			refs := sharedRefs(t, out)
-			if !tc.sameAsFullOf {
+			if !tc.likeFull {
 				return
 			}
 			full := filepath.Join(t.TempDir(), "full")
