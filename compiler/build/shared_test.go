@@ -191,10 +191,10 @@ func TestSharedDetailsPruned(t *testing.T) {
 		name string
 		// change changes the repo after a first compile into out, and
 		// returns the build to run.
-		change       func(t *testing.T, repo string, c Config) Config
-		removed      int  // shared details files removed
-		a1Bundle     bool // a1's bundle is still there
-		a1Shared     bool // the shared details file a1's first bundle referred to is still there
+		change   func(t *testing.T, repo string, c Config) Config
+		removed  int  // shared details files removed
+		a1Bundle bool // a1's bundle is still there
+		a1Shared bool // the shared details file a1's first bundle referred to is still there
 		likeFull bool // OUT then holds what a full compile writes, details/ included
 	}{{
 		name: "facts gone",
