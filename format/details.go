@@ -1,10 +1,10 @@
 package format
 
 import (
-	"slices"
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // The details section of format versions 4 and 5 (SPEC.md, "Details,
