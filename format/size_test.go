@@ -1,9 +1,14 @@
 package format
 
 import (
+	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 )
+
+var bundlesDir = flag.String("bundles", "", "BenchmarkEncodeSize: also re-encode the bundles of this folder (a compile's output) in every version")
 
 // BenchmarkEncodeSize encodes a fleet of 100 nodes × 2,000 keys (fleet:
 // 144 role/datacenter/OS slices, keys shared as a compiler shares them)
@@ -51,6 +56,47 @@ func BenchmarkEncodeSize(b *testing.B) {
 	for _, v := range []int{1, 3} {
 		b.ReportMetric(float64(total)/float64(old[v]), fmt.Sprintf("v%d-ratio", v))
 	}
+}
+
+// BenchmarkEncodeSizeCompiled decodes the bundles a compile wrote into
+// -bundles (at most 1,000 of them) and encodes each again in every
+// version, with the reference encoder: the bytes a node takes in each
+// (v<N>-B/node) and the newest version's ratio to version 1's
+// (v1-ratio). Without -bundles it is skipped.
+func BenchmarkEncodeSizeCompiled(b *testing.B) {
+	if *bundlesDir == "" {
+		b.Skip("no -bundles folder: give a compile's output, e.g. of the reference fleet")
+	}
+	files, err := filepath.Glob(filepath.Join(*bundlesDir, "*.bundle"))
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no bundles in %s (%v)", *bundlesDir, err)
+	}
+	files = files[:min(len(files), 1000)]
+	var size [Version + 1]int
+	for b.Loop() {
+		size = [Version + 1]int{}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			bd, err := Decode(data)
+			if err != nil {
+				b.Fatalf("%s: %v", f, err)
+			}
+			for v := 1; v <= Version; v++ {
+				enc, err := refEncodeVersion(bd, v)
+				if err != nil {
+					b.Fatal(err)
+				}
+				size[v] += len(enc)
+			}
+		}
+	}
+	for v := 1; v <= Version; v++ {
+		b.ReportMetric(float64(size[v])/float64(len(files)), fmt.Sprintf("v%d-B/node", v))
+	}
+	b.ReportMetric(float64(size[Version])/float64(size[1]), "v1-ratio")
 }
 
 // BenchmarkDetails decodes the details section (Index.Bundle: what an
