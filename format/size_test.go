@@ -59,10 +59,13 @@ func BenchmarkEncodeSize(b *testing.B) {
 }
 
 // BenchmarkEncodeSizeCompiled decodes the bundles a compile wrote into
-// -bundles (at most 1,000 of them) and encodes each again in every
-// version, with the reference encoder: the bytes a node takes in each
-// (v<N>-B/node) and the newest version's ratio to version 1's
-// (v1-ratio). Without -bundles it is skipped.
+// -bundles (at most 1,000 of them, with their shared details files) and
+// encodes each again in every version, with the reference encoder (which
+// writes no shared file): the bytes a node takes in each (v<N>-B/node)
+// and the newest version's ratio to version 1's (v1-ratio); and what the
+// compile wrote a node, its bundle and its share of the folder's shared
+// details files (written-B/node), against version 1's
+// (written-v1-ratio). Without -bundles it is skipped.
 func BenchmarkEncodeSizeCompiled(b *testing.B) {
 	if *bundlesDir == "" {
 		b.Skip("no -bundles folder: give a compile's output, e.g. of the reference fleet")
@@ -73,17 +76,33 @@ func BenchmarkEncodeSizeCompiled(b *testing.B) {
 	}
 	files = files[:min(len(files), 1000)]
 	var size [Version + 1]int
+	written := 0 // the files as they are, shared details files added below
 	for b.Loop() {
 		size = [Version + 1]int{}
+		written = 0
 		for _, f := range files {
 			data, err := os.ReadFile(f)
 			if err != nil {
 				b.Fatal(err)
 			}
-			bd, err := Decode(data)
+			x, err := DecodeIndex(data)
 			if err != nil {
 				b.Fatalf("%s: %v", f, err)
 			}
+			if d, ok := x.SharedDigest(); ok {
+				sd, err := os.ReadFile(filepath.Join(*bundlesDir, filepath.FromSlash(SharedDetailsName(d))))
+				if err == nil {
+					err = x.AttachShared(sd)
+				}
+				if err != nil {
+					b.Fatalf("%s: %v", f, err)
+				}
+			}
+			bd, err := x.Bundle()
+			if err != nil {
+				b.Fatalf("%s: %v", f, err)
+			}
+			written += len(data)
 			for v := 1; v <= Version; v++ {
 				enc, err := refEncodeVersion(bd, v)
 				if err != nil {
@@ -97,6 +116,19 @@ func BenchmarkEncodeSizeCompiled(b *testing.B) {
 		b.ReportMetric(float64(size[v])/float64(len(files)), fmt.Sprintf("v%d-B/node", v))
 	}
 	b.ReportMetric(float64(size[Version])/float64(size[1]), "v1-ratio")
+	// What the compile wrote: these bundles, and every shared details
+	// file of the folder over all its bundles.
+	shared, _ := filepath.Glob(filepath.Join(*bundlesDir, SharedDetailsDir, "*"+sharedSuffix))
+	all, _ := filepath.Glob(filepath.Join(*bundlesDir, "*.bundle"))
+	sharedBytes := 0
+	for _, f := range shared {
+		if fi, err := os.Stat(f); err == nil {
+			sharedBytes += int(fi.Size())
+		}
+	}
+	perNode := float64(written)/float64(len(files)) + float64(sharedBytes)/float64(len(all))
+	b.ReportMetric(perNode, "written-B/node")
+	b.ReportMetric(perNode/(float64(size[1])/float64(len(files))), "written-v1-ratio")
 }
 
 // BenchmarkDetails decodes the details section (Index.Bundle: what an
