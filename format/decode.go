@@ -880,6 +880,13 @@ func (x *Index) readLayers(r *reader, b *Bundle) error {
 	if err != nil {
 		return err
 	}
+	if x.hasShared && x.Version >= sharedVersion {
+		// Version 5: the modules are the shared file's.
+		if n != 0 {
+			return r.errorf("%d modules in a bundle whose modules are in its shared file", n)
+		}
+		return nil
+	}
 	b.Modules = make([]Module, n)
 	me := x.ModuleErrors
 	for i := range b.Modules {

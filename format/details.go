@@ -1,8 +1,10 @@
 package format
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // The details section of format versions 4 and 5 (SPEC.md, "Details,
@@ -113,8 +115,12 @@ func (d *detailTables) source(o *OptionsEntry) int32 {
 func (e *Encoder) appendDetails(t []byte, b *Bundle, memo []keyMemo, refs []int32, blobs [][]byte) []byte {
 	t = appendHierarchy(t, &b.Global)
 	t = appendHierarchy(t, &b.Env)
-	t = appendArrayLen(t, len(b.Modules))
-	for i := range b.Modules {
+	mods := b.Modules
+	if e.share != nil && e.share.on && e.share.exists {
+		mods = nil // version 5: in the shared file
+	}
+	t = appendArrayLen(t, len(mods))
+	for i := range mods {
 		m := &b.Modules[i]
 		t = appendArrayLen(t, 3)
 		t = appendString(t, m.Name)
@@ -304,7 +310,23 @@ func (x *Index) readDetails4(r *reader, b *Bundle, vals []Value) error {
 		return err
 	}
 	b.Keys = make([]Key, len(x.Keys))
-	var shared []Key // the shared file's records, once needed
+	var shared []Key // the shared file's records
+	if x.hasShared {
+		var mods []Module
+		if shared, mods, err = x.sharedKeys(); err != nil {
+			return err
+		}
+		b.Modules = slices.Clone(mods)
+		me := x.ModuleErrors
+		for i := range b.Modules {
+			if m := &b.Modules[i]; len(me) > 0 && me[0].Module == m.Name {
+				m.Err, me = me[0].Err, me[1:]
+			}
+		}
+		if len(me) > 0 {
+			return fmt.Errorf("format: %w: error recorded for module %q, which the shared details file does not have", ErrCorrupt, me[0].Module)
+		}
+	}
 	for i := range b.Keys {
 		k := &b.Keys[i]
 		ik := &x.Keys[i]
@@ -313,11 +335,6 @@ func (x *Index) readDetails4(r *reader, b *Bundle, vals []Value) error {
 		if ik.shared {
 			// Version 5: the key's details are its record in the shared
 			// file.
-			if shared == nil {
-				if shared, err = x.sharedKeys(); err != nil {
-					return err
-				}
-			}
 			if err := readSharedDetails(shared, k, ik); err != nil {
 				return err
 			}
@@ -334,11 +351,6 @@ func (x *Index) readDetails4(r *reader, b *Bundle, vals []Value) error {
 			// file has the rest.
 			if !x.hasShared {
 				return r.errorf("key %q: details in a shared file the bundle does not name", k.Name)
-			}
-			if shared == nil {
-				if shared, err = x.sharedKeys(); err != nil {
-					return err
-				}
 			}
 			if err := readSharedDetails(shared, k, ik); err != nil {
 				return err

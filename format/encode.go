@@ -180,6 +180,8 @@ func (e *Encoder) Reset() {
 	if sh := e.share; sh != nil {
 		clear(sh.prev)
 		sh.prev = sh.prev[:0]
+		clear(sh.prevMods)
+		sh.prevMods = sh.prevMods[:0]
 		if sh.sub != nil {
 			sh.sub.Reset()
 		}

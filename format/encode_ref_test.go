@@ -499,13 +499,26 @@ func refKeyTable(keys []Key, vals, errs []int) []byte {
 		t = binary.AppendUvarint(t, uint64(shared))
 		t = binary.AppendUvarint(t, uint64(len(k.Name)-shared))
 		t = append(t, k.Name[shared:]...)
+		// The head: the value (its distance from the last key's,
+		// zigzag) or error, × 8, + the kind (0 value, 1 error, 3 flags
+		// follow: flags × 8 + kind).
+		var payload, kind uint64
 		if vals[i] >= 0 {
-			t = binary.AppendUvarint(t, keyFlags(&keys[i])<<3)
-			t = binary.AppendVarint(t, int64(vals[i]-last)) // from the last key's value, zigzag
+			d := vals[i] - last
+			if d >= 0 {
+				payload = uint64(2 * d)
+			} else {
+				payload = uint64(-2*d - 1)
+			}
 			last = vals[i]
 		} else {
-			t = binary.AppendUvarint(t, keyFlags(&keys[i])<<3|1)
-			t = binary.AppendUvarint(t, uint64(errs[i]))
+			payload, kind = uint64(errs[i]), 1
+		}
+		if f := keyFlags(&keys[i]); f == 0 {
+			t = binary.AppendUvarint(t, payload*8+kind)
+		} else {
+			t = binary.AppendUvarint(t, payload*8+3)
+			t = binary.AppendUvarint(t, f*8+kind)
 		}
 		prev = k.Name
 	}

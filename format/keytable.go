@@ -19,7 +19,10 @@ const (
 	kindValue  = 0 // a value entry follows
 	kindError  = 1 // an error index follows
 	kindSealed = 2 // a sealed blob follows (its length, then its bytes)
-	tagShared  = 4
+	// kindFlagged: the key has flags; a second varint gives them, the
+	// shared bit and the kind, as flags × 8 + shared × 4 + kind.
+	kindFlagged = 3
+	tagShared   = 4
 )
 
 // maxNameBytes bounds the names of one key table once their shared
@@ -41,25 +44,36 @@ func (e *Encoder) appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]b
 		w = binary.AppendUvarint(w, uint64(shared))
 		w = binary.AppendUvarint(w, uint64(len(name)-shared))
 		w = append(w, name[shared:]...)
-		flags := keyFlags(&keys[i]) << 3
+		flags := keyFlags(&keys[i])
+		var bits uint64
 		if e.inShared(i) {
-			flags |= tagShared
+			bits = tagShared
 		}
+		var payload uint64
 		switch {
 		case blobs != nil && blobs[i] != nil:
-			w = binary.AppendUvarint(w, flags|keySealed<<3|kindSealed)
-			w = binary.AppendUvarint(w, uint64(len(blobs[i])))
-			w = append(w, blobs[i]...)
+			flags |= keySealed
+			bits |= kindSealed
+			payload = uint64(len(blobs[i]))
 		case refs[2*i] >= 0:
 			// The entry, as its distance from the last key's value
 			// entry (zigzag): keys' values are added to the table in key
 			// order, so it is mostly small.
-			w = binary.AppendUvarint(w, flags|kindValue)
-			w = binary.AppendVarint(w, int64(refs[2*i])-last)
+			d := int64(refs[2*i]) - last
+			payload = uint64(d<<1) ^ uint64(d>>63)
 			last = int64(refs[2*i])
 		default:
-			w = binary.AppendUvarint(w, flags|kindError)
-			w = binary.AppendUvarint(w, uint64(refs[2*i+1]))
+			bits |= kindError
+			payload = uint64(refs[2*i+1])
+		}
+		if flags == 0 {
+			w = binary.AppendUvarint(w, payload<<3|bits)
+		} else {
+			w = binary.AppendUvarint(w, payload<<3|kindFlagged)
+			w = binary.AppendUvarint(w, flags<<3|bits)
+		}
+		if blobs != nil && blobs[i] != nil {
+			w = append(w, blobs[i]...)
 		}
 		prev = name
 	}
@@ -123,8 +137,8 @@ func (x *Index) decodeKeyTable(r *reader) error {
 	if err != nil {
 		return err
 	}
-	// Each key takes at least four bytes: shared, length, tag, reference.
-	if n > uint64(len(t)-off)/4 {
+	// Each key takes at least three bytes: shared, length, head.
+	if n > uint64(len(t)-off)/3 {
 		return fail("%d keys in %d bytes", n, len(t)-off)
 	}
 	x.Keys = make([]IndexKey, n)
@@ -169,13 +183,21 @@ func (x *Index) decodeKeyTable(r *reader) error {
 		prevStart, prevEnd = start, len(buf)
 		ends[i] = int32(prevEnd)
 
-		tag, err := next("a key's tag")
+		head, err := next("a key's head")
 		if err != nil {
 			return err
 		}
-		ref, err := next("a key's reference")
-		if err != nil {
-			return err
+		ref, tag := head>>3, head&7
+		if tag&3 == kindFlagged {
+			if tag != kindFlagged {
+				return fail("key %d: a flagged head with the shared bit", i)
+			}
+			if tag, err = next("a key's flags"); err != nil {
+				return err
+			}
+			if tag>>3 == 0 || tag&3 == kindFlagged {
+				return fail("key %d: flags %#x of kind %d after a flagged head", i, tag>>3, tag&3)
+			}
 		}
 		flags := tag >> 3
 		k.shared = tag&tagShared != 0

@@ -88,7 +88,9 @@ type sharing struct {
 	exists bool // the bundle being encoded refers to out
 	// The records of the shared file in out, kept for the next bundle:
 	// nodes of a slice come one after the other and most share it.
-	prev []Key
+	prev     []Key
+	mods     []Module // the shared file's modules: the bundle's, without errors
+	prevMods []Module
 }
 
 // inShared reports whether the details of the i-th key of the bundle
@@ -217,14 +219,20 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
 	if len(sh.keys) == 0 {
 		return nil // no key has a record: nothing is shared
 	}
-	if sameRecords(sh.prev, sh.keys) {
+	// The modules, without their errors (the bundle's own).
+	sh.mods = sh.mods[:0]
+	for _, m := range b.Modules {
+		m.Err = nil
+		sh.mods = append(sh.mods, m)
+	}
+	if sameRecords(sh.prev, sh.keys) && sameModules(sh.prevMods, sh.mods) {
 		sh.exists = true // the previous bundle's file: out holds it still
 		return nil
 	}
 	if sh.sub == nil {
 		sh.sub = NewEncoder()
 	}
-	body, err := sh.sub.AppendWith(sh.tmp[:0], &Bundle{Keys: sh.keys}, Protection{})
+	body, err := sh.sub.AppendWith(sh.tmp[:0], &Bundle{Keys: sh.keys, Modules: sh.mods}, Protection{})
 	sh.tmp = body
 	if err != nil {
 		return fmt.Errorf("format: the shared details: %w", err)
@@ -244,7 +252,35 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
 	sh.out.Data = w
 	sh.exists = true
 	sh.prev = append(sh.prev[:0], sh.keys...)
+	sh.prevMods = append(sh.prevMods[:0], sh.mods...)
 	return nil
+}
+
+// sameModules reports whether the modules a and b are the same, their
+// hierarchies compared level by level.
+func sameModules(a, b []Module) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || !sameHierarchy(&a[i].Hierarchy, &b[i].Hierarchy) ||
+			(a[i].Default == nil) != (b[i].Default == nil) || a[i].Default != nil && !sameHierarchy(a[i].Default, b[i].Default) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameHierarchy(a, b *Hierarchy) bool {
+	if a.Present != b.Present || len(a.Levels) != len(b.Levels) {
+		return false
+	}
+	for i := range a.Levels {
+		if a.Levels[i].Name != b.Levels[i].Name || !slices.Equal(a.Levels[i].Locations, b.Levels[i].Locations) {
+			return false
+		}
+	}
+	return true
 }
 
 // sameRecords reports whether the shared records a and b are the same,
@@ -465,31 +501,31 @@ func parseShared(s string) (d [32]byte, body string, err error) {
 // sorted by name. Its body is a version 5 body of a bundle of those
 // records alone: values nil, no hierarchies, modules, options or shared
 // file of its own.
-func (x *Index) sharedKeys() ([]Key, error) {
+func (x *Index) sharedKeys() ([]Key, []Module, error) {
 	name := SharedDetailsName(x.sharedRef)
 	if x.sharedBody == "" {
-		return nil, fmt.Errorf("format: bundle of node %s: its details continue in %s: %w", x.Node, name, ErrNoSharedDetails)
+		return nil, nil, fmt.Errorf("format: bundle of node %s: its details continue in %s: %w", x.Node, name, ErrNoSharedDetails)
 	}
 	y := &Index{Header: Header{Version: x.Version, Node: x.Node}}
 	if err := y.decodeBody(&reader{s: x.sharedBody}); err != nil {
-		return nil, fmt.Errorf("shared details file %s: %w", name, err)
+		return nil, nil, fmt.Errorf("shared details file %s: %w", name, err)
 	}
 	if y.hasShared || y.NodeError != nil || len(y.ModuleErrors) > 0 || len(y.Options) > 0 {
-		return nil, fmt.Errorf("format: %w: shared details file %s: not a file of records alone", ErrCorrupt, name)
+		return nil, nil, fmt.Errorf("format: %w: shared details file %s: not a file of records alone", ErrCorrupt, name)
 	}
 	b, err := y.Bundle()
 	if err != nil {
-		return nil, fmt.Errorf("shared details file %s: %w", name, err)
+		return nil, nil, fmt.Errorf("shared details file %s: %w", name, err)
 	}
-	if b.Global.Present || b.Env.Present || len(b.Global.Levels) > 0 || len(b.Env.Levels) > 0 || len(b.Modules) > 0 {
-		return nil, fmt.Errorf("format: %w: shared details file %s has hierarchies", ErrCorrupt, name)
+	if b.Global.Present || b.Env.Present || len(b.Global.Levels) > 0 || len(b.Env.Levels) > 0 {
+		return nil, nil, fmt.Errorf("format: %w: shared details file %s has hierarchies", ErrCorrupt, name)
 	}
 	for i := range b.Keys {
 		if k := &b.Keys[i]; k.Value != nil || k.Err != nil || k.Secret {
-			return nil, fmt.Errorf("format: %w: shared details file %s: record %q has a value", ErrCorrupt, name, k.Name)
+			return nil, nil, fmt.Errorf("format: %w: shared details file %s: record %q has a value", ErrCorrupt, name, k.Name)
 		}
 	}
-	return b.Keys, nil
+	return b.Keys, b.Modules, nil
 }
 
 // readSharedDetails gives k (the bundle's key ik) the details of its
