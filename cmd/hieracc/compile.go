@@ -212,14 +212,22 @@ func runCompile(c *cmdEnv, args []string) int {
 		fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; nothing written (--keep-going writes bundles anyway)\n", summary, since(start))
 		return exitFail
 	}
-	removed := ""
-	if r.Removed > 0 {
-		removed = fmt.Sprintf(", removed %s of nodes whose facts were not given", plural(r.Removed, "bundle"))
+	var removed []string
+	switch {
+	case r.Removed > 0 && shard.N > 0:
+		removed = append(removed, fmt.Sprintf("%s of the shard's nodes whose facts were not given", plural(r.Removed, "bundle")))
+	case r.Removed > 0:
+		removed = append(removed, fmt.Sprintf("%s of nodes whose facts were not given", plural(r.Removed, "bundle")))
 	}
-	if r.Removed > 0 && shard.N > 0 {
-		removed = fmt.Sprintf(", removed %s of the shard's nodes whose facts were not given", plural(r.Removed, "bundle"))
+	if r.SharedRemoved > 0 {
+		removed = append(removed, plural(r.SharedRemoved, "shared details file")+" no bundle refers to")
 	}
-	fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; wrote %s to %s%s\n", summary, since(start), plural(r.Written, "bundle"), f.out, removed)
+	removedText := ""
+	if len(removed) > 0 {
+		removedText = ", removed " + strings.Join(removed, " and ")
+	}
+	fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; wrote %s and %s to %s%s\n", summary, since(start),
+		plural(r.Written, "bundle"), plural(r.SharedWritten, "shared details file"), f.out, removedText)
 	if r.Errors > 0 {
 		return exitFail
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hieracc/hieracc/compiler/build"
+	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -119,9 +120,11 @@ func TestCompileKilled(t *testing.T) {
 	// check verifies that every bundle in out is whole, for its node, and
 	// of the generation it was before (prev) or of gen, and returns the
 	// generation of each bundle and how many temporary files there are.
+	var referred map[string]bool // by check: the shared details files the bundles refer to
 	check := func(out string, prev map[string]string, gen string) (gens map[string]string, temps int) {
 		t.Helper()
 		gens = map[string]string{}
+		referred = map[string]bool{}
 		entries, err := os.ReadDir(out)
 		if err != nil {
 			t.Fatal(err)
@@ -134,6 +137,8 @@ func TestCompileKilled(t *testing.T) {
 				continue
 			case name == build.StateFile:
 				continue
+			case name == format.SharedDetailsDir && e.IsDir():
+				continue // checked through the bundles that refer to them
 			case !strings.HasSuffix(name, ".bundle"):
 				t.Fatalf("unexpected file in OUT: %s", name)
 			}
@@ -150,6 +155,21 @@ func TestCompileKilled(t *testing.T) {
 				t.Fatalf("%s: generation %v (%v), want %s (old) or %s (new)", name, v, err, prev[name], gen)
 			}
 			gens[name] = g
+			if d, ok := sharedOf(t, filepath.Join(out, name)); ok {
+				referred[format.SharedDetailsName(d)] = true
+				f, err := os.Open(filepath.Join(out, filepath.FromSlash(format.SharedDetailsName(d))))
+				if err != nil {
+					t.Fatalf("%s refers to a shared details file that is not there: %v", name, err)
+				}
+				got, err := format.VerifySharedDetails(f)
+				f.Close()
+				if err != nil || got != d {
+					t.Fatalf("%s refers to %s, which is not whole: %v", name, format.SharedDetailsName(d), err)
+				}
+			}
+		}
+		if len(referred) == 0 {
+			t.Fatalf("no bundle in OUT refers to a shared details file")
 		}
 		if len(gens) != 8*copies {
 			t.Fatalf("%d bundles in OUT, want %d", len(gens), 8*copies)
@@ -252,4 +272,29 @@ func TestCompileKilled(t *testing.T) {
 	if _, temps := check(out, gens, "G0"); wrong > 0 || temps > 0 {
 		t.Errorf("after a complete run: %d bundles are not those of a full compile, %d temporary files", wrong, temps)
 	}
+	// And exactly the shared details files its bundles refer to.
+	entries, err := os.ReadDir(filepath.Join(out, format.SharedDetailsDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if name := format.SharedDetailsDir + "/" + e.Name(); !referred[name] {
+			t.Errorf("after a complete run: %s, which no bundle refers to", name)
+		}
+	}
+}
+
+// sharedOf is the digest of the shared details file the bundle file p
+// refers to.
+func sharedOf(t *testing.T, p string) (d [32]byte, ok bool) {
+	t.Helper()
+	data, err := format.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := format.DecodeIndex(data)
+	if err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	return x.SharedDigest()
 }

@@ -127,6 +127,10 @@ type Report struct {
 
 	Written int // bundles written into Out; 0 when nothing was
 	Removed int // bundles removed from Out: those of nodes (of the shard) whose facts were not given
+	// SharedWritten counts the shared details files written into
+	// Out/details/ (those Out held already, whole, are kept);
+	// SharedRemoved, those removed, which no bundle in Out referred to.
+	SharedWritten, SharedRemoved int
 	// Committed says whether Out was updated: false when there were
 	// errors and not KeepGoing.
 	Committed bool
@@ -211,7 +215,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	set, factProbs = cfg.Shard.keep(set, factProbs)
 	sums := set.sums
 	prot.certSums(sums)
-	dirty, full, unchanged := plan(cfg.Out, prev, cur, set.certnames(), sums)
+	dirty, full, unchanged, kept := plan(cfg.Out, prev, cur, set.certnames(), sums)
 	nodes, _, more := set.compile(func(name string) bool { return full || dirty[name] })
 	factProbs = append(factProbs, more...)
 	in.Nodes = nodes
@@ -247,7 +251,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if !ok {
 			return nil // no certificate to seal to: reported
 		}
-		return w.Stage(b, p)
+		st, err := w.Stage(b, p)
+		if err != nil {
+			return err
+		}
+		rec.stagedBundle(b.Node, st)
+		return nil
 	}
 	res, err := compiler.Compile(ctx, in)
 	if err != nil {
@@ -257,7 +266,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	r.collect(res.Diagnostics, fsys, rec, cfg.Strict)
 	if !full {
 		// What the nodes not recompiled reported last time still holds.
-		r.replay(rec.keep(prev, unchanged), cfg.Strict)
+		r.replay(rec.keep(prev, unchanged, kept), cfg.Strict)
 	}
 	if r.Errors > 0 && !cfg.KeepGoing {
 		return r, nil
@@ -269,16 +278,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := os.Remove(filepath.Join(cfg.Out, stateFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return r, err
 	}
-	r.Written, r.Removed, err = w.Commit(cfg.Shard.removable(set, factProbs))
-	committed = r.Written > 0 || r.Removed > 0
+	err = r.commit(w, cfg.Shard.cleanup(set, factProbs, refs(kept)))
+	committed = r.wrote()
 	if err != nil {
 		return r, err
 	}
-	compiled := make([]string, len(in.Nodes))
-	for i, n := range in.Nodes {
-		compiled[i] = n.Name
-	}
-	rec.written(cfg.Out, compiled)
+	rec.written(cfg.Out)
 	if err := rec.write(cfg.Out, stateFile); err != nil {
 		return r, err
 	}
@@ -291,26 +296,76 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 // plan chooses, when prev (the state of the build in out) allows an
 // incremental build, the nodes to compile again: those whose facts (sums,
-// the digests of their facts files) or data changed, or whose bundle is
-// missing or damaged. full says every node is to be compiled.
-func plan(out string, prev, cur *buildState, certnames []string, sums map[string]string) (dirty map[string]bool, full bool, unchanged []string) {
+// the digests of their facts files) or data changed, or whose bundle, or
+// the shared details file it refers to, is missing or damaged. full says
+// every node is to be compiled; kept are the bundles of the others.
+func plan(out string, prev, cur *buildState, certnames []string, sums map[string]string) (dirty map[string]bool, full bool, unchanged []string, kept map[string]keptBundle) {
 	dirty, full = prev.changedNodes(cur, certnames, sums)
 	if full {
-		return nil, true, nil
+		return nil, true, nil, nil
 	}
 	intact := make([]bool, len(certnames))
+	bundles := make([]keptBundle, len(certnames))
 	forEach(len(certnames), func(i int) {
-		intact[i] = !dirty[certnames[i]] && bundleIntact(out, certnames[i], prev.Nodes[certnames[i]].Bundle)
+		if name := certnames[i]; !dirty[name] {
+			bundles[i], intact[i] = checkBundle(out, name, prev.Nodes[name], prev)
+		}
 	})
+	// Each shared details file the bundles kept refer to, checked once.
+	recorded := map[[32]byte]*bundleStat{}
+	for _, sh := range prev.Shared {
+		if d, ok := parseDigest(sh.Digest); ok {
+			recorded[d] = sh.File
+		}
+	}
+	var digests [][32]byte
+	seen := map[[32]byte]bool{}
+	for i, b := range bundles {
+		if intact[i] && b.ref.Has && !seen[b.ref.Digest] {
+			seen[b.ref.Digest] = true
+			digests = append(digests, b.ref.Digest)
+		}
+	}
+	there := make([]bool, len(digests))
+	forEach(len(digests), func(i int) { there[i] = sharedKept(out, digests[i], recorded[digests[i]]) })
+	for i, d := range digests {
+		seen[d] = there[i]
+	}
+	kept = map[string]keptBundle{}
 	for i, name := range certnames {
-		if !dirty[name] && !intact[i] {
+		if !dirty[name] && (!intact[i] || bundles[i].ref.Has && !seen[bundles[i].ref.Digest]) {
 			dirty[name] = true // missing or damaged: compile it again
 		}
 		if !dirty[name] {
 			unchanged = append(unchanged, name)
+			kept[name] = bundles[i]
 		}
 	}
-	return dirty, false, unchanged
+	return dirty, false, unchanged, kept
+}
+
+// refs are the shared details files the bundles kept refer to.
+func refs(kept map[string]keptBundle) map[string]stage.Ref {
+	if kept == nil {
+		return nil
+	}
+	m := make(map[string]stage.Ref, len(kept))
+	for name, k := range kept {
+		m[name] = k.ref
+	}
+	return m
+}
+
+// commit commits w with c, and counts what it wrote and removed.
+func (r *Report) commit(w *stage.Writer, c stage.Cleanup) error {
+	res, err := w.Commit(c)
+	r.Written, r.Removed, r.SharedWritten, r.SharedRemoved = res.Written, res.Removed, res.SharedWritten, res.SharedRemoved
+	return err
+}
+
+// wrote reports whether the build changed anything in Out.
+func (r *Report) wrote() bool {
+	return r.Written > 0 || r.Removed > 0 || r.SharedWritten > 0 || r.SharedRemoved > 0
 }
 
 // collect counts and records the compile's diagnostics, every file named

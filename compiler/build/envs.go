@@ -113,7 +113,8 @@ func runEnvs(ctx context.Context, cfg Config) (*Report, error) {
 			if !ok {
 				return nil // no certificate to seal to: reported
 			}
-			return w.Stage(b, p)
+			_, err := w.Stage(b, p)
+			return err
 		}
 		res, err := compiler.Compile(ctx, in)
 		if err != nil {
@@ -130,8 +131,8 @@ func runEnvs(ctx context.Context, cfg Config) (*Report, error) {
 	if err := os.Remove(filepath.Join(cfg.Out, StateFileOf(cfg.Shard))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return r, err
 	}
-	r.Written, r.Removed, err = w.Commit(cfg.Shard.removable(set, probs))
-	committed = r.Written > 0 || r.Removed > 0
+	err = r.commit(w, cfg.Shard.cleanup(set, probs, nil))
+	committed = r.wrote()
 	if err != nil {
 		return r, err
 	}

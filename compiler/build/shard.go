@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hieracc/hieracc/compiler/build/internal/stage"
 	"github.com/hieracc/hieracc/compiler/facts"
 )
 
@@ -113,20 +114,27 @@ func (s Shard) keep(set *factsSet, probs []facts.Problem) (*factsSet, []facts.Pr
 	return &out, mine
 }
 
-// removable says which bundles in Out a build of s that read set may
-// remove: those of its nodes whose facts were not given; none when some
-// facts could not be read (probs, those s reports), since they may be
-// those nodes'. A shard removes only bundles of its own nodes: the
-// others are other shards' to keep or remove.
-func (s Shard) removable(set *factsSet, probs []facts.Problem) func(node string) bool {
+// cleanup says what a build of s that read set removes from Out once its
+// bundles are committed: the bundles of its nodes whose facts were not
+// given, and the shared details files no bundle in Out refers to (kept:
+// what the bundles it kept refer to); nothing when some facts could not be
+// read (probs, those s reports), since they may be those nodes'. A shard
+// removes only bundles of its own nodes: the others are other shards' to
+// keep or remove; and no shared details file, which another shard's
+// bundles in Out may refer to.
+func (s Shard) cleanup(set *factsSet, probs []facts.Problem, kept map[string]stage.Ref) stage.Cleanup {
 	if facts.HasErrors(probs) {
-		return nil
+		return stage.Cleanup{}
 	}
 	given := map[string]bool{}
 	for _, n := range set.nodes {
 		given[n.Certname] = true
 	}
-	return func(node string) bool { return !given[node] && s.Holds(node) }
+	return stage.Cleanup{
+		Remove: func(node string) bool { return !given[node] && s.Holds(node) },
+		Prune:  s.N == 0,
+		Kept:   kept,
+	}
 }
 
 // StateFileOf is the name of the state file of a build of s in Out:

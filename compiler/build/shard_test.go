@@ -1,10 +1,12 @@
 package build
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -154,35 +156,67 @@ func TestShardStateFile(t *testing.T) {
 	}
 }
 
-// files lists the regular files of dir by name, with their bytes.
+// files lists the regular files of dir by name, with their bytes, and
+// those of its shared details folder as details/<name>; any other folder
+// is an error.
 func files(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	m := map[string][]byte{}
-	for _, e := range entries {
-		if e.IsDir() {
-			t.Errorf("%s: a folder %s was left in the output", dir, e.Name())
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+	var list func(sub string)
+	list = func(sub string) {
+		entries, err := os.ReadDir(filepath.Join(dir, sub))
 		if err != nil {
 			t.Fatal(err)
 		}
-		m[e.Name()] = data
+		for _, e := range entries {
+			name := path.Join(sub, e.Name())
+			if e.IsDir() && name == format.SharedDetailsDir {
+				list(name)
+				continue
+			}
+			if e.IsDir() {
+				t.Errorf("%s: a folder %s was left in the output", dir, name)
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m[name] = data
+		}
 	}
+	list("")
 	return m
+}
+
+// sharedFiles counts the shared details files among files' names, which
+// a compile of a fleet writes: a test of them that finds none tests
+// nothing.
+func sharedFiles(t *testing.T, files map[string][]byte) int {
+	t.Helper()
+	n := 0
+	for name := range files {
+		if dir, base := path.Split(name); dir == format.SharedDetailsDir+"/" {
+			if _, ok := format.ParseSharedDetailsName(base); !ok {
+				t.Errorf("%s: not a shared details file's name", name)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Errorf("no shared details file among %d files", len(files))
+	}
+	return n
 }
 
 // stateNode is what a state file says of a node, its dependencies by
 // path (their indexes differ from one state to another) and without the
 // bundle file's identity (inode and times differ from one run to another).
 type stateNode struct {
-	Facts string
-	Deps  []string
-	Diags []string
+	Facts  string
+	Deps   []string
+	Diags  []string
+	Shared string // the digest of the shared details file its bundle refers to
 }
 
 func stateNodes(t *testing.T, data []byte) map[string]stateNode {
@@ -205,6 +239,11 @@ func stateNodes(t *testing.T, data []byte) map[string]stateNode {
 		if ns.Bundle == nil {
 			t.Errorf("state: node %s has no bundle recorded", name)
 		}
+		if ns.Shared > 0 && ns.Shared <= len(s.Shared) {
+			sn.Shared = s.Shared[ns.Shared-1].Digest
+		} else if ns.Shared != 0 {
+			t.Errorf("state: node %s refers to shared details file %d of %d", name, ns.Shared, len(s.Shared))
+		}
 		m[name] = sn
 	}
 	return m
@@ -223,6 +262,7 @@ func TestShardUnion(t *testing.T) {
 	want := files(t, full)
 	wantState := stateNodes(t, want[StateFile])
 	delete(want, StateFile)
+	t.Logf("a full compile writes %d shared details files", sharedFiles(t, want))
 
 	for _, n := range []int{1, 2, 3, 4, 9} {
 		t.Run(fmt.Sprintf("N=%d", n), func(t *testing.T) {
@@ -240,10 +280,22 @@ func TestShardUnion(t *testing.T) {
 					t.Fatalf("shard %v wrote no %s", s, StateFileOf(s))
 				}
 				delete(got, StateFileOf(s))
-				if r.Nodes != len(got) || r.Written != len(got) {
-					t.Errorf("shard %v: compiled %d nodes, wrote %d, but its folder holds %d bundles", s, r.Nodes, r.Written, len(got))
+				nshared := 0
+				if r.Nodes > 0 {
+					nshared = sharedFiles(t, got)
+				}
+				if r.Nodes != len(got)-nshared || r.Written != r.Nodes || r.SharedWritten != nshared {
+					t.Errorf("shard %v: compiled %d nodes, wrote %d and %d shared details files, but its folder holds %d bundles and %d shared details files",
+						s, r.Nodes, r.Written, r.SharedWritten, len(got)-nshared, nshared)
 				}
 				for name, data := range got {
+					if strings.HasPrefix(name, format.SharedDetailsDir+"/") {
+						if old, dup := union[name]; dup && !bytes.Equal(old, data) {
+							t.Errorf("%s differs between two shards", name)
+						}
+						union[name] = data // as many shards as refer to it hold it
+						continue
+					}
 					if _, dup := union[name]; dup {
 						t.Errorf("%s written by two shards", name)
 					}
@@ -318,6 +370,13 @@ func TestShardIncremental(t *testing.T) {
 	got := files(t, out)
 	for k := 1; k <= n; k++ {
 		delete(got, StateFileOf(Shard{k, n}))
+	}
+	// A shard never removes a shared details file (another shard's
+	// bundles may refer to it): those of web03 alone may stay.
+	for name := range got {
+		if _, ok := want[name]; !ok && strings.HasPrefix(name, format.SharedDetailsDir+"/") {
+			delete(got, name)
+		}
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("the shards' folder differs from a full compile (-full +shards):\n%s", d)
@@ -422,4 +481,53 @@ func FuzzParseShard(f *testing.F) {
 			t.Fatalf("ShardOf(%q, %d) = %d", in, s.N, k)
 		}
 	})
+}
+
+// TestShardUnionEnvs: with environments from facts too, the N shards'
+// outputs are a full compile's byte for byte, details/ included.
+func TestShardUnionEnvs(t *testing.T) {
+	root := t.TempDir()
+	hiera := "version: 5\nhierarchy:\n  - name: Role\n    path: \"roles/%{facts.role}.yaml\"\n  - name: Common\n    path: common.yaml\n"
+	var export []string
+	for i := range 12 {
+		env, role := []string{"production", "staging"}[i%2], []string{"web", "db", "lb"}[i%3]
+		export = append(export, fmt.Sprintf(`{"certname": "n%02d", "environment": %q, "facts": {"data": [{"name": "role", "value": %q}]}}`, i, env, role))
+	}
+	for name, content := range map[string]string{
+		"envs/production/hiera.yaml":          hiera,
+		"envs/production/data/common.yaml":    "where: \"%{environment}\"\nntp::servers: [a, b]\n",
+		"envs/production/data/roles/web.yaml": "web::port: 80\n",
+		"envs/production/data/roles/db.yaml":  "db::size: 10\n",
+		"envs/staging/hiera.yaml":             hiera,
+		"envs/staging/data/common.yaml":       "where: \"%{environment}\"\nntp::servers: [c]\n",
+		"envs/staging/data/roles/web.yaml":    "web::port: 8080\n",
+		"facts/export.json":                   "[" + strings.Join(export, ",\n") + "]\n",
+	} {
+		write(t, filepath.Join(root, filepath.FromSlash(name)), content)
+	}
+	cfg := func(out string, s Shard) Config {
+		return Config{EnvRoot: filepath.Join(root, "envs"), Facts: []string{filepath.Join(root, "facts")}, Out: out, Shard: s}
+	}
+	full := filepath.Join(root, "full")
+	if r := mustRun(t, cfg(full, Shard{})); r.Environments != 2 || r.Nodes != 12 {
+		t.Fatalf("%d nodes in %d environments, want 12 in 2", r.Nodes, r.Environments)
+	}
+	want := files(t, full)
+	sharedFiles(t, want)
+	for _, n := range []int{2, 5} {
+		union := map[string][]byte{}
+		for k := 1; k <= n; k++ {
+			out := filepath.Join(root, fmt.Sprintf("N%d-%d", n, k))
+			mustRun(t, cfg(out, Shard{k, n}))
+			for name, data := range files(t, out) {
+				if old, dup := union[name]; dup && (!strings.HasPrefix(name, format.SharedDetailsDir+"/") || !bytes.Equal(old, data)) {
+					t.Errorf("N=%d: %s written by two shards, or differently", n, name)
+				}
+				union[name] = data
+			}
+		}
+		if d := cmp.Diff(want, union); d != "" {
+			t.Errorf("the union of %d shards differs from a full compile (-full +union):\n%s", n, d)
+		}
+	}
 }

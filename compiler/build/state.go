@@ -32,7 +32,7 @@ import (
 )
 
 // stateVersion changes whenever the state's meaning does.
-const stateVersion = 6 // 2: facts digested from their files' bytes; 3: file stats; 4: real folders in Settings, bundles' stats; 5: facts files' nodes; 6: facts files' stats
+const stateVersion = 7 // 2: facts digested from their files' bytes; 3: file stats; 4: real folders in Settings, bundles' stats; 5: facts files' nodes; 6: facts files' stats; 7: shared details files, bundles' digests
 
 type buildState struct {
 	Version  int                  `json:"version"`
@@ -50,8 +50,19 @@ type buildState struct {
 	// FactsStats records each facts file's size and time with its
 	// digest, so that an unchanged one is not even read.
 	FactsStats map[string]factsStat `json:"facts_stats,omitempty"`
+	// Shared are the shared details files the bundles refer to, as
+	// written, so that an incremental build knows what the bundles it
+	// keeps refer to without reading them, and trusts those files by
+	// their stats as it trusts the bundles.
+	Shared []sharedState `json:"shared,omitempty"`
 
 	changed map[string]bool // files changed since this state, once compared
+}
+
+// sharedState is a shared details file in OUT.
+type sharedState struct {
+	Digest string      `json:"d"` // hex, as in its name
+	File   *bundleStat `json:"f,omitempty"`
 }
 
 type nodeState struct {
@@ -59,6 +70,26 @@ type nodeState struct {
 	Deps   []int       `json:"deps"`  // indexes into Paths: every location its hierarchies name
 	Diags  []diagLine  `json:"diags,omitempty"`
 	Bundle *bundleStat `json:"bundle,omitempty"` // the bundle file as written
+	// Digest is the bundle's (its header's, in hex): a bundle file whose
+	// stats changed but that verifies with this digest is the one written.
+	Digest string `json:"digest,omitempty"`
+	// Shared is 1 + the index in the state's Shared of the shared
+	// details file the bundle refers to; 0 when it refers to none.
+	Shared int `json:"shared,omitempty"`
+}
+
+// sharedRef is the shared details file that ns, of the state s, says its
+// bundle refers to; ok is false when s does not say (a damaged state).
+func (ns nodeState) sharedRef(s *buildState) (ref stage.Ref, ok bool) {
+	if ns.Shared == 0 {
+		return stage.Ref{}, true
+	}
+	if i := ns.Shared - 1; i >= 0 && i < len(s.Shared) {
+		if d, ok := parseDigest(s.Shared[i].Digest); ok {
+			return stage.Ref{Digest: d, Has: true}, true
+		}
+	}
+	return stage.Ref{}, false
 }
 
 // diagLine is a diagnostic as it was printed.
@@ -219,14 +250,41 @@ func (s *buildState) changedNodes(cur *buildState, certnames []string, facts map
 
 // stateRecorder collects the dependencies of the bundles a run emits.
 type stateRecorder struct {
-	mu    sync.Mutex
-	paths map[string]int
-	st    *buildState
+	mu     sync.Mutex
+	paths  map[string]int
+	shared map[[32]byte]int // index in st.Shared
+	staged []string         // the nodes whose bundles were staged
+	st     *buildState
 }
 
 func newStateRecorder(cur *buildState) *stateRecorder {
 	cur.Nodes = map[string]nodeState{}
-	return &stateRecorder{paths: map[string]int{}, st: cur}
+	return &stateRecorder{paths: map[string]int{}, shared: map[[32]byte]int{}, st: cur}
+}
+
+// internShared is nodeState.Shared for ref.
+func (r *stateRecorder) internShared(ref stage.Ref) int {
+	if !ref.Has {
+		return 0
+	}
+	if i, ok := r.shared[ref.Digest]; ok {
+		return i + 1
+	}
+	r.shared[ref.Digest] = len(r.st.Shared)
+	r.st.Shared = append(r.st.Shared, sharedState{Digest: hex.EncodeToString(ref.Digest[:])})
+	return len(r.st.Shared)
+}
+
+// stagedBundle notes that node's bundle, which record noted, was staged:
+// its digest, and which shared details file it refers to.
+func (r *stateRecorder) stagedBundle(node string, st stage.Staged) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ns := r.st.Nodes[node]
+	ns.Digest = hex.EncodeToString(st.Digest[:])
+	ns.Shared = r.internShared(st.Shared)
+	r.st.Nodes[node] = ns
+	r.staged = append(r.staged, node)
 }
 
 func (r *stateRecorder) intern(p string) int {
@@ -277,10 +335,11 @@ func (r *stateRecorder) diag(node string, d diagLine) {
 	r.st.Nodes[node] = ns
 }
 
-// keep carries over the entries of nodes this run did not recompile, and
-// returns the diagnostics to report again for them: theirs, and those of
-// unchanged files that this run did not read again.
-func (r *stateRecorder) keep(prev *buildState, names []string) []diagLine {
+// keep carries over the entries of nodes this run did not recompile, with
+// their bundles as plan found them, and returns the diagnostics to report
+// again for them: theirs, and those of unchanged files that this run did
+// not read again.
+func (r *stateRecorder) keep(prev *buildState, names []string, kept map[string]keptBundle) []diagLine {
 	var replay []diagLine
 	for _, name := range names {
 		ns, ok := prev.Nodes[name]
@@ -291,7 +350,8 @@ func (r *stateRecorder) keep(prev *buildState, names []string) []diagLine {
 		for _, d := range ns.Deps {
 			deps = append(deps, r.intern(prev.Paths[d]))
 		}
-		r.st.Nodes[name] = nodeState{Facts: ns.Facts, Deps: deps, Diags: ns.Diags, Bundle: ns.Bundle}
+		k := kept[name]
+		r.st.Nodes[name] = nodeState{Facts: ns.Facts, Deps: deps, Diags: ns.Diags, Bundle: k.file, Digest: k.digest, Shared: r.internShared(k.ref)}
 		replay = append(replay, ns.Diags...)
 	}
 	seen := map[string]bool{}
@@ -308,19 +368,40 @@ func (r *stateRecorder) keep(prev *buildState, names []string) []diagLine {
 	return replay
 }
 
-// written notes how the bundles of the nodes compiled were left in out,
-// so that the next build need not read them again to know them intact.
-func (r *stateRecorder) written(out string, nodes []string) {
-	stats := make([]*bundleStat, len(nodes))
-	forEach(len(nodes), func(i int) { stats[i], _ = statBundle(filepath.Join(out, nodes[i]+".bundle")) })
+// written notes how the bundles staged, and the shared details files the
+// bundles refer to, were left in out, so that the next build need not
+// read them again to know them intact. A node compiled but not staged
+// (no certificate to seal to) has no record: its bundle, if any, is read.
+func (r *stateRecorder) written(out string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i, name := range nodes {
+	stats := make([]*bundleStat, len(r.staged))
+	forEach(len(r.staged), func(i int) { stats[i], _ = statBundle(filepath.Join(out, r.staged[i]+".bundle")) })
+	for i, name := range r.staged {
 		if ns, ok := r.st.Nodes[name]; ok {
 			ns.Bundle = stats[i]
 			r.st.Nodes[name] = ns
 		}
 	}
+	forEach(len(r.st.Shared), func(i int) {
+		if d, ok := parseDigest(r.st.Shared[i].Digest); ok {
+			r.st.Shared[i].File, _ = statBundle(sharedPath(out, d))
+		}
+	})
+}
+
+// sharedPath is the path of the shared details file of digest d in out.
+func sharedPath(out string, d [32]byte) string {
+	return filepath.Join(out, filepath.FromSlash(format.SharedDetailsName(d)))
+}
+
+// parseDigest reads a digest in hex, as the state records it.
+func parseDigest(hx string) (d [32]byte, ok bool) {
+	if len(hx) != 2*len(d) {
+		return d, false
+	}
+	_, err := hex.Decode(d[:], []byte(hx))
+	return d, err == nil
 }
 
 // write stores the state in OUT, in the file name, atomically.

@@ -3,6 +3,7 @@ package build
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -14,6 +15,9 @@ func FuzzStateFile(f *testing.F) {
 		`"nodes":{"n1":{"facts":"f","deps":[0],"diags":[{"text":"w"}],"bundle":{"s":1,"m":2,"c":3,"i":4}}},"diags":[{"file":"env/a.yaml","text":"g"}]}`))
 	f.Add([]byte(`{"version":4,"binary":"b","settings":"s","files":{"env/a.yaml":"1"},"paths":[],"nodes":{"n1":{"facts":"f","deps":[7]}}}`))
 	f.Add([]byte(`{"version":4,"binary":"b","settings":"s","files":{"env/a.yaml":"1"},"nodes":{"n1":{"facts":"f","deps":[-1]}}}`))
+	f.Add([]byte(`{"version":7,"binary":"b","settings":"s","files":{"env/a.yaml":"1"},"paths":["env/a.yaml"],` +
+		`"shared":[{"d":"zz"},{"d":"` + strings.Repeat("ab", 32) + `","f":{"s":1,"m":2,"c":3,"i":4}}],` +
+		`"nodes":{"n1":{"facts":"f","deps":[0],"shared":2,"bundle":{"s":1,"m":2,"c":3,"i":4}},"n2":{"facts":"f","shared":-1}}}`))
 	f.Add([]byte(`not json`))
 	out := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -23,23 +27,20 @@ func FuzzStateFile(f *testing.F) {
 		prev := loadState(out, StateFile)
 		cur := &buildState{Version: stateVersion, Binary: "b", Settings: "s", Files: map[string]string{"env/a.yaml": "1"}}
 		certnames := []string{"n1", "n2"}
-		dirty, all := prev.changedNodes(cur, certnames, map[string]string{"n1": "f", "n2": "f"})
+		_, all, kept, refs := plan(out, prev, cur, certnames, map[string]string{"n1": "f", "n2": "f"})
 		if all {
 			return
 		}
-		var kept []string
-		for _, name := range certnames {
-			if !dirty[name] {
-				kept = append(kept, name)
-			}
-		}
 		rec := newStateRecorder(cur)
-		rec.keep(prev, kept)
+		rec.keep(prev, kept, refs)
 		for _, ns := range cur.Nodes {
 			for _, d := range ns.Deps {
 				if d < 0 || d >= len(cur.Paths) {
 					t.Fatalf("a kept node depends on path %d of %d", d, len(cur.Paths))
 				}
+			}
+			if ns.Shared < 0 || ns.Shared > len(cur.Shared) {
+				t.Fatalf("a kept node refers to shared details file %d of %d", ns.Shared, len(cur.Shared))
 			}
 		}
 	})

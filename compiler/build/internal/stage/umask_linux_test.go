@@ -27,10 +27,10 @@ func TestStagedModeUnderUmask(t *testing.T) {
 		out := t.TempDir()
 		w := NewWriter(out)
 		b := &format.Bundle{Node: "web01", Environment: "production", Revision: "r"}
-		if err := w.Stage(b, format.Protection{}); err != nil {
+		if _, err := w.Stage(b, format.Protection{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := w.Commit(nil); err != nil {
+		if _, err := w.Commit(Cleanup{}); err != nil {
 			t.Fatal(err)
 		}
 		syscall.Umask(old)
