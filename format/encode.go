@@ -178,10 +178,8 @@ func (e *Encoder) Reset() {
 	clear(e.seen)
 	e.recHits, e.recMisses, e.recPause = 0, 0, 0
 	if sh := e.share; sh != nil {
-		clear(sh.prev)
-		sh.prev = sh.prev[:0]
-		clear(sh.prevMods)
-		sh.prevMods = sh.prevMods[:0]
+		clear(sh.recent)
+		sh.recent = sh.recent[:0]
 		if sh.sub != nil {
 			sh.sub.Reset()
 		}

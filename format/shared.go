@@ -83,15 +83,24 @@ type sharing struct {
 	keys   []Key          // the shared file's records
 	sub    *Encoder
 	tmp    []byte // the bundle sub writes
-	buf    []byte // the shared file
 	out    SharedDetails
-	exists bool // the bundle being encoded refers to out
-	// The records of the shared file in out, kept for the next bundle:
-	// nodes of a slice come one after the other and most share it.
-	prev     []Key
-	mods     []Module // the shared file's modules: the bundle's, without errors
-	prevMods []Module
+	exists bool     // the bundle being encoded refers to out
+	mods   []Module // the shared file's modules: the bundle's, without errors
+	// The shared files written last, the latest first, with their
+	// records: nodes of a slice come one after the other and share one
+	// of a few files.
+	recent []*sharedFile
 }
+
+// sharedFile is a shared file an encoder wrote, with what it holds.
+type sharedFile struct {
+	keys []Key
+	mods []Module
+	out  SharedDetails
+}
+
+// maxRecent bounds the shared files an encoder remembers.
+const maxRecent = 8
 
 // inShared reports whether the details of the i-th key of the bundle
 // being encoded are all in its shared file.
@@ -225,9 +234,13 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
 		m.Err = nil
 		sh.mods = append(sh.mods, m)
 	}
-	if sameRecords(sh.prev, sh.keys) && sameModules(sh.prevMods, sh.mods) {
-		sh.exists = true // the previous bundle's file: out holds it still
-		return nil
+	for i, f := range sh.recent {
+		if sameRecords(f.keys, sh.keys) && sameModules(f.mods, sh.mods) {
+			copy(sh.recent[1:i+1], sh.recent[:i]) // the latest first
+			sh.recent[0] = f
+			sh.out, sh.exists = f.out, true
+			return nil
+		}
 	}
 	if sh.sub == nil {
 		sh.sub = NewEncoder()
@@ -241,18 +254,27 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
 	// and digest are the shared file's.
 	n := sh.sub.bodyLen
 	body = body[len(body)-1-n : len(body)-1]
-	sh.out.Digest = sh.sub.sum
-	w := append(sh.buf[:0], sharedMagic...)
+	// Remember it in place of the oldest.
+	var f *sharedFile
+	if len(sh.recent) < maxRecent {
+		f = &sharedFile{}
+		sh.recent = append(sh.recent, nil)
+	} else {
+		f = sh.recent[len(sh.recent)-1]
+	}
+	copy(sh.recent[1:], sh.recent[:len(sh.recent)-1])
+	sh.recent[0] = f
+	f.out.Digest = sh.sub.sum
+	w := append(f.out.Data[:0], sharedMagic...)
 	w = appendUint(w, sharedVersion)
 	w = append(w, 0x92) // array(2)
-	w = appendBin(w, sh.out.Digest[:])
+	w = appendBin(w, f.out.Digest[:])
 	w = appendUint(w, uint64(n))
 	w = append(w, body...)
-	sh.buf = w
-	sh.out.Data = w
-	sh.exists = true
-	sh.prev = append(sh.prev[:0], sh.keys...)
-	sh.prevMods = append(sh.prevMods[:0], sh.mods...)
+	f.out.Data = w
+	f.keys = append(f.keys[:0], sh.keys...)
+	f.mods = append(f.mods[:0], sh.mods...)
+	sh.out, sh.exists = f.out, true
 	return nil
 }
 
@@ -386,7 +408,6 @@ func (e *Encoder) AppendShared(dst []byte, b *Bundle, p Protection) ([]byte, *Sh
 	sh := e.share
 	sh.on = true
 	defer func() { sh.on = false }()
-	sh.buf = sh.buf[:0]
 	out, err := e.AppendWith(dst, b, p)
 	if err != nil || !sh.exists {
 		return out, nil, err

@@ -51,6 +51,7 @@ func TestSharedDetails(t *testing.T) {
 		sharedNode("web02", true, 10), // its own file holds b
 		sharedNode("web03", false, 10),
 		sharedNode("web04", false, 20), // common.yaml moved its keys
+		sharedNode("web05", true, 10),  // web01's again, after another
 	} {
 		data, sd, err := e.AppendShared(nil, b, format.Protection{})
 		if err != nil || sd == nil {
@@ -63,7 +64,7 @@ func TestSharedDetails(t *testing.T) {
 			t.Errorf("%s: a warm encoder's bytes differ from a fresh one's (%v)", b.Node, err)
 		}
 	}
-	for i, o := range outs[:3] {
+	for i, o := range append(outs[:3:3], outs[4]) {
 		if o.shared.Digest != outs[0].shared.Digest {
 			t.Errorf("node %d: shared digest %x, want node 0's %x", i, o.shared.Digest[:4], outs[0].shared.Digest[:4])
 		}
