@@ -215,7 +215,7 @@ func (e *refEncoder) value(v any, depth int) (int, error) {
 			return 0, fmt.Errorf("value has more than %d nodes", MaxNodes)
 		}
 		i = len(e.entries)
-		key := string(e.scratch.Bytes()) // the entry with msgpack references
+		key := e.scratch.String() // the entry with msgpack references
 		entry := []byte(key)
 		if e.version >= 5 && container {
 			// Version 5: the references are varints.

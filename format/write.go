@@ -101,14 +101,6 @@ func appendMapLen(w []byte, n int) []byte {
 	return appendLen(w, n, 0, mMap16, mMap32)
 }
 
-// arrayLenSize is the length of appendArrayLen's output.
-func arrayLenSize(n int) int {
-	switch {
-	case n < 16:
-		return 1
-	case n <= math.MaxUint16:
-		return 3
-	}
 	return 5
 }
 
