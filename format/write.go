@@ -101,9 +101,6 @@ func appendMapLen(w []byte, n int) []byte {
 	return appendLen(w, n, 0, mMap16, mMap32)
 }
 
-	return 5
-}
-
 // appendValuesHead appends the head of a version 5 value table of n
 // entries taking size bytes: a bin of the count (a varint) and the
 // entries, up to the entries.
