@@ -207,7 +207,7 @@ type keyLoc struct {
 // locsOf lists the locations of a key's layers that hold it or fail to
 // load, in order: the locations a lookup of the key reads something from.
 func (n *nodeRun) locsOf(name string, layers [3]*layerRun) []keyLoc {
-	var out []keyLoc
+	out := n.w.locs[:0]
 	add := func(layer format.Layer, def bool, files [][]*dataFile) {
 		for li, lvl := range files {
 			for fi, df := range lvl {
@@ -234,7 +234,8 @@ func (n *nodeRun) locsOf(name string, layers [3]*layerRun) []keyLoc {
 			}
 		}
 	}
-	return out
+	n.w.locs = out
+	return cloneOrNil(out)
 }
 
 // contributions reads a key from its locations in the hierarchies, or in

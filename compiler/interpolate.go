@@ -64,18 +64,18 @@ func needsInterpolation(v any) bool {
 // interpolate resolves every %{...} in v for node n. Values without any are
 // returned as they are (shared, never copied); values are never mutated.
 func (n *nodeRun) interpolate(v any, allowMethods bool) (any, error) {
-	switch v := v.(type) {
+	switch x := v.(type) {
 	case string:
-		if !strings.Contains(v, "%{") {
-			return v, nil
+		if !strings.Contains(x, "%{") {
+			return v, nil // v, not x: boxing x again would allocate
 		}
-		return n.interpolateString(v, allowMethods)
+		return n.interpolateString(x, allowMethods)
 	case []any:
-		if !needsInterpolation(v) {
+		if !needsInterpolation(x) {
 			return v, nil
 		}
-		out := make([]any, len(v))
-		for i, e := range v {
+		out := make([]any, len(x))
+		for i, e := range x {
 			x, err := n.interpolate(e, allowMethods)
 			if err != nil {
 				return nil, err
@@ -84,11 +84,11 @@ func (n *nodeRun) interpolate(v any, allowMethods bool) (any, error) {
 		}
 		return out, nil
 	case *format.Hash:
-		if !needsInterpolation(v) {
+		if !needsInterpolation(x) {
 			return v, nil
 		}
-		out := format.NewHash(v.Len())
-		for k, e := range v.All() {
+		out := format.NewHash(x.Len())
+		for k, e := range x.All() {
 			// Keys of nested hashes are interpolated too (top-level keys of a
 			// data file are not: they never pass through here).
 			if ks, ok := k.(string); ok && strings.Contains(ks, "%{") {
@@ -221,6 +221,7 @@ func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
 		return s, nil
 	}
 	var b strings.Builder
+	b.Grow(len(s) + 64) // most results: the text and a short value or two
 	last := 0
 	for ; start >= 0; start, end = nextExpr(s, end) {
 		b.WriteString(s[last:start])
@@ -230,26 +231,22 @@ func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
 		if emptyInterpolations[expr] {
 			continue
 		}
-		method, arg := "scope", expr
-		if call := n.methodOf(expr); call.ok {
-			if !allowMethods {
-				return nil, lookupError(errMethodsNotAllowed)
-			}
-			method, arg = call.method, call.arg
+		call := n.methodOf(expr)
+		if call.ok && !allowMethods {
+			return nil, lookupError(errMethodsNotAllowed)
 		}
+		method, arg, checkName := call.method, call.arg, call.check
 		if method == "alias" && s != whole {
 			return nil, lookupError(errAliasNotEntire)
 		}
 		var val any
 		var err error
-		checkName := arg
 		switch method {
 		case "lookup", "hiera", "alias":
 			val, err = n.lookupWithDefault(arg)
 			n.record(dep{lookup: true, name: arg, value: val, err: errText(err)})
 		case "scope":
 			val, err = n.scopeLookup(arg, s)
-			checkName = "scope:" + arg
 		case "literal":
 			val = arg
 		default:
@@ -302,20 +299,29 @@ func errTooLong() *format.Error {
 	return limitError("interpolation gives a string of more than %d bytes", maxInterpolated)
 }
 
-// methodExpr is an interpolation expression parsed as a method call.
+// methodExpr is an interpolation expression parsed: a method call, or a
+// variable (method "scope", arg the expression).
 type methodExpr struct {
 	method, arg string
-	ok          bool // it is one
+	ok          bool // it is a method call
+	// check is the name the value is interpolated under on the
+	// recursion guard: "scope:" and the variable for scope, else the
+	// argument.
+	check string
 }
 
-// methodOf parses expr as a method call, once per worker.
+// methodOf parses expr, once per worker.
 func (n *nodeRun) methodOf(expr string) methodExpr {
 	if m, ok := n.w.calls[expr]; ok {
 		return m
 	}
-	var m methodExpr
+	m := methodExpr{method: "scope", arg: expr}
 	if mm := methodCall.FindStringSubmatch(expr); mm != nil {
 		m = methodExpr{method: mm[1], arg: mm[2] + mm[3], ok: true}
+	}
+	m.check = m.arg
+	if m.method == "scope" {
+		m.check = "scope:" + m.arg
 	}
 	n.w.calls[expr] = m
 	return m

@@ -198,7 +198,11 @@ func (n *nodeRun) since(mark int) []string {
 func (n *nodeRun) setKeyChecks(name string, tested []string) {
 	if len(tested) > 0 {
 		if n.keyChecks == nil {
-			n.keyChecks = map[string][]string{}
+			if n.w.keyChecks == nil {
+				n.w.keyChecks = map[string][]string{}
+			}
+			n.keyChecks = n.w.keyChecks // the worker's, emptied: its memory is kept
+			clear(n.keyChecks)
 		}
 		n.keyChecks[name] = tested
 	}

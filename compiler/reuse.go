@@ -35,6 +35,12 @@ type worker struct {
 	calls   map[string]methodExpr
 	scratch []uint32
 	names   []string // a node's key names, when it has keys of its own
+	// Buffers of findOrCompile and locsOf, reused from key to key.
+	deps  []dep
+	warns []Diagnostic
+	locs  []keyLoc
+	// keyChecks is the map nodeRun.keyChecks, emptied for each node.
+	keyChecks map[string][]string
 
 	// With Input.Emit, each node's Keys reuse the memory of the last
 	// node's: a fleet's compile then allocates no key table per node.
@@ -231,16 +237,26 @@ func (n *nodeRun) findOrCompile(name, mod string, sig []uint32, h uint64, locs [
 		k, err := n.reuse(hit)
 		return hit, true, k, err
 	}
-	var deps []dep
-	var warns []Diagnostic
-	n.deps, n.keyWarns = &deps, &warns
+	// Reads and warnings are collected in the worker's buffers (a key's
+	// compile never compiles another top-level key) and copied out.
+	w := n.w
+	w.deps, w.warns = w.deps[:0], w.warns[:0]
+	n.deps, n.keyWarns = &w.deps, &w.warns
 	k, err = n.compileKey(name, mod, locs)
 	n.deps, n.keyWarns = nil, nil
 	if k == nil {
 		return nil, false, nil, err
 	}
-	e = &sharedKey{key: *k, deps: deps, warns: warns, tested: n.keyChecks[name]}
+	e = &sharedKey{key: *k, deps: cloneOrNil(w.deps), warns: cloneOrNil(w.warns), tested: n.keyChecks[name]}
 	return e, false, &e.key, err
+}
+
+// cloneOrNil copies s into memory of its own, nil when empty.
+func cloneOrNil[S ~[]E, E any](s S) S {
+	if len(s) == 0 {
+		return nil
+	}
+	return slices.Clone(s)
 }
 
 // remember caches a new result under its signature's hash, for other nodes.
