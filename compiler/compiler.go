@@ -208,6 +208,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 			ds = append(ds, e.df.diags...)
 		}
 	}
+	ds = append(ds, c.files.released...)
 	res.Diagnostics = sortDiags(ds)
 	return res, nil
 }

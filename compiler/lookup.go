@@ -25,6 +25,9 @@ type nodeRun struct {
 
 	global, env *layerRun
 	modules     map[string]*layerRun // expanded on first use
+	// own are the node's files at per-node positions (see slice), which
+	// the file cache releases once the node is compiled.
+	own []*dataFile
 
 	stack []string // keys being looked up, for recursion detection
 	top   string   // the key the current top-level lookup started from

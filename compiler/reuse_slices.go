@@ -73,9 +73,11 @@ type slot struct {
 type sliceStats struct {
 	slices, noSlice       int // nodes
 	static, slot, general int // keys: a slot's static result, other slot keys, the general path
+	released              int // per-node files released from the file cache
 }
 
 func (s *sliceStats) add(o sliceStats) {
+	s.released += o.released
 	s.slices += o.slices
 	s.noSlice += o.noSlice
 	s.static += o.static
@@ -103,8 +105,9 @@ func (s *posStat) perNode() bool {
 
 // nodeSlice is a node's slice table and the keys of its per-node files.
 type nodeSlice struct {
-	table *sliceTable
-	delta []string // sorted keys of the per-node files
+	table  *sliceTable
+	delta  []string    // sorted keys of the per-node files
+	masked []*dataFile // the per-node files
 }
 
 // slice finds or makes the node's slice table. It returns nil when the
@@ -205,7 +208,7 @@ func (n *nodeRun) slice() *nodeSlice {
 		t.slots = make([]slot, len(t.keys))
 		w.slices[string(b)] = t
 	}
-	s := &nodeSlice{table: t}
+	s := &nodeSlice{table: t, masked: masked}
 	for _, df := range masked {
 		s.delta = mergeSorted(s.delta, df.keys)
 	}
