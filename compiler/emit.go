@@ -20,9 +20,10 @@ func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.
 		return n.compileKey(name, mod, nil)
 	}
 	layers := n.layersFor(mod)
-	sig := n.w.keySig(n.shapeID(mod, layers), merge, convertID(conv), name, layers)
+	locs := n.locsOf(name, layers)
+	sig := n.w.keySig(n.shapeID(mod, layers), merge, convertID(conv), locs)
 	h := hashSig(name, sig)
-	e, reused, k, err := n.findOrCompile(name, mod, sig, h, nil)
+	e, reused, k, err := n.findOrCompile(name, mod, sig, h, locs)
 	if store && e != nil && !reused {
 		n.w.remember(h, sig, e)
 	}

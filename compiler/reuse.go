@@ -100,38 +100,19 @@ type sharedKey struct {
 var seed = maphash.MakeSeed()
 
 // keySig describes where a key's data lies for a node: the merge and, for
-// every location holding the key, its layer, level, location and file. The
-// hierarchy shape is part of it through the caller (see shapeSig).
-func (w *worker) keySig(shape uint32, m format.Merge, conv uint32, name string, layers [3]*layerRun) []uint32 {
+// every location holding the key (its locs, see locsOf), its layer (3 for
+// a module's default_hierarchy), level, location and file. The hierarchy
+// shape is part of it through the caller (see shapeID).
+func (w *worker) keySig(shape uint32, m format.Merge, conv uint32, locs []keyLoc) []uint32 {
 	s := append(w.scratch[:0], shape, mergeID(m), conv)
-	for li, lr := range layers {
-		if lr == nil || !lr.hier.Present || lr.err != nil {
-			continue
+	for _, l := range locs {
+		layer := uint32(l.layer)
+		if l.def {
+			layer = 3
 		}
-		s = appendFileSig(s, uint32(li), name, lr.files)
-		if li == int(format.LayerModule) && lr.def != nil {
-			s = appendFileSig(s, 3, name, lr.defFiles)
-		}
+		s = append(s, layer, uint32(l.level), uint32(l.loc), l.df.id)
 	}
 	w.scratch = s
-	return s
-}
-
-func appendFileSig(s []uint32, layer uint32, name string, files [][]*dataFile) []uint32 {
-	for li, lvl := range files {
-		for fi, df := range lvl {
-			if df == nil {
-				continue
-			}
-			if df.err != nil {
-				s = append(s, layer, uint32(li), uint32(fi), df.id)
-				continue
-			}
-			if _, ok := df.index[name]; ok {
-				s = append(s, layer, uint32(li), uint32(fi), df.id)
-			}
-		}
-	}
 	return s
 }
 

@@ -226,10 +226,9 @@ func (n *nodeRun) slotKey(s *slot, name string) (*format.Key, *format.Error) {
 		s.perr = perr != nil || cerr != nil
 		if !s.perr {
 			layers := n.layersFor(s.mod)
-			s.sig = n.w.keySig(n.shapeID(s.mod, layers), merge, convertID(conv), name, layers)
-			s.sig = append([]uint32(nil), s.sig...)
-			s.hash = hashSig(name, s.sig)
 			s.locs = n.locsOf(name, layers)
+			s.sig = slices.Clone(n.w.keySig(n.shapeID(s.mod, layers), merge, convertID(conv), s.locs))
+			s.hash = hashSig(name, s.sig)
 		}
 	}
 	if s.static != nil {
