@@ -33,7 +33,8 @@ func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.
 // compileKey resolves one key at the top level. Every location's value is
 // recorded (interpolated), and the configured merge is computed from those
 // records with the same driver the runtime uses, so the two cannot differ.
-// locs are the key's locations (see locsOf), nil to find them.
+// locs are the key's locations (see locsOf), nil to find them. The key
+// returned is the worker's until its next compileKey: callers copy it.
 func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *format.Error) {
 	mark := len(n.checks)
 	layers := n.layersFor(mod)
@@ -51,7 +52,8 @@ func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *for
 
 // resolveTop is compileKey's lookup of the key as asked by its name.
 func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRun) (*format.Key, *format.Error) {
-	k := &format.Key{Name: name}
+	k := &n.w.key // copied by every caller: no allocation per key
+	*k = format.Key{Name: name}
 	merge, perr := n.optionsFor(mod).mergeOf(name)
 	// Whether any value read for the key holds decrypted text.
 	outer := n.secret

@@ -41,6 +41,8 @@ type worker struct {
 	locs  []keyLoc
 	// keyChecks is the map nodeRun.keyChecks, emptied for each node.
 	keyChecks map[string][]string
+	// key is the key compileKey returns (see there).
+	key format.Key
 
 	// With Input.Emit, each node's Keys reuse the memory of the last
 	// node's: a fleet's compile then allocates no key table per node.
