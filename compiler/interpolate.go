@@ -116,9 +116,10 @@ func (n *nodeRun) interpolate(v any, allowMethods bool) (any, error) {
 type interpPlan struct {
 	keys []bool        // hash: whether key i holds "%{" (nil if none does)
 	kids []*interpPlan // container: element (hash: value) i's plan
+	// exprs are a string's %{...} (see scanExprs); nil for a string whose
+	// "%{" is never closed.
+	exprs []interpExpr
 }
-
-var stringPlan = &interpPlan{}
 
 // planFor returns the plan of v; what it marks is exactly what interpolate
 // acts on.
@@ -126,7 +127,7 @@ func planFor(v any) *interpPlan {
 	switch v := v.(type) {
 	case string:
 		if strings.Contains(v, "%{") {
-			return stringPlan
+			return &interpPlan{exprs: scanExprs(nil, v, nil)}
 		}
 	case []any:
 		var p *interpPlan
@@ -165,7 +166,7 @@ func (n *nodeRun) interpolatePlanned(v any, p *interpPlan, allowMethods bool) (a
 	}
 	switch v := v.(type) {
 	case string:
-		return n.interpolateString(v, allowMethods)
+		return n.interpolateExprs(v, p.exprs, allowMethods)
 	case []any:
 		out := make([]any, len(v))
 		for i, e := range v {
@@ -209,34 +210,60 @@ func hashKey(v any) any {
 	return ruby.ToS(v)
 }
 
+// interpExpr is one %{...} of a string: its bounds, and its expression
+// parsed (nil for one of emptyInterpolations).
+type interpExpr struct {
+	start, end int
+	call       *methodExpr
+}
+
+// scanExprs appends to dst every %{...} of s, in order, parsing each
+// expression with the cache calls (nil: none). A data file's strings are
+// scanned once, when it is loaded (planFor); other strings as they are
+// interpolated.
+func scanExprs(dst []interpExpr, s string, calls map[string]*methodExpr) []interpExpr {
+	for start, end := nextExpr(s, 0); start >= 0; start, end = nextExpr(s, end) {
+		e := interpExpr{start: start, end: end}
+		if expr := strings.TrimSpace(s[start+2 : end-1]); !emptyInterpolations[expr] {
+			e.call = parseMethod(expr, calls)
+		}
+		dst = append(dst, e)
+	}
+	return dst
+}
+
 func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
+	var buf [4]interpExpr
+	return n.interpolateExprs(s, scanExprs(buf[:0], s, n.w.calls), allowMethods)
+}
+
+// interpolateExprs is interpolateString for a string whose expressions
+// are known (see scanExprs).
+func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bool) (any, error) {
 	// Only the text this call inserts is escaped for a glob: values
 	// interpolated again inside it are escaped once, here.
 	escape := n.globText
 	n.globText = false
 	defer func() { n.globText = escape }()
-	start, end := nextExpr(s, 0)
-	if start < 0 {
+	if len(exprs) == 0 {
 		n.warnUnclosed(s) // the caller saw a "%{"
 		return s, nil
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 64) // most results: the text and a short value or two
 	last := 0
-	for ; start >= 0; start, end = nextExpr(s, end) {
-		b.WriteString(s[last:start])
-		last = end
-		whole := s[start:end]
-		expr := strings.TrimSpace(s[start+2 : end-1])
-		if emptyInterpolations[expr] {
+	for _, e := range exprs {
+		b.WriteString(s[last:e.start])
+		last = e.end
+		if e.call == nil {
 			continue
 		}
-		call := n.methodOf(expr)
+		call := e.call
 		if call.ok && !allowMethods {
 			return nil, lookupError(errMethodsNotAllowed)
 		}
 		method, arg, checkName := call.method, call.arg, call.check
-		if method == "alias" && s != whole {
+		if method == "alias" && s != s[e.start:e.end] {
 			return nil, lookupError(errAliasNotEntire)
 		}
 		var val any
@@ -310,20 +337,22 @@ type methodExpr struct {
 	check string
 }
 
-// methodOf parses expr, once per worker.
-func (n *nodeRun) methodOf(expr string) methodExpr {
-	if m, ok := n.w.calls[expr]; ok {
+// parseMethod parses expr, once per cache (nil: no cache).
+func parseMethod(expr string, cache map[string]*methodExpr) *methodExpr {
+	if m, ok := cache[expr]; ok {
 		return m
 	}
-	m := methodExpr{method: "scope", arg: expr}
+	m := &methodExpr{method: "scope", arg: expr}
 	if mm := methodCall.FindStringSubmatch(expr); mm != nil {
-		m = methodExpr{method: mm[1], arg: mm[2] + mm[3], ok: true}
+		m = &methodExpr{method: mm[1], arg: mm[2] + mm[3], ok: true}
 	}
 	m.check = m.arg
 	if m.method == "scope" {
 		m.check = "scope:" + m.arg
 	}
-	n.w.calls[expr] = m
+	if cache != nil {
+		cache[expr] = m
+	}
 	return m
 }
 

@@ -32,7 +32,7 @@ type worker struct {
 	keys    map[uint64][]*sharedKey
 	unions  map[[2]uint32]*keyList
 	exprs   map[string]hiera.Key
-	calls   map[string]methodExpr
+	calls   map[string]*methodExpr
 	scratch []uint32
 	names   []string // a node's key names, when it has keys of its own
 	// Buffers of findOrCompile and locsOf, reused from key to key.
@@ -69,7 +69,7 @@ func newWorker() *worker {
 		keys:   map[uint64][]*sharedKey{},
 		unions: map[[2]uint32]*keyList{},
 		exprs:  map[string]hiera.Key{},
-		calls:  map[string]methodExpr{},
+		calls:  map[string]*methodExpr{},
 		slices: map[string]*sliceTable{},
 		pos:    map[posKey]*posStat{},
 		optIDs: map[*optsResult]uint32{},
