@@ -405,6 +405,7 @@ func (n *nodeRun) scopeValue(expr, subject string) (any, error) {
 			n.scopeMemo = map[string]any{}
 		}
 		n.scopeMemo[expr] = v
+		n.w.seeVar(expr, v)
 	}
 	return v, nil
 }

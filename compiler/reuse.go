@@ -60,6 +60,8 @@ type worker struct {
 	pos      map[posKey]*posStat
 	optIDs   map[*optsResult]uint32
 	sliceBuf []byte
+	vars     map[string]*varStat // by variable expression
+	canon    []byte
 }
 
 func newWorker() *worker {
@@ -73,6 +75,7 @@ func newWorker() *worker {
 		slices: map[string]*sliceTable{},
 		pos:    map[posKey]*posStat{},
 		optIDs: map[*optsResult]uint32{},
+		vars:   map[string]*varStat{},
 	}
 }
 

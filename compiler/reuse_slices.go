@@ -24,6 +24,7 @@ package compiler
 
 import (
 	"encoding/binary"
+	"hash/maphash"
 	"slices"
 
 	"github.com/hieracc/hieracc/format"
@@ -83,6 +84,43 @@ func (s *sliceStats) add(o sliceStats) {
 	s.static += o.static
 	s.slot += o.slot
 	s.general += o.general
+}
+
+// varStat counts the values a variable expression has shown, one per
+// node that read it: a variable with a value of its own on most nodes
+// (trusted.certname, networking.hostname) is per-node, as posStat finds
+// per-node files.
+type varStat struct {
+	nodes  int
+	values map[uint64]struct{}
+}
+
+func (s *varStat) perNode() bool {
+	return len(s.values) >= perNodeMin && 2*len(s.values) > s.nodes
+}
+
+// seeVar counts a node's value of a variable expression (read once per
+// node: see scopeValue).
+func (w *worker) seeVar(expr string, v any) {
+	st := w.vars[expr]
+	if st == nil {
+		st = &varStat{values: map[uint64]struct{}{}}
+		w.vars[expr] = st
+	}
+	st.nodes++
+	w.canon = appendCanonical(w.canon[:0], v)
+	st.values[maphash.Bytes(seed, w.canon)] = struct{}{}
+}
+
+// readsPerNode reports whether a result read a per-node variable: no
+// other node can reuse it.
+func (w *worker) readsPerNode(deps []dep) bool {
+	for _, d := range deps {
+		if st := w.vars[d.name]; !d.lookup && st != nil && st.perNode() {
+			return true
+		}
+	}
+	return false
 }
 
 // posKey names a hierarchy location: layer (0 global, 1 environment, 2+i
@@ -262,7 +300,9 @@ func (n *nodeRun) slotKey(s *slot, name string) (*format.Key, *format.Error) {
 	} else {
 		s.misses++
 	}
-	if s.misses >= giveUp && 4*s.reused < s.misses {
+	// A result that read a per-node variable (its first, usually) says
+	// at once what giveUp finds out after a few.
+	if s.misses >= giveUp && 4*s.reused < s.misses || s.reused == 0 && n.w.readsPerNode(e.deps) {
 		s.perNode, s.recent = true, nil
 		return k, err
 	}

@@ -361,3 +361,30 @@ hierarchy:
 		t.Errorf("files held after the compile (-want +got):\n%s", d)
 	}
 }
+
+// TestReadsPerNode: a variable with a value of its own on most nodes is
+// per-node, and a result that read it is one no other node can reuse;
+// shared variables and nested lookups of the same name are not.
+func TestReadsPerNode(t *testing.T) {
+	w := newWorker()
+	for i := range 8 {
+		w.seeVar("trusted.certname", fmt.Sprintf("n%d", i))
+		w.seeVar("facts.dc", []string{"ams", "fra"}[i%2])
+		w.seeVar("facts.role", []string{"web", "db", "app", "lb"}[i/2]) // 4 values, none most nodes'
+	}
+	tests := []struct {
+		deps []dep
+		want bool
+	}{
+		{[]dep{{name: "facts.dc"}, {name: "trusted.certname"}}, true},
+		{[]dep{{name: "facts.dc"}, {name: "facts.role"}}, false},
+		{[]dep{{lookup: true, name: "trusted.certname"}}, false},
+		{[]dep{{name: "never.seen"}}, false},
+		{nil, false},
+	}
+	for _, tc := range tests {
+		if got := w.readsPerNode(tc.deps); got != tc.want {
+			t.Errorf("readsPerNode(%+v) = %v, want %v", tc.deps, got, tc.want)
+		}
+	}
+}
