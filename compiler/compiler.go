@@ -27,7 +27,8 @@
 // node; reuse_slices.go: the bookkeeping of nodes that reach the same
 // files). share_test.go proves that compiling with and without it gives
 // byte-identical bundles. Likewise order.go only chooses the order nodes
-// are compiled in (the nodes of a slice one after the other).
+// are compiled in (the nodes of a slice one after the other, on one
+// worker), and files.go's release only when a node's own data is let go.
 //
 // Merge strategies and dotted keys live in format/hiera, which the runtime
 // shares, so compile-time and lookup-time merges cannot disagree.

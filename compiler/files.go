@@ -1,7 +1,8 @@
 package compiler
 
 // Data files are parsed once per compile and shared by every node whose
-// hierarchy reaches them.
+// hierarchy reaches them; a node's own files are released once it is
+// compiled (see release).
 
 import (
 	"crypto/sha256"

@@ -42,7 +42,9 @@ const (
 	// giveUp: a slot whose results were seldom reused (less than one
 	// time in five) after this many computations holds a per-node key (one
 	// interpolating the hostname, say): checking the results of other
-	// nodes costs more than it saves, so it stops checking and recording.
+	// nodes costs more than it saves, so it stops checking and recording
+	// (at its first result, when that read a per-node variable: see
+	// readsPerNode).
 	giveUp = 4
 )
 
