@@ -54,7 +54,8 @@ func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *for
 func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRun) (*format.Key, *format.Error) {
 	k := &n.w.key // copied by every caller: no allocation per key
 	*k = format.Key{Name: name}
-	merge, perr := n.optionsFor(mod).mergeOf(name)
+	ko := n.optionsFor(mod).of(name)
+	merge, perr := ko.merge, ko.mergeErr
 	// Whether any value read for the key holds decrypted text.
 	outer := n.secret
 	n.secret = false
@@ -71,11 +72,10 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 	var err error
 	if perr != nil {
 		// Place it where the lookup_options entry sets the merge.
-		entry, _ := n.optionsFor(mod).entryFor(name)
-		err = n.placeOption(optionError(entry, true, "%s", perr.Error()), layers[:]...)
+		err = n.placeOption(optionError(ko.entry, true, "%s", perr.Error()), layers[:]...)
 	} else {
 		k.Merge = merge
-		k.MergeFrom = n.mergeFrom(mod, name, layers)
+		k.MergeFrom = n.mergeFrom(ko, layers)
 		v, found, err = hiera.Resolve(merge, hierarchies(layers), contributionLeaf(k.Contributions))
 		err = hiera.InLookupOf(name, err)
 	}
@@ -114,7 +114,7 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 	// convert_result); Sensitive is applied by readers. It is recorded
 	// even when the key fails: a lookup-time merge, which ignores a bad
 	// lookup_options merge, still converts what it finds.
-	conv, cerr := n.optionsFor(mod).convertTo(name)
+	conv, cerr := ko.conv, ko.convErr
 	if cerr == nil {
 		k.ConvertTo = conv
 	}
