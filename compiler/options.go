@@ -22,7 +22,7 @@ var hashMerge = format.Merge{Strategy: "hash"}
 // They are used by one worker's nodes only.
 type lookupOptions struct {
 	literal  map[string]any
-	patterns []optPattern // in hash order: the first match wins
+	patterns []optPattern           // in hash order: the first match wins
 	keys     map[string]*keyOptions // by root key, see of
 	failing  *failingEntries        // computed once, see failingEntries
 }
