@@ -76,7 +76,7 @@ func (c *compilation) orderGroups(nodes []Node) (order []int, group []string) {
 // the nodes of one group, so that one worker builds each slice's table and
 // its first results, instead of every worker building its own. Runs come
 // largest first, so that the last ones, when a worker may be left idle,
-// are short; a group larger than an even share of the work is cut.
+// are short; a group longer than a quarter of a worker's share is cut.
 func (c *compilation) compileRuns(nodes []Node, jobs int) [][]int {
 	order, group := c.orderGroups(nodes)
 	maxRun := max(1, len(nodes)/(4*max(jobs, 1)))
