@@ -93,13 +93,16 @@ type dep struct {
 
 // sharedKey is a compiled key with what it depends on.
 type sharedKey struct {
-	sig   []uint32
-	key   format.Key
-	deps  []dep
-	warns []Diagnostic // reported while computing it; replayed on reuse
+	// What reuse reads comes first, next to the key it copies: a node
+	// reusing 1,500 results touches each once, mostly out of the cache.
+
 	// tested are the names its computation tested against the lookup
 	// stack: a nested lookup reuses the key only where none is on it.
 	tested []string
+	warns  []Diagnostic // reported while computing it; replayed on reuse
+	key    format.Key
+	sig    []uint32
+	deps   []dep
 }
 
 var seed = maphash.MakeSeed()
