@@ -27,7 +27,8 @@
 // node; reuse_slices.go: the bookkeeping of nodes that reach the same
 // files). share_test.go proves that compiling with and without it gives
 // byte-identical bundles. Likewise order.go only chooses the order nodes
-// are compiled in (the nodes of a slice one after the other).
+// are compiled in (the nodes of a slice one after the other, on one
+// worker), and files.go's release only when a node's own data is let go.
 //
 // Merge strategies and dotted keys live in format/hiera, which the runtime
 // shares, so compile-time and lookup-time merges cannot disagree.
@@ -158,10 +159,10 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 		jobs = runtime.GOMAXPROCS(0)
 	}
 	jobs = min(jobs, max(len(in.Nodes), 1))
-	// Each worker takes the next node and keeps its own caches, so nodes
-	// share work without locks (see reuse.go); nodes come grouped by
-	// slice (order.go).
-	order := c.compileOrder(in.Nodes)
+	// Each worker takes the next run of nodes (the nodes of one slice,
+	// order.go) and keeps its own caches, so nodes share work without
+	// locks (see reuse.go).
+	runs := c.compileRuns(in.Nodes, jobs)
 	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	for range jobs {
@@ -170,27 +171,28 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 			w.reuseKeys = in.Emit != nil
 			w.noSharing = in.noSharing
 			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(order) {
+				r := int(next.Add(1) - 1)
+				if r >= len(runs) {
 					if in.workerDone != nil {
 						in.workerDone(w)
 					}
 					return nil
 				}
-				if err := gctx.Err(); err != nil {
-					return err
+				for _, i := range runs[r] {
+					if err := gctx.Err(); err != nil {
+						return err
+					}
+					b, ds := c.compileNode(w, in.Nodes[i])
+					nodeDiags[i] = ds
+					if in.Emit == nil {
+						res.Bundles[i] = b
+						continue
+					}
+					if err := in.Emit(b); err != nil {
+						return err
+					}
+					w.keyBuf = b.Keys[:0]
 				}
-				i = order[i]
-				b, ds := c.compileNode(w, in.Nodes[i])
-				nodeDiags[i] = ds
-				if in.Emit == nil {
-					res.Bundles[i] = b
-					continue
-				}
-				if err := in.Emit(b); err != nil {
-					return err
-				}
-				w.keyBuf = b.Keys[:0]
 			}
 		})
 	}
@@ -207,6 +209,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 			ds = append(ds, e.df.diags...)
 		}
 	}
+	ds = append(ds, c.files.released...)
 	res.Diagnostics = sortDiags(ds)
 	return res, nil
 }

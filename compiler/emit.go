@@ -20,9 +20,10 @@ func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.
 		return n.compileKey(name, mod, nil)
 	}
 	layers := n.layersFor(mod)
-	sig := n.w.keySig(n.shapeID(mod, layers), merge, convertID(conv), name, layers)
+	locs := n.locsOf(name, layers)
+	sig := n.w.keySig(n.shapeID(mod, layers), merge, convertID(conv), locs)
 	h := hashSig(name, sig)
-	e, reused, k, err := n.findOrCompile(name, mod, sig, h, nil)
+	e, reused, k, err := n.findOrCompile(name, mod, sig, h, locs)
 	if store && e != nil && !reused {
 		n.w.remember(h, sig, e)
 	}
@@ -32,7 +33,8 @@ func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.
 // compileKey resolves one key at the top level. Every location's value is
 // recorded (interpolated), and the configured merge is computed from those
 // records with the same driver the runtime uses, so the two cannot differ.
-// locs are the key's locations (see locsOf), nil to find them.
+// locs are the key's locations (see locsOf), nil to find them. The key
+// returned is the worker's until its next compileKey: callers copy it.
 func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *format.Error) {
 	mark := len(n.checks)
 	layers := n.layersFor(mod)
@@ -50,8 +52,10 @@ func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *for
 
 // resolveTop is compileKey's lookup of the key as asked by its name.
 func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRun) (*format.Key, *format.Error) {
-	k := &format.Key{Name: name}
-	merge, perr := n.optionsFor(mod).mergeOf(name)
+	k := &n.w.key // copied by every caller: no allocation per key
+	*k = format.Key{Name: name}
+	ko := n.optionsFor(mod).of(name)
+	merge, perr := ko.merge, ko.mergeErr
 	// Whether any value read for the key holds decrypted text.
 	outer := n.secret
 	n.secret = false
@@ -68,11 +72,10 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 	var err error
 	if perr != nil {
 		// Place it where the lookup_options entry sets the merge.
-		entry, _ := n.optionsFor(mod).entryFor(name)
-		err = n.placeOption(optionError(entry, true, "%s", perr.Error()), layers[:]...)
+		err = n.placeOption(optionError(ko.entry, true, "%s", perr.Error()), layers[:]...)
 	} else {
 		k.Merge = merge
-		k.MergeFrom = n.mergeFrom(mod, name, layers)
+		k.MergeFrom = n.mergeFrom(ko, layers)
 		v, found, err = hiera.Resolve(merge, hierarchies(layers), contributionLeaf(k.Contributions))
 		err = hiera.InLookupOf(name, err)
 	}
@@ -111,7 +114,7 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 	// convert_result); Sensitive is applied by readers. It is recorded
 	// even when the key fails: a lookup-time merge, which ignores a bad
 	// lookup_options merge, still converts what it finds.
-	conv, cerr := n.optionsFor(mod).convertTo(name)
+	conv, cerr := ko.conv, ko.convErr
 	if cerr == nil {
 		k.ConvertTo = conv
 	}
@@ -207,7 +210,7 @@ type keyLoc struct {
 // locsOf lists the locations of a key's layers that hold it or fail to
 // load, in order: the locations a lookup of the key reads something from.
 func (n *nodeRun) locsOf(name string, layers [3]*layerRun) []keyLoc {
-	var out []keyLoc
+	out := n.w.locs[:0]
 	add := func(layer format.Layer, def bool, files [][]*dataFile) {
 		for li, lvl := range files {
 			for fi, df := range lvl {
@@ -234,7 +237,8 @@ func (n *nodeRun) locsOf(name string, layers [3]*layerRun) []keyLoc {
 			}
 		}
 	}
-	return out
+	n.w.locs = out
+	return cloneOrNil(out)
 }
 
 // contributions reads a key from its locations in the hierarchies, or in

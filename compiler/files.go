@@ -1,7 +1,8 @@
 package compiler
 
 // Data files are parsed once per compile and shared by every node whose
-// hierarchy reaches them.
+// hierarchy reaches them; a node's own files are released once it is
+// compiled (see release).
 
 import (
 	"crypto/sha256"
@@ -40,6 +41,7 @@ type dataFile struct {
 	// err: the file cannot be loaded; every read of it fails.
 	err   *format.Error
 	diags []Diagnostic
+	key   fileKey // its entry in the compilation's file cache
 }
 
 type fileKey struct {
@@ -53,9 +55,12 @@ type fileEntry struct {
 }
 
 // fileCache loads each (file, function, module) once, concurrently safe.
+// A node's own files are released once it is compiled (see release).
 type fileCache struct {
 	mu      sync.Mutex
 	entries map[fileKey]*fileEntry
+	// released holds the diagnostics of the files released.
+	released []Diagnostic
 }
 
 // file returns the loaded data file at l, or nil when it does not exist.
@@ -81,8 +86,31 @@ func (c *compilation) file(l location, function string, layer format.Layer, modu
 		c.files.entries[k] = e
 	}
 	c.files.mu.Unlock()
-	e.once.Do(func() { e.df = c.loadFile(l.path, shown, function, module, keys) })
+	e.once.Do(func() {
+		e.df = c.loadFile(l.path, shown, function, module, keys)
+		if e.df != nil {
+			e.df.key = k
+		}
+	})
 	return e.df
+}
+
+// release forgets a data file its node has read for the last time: a file
+// at a per-node position of the hierarchy (nodes/%{trusted.certname}.yaml,
+// say), once its node is compiled, so that a fleet's compile does not hold
+// every node's own data until it ends. Should another node reach the file
+// after all, it is loaded again (the same content, under another id: only
+// sharing sees the difference); its diagnostics are kept, and reported
+// once (sortDiags drops the copies). It reports whether it released it.
+func (c *compilation) release(df *dataFile) bool {
+	c.files.mu.Lock()
+	defer c.files.mu.Unlock()
+	if e := c.files.entries[df.key]; e == nil || e.df != df {
+		return false // released already, and loaded again since or not
+	}
+	delete(c.files.entries, df.key)
+	c.files.released = append(c.files.released, df.diags...)
+	return true
 }
 
 // exists reports whether p names a file. A file that cannot be examined

@@ -64,18 +64,18 @@ func needsInterpolation(v any) bool {
 // interpolate resolves every %{...} in v for node n. Values without any are
 // returned as they are (shared, never copied); values are never mutated.
 func (n *nodeRun) interpolate(v any, allowMethods bool) (any, error) {
-	switch v := v.(type) {
+	switch x := v.(type) {
 	case string:
-		if !strings.Contains(v, "%{") {
-			return v, nil
+		if !strings.Contains(x, "%{") {
+			return v, nil // v, not x: boxing x again would allocate
 		}
-		return n.interpolateString(v, allowMethods)
+		return n.interpolateString(x, allowMethods)
 	case []any:
-		if !needsInterpolation(v) {
+		if !needsInterpolation(x) {
 			return v, nil
 		}
-		out := make([]any, len(v))
-		for i, e := range v {
+		out := make([]any, len(x))
+		for i, e := range x {
 			x, err := n.interpolate(e, allowMethods)
 			if err != nil {
 				return nil, err
@@ -84,11 +84,11 @@ func (n *nodeRun) interpolate(v any, allowMethods bool) (any, error) {
 		}
 		return out, nil
 	case *format.Hash:
-		if !needsInterpolation(v) {
+		if !needsInterpolation(x) {
 			return v, nil
 		}
-		out := format.NewHash(v.Len())
-		for k, e := range v.All() {
+		out := format.NewHash(x.Len())
+		for k, e := range x.All() {
 			// Keys of nested hashes are interpolated too (top-level keys of a
 			// data file are not: they never pass through here).
 			if ks, ok := k.(string); ok && strings.Contains(ks, "%{") {
@@ -116,9 +116,10 @@ func (n *nodeRun) interpolate(v any, allowMethods bool) (any, error) {
 type interpPlan struct {
 	keys []bool        // hash: whether key i holds "%{" (nil if none does)
 	kids []*interpPlan // container: element (hash: value) i's plan
+	// exprs are a string's %{...} (see scanExprs); nil for a string whose
+	// "%{" is never closed.
+	exprs []interpExpr
 }
-
-var stringPlan = &interpPlan{}
 
 // planFor returns the plan of v; what it marks is exactly what interpolate
 // acts on.
@@ -126,7 +127,7 @@ func planFor(v any) *interpPlan {
 	switch v := v.(type) {
 	case string:
 		if strings.Contains(v, "%{") {
-			return stringPlan
+			return &interpPlan{exprs: scanExprs(nil, v, nil)}
 		}
 	case []any:
 		var p *interpPlan
@@ -220,7 +221,7 @@ func (n *nodeRun) interpolatePlanned(v any, p *interpPlan, allowMethods bool) (a
 	}
 	switch v := v.(type) {
 	case string:
-		return n.interpolateString(v, allowMethods)
+		return n.interpolateExprs(v, p.exprs, allowMethods)
 	case []any:
 		out := make([]any, len(v))
 		for i, e := range v {
@@ -264,47 +265,70 @@ func hashKey(v any) any {
 	return ruby.ToS(v)
 }
 
+// interpExpr is one %{...} of a string: its bounds, and its expression
+// parsed (nil for one of emptyInterpolations).
+type interpExpr struct {
+	start, end int
+	call       *methodExpr
+}
+
+// scanExprs appends to dst every %{...} of s, in order, parsing each
+// expression with the cache calls (nil: none). A data file's strings are
+// scanned once, when it is loaded (planFor); other strings as they are
+// interpolated.
+func scanExprs(dst []interpExpr, s string, calls map[string]*methodExpr) []interpExpr {
+	for start, end := nextExpr(s, 0); start >= 0; start, end = nextExpr(s, end) {
+		e := interpExpr{start: start, end: end}
+		if expr := strings.TrimSpace(s[start+2 : end-1]); !emptyInterpolations[expr] {
+			e.call = parseMethod(expr, calls)
+		}
+		dst = append(dst, e)
+	}
+	return dst
+}
+
 func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
+	var buf [4]interpExpr
+	return n.interpolateExprs(s, scanExprs(buf[:0], s, n.w.calls), allowMethods)
+}
+
+// interpolateExprs is interpolateString for a string whose expressions
+// are known (see scanExprs).
+func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bool) (any, error) {
 	// Only the text this call inserts is escaped for a glob: values
 	// interpolated again inside it are escaped once, here.
 	escape := n.globText
 	n.globText = false
 	defer func() { n.globText = escape }()
-	start, end := nextExpr(s, 0)
-	if start < 0 {
+	if len(exprs) == 0 {
 		n.warnUnclosed(s) // the caller saw a "%{"
 		return s, nil
 	}
 	var b strings.Builder
+	b.Grow(len(s) + 64) // most results: the text and a short value or two
 	last := 0
-	for ; start >= 0; start, end = nextExpr(s, end) {
-		b.WriteString(s[last:start])
-		last = end
-		whole := s[start:end]
-		expr := strings.TrimSpace(s[start+2 : end-1])
-		if emptyInterpolations[expr] {
+	for _, e := range exprs {
+		b.WriteString(s[last:e.start])
+		last = e.end
+		if e.call == nil {
 			continue
 		}
-		method, arg := "scope", expr
-		if call := n.methodOf(expr); call.ok {
-			if !allowMethods {
-				return nil, lookupError(errMethodsNotAllowed)
-			}
-			method, arg = call.method, call.arg
+		call := e.call
+		if call.ok && !allowMethods {
+			return nil, lookupError(errMethodsNotAllowed)
 		}
-		if method == "alias" && s != whole {
+		method, arg, checkName := call.method, call.arg, call.check
+		if method == "alias" && s != s[e.start:e.end] {
 			return nil, lookupError(errAliasNotEntire)
 		}
 		var val any
 		var err error
-		checkName := arg
 		switch method {
 		case "lookup", "hiera", "alias":
 			val, err = n.lookupWithDefault(arg)
 			n.record(dep{lookup: true, name: arg, value: val, err: errText(err)})
 		case "scope":
 			val, err = n.scopeLookup(arg, s)
-			checkName = "scope:" + arg
 		case "literal":
 			val = arg
 		default:
@@ -357,22 +381,33 @@ func errTooLong() *format.Error {
 	return limitError("interpolation gives a string of more than %d bytes", maxInterpolated)
 }
 
-// methodExpr is an interpolation expression parsed as a method call.
+// methodExpr is an interpolation expression parsed: a method call, or a
+// variable (method "scope", arg the expression).
 type methodExpr struct {
 	method, arg string
-	ok          bool // it is one
+	ok          bool // it is a method call
+	// check is the name the value is interpolated under on the
+	// recursion guard: "scope:" and the variable for scope, else the
+	// argument.
+	check string
 }
 
-// methodOf parses expr as a method call, once per worker.
-func (n *nodeRun) methodOf(expr string) methodExpr {
-	if m, ok := n.w.calls[expr]; ok {
+// parseMethod parses expr, once per cache (nil: no cache).
+func parseMethod(expr string, cache map[string]*methodExpr) *methodExpr {
+	if m, ok := cache[expr]; ok {
 		return m
 	}
-	var m methodExpr
+	m := &methodExpr{method: "scope", arg: expr}
 	if mm := methodCall.FindStringSubmatch(expr); mm != nil {
-		m = methodExpr{method: mm[1], arg: mm[2] + mm[3], ok: true}
+		m = &methodExpr{method: mm[1], arg: mm[2] + mm[3], ok: true}
 	}
-	n.w.calls[expr] = m
+	m.check = m.arg
+	if m.method == "scope" {
+		m.check = "scope:" + m.arg
+	}
+	if cache != nil {
+		cache[expr] = m
+	}
 	return m
 }
 
@@ -425,6 +460,7 @@ func (n *nodeRun) scopeValue(expr, subject string) (any, error) {
 			n.scopeMemo = map[string]any{}
 		}
 		n.scopeMemo[expr] = v
+		n.w.seeVar(expr, v)
 	}
 	return v, nil
 }

@@ -25,6 +25,9 @@ type nodeRun struct {
 
 	global, env *layerRun
 	modules     map[string]*layerRun // expanded on first use
+	// own are the node's files at per-node positions (see slice), which
+	// the file cache releases once the node is compiled.
+	own []*dataFile
 
 	stack []string // keys being looked up, for recursion detection
 	top   string   // the key the current top-level lookup started from
@@ -198,7 +201,11 @@ func (n *nodeRun) since(mark int) []string {
 func (n *nodeRun) setKeyChecks(name string, tested []string) {
 	if len(tested) > 0 {
 		if n.keyChecks == nil {
-			n.keyChecks = map[string][]string{}
+			if n.w.keyChecks == nil {
+				n.w.keyChecks = map[string][]string{}
+			}
+			n.keyChecks = n.w.keyChecks // the worker's, emptied: its memory is kept
+			clear(n.keyChecks)
 		}
 		n.keyChecks[name] = tested
 	}

@@ -34,6 +34,12 @@ func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []Diagn
 	// 5. The lookup_options entries whose merge fails a key no level
 	//    holds (options.go): the runtime answers such keys from them.
 	b.Options = n.optionScopes(modErr)
+	// 6. The node's own data files are not kept for others (files.go).
+	for _, df := range n.own {
+		if n.c.release(df) {
+			n.w.stats.released++
+		}
+	}
 	return b, n.diags
 }
 
@@ -97,6 +103,7 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 	sl := n.slice()
 	if sl != nil {
 		w.stats.slices++
+		n.own = sl.masked
 		shared, slots, delta = sl.table.keys, sl.table.slots, sl.delta
 		names = shared
 		if len(delta) > 0 {

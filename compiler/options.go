@@ -22,31 +22,51 @@ var hashMerge = format.Merge{Strategy: "hash"}
 // They are used by one worker's nodes only.
 type lookupOptions struct {
 	literal  map[string]any
-	patterns []optPattern // in hash order: the first match wins
-	merges   map[string]mergeResult
-	failing  *failingEntries // computed once, see failingEntries
+	patterns []optPattern           // in hash order: the first match wins
+	keys     map[string]*keyOptions // by root key, see of
+	failing  *failingEntries        // computed once, see failingEntries
 }
 
-type mergeResult struct {
-	merge format.Merge
-	err   error
+// keyOptions is what lookup_options say of one root key.
+type keyOptions struct {
+	entry    string // the entry that applies ("" for none), see entryFor
+	val      any    // its value
+	merge    format.Merge
+	mergeErr error
+	conv     []format.Value // its convert_to, nil for none
+	convErr  error
 }
 
-// mergeOf is mergeFor(o.forKey(root)), computed once per key: matching
-// every key against every pattern again for each node adds up.
-func (o *lookupOptions) mergeOf(root string) (format.Merge, error) {
+var noOptions = &keyOptions{}
+
+// of is what the options say of a root key, computed once per key:
+// matching every key against every pattern again for each node, and each
+// of a key's settings in a lookup of its own, adds up.
+func (o *lookupOptions) of(root string) *keyOptions {
 	if o == nil {
-		return format.Merge{}, nil
+		return noOptions
 	}
-	if r, ok := o.merges[root]; ok {
-		return r.merge, r.err
+	if ko, ok := o.keys[root]; ok {
+		return ko
 	}
-	m, err := mergeFor(o.forKey(root))
-	if o.merges == nil {
-		o.merges = map[string]mergeResult{}
+	ko := &keyOptions{}
+	ko.entry, ko.val = o.match(root)
+	ko.merge, ko.mergeErr = mergeFor(ko.val)
+	if h, ok := ko.val.(*format.Hash); ok {
+		setting, _ := h.Get("convert_to")
+		ko.conv, ko.convErr = hiera.ParseConvertTo(root, setting)
 	}
-	o.merges[root] = mergeResult{m, err}
-	return m, err
+	if o.keys == nil {
+		o.keys = map[string]*keyOptions{}
+	}
+	o.keys[root] = ko
+	return ko
+}
+
+// mergeOf is the merge a root key's entry configures.
+func (o *lookupOptions) mergeOf(root string) (format.Merge, error) {
+	ko := o.of(root)
+	return ko.merge, ko.mergeErr
 }
 
 type optPattern struct {
@@ -54,18 +74,16 @@ type optPattern struct {
 	val any
 }
 
-// forKey returns the lookup_options entry for a root key: a literal entry
-// wins, else the first regexp (unanchored) that matches.
-func (o *lookupOptions) forKey(root string) any {
-	_, v := o.entryFor(root)
-	return v
+// entryFor returns the lookup_options entry for a root key, and the name
+// of the entry that matched: a literal entry wins, else the first regexp
+// (unanchored) that matches.
+func (o *lookupOptions) entryFor(root string) (string, any) {
+	ko := o.of(root)
+	return ko.entry, ko.val
 }
 
-// entryFor is forKey with the name of the entry that matched.
-func (o *lookupOptions) entryFor(root string) (string, any) {
-	if o == nil {
-		return "", nil
-	}
+// match is entryFor, computed.
+func (o *lookupOptions) match(root string) (string, any) {
 	if v, ok := o.literal[root]; ok && v != nil {
 		return root, v
 	}
@@ -78,14 +96,10 @@ func (o *lookupOptions) entryFor(root string) (string, any) {
 }
 
 // convertTo returns the convert_to a key's lookup_options entry sets
-// (format.Key.ConvertTo), nil for none.
+// (format.Key.ConvertTo), nil for none. Callers only read it.
 func (o *lookupOptions) convertTo(root string) ([]format.Value, error) {
-	h, ok := o.forKey(root).(*format.Hash)
-	if !ok {
-		return nil, nil
-	}
-	setting, _ := h.Get("convert_to")
-	return hiera.ParseConvertTo(root, setting)
+	ko := o.of(root)
+	return ko.conv, ko.convErr
 }
 
 // mergeFor returns the merge a lookup_options entry configures.
@@ -514,11 +528,11 @@ func (n *nodeRun) placeOption(err error, layers ...*layerRun) *format.Error {
 	return e
 }
 
-// mergeFrom is where the lookup_options entry that applies to key name is
+// mergeFrom is where the lookup_options entry that applies to a key (ko) is
 // written (the highest-priority file defining it), for explanations; nil
 // when no entry applies.
-func (n *nodeRun) mergeFrom(mod, name string, layers [3]*layerRun) *format.OptionsEntry {
-	entry, v := n.optionsFor(mod).entryFor(name)
+func (n *nodeRun) mergeFrom(ko *keyOptions, layers [3]*layerRun) *format.OptionsEntry {
+	entry, v := ko.entry, ko.val
 	if v == nil {
 		return nil
 	}

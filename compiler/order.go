@@ -2,11 +2,12 @@ package compiler
 
 // The order nodes are compiled in. Compile may take them in any order (each
 // bundle depends on its node's inputs only), so it takes the nodes of one
-// hierarchy slice one after the other: the worker's slice table, its
-// results and the encoder's memory of the last bundles are then still in
-// the CPU's caches when the next node reads them, instead of being evicted
-// by the other slices' nodes in between. The order changes only how fast a
-// compile runs, never a value.
+// hierarchy slice one after the other, on one worker: the worker's slice
+// table, its results and the encoder's memory of the last bundles are then
+// still in the CPU's caches when the next node reads them, instead of being
+// evicted by the other slices' nodes in between, and other workers need not
+// build that slice's table again. The order changes only how fast a compile
+// runs, never a value.
 
 import (
 	"cmp"
@@ -22,25 +23,74 @@ import (
 // first, so that nodes that differ only in a per-node level (their
 // certname, say) end up next to each other. Ties keep Input order.
 func (c *compilation) compileOrder(nodes []Node) []int {
-	order := make([]int, len(nodes))
+	order, _ := c.orderGroups(nodes)
+	return order
+}
+
+// orderGroups is compileOrder, with each node's group: the values of the
+// hierarchy variables but the per-node ones (those with a value of their
+// own on most nodes, as posStat counts files). Nodes of one group reach
+// the same files but at per-node positions: one slice.
+func (c *compilation) orderGroups(nodes []Node) (order []int, group []string) {
+	order = make([]int, len(nodes))
 	for i := range order {
 		order[i] = i
 	}
 	exprs := c.hierarchyExprs()
 	if len(exprs) == 0 || len(nodes) < 2 {
-		return order
+		return order, make([]string, len(nodes))
+	}
+	vals := make([][]byte, len(exprs)*len(nodes))
+	perNode := make([]bool, len(exprs))
+	distinct := map[string]struct{}{}
+	for e, k := range exprs {
+		clear(distinct)
+		for i, node := range nodes {
+			v := appendCanonical(nil, orderValue(node, k))
+			vals[i*len(exprs)+e] = v
+			distinct[string(v)] = struct{}{}
+		}
+		perNode[e] = len(distinct) >= perNodeMin && 2*len(distinct) > len(nodes)
 	}
 	keys := make([]string, len(nodes))
+	group = make([]string, len(nodes))
 	var b []byte
-	for i, node := range nodes {
+	for i := range nodes {
 		b = b[:0]
-		for _, k := range exprs {
-			b = appendCanonical(b, orderValue(node, k))
+		for e := range exprs {
+			if !perNode[e] {
+				b = append(b, vals[i*len(exprs)+e]...)
+			}
+		}
+		group[i] = string(b)
+		for e := range exprs {
+			b = append(b, vals[i*len(exprs)+e]...)
 		}
 		keys[i] = string(b)
 	}
 	slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(keys[x], keys[y]) })
-	return order
+	return order, group
+}
+
+// compileRuns cuts compileOrder's nodes into the runs workers take whole:
+// the nodes of one group, so that one worker builds each slice's table and
+// its first results, instead of every worker building its own. Runs come
+// largest first, so that the last ones, when a worker may be left idle,
+// are short; a group longer than a quarter of a worker's share is cut.
+func (c *compilation) compileRuns(nodes []Node, jobs int) [][]int {
+	order, group := c.orderGroups(nodes)
+	maxRun := max(1, len(nodes)/(4*max(jobs, 1)))
+	var runs [][]int
+	for start := 0; start < len(order); {
+		end := start + 1
+		for end < len(order) && end-start < maxRun && group[order[end]] == group[order[start]] {
+			end++
+		}
+		runs = append(runs, order[start:end])
+		start = end
+	}
+	slices.SortStableFunc(runs, func(x, y []int) int { return cmp.Compare(len(y), len(x)) })
+	return runs
 }
 
 // hierarchyExprs lists the variable expressions of every layer's

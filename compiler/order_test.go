@@ -112,3 +112,43 @@ func TestCompileOrderChangesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestCompileRunsKeepSlicesTogether: a worker takes a run whole, so a run
+// holds the nodes of one slice (the per-node certname set aside), every
+// node is in exactly one run, and runs come largest first.
+func TestCompileRunsKeepSlicesTogether(t *testing.T) {
+	fsys, nodes := orderFleet()
+	c := prepare(Input{FS: fsys, EnvDir: "env", Nodes: nodes})
+	runs := c.compileRuns(nodes, 1)
+	slice := func(i int) string {
+		os, _ := nodes[i].Facts.Get("os")
+		fam, _ := os.(*format.Hash).Get("family")
+		dc, _ := nodes[i].Facts.Get("dc")
+		role, _ := nodes[i].Facts.Get("role")
+		return fmt.Sprint(fam, role, dc)
+	}
+	seen := map[int]bool{}
+	for r, run := range runs {
+		for _, i := range run {
+			if seen[i] {
+				t.Errorf("node %s in two runs", nodes[i].Name)
+			}
+			seen[i] = true
+			if slice(i) != slice(run[0]) {
+				t.Errorf("run %d mixes slices %s and %s", r, slice(run[0]), slice(i))
+			}
+		}
+		if r > 0 && len(run) > len(runs[r-1]) {
+			t.Errorf("run %d (%d nodes) after a shorter one (%d)", r, len(run), len(runs[r-1]))
+		}
+	}
+	if len(seen) != len(nodes) || len(runs) != 8 {
+		t.Errorf("%d runs of %d nodes, want 8 runs (the 8 slices) of %d", len(runs), len(seen), len(nodes))
+	}
+	// With more workers, no run is longer than a quarter of a worker's share.
+	for _, run := range c.compileRuns(nodes, 2) {
+		if len(run) > 1 {
+			t.Errorf("a run of %d nodes with 2 workers over 12 nodes, want 1", len(run))
+		}
+	}
+}

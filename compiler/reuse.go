@@ -32,9 +32,17 @@ type worker struct {
 	keys    map[uint64][]*sharedKey
 	unions  map[[2]uint32]*keyList
 	exprs   map[string]hiera.Key
-	calls   map[string]methodExpr
+	calls   map[string]*methodExpr
 	scratch []uint32
 	names   []string // a node's key names, when it has keys of its own
+	// Buffers of findOrCompile and locsOf, reused from key to key.
+	deps  []dep
+	warns []Diagnostic
+	locs  []keyLoc
+	// keyChecks is the map nodeRun.keyChecks, emptied for each node.
+	keyChecks map[string][]string
+	// key is the key compileKey returns (see there).
+	key format.Key
 
 	// With Input.Emit, each node's Keys reuse the memory of the last
 	// node's: a fleet's compile then allocates no key table per node.
@@ -52,6 +60,8 @@ type worker struct {
 	pos      map[posKey]*posStat
 	optIDs   map[*optsResult]uint32
 	sliceBuf []byte
+	vars     map[string]*varStat // by variable expression
+	canon    []byte
 }
 
 func newWorker() *worker {
@@ -61,10 +71,11 @@ func newWorker() *worker {
 		keys:   map[uint64][]*sharedKey{},
 		unions: map[[2]uint32]*keyList{},
 		exprs:  map[string]hiera.Key{},
-		calls:  map[string]methodExpr{},
+		calls:  map[string]*methodExpr{},
 		slices: map[string]*sliceTable{},
 		pos:    map[posKey]*posStat{},
 		optIDs: map[*optsResult]uint32{},
+		vars:   map[string]*varStat{},
 	}
 }
 
@@ -82,50 +93,34 @@ type dep struct {
 
 // sharedKey is a compiled key with what it depends on.
 type sharedKey struct {
-	sig   []uint32
-	key   format.Key
-	deps  []dep
-	warns []Diagnostic // reported while computing it; replayed on reuse
+	// What reuse reads comes first, next to the key it copies: a node
+	// reusing 1,500 results touches each once, mostly out of the cache.
+
 	// tested are the names its computation tested against the lookup
 	// stack: a nested lookup reuses the key only where none is on it.
 	tested []string
+	warns  []Diagnostic // reported while computing it; replayed on reuse
+	key    format.Key
+	sig    []uint32
+	deps   []dep
 }
 
 var seed = maphash.MakeSeed()
 
 // keySig describes where a key's data lies for a node: the merge and, for
-// every location holding the key, its layer, level, location and file. The
-// hierarchy shape is part of it through the caller (see shapeSig).
-func (w *worker) keySig(shape uint32, m format.Merge, conv uint32, name string, layers [3]*layerRun) []uint32 {
+// every location holding the key (its locs, see locsOf), its layer (3 for
+// a module's default_hierarchy), level, location and file. The hierarchy
+// shape is part of it through the caller (see shapeID).
+func (w *worker) keySig(shape uint32, m format.Merge, conv uint32, locs []keyLoc) []uint32 {
 	s := append(w.scratch[:0], shape, mergeID(m), conv)
-	for li, lr := range layers {
-		if lr == nil || !lr.hier.Present || lr.err != nil {
-			continue
+	for _, l := range locs {
+		layer := uint32(l.layer)
+		if l.def {
+			layer = 3
 		}
-		s = appendFileSig(s, uint32(li), name, lr.files)
-		if li == int(format.LayerModule) && lr.def != nil {
-			s = appendFileSig(s, 3, name, lr.defFiles)
-		}
+		s = append(s, layer, uint32(l.level), uint32(l.loc), l.df.id)
 	}
 	w.scratch = s
-	return s
-}
-
-func appendFileSig(s []uint32, layer uint32, name string, files [][]*dataFile) []uint32 {
-	for li, lvl := range files {
-		for fi, df := range lvl {
-			if df == nil {
-				continue
-			}
-			if df.err != nil {
-				s = append(s, layer, uint32(li), uint32(fi), df.id)
-				continue
-			}
-			if _, ok := df.index[name]; ok {
-				s = append(s, layer, uint32(li), uint32(fi), df.id)
-			}
-		}
-	}
 	return s
 }
 
@@ -231,16 +226,26 @@ func (n *nodeRun) findOrCompile(name, mod string, sig []uint32, h uint64, locs [
 		k, err := n.reuse(hit)
 		return hit, true, k, err
 	}
-	var deps []dep
-	var warns []Diagnostic
-	n.deps, n.keyWarns = &deps, &warns
+	// Reads and warnings are collected in the worker's buffers (a key's
+	// compile never compiles another top-level key) and copied out.
+	w := n.w
+	w.deps, w.warns = w.deps[:0], w.warns[:0]
+	n.deps, n.keyWarns = &w.deps, &w.warns
 	k, err = n.compileKey(name, mod, locs)
 	n.deps, n.keyWarns = nil, nil
 	if k == nil {
 		return nil, false, nil, err
 	}
-	e = &sharedKey{key: *k, deps: deps, warns: warns, tested: n.keyChecks[name]}
+	e = &sharedKey{key: *k, deps: cloneOrNil(w.deps), warns: cloneOrNil(w.warns), tested: n.keyChecks[name]}
 	return e, false, &e.key, err
+}
+
+// cloneOrNil copies s into memory of its own, nil when empty.
+func cloneOrNil[S ~[]E, E any](s S) S {
+	if len(s) == 0 {
+		return nil
+	}
+	return slices.Clone(s)
 }
 
 // remember caches a new result under its signature's hash, for other nodes.

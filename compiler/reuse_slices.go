@@ -24,6 +24,7 @@ package compiler
 
 import (
 	"encoding/binary"
+	"hash/maphash"
 	"slices"
 
 	"github.com/hieracc/hieracc/format"
@@ -41,7 +42,9 @@ const (
 	// giveUp: a slot whose results were seldom reused (less than one
 	// time in five) after this many computations holds a per-node key (one
 	// interpolating the hostname, say): checking the results of other
-	// nodes costs more than it saves, so it stops checking and recording.
+	// nodes costs more than it saves, so it stops checking and recording
+	// (at its first result, when that read a per-node variable: see
+	// readsPerNode).
 	giveUp = 4
 )
 
@@ -73,14 +76,53 @@ type slot struct {
 type sliceStats struct {
 	slices, noSlice       int // nodes
 	static, slot, general int // keys: a slot's static result, other slot keys, the general path
+	released              int // per-node files released from the file cache
 }
 
 func (s *sliceStats) add(o sliceStats) {
+	s.released += o.released
 	s.slices += o.slices
 	s.noSlice += o.noSlice
 	s.static += o.static
 	s.slot += o.slot
 	s.general += o.general
+}
+
+// varStat counts the values a variable expression has shown, one per
+// node that read it: a variable with a value of its own on most nodes
+// (trusted.certname, networking.hostname) is per-node, as posStat finds
+// per-node files.
+type varStat struct {
+	nodes  int
+	values map[uint64]struct{}
+}
+
+func (s *varStat) perNode() bool {
+	return len(s.values) >= perNodeMin && 2*len(s.values) > s.nodes
+}
+
+// seeVar counts a node's value of a variable expression (read once per
+// node: see scopeValue).
+func (w *worker) seeVar(expr string, v any) {
+	st := w.vars[expr]
+	if st == nil {
+		st = &varStat{values: map[uint64]struct{}{}}
+		w.vars[expr] = st
+	}
+	st.nodes++
+	w.canon = appendCanonical(w.canon[:0], v)
+	st.values[maphash.Bytes(seed, w.canon)] = struct{}{}
+}
+
+// readsPerNode reports whether a result read a per-node variable: no
+// other node can reuse it.
+func (w *worker) readsPerNode(deps []dep) bool {
+	for _, d := range deps {
+		if st := w.vars[d.name]; !d.lookup && st != nil && st.perNode() {
+			return true
+		}
+	}
+	return false
 }
 
 // posKey names a hierarchy location: layer (0 global, 1 environment, 2+i
@@ -103,8 +145,9 @@ func (s *posStat) perNode() bool {
 
 // nodeSlice is a node's slice table and the keys of its per-node files.
 type nodeSlice struct {
-	table *sliceTable
-	delta []string // sorted keys of the per-node files
+	table  *sliceTable
+	delta  []string    // sorted keys of the per-node files
+	masked []*dataFile // the per-node files
 }
 
 // slice finds or makes the node's slice table. It returns nil when the
@@ -205,7 +248,7 @@ func (n *nodeRun) slice() *nodeSlice {
 		t.slots = make([]slot, len(t.keys))
 		w.slices[string(b)] = t
 	}
-	s := &nodeSlice{table: t}
+	s := &nodeSlice{table: t, masked: masked}
 	for _, df := range masked {
 		s.delta = mergeSorted(s.delta, df.keys)
 	}
@@ -223,10 +266,9 @@ func (n *nodeRun) slotKey(s *slot, name string) (*format.Key, *format.Error) {
 		s.perr = perr != nil || cerr != nil
 		if !s.perr {
 			layers := n.layersFor(s.mod)
-			s.sig = n.w.keySig(n.shapeID(s.mod, layers), merge, convertID(conv), name, layers)
-			s.sig = append([]uint32(nil), s.sig...)
-			s.hash = hashSig(name, s.sig)
 			s.locs = n.locsOf(name, layers)
+			s.sig = slices.Clone(n.w.keySig(n.shapeID(s.mod, layers), merge, convertID(conv), s.locs))
+			s.hash = hashSig(name, s.sig)
 		}
 	}
 	if s.static != nil {
@@ -260,7 +302,9 @@ func (n *nodeRun) slotKey(s *slot, name string) (*format.Key, *format.Error) {
 	} else {
 		s.misses++
 	}
-	if s.misses >= giveUp && 4*s.reused < s.misses {
+	// A result that read a per-node variable (its first, usually) says
+	// at once what giveUp finds out after a few.
+	if s.misses >= giveUp && 4*s.reused < s.misses || s.reused == 0 && n.w.readsPerNode(e.deps) {
 		s.perNode, s.recent = true, nil
 		return k, err
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/hieracc/hieracc/format"
 )
 
@@ -275,6 +276,115 @@ uses_g: "<%{lookup('g')}>"
 		last := k.Contributions[len(k.Contributions)-1]
 		if last.Err == nil || !strings.Contains(last.Err.Message, "Recursive lookup detected in [y]") {
 			t.Errorf("%s: y's common level = %+v, want a recursion", node, last)
+		}
+	}
+}
+
+// TestReleasedFilesChangeNothing: each node's own data file is released
+// from the file cache once the node is compiled; a node that reaches a
+// released file after all (three nodes share one here) loads it again.
+// Bundles and diagnostics (a released file's warning included, once) are
+// those of a compile that releases nothing.
+func TestReleasedFilesChangeNothing(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte(`version: 5
+hierarchy:
+  - name: Host
+    path: "nodes/%{facts.host}.yaml"
+  - name: Role
+    path: "role/%{facts.role}.yaml"
+  - name: Common
+    path: common.yaml
+`)},
+		"env/data/common.yaml":   {Data: []byte("a: common\nb: \"%{facts.host}\"\n")},
+		"env/data/role/web.yaml": {Data: []byte("a: web\n")},
+		// A warning: a top-level key no lookup can find.
+		"env/data/nodes/h09.yaml": {Data: []byte("a: shared\n? [x]\n: 1\n")},
+	}
+	var nodes []Node
+	for i := range 12 {
+		host := fmt.Sprintf("h%02d", min(i, 9)) // h09 for the last three
+		if i < 9 {
+			fsys["env/data/nodes/"+host+".yaml"] = &fstest.MapFile{Data: []byte(fmt.Sprintf("a: own%d\nc: %d\n", i, i))}
+		}
+		facts := format.NewHash(2)
+		facts.Set("host", host)
+		facts.Set("role", "web")
+		nodes = append(nodes, Node{Name: fmt.Sprintf("n%02d", i), Facts: facts})
+	}
+	compile := func(share bool) (map[string][]byte, []Diagnostic, sliceStats) {
+		var stats sliceStats
+		res, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1,
+			noSharing: !share, workerDone: func(w *worker) { stats.add(w.stats) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]byte{}
+		for _, b := range res.Bundles {
+			if out[b.Node], err = format.Encode(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out, res.Diagnostics, stats
+	}
+	want, wantDiags, _ := compile(false)
+	got, gotDiags, stats := compile(true)
+	if stats.released < 6 {
+		t.Errorf("%d files released, want most nodes' own", stats.released)
+	}
+	for node, w := range want {
+		if !bytes.Equal(w, got[node]) {
+			t.Errorf("node %s: releasing files changed its bundle", node)
+		}
+	}
+	if d := cmp.Diff(wantDiags, gotDiags); d != "" || len(gotDiags) != 1 {
+		t.Errorf("diagnostics (-without release +with), want the one warning:\n%s", d)
+	}
+
+	// What the cache holds once every node is compiled: the shared files,
+	// and the per-node files of the first nodes, before their position
+	// was seen to be per-node.
+	c := prepare(Input{FS: fsys, EnvDir: "env"})
+	w := newWorker()
+	for _, node := range nodes {
+		c.compileNode(w, node)
+	}
+	var held []string
+	for k, e := range c.files.entries {
+		if e.df != nil {
+			held = append(held, k.path)
+		}
+	}
+	sort.Strings(held)
+	wantHeld := []string{"env/data/common.yaml", "env/data/nodes/h00.yaml", "env/data/nodes/h01.yaml", "env/data/nodes/h02.yaml", "env/data/role/web.yaml"}
+	if d := cmp.Diff(wantHeld, held); d != "" {
+		t.Errorf("files held after the compile (-want +got):\n%s", d)
+	}
+}
+
+// TestReadsPerNode: a variable with a value of its own on most nodes is
+// per-node, and a result that read it is one no other node can reuse;
+// shared variables and nested lookups of the same name are not.
+func TestReadsPerNode(t *testing.T) {
+	w := newWorker()
+	for i := range 8 {
+		w.seeVar("trusted.certname", fmt.Sprintf("n%d", i))
+		w.seeVar("facts.dc", []string{"ams", "fra"}[i%2])
+		w.seeVar("facts.role", []string{"web", "db", "app", "lb"}[i/2]) // 4 values, none most nodes'
+	}
+	tests := []struct {
+		deps []dep
+		want bool
+	}{
+		{[]dep{{name: "facts.dc"}, {name: "trusted.certname"}}, true},
+		{[]dep{{name: "facts.dc"}, {name: "facts.role"}}, false},
+		{[]dep{{lookup: true, name: "trusted.certname"}}, false},
+		{[]dep{{name: "never.seen"}}, false},
+		{nil, false},
+	}
+	for _, tc := range tests {
+		if got := w.readsPerNode(tc.deps); got != tc.want {
+			t.Errorf("readsPerNode(%+v) = %v, want %v", tc.deps, got, tc.want)
 		}
 	}
 }

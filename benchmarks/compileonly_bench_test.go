@@ -1,0 +1,37 @@
+package benchmarks
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/format"
+)
+
+// BenchmarkCompileOnly is BenchmarkCompile without the encoder: each
+// bundle is dropped as soon as it is compiled, so ns/node and allocs/op are
+// the compiler's own (data files parsed, hierarchies expanded, keys
+// resolved, work shared across nodes). The baseline is the same as
+// BenchmarkCompile's: parsing every input file once ("parse-ratio").
+func BenchmarkCompileOnly(b *testing.B) {
+	for _, size := range []struct{ nodes, keys int }{{100, 2000}, {1000, 2000}} {
+		b.Run(fmt.Sprintf("nodes=%d/keys=%d", size.nodes, size.keys), func(b *testing.B) {
+			f := loadFleet(b, size.nodes, size.keys)
+			base := parseBaseline(b, f)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				in := f.input()
+				in.Emit = func(*format.Bundle) error { return nil }
+				if _, err := compiler.Compile(context.Background(), in); err != nil {
+					b.Fatal(err)
+				}
+			}
+			perOp := b.Elapsed() / time.Duration(b.N)
+			b.ReportMetric(float64(perOp)/float64(base), "parse-ratio")
+			b.ReportMetric(float64(perOp)/float64(size.nodes), "ns/node")
+		})
+	}
+}
