@@ -169,11 +169,7 @@ func readsNode(v any, p *interpPlan) bool {
 	}
 	switch v := v.(type) {
 	case string:
-		for start, end := nextExpr(v, 0); start >= 0; start, end = nextExpr(v, end) {
-			if nodeExpr(v[start+2 : end-1]) {
-				return true
-			}
-		}
+		return stringReadsNode(v)
 	case []any:
 		for i, e := range v {
 			if readsNode(e, p.kids[i]) {
@@ -183,10 +179,21 @@ func readsNode(v any, p *interpPlan) bool {
 	case *format.Hash:
 		i := 0
 		for k, e := range v.All() {
-			if p.keys[i] && readsNode(k, stringPlan) || readsNode(e, p.kids[i]) {
+			if ks, _ := k.(string); p.keys[i] && stringReadsNode(ks) || readsNode(e, p.kids[i]) {
 				return true
 			}
 			i++
+		}
+	}
+	return false
+}
+
+// stringReadsNode reports whether interpolating s may read what is the
+// node's alone.
+func stringReadsNode(s string) bool {
+	for start, end := nextExpr(s, 0); start >= 0; start, end = nextExpr(s, end) {
+		if nodeExpr(s[start+2 : end-1]) {
+			return true
 		}
 	}
 	return false
