@@ -307,8 +307,7 @@ func sameHierarchy(a, b *Hierarchy) bool {
 
 // sameRecords reports whether the shared records a and b are the same,
 // so that they encode to the same file: compared field by field, values
-// by identity (same), which may miss equal values, never confuse
-// different ones.
+// as they encode (sameValue).
 func sameRecords(a, b []Key) bool {
 	if len(a) != len(b) {
 		return false
@@ -357,7 +356,7 @@ func sameContribs(a, b []Contribution) bool {
 	for i := range a {
 		x, y := &a[i], &b[i]
 		if x.Layer != y.Layer || x.Level != y.Level || x.Location != y.Location || x.Line != y.Line ||
-			x.Column != y.Column || x.Bound != y.Bound || !same(x.Value, y.Value) ||
+			x.Column != y.Column || x.Bound != y.Bound || !sameValue(x.Value, y.Value) ||
 			(x.Err == nil) != (y.Err == nil) || x.Err != nil && *x.Err != *y.Err {
 			return false
 		}
@@ -636,4 +635,40 @@ func (x *Index) readOverlay(r *reader, k *Key, vals []Value, own int) error {
 	}
 	k.Asked = asked
 	return nil
+}
+
+// sameValue reports whether a and b encode alike: the same types, the
+// same scalars (floats bit for bit, so 0.0 is not -0.0), arrays element
+// by element, hashes key by key in the same order. The compiler builds a
+// contribution's value again for each node, so identity (same) seldom
+// holds where equality does.
+func sameValue(a, b any) bool {
+	if same(a, b) {
+		return true
+	}
+	switch x := a.(type) {
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameValue(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case *Hash:
+		y, ok := b.(*Hash)
+		if !ok || x.Len() != y.Len() {
+			return false
+		}
+		for i := range x.keys {
+			if !sameValue(x.keys[i], y.keys[i]) || !sameValue(x.vals[i], y.vals[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -275,4 +276,38 @@ func bodyLenF(data []byte) int {
 		return int(r[1])<<8 | int(r[2])
 	}
 	return 0
+}
+
+// TestSharedDetailsRemembered: an encoder reuses a shared file it wrote
+// for records equal to the bundle's, even when their values are other Go
+// values, and never for records that encode otherwise (0.0 and -0.0, a
+// hash's key order).
+func TestSharedDetailsRemembered(t *testing.T) {
+	withValue := func(v format.Value) *format.Bundle {
+		b := sharedNode("web01", false, 10)
+		b.Keys[0].Contributions = []format.Contribution{{Layer: format.LayerEnvironment, Level: 1, Line: 10, Column: 1, Value: v}}
+		b.Keys[0].Value = v
+		return b
+	}
+	negZero := math.Copysign(0, -1)
+	e := format.NewEncoder()
+	for _, v := range []format.Value{
+		[]any{"a", H("k", 1.0)}, []any{"a", H("k", 1.0)}, // equal, other Go values
+		0.0, negZero, 0.0,
+		H("x", int64(1), "y", int64(2)), H("y", int64(2), "x", int64(1)),
+		[]any{int64(1)}, []any{1.0},
+	} {
+		b := withValue(v)
+		_, sd, err := e.AppendShared(nil, b, format.Protection{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, fresh, err := format.EncodeShared(b, format.Protection{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sd.Digest != fresh.Digest || !bytes.Equal(sd.Data, fresh.Data) {
+			t.Errorf("value %#v: the remembering encoder's shared file differs from a fresh one's", v)
+		}
+	}
 }
