@@ -85,7 +85,7 @@ type Encoder struct {
 	recPause           int // bundles to encode before trying again
 
 	// One bundle's tables and scratch.
-	gen       uint32 // table.marks[i].gen == gen: node i is in this bundle's value table
+	gen       uint32 // table.nodes[i].gen == gen: node i is in this bundle's value table
 	vals      []byte // the value table's entries, in order
 	nVals     int
 	fastBytes uint32 // the fast part's entries are vals[:fastBytes]
@@ -308,8 +308,10 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		return err
 	}
 	e.gen++
-	if e.gen == 0 { // wrapped: old marks could look current
-		clear(e.glob.marks)
+	if e.gen == 0 { // wrapped: old entries could look current
+		for i := range e.glob.nodes {
+			e.glob.nodes[i].gen = 0
+		}
 		e.gen = 1
 	}
 	if len(e.seen) > maxSeen {

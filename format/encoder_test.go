@@ -345,6 +345,21 @@ func TestEncoderCollisions(t *testing.T) {
 	}
 }
 
+// TestEncoderGenerationWraps checks that the bundle generation marking the
+// value table's entries may wrap around: entries of the first bundles must
+// not look present again then.
+func TestEncoderGenerationWraps(t *testing.T) {
+	bundles := fleet(6, 50, false)
+	e := NewEncoder()
+	for _, b := range bundles { // generations 1 to 12
+		encodeBoth(t, e, b)
+	}
+	e.gen = math.MaxUint32 - 1
+	for _, b := range slices.Backward(bundles) { // generations MaxUint32, then 1 to 11 again
+		encodeBoth(t, e, b)
+	}
+}
+
 // TestEncoderReset checks that Reset forgets values that were modified.
 func TestEncoderReset(t *testing.T) {
 	h := &Hash{}

@@ -28,7 +28,6 @@ type table struct {
 	nodes   []node
 	kids    []int32 // children of containers (ids)
 	scalars []byte  // msgpack encodings of scalars
-	marks   []mark  // by node index: the node's entry in the bundle's value table
 	cons    map[uint64]int32
 	// By identity or by value; they hold ids (either table's, for the
 	// identity caches of the local table).
@@ -61,7 +60,6 @@ func (t *table) reset() {
 	t.nodes = t.nodes[:0]
 	t.kids = t.kids[:0]
 	t.scalars = t.scalars[:0]
-	t.marks = t.marks[:0]
 	clear(t.cons)
 	clear(t.hashes)
 	clear(t.slices)
@@ -74,12 +72,15 @@ func (t *table) reset() {
 // size is how much the table holds, for the Encoder's bound.
 func (t *table) size() int { return len(t.nodes) + len(t.hashes) + len(t.slices) }
 
-// node is one distinct value.
+// node is one distinct value, with its entry in the value table of the
+// bundle being encoded (beside it: entry reads both at once).
 type node struct {
 	off   uint32 // scalars: offset of the encoding in table.scalars; containers: of the children in table.kids
 	n     uint32 // scalars: length of the encoding; containers: number of children (2 per hash entry)
 	next  int32  // the index of the next node with the same structure hash, or -1
 	size  int32  // nodes once expanded, at most MaxNodes+1
+	gen   uint32 // the bundle's Encoder.gen: the node is in its value table, at idx
+	idx   int32
 	depth uint16 // at most MaxDepth+1
 	kind  uint8
 }
@@ -89,12 +90,6 @@ const (
 	kindArray
 	kindHash
 )
-
-// mark is a node's entry in the value table of the bundle being encoded.
-type mark struct {
-	gen uint32 // the bundle's Encoder.gen: the node is in its table
-	idx int32
-}
 
 // sliceID identifies a slice by its memory, to add a shared one only once.
 // It keeps the slice's array reachable, so its address is never reused for
@@ -117,37 +112,22 @@ func (e *Encoder) node(id int32) *node {
 	return &t.nodes[i]
 }
 
-func (e *Encoder) mark(id int32) *mark {
-	t, i := e.tableOf(id)
-	return &t.marks[i]
-}
-
 // entry returns the index of node id in the bundle's value table, adding
 // it and its children (children first, in order) if they are not there
 // yet.
 func (e *Encoder) entry(id int32) int32 {
-	for _, t := range [2]*table{e.glob, e.loc} {
-		if n := len(t.nodes); len(t.marks) < n {
-			t.marks = append(t.marks, make([]mark, n-len(t.marks))...)
-		}
-	}
-	return e.addEntry(id)
-}
-
-func (e *Encoder) addEntry(id int32) int32 {
 	t, i := e.tableOf(id)
-	m := &t.marks[i]
-	if m.gen == e.gen {
-		return m.idx
+	nd := &t.nodes[i] // stays valid: no node is added meanwhile
+	if nd.gen == e.gen {
+		return nd.idx
 	}
-	nd := &t.nodes[i]
 	if nd.kind == kindScalar {
 		e.vals = append(e.vals, t.scalars[nd.off:nd.off+nd.n]...)
 	} else {
 		kids := t.kids[nd.off : nd.off+nd.n]
 		for _, k := range kids {
-			if e.mark(k).gen != e.gen {
-				e.addEntry(k)
+			if e.node(k).gen != e.gen {
+				e.entry(k)
 			}
 		}
 		v := e.vals
@@ -157,13 +137,13 @@ func (e *Encoder) addEntry(id int32) int32 {
 			v = appendMapLen(v, len(kids)/2)
 		}
 		for _, k := range kids {
-			v = appendUint(v, uint64(e.mark(k).idx))
+			v = appendUint(v, uint64(e.node(k).idx))
 		}
 		e.vals = v
 	}
-	m.gen, m.idx = e.gen, int32(e.nVals)
+	nd.gen, nd.idx = e.gen, int32(e.nVals)
 	e.nVals++
-	return m.idx
+	return nd.idx
 }
 
 // intern returns the node id of v, adding v and its children if they are
