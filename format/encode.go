@@ -69,8 +69,9 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // give each worker its own. Append into a reused buffer spares the
 // allocation (and page faults) of a new output per bundle.
 type Encoder struct {
-	glob, loc *table  // the intern tables (intern.go)
-	stack     []int32 // children being interned
+	glob, loc *table    // the intern tables (intern.go)
+	stack     []int32   // children being interned
+	strCache  []strSlot // global strings by their memory (see internString); nil for Encode
 
 	// The variants of keys' contributions met in more than one bundle
 	// (see keyRec), and in seen those met once since seen was cleared.
@@ -165,6 +166,7 @@ func NewEncoder() *Encoder {
 func (e *Encoder) Reset() {
 	e.glob.reset()
 	e.loc.reset()
+	clear(e.strCache)
 	clear(e.stack)
 	e.stack = e.stack[:0]
 	clear(e.recs) // their values
@@ -320,6 +322,9 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	e.vals = e.vals[:0]
 	e.nVals = 0
 	useRecs := !e.oneShot && e.recPause == 0
+	if !e.oneShot && e.strCache == nil {
+		e.strCache = make([]strSlot, 1<<strCacheBits)
+	}
 	if e.recPause > 0 {
 		e.recPause--
 	}

@@ -3,6 +3,7 @@ package format
 import (
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // Interning. Every distinct value an Encoder meets gets a node id; equal
@@ -172,7 +173,7 @@ func (e *Encoder) intern(v any, depth int, global bool) (int32, error) {
 	case float64:
 		return internScalar(g.floats, l.floats, add.floats, add, math.Float64bits(v), v, appendFloat), nil
 	case string:
-		return internScalar(g.strs, l.strs, add.strs, add, v, v, appendString), nil
+		return e.internString(v, add), nil
 	case []any:
 		var key sliceID
 		if len(v) > 0 {
@@ -230,6 +231,45 @@ func (e *Encoder) intern(v any, depth int, global bool) (int32, error) {
 	}
 	return 0, fmt.Errorf("unsupported value type %T", v)
 }
+
+// internString is intern for a string: add is the table to add it to.
+//
+// A fleet's strings are mostly the same strings of the same parsed data
+// files, met again and again in values built anew for each node (those
+// that interpolate facts). So in front of the global table's strs, a
+// cache finds them by their memory (address and length: the same bytes,
+// certainly the same content), without hashing and comparing them. It
+// holds each string it names, so that memory is never reused for another
+// while it is there.
+func (e *Encoder) internString(s string, add *table) int32 {
+	var slot *strSlot
+	if e.strCache != nil && len(s) > 0 { // "" may have any address, nil too, like an empty slot
+		p := unsafe.StringData(s)
+		slot = &e.strCache[uint64(uintptr(unsafe.Pointer(p)))*fibonacci>>(64-strCacheBits)]
+		if len(slot.s) == len(s) && unsafe.StringData(slot.s) == p {
+			return slot.id
+		}
+	}
+	id := internScalar(e.glob.strs, e.loc.strs, add.strs, add, s, s, appendString)
+	if slot != nil && id&localBit == 0 {
+		slot.s, slot.id = s, id
+	}
+	return id
+}
+
+// strSlot is an entry of Encoder.strCache: a string of the global table
+// and its id.
+type strSlot struct {
+	s  string
+	id int32
+}
+
+// strCacheBits is the size of Encoder.strCache: 1<<16 entries of 24 bytes.
+const strCacheBits = 16
+
+// fibonacci spreads an address over a cache's slots: multiplied by it,
+// the address's varying bits reach the product's top bits, which index.
+const fibonacci = 0x9e3779b97f4a7c15
 
 // oneByte returns the id of the scalar whose encoding is the byte c, whose
 // ids in the tables are *gid and *lid (-1 for none), adding it if needed.
