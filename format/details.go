@@ -166,7 +166,7 @@ func (e *Encoder) appendDetails(t []byte, b *Bundle, memo []keyMemo, refs []int3
 		t = appendArrayLen(t, 2+bits.OnesCount64(shape))
 		t = appendUint(t, shape)
 		if r := memo[i].rec; r >= 0 {
-			t = e.appendTmpl(t, &e.recs[r], own, cr)
+			t = e.appendTmpl(t, &e.recs.recs[r], own, cr)
 		} else {
 			t = appendContributions4(t, k.Contributions, own, cr)
 			if shape&shapeDefaults != 0 {

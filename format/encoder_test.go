@@ -645,11 +645,11 @@ func TestEncoderRandomFleets(t *testing.T) {
 	for seed := range uint64(20) {
 		bundles := randomFleet(seed, 30, 60)
 		for _, cfg := range []struct {
-			weak bool
-			max  int
-		}{{false, defaultMaxRemembered}, {true, defaultMaxRemembered}, {false, 300}} {
+			weak      bool
+			max, once int
+		}{{false, defaultMaxRemembered, maxOnce}, {true, defaultMaxRemembered, maxOnce}, {false, 300, maxOnce}, {false, defaultMaxRemembered, 5}} {
 			e := NewEncoder()
-			e.weakHash, e.maxRemembered = cfg.weak, cfg.max
+			e.weakHash, e.maxRemembered, e.recs.maxOnce = cfg.weak, cfg.max, cfg.once
 			for _, b := range bundles {
 				encodeBoth(t, e, b)
 			}
