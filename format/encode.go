@@ -236,6 +236,13 @@ type keyMemo struct {
 	rec    int32 // keyRec, or -1
 	value  int32 // node id of the key's value, -1 if the key has an error
 	global bool  // no keyRec, but the variant was seen in a bundle before: remember it
+
+	// Its details' shape (keyShape), and the indexes of its merges and
+	// lookup_options source in the details tables, where the shape says
+	// it has them: found as the key is first read, so that the details
+	// are written in one pass over the keys.
+	shape                   uint8
+	merge, defMerge, source int32
 }
 
 // Bounds of what an Encoder remembers before it forgets everything, and of
@@ -449,6 +456,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			continue
 		}
 		blobs = append(blobs, nil)
+		e.tables.add(&m, k)
 		if useRecs && k.Asked == nil { // a keyRec has no room for Asked
 			m.rec, m.global = e.findRec(i, k)
 		}
