@@ -34,10 +34,10 @@ func keyShape(k *Key) uint64 {
 	if len(k.Defaults) > 0 {
 		s |= shapeDefaults
 	}
-	if k.Merge != (Merge{}) {
+	if !k.Merge.isDefault() {
 		s |= shapeMerge
 	}
-	if k.DefaultMerge != (Merge{}) {
+	if !k.DefaultMerge.isDefault() {
 		s |= shapeDefaultMerge
 	}
 	if len(k.ConvertTo) > 0 {
@@ -50,6 +50,12 @@ func keyShape(k *Key) uint64 {
 		s |= shapeAsked
 	}
 	return s
+}
+
+// isDefault reports whether m is Merge{}, which details leave out (without
+// the call to the generated struct comparison).
+func (m *Merge) isDefault() bool {
+	return m.Strategy == "" && m.KnockoutPrefix == "" && !m.SortMergedArrays && !m.MergeHashArrays
 }
 
 // detailTables are the tables of a version 4 details section: each
@@ -74,6 +80,23 @@ func (d *detailTables) reset() {
 		clear(d.sources)
 		d.sources = d.sources[:0]
 		clear(d.sourceOf)
+	}
+}
+
+// add sets m's shape from k, adding k's merges and lookup_options source
+// to the tables (in the order of the keys: call it for each key but the
+// sealed ones, in order).
+func (d *detailTables) add(m *keyMemo, k *Key) {
+	shape := keyShape(k)
+	m.shape = uint8(shape)
+	if shape&shapeMerge != 0 {
+		m.merge = d.merge(k.Merge)
+	}
+	if shape&shapeDefaultMerge != 0 {
+		m.defMerge = d.merge(k.DefaultMerge)
+	}
+	if shape&shapeMergeFrom != 0 {
+		m.source = d.source(k.MergeFrom)
 	}
 }
 
@@ -110,8 +133,10 @@ func (d *detailTables) source(o *OptionsEntry) int32 {
 // appendDetails appends the details section of b but for its value table
 // (and the array header before it): hierarchies, modules, the tables and
 // every key's details. refs holds the value and error index of each key,
-// then of each contribution (see encodeBody); memo says which keys'
-// contributions e remembers; a key with a blob is sealed, its details nil.
+// then of each contribution (see encodeBody); memo has each key's shape
+// and indexes in the tables (detailTables.add, which filled them) and
+// says whether e remembers its contributions; a key with a blob is
+// sealed, its details nil.
 func (e *Encoder) appendDetails(t []byte, b *Bundle, memo []keyMemo, refs []int32, blobs [][]byte) []byte {
 	t = appendHierarchy(t, &b.Global)
 	t = appendHierarchy(t, &b.Env)
@@ -132,22 +157,7 @@ func (e *Encoder) appendDetails(t []byte, b *Bundle, memo []keyMemo, refs []int3
 		}
 	}
 
-	d := &e.tables
-	for i := range b.Keys {
-		k := &b.Keys[i]
-		if blobs[i] != nil || e.inShared(i) || e.overlaid(i) {
-			continue // sealed, or its record is in the shared file
-		}
-		if k.Merge != (Merge{}) {
-			d.merge(k.Merge)
-		}
-		if k.DefaultMerge != (Merge{}) {
-			d.merge(k.DefaultMerge)
-		}
-		if k.MergeFrom != nil {
-			d.source(k.MergeFrom)
-		}
-	}
+	d := &e.tables // filled after the shared file was planned (encodeBody); not with sealed or shared keys
 	t = appendArrayLen(t, len(d.merges))
 	for _, m := range d.merges {
 		t = appendMerge(t, m)
@@ -181,11 +191,12 @@ func (e *Encoder) appendDetails(t []byte, b *Bundle, memo []keyMemo, refs []int3
 			continue
 		}
 		own := refs[2*i] // the key's value, -1 for an error
-		shape := keyShape(k)
+		m := &memo[i]
+		shape := uint64(m.shape)
 		t = appendArrayLen(t, 2+bits.OnesCount64(shape))
 		t = appendUint(t, shape)
-		if r := memo[i].rec; r >= 0 {
-			t = e.appendTmpl(t, &e.recs[r], own, cr)
+		if r := m.rec; r >= 0 {
+			t = e.appendTmpl(t, &e.recs.recs[r], own, cr)
 		} else {
 			t = appendContributions4(t, k.Contributions, own, cr)
 			if shape&shapeDefaults != 0 {
@@ -194,10 +205,10 @@ func (e *Encoder) appendDetails(t []byte, b *Bundle, memo []keyMemo, refs []int3
 		}
 		cr = cr[2*(len(k.Contributions)+len(k.Defaults)):]
 		if shape&shapeMerge != 0 {
-			t = appendUint(t, uint64(d.mergeOf[k.Merge]))
+			t = appendUint(t, uint64(m.merge))
 		}
 		if shape&shapeDefaultMerge != 0 {
-			t = appendUint(t, uint64(d.mergeOf[k.DefaultMerge]))
+			t = appendUint(t, uint64(m.defMerge))
 		}
 		if shape&shapeConvertTo != 0 {
 			t = appendConvertTo(t, k.ConvertTo)
@@ -209,7 +220,7 @@ func (e *Encoder) appendDetails(t []byte, b *Bundle, memo []keyMemo, refs []int3
 			} else {
 				t = appendString(t, o.Entry)
 			}
-			t = appendUint(t, uint64(d.sourceOf[source{o.File, o.Level}]))
+			t = appendUint(t, uint64(m.source))
 			t = appendInt(t, int64(o.Line))
 			t = appendInt(t, int64(o.Column))
 		}

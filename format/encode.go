@@ -7,7 +7,10 @@ import (
 	"hash"
 	"hash/crc32"
 	"math"
+	"math/bits"
+	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/hieracc/hieracc/format/trust"
 )
@@ -69,23 +72,20 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // give each worker its own. Append into a reused buffer spares the
 // allocation (and page faults) of a new output per bundle.
 type Encoder struct {
-	glob, loc *table  // the intern tables (intern.go)
-	stack     []int32 // children being interned
+	glob, loc *table    // the intern tables (intern.go)
+	stack     []int32   // children being interned
+	strCache  []strSlot // global strings by their memory (see internString); nil for Encode
 
-	// The variants of keys' contributions met in more than one bundle
-	// (see keyRec), and in seen those met once since seen was cleared.
-	recs    []keyRec
-	recOf   map[*Contribution]int32 // by the first contribution, or default if none
-	recData []byte                  // per variant: its values' ids (4 bytes each), then its encodings (see appendTmpl)
-	recHint []hintSet               // by key position: the variants the key had in the bundles before
-	seen    map[*Contribution]struct{}
+	// The variants of keys' contributions met before (see keyRec).
+	recs    recTable
+	recData []byte // per variant met twice: its values' ids (4 bytes each), then its encodings (see appendTmpl)
 	// Whether remembering contributions pays: a compiler that does not
 	// share them makes every key a new variant.
 	recHits, recMisses int
 	recPause           int // bundles to encode before trying again
 
 	// One bundle's tables and scratch.
-	gen       uint32 // table.marks[i].gen == gen: node i is in this bundle's value table
+	gen       uint32 // table.nodes[i].gen == gen: node i is in this bundle's value table
 	vals      []byte // the value table's entries, in order
 	nVals     int
 	fastBytes uint32 // the fast part's entries are vals[:fastBytes]
@@ -119,15 +119,118 @@ type Encoder struct {
 }
 
 // keyRec is a variant of a key's contributions and defaults met before,
-// identified by its slices (their first elements and lengths), with the
-// node ids of their values and the encoding of everything but the value
-// and error indexes. Only variants without errors are remembered.
+// identified by its slices (their first elements and lengths). Met in two
+// bundles or more, it has the node ids of their values and the encoding of
+// everything but the value and error indexes. Only variants without errors
+// are remembered so.
 type keyRec struct {
 	contribs, defaults *Contribution
 	nc, nd             int32
-	data               uint32 // offset in recData
+	data               uint32 // offset in recData; metOnce for a variant met in one bundle
 	value              any    // the key's value when the variant was met
 	valueID            int32  // its node id, -1 if the key had an error
+}
+
+// metOnce is the keyRec.data of a variant met in one bundle only (yet).
+const metOnce = math.MaxUint32
+
+// first is the variant's first contribution, or default if it has none:
+// what a recTable finds it by.
+func (rec *keyRec) first() *Contribution {
+	if rec.contribs != nil {
+		return rec.contribs
+	}
+	return rec.defaults
+}
+
+// recTable holds the keyRecs of an Encoder, found by their first
+// contribution (keyRec.first): most often among the variants the key at
+// the same position had in the last bundles (hints, read in order, as the
+// keys are), else through an index small enough to stay in the
+// processor's caches: open addressing with linear probing over 8-byte
+// slots, each the position of a keyRec and a part of its hash (the tag),
+// so that a probe reads a keyRec only when the tags agree. It holds one
+// variant per first contribution (the first met twice); variants that
+// share one are rare.
+type recTable struct {
+	recs  []keyRec
+	hints []hintSet // by key position: variants met twice the key had in the last bundles
+	index []uint64  // a power of two long, at most half full: tag<<32 | position+1, 0 if free
+	shift uint8     // 64 - log2(len(index))
+	twice int       // recs met in two bundles or more; the others were met once
+	// Forget the variants met once beyond this many (and as many as
+	// the others): most were a single node's.
+	maxOnce int
+}
+
+// find returns the position in t.recs of the keyRec whose first
+// contribution is p, or -1 and the index slot where it goes.
+func (t *recTable) find(p *Contribution) (rec int32, slot int) {
+	h := uint64(uintptr(unsafe.Pointer(p))) * fibonacci
+	mask := len(t.index) - 1
+	tag := h << 32 // the low bits: the slot is the high ones
+	for i := int(h >> t.shift); ; i = (i + 1) & mask {
+		x := t.index[i]
+		if x == 0 {
+			return -1, i
+		}
+		if x&(math.MaxUint32<<32) == tag {
+			if r := int32(uint32(x)) - 1; t.recs[r].first() == p {
+				return r, i
+			}
+		}
+	}
+}
+
+// add appends rec, whose first contribution has no keyRec yet; slot is
+// where find said it goes.
+func (t *recTable) add(rec keyRec, slot int) {
+	h := uint64(uintptr(unsafe.Pointer(rec.first()))) * fibonacci
+	t.recs = append(t.recs, rec)
+	t.index[slot] = h<<32 | uint64(len(t.recs))
+}
+
+// reserve makes room for n new variants (a bundle's keys), forgetting
+// the variants met once if there are too many. The positions of keyRecs
+// change only here.
+func (t *recTable) reserve(n int) {
+	if once := len(t.recs) - t.twice; once > max(t.maxOnce, t.twice) {
+		t.recs = slices.DeleteFunc(t.recs, func(r keyRec) bool { return r.data == metOnce })
+		clear(t.hints) // the positions changed
+		t.reindex(len(t.index))
+	}
+	size := max(len(t.index), 1024)
+	for 2*(len(t.recs)+n) > size {
+		size *= 2
+	}
+	if size != len(t.index) {
+		t.reindex(size)
+	}
+}
+
+// reindex builds an index of the given size over t.recs.
+func (t *recTable) reindex(size int) {
+	if size == len(t.index) {
+		clear(t.index)
+	} else {
+		t.index = make([]uint64, size)
+		t.shift = uint8(64 - bits.Len(uint(size-1)))
+	}
+	recs := t.recs
+	t.recs = t.recs[:0]
+	for _, r := range recs {
+		_, slot := t.find(r.first())
+		t.add(r, slot)
+	}
+}
+
+func (t *recTable) reset() {
+	clear(t.recs) // their values
+	t.recs = t.recs[:0]
+	clear(t.hints)
+	t.hints = t.hints[:0]
+	t.index = nil // its size was for what it held
+	t.twice = 0
 }
 
 // keyMemo is what the bundle being encoded found for a key.
@@ -135,6 +238,13 @@ type keyMemo struct {
 	rec    int32 // keyRec, or -1
 	value  int32 // node id of the key's value, -1 if the key has an error
 	global bool  // no keyRec, but the variant was seen in a bundle before: remember it
+
+	// Its details' shape (keyShape), and the indexes of its merges and
+	// lookup_options source in the details tables, where the shape says
+	// it has them: found as the key is first read, so that the details
+	// are written in one pass over the keys.
+	shape                   uint8
+	merge, defMerge, source int32
 }
 
 // Bounds of what an Encoder remembers before it forgets everything, and of
@@ -143,7 +253,7 @@ const (
 	defaultMaxRemembered = 1 << 20 // global nodes, identity-cache entries and key variants
 	maxScalarBytes       = 64 << 20
 	maxKids              = 8 << 20
-	maxSeen              = 1 << 16
+	maxOnce              = 1 << 16
 	maxPooledScratch     = 8 << 20
 )
 
@@ -152,8 +262,7 @@ func NewEncoder() *Encoder {
 	e := &Encoder{
 		glob:          newTable(0),
 		loc:           newTable(localBit),
-		recOf:         map[*Contribution]int32{},
-		seen:          map[*Contribution]struct{}{},
+		recs:          recTable{maxOnce: maxOnce},
 		errs:          map[Error]int32{},
 		sha:           sha256.New(),
 		maxRemembered: defaultMaxRemembered,
@@ -167,15 +276,11 @@ func NewEncoder() *Encoder {
 func (e *Encoder) Reset() {
 	e.glob.reset()
 	e.loc.reset()
+	clear(e.strCache)
 	clear(e.stack)
 	e.stack = e.stack[:0]
-	clear(e.recs) // their values
-	e.recs = e.recs[:0]
-	clear(e.recOf)
+	e.recs.reset()
 	e.recData = e.recData[:0]
-	clear(e.recHint)
-	e.recHint = e.recHint[:0]
-	clear(e.seen)
 	e.recHits, e.recMisses, e.recPause = 0, 0, 0
 	if sh := e.share; sh != nil {
 		clear(sh.recent)
@@ -200,7 +305,7 @@ func (e *Encoder) forgetBundle() {
 
 // remembered is how much the Encoder holds, against maxRemembered.
 func (e *Encoder) remembered() int {
-	return e.glob.size() + len(e.recs)
+	return e.glob.size() + len(e.recs.recs)
 }
 
 // small reports whether the Encoder's scratch is small enough to keep in
@@ -318,16 +423,21 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		return err
 	}
 	e.gen++
-	if e.gen == 0 { // wrapped: old marks could look current
-		clear(e.glob.marks)
+	if e.gen == 0 { // wrapped: old entries could look current
+		for i := range e.glob.nodes {
+			e.glob.nodes[i].gen = 0
+		}
 		e.gen = 1
-	}
-	if len(e.seen) > maxSeen {
-		clear(e.seen)
 	}
 	e.vals = e.vals[:0]
 	e.nVals = 0
 	useRecs := !e.oneShot && e.recPause == 0
+	if useRecs {
+		e.recs.reserve(len(b.Keys))
+	}
+	if !e.oneShot && e.strCache == nil {
+		e.strCache = make([]strSlot, 1<<strCacheBits)
+	}
 	if e.recPause > 0 {
 		e.recPause--
 	}
@@ -357,15 +467,12 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		}
 		blobs = append(blobs, nil)
 		if useRecs && k.Asked == nil { // a keyRec has no room for Asked
-			m.rec = e.findRec(i, k)
-			if m.rec < 0 {
-				m.global = e.seenBefore(k)
-			}
+			m.rec, m.global = e.findRec(i, k)
 		}
 		val, kerr := int32(-1), e.err(k.Err)
 		if k.Err == nil {
-			if m.rec >= 0 && e.recs[m.rec].valueID >= 0 && same(e.recs[m.rec].value, k.Value) {
-				m.value = e.recs[m.rec].valueID
+			if r := m.rec; r >= 0 && e.recs.recs[r].valueID >= 0 && same(e.recs.recs[r].value, k.Value) {
+				m.value = e.recs.recs[r].valueID
 			} else {
 				var err error
 				if m.value, err = e.intern(k.Value, 0, m.global); err != nil {
@@ -380,6 +487,14 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	nFast := e.nVals
 	if err := e.planShared(b, blobs); err != nil {
 		return err
+	}
+	// The merges and lookup_options sources of the keys whose details the
+	// bundle holds, in key order (not the sealed ones, nor those in the
+	// shared file).
+	for i := range b.Keys {
+		if blobs[i] == nil && !e.inShared(i) && !e.overlaid(i) {
+			e.tables.add(&memo[i], &b.Keys[i])
+		}
 	}
 	e.fastBytes = uint32(len(e.vals))
 	nodeErr := e.err(b.NodeError)
@@ -406,7 +521,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		if r := memo[i].rec; r >= 0 {
 			// Contributions met before: their values' ids are known, and
 			// none is an error.
-			rec := &e.recs[r]
+			rec := &e.recs.recs[r]
 			data := e.recData[rec.data:]
 			for j := range int(rec.nc + rec.nd) {
 				refs = append(refs, e.entry(int32(binary.LittleEndian.Uint32(data[4*j:]))), -1)
@@ -607,23 +722,6 @@ func (e *Encoder) contributions(refs, ids []int32, cs []Contribution, global boo
 	return refs, ids, hasErr, nil
 }
 
-// seenBefore reports whether k's contributions (or defaults) were met in a
-// bundle before, and remembers that they were met now.
-func (e *Encoder) seenBefore(k *Key) bool {
-	p := first(k.Contributions)
-	if p == nil {
-		p = first(k.Defaults)
-	}
-	if p == nil {
-		return false
-	}
-	if _, ok := e.seen[p]; ok {
-		return true
-	}
-	e.seen[p] = struct{}{}
-	return false
-}
-
 // allGlobal reports whether the ids (and value, -1 for none) are all in
 // the global table, as a keyRec's must be.
 func allGlobal(value int32, ids []int32) bool {
@@ -645,39 +743,57 @@ func first(cs []Contribution) *Contribution {
 	return &cs[0]
 }
 
-// findRec returns the variant of k's contributions met before, or -1; k
-// is the i-th key of its bundle.
-func (e *Encoder) findRec(i int, k *Key) int32 {
+// findRec returns the slot of the variant of k's contributions met in two
+// bundles before, or -1; else it reports whether a variant with the same
+// first contribution was met in a bundle before (k's values are then
+// worth remembering), and remembers that k's was met now. k is the i-th
+// key of its bundle, whose keys have room in e.recs (reserve).
+func (e *Encoder) findRec(i int, k *Key) (rec int32, metBefore bool) {
 	c, d := first(k.Contributions), first(k.Defaults)
 	if c == nil && d == nil {
-		return -1
+		return -1, false
 	}
 	p := c
 	if p == nil {
 		p = d
 	}
-	// Most often, the key at this position had the same variant in one
-	// of the bundles just before.
-	if i < len(e.recHint) {
-		for _, h := range &e.recHint[i] {
-			if h.p == p && e.recs[h.rec].is(k, c, d) {
-				return h.rec
+	t := &e.recs
+	if i < len(t.hints) {
+		for _, h := range &t.hints[i] {
+			if h.p == p && t.recs[h.rec].is(k, c, d) {
+				return h.rec, false
 			}
 		}
 	}
-	r, ok := e.recOf[p]
-	if !ok || !e.recs[r].is(k, c, d) {
-		return -1
+	r, slot := t.find(p)
+	if r < 0 {
+		t.add(keyRec{contribs: c, defaults: d, nc: int32(len(k.Contributions)), nd: int32(len(k.Defaults)), data: metOnce, valueID: -1}, slot)
+		return -1, false
 	}
-	e.hint(i, p, r)
-	return r
+	if rec := &t.recs[r]; rec.data != metOnce && rec.is(k, c, d) {
+		t.hint(i, p, r)
+		return r, false
+	}
+	return -1, true
 }
 
-// hintSet is the variants a key position had in the last bundles, the
-// latest first; p is the variant's first contribution (or default).
+// hintSet is the variants met twice a key position had in the last
+// bundles, the latest first; p is the variant's first contribution (or
+// default).
 type hintSet [4]struct {
 	p   *Contribution
 	rec int32
+}
+
+// hint records that the i-th key of a bundle has variant r, met twice,
+// whose first contribution (or default) is p.
+func (t *recTable) hint(i int, p *Contribution, r int32) {
+	for len(t.hints) <= i {
+		t.hints = append(t.hints, hintSet{})
+	}
+	h := &t.hints[i]
+	copy(h[1:], h[:len(h)-1])
+	h[0].p, h[0].rec = p, r
 }
 
 // is reports whether rec is the variant of k, whose contributions and
@@ -686,26 +802,22 @@ func (rec *keyRec) is(k *Key, c, d *Contribution) bool {
 	return rec.contribs == c && rec.defaults == d && int(rec.nc) == len(k.Contributions) && int(rec.nd) == len(k.Defaults)
 }
 
-// hint records that the i-th key of a bundle has variant r, whose first
-// contribution (or default) is p.
-func (e *Encoder) hint(i int, p *Contribution, r int32) {
-	for len(e.recHint) <= i {
-		e.recHint = append(e.recHint, hintSet{})
-	}
-	h := &e.recHint[i]
-	copy(h[1:], h[:len(h)-1])
-	h[0].p, h[0].rec = p, r
-}
-
 // addRec remembers k's contributions and defaults (which have no error),
-// with their values' ids, and k's value with its id (-1 if k has an error);
-// k is the i-th key of its bundle.
+// with their values' ids, and k's value with its id (-1 if k has an error).
+// findRec met k in this bundle, so their first contribution has a slot;
+// if another variant met twice holds it, that one stays (this bundle's
+// keys may be using it). k is the i-th key of its bundle.
 func (e *Encoder) addRec(i int, k *Key, valueID int32, ids []int32) {
 	rec := keyRec{
 		contribs: first(k.Contributions), defaults: first(k.Defaults),
 		nc: int32(len(k.Contributions)), nd: int32(len(k.Defaults)),
 		data:  uint32(len(e.recData)),
 		value: k.Value, valueID: valueID,
+	}
+	ri, _ := e.recs.find(rec.first())
+	r := &e.recs.recs[ri]
+	if r.data != metOnce {
+		return
 	}
 	t := e.recData
 	for _, id := range ids {
@@ -720,14 +832,9 @@ func (e *Encoder) addRec(i int, k *Key, valueID int32, ids []int32) {
 		}
 	}
 	e.recData = t
-	p := rec.contribs
-	if p == nil {
-		p = rec.defaults
-	}
-	r := int32(len(e.recs))
-	e.recOf[p] = r
-	e.recs = append(e.recs, rec)
-	e.hint(i, p, r)
+	*r = rec
+	e.recs.twice++
+	e.recs.hint(i, rec.first(), ri)
 }
 
 // appendTmpl appends the contributions and defaults (if any) of a key

@@ -345,6 +345,21 @@ func TestEncoderCollisions(t *testing.T) {
 	}
 }
 
+// TestEncoderGenerationWraps checks that the bundle generation marking the
+// value table's entries may wrap around: entries of the first bundles must
+// not look present again then.
+func TestEncoderGenerationWraps(t *testing.T) {
+	bundles := fleet(6, 50, false)
+	e := NewEncoder()
+	for _, b := range bundles { // generations 1 to 12
+		encodeBoth(t, e, b)
+	}
+	e.gen = math.MaxUint32 - 1
+	for _, b := range slices.Backward(bundles) { // generations MaxUint32, then 1 to 11 again
+		encodeBoth(t, e, b)
+	}
+}
+
 // TestEncoderReset checks that Reset forgets values that were modified.
 func TestEncoderReset(t *testing.T) {
 	h := &Hash{}
@@ -630,11 +645,11 @@ func TestEncoderRandomFleets(t *testing.T) {
 	for seed := range uint64(20) {
 		bundles := randomFleet(seed, 30, 60)
 		for _, cfg := range []struct {
-			weak bool
-			max  int
-		}{{false, defaultMaxRemembered}, {true, defaultMaxRemembered}, {false, 300}} {
+			weak      bool
+			max, once int
+		}{{false, defaultMaxRemembered, maxOnce}, {true, defaultMaxRemembered, maxOnce}, {false, 300, maxOnce}, {false, defaultMaxRemembered, 5}} {
 			e := NewEncoder()
-			e.weakHash, e.maxRemembered = cfg.weak, cfg.max
+			e.weakHash, e.maxRemembered, e.recs.maxOnce = cfg.weak, cfg.max, cfg.once
 			for _, b := range bundles {
 				encodeBoth(t, e, b)
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // Interning. Every distinct value an Encoder meets gets a node id; equal
@@ -29,7 +30,6 @@ type table struct {
 	nodes   []node
 	kids    []int32 // children of containers (ids)
 	scalars []byte  // msgpack encodings of scalars
-	marks   []mark  // by node index: the node's entry in the bundle's value table
 	cons    map[uint64]int32
 	// By identity or by value; they hold ids (either table's, for the
 	// identity caches of the local table).
@@ -62,7 +62,6 @@ func (t *table) reset() {
 	t.nodes = t.nodes[:0]
 	t.kids = t.kids[:0]
 	t.scalars = t.scalars[:0]
-	t.marks = t.marks[:0]
 	clear(t.cons)
 	clear(t.hashes)
 	clear(t.slices)
@@ -75,12 +74,15 @@ func (t *table) reset() {
 // size is how much the table holds, for the Encoder's bound.
 func (t *table) size() int { return len(t.nodes) + len(t.hashes) + len(t.slices) }
 
-// node is one distinct value.
+// node is one distinct value, with its entry in the value table of the
+// bundle being encoded (beside it: entry reads both at once).
 type node struct {
 	off   uint32 // scalars: offset of the encoding in table.scalars; containers: of the children in table.kids
 	n     uint32 // scalars: length of the encoding; containers: number of children (2 per hash entry)
 	next  int32  // the index of the next node with the same structure hash, or -1
 	size  int32  // nodes once expanded, at most MaxNodes+1
+	gen   uint32 // the bundle's Encoder.gen: the node is in its value table, at idx
+	idx   int32
 	depth uint16 // at most MaxDepth+1
 	kind  uint8
 }
@@ -90,12 +92,6 @@ const (
 	kindArray
 	kindHash
 )
-
-// mark is a node's entry in the value table of the bundle being encoded.
-type mark struct {
-	gen uint32 // the bundle's Encoder.gen: the node is in its table
-	idx int32
-}
 
 // sliceID identifies a slice by its memory, to add a shared one only once.
 // It keeps the slice's array reachable, so its address is never reused for
@@ -118,37 +114,22 @@ func (e *Encoder) node(id int32) *node {
 	return &t.nodes[i]
 }
 
-func (e *Encoder) mark(id int32) *mark {
-	t, i := e.tableOf(id)
-	return &t.marks[i]
-}
-
 // entry returns the index of node id in the bundle's value table, adding
 // it and its children (children first, in order) if they are not there
 // yet.
 func (e *Encoder) entry(id int32) int32 {
-	for _, t := range [2]*table{e.glob, e.loc} {
-		if n := len(t.nodes); len(t.marks) < n {
-			t.marks = append(t.marks, make([]mark, n-len(t.marks))...)
-		}
-	}
-	return e.addEntry(id)
-}
-
-func (e *Encoder) addEntry(id int32) int32 {
 	t, i := e.tableOf(id)
-	m := &t.marks[i]
-	if m.gen == e.gen {
-		return m.idx
+	nd := &t.nodes[i] // stays valid: no node is added meanwhile
+	if nd.gen == e.gen {
+		return nd.idx
 	}
-	nd := &t.nodes[i]
 	if nd.kind == kindScalar {
 		e.vals = append(e.vals, t.scalars[nd.off:nd.off+nd.n]...)
 	} else {
 		kids := t.kids[nd.off : nd.off+nd.n]
 		for _, k := range kids {
-			if e.mark(k).gen != e.gen {
-				e.addEntry(k)
+			if e.node(k).gen != e.gen {
+				e.entry(k)
 			}
 		}
 		v := e.vals
@@ -159,13 +140,13 @@ func (e *Encoder) addEntry(id int32) int32 {
 		}
 		own := e.nVals
 		for _, k := range kids {
-			v = binary.AppendUvarint(v, kidRef(own, int(e.mark(k).idx)))
+			v = binary.AppendUvarint(v, kidRef(own, int(e.node(k).idx)))
 		}
 		e.vals = v
 	}
-	m.gen, m.idx = e.gen, int32(e.nVals)
+	nd.gen, nd.idx = e.gen, int32(e.nVals)
 	e.nVals++
-	return m.idx
+	return nd.idx
 }
 
 // intern returns the node id of v, adding v and its children if they are
@@ -194,7 +175,7 @@ func (e *Encoder) intern(v any, depth int, global bool) (int32, error) {
 	case float64:
 		return internScalar(g.floats, l.floats, add.floats, add, math.Float64bits(v), v, appendFloat), nil
 	case string:
-		return internScalar(g.strs, l.strs, add.strs, add, v, v, appendString), nil
+		return e.internString(v, add), nil
 	case []any:
 		var key sliceID
 		if len(v) > 0 {
@@ -252,6 +233,45 @@ func (e *Encoder) intern(v any, depth int, global bool) (int32, error) {
 	}
 	return 0, fmt.Errorf("unsupported value type %T", v)
 }
+
+// internString is intern for a string: add is the table to add it to.
+//
+// A fleet's strings are mostly the same strings of the same parsed data
+// files, met again and again in values built anew for each node (those
+// that interpolate facts). So in front of the global table's strs, a
+// cache finds them by their memory (address and length: the same bytes,
+// certainly the same content), without hashing and comparing them. It
+// holds each string it names, so that memory is never reused for another
+// while it is there.
+func (e *Encoder) internString(s string, add *table) int32 {
+	var slot *strSlot
+	if e.strCache != nil && len(s) > 0 { // "" may have any address, nil too, like an empty slot
+		p := unsafe.StringData(s)
+		slot = &e.strCache[uint64(uintptr(unsafe.Pointer(p)))*fibonacci>>(64-strCacheBits)]
+		if len(slot.s) == len(s) && unsafe.StringData(slot.s) == p {
+			return slot.id
+		}
+	}
+	id := internScalar(e.glob.strs, e.loc.strs, add.strs, add, s, s, appendString)
+	if slot != nil && id&localBit == 0 {
+		slot.s, slot.id = s, id
+	}
+	return id
+}
+
+// strSlot is an entry of Encoder.strCache: a string of the global table
+// and its id.
+type strSlot struct {
+	s  string
+	id int32
+}
+
+// strCacheBits is the size of Encoder.strCache: 1<<16 entries of 24 bytes.
+const strCacheBits = 16
+
+// fibonacci spreads an address over a cache's slots: multiplied by it,
+// the address's varying bits reach the product's top bits, which index.
+const fibonacci = 0x9e3779b97f4a7c15
 
 // oneByte returns the id of the scalar whose encoding is the byte c, whose
 // ids in the tables are *gid and *lid (-1 for none), adding it if needed.
