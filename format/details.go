@@ -442,15 +442,9 @@ func (x *Index) readKeyDetails4(r *reader, k *Key, ik *IndexKey, vals []Value, m
 			return err
 		}
 		o.File, o.Level = sources[s].file, sources[s].level
-		line, err := r.integer()
-		if err != nil {
+		if o.Line, o.Column, err = r.lineColumn(); err != nil {
 			return err
 		}
-		col, err := r.integer()
-		if err != nil {
-			return err
-		}
-		o.Line, o.Column = int(line), int(col)
 		k.MergeFrom = o
 	}
 	if shape&shapeAsked != 0 {
@@ -506,15 +500,9 @@ func (x *Index) readContribution(r *reader, c *Contribution, vals []Value, own i
 	if c.Location, err = r.count(math.MaxInt32, "location"); err != nil {
 		return err
 	}
-	line, err := r.integer()
-	if err != nil {
+	if c.Line, c.Column, err = r.lineColumn(); err != nil {
 		return err
 	}
-	col, err := r.integer()
-	if err != nil {
-		return err
-	}
-	c.Line, c.Column = int(line), int(col)
 	ref, err := r.integer()
 	if err != nil {
 		return err
@@ -541,4 +529,17 @@ func (x *Index) readContribution(r *reader, c *Contribution, vals []Value, own i
 		}
 	}
 	return nil
+}
+
+// lineColumn reads a position's line and column: two ints.
+func (r *reader) lineColumn() (line, column int, err error) {
+	l, err := r.integer()
+	if err != nil {
+		return 0, 0, err
+	}
+	c, err := r.integer()
+	if err != nil {
+		return 0, 0, err
+	}
+	return int(l), int(c), nil
 }

@@ -113,18 +113,11 @@ func TestSharedDetails(t *testing.T) {
 // its header.
 func bodyLen(t *testing.T, data []byte) int {
 	t.Helper()
-	// magic (16), version (1), array(2) (1), bin8 32 (34), then the length.
-	r := data[16+1+1+34:]
-	switch c := r[0]; {
-	case c <= 0x7f:
-		return int(c)
-	case c == 0xcc:
-		return int(r[1])
-	case c == 0xcd:
-		return int(r[1])<<8 | int(r[2])
+	n := bodyLenF(data)
+	if n == 0 {
+		t.Fatalf("unexpected length encoding %#x", data[16+1+1+34])
 	}
-	t.Fatalf("unexpected length encoding %#x", r[0])
-	return 0
+	return n
 }
 
 // TestSharedDetailsHostile: a shared details file that does not fit its
@@ -264,8 +257,10 @@ func FuzzSharedDetails(f *testing.F) {
 	})
 }
 
-// bodyLenF is bodyLen without a testing.T.
+// bodyLenF is bodyLen without a testing.T: 0 for a length it does not
+// read.
 func bodyLenF(data []byte) int {
+	// magic (16), version (1), array(2) (1), bin8 32 (34), then the length.
 	r := data[16+1+1+34:]
 	switch c := r[0]; {
 	case c <= 0x7f:
