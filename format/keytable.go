@@ -4,21 +4,21 @@ import "encoding/binary"
 
 // The key table of format version 5 (SPEC.md, "Key table"): the keys in
 // name order, each name written as the bytes it shares with the name
-// before it and the rest, each key's flags, value, error or sealed blob in
-// varints. It replaces version 4's array of keys and its stored hash
+// before it and the rest, then a varint head with its value, error or
+// sealed blob and its kind (and a second varint for its flags, if any). It replaces version 4's array of keys and its stored hash
 // index, which a reader now builds when it opens the bundle: together they
 // took about a third of a bundle.
 
 // keyTableVersion is the first format version with a key table.
 const keyTableVersion = 5
 
-// Kinds of key in the key table, the low two bits of a key's tag; the
-// third bit (tagShared) says that the key's details are its record in the
-// shared details file; the flags follow.
+// A key's head is its payload × 8 + the shared bit (tagShared: its
+// details are its record in the shared details file) + its kind, which
+// says what the payload is:
 const (
-	kindValue  = 0 // a value entry follows
-	kindError  = 1 // an error index follows
-	kindSealed = 2 // a sealed blob follows (its length, then its bytes)
+	kindValue  = 0 // its value entry, as a zigzag distance from the last key's
+	kindError  = 1 // its error's index
+	kindSealed = 2 // the length of its sealed blob, whose bytes follow
 	// kindFlagged: the key has flags; a second varint gives them, the
 	// shared bit and the kind, as flags × 8 + shared × 4 + kind.
 	kindFlagged = 3
