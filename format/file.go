@@ -42,6 +42,18 @@ func VerifyFile(name string) (Header, error) {
 	return Verify(f)
 }
 
+// VerifySharedDetailsFile checks the shared details file name as
+// VerifySharedDetails does and returns its digest. Like ReadFile, it
+// reads only a regular file.
+func VerifySharedDetailsFile(name string) ([32]byte, error) {
+	f, _, err := openRegular(name)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	defer f.Close()
+	return VerifySharedDetails(f)
+}
+
 // openRegular opens name if it is a regular file (after symbolic links).
 // Its type is checked before it is opened, since opening a named pipe
 // blocks, and again on the file opened, in case it was replaced between.
