@@ -101,32 +101,26 @@ func (d *detailTables) add(m *keyMemo, k *Key) {
 }
 
 // merge returns the index of m in the merges table, adding it if new.
-func (d *detailTables) merge(m Merge) int32 {
-	if i, ok := d.mergeOf[m]; ok {
-		return i
-	}
-	if d.mergeOf == nil {
-		d.mergeOf = map[Merge]int32{}
-	}
-	i := int32(len(d.merges))
-	d.merges = append(d.merges, m)
-	d.mergeOf[m] = i
-	return i
-}
+func (d *detailTables) merge(m Merge) int32 { return tableIndex(&d.merges, &d.mergeOf, m) }
 
 // source returns the index of o's file and level in the sources table,
 // adding them if new.
 func (d *detailTables) source(o *OptionsEntry) int32 {
-	s := source{o.File, o.Level}
-	if i, ok := d.sourceOf[s]; ok {
+	return tableIndex(&d.sources, &d.sourceOf, source{o.File, o.Level})
+}
+
+// tableIndex returns the index of v in the table list (the indexes by
+// value in of), adding it if new.
+func tableIndex[T comparable](list *[]T, of *map[T]int32, v T) int32 {
+	if i, ok := (*of)[v]; ok {
 		return i
 	}
-	if d.sourceOf == nil {
-		d.sourceOf = map[source]int32{}
+	if *of == nil {
+		*of = map[T]int32{}
 	}
-	i := int32(len(d.sources))
-	d.sources = append(d.sources, s)
-	d.sourceOf[s] = i
+	i := int32(len(*list))
+	*list = append(*list, v)
+	(*of)[v] = i
 	return i
 }
 
