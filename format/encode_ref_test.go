@@ -698,19 +698,7 @@ func refWriteKeyDetailsV4(d *refWriter, b *Bundle, version int, keyVals []int, c
 			add(4, func() { d.uint(uint64(slices.Index(merges, k.DefaultMerge))) })
 		}
 		if len(k.ConvertTo) > 0 {
-			add(8, func() {
-				d.array(len(k.ConvertTo))
-				for _, v := range k.ConvertTo {
-					switch v := v.(type) {
-					case string:
-						d.string(v)
-					case int64:
-						d.int(v)
-					case bool:
-						d.bool(v)
-					}
-				}
-			})
+			add(8, func() { refWriteConvertTo(d, k.ConvertTo) })
 		}
 		if o := k.MergeFrom; o != nil {
 			add(16, func() {
@@ -745,6 +733,21 @@ func refWriteKeyDetailsV4(d *refWriter, b *Bundle, version int, keyVals []int, c
 	}
 }
 
+// refWriteConvertTo writes a key's convert_to: its type and arguments.
+func refWriteConvertTo(d *refWriter, c []Value) {
+	d.array(len(c))
+	for _, v := range c {
+		switch v := v.(type) {
+		case string:
+			d.string(v)
+		case int64:
+			d.int(v)
+		case bool:
+			d.bool(v)
+		}
+	}
+}
+
 // refWriteKeyDetailsV3 writes the keys' details as versions 1 to 3 do.
 func refWriteKeyDetailsV3(d *refWriter, b *Bundle, version int, contribs, defaults [][]refContribution, asked [][][2][]refContribution) {
 	d.array(len(b.Keys))
@@ -761,17 +764,7 @@ func refWriteKeyDetailsV3(d *refWriter, b *Bundle, version int, contribs, defaul
 		if len(k.ConvertTo) == 0 {
 			d.nil()
 		} else {
-			d.array(len(k.ConvertTo))
-			for _, v := range k.ConvertTo {
-				switch v := v.(type) {
-				case string:
-					d.string(v)
-				case int64:
-					d.int(v)
-				case bool:
-					d.bool(v)
-				}
-			}
+			refWriteConvertTo(d, k.ConvertTo)
 		}
 		if version < 3 {
 			continue
