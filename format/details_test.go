@@ -23,6 +23,12 @@ func splitDetails(t testing.TB, data []byte) (prefix, details []byte) {
 // splitBody is splitDetails, with the rest of the body after the details
 // (the options section).
 func splitBody(t testing.TB, data []byte) (prefix, details, suffix []byte) {
+	return splitBodyAt(t, data, 5)
+}
+
+// splitBodyAt splits the body of the bundle data around its field'th
+// field, a bin: the bytes before it, its content, the bytes after it.
+func splitBodyAt(t testing.TB, data []byte, field int) (prefix, content, suffix []byte) {
 	t.Helper()
 	body := bodyOf(t, data)
 	r := bytes.NewReader(body)
@@ -30,17 +36,17 @@ func splitBody(t testing.TB, data []byte) (prefix, details, suffix []byte) {
 	if n, err := d.DecodeArrayLen(); err != nil || n != 8 {
 		t.Fatalf("body: %d fields, %v", n, err)
 	}
-	for range 5 { // everything up to the details
+	for range field {
 		if err := d.Skip(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	prefix = body[:len(body)-r.Len()]
-	details, err := d.DecodeBytes()
+	content, err := d.DecodeBytes()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return prefix, details, body[len(body)-r.Len():]
+	return prefix, content, body[len(body)-r.Len():]
 }
 
 // joinDetails is the bundle data with its details section replaced by

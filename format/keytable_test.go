@@ -17,27 +17,13 @@ import (
 // replaced by table, resealed.
 func withKeyTable(t *testing.T, data, table []byte) []byte {
 	t.Helper()
-	body := bodyOf(t, data)
-	r := bytes.NewReader(body)
-	d := msgpack.NewDecoder(r)
-	if n, err := d.DecodeArrayLen(); err != nil || n != 8 {
-		t.Fatalf("body: %d fields, %v", n, err)
-	}
-	for range 4 { // values, errors, node error, module errors
-		if err := d.Skip(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	prefix := body[:len(body)-r.Len()]
-	if _, err := d.DecodeBytes(); err != nil {
-		t.Fatal(err)
-	}
+	prefix, _, suffix := splitBodyAt(t, data, 4) // after values, errors, node error, module errors
 	var out bytes.Buffer
 	out.Write(prefix)
 	if err := msgpack.NewEncoder(&out).EncodeBytes(table); err != nil {
 		t.Fatal(err)
 	}
-	out.Write(body[len(body)-r.Len():])
+	out.Write(suffix)
 	return Reseal(data, out.Bytes())
 }
 
