@@ -128,14 +128,20 @@ func scanInputs(fsys fs.FS, prev *buildState) (files map[string]string, stats ma
 			}
 			return nil
 		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			if st, err := fs.Stat(fsys, p); err != nil || !st.Mode().IsRegular() {
+		var st fs.FileInfo
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			if st, err = fs.Stat(fsys, p); err != nil || !st.Mode().IsRegular() {
 				return nil // a link out of the tree, or to a folder: not read
 			}
-		} else if !d.Type().IsRegular() {
+		case d.Type().IsRegular():
+			// As listed: os.Root lists a folder with an lstat of each
+			// entry relative to it, so asking again would walk the path
+			// from the root (an open per folder) for the same answer.
+			st, err = d.Info()
+		default:
 			return nil
 		}
-		st, err := fs.Stat(fsys, p)
 		if err != nil {
 			files[p] = unreadable
 			return nil
