@@ -4,6 +4,7 @@ package compiler
 // global, environment and module layers, with recursion detection.
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -186,15 +187,38 @@ type memoEntry struct {
 }
 
 // since returns the names tested from mark on, sorted and without
-// duplicates, for a result to keep (nil when none).
+// duplicates, for a result to keep (nil when none). The lists are the
+// worker's, shared by every result that tested the same names (most that
+// test any test one variable or key): never modify one.
 func (n *nodeRun) since(mark int) []string {
 	if len(n.checks) == mark {
 		return nil
 	}
-	t := slices.Clone(n.checks[mark:])
+	w := n.w
+	t := append(w.testedBuf[:0], n.checks[mark:]...)
 	slices.Sort(t)
-	return slices.Compact(t)
+	t = slices.Compact(t)
+	w.testedBuf = t
+	b := w.testedKey[:0]
+	for _, name := range t {
+		b = append(binary.AppendUvarint(b, uint64(len(name))), name...)
+	}
+	w.testedKey = b
+	if l, ok := w.tested[string(b)]; ok {
+		return l
+	}
+	l := slices.Clone(t)
+	if len(w.tested) < maxTestedLists {
+		if w.tested == nil {
+			w.tested = map[string][]string{}
+		}
+		w.tested[string(b)] = l
+	}
+	return l
 }
+
+// maxTestedLists bounds the lists since keeps per worker.
+const maxTestedLists = 1 << 14
 
 // setKeyChecks records the names a compiled key tested (each key of a
 // node is compiled once).

@@ -43,6 +43,15 @@ type worker struct {
 	keyChecks map[string][]string
 	// key is the key compileKey returns (see there).
 	key format.Key
+	// named remembers namesNode by location template.
+	named map[string]bool
+	// revBuf and revFacts are the buffers of nodeRun.revision.
+	revBuf, revFacts []byte
+	// tested holds the lists of names nodeRun.since returns, by their
+	// names; testedBuf and testedKey are its buffers.
+	tested    map[string][]string
+	testedBuf []string
+	testedKey []byte
 
 	// With Input.Emit, each node's Keys reuse the memory of the last
 	// node's: a fleet's compile then allocates no key table per node.
@@ -231,7 +240,7 @@ func (n *nodeRun) findOrCompile(name, mod string, sig []uint32, h uint64, locs [
 	w := n.w
 	w.deps, w.warns = w.deps[:0], w.warns[:0]
 	n.deps, n.keyWarns = &w.deps, &w.warns
-	k, err = n.compileKey(name, mod, locs)
+	k, err = n.compileKey(name, mod, locs, nil)
 	n.deps, n.keyWarns = nil, nil
 	if k == nil {
 		return nil, false, nil, err

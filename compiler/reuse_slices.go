@@ -52,6 +52,61 @@ const (
 type sliceTable struct {
 	keys  []string // the keys of the slice's files, sorted
 	slots []slot   // by position in keys
+	// statics[j] is slot j's static result (slot.static's key), kept in
+	// key order: most of a node's keys are static, and a node copies runs
+	// of them in one go (see staticRun) instead of reading each from
+	// memory of its own.
+	statics []format.Key
+	// runs[j] is the number of plain static slots from j on (see
+	// plainStatic), as of when plain counted runsAt of them (countRuns).
+	runs          []int32
+	plain, runsAt int
+}
+
+// plainStatic reports whether a static result is taken as it is: no
+// warnings to replay, no names tested (see nodeRun.keyChecks), no error to
+// report. Such results are copied in runs (staticRun).
+func plainStatic(e *sharedKey) bool {
+	return len(e.warns) == 0 && len(e.tested) == 0 && e.key.Err == nil
+}
+
+// countRuns brings runs up to date with the slots made static since it
+// was last called. It is called once per node: a slot made static while a
+// node compiles is copied from the next node on (runs counted earlier
+// stay true: a static slot stays so).
+func (t *sliceTable) countRuns() {
+	if t.plain == t.runsAt {
+		return
+	}
+	if t.runs == nil {
+		t.runs = make([]int32, len(t.slots))
+	}
+	next := int32(0)
+	for i := len(t.slots) - 1; i >= 0; i-- {
+		if t.slots[i].plain {
+			next++
+		} else {
+			next = 0
+		}
+		t.runs[i] = next
+	}
+	t.runsAt = t.plain
+}
+
+// staticRun returns the number of plain static slots from j on (as of the
+// last countRuns), at most the keys before stop ("" for no bound): a node
+// takes their results as they are, copied from statics.
+func (t *sliceTable) staticRun(j int, stop string) int {
+	if t.runs == nil {
+		return 0
+	}
+	r := int(t.runs[j])
+	if r > 0 && stop != "" {
+		// The keys before stop: a per-node file's key (stop) takes the
+		// general path, and its own keys come between the slice's.
+		r, _ = slices.BinarySearch(t.keys[j:j+r], stop)
+	}
+	return r
 }
 
 // slot is one key of a slice.
@@ -62,10 +117,12 @@ type slot struct {
 	sig   []uint32
 	hash  uint64
 	locs  []keyLoc // where its data lies: the same for every node of the slice
+	pre   keyPre   // for the nodes that compile the key themselves
 	// static is a result that read nothing from its node: it holds for
 	// every node of the slice. Otherwise recent holds the latest results
 	// (newest last, at most maxVariants), to reuse where their reads hold.
 	static  *sharedKey
+	plain   bool // static is plain (plainStatic): copied in runs
 	recent  []*sharedKey
 	reused  int
 	misses  int
@@ -255,9 +312,10 @@ func (n *nodeRun) slice() *nodeSlice {
 	return s
 }
 
-// slotKey compiles a key that none of the node's per-node files holds,
-// reusing the slot's signature and results.
-func (n *nodeRun) slotKey(s *slot, name string) (*format.Key, *format.Error) {
+// slotKey compiles the key of slot j of t, which none of the node's
+// per-node files holds, reusing the slot's signature and results.
+func (n *nodeRun) slotKey(t *sliceTable, j int, name string) (*format.Key, *format.Error) {
+	s := &t.slots[j]
 	if !s.ready {
 		s.ready = true
 		s.mod = hiera.ModuleOf(name)
@@ -277,7 +335,7 @@ func (n *nodeRun) slotKey(s *slot, name string) (*format.Key, *format.Error) {
 	}
 	n.w.stats.slot++
 	if s.perr || s.perNode {
-		return n.compileKey(name, s.mod, s.locs)
+		return n.compileKey(name, s.mod, s.locs, &s.pre)
 	}
 	if hit := n.reusable(name, s.recent); hit != nil {
 		s.reused++
@@ -295,6 +353,14 @@ func (n *nodeRun) slotKey(s *slot, name string) (*format.Key, *format.Error) {
 			n.w.remember(s.hash, s.sig, e)
 		}
 		s.static, s.recent = e, nil
+		if t.statics == nil {
+			t.statics = make([]format.Key, len(t.slots))
+		}
+		t.statics[j] = e.key
+		if plainStatic(e) {
+			s.plain = true
+			t.plain++
+		}
 		return k, err
 	}
 	if reused {
