@@ -12,8 +12,8 @@ import (
 // sharedKey compiles a key, or reuses the result of a node whose data for
 // the key lies in the same files, at the same places, and whose reads
 // (variables, nested lookups) give the same answers (see reuse.go). The
-// result is kept for other nodes when store says so.
-func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.Error) {
+// result is kept for other nodes.
+func (n *nodeRun) sharedKey(name, mod string) (*format.Key, *format.Error) {
 	merge, perr := n.optionsFor(mod).mergeOf(name)
 	conv, cerr := n.optionsFor(mod).convertTo(name)
 	if perr != nil || cerr != nil || n.w.noSharing {
@@ -24,7 +24,7 @@ func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.
 	sig := n.w.keySig(n.shapeID(mod, layers), merge, convertID(conv), locs)
 	h := hashSig(name, sig)
 	e, reused, k, err := n.findOrCompile(name, mod, sig, h, locs)
-	if store && e != nil && !reused {
+	if e != nil && !reused {
 		n.w.remember(h, sig, e)
 	}
 	return k, err

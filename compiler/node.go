@@ -161,13 +161,18 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 		}
 		var k *format.Key
 		var err *format.Error
-		if slot >= 0 {
+		switch {
+		case slot >= 0:
 			k, err = n.slotKey(t, slot, name)
-		} else {
-			// A key of a per-node file is seldom shared: keep it only
-			// when the node has no slice at all.
+		case sl != nil:
+			// A per-node file holds the key: its signature names that
+			// file, which no other node reaches (or one loaded again, under
+			// another id, once released): no result to look for or keep.
 			w.stats.general++
-			k, err = n.sharedKey(name, mod, sl == nil)
+			k, err = n.compileKey(name, mod, nil, nil)
+		default:
+			w.stats.general++
+			k, err = n.sharedKey(name, mod)
 		}
 		if err != nil {
 			n.report(err, name)
