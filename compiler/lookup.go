@@ -55,6 +55,9 @@ type nodeRun struct {
 
 	diags  []Diagnostic
 	warned map[string]bool
+	// warnings counts the warnings raised, reported or not (one the
+	// node has already been given is not reported again).
+	warnings int
 
 	// at is what is being interpolated, for the position of warnings.
 	at site
@@ -546,6 +549,7 @@ func (n *nodeRun) warn(msg string) {
 }
 
 func (n *nodeRun) emitWarning(d Diagnostic) {
+	n.warnings++
 	if n.keyWarns != nil {
 		*n.keyWarns = append(*n.keyWarns, d)
 	}

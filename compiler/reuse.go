@@ -45,6 +45,10 @@ type worker struct {
 	key format.Key
 	// named remembers namesNode by location template.
 	named map[string]bool
+	// levels holds recent expansions of each hierarchy level (see
+	// expandLevelShared); levelDeps is its buffer.
+	levels    map[*levelConf][]*levelMemo
+	levelDeps []dep
 	// revBuf and revFacts are the buffers of nodeRun.revision.
 	revBuf, revFacts []byte
 	// tested holds the lists of names nodeRun.since returns, by their

@@ -395,8 +395,9 @@ func TestReadsPerNode(t *testing.T) {
 // computation tested (a later key's nested lookup depends on them) is
 // taken one by one. A key each node compiles itself (it reads the node's
 // name) takes its options and where they are written from its slot
-// (keyPre). Bundles and diagnostics are those of a compile that shares
-// nothing.
+// (keyPre). A hierarchy level is expanded once for the nodes that read the
+// same values (expandLevelShared). Bundles and diagnostics are those of a
+// compile that shares nothing.
 func TestSliceShortcutsChangeNothing(t *testing.T) {
 	fsys := fstest.MapFS{
 		"env/hiera.yaml": {Data: []byte(nodeRoleCommon)},
@@ -414,6 +415,10 @@ unclosed: "100%{ sure"
 z_plain: [3]
 `)},
 		"env/data/role/web.yaml": {Data: []byte("b_plain: web\nhosts: [web]\n")},
+		// A level whose expansion warns on every node (no such variable):
+		// never taken from another node's expansion.
+		"env/modules/m/hiera.yaml":    {Data: []byte("version: 5\nhierarchy:\n  - name: Odd\n    path: \"odd/%{nosuch}.yaml\"\n  - name: Role\n    path: \"%{facts.role}.yaml\"\n")},
+		"env/modules/m/data/web.yaml": {Data: []byte("m::k: web\n")},
 	}
 	var nodes []Node
 	for i := range 12 {
@@ -450,7 +455,7 @@ z_plain: [3]
 	if d := cmp.Diff(wantDiags, gotDiags); d != "" {
 		t.Errorf("diagnostics (-without sharing +with):\n%s", d)
 	}
-	if len(gotDiags) < 2*len(nodes) {
-		t.Errorf("%d diagnostics, want each node's error and warning: %v", len(gotDiags), gotDiags)
+	if len(gotDiags) < 3*len(nodes) {
+		t.Errorf("%d diagnostics, want each node's error and warnings: %v", len(gotDiags), gotDiags)
 	}
 }
