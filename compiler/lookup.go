@@ -23,6 +23,9 @@ type nodeRun struct {
 	local map[string]any // mapped_paths' per-element variable
 	// scopeMemo holds the value of each variable expression read so far.
 	scopeMemo map[string]any
+	// serial numbers the worker's nodes: what is found out for a node
+	// (varSet) says for which.
+	serial uint64
 
 	global, env *layerRun
 	modules     map[string]*layerRun // expanded on first use
@@ -96,6 +99,8 @@ func newNodeRun(c *compilation, w *worker, node Node) *nodeRun {
 		defOpts: map[string]*optsResult{},
 		warned:  map[string]bool{},
 	}
+	w.nodes++
+	n.serial = w.nodes
 	n.global = n.expandLayer(c.global)
 	n.env = n.expandLayer(c.env)
 	return n

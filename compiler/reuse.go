@@ -49,6 +49,12 @@ type worker struct {
 	// expandLevelShared); levelDeps is its buffer.
 	levels    map[*levelConf][]*levelMemo
 	levelDeps []dep
+	// varSets interns the variable reads of results (see varSetOf), by
+	// their names and values; varKey is its buffer.
+	varSets map[string]*varSet
+	varKey  []byte
+	// nodes counts the nodes the worker compiled (see nodeRun.serial).
+	nodes uint64
 	// revBuf and revFacts are the buffers of nodeRun.revision.
 	revBuf, revFacts []byte
 	// tested holds the lists of names nodeRun.since returns, by their
@@ -116,6 +122,59 @@ type sharedKey struct {
 	key    format.Key
 	sig    []uint32
 	deps   []dep
+	// vars is deps when they are all variables, shared with every result
+	// that read the same values (see varSet); nil otherwise.
+	vars *varSet
+}
+
+// varSet is a list of variable reads, as results record them, shared by
+// every result of a worker that read the same values: whether they hold on
+// a node is found out once for all of them.
+type varSet struct {
+	deps  []dep
+	node  uint64 // the node (nodeRun.serial) holds was found for
+	holds bool
+}
+
+// maxVarSets bounds the varSets a worker keeps.
+const maxVarSets = 1 << 14
+
+// varSetOf returns the worker's varSet for deps (not kept: it copies
+// them), nil when one of them is a nested lookup (whose answer depends on
+// the key asking) or when there are none.
+func (w *worker) varSetOf(deps []dep) *varSet {
+	if len(deps) == 0 {
+		return nil
+	}
+	b := w.varKey[:0]
+	for _, d := range deps {
+		if d.lookup {
+			return nil
+		}
+		b = binary.AppendUvarint(b, uint64(len(d.name)))
+		b = appendCanonical(append(b, d.name...), d.value)
+		b = append(binary.AppendUvarint(b, uint64(len(d.err))), d.err...)
+	}
+	w.varKey = b
+	if s, ok := w.varSets[string(b)]; ok {
+		return s
+	}
+	s := &varSet{deps: slices.Clone(deps)}
+	if len(w.varSets) < maxVarSets {
+		if w.varSets == nil {
+			w.varSets = map[string]*varSet{}
+		}
+		w.varSets[string(b)] = s
+	}
+	return s
+}
+
+// varsHold is depsHold for a varSet, found out once per node.
+func (n *nodeRun) varsHold(s *varSet) bool {
+	if s.node != n.serial {
+		s.node, s.holds = n.serial, n.depsHold(s.deps)
+	}
+	return s.holds
 }
 
 var seed = maphash.MakeSeed()
@@ -250,6 +309,7 @@ func (n *nodeRun) findOrCompile(name, mod string, sig []uint32, h uint64, locs [
 		return nil, false, nil, err
 	}
 	e = &sharedKey{key: *k, deps: cloneOrNil(w.deps), warns: cloneOrNil(w.warns), tested: n.keyChecks[name]}
+	e.vars = w.varSetOf(e.deps)
 	return e, false, &e.key, err
 }
 
@@ -281,7 +341,10 @@ func (n *nodeRun) reusable(name string, candidates []*sharedKey, sig ...[]uint32
 	fr := n.enter(name)
 	n.quiet++
 	for _, e := range candidates {
-		if e.key.Name == name && (len(sig) == 0 || slices.Equal(e.sig, sig[0])) && n.depsHold(e.deps) {
+		if e.key.Name != name || len(sig) > 0 && !slices.Equal(e.sig, sig[0]) {
+			continue
+		}
+		if e.vars != nil && n.varsHold(e.vars) || e.vars == nil && n.depsHold(e.deps) {
 			hit = e
 			break
 		}
