@@ -74,8 +74,9 @@ type worker struct {
 
 	stats sliceStats
 
-	// Slices (see reuse_slices.go).
+	// Slices (see reuse_slices.go); tableBuf is tableLocs' buffer.
 	slices   map[string]*sliceTable
+	tableBuf []keyAt
 	pos      map[posKey]*posStat
 	optIDs   map[*optsResult]uint32
 	sliceBuf []byte

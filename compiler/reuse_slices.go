@@ -52,6 +52,9 @@ const (
 type sliceTable struct {
 	keys  []string // the keys of the slice's files, sorted
 	slots []slot   // by position in keys
+	// locs are the keys' locations (see locsOf), by position in keys: the
+	// same for every node of the slice, found for all keys at once.
+	locs [][]keyLoc
 	// statics[j] is slot j's static result (slot.static's key), kept in
 	// key order: most of a node's keys are static, and a node copies runs
 	// of them in one go (see staticRun) instead of reading each from
@@ -303,6 +306,7 @@ func (n *nodeRun) slice() *nodeSlice {
 		}
 		t = &sliceTable{keys: n.keyNames(func(df *dataFile) bool { return !slices.Contains(masked, df) })}
 		t.slots = make([]slot, len(t.keys))
+		t.locs = n.tableLocs(t.keys, masked)
 		w.slices[string(b)] = t
 	}
 	s := &nodeSlice{table: t, masked: masked}
@@ -310,6 +314,86 @@ func (n *nodeRun) slice() *nodeSlice {
 		s.delta = mergeSorted(s.delta, df.keys)
 	}
 	return s
+}
+
+// tableLocs is locsOf for each of keys (sorted) over the node's files but
+// masked, whose keys are not the slice's: the slice's keys are the keys of
+// those files, so each file's keys are walked once instead of every key
+// probing every file. The lists share one array.
+func (n *nodeRun) tableLocs(keys []string, masked []*dataFile) [][]keyLoc {
+	// The locations in locsOf's order, each with its key's position, in
+	// the worker's buffer.
+	all := n.w.tableBuf[:0]
+	count := make([]int32, len(keys))
+	// add adds the locations of files; a module's files (mod set) are
+	// only its keys'. A file that failed to load is every key's of its
+	// layer, as in locsOf (though no key reaches one: it fails the node's
+	// or its module's lookup_options first, see checkOptions).
+	add := func(layer format.Layer, def bool, h *format.Hierarchy, files [][]*dataFile, mod string) {
+		for li, lvl := range files {
+			for fi, df := range lvl {
+				if df == nil || slices.Contains(masked, df) {
+					continue
+				}
+				named := n.w.namesNode(h.Levels[li].Locations[fi].Original)
+				if df.err != nil {
+					for i, k := range keys {
+						if mod == "" || hiera.ModuleOf(k) == mod {
+							all = append(all, keyAt{i, keyLoc{layer, def, li, fi, df, -1, named}})
+							count[i]++
+						}
+					}
+					continue
+				}
+				i := 0
+				small := 16*len(df.keys) < len(keys)
+				for _, k := range df.keys { // sorted, as keys
+					if small {
+						d, _ := slices.BinarySearch(keys[i:], k)
+						i += d
+					}
+					for i < len(keys) && keys[i] < k {
+						i++
+					}
+					if i < len(keys) && keys[i] == k {
+						all = append(all, keyAt{i, keyLoc{layer, def, li, fi, df, df.index[k], named}})
+						count[i]++
+					}
+				}
+			}
+		}
+	}
+	for li, lr := range [...]*layerRun{n.global, n.env} {
+		if lr != nil && lr.hier.Present && lr.err == nil {
+			add(format.Layer(li), false, &lr.hier, lr.files, "")
+		}
+	}
+	for _, name := range n.c.moduleNames {
+		if lr := n.module(name); lr != nil && lr.hier.Present && lr.err == nil {
+			add(format.LayerModule, false, &lr.hier, lr.files, name)
+			if lr.def != nil {
+				add(format.LayerModule, true, lr.def, lr.defFiles, name)
+			}
+		}
+	}
+	out := make([][]keyLoc, len(keys))
+	backing := make([]keyLoc, len(all))
+	off := 0
+	for i, c := range count {
+		out[i] = backing[off : off : off+int(c)]
+		off += int(c)
+	}
+	for _, a := range all {
+		out[a.key] = append(out[a.key], a.loc)
+	}
+	n.w.tableBuf = all
+	return out
+}
+
+// keyAt is a location of the key at position key of a table's keys.
+type keyAt struct {
+	key int
+	loc keyLoc
 }
 
 // slotKey compiles the key of slot j of t, which none of the node's
@@ -324,7 +408,7 @@ func (n *nodeRun) slotKey(t *sliceTable, j int, name string) (*format.Key, *form
 		s.perr = perr != nil || cerr != nil
 		if !s.perr {
 			layers := n.layersFor(s.mod)
-			s.locs = n.locsOf(name, layers)
+			s.locs = t.locs[j]
 			s.sig = slices.Clone(n.w.keySig(n.shapeID(s.mod, layers), merge, convertID(conv), s.locs))
 			s.hash = hashSig(name, s.sig)
 		}

@@ -395,9 +395,10 @@ func TestReadsPerNode(t *testing.T) {
 // computation tested (a later key's nested lookup depends on them) is
 // taken one by one. A key each node compiles itself (it reads the node's
 // name) takes its options and where they are written from its slot
-// (keyPre). A hierarchy level is expanded once for the nodes that read the
-// same values (expandLevelShared). Bundles and diagnostics are those of a
-// compile that shares nothing.
+// (keyPre), and the slice's keys their locations from the table
+// (tableLocs). A hierarchy level is expanded once for the nodes that read
+// the same values (expandLevelShared). Bundles and diagnostics are those
+// of a compile that shares nothing.
 func TestSliceShortcutsChangeNothing(t *testing.T) {
 	fsys := fstest.MapFS{
 		"env/hiera.yaml": {Data: []byte(nodeRoleCommon)},
@@ -418,7 +419,7 @@ z_plain: [3]
 		// A level whose expansion warns on every node (no such variable):
 		// never taken from another node's expansion.
 		"env/modules/m/hiera.yaml":    {Data: []byte("version: 5\nhierarchy:\n  - name: Odd\n    path: \"odd/%{nosuch}.yaml\"\n  - name: Role\n    path: \"%{facts.role}.yaml\"\n")},
-		"env/modules/m/data/web.yaml": {Data: []byte("m::k: web\n")},
+		"env/modules/m/data/web.yaml": {Data: []byte("m::k: web\nm::j: web\n")},
 	}
 	var nodes []Node
 	for i := range 12 {
