@@ -137,8 +137,13 @@ type varSet struct {
 	holds bool
 }
 
-// maxVarSets bounds the varSets a worker keeps.
-const maxVarSets = 1 << 14
+// Bounds on the varSets a worker keeps: how many, and how long their
+// names and values may be (a result that read a whole facts hash has
+// reads of its own, seldom shared).
+const (
+	maxVarSets   = 1 << 12
+	maxVarSetKey = 512
+)
 
 // varSetOf returns the worker's varSet for deps (not kept: it copies
 // them), nil when one of them is a nested lookup (whose answer depends on
@@ -161,7 +166,7 @@ func (w *worker) varSetOf(deps []dep) *varSet {
 		return s
 	}
 	s := &varSet{deps: slices.Clone(deps)}
-	if len(w.varSets) < maxVarSets {
+	if len(w.varSets) < maxVarSets && len(b) <= maxVarSetKey {
 		if w.varSets == nil {
 			w.varSets = map[string]*varSet{}
 		}
