@@ -12,19 +12,19 @@ import (
 // sharedKey compiles a key, or reuses the result of a node whose data for
 // the key lies in the same files, at the same places, and whose reads
 // (variables, nested lookups) give the same answers (see reuse.go). The
-// result is kept for other nodes when store says so.
-func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.Error) {
+// result is kept for other nodes.
+func (n *nodeRun) sharedKey(name, mod string) (*format.Key, *format.Error) {
 	merge, perr := n.optionsFor(mod).mergeOf(name)
 	conv, cerr := n.optionsFor(mod).convertTo(name)
 	if perr != nil || cerr != nil || n.w.noSharing {
-		return n.compileKey(name, mod, nil)
+		return n.compileKey(name, mod, nil, nil)
 	}
 	layers := n.layersFor(mod)
 	locs := n.locsOf(name, layers)
 	sig := n.w.keySig(n.shapeID(mod, layers), merge, convertID(conv), locs)
 	h := hashSig(name, sig)
 	e, reused, k, err := n.findOrCompile(name, mod, sig, h, locs)
-	if store && e != nil && !reused {
+	if e != nil && !reused {
 		n.w.remember(h, sig, e)
 	}
 	return k, err
@@ -33,15 +33,16 @@ func (n *nodeRun) sharedKey(name, mod string, store bool) (*format.Key, *format.
 // compileKey resolves one key at the top level. Every location's value is
 // recorded (interpolated), and the configured merge is computed from those
 // records with the same driver the runtime uses, so the two cannot differ.
-// locs are the key's locations (see locsOf), nil to find them. The key
-// returned is the worker's until its next compileKey: callers copy it.
-func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *format.Error) {
+// locs are the key's locations (see locsOf), nil to find them; pre, when
+// not nil, keeps what the key's other nodes found out (see keyPre). The
+// key returned is the worker's until its next compileKey: callers copy it.
+func (n *nodeRun) compileKey(name, mod string, locs []keyLoc, pre *keyPre) (*format.Key, *format.Error) {
 	mark := len(n.checks)
 	layers := n.layersFor(mod)
 	if locs == nil {
 		locs = n.locsOf(name, layers)
 	}
-	k, err := n.resolveTop(name, mod, locs, layers)
+	k, err := n.resolveTop(name, mod, locs, layers, pre)
 	tested := n.since(mark)
 	if k != nil && asksItself(name, tested) {
 		n.recordAsked(k, locs, layers, tested)
@@ -50,11 +51,31 @@ func (n *nodeRun) compileKey(name, mod string, locs []keyLoc) (*format.Key, *for
 	return k, err
 }
 
+// keyPre is what compiling a key finds out that is the same for every
+// node of a slice (whose nodes share their lookup_options and the files
+// defining them, see slice): the key's options and where the entry that
+// applies is written. A slot keeps it for the nodes that compile the key
+// themselves.
+type keyPre struct {
+	ko      *keyOptions
+	from    *format.OptionsEntry
+	fromSet bool
+}
+
 // resolveTop is compileKey's lookup of the key as asked by its name.
-func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRun) (*format.Key, *format.Error) {
+func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRun, pre *keyPre) (*format.Key, *format.Error) {
 	k := &n.w.key // copied by every caller: no allocation per key
 	*k = format.Key{Name: name}
-	ko := n.optionsFor(mod).of(name)
+	var ko *keyOptions
+	switch {
+	case pre == nil:
+		ko = n.optionsFor(mod).of(name)
+	case pre.ko == nil:
+		pre.ko = n.optionsFor(mod).of(name)
+		fallthrough
+	default:
+		ko = pre.ko
+	}
 	merge, perr := ko.merge, ko.mergeErr
 	// Whether any value read for the key holds decrypted text.
 	outer := n.secret
@@ -75,7 +96,14 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 		err = n.placeOption(optionError(ko.entry, true, "%s", perr.Error()), layers[:]...)
 	} else {
 		k.Merge = merge
-		k.MergeFrom = n.mergeFrom(ko, layers)
+		if pre != nil && pre.fromSet {
+			k.MergeFrom = pre.from
+		} else {
+			k.MergeFrom = n.mergeFrom(ko, layers)
+			if pre != nil {
+				pre.from, pre.fromSet = k.MergeFrom, true
+			}
+		}
 		v, found, err = hiera.Resolve(merge, hierarchies(layers), contributionLeaf(k.Contributions))
 		err = hiera.InLookupOf(name, err)
 	}
@@ -205,13 +233,16 @@ type keyLoc struct {
 	level, loc int
 	df         *dataFile
 	idx        int
+	// named: the location's path template names the node (namesNode),
+	// so its contribution is bound.
+	named bool
 }
 
 // locsOf lists the locations of a key's layers that hold it or fail to
 // load, in order: the locations a lookup of the key reads something from.
 func (n *nodeRun) locsOf(name string, layers [3]*layerRun) []keyLoc {
 	out := n.w.locs[:0]
-	add := func(layer format.Layer, def bool, files [][]*dataFile) {
+	add := func(layer format.Layer, def bool, h *format.Hierarchy, files [][]*dataFile) {
 		for li, lvl := range files {
 			for fi, df := range lvl {
 				if df == nil {
@@ -225,15 +256,16 @@ func (n *nodeRun) locsOf(name string, layers [3]*layerRun) []keyLoc {
 					}
 					idx = i
 				}
-				out = append(out, keyLoc{layer, def, li, fi, df, idx})
+				named := n.w.namesNode(h.Levels[li].Locations[fi].Original)
+				out = append(out, keyLoc{layer, def, li, fi, df, idx, named})
 			}
 		}
 	}
 	for li, lr := range layers {
 		if lr != nil && lr.hier.Present && lr.err == nil {
-			add(format.Layer(li), false, lr.files)
-			if li == int(format.LayerModule) {
-				add(format.LayerModule, true, lr.defFiles)
+			add(format.Layer(li), false, &lr.hier, lr.files)
+			if li == int(format.LayerModule) && lr.def != nil {
+				add(format.LayerModule, true, lr.def, lr.defFiles)
 			}
 		}
 	}
@@ -262,8 +294,7 @@ func (n *nodeRun) contributions(name string, locs []keyLoc, def bool, layers [3]
 		if def {
 			h = layers[l.layer].def
 		}
-		c := format.Contribution{Layer: l.layer, Level: l.level, Location: l.loc}
-		c.Bound = namesNode(h.Levels[l.level].Locations[l.loc].Original)
+		c := format.Contribution{Layer: l.layer, Level: l.level, Location: l.loc, Bound: l.named}
 		var err error
 		if l.idx < 0 {
 			err = l.df.err
@@ -333,6 +364,22 @@ func (n *nodeRun) position(err *format.Error, k *format.Key, layers [3]*layerRun
 		break
 	}
 	return &e
+}
+
+// namesNode is the package function namesNode, remembered per template
+// (but for a few thousand: a glob's template is its pattern, interpolated).
+func (w *worker) namesNode(template string) bool {
+	named, ok := w.named[template]
+	if !ok {
+		named = namesNode(template)
+		if w.named == nil {
+			w.named = map[string]bool{}
+		}
+		if len(w.named) < 4096 {
+			w.named[template] = named
+		}
+	}
+	return named
 }
 
 // namesNode reports whether a location's path template names the node:

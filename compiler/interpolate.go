@@ -311,13 +311,16 @@ func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bo
 		n.warnUnclosed(s) // the caller saw a "%{"
 		return s, nil
 	}
-	var b strings.Builder
-	b.Grow(len(s) + 64) // most results: the text and a short value or two
-	last := 0
+	// Each expression's text is found first, then the result is written
+	// in memory of its exact size.
+	var buf [8]string
+	texts := buf[:0]   // what each expression inserts
+	size, last := 0, 0 // the result's length so far, and where s is at
 	for _, e := range exprs {
-		b.WriteString(s[last:e.start])
+		size += e.start - last
 		last = e.end
 		if e.call == nil {
+			texts = append(texts, "")
 			continue
 		}
 		call := e.call
@@ -363,19 +366,29 @@ func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bo
 		if err != nil {
 			return nil, err
 		}
+		text := ""
 		if val != nil {
 			if _, isStr := val.(string); !isStr && inspectSize(val, maxInterpolated) > maxInterpolated {
 				return nil, errTooLong()
 			}
-			text := ruby.ToS(val)
+			text = ruby.ToS(val)
 			if escape {
 				text = escapeGlob(text)
 			}
-			if b.Len()+len(text) > maxInterpolated {
+			if size+len(text) > maxInterpolated {
 				return nil, errTooLong()
 			}
-			b.WriteString(text)
+			size += len(text)
 		}
+		texts = append(texts, text)
+	}
+	var b strings.Builder
+	b.Grow(size + len(s) - last)
+	last = 0
+	for i, e := range exprs {
+		b.WriteString(s[last:e.start])
+		b.WriteString(texts[i])
+		last = e.end
 	}
 	b.WriteString(s[last:])
 	if strings.Contains(s[last:], "%{") {

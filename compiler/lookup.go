@@ -4,6 +4,7 @@ package compiler
 // global, environment and module layers, with recursion detection.
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -22,6 +23,9 @@ type nodeRun struct {
 	local map[string]any // mapped_paths' per-element variable
 	// scopeMemo holds the value of each variable expression read so far.
 	scopeMemo map[string]any
+	// serial numbers the worker's nodes: what is found out for a node
+	// (varSet) says for which.
+	serial uint64
 
 	global, env *layerRun
 	modules     map[string]*layerRun // expanded on first use
@@ -54,6 +58,9 @@ type nodeRun struct {
 
 	diags  []Diagnostic
 	warned map[string]bool
+	// warnings counts the warnings raised, reported or not (one the
+	// node has already been given is not reported again).
+	warnings int
 
 	// at is what is being interpolated, for the position of warnings.
 	at site
@@ -92,6 +99,8 @@ func newNodeRun(c *compilation, w *worker, node Node) *nodeRun {
 		defOpts: map[string]*optsResult{},
 		warned:  map[string]bool{},
 	}
+	w.nodes++
+	n.serial = w.nodes
 	n.global = n.expandLayer(c.global)
 	n.env = n.expandLayer(c.env)
 	return n
@@ -186,15 +195,38 @@ type memoEntry struct {
 }
 
 // since returns the names tested from mark on, sorted and without
-// duplicates, for a result to keep (nil when none).
+// duplicates, for a result to keep (nil when none). The lists are the
+// worker's, shared by every result that tested the same names (most that
+// test any test one variable or key): never modify one.
 func (n *nodeRun) since(mark int) []string {
 	if len(n.checks) == mark {
 		return nil
 	}
-	t := slices.Clone(n.checks[mark:])
+	w := n.w
+	t := append(w.testedBuf[:0], n.checks[mark:]...)
 	slices.Sort(t)
-	return slices.Compact(t)
+	t = slices.Compact(t)
+	w.testedBuf = t
+	b := w.testedKey[:0]
+	for _, name := range t {
+		b = append(binary.AppendUvarint(b, uint64(len(name))), name...)
+	}
+	w.testedKey = b
+	if l, ok := w.tested[string(b)]; ok {
+		return l
+	}
+	l := slices.Clone(t)
+	if len(w.tested) < maxTestedLists {
+		if w.tested == nil {
+			w.tested = map[string][]string{}
+		}
+		w.tested[string(b)] = l
+	}
+	return l
 }
+
+// maxTestedLists bounds the lists since keeps per worker.
+const maxTestedLists = 1 << 14
 
 // setKeyChecks records the names a compiled key tested (each key of a
 // node is compiled once).
@@ -522,6 +554,7 @@ func (n *nodeRun) warn(msg string) {
 }
 
 func (n *nodeRun) emitWarning(d Diagnostic) {
+	n.warnings++
 	if n.keyWarns != nil {
 		*n.keyWarns = append(*n.keyWarns, d)
 	}

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"slices"
 	"strconv"
 
@@ -99,12 +100,14 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 	// Keys are walked in order; the slice's keys are a subset of the
 	// node's, so a second cursor finds each key's slot without a lookup.
 	var names, shared, delta []string
-	var slots []slot
+	var t *sliceTable
 	sl := n.slice()
 	if sl != nil {
 		w.stats.slices++
 		n.own = sl.masked
-		shared, slots, delta = sl.table.keys, sl.table.slots, sl.delta
+		t = sl.table
+		t.countRuns()
+		shared, delta = t.keys, sl.delta
 		names = shared
 		if len(delta) > 0 {
 			var built bool
@@ -122,20 +125,34 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 		n.keys = make([]format.Key, 0, len(names))
 	}
 	j, d := 0, 0
-	for _, name := range names {
+	for i := 0; i < len(names); i++ {
+		name := names[i]
 		n.checks = n.checks[:0]
-		var s *slot
+		slot := -1 // the key's slot in t
 		if j < len(shared) && shared[j] == name {
-			s = &slots[j]
+			slot = j
 			j++
 		}
 		if d < len(delta) && delta[d] == name {
-			s = nil // a per-node file holds it: the general path
+			slot = -1 // a per-node file holds it: the general path
 			d++
+		} else if slot >= 0 && len(modErr) == 0 {
+			// Slice keys whose results hold for every node of the
+			// slice, up to the next key of a per-node file: copied.
+			stop := ""
+			if d < len(delta) {
+				stop = delta[d]
+			}
+			if r := t.staticRun(slot, stop); r > 0 {
+				n.keys = append(n.keys, t.statics[slot:slot+r]...)
+				w.stats.static += r
+				i, j = i+r-1, slot+r
+				continue
+			}
 		}
 		var mod string
-		if s != nil && s.ready {
-			mod = s.mod
+		if slot >= 0 && t.slots[slot].ready {
+			mod = t.slots[slot].mod
 		} else {
 			mod = hiera.ModuleOf(name)
 		}
@@ -144,13 +161,18 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 		}
 		var k *format.Key
 		var err *format.Error
-		if s != nil {
-			k, err = n.slotKey(s, name)
-		} else {
-			// A key of a per-node file is seldom shared: keep it only
-			// when the node has no slice at all.
+		switch {
+		case slot >= 0:
+			k, err = n.slotKey(t, slot, name)
+		case sl != nil:
+			// A per-node file holds the key: its signature names that
+			// file, which no other node reaches (or one loaded again, under
+			// another id, once released): no result to look for or keep.
 			w.stats.general++
-			k, err = n.sharedKey(name, mod, sl == nil)
+			k, err = n.compileKey(name, mod, nil, nil)
+		default:
+			w.stats.general++
+			k, err = n.sharedKey(name, mod)
 		}
 		if err != nil {
 			n.report(err, name)
@@ -200,34 +222,28 @@ func (n *nodeRun) keyNames(keep func(*dataFile) bool) []string {
 // inputs did not change keep their revision, so an unchanged node's bundle
 // stays byte-identical when other nodes' data changes.
 func (n *nodeRun) revision() string {
-	h := sha256.New()
-	var buf []byte
-	put := func(parts ...string) {
-		buf = buf[:0]
-		for _, p := range parts {
-			buf = append(strconv.AppendInt(buf, int64(len(p)), 10), ':')
-			buf = append(buf, p...)
-		}
-		h.Write(append(buf, '\n'))
-	}
-	put("environment", n.c.environment)
-	put("facts", string(appendCanonical(nil, n.scope.vars)))
+	w := n.w
+	r := revWriter{h: sha256.New(), buf: w.revBuf[:0]}
+	r.str("environment").str(n.c.environment).end()
+	w.revFacts = appendCanonical(w.revFacts[:0], n.scope.vars)
+	r.str("facts").bytes(w.revFacts).end()
 	if n.c.keys.sum != [32]byte{} {
-		put("eyaml keys", hex.EncodeToString(n.c.keys.sum[:]))
+		r.str("eyaml keys").sum(&n.c.keys.sum).end()
 	}
-	layer := func(name string, lr *layerRun) {
+	layer := func(kind, name string, lr *layerRun) {
+		r.str("layer").str2(kind, name)
 		if lr == nil || lr.conf == nil {
-			put("layer", name, "none")
+			r.str("none").end()
 			return
 		}
-		put("layer", name, lr.conf.file, hex.EncodeToString(lr.conf.sum[:]))
+		r.str(lr.conf.file).sum(&lr.conf.sum).end()
 		hier := func(h *format.Hierarchy, files [][]*dataFile) {
 			for i, lvl := range files {
 				for j, df := range lvl {
 					if df == nil {
-						put("missing", h.Levels[i].Locations[j].Path)
+						r.str("missing").str(h.Levels[i].Locations[j].Path).end()
 					} else {
-						put("file", df.path, hex.EncodeToString(df.sum[:]))
+						r.str("file").str(df.path).sum(&df.sum).end()
 					}
 				}
 			}
@@ -237,12 +253,49 @@ func (n *nodeRun) revision() string {
 			hier(lr.def, lr.defFiles)
 		}
 	}
-	layer("global", n.global)
-	layer("environment", n.env)
+	layer("", "global", n.global)
+	layer("", "environment", n.env)
 	for _, name := range n.c.moduleNames {
-		layer("module "+name, n.module(name))
+		layer("module ", name, n.module(name))
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	w.revBuf = r.buf
+	return "sha256:" + hex.EncodeToString(r.h.Sum(nil))
+}
+
+// revWriter writes the lines a revision digests: each a list of parts,
+// each part its length, ":" and its text, the line ended by "\n".
+type revWriter struct {
+	h   hash.Hash
+	buf []byte // the line so far
+}
+
+// str adds a part.
+func (r *revWriter) str(p string) *revWriter { return r.str2("", p) }
+
+// str2 adds the part a+b.
+func (r *revWriter) str2(a, b string) *revWriter {
+	r.buf = append(strconv.AppendInt(r.buf, int64(len(a)+len(b)), 10), ':')
+	r.buf = append(append(r.buf, a...), b...)
+	return r
+}
+
+// bytes adds a part.
+func (r *revWriter) bytes(p []byte) *revWriter {
+	r.buf = append(strconv.AppendInt(r.buf, int64(len(p)), 10), ':')
+	r.buf = append(r.buf, p...)
+	return r
+}
+
+// sum adds a SHA-256 sum's hex text as a part.
+func (r *revWriter) sum(s *[32]byte) *revWriter {
+	r.buf = hex.AppendEncode(append(r.buf, "64:"...), s[:])
+	return r
+}
+
+// end ends the line.
+func (r *revWriter) end() {
+	r.h.Write(append(r.buf, '\n'))
+	r.buf = r.buf[:0]
 }
 
 // appendCanonical appends an unambiguous text of v (types, lengths and

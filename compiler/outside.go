@@ -31,6 +31,7 @@ func (n *nodeRun) serverPath(abs, tmpl string) string {
 	static, _, _ := strings.Cut(tmpl, "%{")
 	d := Diagnostic{Severity: Warning, Pos: n.at.pos, Level: n.at.level,
 		Message: fmt.Sprintf("%s is on the Puppet server's disk, outside the folders given to hieracc: read as absent (compile --mount %s=LOCAL_DIR supplies it)", tmpl, path.Dir(static+"x"))}
+	n.warnings++
 	if s := d.String(); !n.warned[s] {
 		n.warned[s] = true
 		n.diags = append(n.diags, d)

@@ -43,6 +43,25 @@ type worker struct {
 	keyChecks map[string][]string
 	// key is the key compileKey returns (see there).
 	key format.Key
+	// named remembers namesNode by location template.
+	named map[string]bool
+	// levels holds recent expansions of each hierarchy level (see
+	// expandLevelShared); levelDeps is its buffer.
+	levels    map[*levelConf][]*levelMemo
+	levelDeps []dep
+	// varSets interns the variable reads of results (see varSetOf), by
+	// their names and values; varKey is its buffer.
+	varSets map[string]*varSet
+	varKey  []byte
+	// nodes counts the nodes the worker compiled (see nodeRun.serial).
+	nodes uint64
+	// revBuf and revFacts are the buffers of nodeRun.revision.
+	revBuf, revFacts []byte
+	// tested holds the lists of names nodeRun.since returns, by their
+	// names; testedBuf and testedKey are its buffers.
+	tested    map[string][]string
+	testedBuf []string
+	testedKey []byte
 
 	// With Input.Emit, each node's Keys reuse the memory of the last
 	// node's: a fleet's compile then allocates no key table per node.
@@ -55,8 +74,9 @@ type worker struct {
 
 	stats sliceStats
 
-	// Slices (see reuse_slices.go).
+	// Slices (see reuse_slices.go); tableBuf is tableLocs' buffer.
 	slices   map[string]*sliceTable
+	tableBuf []keyAt
 	pos      map[posKey]*posStat
 	optIDs   map[*optsResult]uint32
 	sliceBuf []byte
@@ -103,6 +123,64 @@ type sharedKey struct {
 	key    format.Key
 	sig    []uint32
 	deps   []dep
+	// vars is deps when they are all variables, shared with every result
+	// that read the same values (see varSet); nil otherwise.
+	vars *varSet
+}
+
+// varSet is a list of variable reads, as results record them, shared by
+// every result of a worker that read the same values: whether they hold on
+// a node is found out once for all of them.
+type varSet struct {
+	deps  []dep
+	node  uint64 // the node (nodeRun.serial) holds was found for
+	holds bool
+}
+
+// Bounds on the varSets a worker keeps: how many, and how long their
+// names and values may be (a result that read a whole facts hash has
+// reads of its own, seldom shared).
+const (
+	maxVarSets   = 1 << 12
+	maxVarSetKey = 512
+)
+
+// varSetOf returns the worker's varSet for deps (not kept: it copies
+// them), nil when one of them is a nested lookup (whose answer depends on
+// the key asking) or when there are none.
+func (w *worker) varSetOf(deps []dep) *varSet {
+	if len(deps) == 0 {
+		return nil
+	}
+	b := w.varKey[:0]
+	for _, d := range deps {
+		if d.lookup {
+			return nil
+		}
+		b = binary.AppendUvarint(b, uint64(len(d.name)))
+		b = appendCanonical(append(b, d.name...), d.value)
+		b = append(binary.AppendUvarint(b, uint64(len(d.err))), d.err...)
+	}
+	w.varKey = b
+	if s, ok := w.varSets[string(b)]; ok {
+		return s
+	}
+	s := &varSet{deps: slices.Clone(deps)}
+	if len(w.varSets) < maxVarSets && len(b) <= maxVarSetKey {
+		if w.varSets == nil {
+			w.varSets = map[string]*varSet{}
+		}
+		w.varSets[string(b)] = s
+	}
+	return s
+}
+
+// varsHold is depsHold for a varSet, found out once per node.
+func (n *nodeRun) varsHold(s *varSet) bool {
+	if s.node != n.serial {
+		s.node, s.holds = n.serial, n.depsHold(s.deps)
+	}
+	return s.holds
 }
 
 var seed = maphash.MakeSeed()
@@ -231,12 +309,13 @@ func (n *nodeRun) findOrCompile(name, mod string, sig []uint32, h uint64, locs [
 	w := n.w
 	w.deps, w.warns = w.deps[:0], w.warns[:0]
 	n.deps, n.keyWarns = &w.deps, &w.warns
-	k, err = n.compileKey(name, mod, locs)
+	k, err = n.compileKey(name, mod, locs, nil)
 	n.deps, n.keyWarns = nil, nil
 	if k == nil {
 		return nil, false, nil, err
 	}
 	e = &sharedKey{key: *k, deps: cloneOrNil(w.deps), warns: cloneOrNil(w.warns), tested: n.keyChecks[name]}
+	e.vars = w.varSetOf(e.deps)
 	return e, false, &e.key, err
 }
 
@@ -268,7 +347,10 @@ func (n *nodeRun) reusable(name string, candidates []*sharedKey, sig ...[]uint32
 	fr := n.enter(name)
 	n.quiet++
 	for _, e := range candidates {
-		if e.key.Name == name && (len(sig) == 0 || slices.Equal(e.sig, sig[0])) && n.depsHold(e.deps) {
+		if e.key.Name != name || len(sig) > 0 && !slices.Equal(e.sig, sig[0]) {
+			continue
+		}
+		if e.vars != nil && n.varsHold(e.vars) || e.vars == nil && n.depsHold(e.deps) {
 			hit = e
 			break
 		}

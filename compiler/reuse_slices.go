@@ -52,6 +52,64 @@ const (
 type sliceTable struct {
 	keys  []string // the keys of the slice's files, sorted
 	slots []slot   // by position in keys
+	// locs are the keys' locations (see locsOf), by position in keys: the
+	// same for every node of the slice, found for all keys at once.
+	locs [][]keyLoc
+	// statics[j] is slot j's static result (slot.static's key), kept in
+	// key order: most of a node's keys are static, and a node copies runs
+	// of them in one go (see staticRun) instead of reading each from
+	// memory of its own.
+	statics []format.Key
+	// runs[j] is the number of plain static slots from j on (see
+	// plainStatic), as of when plain counted runsAt of them (countRuns).
+	runs          []int32
+	plain, runsAt int
+}
+
+// plainStatic reports whether a static result is taken as it is: no
+// warnings to replay, no names tested (see nodeRun.keyChecks), no error to
+// report. Such results are copied in runs (staticRun).
+func plainStatic(e *sharedKey) bool {
+	return len(e.warns) == 0 && len(e.tested) == 0 && e.key.Err == nil
+}
+
+// countRuns brings runs up to date with the slots made static since it
+// was last called. It is called once per node: a slot made static while a
+// node compiles is copied from the next node on (runs counted earlier
+// stay true: a static slot stays so).
+func (t *sliceTable) countRuns() {
+	if t.plain == t.runsAt {
+		return
+	}
+	if t.runs == nil {
+		t.runs = make([]int32, len(t.slots))
+	}
+	next := int32(0)
+	for i := len(t.slots) - 1; i >= 0; i-- {
+		if t.slots[i].plain {
+			next++
+		} else {
+			next = 0
+		}
+		t.runs[i] = next
+	}
+	t.runsAt = t.plain
+}
+
+// staticRun returns the number of plain static slots from j on (as of the
+// last countRuns), at most the keys before stop ("" for no bound): a node
+// takes their results as they are, copied from statics.
+func (t *sliceTable) staticRun(j int, stop string) int {
+	if t.runs == nil {
+		return 0
+	}
+	r := int(t.runs[j])
+	if r > 0 && stop != "" {
+		// The keys before stop: a per-node file's key (stop) takes the
+		// general path, and its own keys come between the slice's.
+		r, _ = slices.BinarySearch(t.keys[j:j+r], stop)
+	}
+	return r
 }
 
 // slot is one key of a slice.
@@ -62,10 +120,12 @@ type slot struct {
 	sig   []uint32
 	hash  uint64
 	locs  []keyLoc // where its data lies: the same for every node of the slice
+	pre   keyPre   // for the nodes that compile the key themselves
 	// static is a result that read nothing from its node: it holds for
 	// every node of the slice. Otherwise recent holds the latest results
 	// (newest last, at most maxVariants), to reuse where their reads hold.
 	static  *sharedKey
+	plain   bool // static is plain (plainStatic): copied in runs
 	recent  []*sharedKey
 	reused  int
 	misses  int
@@ -246,6 +306,7 @@ func (n *nodeRun) slice() *nodeSlice {
 		}
 		t = &sliceTable{keys: n.keyNames(func(df *dataFile) bool { return !slices.Contains(masked, df) })}
 		t.slots = make([]slot, len(t.keys))
+		t.locs = n.tableLocs(t.keys, masked)
 		w.slices[string(b)] = t
 	}
 	s := &nodeSlice{table: t, masked: masked}
@@ -255,9 +316,90 @@ func (n *nodeRun) slice() *nodeSlice {
 	return s
 }
 
-// slotKey compiles a key that none of the node's per-node files holds,
-// reusing the slot's signature and results.
-func (n *nodeRun) slotKey(s *slot, name string) (*format.Key, *format.Error) {
+// tableLocs is locsOf for each of keys (sorted) over the node's files but
+// masked, whose keys are not the slice's: the slice's keys are the keys of
+// those files, so each file's keys are walked once instead of every key
+// probing every file. The lists share one array.
+func (n *nodeRun) tableLocs(keys []string, masked []*dataFile) [][]keyLoc {
+	// The locations in locsOf's order, each with its key's position, in
+	// the worker's buffer.
+	all := n.w.tableBuf[:0]
+	count := make([]int32, len(keys))
+	// add adds the locations of files; a module's files (mod set) are
+	// only its keys'. A file that failed to load is every key's of its
+	// layer, as in locsOf (though no key reaches one: it fails the node's
+	// or its module's lookup_options first, see checkOptions).
+	add := func(layer format.Layer, def bool, h *format.Hierarchy, files [][]*dataFile, mod string) {
+		for li, lvl := range files {
+			for fi, df := range lvl {
+				if df == nil || slices.Contains(masked, df) {
+					continue
+				}
+				named := n.w.namesNode(h.Levels[li].Locations[fi].Original)
+				if df.err != nil {
+					for i, k := range keys {
+						if mod == "" || hiera.ModuleOf(k) == mod {
+							all = append(all, keyAt{i, keyLoc{layer, def, li, fi, df, -1, named}})
+							count[i]++
+						}
+					}
+					continue
+				}
+				i := 0
+				small := 16*len(df.keys) < len(keys)
+				for _, k := range df.keys { // sorted, as keys
+					if small {
+						d, _ := slices.BinarySearch(keys[i:], k)
+						i += d
+					}
+					for i < len(keys) && keys[i] < k {
+						i++
+					}
+					if i < len(keys) && keys[i] == k {
+						all = append(all, keyAt{i, keyLoc{layer, def, li, fi, df, df.index[k], named}})
+						count[i]++
+					}
+				}
+			}
+		}
+	}
+	for li, lr := range [...]*layerRun{n.global, n.env} {
+		if lr != nil && lr.hier.Present && lr.err == nil {
+			add(format.Layer(li), false, &lr.hier, lr.files, "")
+		}
+	}
+	for _, name := range n.c.moduleNames {
+		if lr := n.module(name); lr != nil && lr.hier.Present && lr.err == nil {
+			add(format.LayerModule, false, &lr.hier, lr.files, name)
+			if lr.def != nil {
+				add(format.LayerModule, true, lr.def, lr.defFiles, name)
+			}
+		}
+	}
+	out := make([][]keyLoc, len(keys))
+	backing := make([]keyLoc, len(all))
+	off := 0
+	for i, c := range count {
+		out[i] = backing[off : off : off+int(c)]
+		off += int(c)
+	}
+	for _, a := range all {
+		out[a.key] = append(out[a.key], a.loc)
+	}
+	n.w.tableBuf = all
+	return out
+}
+
+// keyAt is a location of the key at position key of a table's keys.
+type keyAt struct {
+	key int
+	loc keyLoc
+}
+
+// slotKey compiles the key of slot j of t, which none of the node's
+// per-node files holds, reusing the slot's signature and results.
+func (n *nodeRun) slotKey(t *sliceTable, j int, name string) (*format.Key, *format.Error) {
+	s := &t.slots[j]
 	if !s.ready {
 		s.ready = true
 		s.mod = hiera.ModuleOf(name)
@@ -266,7 +408,7 @@ func (n *nodeRun) slotKey(s *slot, name string) (*format.Key, *format.Error) {
 		s.perr = perr != nil || cerr != nil
 		if !s.perr {
 			layers := n.layersFor(s.mod)
-			s.locs = n.locsOf(name, layers)
+			s.locs = t.locs[j]
 			s.sig = slices.Clone(n.w.keySig(n.shapeID(s.mod, layers), merge, convertID(conv), s.locs))
 			s.hash = hashSig(name, s.sig)
 		}
@@ -277,7 +419,7 @@ func (n *nodeRun) slotKey(s *slot, name string) (*format.Key, *format.Error) {
 	}
 	n.w.stats.slot++
 	if s.perr || s.perNode {
-		return n.compileKey(name, s.mod, s.locs)
+		return n.compileKey(name, s.mod, s.locs, &s.pre)
 	}
 	if hit := n.reusable(name, s.recent); hit != nil {
 		s.reused++
@@ -295,6 +437,14 @@ func (n *nodeRun) slotKey(s *slot, name string) (*format.Key, *format.Error) {
 			n.w.remember(s.hash, s.sig, e)
 		}
 		s.static, s.recent = e, nil
+		if t.statics == nil {
+			t.statics = make([]format.Key, len(t.slots))
+		}
+		t.statics[j] = e.key
+		if plainStatic(e) {
+			s.plain = true
+			t.plain++
+		}
 		return k, err
 	}
 	if reused {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/hieracc/hieracc/compiler/facts"
@@ -105,13 +106,39 @@ func (s *scope) get(name string) (any, bool) {
 	return s.vars.Get(strings.TrimPrefix(name, "::"))
 }
 
-// sanitizeFacts applies Puppet's fact sanitizing: null fact values become "".
+// sanitizeFacts applies Puppet's fact sanitizing: null fact values become
+// "". Facts without any are returned as they are (values are never
+// modified).
 func sanitizeFacts(h *format.Hash) *format.Hash {
+	if h != nil && !holdsNil(h) {
+		return h
+	}
 	out := format.NewHash(h.Len())
 	for k, v := range h.All() {
 		out.Set(k, sanitizeFact(v))
 	}
 	return out
+}
+
+// holdsNil reports whether v is or holds a nil value (or a nil hash,
+// which sanitizing makes an empty one).
+func holdsNil(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case []any:
+		return slices.ContainsFunc(v, holdsNil)
+	case *format.Hash:
+		if v == nil {
+			return true
+		}
+		for _, e := range v.All() {
+			if holdsNil(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func sanitizeFact(v any) any {

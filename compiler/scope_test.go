@@ -6,6 +6,7 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hieracc/hieracc/format"
 )
 
 // TestLoadFactsByteOrderMark pins how a facts file starting with a UTF-8
@@ -43,6 +44,39 @@ func TestLoadFactsByteOrderMark(t *testing.T) {
 		}
 		if d := cmp.Diff(tc.want, got); d != "" {
 			t.Errorf("%s %q: facts (-want +got):\n%s", tc.file, tc.src, d)
+		}
+	}
+}
+
+// TestSanitizeFacts: null fact values, at any depth, become "" (Puppet's
+// fact sanitizing); facts holding none are taken as they are.
+func TestSanitizeFacts(t *testing.T) {
+	hash := func(kv ...any) *format.Hash {
+		h := format.NewHash(len(kv) / 2)
+		for i := 0; i < len(kv); i += 2 {
+			h.Set(kv[i], kv[i+1])
+		}
+		return h
+	}
+	tests := []struct {
+		name      string
+		in, want  *format.Hash
+		unchanged bool // the same hash comes back
+	}{
+		{"none", hash("os", hash("family", "Debian"), "ips", []any{"a", int64(1)}), hash("os", hash("family", "Debian"), "ips", []any{"a", int64(1)}), true},
+		{"top", hash("a", nil, "b", "x"), hash("a", "", "b", "x"), false},
+		{"nested", hash("os", hash("release", hash("minor", nil))), hash("os", hash("release", hash("minor", ""))), false},
+		{"in an array", hash("l", []any{"x", nil}), hash("l", []any{"x", ""}), false},
+		{"a nil hash", hash("h", (*format.Hash)(nil)), hash("h", format.NewHash(0)), false},
+		{"no facts", nil, format.NewHash(0), false},
+	}
+	for _, tc := range tests {
+		got := sanitizeFacts(tc.in)
+		if got == nil || !format.Identical(got, tc.want) {
+			t.Errorf("%s: sanitizeFacts = %v, want %v", tc.name, got, tc.want)
+		}
+		if (got == tc.in) != tc.unchanged {
+			t.Errorf("%s: the same hash back: %v, want %v", tc.name, got == tc.in, tc.unchanged)
 		}
 	}
 }

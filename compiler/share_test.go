@@ -388,3 +388,75 @@ func TestReadsPerNode(t *testing.T) {
 		}
 	}
 }
+
+// TestSliceShortcutsChangeNothing: the slice's results that hold for
+// every node are copied in runs (sliceTable.staticRun), but only those
+// with nothing to replay: a result with a warning, an error, or names its
+// computation tested (a later key's nested lookup depends on them) is
+// taken one by one. A key each node compiles itself (it reads the node's
+// name) takes its options and where they are written from its slot
+// (keyPre), and the slice's keys their locations from the table
+// (tableLocs). A hierarchy level is expanded once for the nodes that read
+// the same values (expandLevelShared). Bundles and diagnostics are those
+// of a compile that shares nothing.
+func TestSliceShortcutsChangeNothing(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte(nodeRoleCommon)},
+		"env/data/common.yaml": {Data: []byte(`
+lookup_options:
+  hosts:
+    merge: unique
+hosts: ["%{trusted.certname}", common]
+a_plain: 1
+b_plain: two
+broken: "%{alias('a_plain')} and more"
+k: "%{literal('k2')}"
+k2: "%{lookup('k')}"
+unclosed: "100%{ sure"
+z_plain: [3]
+`)},
+		"env/data/role/web.yaml": {Data: []byte("b_plain: web\nhosts: [web]\n")},
+		// A level whose expansion warns on every node (no such variable):
+		// never taken from another node's expansion.
+		"env/modules/m/hiera.yaml":    {Data: []byte("version: 5\nhierarchy:\n  - name: Odd\n    path: \"odd/%{nosuch}.yaml\"\n  - name: Role\n    path: \"%{facts.role}.yaml\"\n")},
+		"env/modules/m/data/web.yaml": {Data: []byte("m::k: web\nm::j: web\n")},
+	}
+	var nodes []Node
+	for i := range 12 {
+		fsys[fmt.Sprintf("env/data/nodes/n%02d.yaml", i)] = &fstest.MapFile{Data: []byte(fmt.Sprintf("own: %d\n", i))}
+		facts := format.NewHash(1)
+		facts.Set("role", "web")
+		nodes = append(nodes, Node{Name: fmt.Sprintf("n%02d", i), Facts: facts})
+	}
+	compile := func(share bool) (map[string][]byte, []Diagnostic, sliceStats) {
+		var stats sliceStats
+		res, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1,
+			noSharing: !share, workerDone: func(w *worker) { stats.add(w.stats) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]byte{}
+		for _, b := range res.Bundles {
+			if out[b.Node], err = format.Encode(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out, res.Diagnostics, stats
+	}
+	want, wantDiags, _ := compile(false)
+	got, gotDiags, stats := compile(true)
+	if stats.static < 8*3 {
+		t.Errorf("%d static results taken, want the plain keys of most nodes", stats.static)
+	}
+	for node, w := range want {
+		if !bytes.Equal(w, got[node]) {
+			t.Errorf("node %s: sharing changed its bundle", node)
+		}
+	}
+	if d := cmp.Diff(wantDiags, gotDiags); d != "" {
+		t.Errorf("diagnostics (-without sharing +with):\n%s", d)
+	}
+	if len(gotDiags) < 3*len(nodes) {
+		t.Errorf("%d diagnostics, want each node's error and warnings: %v", len(gotDiags), gotDiags)
+	}
+}
