@@ -84,6 +84,10 @@ type Encoder struct {
 	recHits, recMisses int
 	recPause           int // bundles to encode before trying again
 
+	// The keys of the last bundle and what was found for them (memo.go),
+	// and those of the bundle being encoded, by position.
+	prior, cur []priorKey
+
 	// One bundle's tables and scratch.
 	gen       uint32 // table.nodes[i].gen == gen: node i is in this bundle's value table
 	vals      []byte // the value table's entries, in order
@@ -191,13 +195,14 @@ func (t *recTable) add(rec keyRec, slot int) {
 }
 
 // reserve makes room for n new variants (a bundle's keys), forgetting
-// the variants met once if there are too many. The positions of keyRecs
-// change only here.
-func (t *recTable) reserve(n int) {
+// the variants met once if there are too many, and reports whether it did.
+// The positions of keyRecs change only then.
+func (t *recTable) reserve(n int) (moved bool) {
 	if once := len(t.recs) - t.twice; once > max(t.maxOnce, t.twice) {
 		t.recs = slices.DeleteFunc(t.recs, func(r keyRec) bool { return r.data == metOnce })
 		clear(t.hints) // the positions changed
 		t.reindex(len(t.index))
+		moved = true
 	}
 	size := max(len(t.index), 1024)
 	for 2*(len(t.recs)+n) > size {
@@ -206,6 +211,7 @@ func (t *recTable) reserve(n int) {
 	if size != len(t.index) {
 		t.reindex(size)
 	}
+	return moved
 }
 
 // reindex builds an index of the given size over t.recs.
@@ -237,6 +243,7 @@ func (t *recTable) reset() {
 type keyMemo struct {
 	rec    int32 // keyRec, or -1
 	value  int32 // node id of the key's value, -1 if the key has an error
+	prior  int32 // the identical key of the last bundle in Encoder.prior, or -1
 	global bool  // no keyRec, but the variant was seen in a bundle before: remember it
 
 	// Its details' shape (keyShape), and the indexes of its merges and
@@ -282,6 +289,7 @@ func (e *Encoder) Reset() {
 	e.recs.reset()
 	e.recData = e.recData[:0]
 	e.recHits, e.recMisses, e.recPause = 0, 0, 0
+	e.forgetPrior()
 	if sh := e.share; sh != nil {
 		clear(sh.recent)
 		sh.recent = sh.recent[:0]
@@ -345,7 +353,11 @@ func (e *Encoder) AppendWith(dst []byte, b *Bundle, p Protection) ([]byte, error
 	err := e.encodeBody(b)
 	e.forgetBundle()
 	if err != nil {
+		e.forgetPrior() // it may be half replaced
 		return dst, err
+	}
+	if !e.oneShot {
+		e.keepPrior()
 	}
 	// The body is e.head, the fast part of the value table, e.mid, the
 	// rest of the value table and e.tail: hash the parts, then copy each
@@ -432,9 +444,16 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	e.vals = e.vals[:0]
 	e.nVals = 0
 	useRecs := !e.oneShot && e.recPause == 0
-	if useRecs {
-		e.recs.reserve(len(b.Keys))
+	if useRecs && e.recs.reserve(len(b.Keys)) {
+		for j := range e.prior { // the keyRecs moved
+			e.prior[j].rec = -1
+		}
 	}
+	if e.share != nil && !e.share.on {
+		e.share.prevFile = nil // this bundle has no shared file
+	}
+	cur := e.cur[:0]
+	defer func() { e.cur = cur }()
 	if !e.oneShot && e.strCache == nil {
 		e.strCache = make([]strSlot, 1<<strCacheBits)
 	}
@@ -449,11 +468,15 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	defer func() { e.refs, e.keyRecs = refs, memo }()
 	blobs := e.blobs[:0]
 	defer func() { clear(blobs); e.blobs = blobs[:0] }()
+	j := 0 // where the keys of the last bundle are searched from (priorOf)
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		m := keyMemo{rec: -1, value: -1}
+		m := keyMemo{rec: -1, value: -1, prior: -1}
 		if k.Sealed {
 			return fmt.Errorf("format: key %q is sealed and was not unsealed: it cannot be written again", k.Name)
+		}
+		if !e.oneShot {
+			cur = append(cur, priorKey{key: *k, value: -1, rec: -1, record: -1})
 		}
 		if e.envelope != nil && e.protect.sealed(k) {
 			blob, err := sealKey(e.envelope, b.Node, k)
@@ -466,12 +489,26 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			continue
 		}
 		blobs = append(blobs, nil)
-		if useRecs && k.Asked == nil { // a keyRec has no room for Asked
+		if !e.oneShot {
+			m.prior = e.priorOf(k, &j)
+		}
+		if m.prior >= 0 {
+			// The last bundle's key: met in two bundles, what it found
+			// holds.
+			p := &e.prior[m.prior]
+			m.global = true
+			m.value = p.value
+			if useRecs {
+				m.rec = p.rec
+			}
+		} else if useRecs && k.Asked == nil { // a keyRec has no room for Asked
 			m.rec, m.global = e.findRec(i, k)
 		}
 		val, kerr := int32(-1), e.err(k.Err)
 		if k.Err == nil {
-			if r := m.rec; r >= 0 && e.recs.recs[r].valueID >= 0 && same(e.recs.recs[r].value, k.Value) {
+			if m.value >= 0 {
+				// Found in the memo.
+			} else if r := m.rec; r >= 0 && e.recs.recs[r].valueID >= 0 && same(e.recs.recs[r].value, k.Value) {
 				m.value = e.recs.recs[r].valueID
 			} else {
 				var err error
@@ -481,11 +518,19 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			}
 			val = e.entry(m.value)
 		}
+		if !e.oneShot {
+			c := &cur[len(cur)-1]
+			c.usable, c.rec = true, m.rec
+			if m.value >= 0 && m.value&localBit == 0 {
+				c.value = m.value
+			}
+		}
 		refs = append(refs, val, kerr)
 		memo = append(memo, m)
 	}
 	nFast := e.nVals
-	if err := e.planShared(b, blobs); err != nil {
+	e.cur = cur // planShared and addRec complete it
+	if err := e.planShared(b, blobs, memo); err != nil {
 		return err
 	}
 	// The merges and lookup_options sources of the keys whose details the
@@ -550,7 +595,8 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		e.ids = ids
 		if useRecs && len(ids) > 0 {
 			misses++
-			if memo[i].global && !hasErr && !defErr && allGlobal(memo[i].value, ids) {
+			// A keyRec has no room for Asked.
+			if memo[i].global && k.Asked == nil && !hasErr && !defErr && allGlobal(memo[i].value, ids) {
 				e.addRec(i, k, memo[i].value, ids)
 			}
 		}
@@ -804,9 +850,10 @@ func (rec *keyRec) is(k *Key, c, d *Contribution) bool {
 
 // addRec remembers k's contributions and defaults (which have no error),
 // with their values' ids, and k's value with its id (-1 if k has an error).
-// findRec met k in this bundle, so their first contribution has a slot;
-// if another variant met twice holds it, that one stays (this bundle's
-// keys may be using it). k is the i-th key of its bundle.
+// If another variant met twice has their first contribution, that one
+// stays (this bundle's keys may be using it). k is the i-th key of its
+// bundle, which findRec met (their first contribution has a slot) or which
+// the last bundle had (it has room, see reserve).
 func (e *Encoder) addRec(i int, k *Key, valueID int32, ids []int32) {
 	rec := keyRec{
 		contribs: first(k.Contributions), defaults: first(k.Defaults),
@@ -814,7 +861,12 @@ func (e *Encoder) addRec(i int, k *Key, valueID int32, ids []int32) {
 		data:  uint32(len(e.recData)),
 		value: k.Value, valueID: valueID,
 	}
-	ri, _ := e.recs.find(rec.first())
+	ri, slot := e.recs.find(rec.first())
+	if ri < 0 {
+		// Not met by findRec: the key was the last bundle's.
+		e.recs.add(keyRec{contribs: rec.contribs, defaults: rec.defaults, nc: rec.nc, nd: rec.nd, data: metOnce, valueID: -1}, slot)
+		ri = int32(len(e.recs.recs) - 1)
+	}
 	r := &e.recs.recs[ri]
 	if r.data != metOnce {
 		return
@@ -835,6 +887,9 @@ func (e *Encoder) addRec(i int, k *Key, valueID int32, ids []int32) {
 	*r = rec
 	e.recs.twice++
 	e.recs.hint(i, rec.first(), ri)
+	if i < len(e.cur) {
+		e.cur[i].rec = ri
+	}
 }
 
 // appendTmpl appends the contributions and defaults (if any) of a key

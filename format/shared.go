@@ -81,6 +81,7 @@ type sharing struct {
 	over   []bool         // by key: its bound contributions are in the bundle, the rest in the shared file
 	bound  []Contribution // scratch: a key's bound contributions
 	keys   []Key          // the shared file's records
+	prev   []Key          // those of the last bundle (see priorKey.record)
 	sub    *Encoder
 	tmp    []byte // the bundle sub writes
 	out    SharedDetails
@@ -90,6 +91,8 @@ type sharing struct {
 	// records: nodes of a slice come one after the other and share one
 	// of a few files.
 	recent []*sharedFile
+	// The last bundle's, when it has one (then recent[0]).
+	prevFile *sharedFile
 }
 
 // sharedFile is a shared file an encoder wrote, with what it holds.
@@ -184,7 +187,10 @@ func appendOverlay(w []byte, k *Key, own int32, refs []int32) ([]byte, []int32) 
 // holds the rest of them (its unbound contributions), so that a node
 // whose own data file holds a key shares the file of a node whose own
 // file does not. Sealed keys (blobs) have nothing in it.
-func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
+//
+// A key identical to the last bundle's (memo) has the record it had; when
+// every record is the last bundle's, or equal to it, so is the file.
+func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	sh := e.share
 	if sh == nil || !sh.on {
 		return nil
@@ -194,6 +200,14 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
 	clear(sh.keys)
 	sh.keys = sh.keys[:0]
 	sh.exists = false
+	defer func() { sh.prev, sh.keys = sh.keys, sh.prev }() // this bundle's records are the next one's prev
+	last := sh.prevFile
+	sh.prevFile = nil
+	same := last != nil && len(sh.recent) > 0 && sh.recent[0] == last // so far, the records are last's
+	cur := e.cur
+	if len(cur) != len(b.Keys) {
+		cur = nil // Encode's: remembers nothing
+	}
 	for i := range b.Keys {
 		k := &b.Keys[i]
 		if blobs[i] != nil {
@@ -201,28 +215,59 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
 			sh.over = append(sh.over, false)
 			continue
 		}
-		r := Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo}
-		whole := !anyBound(k.Contributions) && !anyBound(k.Defaults)
-		for j := range k.Asked {
-			whole = whole && !anyBound(k.Asked[j].Contributions) && !anyBound(k.Asked[j].Defaults)
+		var p *priorKey
+		if m := memo[i].prior; m >= 0 && e.prior[m].bound != 0 {
+			p = &e.prior[m]
 		}
-		if whole {
-			r.Contributions, r.Defaults, r.Asked = k.Contributions, k.Defaults, k.Asked
+		var whole, rest bool // rest: not whole, and its record holds its unbound contributions
+		var r Key
+		if p != nil {
+			whole, rest = p.bound&boundWhole != 0, p.bound&boundRest != 0
+			if rest {
+				r = sh.prev[p.record]
+			}
 		} else {
-			r.Contributions = sh.unbound(k.Contributions)
-			r.Defaults = sh.unbound(k.Defaults)
-			if k.Asked != nil {
-				r.Asked = make([]Asked, len(k.Asked))
-				for j, a := range k.Asked {
-					r.Asked[j] = Asked{Text: a.Text, Contributions: sh.unbound(a.Contributions), Defaults: sh.unbound(a.Defaults)}
+			whole = !anyBound(k.Contributions) && !anyBound(k.Defaults)
+			for j := range k.Asked {
+				whole = whole && !anyBound(k.Asked[j].Contributions) && !anyBound(k.Asked[j].Defaults)
+			}
+			if !whole {
+				r = Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo}
+				r.Contributions = sh.unbound(k.Contributions)
+				r.Defaults = sh.unbound(k.Defaults)
+				if k.Asked != nil {
+					r.Asked = make([]Asked, len(k.Asked))
+					for j, a := range k.Asked {
+						r.Asked[j] = Asked{Text: a.Text, Contributions: sh.unbound(a.Contributions), Defaults: sh.unbound(a.Defaults)}
+					}
 				}
+				rest = len(r.Contributions) > 0 || len(r.Defaults) > 0
 			}
 		}
-		rest := len(r.Contributions) > 0 || len(r.Defaults) > 0
+		if whole {
+			r = Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo,
+				Contributions: k.Contributions, Defaults: k.Defaults, Asked: k.Asked}
+		}
 		sh.whole = append(sh.whole, whole)
-		sh.over = append(sh.over, !whole && rest)
+		sh.over = append(sh.over, rest)
+		c := priorKey{record: -1}
+		if cur != nil {
+			c.bound = boundKnown
+			if whole {
+				c.bound |= boundWhole
+			}
+			if rest {
+				c.bound |= boundRest
+			}
+		}
 		if whole || rest {
+			x := len(sh.keys)
+			same = same && x < len(sh.prev) && (p != nil && p.record == int32(x) || sameRecord(&sh.prev[x], &r))
 			sh.keys = append(sh.keys, r)
+			c.record = int32(x)
+		}
+		if cur != nil {
+			cur[i].bound, cur[i].record = c.bound, c.record
 		}
 	}
 	if len(sh.keys) == 0 {
@@ -234,11 +279,15 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
 		m.Err = nil
 		sh.mods = append(sh.mods, m)
 	}
+	if same && len(sh.keys) == len(sh.prev) && sameModules(last.mods, sh.mods) {
+		sh.out, sh.exists, sh.prevFile = last.out, true, last
+		return nil
+	}
 	for i, f := range sh.recent {
 		if sameRecords(f.keys, sh.keys) && sameModules(f.mods, sh.mods) {
 			copy(sh.recent[1:i+1], sh.recent[:i]) // the latest first
 			sh.recent[0] = f
-			sh.out, sh.exists = f.out, true
+			sh.out, sh.exists, sh.prevFile = f.out, true, f
 			return nil
 		}
 	}
@@ -274,7 +323,7 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
 	f.out.Data = w
 	f.keys = append(f.keys[:0], sh.keys...)
 	f.mods = append(f.mods[:0], sh.mods...)
-	sh.out, sh.exists = f.out, true
+	sh.out, sh.exists, sh.prevFile = f.out, true, f
 	return nil
 }
 
@@ -313,18 +362,26 @@ func sameRecords(a, b []Key) bool {
 		return false
 	}
 	for i := range a {
-		x, y := &a[i], &b[i]
-		if x.Name != y.Name || x.Merge != y.Merge || x.DefaultMerge != y.DefaultMerge ||
-			!sameEntry(x.MergeFrom, y.MergeFrom) || !sameValues(x.ConvertTo, y.ConvertTo) ||
-			!sameContribs(x.Contributions, y.Contributions) || !sameContribs(x.Defaults, y.Defaults) ||
-			len(x.Asked) != len(y.Asked) || (x.Asked == nil) != (y.Asked == nil) {
+		if !sameRecord(&a[i], &b[i]) {
 			return false
 		}
-		for j := range x.Asked {
-			p, q := &x.Asked[j], &y.Asked[j]
-			if p.Text != q.Text || !sameContribs(p.Contributions, q.Contributions) || !sameContribs(p.Defaults, q.Defaults) {
-				return false
-			}
+	}
+	return true
+}
+
+// sameRecord reports whether the shared records x and y are the same (see
+// sameRecords).
+func sameRecord(x, y *Key) bool {
+	if x.Name != y.Name || x.Merge != y.Merge || x.DefaultMerge != y.DefaultMerge ||
+		!sameEntry(x.MergeFrom, y.MergeFrom) || !sameValues(x.ConvertTo, y.ConvertTo) ||
+		!sameContribs(x.Contributions, y.Contributions) || !sameContribs(x.Defaults, y.Defaults) ||
+		len(x.Asked) != len(y.Asked) || (x.Asked == nil) != (y.Asked == nil) {
+		return false
+	}
+	for j := range x.Asked {
+		p, q := &x.Asked[j], &y.Asked[j]
+		if p.Text != q.Text || !sameContribs(p.Contributions, q.Contributions) || !sameContribs(p.Defaults, q.Defaults) {
+			return false
 		}
 	}
 	return true

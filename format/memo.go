@@ -1,0 +1,97 @@
+package format
+
+import "unsafe"
+
+// The memo of the last bundle's keys. A compile hands an Encoder the nodes
+// of one hierarchy slice one after the other, and the compiler shares a
+// key's result between the nodes that resolve it alike: most keys of a
+// bundle are the very Key of the bundle before (the same name, value,
+// contributions, by identity). So an Encoder remembers, for each key of
+// the last bundle, the key itself and what it found for it: its value's
+// node id, its keyRec, whether it has bound contributions, its record in
+// the shared file. A key identical to the last bundle's (identical) costs
+// a few compares in memory read in order, instead of the lookups in big
+// tables (findRec, intern) and the reads of its contributions (anyBound)
+// it would cost otherwise; what depends on the bundle (its value table,
+// its errors) is still built for each.
+//
+// The memo holds copies of the keys, so what they point to stays
+// reachable (its memory never holds another value while remembered), and
+// as the Encoder's doc says, it must not be modified meanwhile.
+
+// priorKey is what an Encoder found for a key of the last bundle it
+// encoded.
+type priorKey struct {
+	key    Key   // a copy of the key, for identical
+	value  int32 // node id of its value in the global table, or -1
+	rec    int32 // its keyRec in Encoder.recs, or -1
+	record int32 // the index of its record in sharing.prev, or -1
+	bound  uint8 // what planShared found (boundKnown and the rest), or 0
+	usable bool  // false for a sealed key: its details were not looked at
+}
+
+// Bits of priorKey.bound.
+const (
+	boundKnown = 1 << iota // planShared looked at the key: the others say what it found
+	boundWhole             // no contribution is bound: all its details are in the shared file
+	boundRest              // some are, others are not: its record holds those
+)
+
+// identical reports whether a and b are the same key: the same name and
+// flags, and the same value, error, contributions, defaults, convert_to
+// and asked by identity. Everything an Encoder derives from a key
+// follows from these (Ciphertext is not written; a Sealed key is
+// refused).
+func identical(a, b *Key) bool {
+	return sameString(a.Name, b.Name) && sameIface(a.Value, b.Value) && a.Err == b.Err &&
+		sameSlice(a.Contributions, b.Contributions) && sameSlice(a.Defaults, b.Defaults) &&
+		a.Merge == b.Merge && a.DefaultMerge == b.DefaultMerge && a.MergeFrom == b.MergeFrom &&
+		a.Secret == b.Secret && sameSlice(a.ConvertTo, b.ConvertTo) && sameSlice(a.Asked, b.Asked) &&
+		!a.Sealed && !b.Sealed
+}
+
+// sameString reports whether a and b are the same bytes in memory.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
+}
+
+// sameIface reports whether a and b hold the same type and data word: the
+// same value, since what an interface's data word points to is never
+// modified (scalars) or must not be (containers).
+func sameIface(a, b any) bool {
+	return *(*[2]unsafe.Pointer)(unsafe.Pointer(&a)) == *(*[2]unsafe.Pointer)(unsafe.Pointer(&b))
+}
+
+// sameSlice reports whether a and b are the same elements in memory.
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
+}
+
+// priorOf returns the index in e.prior of the last bundle's key identical
+// to k, or -1; *j is where the search starts, keys being sorted by name,
+// and moves past the last bundle's keys that sort before k.
+func (e *Encoder) priorOf(k *Key, j *int) int32 {
+	prior := e.prior
+	for *j < len(prior) && prior[*j].key.Name < k.Name {
+		*j++
+	}
+	if p := *j; p < len(prior) && prior[p].usable && identical(&prior[p].key, k) {
+		return int32(p)
+	}
+	return -1
+}
+
+// forgetPrior drops the memo of the last bundle's keys.
+func (e *Encoder) forgetPrior() {
+	clear(e.prior)
+	e.prior = e.prior[:0]
+	if e.share != nil {
+		e.share.prevFile = nil
+	}
+}
+
+// keepPrior makes the keys of the bundle just encoded (e.cur) the memo.
+func (e *Encoder) keepPrior() {
+	clear(e.prior)
+	e.prior, e.cur = e.cur, e.prior[:0]
+}
