@@ -558,7 +558,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		if e.overlaid(i) {
 			// Its bound contributions only: the shared file has the rest.
 			var err error
-			if refs, err = e.boundRefs(refs, k); err != nil {
+			if refs, err = e.boundRefs(refs, k, memo[i].value); err != nil {
 				return err
 			}
 			continue
@@ -577,17 +577,17 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		var err error
 		var hasErr bool
 		ids := e.ids[:0]
-		if refs, ids, hasErr, err = e.contributions(refs, ids, k.Contributions, memo[i].global); err != nil {
+		if refs, ids, hasErr, err = e.contributions(refs, ids, k.Contributions, memo[i].global, k.Value, memo[i].value); err != nil {
 			return fmt.Errorf("format: key %q: %w", k.Name, err)
 		}
 		var defErr bool
-		if refs, ids, defErr, err = e.contributions(refs, ids, k.Defaults, memo[i].global); err != nil {
+		if refs, ids, defErr, err = e.contributions(refs, ids, k.Defaults, memo[i].global, k.Value, memo[i].value); err != nil {
 			return fmt.Errorf("format: key %q: defaults: %w", k.Name, err)
 		}
 		for j := range k.Asked {
 			a := &k.Asked[j]
 			for _, cs := range [2][]Contribution{a.Contributions, a.Defaults} {
-				if refs, ids, _, err = e.contributions(refs, ids, cs, memo[i].global); err != nil {
+				if refs, ids, _, err = e.contributions(refs, ids, cs, memo[i].global, k.Value, memo[i].value); err != nil {
 					return fmt.Errorf("format: key %q: asked as %q: %w", k.Name, a.Text, err)
 				}
 			}
@@ -741,8 +741,10 @@ func (e *Encoder) err(x *Error) int32 {
 
 // contributions appends the value and error index of each contribution to
 // refs, and its value's node id (-1 for an error) to ids, and reports
-// whether one is an error. global is intern's.
-func (e *Encoder) contributions(refs, ids []int32, cs []Contribution, global bool) ([]int32, []int32, bool, error) {
+// whether one is an error. global is intern's. own is the key's value and
+// ownID its node id (-1 for none): a contribution whose value is own (the
+// winning one, most often) has that id without a lookup.
+func (e *Encoder) contributions(refs, ids []int32, cs []Contribution, global bool, own any, ownID int32) ([]int32, []int32, bool, error) {
 	hasErr := false
 	for i := range cs {
 		c := &cs[i]
@@ -755,7 +757,9 @@ func (e *Encoder) contributions(refs, ids []int32, cs []Contribution, global boo
 		val, cerr, id := int32(-1), e.err(c.Err), int32(-1)
 		if c.Err == nil {
 			var err error
-			if id, err = e.intern(c.Value, 0, global); err != nil {
+			if ownID >= 0 && sameIface(c.Value, own) {
+				id = ownID
+			} else if id, err = e.intern(c.Value, 0, global); err != nil {
 				return refs, ids, hasErr, fmt.Errorf("contribution %d: %w", i, err)
 			}
 			val = e.entry(id)

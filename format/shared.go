@@ -120,8 +120,9 @@ func (e *Encoder) overlaid(i int) bool {
 
 // boundRefs adds the values and errors of k's bound contributions to the
 // bundle's tables, and their indexes to refs (two each), in the order
-// appendOverlay writes them.
-func (e *Encoder) boundRefs(refs []int32, k *Key) ([]int32, error) {
+// appendOverlay writes them. valueID is the node id of k's value, -1 for
+// none.
+func (e *Encoder) boundRefs(refs []int32, k *Key, valueID int32) ([]int32, error) {
 	lists := [][]Contribution{k.Contributions, k.Defaults}
 	for j := range k.Asked {
 		lists = append(lists, k.Asked[j].Contributions, k.Asked[j].Defaults)
@@ -135,7 +136,7 @@ func (e *Encoder) boundRefs(refs []int32, k *Key) ([]int32, error) {
 		}
 		e.share.bound = b
 		var err error
-		if refs, e.ids, _, err = e.contributions(refs, e.ids[:0], b, false); err != nil {
+		if refs, e.ids, _, err = e.contributions(refs, e.ids[:0], b, false, k.Value, valueID); err != nil {
 			return refs, fmt.Errorf("format: key %q: %w", k.Name, err)
 		}
 	}
