@@ -72,7 +72,7 @@ func sameSlice[T any](a, b []T) bool {
 // and moves past the last bundle's keys that sort before k.
 func (e *Encoder) priorOf(k *Key, j *int) int32 {
 	prior := e.prior
-	for *j < len(prior) && prior[*j].key.Name < k.Name {
+	for *j < len(prior) && !sameString(prior[*j].key.Name, k.Name) && prior[*j].key.Name < k.Name {
 		*j++
 	}
 	if p := *j; p < len(prior) && prior[p].usable && identical(&prior[p].key, k) {
@@ -81,17 +81,24 @@ func (e *Encoder) priorOf(k *Key, j *int) int32 {
 	return -1
 }
 
-// forgetPrior drops the memo of the last bundle's keys.
+// forgetPrior drops the memo of the last bundle's keys, and what the
+// memo's buffers still point to.
 func (e *Encoder) forgetPrior() {
-	clear(e.prior)
-	e.prior = e.prior[:0]
-	if e.share != nil {
-		e.share.prevFile = nil
+	clear(e.prior[:cap(e.prior)])
+	clear(e.cur[:cap(e.cur)])
+	e.prior, e.cur = e.prior[:0], e.cur[:0]
+	if sh := e.share; sh != nil {
+		sh.prevFile = nil
+		clear(sh.prev[:cap(sh.prev)])
+		clear(sh.keys[:cap(sh.keys)])
+		sh.prev, sh.keys = sh.prev[:0], sh.keys[:0]
 	}
 }
 
 // keepPrior makes the keys of the bundle just encoded (e.cur) the memo.
+// The old memo's entries are overwritten as the next bundle is encoded,
+// not cleared: clearing them costs as much as writing them, and what they
+// keep reachable is a bundle's keys at most.
 func (e *Encoder) keepPrior() {
-	clear(e.prior)
 	e.prior, e.cur = e.cur, e.prior[:0]
 }

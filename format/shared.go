@@ -198,8 +198,7 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	}
 	sh.whole = sh.whole[:0]
 	sh.over = sh.over[:0]
-	clear(sh.keys)
-	sh.keys = sh.keys[:0]
+	sh.keys = sh.keys[:0] // overwritten, not cleared (see keepPrior)
 	sh.exists = false
 	defer func() { sh.prev, sh.keys = sh.keys, sh.prev }() // this bundle's records are the next one's prev
 	last := sh.prevFile
@@ -233,13 +232,20 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 				whole = whole && !anyBound(k.Asked[j].Contributions) && !anyBound(k.Asked[j].Defaults)
 			}
 			if !whole {
+				// The last bundle's record at this place, if it is the
+				// key's: its unbound contributions, when equal, are taken
+				// as they are (no new slice, compared in no time after).
+				var like Key
+				if x := len(sh.keys); x < len(sh.prev) && sh.prev[x].Name == k.Name {
+					like = sh.prev[x]
+				}
 				r = Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo}
-				r.Contributions = sh.unbound(k.Contributions)
-				r.Defaults = sh.unbound(k.Defaults)
+				r.Contributions = sh.unbound(k.Contributions, like.Contributions)
+				r.Defaults = sh.unbound(k.Defaults, like.Defaults)
 				if k.Asked != nil {
 					r.Asked = make([]Asked, len(k.Asked))
 					for j, a := range k.Asked {
-						r.Asked[j] = Asked{Text: a.Text, Contributions: sh.unbound(a.Contributions), Defaults: sh.unbound(a.Defaults)}
+						r.Asked[j] = Asked{Text: a.Text, Contributions: sh.unbound(a.Contributions, nil), Defaults: sh.unbound(a.Defaults, nil)}
 					}
 				}
 				rest = len(r.Contributions) > 0 || len(r.Defaults) > 0
@@ -412,20 +418,38 @@ func sameContribs(a, b []Contribution) bool {
 		return true
 	}
 	for i := range a {
-		x, y := &a[i], &b[i]
-		if x.Layer != y.Layer || x.Level != y.Level || x.Location != y.Location || x.Line != y.Line ||
-			x.Column != y.Column || x.Bound != y.Bound || !sameValue(x.Value, y.Value) ||
-			(x.Err == nil) != (y.Err == nil) || x.Err != nil && *x.Err != *y.Err {
+		if !sameContrib(&a[i], &b[i]) {
 			return false
 		}
 	}
 	return true
 }
 
-// unbound returns the contributions of cs that are not bound, in a new
-// slice: an Encoder remembers contributions by their address, so a
-// slice it has seen is never written again.
-func (sh *sharing) unbound(cs []Contribution) []Contribution {
+// sameContrib reports whether the contributions x and y encode alike.
+func sameContrib(x, y *Contribution) bool {
+	return x.Layer == y.Layer && x.Level == y.Level && x.Location == y.Location && x.Line == y.Line &&
+		x.Column == y.Column && x.Bound == y.Bound && sameValue(x.Value, y.Value) &&
+		(x.Err == nil) == (y.Err == nil) && (x.Err == nil || *x.Err == *y.Err)
+}
+
+// unbound returns the contributions of cs that are not bound: like if
+// they are equal to it (sameContribs), else a new slice (an Encoder
+// remembers contributions by their address, so a slice it has seen is
+// never written again).
+func (sh *sharing) unbound(cs, like []Contribution) []Contribution {
+	n := 0
+	for i := range cs {
+		if !cs[i].Bound {
+			if n == len(like) || !sameContrib(&cs[i], &like[n]) {
+				n = -1
+				break
+			}
+			n++
+		}
+	}
+	if n > 0 && n == len(like) {
+		return like
+	}
 	var out []Contribution
 	for _, c := range cs {
 		if !c.Bound {
