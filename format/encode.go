@@ -53,22 +53,30 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 //     their values and their encoding, so that such a key costs a lookup;
 //   - the values of those variants, each distinct value once, found again
 //     by identity (the same *Hash, the same []any) or by content: a shared
-//     subtree is never walked twice.
+//     subtree is never walked twice;
+//   - the keys of the last bundle (memo.go): a key identical to the last
+//     bundle's (the same name, value, contributions and the rest, by
+//     identity), as most keys of consecutive nodes of one hierarchy slice
+//     are, costs a few compares, and when all of them are, the last
+//     bundle's shared details file (AppendShared) is found without
+//     comparing records.
 //
 // Values held by one bundle only (those that interpolate a node's facts) are
 // forgotten after it. A compiler that shares values but not contributions
 // gains nothing over Encode.
 //
 // Because it recognises values and contributions by identity, what a bundle
-// given to an Encoder holds (its values, its keys' Contributions and
-// Defaults) must not be modified afterwards while the Encoder is in use;
-// the compiler never modifies them once built. Call Reset before encoding
-// values that were modified, or use a new Encoder.
+// given to an Encoder holds (its values, its keys' Contributions, Defaults,
+// ConvertTo and Asked) must not be modified afterwards while the Encoder is
+// in use; the compiler never modifies them once built. The Keys slice
+// itself may be reused for the next bundle: the Encoder keeps copies of
+// the keys. Call Reset before encoding values that were modified, or use a
+// new Encoder.
 //
 // An Encoder keeps what it remembers reachable, and forgets everything
 // (Reset) between two bundles once it remembers about a million things, so
 // it holds some tens of megabytes at most beyond its scratch buffers (a few
-// times the largest bundle). An Encoder is not safe for concurrent use:
+// times the largest bundle, and two copies of its keys). An Encoder is not safe for concurrent use:
 // give each worker its own. Append into a reused buffer spares the
 // allocation (and page faults) of a new output per bundle.
 type Encoder struct {
