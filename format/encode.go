@@ -110,6 +110,8 @@ type Encoder struct {
 	modErrs   []int32
 	optIDs    []int32  // error references of the options section, see optionErrs
 	keyTab    []byte   // the key table, see appendKeyTable
+	lastTab   []byte   // the last bundle's (priorKey.nameAt)
+	match     []int32  // by key: its identical key in prior, or -1
 	share     *sharing // AppendShared's state (shared.go), nil until first used
 	bodyLen   int      // the length of the body AppendWith wrote last
 	head      []byte   // body parts, see Append
@@ -429,11 +431,21 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			return err
 		}
 	}
-	for i := 1; i < len(b.Keys); i++ {
-		if b.Keys[i-1].Name >= b.Keys[i].Name {
+	// Each key's identical key of the last bundle, if any (memo.go): two
+	// keys identical to consecutive keys of the last bundle are in order.
+	match := e.match[:0]
+	j := 0 // where the keys of the last bundle are searched from (priorOf)
+	for i := range b.Keys {
+		p := int32(-1)
+		if !e.oneShot {
+			p = e.priorOf(&b.Keys[i], &j)
+		}
+		match = append(match, p)
+		if i > 0 && (p <= 0 || match[i-1] != p-1) && b.Keys[i-1].Name >= b.Keys[i].Name {
 			return fmt.Errorf("format: Keys not sorted and unique: %q before %q", b.Keys[i-1].Name, b.Keys[i].Name)
 		}
 	}
+	e.match = match
 	for i := 1; i < len(b.Modules); i++ {
 		if b.Modules[i-1].Name >= b.Modules[i].Name {
 			return fmt.Errorf("format: Modules not sorted and unique: %q before %q", b.Modules[i-1].Name, b.Modules[i].Name)
@@ -476,7 +488,6 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	defer func() { e.refs, e.keyRecs = refs, memo }()
 	blobs := e.blobs[:0]
 	defer func() { clear(blobs); e.blobs = blobs[:0] }()
-	j := 0 // where the keys of the last bundle are searched from (priorOf)
 	for i := range b.Keys {
 		k := &b.Keys[i]
 		m := keyMemo{rec: -1, value: -1, prior: -1}
@@ -497,10 +508,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			continue
 		}
 		blobs = append(blobs, nil)
-		if !e.oneShot {
-			m.prior = e.priorOf(k, &j)
-		}
-		if m.prior >= 0 {
+		if m.prior = match[i]; m.prior >= 0 {
 			// The last bundle's key: met in two bundles, what it found
 			// holds.
 			p := &e.prior[m.prior]
@@ -646,7 +654,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			w = appendUint(w, uint64(i))
 		}
 	}
-	e.keyTab = e.appendKeyTable(e.keyTab[:0], b.Keys, refs, blobs)
+	e.keyTab = e.appendKeyTable(e.keyTab[:0], b.Keys, refs, blobs, match)
 	w = appendBin(w, e.keyTab)
 	// The details section: a bin holding array(7), the rest of the value
 	// table, then e.tail.

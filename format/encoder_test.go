@@ -845,3 +845,28 @@ func TestEncoderEvolvingFleets(t *testing.T) {
 		}
 	}
 }
+
+// TestEncoderMemoKeepsOrder checks that keys identical to the last
+// bundle's are still refused out of order or twice.
+func TestEncoderMemoKeepsOrder(t *testing.T) {
+	a := &Bundle{Keys: []Key{{Name: "a", Value: "x"}, {Name: "b", Value: "y"}, {Name: "c", Value: "z"}}}
+	b := &Bundle{Keys: a.Keys[1:]}
+	for _, c := range []struct {
+		last *Bundle
+		keys []Key
+	}{
+		{b, []Key{{Name: "b", Value: "other"}, b.Keys[0]}}, // the same name twice, the second the last bundle's first
+		{a, []Key{{Name: "b", Value: "other"}, a.Keys[1]}},
+		{a, []Key{a.Keys[0], a.Keys[0]}},
+		{a, []Key{a.Keys[1], a.Keys[0]}},
+		{a, []Key{a.Keys[0], a.Keys[2], a.Keys[1]}},
+	} {
+		e := NewEncoder()
+		if _, err := e.Encode(c.last); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Encode(&Bundle{Keys: c.keys}); err == nil || !strings.Contains(err.Error(), "not sorted and unique") {
+			t.Errorf("keys %v: error %v, want not sorted and unique", c.keys, err)
+		}
+	}
+}

@@ -28,6 +28,9 @@ type priorKey struct {
 	record int32 // the index of its record in sharing.prev, or -1
 	bound  uint8 // what planShared found (boundKnown and the rest), or 0
 	usable bool  // false for a sealed key: its details were not looked at
+	// Where the key's name is in its key table (Encoder.lastTab): its
+	// shared bytes with the name before it, its length and the rest.
+	nameAt, nameLen uint32
 }
 
 // Bits of priorKey.bound.
@@ -101,4 +104,5 @@ func (e *Encoder) forgetPrior() {
 // keep reachable is a bundle's keys at most.
 func (e *Encoder) keepPrior() {
 	e.prior, e.cur = e.cur, e.prior[:0]
+	e.lastTab, e.keyTab = e.keyTab, e.lastTab
 }
