@@ -94,7 +94,8 @@ func (e *Encoder) forgetPrior() {
 		sh.prevFile = nil
 		clear(sh.prev[:cap(sh.prev)])
 		clear(sh.keys[:cap(sh.keys)])
-		sh.prev, sh.keys = sh.prev[:0], sh.keys[:0]
+		clear(sh.built[:cap(sh.built)])
+		sh.prev, sh.keys, sh.built = sh.prev[:0], sh.keys[:0], sh.built[:0]
 	}
 }
 

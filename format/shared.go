@@ -76,17 +76,23 @@ const sharedMagic = "\xafhieracc-details"
 // bundle of shared records, and the encoder that writes it (warm across
 // bundles, as the bundle's own).
 type sharing struct {
-	on     bool           // encoding for AppendShared
-	whole  []bool         // by key: its details are all in the shared file
-	over   []bool         // by key: its bound contributions are in the bundle, the rest in the shared file
-	bound  []Contribution // scratch: a key's bound contributions
-	keys   []Key          // the shared file's records
-	prev   []Key          // those of the last bundle (see priorKey.record)
-	sub    *Encoder
-	tmp    []byte // the bundle sub writes
-	out    SharedDetails
-	exists bool     // the bundle being encoded refers to out
-	mods   []Module // the shared file's modules: the bundle's, without errors
+	on    bool           // encoding for AppendShared
+	whole []bool         // by key: its details are all in the shared file
+	over  []bool         // by key: its bound contributions are in the bundle, the rest in the shared file
+	bound []Contribution // scratch: a key's bound contributions
+	// The shared file's records: those of the last bundle, or equal to
+	// them, in their order (see priorKey.record), until planShared
+	// gathers the bundle's (in keys, then swapped) as plan says: by
+	// record, its index in prev, or -1-i for built[i], the record of a
+	// key that is not the last bundle's.
+	prev, keys []Key
+	plan       []int32
+	built      []Key
+	sub        *Encoder
+	tmp        []byte // the bundle sub writes
+	out        SharedDetails
+	exists     bool     // the bundle being encoded refers to out
+	mods       []Module // the shared file's modules: the bundle's, without errors
 	// The shared files written last, the latest first, with their
 	// records: nodes of a slice come one after the other and share one
 	// of a few files.
@@ -190,7 +196,8 @@ func appendOverlay(w []byte, k *Key, own int32, refs []int32) ([]byte, []int32) 
 // file does not. Sealed keys (blobs) have nothing in it.
 //
 // A key identical to the last bundle's (memo) has the record it had; when
-// every record is the last bundle's, or equal to it, so is the file.
+// every record is the last bundle's, or equal to it, so is the file, and
+// the records are not even gathered.
 func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	sh := e.share
 	if sh == nil || !sh.on {
@@ -198,9 +205,9 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	}
 	sh.whole = sh.whole[:0]
 	sh.over = sh.over[:0]
-	sh.keys = sh.keys[:0] // overwritten, not cleared (see keepPrior)
 	sh.exists = false
-	defer func() { sh.prev, sh.keys = sh.keys, sh.prev }() // this bundle's records are the next one's prev
+	plan, built := sh.plan[:0], sh.built[:0] // overwritten, not cleared (see keepPrior)
+	defer func() { sh.plan, sh.built = plan, built }()
 	last := sh.prevFile
 	sh.prevFile = nil
 	same := last != nil && len(sh.recent) > 0 && sh.recent[0] == last // so far, the records are last's
@@ -220,12 +227,9 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 			p = &e.prior[m]
 		}
 		var whole, rest bool // rest: not whole, and its record holds its unbound contributions
-		var r Key
+		var r Key            // the record of a key that is not the last bundle's
 		if p != nil {
 			whole, rest = p.bound&boundWhole != 0, p.bound&boundRest != 0
-			if rest {
-				r = sh.prev[p.record]
-			}
 		} else {
 			whole = !anyBound(k.Contributions) && !anyBound(k.Defaults)
 			for j := range k.Asked {
@@ -236,7 +240,7 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 				// key's: its unbound contributions, when equal, are taken
 				// as they are (no new slice, compared in no time after).
 				var like Key
-				if x := len(sh.keys); x < len(sh.prev) && sh.prev[x].Name == k.Name {
+				if x := len(plan); x < len(sh.prev) && (sameString(sh.prev[x].Name, k.Name) || sh.prev[x].Name == k.Name) {
 					like = sh.prev[x]
 				}
 				r = Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo}
@@ -249,11 +253,10 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 					}
 				}
 				rest = len(r.Contributions) > 0 || len(r.Defaults) > 0
+			} else {
+				r = Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo,
+					Contributions: k.Contributions, Defaults: k.Defaults, Asked: k.Asked}
 			}
-		}
-		if whole {
-			r = Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo,
-				Contributions: k.Contributions, Defaults: k.Defaults, Asked: k.Asked}
 		}
 		sh.whole = append(sh.whole, whole)
 		sh.over = append(sh.over, rest)
@@ -268,17 +271,20 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 			}
 		}
 		if whole || rest {
-			x := len(sh.keys)
-			same = same && x < len(sh.prev) && (p != nil && p.record == int32(x) || sameRecord(&sh.prev[x], &r))
-			sh.keys = append(sh.keys, r)
+			x := len(plan)
+			if p != nil {
+				same = same && p.record == int32(x)
+				plan = append(plan, p.record)
+			} else {
+				same = same && x < len(sh.prev) && sameRecord(&sh.prev[x], &r)
+				plan = append(plan, -1-int32(len(built)))
+				built = append(built, r)
+			}
 			c.record = int32(x)
 		}
 		if cur != nil {
 			cur[i].bound, cur[i].record = c.bound, c.record
 		}
-	}
-	if len(sh.keys) == 0 {
-		return nil // no key has a record: nothing is shared
 	}
 	// The modules, without their errors (the bundle's own).
 	sh.mods = sh.mods[:0]
@@ -286,12 +292,27 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 		m.Err = nil
 		sh.mods = append(sh.mods, m)
 	}
-	if same && len(sh.keys) == len(sh.prev) && sameModules(last.mods, sh.mods) {
+	if len(plan) > 0 && same && len(plan) == len(sh.prev) && sameModules(last.mods, sh.mods) {
+		// sh.prev stays: the records are equal to it, in its order.
 		sh.out, sh.exists, sh.prevFile = last.out, true, last
 		return nil
 	}
+	// The records, which are the next bundle's prev.
+	sh.keys = sh.keys[:0]
+	for _, x := range plan {
+		if x >= 0 {
+			sh.keys = append(sh.keys, sh.prev[x])
+		} else {
+			sh.keys = append(sh.keys, built[-1-x])
+		}
+	}
+	sh.prev, sh.keys = sh.keys, sh.prev
+	recs := sh.prev
+	if len(recs) == 0 {
+		return nil // no key has a record: nothing is shared
+	}
 	for i, f := range sh.recent {
-		if sameRecords(f.keys, sh.keys) && sameModules(f.mods, sh.mods) {
+		if sameRecords(f.keys, recs) && sameModules(f.mods, sh.mods) {
 			copy(sh.recent[1:i+1], sh.recent[:i]) // the latest first
 			sh.recent[0] = f
 			sh.out, sh.exists, sh.prevFile = f.out, true, f
@@ -301,7 +322,7 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	if sh.sub == nil {
 		sh.sub = NewEncoder()
 	}
-	body, err := sh.sub.AppendWith(sh.tmp[:0], &Bundle{Keys: sh.keys, Modules: sh.mods}, Protection{})
+	body, err := sh.sub.AppendWith(sh.tmp[:0], &Bundle{Keys: recs, Modules: sh.mods}, Protection{})
 	sh.tmp = body
 	if err != nil {
 		return fmt.Errorf("format: the shared details: %w", err)
@@ -328,7 +349,7 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	w = appendUint(w, uint64(n))
 	w = append(w, body...)
 	f.out.Data = w
-	f.keys = append(f.keys[:0], sh.keys...)
+	f.keys = append(f.keys[:0], recs...)
 	f.mods = append(f.mods[:0], sh.mods...)
 	sh.out, sh.exists, sh.prevFile = f.out, true, f
 	return nil
