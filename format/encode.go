@@ -112,6 +112,9 @@ type Encoder struct {
 	keyTab    []byte   // the key table, see appendKeyTable
 	lastTab   []byte   // the last bundle's (priorKey.nameAt)
 	match     []int32  // by key: its identical key in prior, or -1
+	named     []int32  // by key: the key of the same name in prior, or -1
+	kids      []int32  // ids of the children of this bundle's keys' local values (priorKey.kidsAt)
+	lastKids  []int32  // the last bundle's
 	share     *sharing // AppendShared's state (shared.go), nil until first used
 	bodyLen   int      // the length of the body AppendWith wrote last
 	head      []byte   // body parts, see Append
@@ -433,19 +436,19 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	}
 	// Each key's identical key of the last bundle, if any (memo.go): two
 	// keys identical to consecutive keys of the last bundle are in order.
-	match := e.match[:0]
+	match, named := e.match[:0], e.named[:0]
 	j := 0 // where the keys of the last bundle are searched from (priorOf)
 	for i := range b.Keys {
-		p := int32(-1)
+		p, n := int32(-1), int32(-1)
 		if !e.oneShot {
-			p = e.priorOf(&b.Keys[i], &j)
+			p, n = e.priorOf(&b.Keys[i], &j)
 		}
-		match = append(match, p)
+		match, named = append(match, p), append(named, n)
 		if i > 0 && (p <= 0 || match[i-1] != p-1) && b.Keys[i-1].Name >= b.Keys[i].Name {
 			return fmt.Errorf("format: Keys not sorted and unique: %q before %q", b.Keys[i-1].Name, b.Keys[i].Name)
 		}
 	}
-	e.match = match
+	e.match, e.named = match, named
 	for i := 1; i < len(b.Modules); i++ {
 		if b.Modules[i-1].Name >= b.Modules[i].Name {
 			return fmt.Errorf("format: Modules not sorted and unique: %q before %q", b.Modules[i-1].Name, b.Modules[i].Name)
@@ -527,8 +530,13 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			} else if r := m.rec; r >= 0 && e.recs.recs[r].valueID >= 0 && same(e.recs.recs[r].value, k.Value) {
 				m.value = e.recs.recs[r].valueID
 			} else {
+				var like any
+				var kids []int32
+				if n := named[i]; n >= 0 {
+					like, kids = e.likeOf(n) // the last bundle's value of the key
+				}
 				var err error
-				if m.value, err = e.intern(k.Value, 0, m.global); err != nil {
+				if m.value, err = e.internLike(k.Value, like, kids, m.global); err != nil {
 					return fmt.Errorf("format: key %q: %w", k.Name, err)
 				}
 			}
@@ -539,6 +547,8 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			c.usable, c.rec = true, m.rec
 			if m.value >= 0 && m.value&localBit == 0 {
 				c.value = m.value
+			} else if m.value >= 0 {
+				e.keepKids(c, m.value)
 			}
 		}
 		refs = append(refs, val, kerr)

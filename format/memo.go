@@ -31,6 +31,9 @@ type priorKey struct {
 	// Where the key's name is in its key table (Encoder.lastTab): its
 	// shared bytes with the name before it, its length and the rest.
 	nameAt, nameLen uint32
+	// Where the ids of its value's children are in Encoder.lastKids, when
+	// its value is a container of the local table (see keepKids).
+	kidsAt, kidsN uint32
 }
 
 // Bits of priorKey.bound.
@@ -71,17 +74,61 @@ func sameSlice[T any](a, b []T) bool {
 }
 
 // priorOf returns the index in e.prior of the last bundle's key identical
-// to k, or -1; *j is where the search starts, keys being sorted by name,
-// and moves past the last bundle's keys that sort before k.
-func (e *Encoder) priorOf(k *Key, j *int) int32 {
+// to k, or -1, and that of the last bundle's key of the same name, or -1;
+// *j is where the search starts, keys being sorted by name, and moves
+// past the last bundle's keys that sort before k.
+func (e *Encoder) priorOf(k *Key, j *int) (same, named int32) {
 	prior := e.prior
 	for *j < len(prior) && !sameString(prior[*j].key.Name, k.Name) && prior[*j].key.Name < k.Name {
 		*j++
 	}
-	if p := *j; p < len(prior) && prior[p].usable && identical(&prior[p].key, k) {
-		return int32(p)
+	p := *j
+	if p >= len(prior) || !prior[p].usable {
+		return -1, -1
 	}
-	return -1
+	if identical(&prior[p].key, k) {
+		return int32(p), int32(p)
+	}
+	if prior[p].key.Name == k.Name {
+		return -1, int32(p)
+	}
+	return -1, -1
+}
+
+// likeOf returns the value of the last bundle's key prior[n], whose name
+// is that of a key whose value is to be interned, and the ids of its
+// children (-1 for those not in the global table), for internLike; nil
+// ids if there are none.
+func (e *Encoder) likeOf(n int32) (like any, kids []int32) {
+	p := &e.prior[n]
+	if p.value >= 0 {
+		nd := &e.glob.nodes[p.value]
+		if nd.kind == kindScalar {
+			return nil, nil
+		}
+		return p.key.Value, e.glob.kids[nd.off : nd.off+nd.n]
+	}
+	if p.kidsN == 0 {
+		return nil, nil
+	}
+	return p.key.Value, e.lastKids[p.kidsAt : p.kidsAt+p.kidsN]
+}
+
+// keepKids records, for the next bundle's likeOf, the children of the
+// local container id, the value of the key whose memo entry is c.
+func (e *Encoder) keepKids(c *priorKey, id int32) {
+	nd := &e.loc.nodes[id&^localBit]
+	if nd.kind == kindScalar || nd.n == 0 {
+		return
+	}
+	c.kidsAt = uint32(len(e.kids))
+	for _, k := range e.loc.kids[nd.off : nd.off+nd.n] {
+		if k&localBit != 0 {
+			k = -1 // gone with this bundle
+		}
+		e.kids = append(e.kids, k)
+	}
+	c.kidsN = nd.n
 }
 
 // forgetPrior drops the memo of the last bundle's keys, and what the
@@ -90,6 +137,7 @@ func (e *Encoder) forgetPrior() {
 	clear(e.prior[:cap(e.prior)])
 	clear(e.cur[:cap(e.cur)])
 	e.prior, e.cur = e.prior[:0], e.cur[:0]
+	e.kids = e.kids[:0]
 	if sh := e.share; sh != nil {
 		sh.prevFile = nil
 		clear(sh.prev[:cap(sh.prev)])
@@ -106,4 +154,5 @@ func (e *Encoder) forgetPrior() {
 func (e *Encoder) keepPrior() {
 	e.prior, e.cur = e.cur, e.prior[:0]
 	e.lastTab, e.keyTab = e.keyTab, e.lastTab
+	e.lastKids, e.kids = e.kids, e.lastKids[:0]
 }
