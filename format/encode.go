@@ -115,6 +115,8 @@ type Encoder struct {
 	named     []int32  // by key: the key of the same name in prior, or -1
 	kids      []int32  // ids of the children of this bundle's keys' local values (priorKey.kidsAt)
 	lastKids  []int32  // the last bundle's
+	more      []Key    // copies of this bundle's keys that are not plain (priorKey.more)
+	lastMore  []Key    // the last bundle's
 	share     *sharing // AppendShared's state (shared.go), nil until first used
 	bodyLen   int      // the length of the body AppendWith wrote last
 	head      []byte   // body parts, see Append
@@ -498,7 +500,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			return fmt.Errorf("format: key %q is sealed and was not unsealed: it cannot be written again", k.Name)
 		}
 		if !e.oneShot {
-			cur = append(cur, priorKey{key: *k, value: -1, rec: -1, record: -1})
+			cur = append(cur, e.remember(k))
 		}
 		if e.envelope != nil && e.protect.sealed(k) {
 			blob, err := sealKey(e.envelope, b.Node, k)
@@ -516,7 +518,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			// holds.
 			p := &e.prior[m.prior]
 			m.global = true
-			m.value = p.value
+			m.value = p.valueID
 			if useRecs {
 				m.rec = p.rec
 			}
@@ -546,7 +548,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			c := &cur[len(cur)-1]
 			c.usable, c.rec = true, m.rec
 			if m.value >= 0 && m.value&localBit == 0 {
-				c.value = m.value
+				c.valueID = m.value
 			} else if m.value >= 0 {
 				e.keepKids(c, m.value)
 			}
