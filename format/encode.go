@@ -522,7 +522,9 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			if useRecs {
 				m.rec = p.rec
 			}
-		} else if useRecs && k.Asked == nil { // a keyRec has no room for Asked
+		} else if useRecs && k.Asked == nil && !anyBound(k.Contributions) && !anyBound(k.Defaults) {
+			// A keyRec has no room for Asked; a bound contribution is one
+			// node's: its variant is never met again.
 			m.rec, m.global = e.findRec(i, k)
 		}
 		val, kerr := int32(-1), e.err(k.Err)
