@@ -113,6 +113,7 @@ type Encoder struct {
 	lastTab   []byte   // the last bundle's (priorKey.nameAt)
 	match     []int32  // by key: its identical key in prior, or -1
 	named     []int32  // by key: the key of the same name in prior, or -1
+	priorHits int      // the keys of the last bundle that match found
 	kids      []int32  // ids of the children of this bundle's keys' local values (priorKey.kidsAt)
 	lastKids  []int32  // the last bundle's
 	more      []Key    // copies of this bundle's keys that are not plain (priorKey.more)
@@ -253,6 +254,10 @@ func (t *recTable) reset() {
 	t.index = nil // its size was for what it held
 	t.twice = 0
 }
+
+// probeKeys is how many keys of a bundle are searched in the memo when
+// the last bundle found few there.
+const probeKeys = 64
 
 // keyMemo is what the bundle being encoded found for a key.
 type keyMemo struct {
@@ -438,19 +443,25 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	}
 	// Each key's identical key of the last bundle, if any (memo.go): two
 	// keys identical to consecutive keys of the last bundle are in order.
+	// When the last bundle found few, the search goes on only if the
+	// first keys find some: bundles given in no particular order share
+	// few keys, and searching costs.
 	match, named := e.match[:0], e.named[:0]
 	j := 0 // where the keys of the last bundle are searched from (priorOf)
+	probe, hits := 4*e.priorHits < len(e.prior), 0
 	for i := range b.Keys {
 		p, n := int32(-1), int32(-1)
-		if !e.oneShot {
-			p, n = e.priorOf(&b.Keys[i], &j)
+		if !e.oneShot && (!probe || i < probeKeys || 4*hits >= i) {
+			if p, n = e.priorOf(&b.Keys[i], &j); p >= 0 {
+				hits++
+			}
 		}
 		match, named = append(match, p), append(named, n)
 		if i > 0 && (p <= 0 || match[i-1] != p-1) && b.Keys[i-1].Name >= b.Keys[i].Name {
 			return fmt.Errorf("format: Keys not sorted and unique: %q before %q", b.Keys[i-1].Name, b.Keys[i].Name)
 		}
 	}
-	e.match, e.named = match, named
+	e.match, e.named, e.priorHits = match, named, hits
 	for i := 1; i < len(b.Modules); i++ {
 		if b.Modules[i-1].Name >= b.Modules[i].Name {
 			return fmt.Errorf("format: Modules not sorted and unique: %q before %q", b.Modules[i-1].Name, b.Modules[i].Name)
@@ -522,9 +533,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			if useRecs {
 				m.rec = p.rec
 			}
-		} else if useRecs && k.Asked == nil && !anyBound(k.Contributions) && !anyBound(k.Defaults) {
-			// A keyRec has no room for Asked; a bound contribution is one
-			// node's: its variant is never met again.
+		} else if useRecs && k.Asked == nil { // a keyRec has no room for Asked
 			m.rec, m.global = e.findRec(i, k)
 		}
 		val, kerr := int32(-1), e.err(k.Err)
@@ -903,6 +912,9 @@ func (e *Encoder) addRec(i int, k *Key, valueID int32, ids []int32) {
 	}
 	r := &e.recs.recs[ri]
 	if r.data != metOnce {
+		if r.is(k, rec.contribs, rec.defaults) && i < len(e.cur) {
+			e.cur[i].rec = ri // k's variant, met twice by another key: the next bundle's
+		}
 		return
 	}
 	t := e.recData

@@ -248,6 +248,12 @@ func (e *Encoder) internLike(v, like any, kids []int32, global bool) (int32, err
 		if !ok || x == nil || y == nil || x.Len() != y.Len() || len(kids) != 2*x.Len() {
 			break
 		}
+		if id, ok := e.glob.hashes[x]; ok { // met before: as intern does
+			return id, nil
+		}
+		if id, ok := e.loc.hashes[x]; ok {
+			return id, nil
+		}
 		start := len(e.stack)
 		for i := range x.keys {
 			ki, err := e.internKid(x.keys[i], y.keys[i], kids[2*i], global)
@@ -271,6 +277,13 @@ func (e *Encoder) internLike(v, like any, kids []int32, global bool) (int32, err
 		if !ok || len(x) == 0 || len(x) != len(y) || len(kids) != len(x) {
 			break
 		}
+		key := sliceID{&x[0], len(x)}
+		if id, ok := e.glob.slices[key]; ok { // met before: as intern does
+			return id, nil
+		}
+		if id, ok := e.loc.slices[key]; ok {
+			return id, nil
+		}
 		start := len(e.stack)
 		for i := range x {
 			k, err := e.internKid(x[i], y[i], kids[i], global)
@@ -282,7 +295,7 @@ func (e *Encoder) internLike(v, like any, kids []int32, global bool) (int32, err
 		}
 		id, err := e.container(kindArray, start, global)
 		if err == nil {
-			e.tableFor(global && id&localBit == 0).slices[sliceID{&x[0], len(x)}] = id
+			e.tableFor(global && id&localBit == 0).slices[key] = id
 		}
 		return id, err
 	}
