@@ -76,9 +76,10 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // An Encoder keeps what it remembers reachable, and forgets everything
 // (Reset) between two bundles once it remembers about a million things, so
 // it holds some tens of megabytes at most beyond its scratch buffers (a few
-// times the largest bundle, and two copies of its keys). An Encoder is not safe for concurrent use:
-// give each worker its own. Append into a reused buffer spares the
-// allocation (and page faults) of a new output per bundle.
+// times the largest bundle, with the memo of its keys). An Encoder is not
+// safe for concurrent use: give each worker its own. Append into a reused
+// buffer spares the allocation (and page faults) of a new output per
+// bundle.
 type Encoder struct {
 	glob, loc *table    // the intern tables (intern.go)
 	stack     []int32   // children being interned
