@@ -870,3 +870,45 @@ func TestEncoderMemoKeepsOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestEncoderMemoFinds checks that the memo finds the keys identical to
+// the last bundle's, and that after a bundle that found few it searches
+// only the first keys of one whose first keys are not found either.
+func TestEncoderMemoFinds(t *testing.T) {
+	b := fleet(1, 300, false)[0]
+	e := NewEncoder()
+	if _, err := e.Encode(b); err != nil {
+		t.Fatal(err)
+	}
+	same := &Bundle{Node: "same", Keys: slices.Clone(b.Keys)}
+	if _, err := e.Encode(same); err != nil {
+		t.Fatal(err)
+	}
+	if e.priorHits != len(b.Keys) {
+		t.Errorf("a bundle of the last bundle's keys found %d of %d", e.priorHits, len(b.Keys))
+	}
+	other := func() *Bundle {
+		o := &Bundle{Node: "other", Keys: slices.Clone(b.Keys)}
+		for i := range o.Keys {
+			o.Keys[i].Contributions = slices.Clone(o.Keys[i].Contributions)
+		}
+		return o
+	}
+	for range 2 {
+		if _, err := e.Encode(other()); err != nil {
+			t.Fatal(err)
+		}
+		if e.priorHits != 0 {
+			t.Errorf("a bundle of other keys found %d", e.priorHits)
+		}
+	}
+	searched := 0
+	for _, n := range e.named {
+		if n >= 0 {
+			searched++
+		}
+	}
+	if searched != probeKeys {
+		t.Errorf("after a bundle that found none, %d keys were searched, want %d", searched, probeKeys)
+	}
+}
