@@ -53,24 +53,33 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 //     their values and their encoding, so that such a key costs a lookup;
 //   - the values of those variants, each distinct value once, found again
 //     by identity (the same *Hash, the same []any) or by content: a shared
-//     subtree is never walked twice.
+//     subtree is never walked twice;
+//   - the keys of the last bundle (memo.go): a key identical to the last
+//     bundle's (the same name, value, contributions and the rest, by
+//     identity), as most keys of consecutive nodes of one hierarchy slice
+//     are, costs a few compares, and when all of them are, the last
+//     bundle's shared details file (AppendShared) is found without
+//     comparing records.
 //
 // Values held by one bundle only (those that interpolate a node's facts) are
 // forgotten after it. A compiler that shares values but not contributions
 // gains nothing over Encode.
 //
 // Because it recognises values and contributions by identity, what a bundle
-// given to an Encoder holds (its values, its keys' Contributions and
-// Defaults) must not be modified afterwards while the Encoder is in use;
-// the compiler never modifies them once built. Call Reset before encoding
-// values that were modified, or use a new Encoder.
+// given to an Encoder holds (its values, its keys' Contributions, Defaults,
+// ConvertTo and Asked) must not be modified afterwards while the Encoder is
+// in use; the compiler never modifies them once built. The Keys slice
+// itself may be reused for the next bundle: the Encoder keeps copies of
+// the keys. Call Reset before encoding values that were modified, or use a
+// new Encoder.
 //
 // An Encoder keeps what it remembers reachable, and forgets everything
 // (Reset) between two bundles once it remembers about a million things, so
 // it holds some tens of megabytes at most beyond its scratch buffers (a few
-// times the largest bundle). An Encoder is not safe for concurrent use:
-// give each worker its own. Append into a reused buffer spares the
-// allocation (and page faults) of a new output per bundle.
+// times the largest bundle, with the memo of its keys). An Encoder is not
+// safe for concurrent use: give each worker its own. Append into a reused
+// buffer spares the allocation (and page faults) of a new output per
+// bundle.
 type Encoder struct {
 	glob, loc *table    // the intern tables (intern.go)
 	stack     []int32   // children being interned
@@ -83,6 +92,10 @@ type Encoder struct {
 	// share them makes every key a new variant.
 	recHits, recMisses int
 	recPause           int // bundles to encode before trying again
+
+	// The keys of the last bundle and what was found for them (memo.go),
+	// and those of the bundle being encoded, by position.
+	prior, cur []priorKey
 
 	// One bundle's tables and scratch.
 	gen       uint32 // table.nodes[i].gen == gen: node i is in this bundle's value table
@@ -98,6 +111,14 @@ type Encoder struct {
 	modErrs   []int32
 	optIDs    []int32  // error references of the options section, see optionErrs
 	keyTab    []byte   // the key table, see appendKeyTable
+	lastTab   []byte   // the last bundle's (priorKey.nameAt)
+	match     []int32  // by key: its identical key in prior, or -1
+	named     []int32  // by key: the key of the same name in prior, or -1
+	priorHits int      // the keys of the last bundle that match found
+	kids      []int32  // ids of the children of this bundle's keys' local values (priorKey.kidsAt)
+	lastKids  []int32  // the last bundle's
+	more      []Key    // copies of this bundle's keys that are not plain (priorKey.more)
+	lastMore  []Key    // the last bundle's
 	share     *sharing // AppendShared's state (shared.go), nil until first used
 	bodyLen   int      // the length of the body AppendWith wrote last
 	head      []byte   // body parts, see Append
@@ -191,13 +212,14 @@ func (t *recTable) add(rec keyRec, slot int) {
 }
 
 // reserve makes room for n new variants (a bundle's keys), forgetting
-// the variants met once if there are too many. The positions of keyRecs
-// change only here.
-func (t *recTable) reserve(n int) {
+// the variants met once if there are too many, and reports whether it did.
+// The positions of keyRecs change only then.
+func (t *recTable) reserve(n int) (moved bool) {
 	if once := len(t.recs) - t.twice; once > max(t.maxOnce, t.twice) {
 		t.recs = slices.DeleteFunc(t.recs, func(r keyRec) bool { return r.data == metOnce })
 		clear(t.hints) // the positions changed
 		t.reindex(len(t.index))
+		moved = true
 	}
 	size := max(len(t.index), 1024)
 	for 2*(len(t.recs)+n) > size {
@@ -206,6 +228,7 @@ func (t *recTable) reserve(n int) {
 	if size != len(t.index) {
 		t.reindex(size)
 	}
+	return moved
 }
 
 // reindex builds an index of the given size over t.recs.
@@ -233,10 +256,15 @@ func (t *recTable) reset() {
 	t.twice = 0
 }
 
+// probeKeys is how many keys of a bundle are searched in the memo when
+// the last bundle found few there.
+const probeKeys = 64
+
 // keyMemo is what the bundle being encoded found for a key.
 type keyMemo struct {
 	rec    int32 // keyRec, or -1
 	value  int32 // node id of the key's value, -1 if the key has an error
+	prior  int32 // the identical key of the last bundle in Encoder.prior, or -1
 	global bool  // no keyRec, but the variant was seen in a bundle before: remember it
 
 	// Its details' shape (keyShape), and the indexes of its merges and
@@ -282,6 +310,7 @@ func (e *Encoder) Reset() {
 	e.recs.reset()
 	e.recData = e.recData[:0]
 	e.recHits, e.recMisses, e.recPause = 0, 0, 0
+	e.forgetPrior()
 	if sh := e.share; sh != nil {
 		clear(sh.recent)
 		sh.recent = sh.recent[:0]
@@ -345,7 +374,11 @@ func (e *Encoder) AppendWith(dst []byte, b *Bundle, p Protection) ([]byte, error
 	err := e.encodeBody(b)
 	e.forgetBundle()
 	if err != nil {
+		e.forgetPrior() // it may be half replaced
 		return dst, err
+	}
+	if !e.oneShot {
+		e.keepPrior()
 	}
 	// The body is e.head, the fast part of the value table, e.mid, the
 	// rest of the value table and e.tail: hash the parts, then copy each
@@ -409,11 +442,27 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			return err
 		}
 	}
-	for i := 1; i < len(b.Keys); i++ {
-		if b.Keys[i-1].Name >= b.Keys[i].Name {
+	// Each key's identical key of the last bundle, if any (memo.go): two
+	// keys identical to consecutive keys of the last bundle are in order.
+	// When the last bundle found few, the search goes on only if the
+	// first keys find some: bundles given in no particular order share
+	// few keys, and searching costs.
+	match, named := e.match[:0], e.named[:0]
+	j := 0 // where the keys of the last bundle are searched from (priorOf)
+	probe, hits := 4*e.priorHits < len(e.prior), 0
+	for i := range b.Keys {
+		p, n := int32(-1), int32(-1)
+		if !e.oneShot && (!probe || i < probeKeys || 4*hits >= i) {
+			if p, n = e.priorOf(&b.Keys[i], &j); p >= 0 {
+				hits++
+			}
+		}
+		match, named = append(match, p), append(named, n)
+		if i > 0 && (p <= 0 || match[i-1] != p-1) && b.Keys[i-1].Name >= b.Keys[i].Name {
 			return fmt.Errorf("format: Keys not sorted and unique: %q before %q", b.Keys[i-1].Name, b.Keys[i].Name)
 		}
 	}
+	e.match, e.named, e.priorHits = match, named, hits
 	for i := 1; i < len(b.Modules); i++ {
 		if b.Modules[i-1].Name >= b.Modules[i].Name {
 			return fmt.Errorf("format: Modules not sorted and unique: %q before %q", b.Modules[i-1].Name, b.Modules[i].Name)
@@ -432,9 +481,16 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	e.vals = e.vals[:0]
 	e.nVals = 0
 	useRecs := !e.oneShot && e.recPause == 0
-	if useRecs {
-		e.recs.reserve(len(b.Keys))
+	if useRecs && e.recs.reserve(len(b.Keys)) {
+		for j := range e.prior { // the keyRecs moved
+			e.prior[j].rec = -1
+		}
 	}
+	if e.share != nil && !e.share.on {
+		e.share.prevFile = nil // this bundle has no shared file
+	}
+	cur := e.cur[:0]
+	defer func() { e.cur = cur }()
 	if !e.oneShot && e.strCache == nil {
 		e.strCache = make([]strSlot, 1<<strCacheBits)
 	}
@@ -451,9 +507,12 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	defer func() { clear(blobs); e.blobs = blobs[:0] }()
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		m := keyMemo{rec: -1, value: -1}
+		m := keyMemo{rec: -1, value: -1, prior: -1}
 		if k.Sealed {
 			return fmt.Errorf("format: key %q is sealed and was not unsealed: it cannot be written again", k.Name)
+		}
+		if !e.oneShot {
+			cur = append(cur, e.remember(k))
 		}
 		if e.envelope != nil && e.protect.sealed(k) {
 			blob, err := sealKey(e.envelope, b.Node, k)
@@ -466,26 +525,52 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			continue
 		}
 		blobs = append(blobs, nil)
-		if useRecs && k.Asked == nil { // a keyRec has no room for Asked
+		if m.prior = match[i]; m.prior >= 0 {
+			// The last bundle's key: met in two bundles, what it found
+			// holds.
+			p := &e.prior[m.prior]
+			m.global = true
+			m.value = p.valueID
+			if useRecs {
+				m.rec = p.rec
+			}
+		} else if useRecs && k.Asked == nil { // a keyRec has no room for Asked
 			m.rec, m.global = e.findRec(i, k)
 		}
 		val, kerr := int32(-1), e.err(k.Err)
 		if k.Err == nil {
-			if r := m.rec; r >= 0 && e.recs.recs[r].valueID >= 0 && same(e.recs.recs[r].value, k.Value) {
+			if m.value >= 0 {
+				// Found in the memo.
+			} else if r := m.rec; r >= 0 && e.recs.recs[r].valueID >= 0 && same(e.recs.recs[r].value, k.Value) {
 				m.value = e.recs.recs[r].valueID
 			} else {
+				var like any
+				var kids []int32
+				if n := named[i]; n >= 0 {
+					like, kids = e.likeOf(n) // the last bundle's value of the key
+				}
 				var err error
-				if m.value, err = e.intern(k.Value, 0, m.global); err != nil {
+				if m.value, err = e.internLike(k.Value, like, kids, m.global); err != nil {
 					return fmt.Errorf("format: key %q: %w", k.Name, err)
 				}
 			}
 			val = e.entry(m.value)
 		}
+		if !e.oneShot {
+			c := &cur[len(cur)-1]
+			c.usable, c.rec = true, m.rec
+			if m.value >= 0 && m.value&localBit == 0 {
+				c.valueID = m.value
+			} else if m.value >= 0 {
+				e.keepKids(c, m.value)
+			}
+		}
 		refs = append(refs, val, kerr)
 		memo = append(memo, m)
 	}
 	nFast := e.nVals
-	if err := e.planShared(b, blobs); err != nil {
+	e.cur = cur // planShared and addRec complete it
+	if err := e.planShared(b, blobs, memo); err != nil {
 		return err
 	}
 	// The merges and lookup_options sources of the keys whose details the
@@ -513,7 +598,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		if e.overlaid(i) {
 			// Its bound contributions only: the shared file has the rest.
 			var err error
-			if refs, err = e.boundRefs(refs, k); err != nil {
+			if refs, err = e.boundRefs(refs, k, memo[i].value); err != nil {
 				return err
 			}
 			continue
@@ -532,17 +617,17 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		var err error
 		var hasErr bool
 		ids := e.ids[:0]
-		if refs, ids, hasErr, err = e.contributions(refs, ids, k.Contributions, memo[i].global); err != nil {
+		if refs, ids, hasErr, err = e.contributions(refs, ids, k.Contributions, memo[i].global, k.Value, memo[i].value); err != nil {
 			return fmt.Errorf("format: key %q: %w", k.Name, err)
 		}
 		var defErr bool
-		if refs, ids, defErr, err = e.contributions(refs, ids, k.Defaults, memo[i].global); err != nil {
+		if refs, ids, defErr, err = e.contributions(refs, ids, k.Defaults, memo[i].global, k.Value, memo[i].value); err != nil {
 			return fmt.Errorf("format: key %q: defaults: %w", k.Name, err)
 		}
 		for j := range k.Asked {
 			a := &k.Asked[j]
 			for _, cs := range [2][]Contribution{a.Contributions, a.Defaults} {
-				if refs, ids, _, err = e.contributions(refs, ids, cs, memo[i].global); err != nil {
+				if refs, ids, _, err = e.contributions(refs, ids, cs, memo[i].global, k.Value, memo[i].value); err != nil {
 					return fmt.Errorf("format: key %q: asked as %q: %w", k.Name, a.Text, err)
 				}
 			}
@@ -550,7 +635,8 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		e.ids = ids
 		if useRecs && len(ids) > 0 {
 			misses++
-			if memo[i].global && !hasErr && !defErr && allGlobal(memo[i].value, ids) {
+			// A keyRec has no room for Asked.
+			if memo[i].global && k.Asked == nil && !hasErr && !defErr && allGlobal(memo[i].value, ids) {
 				e.addRec(i, k, memo[i].value, ids)
 			}
 		}
@@ -592,7 +678,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			w = appendUint(w, uint64(i))
 		}
 	}
-	e.keyTab = e.appendKeyTable(e.keyTab[:0], b.Keys, refs, blobs)
+	e.keyTab = e.appendKeyTable(e.keyTab[:0], b.Keys, refs, blobs, match)
 	w = appendBin(w, e.keyTab)
 	// The details section: a bin holding array(7), the rest of the value
 	// table, then e.tail.
@@ -695,8 +781,10 @@ func (e *Encoder) err(x *Error) int32 {
 
 // contributions appends the value and error index of each contribution to
 // refs, and its value's node id (-1 for an error) to ids, and reports
-// whether one is an error. global is intern's.
-func (e *Encoder) contributions(refs, ids []int32, cs []Contribution, global bool) ([]int32, []int32, bool, error) {
+// whether one is an error. global is intern's. own is the key's value and
+// ownID its node id (-1 for none): a contribution whose value is own (the
+// winning one, most often) has that id without a lookup.
+func (e *Encoder) contributions(refs, ids []int32, cs []Contribution, global bool, own any, ownID int32) ([]int32, []int32, bool, error) {
 	hasErr := false
 	for i := range cs {
 		c := &cs[i]
@@ -709,7 +797,9 @@ func (e *Encoder) contributions(refs, ids []int32, cs []Contribution, global boo
 		val, cerr, id := int32(-1), e.err(c.Err), int32(-1)
 		if c.Err == nil {
 			var err error
-			if id, err = e.intern(c.Value, 0, global); err != nil {
+			if ownID >= 0 && sameIface(c.Value, own) {
+				id = ownID
+			} else if id, err = e.intern(c.Value, 0, global); err != nil {
 				return refs, ids, hasErr, fmt.Errorf("contribution %d: %w", i, err)
 			}
 			val = e.entry(id)
@@ -804,9 +894,10 @@ func (rec *keyRec) is(k *Key, c, d *Contribution) bool {
 
 // addRec remembers k's contributions and defaults (which have no error),
 // with their values' ids, and k's value with its id (-1 if k has an error).
-// findRec met k in this bundle, so their first contribution has a slot;
-// if another variant met twice holds it, that one stays (this bundle's
-// keys may be using it). k is the i-th key of its bundle.
+// If another variant met twice has their first contribution, that one
+// stays (this bundle's keys may be using it). k is the i-th key of its
+// bundle, which findRec met (their first contribution has a slot) or which
+// the last bundle had (it has room, see reserve).
 func (e *Encoder) addRec(i int, k *Key, valueID int32, ids []int32) {
 	rec := keyRec{
 		contribs: first(k.Contributions), defaults: first(k.Defaults),
@@ -814,9 +905,17 @@ func (e *Encoder) addRec(i int, k *Key, valueID int32, ids []int32) {
 		data:  uint32(len(e.recData)),
 		value: k.Value, valueID: valueID,
 	}
-	ri, _ := e.recs.find(rec.first())
+	ri, slot := e.recs.find(rec.first())
+	if ri < 0 {
+		// Not met by findRec: the key was the last bundle's.
+		e.recs.add(keyRec{contribs: rec.contribs, defaults: rec.defaults, nc: rec.nc, nd: rec.nd, data: metOnce, valueID: -1}, slot)
+		ri = int32(len(e.recs.recs) - 1)
+	}
 	r := &e.recs.recs[ri]
 	if r.data != metOnce {
+		if r.is(k, rec.contribs, rec.defaults) && i < len(e.cur) {
+			e.cur[i].rec = ri // k's variant, met twice by another key: the next bundle's
+		}
 		return
 	}
 	t := e.recData
@@ -835,6 +934,9 @@ func (e *Encoder) addRec(i int, k *Key, valueID int32, ids []int32) {
 	*r = rec
 	e.recs.twice++
 	e.recs.hint(i, rec.first(), ri)
+	if i < len(e.cur) {
+		e.cur[i].rec = ri
+	}
 }
 
 // appendTmpl appends the contributions and defaults (if any) of a key

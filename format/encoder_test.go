@@ -670,3 +670,245 @@ func TestEncoderPauses(t *testing.T) {
 		t.Error("the Encoder kept remembering contributions no bundle shares")
 	}
 }
+
+// evolve calls visit with n bundles, each made from the one before as a
+// compiler of a fleet hands them to an Encoder: most keys the very Key of
+// the bundle before (identical: the memo's case), others with another
+// value, contributions (bound ones among them), defaults, error, merge,
+// convert_to or asked, or a variant met bundles ago (the keyRecs' case);
+// some keys gone, some back; the modules changed now and then. With
+// reuse, each bundle's Keys are the memory of the one before's, rewritten
+// (as compiler.Input.Emit's are).
+func evolve(seed uint64, n, keys int, reuse bool, visit func(*Bundle)) {
+	r := rand.New(rand.NewPCG(seed, 11))
+	sources := randomFleet(seed, 6, keys) // variants of each key, met again and again
+	variants := map[string][]Key{}
+	var names []string
+	for _, b := range sources {
+		for _, k := range b.Keys {
+			if variants[k.Name] == nil {
+				names = append(names, k.Name)
+			}
+			variants[k.Name] = append(variants[k.Name], k)
+		}
+	}
+	slices.Sort(names)
+	mods := [2][]Module{
+		{{Name: "m", Hierarchy: Hierarchy{Present: true, Levels: []Level{{Name: "c", Locations: []Location{{"data/c.yaml", true, "c.yaml"}}}}}}},
+		{{Name: "m", Hierarchy: Hierarchy{Present: true, Levels: []Level{{Name: "c", Locations: []Location{{"data/c.yaml", false, "c.yaml"}}}}}}},
+	}
+	// change returns k with one thing changed.
+	change := func(k Key, node int) Key {
+		switch r.IntN(9) {
+		case 0:
+			k.Value = fmt.Sprint("value of node ", node)
+		case 1: // a bound contribution: the node's own file, or interpolated
+			cs := slices.Clone(k.Contributions)
+			c := Contribution{Line: node, Value: fmt.Sprint("bound ", node), Bound: true}
+			if r.IntN(2) == 0 && len(cs) > 0 {
+				cs[r.IntN(len(cs))] = c
+			} else {
+				cs = append([]Contribution{c}, cs...)
+			}
+			if r.IntN(8) == 0 {
+				cs[0].Value, cs[0].Err = nil, &Error{Message: fmt.Sprint("bound error ", node%3)}
+			}
+			k.Contributions = cs
+		case 2:
+			k.Defaults = slices.Clone(k.Contributions)
+			if len(k.Defaults) > 0 && r.IntN(2) == 0 {
+				k.Defaults[0].Bound = true
+			}
+		case 3:
+			k.Err = &Error{Message: fmt.Sprint("error of node ", node%4)}
+		case 4:
+			x := r.IntN(3)
+			if x != 0 {
+				k.Merge = Merge{Strategy: MergeDeep, KnockoutPrefix: fmt.Sprint(node % 2)}
+			}
+			if x != 1 {
+				k.MergeFrom = &OptionsEntry{Entry: k.Name, Pos: Pos{File: "data/c.yaml", Line: node % 3}, Level: "c"}
+			}
+		case 5:
+			k.ConvertTo = []Value{"String"}
+		case 6:
+			a := Asked{Contributions: slices.Clone(k.Contributions)}
+			if len(a.Contributions) > 0 {
+				a.Contributions[0].Bound = r.IntN(2) == 0
+			}
+			k.Asked = []Asked{a, {Text: k.Name + ".x", Defaults: k.Defaults}}
+		case 7:
+			k.Secret = !k.Secret
+		default:
+			k.Contributions = slices.Clone(k.Contributions) // equal, not identical
+		}
+		return k
+	}
+	var prev, next []Key
+	mod := 0
+	for node := range n {
+		byName := map[string]*Key{}
+		for i := range prev {
+			byName[prev[i].Name] = &prev[i]
+		}
+		next = next[:0]
+		// A quiet bundle has the keys of the last one but for a few
+		// bound contributions (the same records) and one edit: a key
+		// changed, or one gone and another back.
+		quiet := r.IntN(2) == 0
+		edit, gone, back := -1, -1, -1
+		if r.IntN(2) == 0 {
+			edit = r.IntN(len(names))
+		}
+		var missing []int
+		for x, name := range names {
+			if byName[name] == nil {
+				missing = append(missing, x)
+			}
+		}
+		switch x := r.IntN(6); {
+		case x == 0 && len(missing) > 0:
+			gone, back = r.IntN(len(names)), missing[r.IntN(len(missing))]
+		case x == 1:
+			gone = len(names) - 1 - r.IntN(3) // near the end: one record fewer
+		}
+		for x, name := range names {
+			old := byName[name]
+			vs := variants[name]
+			switch y := r.IntN(40); {
+			case quiet && old == nil:
+				if x == back {
+					next = append(next, vs[r.IntN(len(vs))])
+				}
+			case quiet && x == edit && old != nil:
+				next = append(next, change(*old, node))
+			case quiet && x == gone && old != nil:
+			case quiet && y < 3:
+				k := *old // a bound contribution more: the same record
+				k.Contributions = append([]Contribution{{Value: fmt.Sprint("bound ", node), Bound: true}}, k.Contributions...)
+				next = append(next, k)
+			case quiet:
+				next = append(next, *old)
+			case y == 0 && old != nil: // gone
+			case old != nil && y < 30:
+				next = append(next, *old) // identical
+			case old != nil && y < 34:
+				next = append(next, change(*old, node))
+			case y < 37:
+				next = append(next, vs[r.IntN(len(vs))])
+			default:
+				next = append(next, change(vs[r.IntN(len(vs))], node))
+			}
+		}
+		if r.IntN(6) == 0 {
+			mod = 1 - mod
+		}
+		b := &Bundle{Node: fmt.Sprint("node", node), Modules: mods[mod]}
+		if reuse {
+			// The last bundle's memory, rewritten.
+			prev = append(prev[:0], next...)
+			b.Keys = prev
+		} else {
+			prev = slices.Clone(next)
+			b.Keys = prev
+		}
+		visit(b)
+	}
+}
+
+// TestEncoderEvolvingFleets compares the Encoder with the reference, and
+// its shared files with a fresh encoder's, on bundles that share keys
+// with the bundle before them by identity (see evolve), with and without
+// colliding hashes, frequent forgetting, and Keys memory reused.
+func TestEncoderEvolvingFleets(t *testing.T) {
+	for seed := range uint64(6) {
+		for _, cfg := range []struct {
+			weak, reuse bool
+			max, once   int
+		}{{false, false, defaultMaxRemembered, maxOnce}, {false, true, defaultMaxRemembered, maxOnce},
+			{true, true, defaultMaxRemembered, maxOnce}, {false, true, 300, maxOnce}, {false, false, defaultMaxRemembered, 5}} {
+			e, es := NewEncoder(), NewEncoder()
+			for _, x := range []*Encoder{e, es} {
+				x.weakHash, x.maxRemembered, x.recs.maxOnce = cfg.weak, cfg.max, cfg.once
+			}
+			evolve(seed, 40, 50, cfg.reuse, func(b *Bundle) {
+				encodeBoth(t, e, b)
+				got, gsd, gerr := es.AppendShared(nil, b, Protection{})
+				want, wsd, werr := EncodeShared(b, Protection{})
+				if fmt.Sprint(gerr) != fmt.Sprint(werr) || !bytes.Equal(got, want) {
+					t.Fatalf("seed %d %+v, %s: AppendShared's bundle differs from a fresh encoder's (%v, %v)", seed, cfg, b.Node, gerr, werr)
+				}
+				if (gsd == nil) != (wsd == nil) || gsd != nil && (gsd.Digest != wsd.Digest || !bytes.Equal(gsd.Data, wsd.Data)) {
+					t.Fatalf("seed %d %+v, %s: AppendShared's shared file differs from a fresh encoder's", seed, cfg, b.Node)
+				}
+			})
+		}
+	}
+}
+
+// TestEncoderMemoKeepsOrder checks that keys identical to the last
+// bundle's are still refused out of order or twice.
+func TestEncoderMemoKeepsOrder(t *testing.T) {
+	a := &Bundle{Keys: []Key{{Name: "a", Value: "x"}, {Name: "b", Value: "y"}, {Name: "c", Value: "z"}}}
+	b := &Bundle{Keys: a.Keys[1:]}
+	for _, c := range []struct {
+		last *Bundle
+		keys []Key
+	}{
+		{b, []Key{{Name: "b", Value: "other"}, b.Keys[0]}}, // the same name twice, the second the last bundle's first
+		{a, []Key{{Name: "b", Value: "other"}, a.Keys[1]}},
+		{a, []Key{a.Keys[0], a.Keys[0]}},
+		{a, []Key{a.Keys[1], a.Keys[0]}},
+		{a, []Key{a.Keys[0], a.Keys[2], a.Keys[1]}},
+	} {
+		e := NewEncoder()
+		if _, err := e.Encode(c.last); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Encode(&Bundle{Keys: c.keys}); err == nil || !strings.Contains(err.Error(), "not sorted and unique") {
+			t.Errorf("keys %v: error %v, want not sorted and unique", c.keys, err)
+		}
+	}
+}
+
+// TestEncoderMemoFinds checks that the memo finds the keys identical to
+// the last bundle's, and that after a bundle that found few it searches
+// only the first keys of one whose first keys are not found either.
+func TestEncoderMemoFinds(t *testing.T) {
+	b := fleet(1, 300, false)[0]
+	e := NewEncoder()
+	if _, err := e.Encode(b); err != nil {
+		t.Fatal(err)
+	}
+	same := &Bundle{Node: "same", Keys: slices.Clone(b.Keys)}
+	if _, err := e.Encode(same); err != nil {
+		t.Fatal(err)
+	}
+	if e.priorHits != len(b.Keys) {
+		t.Errorf("a bundle of the last bundle's keys found %d of %d", e.priorHits, len(b.Keys))
+	}
+	other := func() *Bundle {
+		o := &Bundle{Node: "other", Keys: slices.Clone(b.Keys)}
+		for i := range o.Keys {
+			o.Keys[i].Contributions = slices.Clone(o.Keys[i].Contributions)
+		}
+		return o
+	}
+	for range 2 {
+		if _, err := e.Encode(other()); err != nil {
+			t.Fatal(err)
+		}
+		if e.priorHits != 0 {
+			t.Errorf("a bundle of other keys found %d", e.priorHits)
+		}
+	}
+	searched := 0
+	for _, n := range e.named {
+		if n >= 0 {
+			searched++
+		}
+	}
+	if searched != probeKeys {
+		t.Errorf("after a bundle that found none, %d keys were searched, want %d", searched, probeKeys)
+	}
+}

@@ -234,6 +234,87 @@ func (e *Encoder) intern(v any, depth int, global bool) (int32, error) {
 	return 0, fmt.Errorf("unsupported value type %T", v)
 }
 
+// internLike is intern for a key's value v, when like, the value of the
+// key of the same name in the last bundle, is a container whose children
+// have the ids kids (-1 for those unknown): a value built anew for each
+// node (merged, interpolated) holds most of the children of the last
+// node's, the very same ones, whose ids it takes without a lookup. Such a
+// child met in two bundles goes to the global table, whatever global
+// says, so that the next bundle finds its id.
+func (e *Encoder) internLike(v, like any, kids []int32, global bool) (int32, error) {
+	switch x := v.(type) {
+	case *Hash:
+		y, ok := like.(*Hash)
+		if !ok || x == nil || y == nil || x.Len() != y.Len() || len(kids) != 2*x.Len() {
+			break
+		}
+		if id, ok := e.glob.hashes[x]; ok { // met before: as intern does
+			return id, nil
+		}
+		if id, ok := e.loc.hashes[x]; ok {
+			return id, nil
+		}
+		start := len(e.stack)
+		for i := range x.keys {
+			ki, err := e.internKid(x.keys[i], y.keys[i], kids[2*i], global)
+			var vi int32
+			if err == nil {
+				vi, err = e.internKid(x.vals[i], y.vals[i], kids[2*i+1], global)
+			}
+			if err != nil {
+				e.stack = e.stack[:start]
+				return 0, err
+			}
+			e.stack = append(e.stack, ki, vi)
+		}
+		id, err := e.container(kindHash, start, global)
+		if err == nil {
+			e.tableFor(global && id&localBit == 0).hashes[x] = id
+		}
+		return id, err
+	case []any:
+		y, ok := like.([]any)
+		if !ok || len(x) == 0 || len(x) != len(y) || len(kids) != len(x) {
+			break
+		}
+		key := sliceID{&x[0], len(x)}
+		if id, ok := e.glob.slices[key]; ok { // met before: as intern does
+			return id, nil
+		}
+		if id, ok := e.loc.slices[key]; ok {
+			return id, nil
+		}
+		start := len(e.stack)
+		for i := range x {
+			k, err := e.internKid(x[i], y[i], kids[i], global)
+			if err != nil {
+				e.stack = e.stack[:start]
+				return 0, err
+			}
+			e.stack = append(e.stack, k)
+		}
+		id, err := e.container(kindArray, start, global)
+		if err == nil {
+			e.tableFor(global && id&localBit == 0).slices[key] = id
+		}
+		return id, err
+	}
+	return e.intern(v, 0, global)
+}
+
+// internKid is intern for the child v of a value given to internLike,
+// whose child at the same place in like is w, with the id id (-1 if
+// unknown).
+func (e *Encoder) internKid(v, w any, id int32, global bool) (int32, error) {
+	if !sameIface(v, w) {
+		return e.intern(v, 1, global)
+	}
+	if id >= 0 {
+		return id, nil
+	}
+	return e.intern(v, 1, true)
+}
+
 // internString is intern for a string: add is the table to add it to.
 //
 // A fleet's strings are mostly the same strings of the same parsed data

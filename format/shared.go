@@ -76,20 +76,29 @@ const sharedMagic = "\xafhieracc-details"
 // bundle of shared records, and the encoder that writes it (warm across
 // bundles, as the bundle's own).
 type sharing struct {
-	on     bool           // encoding for AppendShared
-	whole  []bool         // by key: its details are all in the shared file
-	over   []bool         // by key: its bound contributions are in the bundle, the rest in the shared file
-	bound  []Contribution // scratch: a key's bound contributions
-	keys   []Key          // the shared file's records
-	sub    *Encoder
-	tmp    []byte // the bundle sub writes
-	out    SharedDetails
-	exists bool     // the bundle being encoded refers to out
-	mods   []Module // the shared file's modules: the bundle's, without errors
+	on    bool           // encoding for AppendShared
+	whole []bool         // by key: its details are all in the shared file
+	over  []bool         // by key: its bound contributions are in the bundle, the rest in the shared file
+	bound []Contribution // scratch: a key's bound contributions
+	// The shared file's records: those of the last bundle, or equal to
+	// them, in their order (see priorKey.record), until planShared
+	// gathers the bundle's (in keys, then swapped) as plan says: by
+	// record, its index in prev, or -1-i for built[i], the record of a
+	// key that is not the last bundle's.
+	prev, keys []Key
+	plan       []int32
+	built      []Key
+	sub        *Encoder
+	tmp        []byte // the bundle sub writes
+	out        SharedDetails
+	exists     bool     // the bundle being encoded refers to out
+	mods       []Module // the shared file's modules: the bundle's, without errors
 	// The shared files written last, the latest first, with their
 	// records: nodes of a slice come one after the other and share one
 	// of a few files.
 	recent []*sharedFile
+	// The last bundle's, when it has one (then recent[0]).
+	prevFile *sharedFile
 }
 
 // sharedFile is a shared file an encoder wrote, with what it holds.
@@ -117,8 +126,9 @@ func (e *Encoder) overlaid(i int) bool {
 
 // boundRefs adds the values and errors of k's bound contributions to the
 // bundle's tables, and their indexes to refs (two each), in the order
-// appendOverlay writes them.
-func (e *Encoder) boundRefs(refs []int32, k *Key) ([]int32, error) {
+// appendOverlay writes them. valueID is the node id of k's value, -1 for
+// none.
+func (e *Encoder) boundRefs(refs []int32, k *Key, valueID int32) ([]int32, error) {
 	lists := [][]Contribution{k.Contributions, k.Defaults}
 	for j := range k.Asked {
 		lists = append(lists, k.Asked[j].Contributions, k.Asked[j].Defaults)
@@ -132,7 +142,7 @@ func (e *Encoder) boundRefs(refs []int32, k *Key) ([]int32, error) {
 		}
 		e.share.bound = b
 		var err error
-		if refs, e.ids, _, err = e.contributions(refs, e.ids[:0], b, false); err != nil {
+		if refs, e.ids, _, err = e.contributions(refs, e.ids[:0], b, false, k.Value, valueID); err != nil {
 			return refs, fmt.Errorf("format: key %q: %w", k.Name, err)
 		}
 	}
@@ -184,16 +194,27 @@ func appendOverlay(w []byte, k *Key, own int32, refs []int32) ([]byte, []int32) 
 // holds the rest of them (its unbound contributions), so that a node
 // whose own data file holds a key shares the file of a node whose own
 // file does not. Sealed keys (blobs) have nothing in it.
-func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
+//
+// A key identical to the last bundle's (memo) has the record it had; when
+// every record is the last bundle's, or equal to it, so is the file, and
+// the records are not even gathered.
+func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	sh := e.share
 	if sh == nil || !sh.on {
 		return nil
 	}
 	sh.whole = sh.whole[:0]
 	sh.over = sh.over[:0]
-	clear(sh.keys)
-	sh.keys = sh.keys[:0]
 	sh.exists = false
+	plan, built := sh.plan[:0], sh.built[:0] // overwritten, not cleared (see keepPrior)
+	defer func() { sh.plan, sh.built = plan, built }()
+	last := sh.prevFile
+	sh.prevFile = nil
+	same := last != nil && len(sh.recent) > 0 && sh.recent[0] == last // so far, the records are last's
+	cur := e.cur
+	if len(cur) != len(b.Keys) {
+		cur = nil // Encode's: remembers nothing
+	}
 	for i := range b.Keys {
 		k := &b.Keys[i]
 		if blobs[i] != nil {
@@ -201,32 +222,69 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
 			sh.over = append(sh.over, false)
 			continue
 		}
-		r := Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo}
-		whole := !anyBound(k.Contributions) && !anyBound(k.Defaults)
-		for j := range k.Asked {
-			whole = whole && !anyBound(k.Asked[j].Contributions) && !anyBound(k.Asked[j].Defaults)
+		var p *priorKey
+		if m := memo[i].prior; m >= 0 && e.prior[m].bound != 0 {
+			p = &e.prior[m]
 		}
-		if whole {
-			r.Contributions, r.Defaults, r.Asked = k.Contributions, k.Defaults, k.Asked
+		var whole, rest bool // rest: not whole, and its record holds its unbound contributions
+		var r Key            // the record of a key that is not the last bundle's
+		if p != nil {
+			whole, rest = p.bound&boundWhole != 0, p.bound&boundRest != 0
 		} else {
-			r.Contributions = sh.unbound(k.Contributions)
-			r.Defaults = sh.unbound(k.Defaults)
-			if k.Asked != nil {
-				r.Asked = make([]Asked, len(k.Asked))
-				for j, a := range k.Asked {
-					r.Asked[j] = Asked{Text: a.Text, Contributions: sh.unbound(a.Contributions), Defaults: sh.unbound(a.Defaults)}
+			whole = !anyBound(k.Contributions) && !anyBound(k.Defaults)
+			for j := range k.Asked {
+				whole = whole && !anyBound(k.Asked[j].Contributions) && !anyBound(k.Asked[j].Defaults)
+			}
+			if !whole {
+				// The last bundle's record at this place, if it is the
+				// key's: its unbound contributions, when equal, are taken
+				// as they are (no new slice, compared in no time after).
+				var like Key
+				if x := len(plan); x < len(sh.prev) && (sameString(sh.prev[x].Name, k.Name) || sh.prev[x].Name == k.Name) {
+					like = sh.prev[x]
 				}
+				r = Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo}
+				r.Contributions = sh.unbound(k.Contributions, like.Contributions)
+				r.Defaults = sh.unbound(k.Defaults, like.Defaults)
+				if k.Asked != nil {
+					r.Asked = make([]Asked, len(k.Asked))
+					for j, a := range k.Asked {
+						r.Asked[j] = Asked{Text: a.Text, Contributions: sh.unbound(a.Contributions, nil), Defaults: sh.unbound(a.Defaults, nil)}
+					}
+				}
+				rest = len(r.Contributions) > 0 || len(r.Defaults) > 0
+			} else {
+				r = Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo,
+					Contributions: k.Contributions, Defaults: k.Defaults, Asked: k.Asked}
 			}
 		}
-		rest := len(r.Contributions) > 0 || len(r.Defaults) > 0
 		sh.whole = append(sh.whole, whole)
-		sh.over = append(sh.over, !whole && rest)
-		if whole || rest {
-			sh.keys = append(sh.keys, r)
+		sh.over = append(sh.over, rest)
+		c := priorKey{record: -1}
+		if cur != nil {
+			c.bound = boundKnown
+			if whole {
+				c.bound |= boundWhole
+			}
+			if rest {
+				c.bound |= boundRest
+			}
 		}
-	}
-	if len(sh.keys) == 0 {
-		return nil // no key has a record: nothing is shared
+		if whole || rest {
+			x := len(plan)
+			if p != nil {
+				same = same && p.record == int32(x)
+				plan = append(plan, p.record)
+			} else {
+				same = same && x < len(sh.prev) && sameRecord(&sh.prev[x], &r)
+				plan = append(plan, -1-int32(len(built)))
+				built = append(built, r)
+			}
+			c.record = int32(x)
+		}
+		if cur != nil {
+			cur[i].bound, cur[i].record = c.bound, c.record
+		}
 	}
 	// The modules, without their errors (the bundle's own).
 	sh.mods = sh.mods[:0]
@@ -234,18 +292,37 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
 		m.Err = nil
 		sh.mods = append(sh.mods, m)
 	}
+	if len(plan) > 0 && same && len(plan) == len(sh.prev) && sameModules(last.mods, sh.mods) {
+		// sh.prev stays: the records are equal to it, in its order.
+		sh.out, sh.exists, sh.prevFile = last.out, true, last
+		return nil
+	}
+	// The records, which are the next bundle's prev.
+	sh.keys = sh.keys[:0]
+	for _, x := range plan {
+		if x >= 0 {
+			sh.keys = append(sh.keys, sh.prev[x])
+		} else {
+			sh.keys = append(sh.keys, built[-1-x])
+		}
+	}
+	sh.prev, sh.keys = sh.keys, sh.prev
+	recs := sh.prev
+	if len(recs) == 0 {
+		return nil // no key has a record: nothing is shared
+	}
 	for i, f := range sh.recent {
-		if sameRecords(f.keys, sh.keys) && sameModules(f.mods, sh.mods) {
+		if sameRecords(f.keys, recs) && sameModules(f.mods, sh.mods) {
 			copy(sh.recent[1:i+1], sh.recent[:i]) // the latest first
 			sh.recent[0] = f
-			sh.out, sh.exists = f.out, true
+			sh.out, sh.exists, sh.prevFile = f.out, true, f
 			return nil
 		}
 	}
 	if sh.sub == nil {
 		sh.sub = NewEncoder()
 	}
-	body, err := sh.sub.AppendWith(sh.tmp[:0], &Bundle{Keys: sh.keys, Modules: sh.mods}, Protection{})
+	body, err := sh.sub.AppendWith(sh.tmp[:0], &Bundle{Keys: recs, Modules: sh.mods}, Protection{})
 	sh.tmp = body
 	if err != nil {
 		return fmt.Errorf("format: the shared details: %w", err)
@@ -272,9 +349,9 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte) error {
 	w = appendUint(w, uint64(n))
 	w = append(w, body...)
 	f.out.Data = w
-	f.keys = append(f.keys[:0], sh.keys...)
+	f.keys = append(f.keys[:0], recs...)
 	f.mods = append(f.mods[:0], sh.mods...)
-	sh.out, sh.exists = f.out, true
+	sh.out, sh.exists, sh.prevFile = f.out, true, f
 	return nil
 }
 
@@ -313,18 +390,26 @@ func sameRecords(a, b []Key) bool {
 		return false
 	}
 	for i := range a {
-		x, y := &a[i], &b[i]
-		if x.Name != y.Name || x.Merge != y.Merge || x.DefaultMerge != y.DefaultMerge ||
-			!sameEntry(x.MergeFrom, y.MergeFrom) || !sameValues(x.ConvertTo, y.ConvertTo) ||
-			!sameContribs(x.Contributions, y.Contributions) || !sameContribs(x.Defaults, y.Defaults) ||
-			len(x.Asked) != len(y.Asked) || (x.Asked == nil) != (y.Asked == nil) {
+		if !sameRecord(&a[i], &b[i]) {
 			return false
 		}
-		for j := range x.Asked {
-			p, q := &x.Asked[j], &y.Asked[j]
-			if p.Text != q.Text || !sameContribs(p.Contributions, q.Contributions) || !sameContribs(p.Defaults, q.Defaults) {
-				return false
-			}
+	}
+	return true
+}
+
+// sameRecord reports whether the shared records x and y are the same (see
+// sameRecords).
+func sameRecord(x, y *Key) bool {
+	if x.Name != y.Name || x.Merge != y.Merge || x.DefaultMerge != y.DefaultMerge ||
+		!sameEntry(x.MergeFrom, y.MergeFrom) || !sameValues(x.ConvertTo, y.ConvertTo) ||
+		!sameContribs(x.Contributions, y.Contributions) || !sameContribs(x.Defaults, y.Defaults) ||
+		len(x.Asked) != len(y.Asked) || (x.Asked == nil) != (y.Asked == nil) {
+		return false
+	}
+	for j := range x.Asked {
+		p, q := &x.Asked[j], &y.Asked[j]
+		if p.Text != q.Text || !sameContribs(p.Contributions, q.Contributions) || !sameContribs(p.Defaults, q.Defaults) {
+			return false
 		}
 	}
 	return true
@@ -354,20 +439,38 @@ func sameContribs(a, b []Contribution) bool {
 		return true
 	}
 	for i := range a {
-		x, y := &a[i], &b[i]
-		if x.Layer != y.Layer || x.Level != y.Level || x.Location != y.Location || x.Line != y.Line ||
-			x.Column != y.Column || x.Bound != y.Bound || !sameValue(x.Value, y.Value) ||
-			(x.Err == nil) != (y.Err == nil) || x.Err != nil && *x.Err != *y.Err {
+		if !sameContrib(&a[i], &b[i]) {
 			return false
 		}
 	}
 	return true
 }
 
-// unbound returns the contributions of cs that are not bound, in a new
-// slice: an Encoder remembers contributions by their address, so a
-// slice it has seen is never written again.
-func (sh *sharing) unbound(cs []Contribution) []Contribution {
+// sameContrib reports whether the contributions x and y encode alike.
+func sameContrib(x, y *Contribution) bool {
+	return x.Layer == y.Layer && x.Level == y.Level && x.Location == y.Location && x.Line == y.Line &&
+		x.Column == y.Column && x.Bound == y.Bound && sameValue(x.Value, y.Value) &&
+		(x.Err == nil) == (y.Err == nil) && (x.Err == nil || *x.Err == *y.Err)
+}
+
+// unbound returns the contributions of cs that are not bound: like if
+// they are equal to it (sameContribs), else a new slice (an Encoder
+// remembers contributions by their address, so a slice it has seen is
+// never written again).
+func (sh *sharing) unbound(cs, like []Contribution) []Contribution {
+	n := 0
+	for i := range cs {
+		if !cs[i].Bound {
+			if n == len(like) || !sameContrib(&cs[i], &like[n]) {
+				n = -1
+				break
+			}
+			n++
+		}
+	}
+	if n > 0 && n == len(like) {
+		return like
+	}
 	var out []Contribution
 	for _, c := range cs {
 		if !c.Bound {

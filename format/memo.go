@@ -1,0 +1,199 @@
+package format
+
+import "unsafe"
+
+// The memo of the last bundle's keys. A compile hands an Encoder the nodes
+// of one hierarchy slice one after the other, and the compiler shares a
+// key's result between the nodes that resolve it alike: most keys of a
+// bundle are the very Key of the bundle before (the same name, value,
+// contributions, by identity). So an Encoder remembers, for each key of
+// the last bundle, what identifies the key and what it found for it: its
+// value's node id (or its children's), its keyRec, whether it has bound
+// contributions, its record in the shared file, its name in the key
+// table. A key identical to the last bundle's (identical) costs
+// a few compares in memory read in order, instead of the lookups in big
+// tables (findRec, intern) and the reads of its contributions (anyBound)
+// it would cost otherwise; what depends on the bundle (its value table,
+// its errors) is still built for each.
+//
+// The memo holds what identifies the keys (most of them plain: their name,
+// value and contributions say it all), so what they point to stays
+// reachable (its memory never holds another value while remembered), and
+// as the Encoder's doc says, it must not be modified meanwhile. It is
+// read and written once a key, in order: it is kept small.
+
+// priorKey is what an Encoder found for a key of the last bundle it
+// encoded.
+type priorKey struct {
+	name     string
+	value    any
+	contribs *Contribution // the key's Contributions (their array, or nil), nc of them
+	nc       int32
+	more     int32 // a key that is not plain: its copy in Encoder.lastMore; -1 for a plain key
+	valueID  int32 // node id of its value in the global table, or -1
+	rec      int32 // its keyRec in Encoder.recs, or -1
+	record   int32 // the index of its record in sharing.prev, or -1
+	bound    uint8 // what planShared found (boundKnown and the rest), or 0
+	usable   bool  // false for a sealed key: its details were not looked at
+	// Where the key's name is in its key table (Encoder.lastTab): its
+	// shared bytes with the name before it, its length and the rest.
+	nameAt, nameLen uint32
+	// Where the ids of its value's children are in Encoder.lastKids, when
+	// its value is a container of the local table (see keepKids).
+	kidsAt, kidsN uint32
+}
+
+// Bits of priorKey.bound.
+const (
+	boundKnown = 1 << iota // planShared looked at the key: the others say what it found
+	boundWhole             // no contribution is bound: all its details are in the shared file
+	boundRest              // some are, others are not: its record holds those
+)
+
+// plain reports whether k has nothing but a name, a value and
+// contributions: no error, defaults, merge, convert_to, asked, nor flag.
+func plain(k *Key) bool {
+	return k.Err == nil && k.Defaults == nil && k.MergeFrom == nil && k.ConvertTo == nil && k.Asked == nil &&
+		!k.Secret && !k.Sealed && k.Merge.isDefault() && k.DefaultMerge.isDefault()
+}
+
+// remember returns the memo entry of k, copied to e.more unless plain.
+func (e *Encoder) remember(k *Key) priorKey {
+	p := priorKey{name: k.Name, value: k.Value, contribs: unsafe.SliceData(k.Contributions), nc: int32(len(k.Contributions)),
+		more: -1, valueID: -1, rec: -1, record: -1}
+	if !plain(k) {
+		p.more = int32(len(e.more))
+		e.more = append(e.more, *k)
+	}
+	return p
+}
+
+// is reports whether k is the key p remembers (identical).
+func (e *Encoder) is(p *priorKey, k *Key) bool {
+	if !sameString(p.name, k.Name) || !sameIface(p.value, k.Value) ||
+		p.contribs != unsafe.SliceData(k.Contributions) || int(p.nc) != len(k.Contributions) {
+		return false
+	}
+	if p.more < 0 {
+		return plain(k)
+	}
+	return identical(&e.lastMore[p.more], k)
+}
+
+// identical reports whether a and b are the same key: the same name and
+// flags, and the same value, error, contributions, defaults, convert_to
+// and asked by identity. Everything an Encoder derives from a key
+// follows from these (Ciphertext is not written; a Sealed key is
+// refused).
+func identical(a, b *Key) bool {
+	return sameString(a.Name, b.Name) && sameIface(a.Value, b.Value) && a.Err == b.Err &&
+		sameSlice(a.Contributions, b.Contributions) && sameSlice(a.Defaults, b.Defaults) &&
+		a.Merge == b.Merge && a.DefaultMerge == b.DefaultMerge && a.MergeFrom == b.MergeFrom &&
+		a.Secret == b.Secret && sameSlice(a.ConvertTo, b.ConvertTo) && sameSlice(a.Asked, b.Asked) &&
+		!a.Sealed && !b.Sealed
+}
+
+// sameString reports whether a and b are the same bytes in memory.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
+}
+
+// sameIface reports whether a and b hold the same type and data word: the
+// same value, since what an interface's data word points to is never
+// modified (scalars) or must not be (containers).
+func sameIface(a, b any) bool {
+	return *(*[2]unsafe.Pointer)(unsafe.Pointer(&a)) == *(*[2]unsafe.Pointer)(unsafe.Pointer(&b))
+}
+
+// sameSlice reports whether a and b are the same elements in memory.
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
+}
+
+// priorOf returns the index in e.prior of the last bundle's key identical
+// to k, or -1, and that of the last bundle's key of the same name, or -1;
+// *j is where the search starts, keys being sorted by name, and moves
+// past the last bundle's keys that sort before k.
+func (e *Encoder) priorOf(k *Key, j *int) (same, named int32) {
+	prior := e.prior
+	for *j < len(prior) && !sameString(prior[*j].name, k.Name) && prior[*j].name < k.Name {
+		*j++
+	}
+	p := *j
+	if p >= len(prior) || !prior[p].usable {
+		return -1, -1
+	}
+	if e.is(&prior[p], k) {
+		return int32(p), int32(p)
+	}
+	if prior[p].name == k.Name {
+		return -1, int32(p)
+	}
+	return -1, -1
+}
+
+// likeOf returns the value of the last bundle's key prior[n], whose name
+// is that of a key whose value is to be interned, and the ids of its
+// children (-1 for those not in the global table), for internLike; nil
+// ids if there are none.
+func (e *Encoder) likeOf(n int32) (like any, kids []int32) {
+	p := &e.prior[n]
+	if p.valueID >= 0 {
+		nd := &e.glob.nodes[p.valueID]
+		if nd.kind == kindScalar {
+			return nil, nil
+		}
+		return p.value, e.glob.kids[nd.off : nd.off+nd.n]
+	}
+	if p.kidsN == 0 {
+		return nil, nil
+	}
+	return p.value, e.lastKids[p.kidsAt : p.kidsAt+p.kidsN]
+}
+
+// keepKids records, for the next bundle's likeOf, the children of the
+// local container id, the value of the key whose memo entry is c.
+func (e *Encoder) keepKids(c *priorKey, id int32) {
+	nd := &e.loc.nodes[id&^localBit]
+	if nd.kind == kindScalar || nd.n == 0 {
+		return
+	}
+	c.kidsAt = uint32(len(e.kids))
+	for _, k := range e.loc.kids[nd.off : nd.off+nd.n] {
+		if k&localBit != 0 {
+			k = -1 // gone with this bundle
+		}
+		e.kids = append(e.kids, k)
+	}
+	c.kidsN = nd.n
+}
+
+// forgetPrior drops the memo of the last bundle's keys, and what the
+// memo's buffers still point to.
+func (e *Encoder) forgetPrior() {
+	clear(e.prior[:cap(e.prior)])
+	clear(e.cur[:cap(e.cur)])
+	e.prior, e.cur = e.prior[:0], e.cur[:0]
+	clear(e.more[:cap(e.more)])
+	clear(e.lastMore[:cap(e.lastMore)])
+	e.more, e.lastMore = e.more[:0], e.lastMore[:0]
+	e.kids = e.kids[:0]
+	if sh := e.share; sh != nil {
+		sh.prevFile = nil
+		clear(sh.prev[:cap(sh.prev)])
+		clear(sh.keys[:cap(sh.keys)])
+		clear(sh.built[:cap(sh.built)])
+		sh.prev, sh.keys, sh.built = sh.prev[:0], sh.keys[:0], sh.built[:0]
+	}
+}
+
+// keepPrior makes the keys of the bundle just encoded (e.cur) the memo.
+// The old memo's entries are overwritten as the next bundle is encoded,
+// not cleared: clearing them costs as much as writing them, and what they
+// keep reachable is a bundle's keys at most.
+func (e *Encoder) keepPrior() {
+	e.prior, e.cur = e.cur, e.prior[:0]
+	e.lastTab, e.keyTab = e.keyTab, e.lastTab
+	e.lastKids, e.kids = e.kids, e.lastKids[:0]
+	e.lastMore, e.more = e.more, e.lastMore[:0]
+}
