@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -146,19 +145,9 @@ func runCompile(c *cmdEnv, args []string) int {
 		}
 	}
 
-	// A compile allocates much and keeps little (each node's results are
-	// written and dropped): collecting half as often as Go's default saves
-	// ~10% of a fleet's compile for ~30% more peak memory (reference
-	// fleet: 1.2 GB). GOGC, when set, still rules.
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(200)
-	}
-	// That slack grows with the fleet: a soft limit keeps a 100,000-node
-	// compile within 4 GiB, the collector working harder only near it.
-	// GOMEMLIMIT, when set, still rules.
-	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		debug.SetMemoryLimit(3 << 30)
-	}
+	// Garbage collection as a compile wants it (GOGC, GOMEMLIMIT, when
+	// set, still rule).
+	defer build.TuneGC()()
 
 	start := time.Now()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
