@@ -156,26 +156,51 @@ func (h *Hash) Clone() *Hash {
 
 // Remap returns a hash with h's keys, in h's order, and f(i, h.Value(i))
 // as the value of the i-th: a copy of h with new values, made without
-// searching for a duplicate key (h's keys are distinct already) in two
-// allocations, sharing h's key index until a key is added. The first
+// searching for a duplicate key (h's keys are distinct already) in one
+// allocation (two from 9 keys), sharing h's key index until a key is added. The first
 // error f returns is Remap's, with a nil hash. h is not changed.
 func (h *Hash) Remap(f func(i int, v any) (any, error)) (*Hash, error) {
 	n := h.Len()
-	buf := make([]any, 2*n)
-	keys, vals := buf[:n:n], buf[n:]
-	copy(keys, h.Keys())
+	c, buf := newHashBuf(2 * n)
+	c.keys, c.vals = buf[:n:n], buf[n:2*n:2*n]
+	copy(c.keys, h.Keys())
 	for i := range n {
 		v, err := f(i, h.vals[i])
 		if err != nil {
 			return nil, err
 		}
-		vals[i] = v
+		c.vals[i] = v
 	}
-	c := &Hash{keys: keys, vals: vals}
 	if h != nil && h.index != nil {
 		c.index, c.sharedIndex = h.index, true
 	}
 	return c, nil
+}
+
+// newHashBuf returns an empty hash and room for n of its keys and values,
+// in one allocation up to 16 (most hashes a data file holds are small).
+func newHashBuf(n int) (*Hash, []any) {
+	switch {
+	case n <= 4:
+		b := new(struct {
+			h   Hash
+			buf [4]any
+		})
+		return &b.h, b.buf[:]
+	case n <= 8:
+		b := new(struct {
+			h   Hash
+			buf [8]any
+		})
+		return &b.h, b.buf[:]
+	case n <= 16:
+		b := new(struct {
+			h   Hash
+			buf [16]any
+		})
+		return &b.h, b.buf[:]
+	}
+	return new(Hash), make([]any, n)
 }
 
 func (h *Hash) reindex() {

@@ -46,8 +46,27 @@ func TestHashRemap(t *testing.T) {
 			r.Set("new", "x")
 			r.Set("k0", "set")
 			r.Delete("k1")
-			if v, ok := r.Get("new"); !ok || v != "x" {
-				t.Errorf("remapped Get(new) = %v, %v after Set", v, ok)
+			var wantR []string
+			for i := range n {
+				switch i {
+				case 0:
+					wantR = append(wantR, "k0=set")
+				case 1:
+				default:
+					wantR = append(wantR, fmt.Sprint("k", i, "=", i*10))
+				}
+			}
+			wantR = append(wantR, "new=x")
+			if n == 0 {
+				wantR = append(wantR, "k0=set") // added after "new"
+			}
+			if diff := cmp.Diff(wantR, entries(r)); diff != "" {
+				t.Errorf("remapped hash after Set and Delete (-want +got):\n%s", diff)
+			}
+			for _, k := range []string{"new", "k0"} {
+				if _, ok := r.Get(k); !ok {
+					t.Errorf("remapped Get(%s) not found after Set", k)
+				}
 			}
 			if tmpl.Has("new") {
 				t.Error("a key added to the remapped hash is found in its template")
