@@ -409,6 +409,12 @@ func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bo
 			size += len(text)
 		}
 		texts = append(texts, text)
+		if _, isStr := val.(string); isStr && !escape && len(exprs) == 1 && e.start == 0 && e.end == len(s) {
+			// The string is this one expression ("%{trusted.certname}"),
+			// which gives a string: that string is the result, as it is
+			// (boxed already: copying it would cost two allocations).
+			return val, nil
+		}
 	}
 	var b strings.Builder
 	b.Grow(size + len(s) - last)
