@@ -333,7 +333,7 @@ func (w *worker) contributionsBuf(n int) []format.Contribution {
 	}
 	i := len(w.contribs)
 	w.contribs = w.contribs[:i+n]
-	return w.contribs[i:i:i+n]
+	return w.contribs[i : i : i+n]
 }
 
 // contributionLeaf answers the merge driver from recorded contributions.
