@@ -120,10 +120,8 @@ func (h *Hash) Set(k, v any) {
 	switch {
 	case h.index != nil && !h.sharedIndex:
 		h.index[k] = len(h.keys) - 1
-	case h.index != nil:
-		h.reindex()
-	case len(h.keys) > indexAt:
-		h.reindex()
+	case h.index != nil, len(h.keys) > indexAt:
+		h.reindex() // a shared index is replaced, never written
 	}
 }
 
@@ -157,8 +155,9 @@ func (h *Hash) Clone() *Hash {
 // Remap returns a hash with h's keys, in h's order, and f(i, h.Value(i))
 // as the value of the i-th: a copy of h with new values, made without
 // searching for a duplicate key (h's keys are distinct already) in one
-// allocation (two from 9 keys), sharing h's key index until a key is added. The first
-// error f returns is Remap's, with a nil hash. h is not changed.
+// allocation (two from 9 keys), sharing h's key index until a key is
+// added. The first error f returns is Remap's, with a nil hash. h is not
+// changed.
 func (h *Hash) Remap(f func(i int, v any) (any, error)) (*Hash, error) {
 	n := h.Len()
 	c, buf := newHashBuf(2 * n)
