@@ -285,7 +285,7 @@ func (n *nodeRun) contributions(name string, locs []keyLoc, def bool, layers [3]
 	if count == 0 {
 		return nil
 	}
-	out := make([]format.Contribution, 0, count)
+	out := n.w.contributionsBuf(count)
 	for _, l := range locs {
 		if l.def != def {
 			continue
@@ -313,6 +313,27 @@ func (n *nodeRun) contributions(name string, locs []keyLoc, def bool, layers [3]
 		out = append(out, c)
 	}
 	return out
+}
+
+// contribChunk is how many contributions the worker allocates at once
+// (see contributionsBuf): most keys have one or two, so a chunk saves as
+// many allocations, and a result kept for the compile's length (a shared
+// one) keeps at most a chunk of others' alive with it.
+const contribChunk = 32
+
+// contributionsBuf returns an empty slice with room for exactly n
+// contributions (appending more moves it), cut from the worker's current
+// chunk.
+func (w *worker) contributionsBuf(n int) []format.Contribution {
+	if n > contribChunk {
+		return make([]format.Contribution, 0, n)
+	}
+	if cap(w.contribs)-len(w.contribs) < n {
+		w.contribs = make([]format.Contribution, 0, contribChunk)
+	}
+	i := len(w.contribs)
+	w.contribs = w.contribs[:i+n]
+	return w.contribs[i : i : i+n]
 }
 
 // contributionLeaf answers the merge driver from recorded contributions.

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -103,6 +104,31 @@ func TestGlobInterpolatedTextIsLiteral(t *testing.T) {
 		"env/data/t*/nodes/a.yaml":      "x: star folder\n",
 		"env/data/t/nodes/a%{x}.yaml":   "x: never\n",
 		"env/data/t/nodes/\\{a,b}.yaml": "x: backslash\n",
+	}
+	// The same with a datadir that is one expression: its value is the
+	// whole text, escaped all the same.
+	whole := maps.Clone(files)
+	whole["env/hiera.yaml"] = "version: 5\nhierarchy:\n  - name: Team\n    datadir: \"%{facts.dir}\"\n    glob: \"nodes/%{facts.name}.yaml\"\n"
+	for _, tc := range []struct {
+		facts string
+		want  []string // the files the level names
+	}{
+		{"dir: data/t\nname: a\n", []string{"env/data/t/nodes/a.yaml"}},
+		{"dir: \"data/*\"\nname: a\n", nil},
+		{"dir: \"data/t*\"\nname: a\n", []string{"env/data/t*/nodes/a.yaml"}},
+	} {
+		b := compileOne(t, whole, tc.facts)
+		if b.NodeError != nil {
+			t.Errorf("whole datadir, facts %q: %v", tc.facts, b.NodeError)
+			continue
+		}
+		var got []string
+		for _, l := range b.Env.Levels[0].Locations {
+			got = append(got, l.Path)
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("whole datadir, facts %q (-want +got):\n%s", tc.facts, d)
+		}
 	}
 	for _, tc := range []struct {
 		facts string

@@ -6,6 +6,7 @@ package compiler
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
@@ -87,11 +88,22 @@ func (n *nodeRun) interpolate(v any, allowMethods bool) (any, error) {
 		if !needsInterpolation(x) {
 			return v, nil
 		}
+		if !slices.ContainsFunc(x.Keys(), keyInterpolates) {
+			// The keys stay as they are, so they stay distinct.
+			h, err := x.Remap(func(_ int, e any) (any, error) {
+				return n.interpolate(e, allowMethods)
+			})
+			if err != nil {
+				return nil, err // not a nil *Hash in a non-nil any
+			}
+			return h, nil
+		}
 		out := format.NewHash(x.Len())
 		for k, e := range x.All() {
 			// Keys of nested hashes are interpolated too (top-level keys of a
 			// data file are not: they never pass through here).
-			if ks, ok := k.(string); ok && strings.Contains(ks, "%{") {
+			if keyInterpolates(k) {
+				ks := k.(string)
 				x, err := n.interpolateString(ks, allowMethods)
 				if err != nil {
 					return nil, err
@@ -107,6 +119,12 @@ func (n *nodeRun) interpolate(v any, allowMethods bool) (any, error) {
 		return out, nil
 	}
 	return v, nil
+}
+
+// keyInterpolates reports whether interpolation acts on the hash key k.
+func keyInterpolates(k any) bool {
+	ks, ok := k.(string)
+	return ok && strings.Contains(ks, "%{")
 }
 
 // interpPlan says where in a data file's value interpolation acts, found
@@ -240,6 +258,16 @@ func (n *nodeRun) interpolatePlanned(v any, p *interpPlan, allowMethods bool) (a
 		}
 		return out, nil
 	case *format.Hash:
+		if !slices.Contains(p.keys, true) {
+			// The keys stay as they are, so they stay distinct.
+			h, err := v.Remap(func(i int, e any) (any, error) {
+				return n.interpolatePlanned(e, p.kids[i], allowMethods)
+			})
+			if err != nil {
+				return nil, err
+			}
+			return h, nil
+		}
 		out := format.NewHash(v.Len())
 		i := 0
 		for k, e := range v.All() {
@@ -381,6 +409,12 @@ func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bo
 			size += len(text)
 		}
 		texts = append(texts, text)
+		if _, isStr := val.(string); isStr && !escape && len(exprs) == 1 && e.start == 0 && e.end == len(s) {
+			// The string is this one expression ("%{trusted.certname}"),
+			// which gives a string: that string is the result, as it is
+			// (boxed already: copying it would cost two allocations).
+			return val, nil
+		}
 	}
 	var b strings.Builder
 	b.Grow(size + len(s) - last)

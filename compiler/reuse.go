@@ -53,6 +53,8 @@ type worker struct {
 	// their names and values; varKey is its buffer.
 	varSets map[string]*varSet
 	varKey  []byte
+	// contribs is the chunk contributionsBuf cuts from.
+	contribs []format.Contribution
 	// nodes counts the nodes the worker compiled (see nodeRun.serial).
 	nodes uint64
 	// revBuf and revFacts are the buffers of nodeRun.revision.
