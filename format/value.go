@@ -22,9 +22,6 @@ type Hash struct {
 	keys  []any
 	vals  []any
 	index map[any]int // built once the hash outgrows a linear scan
-	// sharedIndex: index is another hash's too (see Remap), so it is
-	// rebuilt, not written, when a key is added.
-	sharedIndex bool
 }
 
 // indexAt is the size from which Get uses a map instead of scanning.
@@ -118,10 +115,10 @@ func (h *Hash) Set(k, v any) {
 	h.keys = append(h.keys, k)
 	h.vals = append(h.vals, v)
 	switch {
-	case h.index != nil && !h.sharedIndex:
+	case h.index != nil:
 		h.index[k] = len(h.keys) - 1
-	case h.index != nil, len(h.keys) > indexAt:
-		h.reindex() // a shared index is replaced, never written
+	case len(h.keys) > indexAt:
+		h.reindex()
 	}
 }
 
@@ -154,10 +151,11 @@ func (h *Hash) Clone() *Hash {
 
 // Remap returns a hash with h's keys, in h's order, and f(i, h.Value(i))
 // as the value of the i-th: a copy of h with new values, made without
-// searching for a duplicate key (h's keys are distinct already) in one
-// allocation (two from 9 keys), sharing h's key index until a key is
-// added. The first error f returns is Remap's, with a nil hash. h is not
-// changed.
+// searching for a duplicate key (h's keys are distinct already), in one
+// allocation up to 8 keys, two beyond (and, for a hash large enough to have
+// a key index, that index, as Set would build it). The first error f returns is Remap's, with a nil
+// hash. h is not changed, and shares nothing with the copy but its keys'
+// values, so either may be changed afterwards.
 func (h *Hash) Remap(f func(i int, v any) (any, error)) (*Hash, error) {
 	n := h.Len()
 	c, buf := newHashBuf(2 * n)
@@ -171,7 +169,7 @@ func (h *Hash) Remap(f func(i int, v any) (any, error)) (*Hash, error) {
 		c.vals[i] = v
 	}
 	if h != nil && h.index != nil {
-		c.index, c.sharedIndex = h.index, true
+		c.reindex()
 	}
 	return c, nil
 }
@@ -203,7 +201,6 @@ func newHashBuf(n int) (*Hash, []any) {
 }
 
 func (h *Hash) reindex() {
-	h.sharedIndex = false
 	h.index = make(map[any]int, len(h.keys))
 	for i, k := range h.keys {
 		h.index[k] = i
