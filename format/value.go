@@ -152,10 +152,11 @@ func (h *Hash) Clone() *Hash {
 // Remap returns a hash with h's keys, in h's order, and f(i, h.Value(i))
 // as the value of the i-th: a copy of h with new values, made without
 // searching for a duplicate key (h's keys are distinct already), in one
-// allocation up to 8 keys, two beyond (and, for a hash large enough to have
-// a key index, that index, as Set would build it). The first error f returns is Remap's, with a nil
-// hash. h is not changed, and shares nothing with the copy but its keys'
-// values, so either may be changed afterwards.
+// allocation up to 8 keys, two beyond (and, for a hash large enough to
+// have a key index, that index, as Set would build it). The first error f
+// returns is Remap's, with a nil hash. h is not changed, and shares
+// nothing with the copy but its keys' values, so either may be changed
+// afterwards.
 func (h *Hash) Remap(f func(i int, v any) (any, error)) (*Hash, error) {
 	n := h.Len()
 	c, buf := newHashBuf(2 * n)
