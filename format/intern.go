@@ -326,28 +326,32 @@ func (e *Encoder) internKid(v, w any, id int32, global bool) (int32, error) {
 // while it is there.
 func (e *Encoder) internString(s string, add *table) int32 {
 	var slot *strSlot
-	if e.strCache != nil && len(s) > 0 { // "" may have any address, nil too, like an empty slot
-		p := unsafe.StringData(s)
-		slot = &e.strCache[uint64(uintptr(unsafe.Pointer(p)))*fibonacci>>(64-strCacheBits)]
-		if len(slot.s) == len(s) && unsafe.StringData(slot.s) == p {
+	// "" may have any address, nil too, like an empty slot; a string of
+	// 4 GiB or more has no slot (its length does not fit one).
+	if e.strCache != nil && len(s) > 0 && uint64(len(s)) <= math.MaxUint32 {
+		p := unsafe.Pointer(unsafe.StringData(s))
+		slot = &e.strCache[uint64(uintptr(p))*fibonacci>>(64-strCacheBits)]
+		if slot.p == p && slot.n == uint32(len(s)) {
 			return slot.id
 		}
 	}
 	id := internScalar(e.glob.strs, e.loc.strs, add.strs, add, s, s, appendString)
 	if slot != nil && id&localBit == 0 {
-		slot.s, slot.id = s, id
+		slot.p, slot.n, slot.id = unsafe.Pointer(unsafe.StringData(s)), uint32(len(s)), id
 	}
 	return id
 }
 
-// strSlot is an entry of Encoder.strCache: a string of the global table
-// and its id.
+// strSlot is an entry of Encoder.strCache: the memory of a string of the
+// global table (its address, which keeps it, and its length) and its id,
+// in 16 bytes, so that four share a cache line.
 type strSlot struct {
-	s  string
+	p  unsafe.Pointer
+	n  uint32
 	id int32
 }
 
-// strCacheBits is the size of Encoder.strCache: 1<<16 entries of 24 bytes.
+// strCacheBits is the size of Encoder.strCache: 1<<16 entries of 16 bytes.
 const strCacheBits = 16
 
 // fibonacci spreads an address over a cache's slots: multiplied by it,
