@@ -412,19 +412,20 @@ func (t *table) addScalar(start int) int32 {
 }
 
 // find returns the id of the container with the given structure hash, kind
-// and children, or -1.
-func (t *table) find(h uint64, kind uint8, kids []int32) int32 {
+// and children, or -1, and the first node of the table with that hash (-1
+// for none), which a container added with it links to.
+func (t *table) find(h uint64, kind uint8, kids []int32) (id, head int32) {
 	head, ok := t.cons[h]
 	if !ok {
-		return -1
+		return -1, -1
 	}
 	for i := head; i >= 0; i = t.nodes[i].next {
 		nd := &t.nodes[i]
 		if nd.kind == kind && int(nd.n) == len(kids) && equalIDs(t.kids[nd.off:nd.off+nd.n], kids) {
-			return i | t.bit
+			return i | t.bit, head
 		}
 	}
-	return -1
+	return -1, head
 }
 
 // container returns the id of the container of the given kind whose
@@ -441,12 +442,15 @@ func (e *Encoder) container(kind uint8, start int, global bool) (int32, error) {
 	for _, k := range kids {
 		local = local || k&localBit != 0
 	}
+	globHead := int32(-1)
 	if !local {
-		if id := e.glob.find(h, kind, kids); id >= 0 {
+		var id int32
+		if id, globHead = e.glob.find(h, kind, kids); id >= 0 {
 			return id, nil
 		}
 	}
-	if id := e.loc.find(h, kind, kids); id >= 0 {
+	id, head := e.loc.find(h, kind, kids)
+	if id >= 0 {
 		return id, nil
 	}
 	var d int32 = 1
@@ -463,9 +467,8 @@ func (e *Encoder) container(kind uint8, start int, global bool) (int32, error) {
 		return 0, fmt.Errorf("value has more than %d nodes", MaxNodes)
 	}
 	t := e.tableFor(global && !local)
-	head, ok := t.cons[h]
-	if !ok {
-		head = -1
+	if t == e.glob {
+		head = globHead
 	}
 	i := int32(len(t.nodes))
 	off := len(t.kids)
