@@ -912,3 +912,19 @@ func TestEncoderMemoFinds(t *testing.T) {
 		t.Errorf("after a bundle that found none, %d keys were searched, want %d", searched, probeKeys)
 	}
 }
+
+// TestEncoderStringsShareMemory checks that strings starting at the same
+// address but of different lengths (a string and its prefix) keep their
+// own ids: the cache of global strings by their memory must tell them
+// apart.
+func TestEncoderStringsShareMemory(t *testing.T) {
+	s := strings.Repeat("abcdef", 2)
+	long, short := s[:6], s[:3]
+	e := NewEncoder()
+	for _, v := range []string{long, long, short, long, short} {
+		// A value built anew each time, as an interpolated one: its
+		// strings met in two bundles go to the global table (and the
+		// cache).
+		encodeBoth(t, e, &Bundle{Node: "n", Keys: []Key{{Name: "k", Value: []any{v, "x"}}, {Name: "l", Value: v}}})
+	}
+}

@@ -326,28 +326,32 @@ func (e *Encoder) internKid(v, w any, id int32, global bool) (int32, error) {
 // while it is there.
 func (e *Encoder) internString(s string, add *table) int32 {
 	var slot *strSlot
-	if e.strCache != nil && len(s) > 0 { // "" may have any address, nil too, like an empty slot
-		p := unsafe.StringData(s)
-		slot = &e.strCache[uint64(uintptr(unsafe.Pointer(p)))*fibonacci>>(64-strCacheBits)]
-		if len(slot.s) == len(s) && unsafe.StringData(slot.s) == p {
+	// "" may have any address, nil too, like an empty slot; a string of
+	// 4 GiB or more has no slot (its length does not fit one).
+	if e.strCache != nil && len(s) > 0 && uint64(len(s)) <= math.MaxUint32 {
+		p := unsafe.Pointer(unsafe.StringData(s))
+		slot = &e.strCache[uint64(uintptr(p))*fibonacci>>(64-strCacheBits)]
+		if slot.p == p && slot.n == uint32(len(s)) {
 			return slot.id
 		}
 	}
 	id := internScalar(e.glob.strs, e.loc.strs, add.strs, add, s, s, appendString)
 	if slot != nil && id&localBit == 0 {
-		slot.s, slot.id = s, id
+		slot.p, slot.n, slot.id = unsafe.Pointer(unsafe.StringData(s)), uint32(len(s)), id
 	}
 	return id
 }
 
-// strSlot is an entry of Encoder.strCache: a string of the global table
-// and its id.
+// strSlot is an entry of Encoder.strCache: the memory of a string of the
+// global table (its address, which keeps it, and its length) and its id,
+// in 16 bytes, so that four share a cache line.
 type strSlot struct {
-	s  string
+	p  unsafe.Pointer
+	n  uint32
 	id int32
 }
 
-// strCacheBits is the size of Encoder.strCache: 1<<16 entries of 24 bytes.
+// strCacheBits is the size of Encoder.strCache: 1<<16 entries of 16 bytes.
 const strCacheBits = 16
 
 // fibonacci spreads an address over a cache's slots: multiplied by it,
@@ -408,19 +412,20 @@ func (t *table) addScalar(start int) int32 {
 }
 
 // find returns the id of the container with the given structure hash, kind
-// and children, or -1.
-func (t *table) find(h uint64, kind uint8, kids []int32) int32 {
+// and children, or -1, and the first node of the table with that hash (-1
+// for none), which a container added with it links to.
+func (t *table) find(h uint64, kind uint8, kids []int32) (id, head int32) {
 	head, ok := t.cons[h]
 	if !ok {
-		return -1
+		return -1, -1
 	}
 	for i := head; i >= 0; i = t.nodes[i].next {
 		nd := &t.nodes[i]
 		if nd.kind == kind && int(nd.n) == len(kids) && equalIDs(t.kids[nd.off:nd.off+nd.n], kids) {
-			return i | t.bit
+			return i | t.bit, head
 		}
 	}
-	return -1
+	return -1, head
 }
 
 // container returns the id of the container of the given kind whose
@@ -437,12 +442,15 @@ func (e *Encoder) container(kind uint8, start int, global bool) (int32, error) {
 	for _, k := range kids {
 		local = local || k&localBit != 0
 	}
+	globHead := int32(-1)
 	if !local {
-		if id := e.glob.find(h, kind, kids); id >= 0 {
+		var id int32
+		if id, globHead = e.glob.find(h, kind, kids); id >= 0 {
 			return id, nil
 		}
 	}
-	if id := e.loc.find(h, kind, kids); id >= 0 {
+	id, head := e.loc.find(h, kind, kids)
+	if id >= 0 {
 		return id, nil
 	}
 	var d int32 = 1
@@ -459,9 +467,8 @@ func (e *Encoder) container(kind uint8, start int, global bool) (int32, error) {
 		return 0, fmt.Errorf("value has more than %d nodes", MaxNodes)
 	}
 	t := e.tableFor(global && !local)
-	head, ok := t.cons[h]
-	if !ok {
-		head = -1
+	if t == e.glob {
+		head = globHead
 	}
 	i := int32(len(t.nodes))
 	off := len(t.kids)

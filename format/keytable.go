@@ -1,6 +1,9 @@
 package format
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // The key table of format version 5 (SPEC.md, "Key table"): the keys in
 // name order, each name written as the bytes it shares with the name
@@ -96,8 +99,11 @@ func (e *Encoder) appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]b
 func commonPrefix(a, b string) int {
 	n := min(len(a), len(b))
 	i := 0
-	for i+8 <= n && le64(a[i:]) == le64(b[i:]) {
-		i += 8
+	for ; i+8 <= n; i += 8 {
+		if x := le64(a[i:]) ^ le64(b[i:]); x != 0 {
+			// The first byte that differs is the lowest nonzero one.
+			return i + bits.TrailingZeros64(x)/8
+		}
 	}
 	for i < n && a[i] == b[i] {
 		i++
