@@ -51,6 +51,26 @@ func compileInput(t *testing.T, fsys fs.FS, in Input) map[string][]byte {
 	return out
 }
 
+// compileNodes compiles nodes over fsys's environment on one worker, with
+// or without sharing work across nodes, and encodes the bundles; it
+// returns them by node, the diagnostics and what the worker counted.
+func compileNodes(t *testing.T, fsys fs.FS, nodes []Node, share bool) (map[string][]byte, []Diagnostic, sliceStats) {
+	t.Helper()
+	var stats sliceStats
+	res, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1,
+		noSharing: !share, workerDone: func(w *worker) { stats.add(w.stats) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, b := range res.Bundles {
+		if out[b.Node], err = format.Encode(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out, res.Diagnostics, stats
+}
+
 func assertSameBundles(t *testing.T, name string, fsys fs.FS) {
 	t.Helper()
 	want := compileBytes(t, fsys, false)
@@ -312,23 +332,8 @@ hierarchy:
 		facts.Set("role", "web")
 		nodes = append(nodes, Node{Name: fmt.Sprintf("n%02d", i), Facts: facts})
 	}
-	compile := func(share bool) (map[string][]byte, []Diagnostic, sliceStats) {
-		var stats sliceStats
-		res, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1,
-			noSharing: !share, workerDone: func(w *worker) { stats.add(w.stats) }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string][]byte{}
-		for _, b := range res.Bundles {
-			if out[b.Node], err = format.Encode(b); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return out, res.Diagnostics, stats
-	}
-	want, wantDiags, _ := compile(false)
-	got, gotDiags, stats := compile(true)
+	want, wantDiags, _ := compileNodes(t, fsys, nodes, false)
+	got, gotDiags, stats := compileNodes(t, fsys, nodes, true)
 	if stats.released < 6 {
 		t.Errorf("%d files released, want most nodes' own", stats.released)
 	}
@@ -428,23 +433,8 @@ z_plain: [3]
 		facts.Set("role", "web")
 		nodes = append(nodes, Node{Name: fmt.Sprintf("n%02d", i), Facts: facts})
 	}
-	compile := func(share bool) (map[string][]byte, []Diagnostic, sliceStats) {
-		var stats sliceStats
-		res, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1,
-			noSharing: !share, workerDone: func(w *worker) { stats.add(w.stats) }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string][]byte{}
-		for _, b := range res.Bundles {
-			if out[b.Node], err = format.Encode(b); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return out, res.Diagnostics, stats
-	}
-	want, wantDiags, _ := compile(false)
-	got, gotDiags, stats := compile(true)
+	want, wantDiags, _ := compileNodes(t, fsys, nodes, false)
+	got, gotDiags, stats := compileNodes(t, fsys, nodes, true)
 	if stats.static < 8*3 {
 		t.Errorf("%d static results taken, want the plain keys of most nodes", stats.static)
 	}
