@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -68,16 +69,36 @@ func (e *SharedDetailsError) Is(target error) bool { return target == ErrNoShare
 // (details/<digest>.details in the bundle's folder); for one opened from
 // bytes, that name, relative to the folder. "" when the bundle holds all
 // of its details.
+//
+// A bundle opened through a symbolic link (an agent's fixed path linked to
+// the compile's output) finds the file beside the link when it is there,
+// else beside the bundle the link leads to: where the compile wrote it.
 func (b *Bundle) SharedDetailsFile() string {
 	d, ok := b.x.SharedDigest()
 	if !ok {
 		return ""
 	}
-	name := format.SharedDetailsName(d)
+	name := filepath.FromSlash(format.SharedDetailsName(d))
 	if b.path == "" {
-		return name
+		return format.SharedDetailsName(d)
 	}
-	return filepath.Join(filepath.Dir(b.path), filepath.FromSlash(name))
+	beside := filepath.Join(filepath.Dir(b.path), name)
+	if _, err := os.Lstat(beside); !errors.Is(err, fs.ErrNotExist) {
+		return beside
+	}
+	if fi, err := os.Lstat(b.path); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return beside
+	}
+	target, err := filepath.EvalSymlinks(b.path)
+	if err != nil {
+		return beside
+	}
+	if there := filepath.Join(filepath.Dir(target), name); there != beside {
+		if _, err := os.Lstat(there); err == nil {
+			return there
+		}
+	}
+	return beside
 }
 
 // AttachSharedDetails gives a bundle opened from bytes its shared details

@@ -161,6 +161,65 @@ func TestSharedDetailsMissing(t *testing.T) {
 	}
 }
 
+// TestSharedDetailsThroughLink: a bundle opened through a symbolic link
+// (an agent's fixed path linked to the compile's output) finds its shared
+// details file beside the bundle the link leads to, unless a copy sits
+// beside the link, which then wins.
+func TestSharedDetailsThroughLink(t *testing.T) {
+	out, etc := t.TempDir(), t.TempDir()
+	path, shared := writeShared(t, out, testBundle())
+	link := filepath.Join(etc, "node.bundle")
+	if err := os.Symlink(path, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	b, err := runtime.Open(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.SharedDetailsFile(); got != shared {
+		t.Errorf("through a link: SharedDetailsFile = %q, want %q (beside the bundle linked to)", got, shared)
+	}
+	if _, err := b.Explain("ntp::servers"); err != nil {
+		t.Errorf("Explain through a link: %v", err)
+	}
+
+	// A copy beside the link is read first.
+	data, err := os.ReadFile(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	beside := filepath.Join(etc, filepath.Base(filepath.Dir(shared)), filepath.Base(shared))
+	if err := os.MkdirAll(filepath.Dir(beside), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(beside, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err = runtime.Open(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.SharedDetailsFile(); got != beside {
+		t.Errorf("with a copy beside the link: SharedDetailsFile = %q, want %q", got, beside)
+	}
+
+	// Neither there: the error names the file beside the link, where the
+	// message tells the user to copy it.
+	for _, p := range []string{beside, shared} {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err = runtime.Open(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var se *runtime.SharedDetailsError
+	if _, err := b.Explain("ntp::servers"); !errors.As(err, &se) || se.File != beside {
+		t.Errorf("neither file there: %v, want a SharedDetailsError naming %s", err, beside)
+	}
+}
+
 // TestSharedDetailsBad: a damaged shared details file, another bundle's
 // under this one's name, or one that is not a regular file is an error
 // naming the file, never a panic or another bundle's details.
