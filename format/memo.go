@@ -113,7 +113,9 @@ func sameSlice[T any](a, b []T) bool {
 // priorOf returns the index in e.prior of the last bundle's key identical
 // to k, or -1, and that of the last bundle's key of the same name, or -1;
 // *j is where the search starts, keys being sorted by name, and moves
-// past the last bundle's keys that sort before k.
+// past the last bundle's keys that sort before k, and past the one it
+// found (the next key sorts after it): the next key, most often the next
+// of the last bundle's, is then found without comparing names.
 func (e *Encoder) priorOf(k *Key, j *int) (same, named int32) {
 	prior := e.prior
 	for *j < len(prior) && !sameString(prior[*j].name, k.Name) && prior[*j].name < k.Name {
@@ -124,9 +126,11 @@ func (e *Encoder) priorOf(k *Key, j *int) (same, named int32) {
 		return -1, -1
 	}
 	if e.is(&prior[p], k) {
+		*j = p + 1
 		return int32(p), int32(p)
 	}
 	if prior[p].name == k.Name {
+		*j = p + 1
 		return -1, int32(p)
 	}
 	return -1, -1
