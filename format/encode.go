@@ -266,6 +266,11 @@ type keyMemo struct {
 	value  int32 // node id of the key's value, -1 if the key has an error
 	prior  int32 // the identical key of the last bundle in Encoder.prior, or -1
 	global bool  // no keyRec, but the variant was seen in a bundle before: remember it
+	// For AppendShared, whether a key that is not the last bundle's has a
+	// bound contribution or default (1) or none (0), when the first pass
+	// looked (else -1): planShared needs it, and a bound key's variant,
+	// one node's, is not worth a findRec.
+	bound int8
 
 	// Its details' shape (keyShape), and the indexes of its merges and
 	// lookup_options source in the details tables, where the shape says
@@ -481,6 +486,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	e.vals = e.vals[:0]
 	e.nVals = 0
 	useRecs := !e.oneShot && e.recPause == 0
+	sharing := e.share != nil && e.share.on
 	if useRecs && e.recs.reserve(len(b.Keys)) {
 		for j := range e.prior { // the keyRecs moved
 			e.prior[j].rec = -1
@@ -507,7 +513,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	defer func() { clear(blobs); e.blobs = blobs[:0] }()
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		m := keyMemo{rec: -1, value: -1, prior: -1}
+		m := keyMemo{rec: -1, value: -1, prior: -1, bound: -1}
 		if k.Sealed {
 			return fmt.Errorf("format: key %q is sealed and was not unsealed: it cannot be written again", k.Name)
 		}
@@ -535,7 +541,17 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 				m.rec = p.rec
 			}
 		} else if useRecs && k.Asked == nil { // a keyRec has no room for Asked
-			m.rec, m.global = e.findRec(i, k)
+			// planShared reads a key's contributions anyway: reading them
+			// now spares the keyRecs' index a variant never met again.
+			if sharing {
+				m.bound = 0
+				if anyBound(k.Contributions) || anyBound(k.Defaults) {
+					m.bound = 1
+				}
+			}
+			if m.bound != 1 {
+				m.rec, m.global = e.findRec(i, k)
+			}
 		}
 		val, kerr := int32(-1), e.err(k.Err)
 		if k.Err == nil {

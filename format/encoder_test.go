@@ -928,3 +928,24 @@ func TestEncoderStringsShareMemory(t *testing.T) {
 		encodeBoth(t, e, &Bundle{Node: "n", Keys: []Key{{Name: "k", Value: []any{v, "x"}}, {Name: "l", Value: v}}})
 	}
 }
+
+// TestEncoderBoundKeysNotRemembered checks that AppendShared does not
+// remember the variant of a key with a bound contribution (one node's,
+// never met again) among the keyRecs, and remembers the others'.
+func TestEncoderBoundKeysNotRemembered(t *testing.T) {
+	e := NewEncoder()
+	shared := []Contribution{{Line: 1, Value: "shared"}}
+	for node := range 4 {
+		bound := []Contribution{{Line: 2, Value: fmt.Sprint("bound ", node), Bound: true}}
+		b := &Bundle{Node: fmt.Sprint("node", node), Keys: []Key{
+			{Name: "a", Value: bound[0].Value, Contributions: bound},
+			{Name: "b", Value: "shared", Contributions: shared},
+		}}
+		if _, _, err := e.AppendShared(nil, b, Protection{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(e.recs.recs); n != 1 {
+		t.Errorf("%d variants remembered, want 1 (the unbound key's)", n)
+	}
+}

@@ -231,7 +231,11 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 		if p != nil {
 			whole, rest = p.bound&boundWhole != 0, p.bound&boundRest != 0
 		} else {
-			whole = !anyBound(k.Contributions) && !anyBound(k.Defaults)
+			if b := memo[i].bound; b >= 0 {
+				whole = b == 0 // k.Asked is nil
+			} else {
+				whole = !anyBound(k.Contributions) && !anyBound(k.Defaults)
+			}
 			for j := range k.Asked {
 				whole = whole && !anyBound(k.Asked[j].Contributions) && !anyBound(k.Asked[j].Defaults)
 			}
