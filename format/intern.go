@@ -119,30 +119,43 @@ func (e *Encoder) node(id int32) *node {
 // yet.
 func (e *Encoder) entry(id int32) int32 {
 	t, i := e.tableOf(id)
-	nd := &t.nodes[i] // stays valid: no node is added meanwhile
-	if nd.gen == e.gen {
+	if nd := &t.nodes[i]; nd.gen == e.gen {
 		return nd.idx
 	}
+	return e.addEntry(t, i)
+}
+
+// addEntry adds node i of table t, not in the bundle's value table yet,
+// and its children, and returns its index there.
+func (e *Encoder) addEntry(t *table, i int32) int32 {
+	nd := &t.nodes[i] // stays valid: no node is added meanwhile
 	if nd.kind == kindScalar {
 		e.vals = append(e.vals, t.scalars[nd.off:nd.off+nd.n]...)
 	} else {
-		kids := t.kids[nd.off : nd.off+nd.n]
-		for _, k := range kids {
-			if e.node(k).gen != e.gen {
-				e.entry(k)
+		// The children's indexes, on e.stack (free: intern is done with
+		// it) while their entries are added.
+		start := len(e.stack)
+		for _, k := range t.kids[nd.off : nd.off+nd.n] {
+			kt, ki := e.tableOf(k)
+			x := kt.nodes[ki].idx
+			if kt.nodes[ki].gen != e.gen {
+				x = e.addEntry(kt, ki)
 			}
+			e.stack = append(e.stack, x)
 		}
+		idx := e.stack[start:]
 		v := e.vals
 		if nd.kind == kindArray {
-			v = appendArrayLen(v, len(kids))
+			v = appendArrayLen(v, len(idx))
 		} else {
-			v = appendMapLen(v, len(kids)/2)
+			v = appendMapLen(v, len(idx)/2)
 		}
 		own := e.nVals
-		for _, k := range kids {
-			v = binary.AppendUvarint(v, kidRef(own, int(e.node(k).idx)))
+		for _, k := range idx {
+			v = binary.AppendUvarint(v, kidRef(own, int(k)))
 		}
 		e.vals = v
+		e.stack = e.stack[:start]
 	}
 	nd.gen, nd.idx = e.gen, int32(e.nVals)
 	e.nVals++
