@@ -439,35 +439,42 @@ func (e *Encoder) fastEnd() int { return int(e.fastBytes) }
 
 // encodeBody builds the body of b in parts (see Append).
 func (e *Encoder) encodeBody(b *Bundle) error {
-	for i := range b.Keys {
-		if err := checkConvertTo(&b.Keys[i]); err != nil {
-			return err
-		}
-		if err := checkAsked(&b.Keys[i]); err != nil {
-			return err
-		}
-	}
 	// Each key's identical key of the last bundle, if any (memo.go): two
-	// keys identical to consecutive keys of the last bundle are in order.
-	// When the last bundle found few, the search goes on only if the
-	// first keys find some: bundles given in no particular order share
-	// few keys, and searching costs.
+	// keys identical to consecutive keys of the last bundle are in order,
+	// and a key identical to the last bundle's passed checkConvertTo and
+	// checkAsked. When the last bundle found few, the search goes on only
+	// if the first keys find some: bundles given in no particular order
+	// share few keys, and searching costs. The first key refused by the
+	// checks is reported before the first out of order.
 	match, named := e.match[:0], e.named[:0]
 	j := 0 // where the keys of the last bundle are searched from (priorOf)
 	probe, hits := 4*e.priorHits < len(e.prior), 0
+	var checkErr, orderErr error
 	for i := range b.Keys {
+		k := &b.Keys[i]
 		p, n := int32(-1), int32(-1)
 		if !e.oneShot && (!probe || i < probeKeys || 4*hits >= i) {
-			if p, n = e.priorOf(&b.Keys[i], &j); p >= 0 {
+			if p, n = e.priorOf(k, &j); p >= 0 {
 				hits++
 			}
 		}
+		if p < 0 && checkErr == nil {
+			if checkErr = checkConvertTo(k); checkErr == nil {
+				checkErr = checkAsked(k)
+			}
+		}
 		match, named = append(match, p), append(named, n)
-		if i > 0 && (p <= 0 || match[i-1] != p-1) && b.Keys[i-1].Name >= b.Keys[i].Name {
-			return fmt.Errorf("format: Keys not sorted and unique: %q before %q", b.Keys[i-1].Name, b.Keys[i].Name)
+		if orderErr == nil && i > 0 && (p <= 0 || match[i-1] != p-1) && b.Keys[i-1].Name >= k.Name {
+			orderErr = fmt.Errorf("format: Keys not sorted and unique: %q before %q", b.Keys[i-1].Name, k.Name)
 		}
 	}
 	e.match, e.named, e.priorHits = match, named, hits
+	if checkErr != nil {
+		return checkErr
+	}
+	if orderErr != nil {
+		return orderErr
+	}
 	for i := 1; i < len(b.Modules); i++ {
 		if b.Modules[i-1].Name >= b.Modules[i].Name {
 			return fmt.Errorf("format: Modules not sorted and unique: %q before %q", b.Modules[i-1].Name, b.Modules[i].Name)
