@@ -117,6 +117,8 @@ type Encoder struct {
 	priorHits int      // the keys of the last bundle that match found
 	kids      []int32  // ids of the children of this bundle's keys' local values (priorKey.kidsAt)
 	lastKids  []int32  // the last bundle's
+	boundKids []int32  // ids of the children of this bundle's keys' bound values (priorKey.boundAt)
+	lastBound []int32  // the last bundle's
 	more      []Key    // copies of this bundle's keys that are not plain (priorKey.more)
 	lastMore  []Key    // the last bundle's
 	share     *sharing // AppendShared's state (shared.go), nil until first used
@@ -621,7 +623,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		if e.overlaid(i) {
 			// Its bound contributions only: the shared file has the rest.
 			var err error
-			if refs, err = e.boundRefs(refs, k, memo[i].value); err != nil {
+			if refs, err = e.boundRefs(refs, i, k, memo[i].value); err != nil {
 				return err
 			}
 			continue
@@ -811,11 +813,8 @@ func (e *Encoder) contributions(refs, ids []int32, cs []Contribution, global boo
 	hasErr := false
 	for i := range cs {
 		c := &cs[i]
-		if c.Layer > LayerModule {
-			return refs, ids, hasErr, fmt.Errorf("contribution %d: unknown layer %d", i, c.Layer)
-		}
-		if c.Level < 0 || c.Location < 0 || c.Level > math.MaxInt32 || c.Location > math.MaxInt32 {
-			return refs, ids, hasErr, fmt.Errorf("contribution %d: level %d, location %d out of range", i, c.Level, c.Location)
+		if err := checkPlace(i, c); err != nil {
+			return refs, ids, hasErr, err
 		}
 		val, cerr, id := int32(-1), e.err(c.Err), int32(-1)
 		if c.Err == nil {
@@ -833,6 +832,18 @@ func (e *Encoder) contributions(refs, ids []int32, cs []Contribution, global boo
 		ids = append(ids, id)
 	}
 	return refs, ids, hasErr, nil
+}
+
+// checkPlace refuses the i-th contribution of a list if its layer, level
+// or location cannot be written.
+func checkPlace(i int, c *Contribution) error {
+	if c.Layer > LayerModule {
+		return fmt.Errorf("contribution %d: unknown layer %d", i, c.Layer)
+	}
+	if c.Level < 0 || c.Location < 0 || c.Level > math.MaxInt32 || c.Location > math.MaxInt32 {
+		return fmt.Errorf("contribution %d: level %d, location %d out of range", i, c.Level, c.Location)
+	}
+	return nil
 }
 
 // allGlobal reports whether the ids (and value, -1 for none) are all in

@@ -949,3 +949,82 @@ func TestEncoderBoundKeysNotRemembered(t *testing.T) {
 		t.Errorf("%d variants remembered, want 1 (the unbound key's)", n)
 	}
 }
+
+// TestEncoderBoundValuesLikeLast checks AppendShared against a fresh
+// encoder on bundles whose keys' bound contributions are values built
+// anew for each node from the same children (as interpolating a node's
+// name in a hash does): the encoder takes the ids of the children they
+// share with the last bundle's bound values of the key (boundRefs).
+// Children change, come and go, nest, and sometimes the whole value is
+// the last bundle's, the key's own value, or an error.
+func TestEncoderBoundValuesLikeLast(t *testing.T) {
+	for seed := range uint64(8) {
+		r := rand.New(rand.NewPCG(seed, 12))
+		// Children met again and again, by identity.
+		pool := []any{"name", "port", int64(80), []any{"a", "b"}, "ensure", "present", 2.5, true, nil}
+		inner := NewHash(2)
+		inner.Set("x", pool[3])
+		inner.Set("y", "z")
+		pool = append(pool, inner)
+		build := func(node int) any {
+			n := 1 + r.IntN(4)
+			if r.IntN(5) == 0 {
+				a := make([]any, n)
+				for i := range a {
+					a[i] = pool[r.IntN(len(pool))]
+				}
+				a[0] = fmt.Sprint("host", node)
+				return a
+			}
+			h := NewHash(n)
+			for i := range n {
+				h.Set(fmt.Sprint("k", i), pool[r.IntN(len(pool))])
+			}
+			h.Set("k0", fmt.Sprint("host", node))
+			if r.IntN(3) == 0 {
+				nested := NewHash(1)
+				nested.Set("deep", []any{fmt.Sprint("host", node), pool[r.IntN(len(pool))]})
+				h.Set("nested", nested)
+			}
+			return h
+		}
+		shared := []Contribution{{Line: 1, Value: "shared"}}
+		last := map[string]any{}
+		e := NewEncoder()
+		for node := range 30 {
+			var keys []Key
+			for _, name := range []string{"a", "b", "c", "d"} {
+				v := last[name]
+				switch x := r.IntN(6); {
+				case v == nil || x < 3:
+					v = build(node)
+				case x < 5: // the last bundle's very value
+				default:
+					v = pool[r.IntN(len(pool))]
+				}
+				last[name] = v
+				own := any(fmt.Sprint("merged ", node))
+				if r.IntN(6) == 0 { // the key's own value
+					own = v
+				}
+				bound := []Contribution{{Line: 2, Value: v, Bound: true}}
+				if r.IntN(10) == 0 {
+					bound[0].Value, bound[0].Err = nil, &Error{Message: "bound error"}
+				}
+				if r.IntN(4) == 0 { // a second bound contribution
+					bound = append(bound, Contribution{Line: 3, Value: build(node), Bound: true})
+				}
+				keys = append(keys, Key{Name: name, Value: own, Contributions: append(bound, shared...)})
+			}
+			b := &Bundle{Node: fmt.Sprint("node", node), Keys: keys}
+			got, gsd, gerr := e.AppendShared(nil, b, Protection{})
+			want, wsd, werr := EncodeShared(b, Protection{})
+			if gerr != nil || werr != nil || !bytes.Equal(got, want) {
+				t.Fatalf("seed %d, %s: AppendShared's bundle differs from a fresh encoder's (%v, %v)", seed, b.Node, gerr, werr)
+			}
+			if (gsd == nil) != (wsd == nil) || gsd != nil && gsd.Digest != wsd.Digest {
+				t.Fatalf("seed %d, %s: AppendShared's shared file differs from a fresh encoder's", seed, b.Node)
+			}
+		}
+	}
+}

@@ -41,6 +41,9 @@ type priorKey struct {
 	// Where the ids of its value's children are in Encoder.lastKids, when
 	// its value is a container of the local table (see keepKids).
 	kidsAt, kidsN uint32
+	// Where the ids of the children of its bound Contributions' values
+	// are in Encoder.lastBound (see boundRefs).
+	boundAt, boundN uint32
 }
 
 // Bits of priorKey.bound.
@@ -182,6 +185,7 @@ func (e *Encoder) forgetPrior() {
 	clear(e.lastMore[:cap(e.lastMore)])
 	e.more, e.lastMore = e.more[:0], e.lastMore[:0]
 	e.kids = e.kids[:0]
+	e.boundKids, e.lastBound = e.boundKids[:0], e.lastBound[:0]
 	if sh := e.share; sh != nil {
 		sh.prevFile = nil
 		clear(sh.prev[:cap(sh.prev)])
@@ -199,5 +203,6 @@ func (e *Encoder) keepPrior() {
 	e.prior, e.cur = e.cur, e.prior[:0]
 	e.lastTab, e.keyTab = e.keyTab, e.lastTab
 	e.lastKids, e.kids = e.kids, e.lastKids[:0]
+	e.lastBound, e.boundKids = e.boundKids, e.lastBound[:0]
 	e.lastMore, e.more = e.more, e.lastMore[:0]
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // Shared details (SPEC.md, "Shared details"): nodes of one role,
@@ -126,14 +127,27 @@ func (e *Encoder) overlaid(i int) bool {
 
 // boundRefs adds the values and errors of k's bound contributions to the
 // bundle's tables, and their indexes to refs (two each), in the order
-// appendOverlay writes them. valueID is the node id of k's value, -1 for
-// none.
-func (e *Encoder) boundRefs(refs []int32, k *Key, valueID int32) ([]int32, error) {
+// appendOverlay writes them. k is the i-th key of the bundle; valueID is
+// the node id of its value, -1 for none.
+//
+// The values of bound contributions are one node's, built anew for each
+// (its own data file, or its facts interpolated), yet those interpolated
+// share most of their children with the last node's: the values of the
+// bound Contributions of the last bundle's key of the same name, with
+// their children's ids (likeBound), make them cost what a key's value
+// costs internLike.
+func (e *Encoder) boundRefs(refs []int32, i int, k *Key, valueID int32) ([]int32, error) {
+	var like likeBound
+	keep := i < len(e.cur) // not Encode's
+	if keep {
+		like = e.likeBound(e.named[i])
+		e.cur[i].boundAt = uint32(len(e.boundKids))
+	}
 	lists := [][]Contribution{k.Contributions, k.Defaults}
 	for j := range k.Asked {
 		lists = append(lists, k.Asked[j].Contributions, k.Asked[j].Defaults)
 	}
-	for _, cs := range lists {
+	for x, cs := range lists {
 		b := e.share.bound[:0]
 		for _, c := range cs {
 			if c.Bound {
@@ -142,11 +156,114 @@ func (e *Encoder) boundRefs(refs []int32, k *Key, valueID int32) ([]int32, error
 		}
 		e.share.bound = b
 		var err error
-		if refs, e.ids, _, err = e.contributions(refs, e.ids[:0], b, false, k.Value, valueID); err != nil {
+		if x == 0 && keep {
+			refs, err = e.boundContributions(refs, b, &like, k.Value, valueID)
+		} else {
+			refs, e.ids, _, err = e.contributions(refs, e.ids[:0], b, false, k.Value, valueID)
+		}
+		if err != nil {
 			return refs, fmt.Errorf("format: key %q: %w", k.Name, err)
 		}
 	}
+	if keep {
+		e.cur[i].boundN = uint32(len(e.boundKids)) - e.cur[i].boundAt
+	}
 	return refs, nil
+}
+
+// boundContributions is contributions for the bound Contributions cs of
+// a key (not global), like holding the last bundle's of the key of the
+// same name: it keeps, in e.boundKids, the ids of each one's value's
+// children for the next bundle.
+func (e *Encoder) boundContributions(refs []int32, cs []Contribution, like *likeBound, own any, ownID int32) ([]int32, error) {
+	for i := range cs {
+		c := &cs[i]
+		if err := checkPlace(i, c); err != nil {
+			return refs, err
+		}
+		w, kids, ok := like.next()
+		val, cerr, id := int32(-1), e.err(c.Err), int32(-1)
+		if c.Err == nil {
+			var err error
+			switch {
+			case ownID >= 0 && sameIface(c.Value, own):
+				id = ownID
+			case ok:
+				// Met in two bundles, the very value is worth
+				// remembering (as internKid's children).
+				id, err = e.internLike(c.Value, w, kids, sameIface(c.Value, w))
+			default:
+				id, err = e.intern(c.Value, 0, false)
+			}
+			if err != nil {
+				return refs, fmt.Errorf("contribution %d: %w", i, err)
+			}
+			val = e.entry(id)
+		}
+		e.keepBoundKids(id)
+		refs = append(refs, val, cerr)
+	}
+	return refs, nil
+}
+
+// likeBound walks the bound Contributions of a key of the last bundle,
+// with the ids of their values' children.
+type likeBound struct {
+	cs []Contribution // the key's Contributions, from the next bound one on
+	// By bound contribution: the number of its value's children, then
+	// their ids (-1 for those not in the global table); see keepBoundKids.
+	kids []int32
+}
+
+// likeBound returns the bound Contributions of e.prior[n] (none if n is
+// -1, or if they were not kept).
+func (e *Encoder) likeBound(n int32) likeBound {
+	if n < 0 {
+		return likeBound{}
+	}
+	p := &e.prior[n]
+	if p.boundN == 0 || p.nc == 0 {
+		return likeBound{}
+	}
+	return likeBound{cs: unsafe.Slice(p.contribs, p.nc), kids: e.lastBound[p.boundAt : p.boundAt+p.boundN]}
+}
+
+// next returns the value of the next bound contribution and its
+// children's ids; ok is false when there is none.
+func (l *likeBound) next() (v any, kids []int32, ok bool) {
+	for len(l.cs) > 0 && !l.cs[0].Bound {
+		l.cs = l.cs[1:]
+	}
+	if len(l.cs) == 0 || len(l.kids) == 0 || int(l.kids[0]) >= len(l.kids) {
+		*l = likeBound{}
+		return nil, nil, false
+	}
+	v, n := l.cs[0].Value, 1+int(l.kids[0])
+	kids, l.cs, l.kids = l.kids[1:n], l.cs[1:], l.kids[n:]
+	return v, kids, true
+}
+
+// keepBoundKids appends to e.boundKids the number of children of node id
+// (-1 for none: an error) and their ids, those of the local table as -1
+// (gone with this bundle).
+func (e *Encoder) keepBoundKids(id int32) {
+	if id < 0 {
+		e.boundKids = append(e.boundKids, 0)
+		return
+	}
+	t, x := e.tableOf(id)
+	nd := &t.nodes[x]
+	if nd.kind == kindScalar {
+		e.boundKids = append(e.boundKids, 0)
+		return
+	}
+	e.boundKids = append(e.boundKids, int32(nd.n))
+	for _, k := range t.kids[nd.off : nd.off+nd.n] {
+		if k&localBit != 0 {
+			k = -1
+		}
+		e.boundKids = append(e.boundKids, k)
+	}
 }
 
 // appendOverlay appends the details of a key whose record in the shared
