@@ -527,7 +527,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			return fmt.Errorf("format: key %q is sealed and was not unsealed: it cannot be written again", k.Name)
 		}
 		if !e.oneShot {
-			cur = append(cur, e.remember(k))
+			cur = e.remember(cur, k, match[i])
 		}
 		if e.envelope != nil && e.protect.sealed(k) {
 			blob, err := sealKey(e.envelope, b.Node, k)

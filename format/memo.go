@@ -60,15 +60,18 @@ func plain(k *Key) bool {
 		!k.Secret && !k.Sealed && k.Merge.isDefault() && k.DefaultMerge.isDefault()
 }
 
-// remember returns the memo entry of k, copied to e.more unless plain.
-func (e *Encoder) remember(k *Key) priorKey {
-	p := priorKey{name: k.Name, value: k.Value, contribs: unsafe.SliceData(k.Contributions), nc: int32(len(k.Contributions)),
-		more: -1, valueID: -1, rec: -1, record: -1}
-	if !plain(k) {
-		p.more = int32(len(e.more))
-		e.more = append(e.more, *k)
+// remember appends the memo entry of k to cur, with a copy of k in e.more
+// unless k is plain; same is the last bundle's key identical to k (then
+// plain if it was), or -1.
+func (e *Encoder) remember(cur []priorKey, k *Key, same int32) []priorKey {
+	cur = append(cur, priorKey{name: k.Name, value: k.Value, contribs: unsafe.SliceData(k.Contributions), nc: int32(len(k.Contributions)),
+		more: -1, valueID: -1, rec: -1, record: -1})
+	if same >= 0 && e.prior[same].more < 0 || plain(k) {
+		return cur
 	}
-	return p
+	cur[len(cur)-1].more = int32(len(e.more))
+	e.more = append(e.more, *k)
+	return cur
 }
 
 // is reports whether k is the key p remembers (identical).
