@@ -570,12 +570,12 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 				m.value = e.recs.recs[r].valueID
 			} else {
 				var like any
-				var kids []int32
+				var kids, tree []int32
 				if n := named[i]; n >= 0 {
-					like, kids = e.likeOf(n) // the last bundle's value of the key
+					like, kids, tree = e.likeOf(n) // the last bundle's value of the key
 				}
 				var err error
-				if m.value, err = e.internLike(k.Value, like, kids, m.global); err != nil {
+				if m.value, err = e.internLike(k.Value, like, kids, tree, m.global, 0); err != nil {
 					return fmt.Errorf("format: key %q: %w", k.Name, err)
 				}
 			}

@@ -951,59 +951,70 @@ func TestEncoderBoundKeysNotRemembered(t *testing.T) {
 }
 
 // TestEncoderBoundValuesLikeLast checks AppendShared against a fresh
-// encoder on bundles whose keys' bound contributions are values built
-// anew for each node from the same children (as interpolating a node's
-// name in a hash does): the encoder takes the ids of the children they
-// share with the last bundle's bound values of the key (boundRefs).
-// Children change, come and go, nest, and sometimes the whole value is
-// the last bundle's, the key's own value, or an error.
+// encoder on bundles whose keys' values and bound contributions are built
+// anew for each node from one template (as interpolating a node's name in
+// a data file's value does): the same children, by identity, but for the
+// node's strings and the containers holding them, nested. The encoder
+// takes the ids of the children they share with the last bundle's values
+// of the key (internLike, appendKids). Templates change now and then,
+// and sometimes a value is the last bundle's, the key's own, or an error.
 func TestEncoderBoundValuesLikeLast(t *testing.T) {
 	for seed := range uint64(8) {
 		r := rand.New(rand.NewPCG(seed, 12))
 		// Children met again and again, by identity.
-		pool := []any{"name", "port", int64(80), []any{"a", "b"}, "ensure", "present", 2.5, true, nil}
 		inner := NewHash(2)
-		inner.Set("x", pool[3])
+		inner.Set("x", []any{"a", "b"})
 		inner.Set("y", "z")
-		pool = append(pool, inner)
-		build := func(node int) any {
-			n := 1 + r.IntN(4)
-			if r.IntN(5) == 0 {
-				a := make([]any, n)
-				for i := range a {
-					a[i] = pool[r.IntN(len(pool))]
+		pool := []any{"name", "port", int64(80), []any{"a", "b"}, "ensure", "present", 2.5, true, nil, inner}
+		// build makes the value of template (key, variant) for node.
+		build := func(key string, variant, node int) any {
+			kr := rand.New(rand.NewPCG(seed, uint64(len(key))<<8|uint64(key[0])<<16|uint64(variant)))
+			var mk func(depth int) any
+			mk = func(depth int) any {
+				switch x := kr.IntN(7); {
+				case depth < 3 && x < 3:
+					n := 1 + kr.IntN(4)
+					h := NewHash(n)
+					for i := range n {
+						h.Set(fmt.Sprint("k", i), mk(depth+1))
+					}
+					return h
+				case depth < 3 && x == 3:
+					a := make([]any, 1+kr.IntN(3))
+					for i := range a {
+						a[i] = mk(depth + 1)
+					}
+					return a
+				case x == 4:
+					return fmt.Sprint("host", node)
+				default:
+					return pool[kr.IntN(len(pool))]
 				}
-				a[0] = fmt.Sprint("host", node)
-				return a
 			}
-			h := NewHash(n)
-			for i := range n {
-				h.Set(fmt.Sprint("k", i), pool[r.IntN(len(pool))])
+			return mk(0)
+		}
+		variant := func() int {
+			if r.IntN(8) == 0 {
+				return 1
 			}
-			h.Set("k0", fmt.Sprint("host", node))
-			if r.IntN(3) == 0 {
-				nested := NewHash(1)
-				nested.Set("deep", []any{fmt.Sprint("host", node), pool[r.IntN(len(pool))]})
-				h.Set("nested", nested)
-			}
-			return h
+			return 0
 		}
 		shared := []Contribution{{Line: 1, Value: "shared"}}
 		last := map[string]any{}
 		e := NewEncoder()
 		for node := range 30 {
 			var keys []Key
-			for _, name := range []string{"a", "b", "c", "d"} {
+			for _, name := range []string{"a", "b", "c", "d", "e"} {
 				v := last[name]
-				switch x := r.IntN(6); {
-				case v == nil || x < 3:
-					v = build(node)
-				case x < 5: // the last bundle's very value
+				switch x := r.IntN(8); {
+				case v == nil || x < 5:
+					v = build(name, variant(), node)
+				case x < 7: // the last bundle's very value
 				default:
 					v = pool[r.IntN(len(pool))]
 				}
 				last[name] = v
-				own := any(fmt.Sprint("merged ", node))
+				own := build(name+"v", variant(), node)
 				if r.IntN(6) == 0 { // the key's own value
 					own = v
 				}
@@ -1011,8 +1022,8 @@ func TestEncoderBoundValuesLikeLast(t *testing.T) {
 				if r.IntN(10) == 0 {
 					bound[0].Value, bound[0].Err = nil, &Error{Message: "bound error"}
 				}
-				if r.IntN(4) == 0 { // a second bound contribution
-					bound = append(bound, Contribution{Line: 3, Value: build(node), Bound: true})
+				for x := range r.IntN(3) { // more bound contributions
+					bound = append(bound, Contribution{Line: 3 + x, Value: build(fmt.Sprint(name, x), variant(), node), Bound: true})
 				}
 				keys = append(keys, Key{Name: name, Value: own, Contributions: append(bound, shared...)})
 			}
@@ -1025,6 +1036,80 @@ func TestEncoderBoundValuesLikeLast(t *testing.T) {
 			if (gsd == nil) != (wsd == nil) || gsd != nil && gsd.Digest != wsd.Digest {
 				t.Fatalf("seed %d, %s: AppendShared's shared file differs from a fresh encoder's", seed, b.Node)
 			}
+		}
+	}
+}
+
+// TestEncoderKeepsBoundKids checks what an Encoder keeps of a bundle's
+// bound values for the next (keepBoundKids, appendKids): walked with
+// likeBound.next, each bound contribution gives its own value and the ids
+// of its children, the local containers among them referring to lists of
+// their own children in the tree, nested.
+func TestEncoderKeepsBoundKids(t *testing.T) {
+	node := func(n int) *Bundle {
+		host := fmt.Sprint("host", n) // a local string: its containers are local
+		nested := NewHash(2)
+		nested.Set("name", host)
+		nested.Set("list", []any{"a", host, []any{host}})
+		h := NewHash(3)
+		h.Set("ensure", "present")
+		h.Set("nested", nested)
+		h.Set("port", int64(80))
+		bound := []Contribution{
+			{Line: 1, Value: h, Bound: true},
+			{Line: 2, Value: "scalar", Bound: true},
+			{Line: 3, Err: &Error{Message: "error"}, Bound: true},
+			{Line: 4, Value: "unbound"},
+			{Line: 5, Value: []any{host, nested, "b"}, Bound: true},
+		}
+		return &Bundle{Node: fmt.Sprint("node", n), Keys: []Key{{Name: "k", Value: "own", Contributions: bound}}}
+	}
+	e := NewEncoder()
+	for n := range 2 {
+		b := node(n)
+		if _, _, err := e.AppendShared(nil, b, Protection{}); err != nil {
+			t.Fatal(err)
+		}
+		// The next bundle's view of this one's key (keepPrior made it the
+		// last bundle's).
+		like := e.likeBound(0)
+		var check func(path string, v any, kids []int32)
+		check = func(path string, v any, kids []int32) {
+			var children []any
+			switch x := v.(type) {
+			case *Hash:
+				for i := range x.keys {
+					children = append(children, x.keys[i], x.vals[i])
+				}
+			case []any:
+				children = x
+			}
+			if len(kids) != len(children) {
+				t.Fatalf("node %d, %s: %d ids for %d children", n, path, len(kids), len(children))
+			}
+			for i, c := range children {
+				switch id := kids[i]; {
+				case id <= -2:
+					check(fmt.Sprint(path, ".", i), c, subList(e.lastBound, id))
+				case id >= 0:
+					if want, err := e.intern(c, 0, false); err != nil || want != id {
+						t.Fatalf("node %d, %s.%d: id %d, want %d (%v)", n, path, i, id, want, err)
+					}
+				}
+			}
+		}
+		for j, c := range b.Keys[0].Contributions {
+			if !c.Bound {
+				continue
+			}
+			v, kids, ok := like.next()
+			if !ok || !sameIface(v, c.Value) {
+				t.Fatalf("node %d: bound contribution %d: next gave %v, %v", n, j, v, ok)
+			}
+			check(fmt.Sprint("contribution ", j), v, kids)
+		}
+		if _, _, ok := like.next(); ok {
+			t.Fatalf("node %d: next gave more than the bound contributions", n)
 		}
 	}
 }

@@ -143,22 +143,22 @@ func (e *Encoder) priorOf(k *Key, j *int) (same, named int32) {
 }
 
 // likeOf returns the value of the last bundle's key prior[n], whose name
-// is that of a key whose value is to be interned, and the ids of its
-// children (-1 for those not in the global table), for internLike; nil
-// ids if there are none.
-func (e *Encoder) likeOf(n int32) (like any, kids []int32) {
+// is that of a key whose value is to be interned, the ids of its
+// children, and the tree their ids may refer to, for internLike; nil ids
+// if there are none.
+func (e *Encoder) likeOf(n int32) (like any, kids, tree []int32) {
 	p := &e.prior[n]
 	if p.valueID >= 0 {
 		nd := &e.glob.nodes[p.valueID]
 		if nd.kind == kindScalar {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return p.value, e.glob.kids[nd.off : nd.off+nd.n]
+		return p.value, e.glob.kids[nd.off : nd.off+nd.n], nil
 	}
 	if p.kidsN == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return p.value, e.lastKids[p.kidsAt : p.kidsAt+p.kidsN]
+	return p.value, e.lastKids[p.kidsAt : p.kidsAt+p.kidsN], e.lastKids
 }
 
 // keepKids records, for the next bundle's likeOf, the children of the
@@ -168,14 +168,8 @@ func (e *Encoder) keepKids(c *priorKey, id int32) {
 	if nd.kind == kindScalar || nd.n == 0 {
 		return
 	}
-	c.kidsAt = uint32(len(e.kids))
-	for _, k := range e.loc.kids[nd.off : nd.off+nd.n] {
-		if k&localBit != 0 {
-			k = -1 // gone with this bundle
-		}
-		e.kids = append(e.kids, k)
-	}
-	c.kidsN = nd.n
+	c.kidsAt, c.kidsN = uint32(len(e.kids)), nd.n
+	e.kids = e.appendKids(e.kids, id)
 }
 
 // forgetPrior drops the memo of the last bundle's keys, and what the

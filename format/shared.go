@@ -191,7 +191,7 @@ func (e *Encoder) boundContributions(refs []int32, cs []Contribution, like *like
 			case ok:
 				// Met in two bundles, the very value is worth
 				// remembering (as internKid's children).
-				id, err = e.internLike(c.Value, w, kids, sameIface(c.Value, w))
+				id, err = e.internLike(c.Value, w, kids, e.lastBound, sameIface(c.Value, w), 0)
 			default:
 				id, err = e.intern(c.Value, 0, false)
 			}
@@ -210,8 +210,7 @@ func (e *Encoder) boundContributions(refs []int32, cs []Contribution, like *like
 // with the ids of their values' children.
 type likeBound struct {
 	cs []Contribution // the key's Contributions, from the next bound one on
-	// By bound contribution: the number of its value's children, then
-	// their ids (-1 for those not in the global table); see keepBoundKids.
+	// By bound contribution, its record (see keepBoundKids).
 	kids []int32
 }
 
@@ -234,35 +233,34 @@ func (l *likeBound) next() (v any, kids []int32, ok bool) {
 	for len(l.cs) > 0 && !l.cs[0].Bound {
 		l.cs = l.cs[1:]
 	}
-	if len(l.cs) == 0 || len(l.kids) == 0 || int(l.kids[0]) >= len(l.kids) {
+	if len(l.cs) == 0 || len(l.kids) < 2 {
 		*l = likeBound{}
 		return nil, nil, false
 	}
-	v, n := l.cs[0].Value, 1+int(l.kids[0])
-	kids, l.cs, l.kids = l.kids[1:n], l.cs[1:], l.kids[n:]
+	n, m := int(l.kids[0]), int(l.kids[1])
+	if n < 1 || n >= len(l.kids) || m < 0 || m >= n {
+		*l = likeBound{}
+		return nil, nil, false
+	}
+	v = l.cs[0].Value
+	kids, l.cs, l.kids = l.kids[2:2+m], l.cs[1:], l.kids[1+n:]
 	return v, kids, true
 }
 
-// keepBoundKids appends to e.boundKids the number of children of node id
-// (-1 for none: an error) and their ids, those of the local table as -1
-// (gone with this bundle).
+// keepBoundKids appends to e.boundKids the record of node id (-1 for
+// none: an error) for likeBound.next: the number of ids that follow it,
+// then the number of the node's children and their ids (see appendKids:
+// the lists of its local children follow).
 func (e *Encoder) keepBoundKids(id int32) {
+	at := len(e.boundKids)
+	e.boundKids = append(e.boundKids, 1, 0)
 	if id < 0 {
-		e.boundKids = append(e.boundKids, 0)
 		return
 	}
-	t, x := e.tableOf(id)
-	nd := &t.nodes[x]
-	if nd.kind == kindScalar {
-		e.boundKids = append(e.boundKids, 0)
-		return
-	}
-	e.boundKids = append(e.boundKids, int32(nd.n))
-	for _, k := range t.kids[nd.off : nd.off+nd.n] {
-		if k&localBit != 0 {
-			k = -1
-		}
-		e.boundKids = append(e.boundKids, k)
+	if t, x := e.tableOf(id); t.nodes[x].kind != kindScalar {
+		e.boundKids[at+1] = int32(t.nodes[x].n)
+		e.boundKids = e.appendKids(e.boundKids, id)
+		e.boundKids[at] = int32(len(e.boundKids) - at - 1)
 	}
 }
 
