@@ -14,7 +14,12 @@ import "unsafe"
 // a few compares in memory read in order, instead of the lookups in big
 // tables (findRec, intern) and the reads of its contributions (anyBound)
 // it would cost otherwise; what depends on the bundle (its value table,
-// its errors) is still built for each.
+// its errors) is still built for each. A key that is not identical, its
+// value or a bound contribution's built anew for the node (interpolating
+// its name), finds the ids of the children it shares with the last
+// bundle's value of the key of the same name (likeOf, likeBound: the
+// children's ids, nested where they were the last node's own containers,
+// appendKids), and looks up only what the node changed.
 //
 // The memo holds what identifies the keys (most of them plain: their name,
 // value and contributions say it all), so what they point to stays
