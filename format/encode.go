@@ -441,13 +441,14 @@ func (e *Encoder) fastEnd() int { return int(e.fastBytes) }
 
 // encodeBody builds the body of b in parts (see Append).
 func (e *Encoder) encodeBody(b *Bundle) error {
-	// Each key's identical key of the last bundle, if any (memo.go): two
-	// keys identical to consecutive keys of the last bundle are in order,
-	// and a key identical to the last bundle's passed checkConvertTo and
-	// checkAsked. When the last bundle found few, the search goes on only
-	// if the first keys find some: bundles given in no particular order
-	// share few keys, and searching costs. The first key refused by the
-	// checks is reported before the first out of order.
+	// Each key's identical key of the last bundle, if any (memo.go), and
+	// its key of the same name: two keys named as consecutive keys of the
+	// last bundle are in order, and a key identical to the last bundle's
+	// passed checkConvertTo and checkAsked. When the last bundle found
+	// few, the search goes on only if the first keys find some: bundles
+	// given in no particular order share few keys, and searching costs.
+	// The first key refused by the checks is reported before the first
+	// out of order.
 	match, named := e.match[:0], e.named[:0]
 	j := 0 // where the keys of the last bundle are searched from (priorOf)
 	probe, hits := 4*e.priorHits < len(e.prior), 0
@@ -466,7 +467,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			}
 		}
 		match, named = append(match, p), append(named, n)
-		if orderErr == nil && i > 0 && (p <= 0 || match[i-1] != p-1) && b.Keys[i-1].Name >= k.Name {
+		if orderErr == nil && i > 0 && (n <= 0 || named[i-1] != n-1) && b.Keys[i-1].Name >= k.Name {
 			orderErr = fmt.Errorf("format: Keys not sorted and unique: %q before %q", b.Keys[i-1].Name, k.Name)
 		}
 	}

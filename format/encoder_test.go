@@ -847,7 +847,8 @@ func TestEncoderEvolvingFleets(t *testing.T) {
 }
 
 // TestEncoderMemoKeepsOrder checks that keys identical to the last
-// bundle's are still refused out of order or twice.
+// bundle's, or named as its keys, are still refused out of order or
+// twice.
 func TestEncoderMemoKeepsOrder(t *testing.T) {
 	a := &Bundle{Keys: []Key{{Name: "a", Value: "x"}, {Name: "b", Value: "y"}, {Name: "c", Value: "z"}}}
 	b := &Bundle{Keys: a.Keys[1:]}
@@ -860,6 +861,10 @@ func TestEncoderMemoKeepsOrder(t *testing.T) {
 		{a, []Key{a.Keys[0], a.Keys[0]}},
 		{a, []Key{a.Keys[1], a.Keys[0]}},
 		{a, []Key{a.Keys[0], a.Keys[2], a.Keys[1]}},
+		// Keys named as the last bundle's, not identical.
+		{a, []Key{{Name: "b", Value: "other"}, {Name: "a", Value: "other"}}},
+		{a, []Key{{Name: "a", Value: "other"}, {Name: "c", Value: "other"}, {Name: "b", Value: "other"}}},
+		{a, []Key{{Name: "b", Value: "other"}, {Name: "b", Value: "another"}}},
 	} {
 		e := NewEncoder()
 		if _, err := e.Encode(c.last); err != nil {
