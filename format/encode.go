@@ -117,6 +117,8 @@ type Encoder struct {
 	priorHits int      // the keys of the last bundle that match found
 	kids      []int32  // ids of the children of this bundle's keys' local values (priorKey.kidsAt)
 	lastKids  []int32  // the last bundle's
+	boundKids []int32  // ids of the children of this bundle's keys' bound values (priorKey.boundAt)
+	lastBound []int32  // the last bundle's
 	more      []Key    // copies of this bundle's keys that are not plain (priorKey.more)
 	lastMore  []Key    // the last bundle's
 	share     *sharing // AppendShared's state (shared.go), nil until first used
@@ -266,6 +268,11 @@ type keyMemo struct {
 	value  int32 // node id of the key's value, -1 if the key has an error
 	prior  int32 // the identical key of the last bundle in Encoder.prior, or -1
 	global bool  // no keyRec, but the variant was seen in a bundle before: remember it
+	// For AppendShared, whether a key that is not the last bundle's has a
+	// bound contribution or default (1) or none (0), when the first pass
+	// looked (else -1): planShared needs it, and a bound key's variant,
+	// one node's, is not worth a findRec.
+	bound int8
 
 	// Its details' shape (keyShape), and the indexes of its merges and
 	// lookup_options source in the details tables, where the shape says
@@ -434,35 +441,43 @@ func (e *Encoder) fastEnd() int { return int(e.fastBytes) }
 
 // encodeBody builds the body of b in parts (see Append).
 func (e *Encoder) encodeBody(b *Bundle) error {
-	for i := range b.Keys {
-		if err := checkConvertTo(&b.Keys[i]); err != nil {
-			return err
-		}
-		if err := checkAsked(&b.Keys[i]); err != nil {
-			return err
-		}
-	}
-	// Each key's identical key of the last bundle, if any (memo.go): two
-	// keys identical to consecutive keys of the last bundle are in order.
-	// When the last bundle found few, the search goes on only if the
-	// first keys find some: bundles given in no particular order share
-	// few keys, and searching costs.
+	// Each key's identical key of the last bundle, if any (memo.go), and
+	// its key of the same name: two keys named as consecutive keys of the
+	// last bundle are in order, and a key identical to the last bundle's
+	// passed checkConvertTo and checkAsked. When the last bundle found
+	// few, the search goes on only if the first keys find some: bundles
+	// given in no particular order share few keys, and searching costs.
+	// The first key refused by the checks is reported before the first
+	// out of order.
 	match, named := e.match[:0], e.named[:0]
 	j := 0 // where the keys of the last bundle are searched from (priorOf)
 	probe, hits := 4*e.priorHits < len(e.prior), 0
+	var checkErr, orderErr error
 	for i := range b.Keys {
+		k := &b.Keys[i]
 		p, n := int32(-1), int32(-1)
 		if !e.oneShot && (!probe || i < probeKeys || 4*hits >= i) {
-			if p, n = e.priorOf(&b.Keys[i], &j); p >= 0 {
+			if p, n = e.priorOf(k, &j); p >= 0 {
 				hits++
 			}
 		}
+		if p < 0 && checkErr == nil {
+			if checkErr = checkConvertTo(k); checkErr == nil {
+				checkErr = checkAsked(k)
+			}
+		}
 		match, named = append(match, p), append(named, n)
-		if i > 0 && (p <= 0 || match[i-1] != p-1) && b.Keys[i-1].Name >= b.Keys[i].Name {
-			return fmt.Errorf("format: Keys not sorted and unique: %q before %q", b.Keys[i-1].Name, b.Keys[i].Name)
+		if orderErr == nil && i > 0 && (n <= 0 || named[i-1] != n-1) && b.Keys[i-1].Name >= k.Name {
+			orderErr = fmt.Errorf("format: Keys not sorted and unique: %q before %q", b.Keys[i-1].Name, k.Name)
 		}
 	}
 	e.match, e.named, e.priorHits = match, named, hits
+	if checkErr != nil {
+		return checkErr
+	}
+	if orderErr != nil {
+		return orderErr
+	}
 	for i := 1; i < len(b.Modules); i++ {
 		if b.Modules[i-1].Name >= b.Modules[i].Name {
 			return fmt.Errorf("format: Modules not sorted and unique: %q before %q", b.Modules[i-1].Name, b.Modules[i].Name)
@@ -481,6 +496,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	e.vals = e.vals[:0]
 	e.nVals = 0
 	useRecs := !e.oneShot && e.recPause == 0
+	sharing := e.share != nil && e.share.on
 	if useRecs && e.recs.reserve(len(b.Keys)) {
 		for j := range e.prior { // the keyRecs moved
 			e.prior[j].rec = -1
@@ -507,12 +523,12 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	defer func() { clear(blobs); e.blobs = blobs[:0] }()
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		m := keyMemo{rec: -1, value: -1, prior: -1}
+		m := keyMemo{rec: -1, value: -1, prior: -1, bound: -1}
 		if k.Sealed {
 			return fmt.Errorf("format: key %q is sealed and was not unsealed: it cannot be written again", k.Name)
 		}
 		if !e.oneShot {
-			cur = append(cur, e.remember(k))
+			cur = e.remember(cur, k, match[i])
 		}
 		if e.envelope != nil && e.protect.sealed(k) {
 			blob, err := sealKey(e.envelope, b.Node, k)
@@ -535,7 +551,17 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 				m.rec = p.rec
 			}
 		} else if useRecs && k.Asked == nil { // a keyRec has no room for Asked
-			m.rec, m.global = e.findRec(i, k)
+			// planShared reads a key's contributions anyway: reading them
+			// now spares the keyRecs' index a variant never met again.
+			if sharing {
+				m.bound = 0
+				if anyBound(k.Contributions) || anyBound(k.Defaults) {
+					m.bound = 1
+				}
+			}
+			if m.bound != 1 {
+				m.rec, m.global = e.findRec(i, k)
+			}
 		}
 		val, kerr := int32(-1), e.err(k.Err)
 		if k.Err == nil {
@@ -545,12 +571,12 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 				m.value = e.recs.recs[r].valueID
 			} else {
 				var like any
-				var kids []int32
+				var kids, tree []int32
 				if n := named[i]; n >= 0 {
-					like, kids = e.likeOf(n) // the last bundle's value of the key
+					like, kids, tree = e.likeOf(n) // the last bundle's value of the key
 				}
 				var err error
-				if m.value, err = e.internLike(k.Value, like, kids, m.global); err != nil {
+				if m.value, err = e.internLike(k.Value, like, kids, tree, m.global, 0); err != nil {
 					return fmt.Errorf("format: key %q: %w", k.Name, err)
 				}
 			}
@@ -598,7 +624,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		if e.overlaid(i) {
 			// Its bound contributions only: the shared file has the rest.
 			var err error
-			if refs, err = e.boundRefs(refs, k, memo[i].value); err != nil {
+			if refs, err = e.boundRefs(refs, i, k, memo[i].value); err != nil {
 				return err
 			}
 			continue
@@ -678,7 +704,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			w = appendUint(w, uint64(i))
 		}
 	}
-	e.keyTab = e.appendKeyTable(e.keyTab[:0], b.Keys, refs, blobs, match)
+	e.keyTab = e.appendKeyTable(e.keyTab[:0], b.Keys, refs, blobs, e.named)
 	w = appendBin(w, e.keyTab)
 	// The details section: a bin holding array(7), the rest of the value
 	// table, then e.tail.
@@ -788,11 +814,8 @@ func (e *Encoder) contributions(refs, ids []int32, cs []Contribution, global boo
 	hasErr := false
 	for i := range cs {
 		c := &cs[i]
-		if c.Layer > LayerModule {
-			return refs, ids, hasErr, fmt.Errorf("contribution %d: unknown layer %d", i, c.Layer)
-		}
-		if c.Level < 0 || c.Location < 0 || c.Level > math.MaxInt32 || c.Location > math.MaxInt32 {
-			return refs, ids, hasErr, fmt.Errorf("contribution %d: level %d, location %d out of range", i, c.Level, c.Location)
+		if err := checkPlace(i, c); err != nil {
+			return refs, ids, hasErr, err
 		}
 		val, cerr, id := int32(-1), e.err(c.Err), int32(-1)
 		if c.Err == nil {
@@ -810,6 +833,18 @@ func (e *Encoder) contributions(refs, ids []int32, cs []Contribution, global boo
 		ids = append(ids, id)
 	}
 	return refs, ids, hasErr, nil
+}
+
+// checkPlace refuses the i-th contribution of a list if its layer, level
+// or location cannot be written.
+func checkPlace(i int, c *Contribution) error {
+	if c.Layer > LayerModule {
+		return fmt.Errorf("contribution %d: unknown layer %d", i, c.Layer)
+	}
+	if c.Level < 0 || c.Location < 0 || c.Level > math.MaxInt32 || c.Location > math.MaxInt32 {
+		return fmt.Errorf("contribution %d: level %d, location %d out of range", i, c.Level, c.Location)
+	}
+	return nil
 }
 
 // allGlobal reports whether the ids (and value, -1 for none) are all in

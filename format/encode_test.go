@@ -217,6 +217,9 @@ func TestEncodeErrors(t *testing.T) {
 		{"asked without \"\"", &format.Bundle{Keys: []format.Key{{Name: "n", Asked: []format.Asked{{Text: "n.b"}}}}}, `Asked does not start with ""`},
 		{"empty asked", &format.Bundle{Keys: []format.Key{{Name: "n", Asked: []format.Asked{}}}}, `Asked does not start with ""`},
 		{"asked unsorted", &format.Bundle{Keys: []format.Key{{Name: "n", Asked: []format.Asked{{}, {Text: "n.b"}, {Text: "n.a"}}}}}, `Asked not sorted and unique: "n.b" before "n.a"`},
+		// A key refused by its convert_to or asked is reported before keys
+		// out of order, wherever it is.
+		{"unsorted keys and a bad convert_to", &format.Bundle{Keys: []format.Key{{Name: "b"}, {Name: "a"}, {Name: "c", ConvertTo: []format.Value{int64(1)}}}}, `key "c": convert_to must be`},
 		{"asked contribution", &format.Bundle{Keys: []format.Key{{Name: "n", Asked: []format.Asked{{Defaults: []format.Contribution{{Value: int32(1)}}}}}}}, `asked as "": contribution 0`},
 	}
 	for _, tt := range tests {

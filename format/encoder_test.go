@@ -847,7 +847,8 @@ func TestEncoderEvolvingFleets(t *testing.T) {
 }
 
 // TestEncoderMemoKeepsOrder checks that keys identical to the last
-// bundle's are still refused out of order or twice.
+// bundle's, or named as its keys, are still refused out of order or
+// twice.
 func TestEncoderMemoKeepsOrder(t *testing.T) {
 	a := &Bundle{Keys: []Key{{Name: "a", Value: "x"}, {Name: "b", Value: "y"}, {Name: "c", Value: "z"}}}
 	b := &Bundle{Keys: a.Keys[1:]}
@@ -860,6 +861,10 @@ func TestEncoderMemoKeepsOrder(t *testing.T) {
 		{a, []Key{a.Keys[0], a.Keys[0]}},
 		{a, []Key{a.Keys[1], a.Keys[0]}},
 		{a, []Key{a.Keys[0], a.Keys[2], a.Keys[1]}},
+		// Keys named as the last bundle's, not identical.
+		{a, []Key{{Name: "b", Value: "other"}, {Name: "a", Value: "other"}}},
+		{a, []Key{{Name: "a", Value: "other"}, {Name: "c", Value: "other"}, {Name: "b", Value: "other"}}},
+		{a, []Key{{Name: "b", Value: "other"}, {Name: "b", Value: "another"}}},
 	} {
 		e := NewEncoder()
 		if _, err := e.Encode(c.last); err != nil {
@@ -926,5 +931,190 @@ func TestEncoderStringsShareMemory(t *testing.T) {
 		// strings met in two bundles go to the global table (and the
 		// cache).
 		encodeBoth(t, e, &Bundle{Node: "n", Keys: []Key{{Name: "k", Value: []any{v, "x"}}, {Name: "l", Value: v}}})
+	}
+}
+
+// TestEncoderBoundKeysNotRemembered checks that AppendShared does not
+// remember the variant of a key with a bound contribution (one node's,
+// never met again) among the keyRecs, and remembers the others'.
+func TestEncoderBoundKeysNotRemembered(t *testing.T) {
+	e := NewEncoder()
+	shared := []Contribution{{Line: 1, Value: "shared"}}
+	for node := range 4 {
+		bound := []Contribution{{Line: 2, Value: fmt.Sprint("bound ", node), Bound: true}}
+		b := &Bundle{Node: fmt.Sprint("node", node), Keys: []Key{
+			{Name: "a", Value: bound[0].Value, Contributions: bound},
+			{Name: "b", Value: "shared", Contributions: shared},
+		}}
+		if _, _, err := e.AppendShared(nil, b, Protection{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(e.recs.recs); n != 1 {
+		t.Errorf("%d variants remembered, want 1 (the unbound key's)", n)
+	}
+}
+
+// TestEncoderBoundValuesLikeLast checks AppendShared against a fresh
+// encoder on bundles whose keys' values and bound contributions are built
+// anew for each node from one template (as interpolating a node's name in
+// a data file's value does): the same children, by identity, but for the
+// node's strings and the containers holding them, nested. The encoder
+// takes the ids of the children they share with the last bundle's values
+// of the key (internLike, appendKids). Templates change now and then,
+// and sometimes a value is the last bundle's, the key's own, or an error.
+func TestEncoderBoundValuesLikeLast(t *testing.T) {
+	for seed := range uint64(8) {
+		r := rand.New(rand.NewPCG(seed, 12))
+		// Children met again and again, by identity.
+		inner := NewHash(2)
+		inner.Set("x", []any{"a", "b"})
+		inner.Set("y", "z")
+		pool := []any{"name", "port", int64(80), []any{"a", "b"}, "ensure", "present", 2.5, true, nil, inner}
+		// build makes the value of template (key, variant) for node.
+		build := func(key string, variant, node int) any {
+			kr := rand.New(rand.NewPCG(seed, uint64(len(key))<<8|uint64(key[0])<<16|uint64(variant)))
+			var mk func(depth int) any
+			mk = func(depth int) any {
+				switch x := kr.IntN(7); {
+				case depth < 3 && x < 3:
+					n := 1 + kr.IntN(4)
+					h := NewHash(n)
+					for i := range n {
+						h.Set(fmt.Sprint("k", i), mk(depth+1))
+					}
+					return h
+				case depth < 3 && x == 3:
+					a := make([]any, 1+kr.IntN(3))
+					for i := range a {
+						a[i] = mk(depth + 1)
+					}
+					return a
+				case x == 4:
+					return fmt.Sprint("host", node)
+				default:
+					return pool[kr.IntN(len(pool))]
+				}
+			}
+			return mk(0)
+		}
+		variant := func() int {
+			if r.IntN(8) == 0 {
+				return 1
+			}
+			return 0
+		}
+		shared := []Contribution{{Line: 1, Value: "shared"}}
+		last := map[string]any{}
+		e := NewEncoder()
+		for node := range 30 {
+			var keys []Key
+			for _, name := range []string{"a", "b", "c", "d", "e"} {
+				v := last[name]
+				switch x := r.IntN(8); {
+				case v == nil || x < 5:
+					v = build(name, variant(), node)
+				case x < 7: // the last bundle's very value
+				default:
+					v = pool[r.IntN(len(pool))]
+				}
+				last[name] = v
+				own := build(name+"v", variant(), node)
+				if r.IntN(6) == 0 { // the key's own value
+					own = v
+				}
+				bound := []Contribution{{Line: 2, Value: v, Bound: true}}
+				if r.IntN(10) == 0 {
+					bound[0].Value, bound[0].Err = nil, &Error{Message: "bound error"}
+				}
+				for x := range r.IntN(3) { // more bound contributions
+					bound = append(bound, Contribution{Line: 3 + x, Value: build(fmt.Sprint(name, x), variant(), node), Bound: true})
+				}
+				keys = append(keys, Key{Name: name, Value: own, Contributions: append(bound, shared...)})
+			}
+			b := &Bundle{Node: fmt.Sprint("node", node), Keys: keys}
+			got, gsd, gerr := e.AppendShared(nil, b, Protection{})
+			want, wsd, werr := EncodeShared(b, Protection{})
+			if gerr != nil || werr != nil || !bytes.Equal(got, want) {
+				t.Fatalf("seed %d, %s: AppendShared's bundle differs from a fresh encoder's (%v, %v)", seed, b.Node, gerr, werr)
+			}
+			if (gsd == nil) != (wsd == nil) || gsd != nil && gsd.Digest != wsd.Digest {
+				t.Fatalf("seed %d, %s: AppendShared's shared file differs from a fresh encoder's", seed, b.Node)
+			}
+		}
+	}
+}
+
+// TestEncoderKeepsBoundKids checks what an Encoder keeps of a bundle's
+// bound values for the next (keepBoundKids, appendKids): walked with
+// likeBound.next, each bound contribution gives its own value and the ids
+// of its children, the local containers among them referring to lists of
+// their own children in the tree, nested.
+func TestEncoderKeepsBoundKids(t *testing.T) {
+	node := func(n int) *Bundle {
+		host := fmt.Sprint("host", n) // a local string: its containers are local
+		nested := NewHash(2)
+		nested.Set("name", host)
+		nested.Set("list", []any{"a", host, []any{host}})
+		h := NewHash(3)
+		h.Set("ensure", "present")
+		h.Set("nested", nested)
+		h.Set("port", int64(80))
+		bound := []Contribution{
+			{Line: 1, Value: h, Bound: true},
+			{Line: 2, Value: "scalar", Bound: true},
+			{Line: 3, Err: &Error{Message: "error"}, Bound: true},
+			{Line: 4, Value: "unbound"},
+			{Line: 5, Value: []any{host, nested, "b"}, Bound: true},
+		}
+		return &Bundle{Node: fmt.Sprint("node", n), Keys: []Key{{Name: "k", Value: "own", Contributions: bound}}}
+	}
+	e := NewEncoder()
+	for n := range 2 {
+		b := node(n)
+		if _, _, err := e.AppendShared(nil, b, Protection{}); err != nil {
+			t.Fatal(err)
+		}
+		// The next bundle's view of this one's key (keepPrior made it the
+		// last bundle's).
+		like := e.likeBound(0)
+		var check func(path string, v any, kids []int32)
+		check = func(path string, v any, kids []int32) {
+			var children []any
+			switch x := v.(type) {
+			case *Hash:
+				for i := range x.keys {
+					children = append(children, x.keys[i], x.vals[i])
+				}
+			case []any:
+				children = x
+			}
+			if len(kids) != len(children) {
+				t.Fatalf("node %d, %s: %d ids for %d children", n, path, len(kids), len(children))
+			}
+			for i, c := range children {
+				switch id := kids[i]; {
+				case id <= -2:
+					check(fmt.Sprint(path, ".", i), c, subList(e.lastBound, id))
+				case id >= 0:
+					if want, err := e.intern(c, 0, false); err != nil || want != id {
+						t.Fatalf("node %d, %s.%d: id %d, want %d (%v)", n, path, i, id, want, err)
+					}
+				}
+			}
+		}
+		for j, c := range b.Keys[0].Contributions {
+			if !c.Bound {
+				continue
+			}
+			v, kids, ok := like.next()
+			if !ok || !sameIface(v, c.Value) {
+				t.Fatalf("node %d: bound contribution %d: next gave %v, %v", n, j, v, ok)
+			}
+			check(fmt.Sprint("contribution ", j), v, kids)
+		}
+		if _, _, ok := like.next(); ok {
+			t.Fatalf("node %d: next gave more than the bound contributions", n)
+		}
 	}
 }

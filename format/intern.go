@@ -119,30 +119,43 @@ func (e *Encoder) node(id int32) *node {
 // yet.
 func (e *Encoder) entry(id int32) int32 {
 	t, i := e.tableOf(id)
-	nd := &t.nodes[i] // stays valid: no node is added meanwhile
-	if nd.gen == e.gen {
+	if nd := &t.nodes[i]; nd.gen == e.gen {
 		return nd.idx
 	}
+	return e.addEntry(t, i)
+}
+
+// addEntry adds node i of table t, not in the bundle's value table yet,
+// and its children, and returns its index there.
+func (e *Encoder) addEntry(t *table, i int32) int32 {
+	nd := &t.nodes[i] // stays valid: no node is added meanwhile
 	if nd.kind == kindScalar {
 		e.vals = append(e.vals, t.scalars[nd.off:nd.off+nd.n]...)
 	} else {
-		kids := t.kids[nd.off : nd.off+nd.n]
-		for _, k := range kids {
-			if e.node(k).gen != e.gen {
-				e.entry(k)
+		// The children's indexes, on e.stack (free: intern is done with
+		// it) while their entries are added.
+		start := len(e.stack)
+		for _, k := range t.kids[nd.off : nd.off+nd.n] {
+			kt, ki := e.tableOf(k)
+			x := kt.nodes[ki].idx
+			if kt.nodes[ki].gen != e.gen {
+				x = e.addEntry(kt, ki)
 			}
+			e.stack = append(e.stack, x)
 		}
+		idx := e.stack[start:]
 		v := e.vals
 		if nd.kind == kindArray {
-			v = appendArrayLen(v, len(kids))
+			v = appendArrayLen(v, len(idx))
 		} else {
-			v = appendMapLen(v, len(kids)/2)
+			v = appendMapLen(v, len(idx)/2)
 		}
 		own := e.nVals
-		for _, k := range kids {
-			v = binary.AppendUvarint(v, kidRef(own, int(e.node(k).idx)))
+		for _, k := range idx {
+			v = binary.AppendUvarint(v, kidRef(own, int(k)))
 		}
 		e.vals = v
+		e.stack = e.stack[:start]
 	}
 	nd.gen, nd.idx = e.gen, int32(e.nVals)
 	e.nVals++
@@ -240,8 +253,15 @@ func (e *Encoder) intern(v any, depth int, global bool) (int32, error) {
 // node (merged, interpolated) holds most of the children of the last
 // node's, the very same ones, whose ids it takes without a lookup. Such a
 // child met in two bundles goes to the global table, whatever global
-// says, so that the next bundle finds its id.
-func (e *Encoder) internLike(v, like any, kids []int32, global bool) (int32, error) {
+// says, so that the next bundle finds its id. A child of like that was a
+// container of the last bundle's local table (one node's: it holds what
+// that node interpolated) has its own children listed in tree (see
+// appendKids): a child of v built anew from them is interned the same
+// way. depth is v's nesting in the value being walked.
+func (e *Encoder) internLike(v, like any, kids, tree []int32, global bool, depth int) (int32, error) {
+	if depth > MaxDepth {
+		return 0, fmt.Errorf("value nested deeper than %d", MaxDepth)
+	}
 	switch x := v.(type) {
 	case *Hash:
 		y, ok := like.(*Hash)
@@ -256,10 +276,10 @@ func (e *Encoder) internLike(v, like any, kids []int32, global bool) (int32, err
 		}
 		start := len(e.stack)
 		for i := range x.keys {
-			ki, err := e.internKid(x.keys[i], y.keys[i], kids[2*i], global)
+			ki, err := e.internKid(x.keys[i], y.keys[i], kids[2*i], tree, global, depth+1)
 			var vi int32
 			if err == nil {
-				vi, err = e.internKid(x.vals[i], y.vals[i], kids[2*i+1], global)
+				vi, err = e.internKid(x.vals[i], y.vals[i], kids[2*i+1], tree, global, depth+1)
 			}
 			if err != nil {
 				e.stack = e.stack[:start]
@@ -286,7 +306,7 @@ func (e *Encoder) internLike(v, like any, kids []int32, global bool) (int32, err
 		}
 		start := len(e.stack)
 		for i := range x {
-			k, err := e.internKid(x[i], y[i], kids[i], global)
+			k, err := e.internKid(x[i], y[i], kids[i], tree, global, depth+1)
 			if err != nil {
 				e.stack = e.stack[:start]
 				return 0, err
@@ -299,20 +319,70 @@ func (e *Encoder) internLike(v, like any, kids []int32, global bool) (int32, err
 		}
 		return id, err
 	}
-	return e.intern(v, 0, global)
+	return e.intern(v, depth, global)
 }
 
-// internKid is intern for the child v of a value given to internLike,
-// whose child at the same place in like is w, with the id id (-1 if
-// unknown).
-func (e *Encoder) internKid(v, w any, id int32, global bool) (int32, error) {
-	if !sameIface(v, w) {
-		return e.intern(v, 1, global)
+// internKid is intern for the child v, at the given depth, of a value
+// given to internLike, whose child at the same place in like is w, with
+// the id id: -1 if unknown, or the place of w's children in tree (see
+// appendKids).
+func (e *Encoder) internKid(v, w any, id int32, tree []int32, global bool, depth int) (int32, error) {
+	if sameIface(v, w) {
+		if id >= 0 {
+			return id, nil
+		}
+		return e.intern(v, depth, true)
 	}
-	if id >= 0 {
-		return id, nil
+	if kids := subList(tree, id); kids != nil {
+		return e.internLike(v, w, kids, tree, global, depth)
 	}
-	return e.intern(v, 1, true)
+	return e.intern(v, depth, global)
+}
+
+// maxKidsTree bounds the ids appendKids writes for one bundle (they
+// expand the local values it lists as trees).
+const maxKidsTree = 1 << 18
+
+// appendKids appends to buf the ids of the children of container id, for
+// the next bundle's internLike: a global child's id, -1 for a local
+// scalar, and for a local container -2-at, at being the place in buf
+// where the number of its own children is, followed by their ids,
+// likewise (appended after the list, while buf has room).
+func (e *Encoder) appendKids(buf []int32, id int32) []int32 {
+	t, i := e.tableOf(id)
+	nd := &t.nodes[i]
+	at := len(buf)
+	buf = append(buf, t.kids[nd.off:nd.off+nd.n]...)
+	if t != e.loc {
+		return buf // a global container's children are global
+	}
+	for j := at; j < at+int(nd.n); j++ {
+		k := buf[j]
+		if k&localBit == 0 {
+			continue
+		}
+		buf[j] = -1
+		if knd := &e.loc.nodes[k&^localBit]; knd.kind != kindScalar && knd.n > 0 && len(buf) < maxKidsTree {
+			buf[j] = -2 - int32(len(buf))
+			buf = append(buf, int32(knd.n))
+			buf = e.appendKids(buf, k)
+		}
+	}
+	return buf
+}
+
+// subList returns the ids of the children that the id -2-at refers to in
+// tree (see appendKids), or nil.
+func subList(tree []int32, id int32) []int32 {
+	at := -2 - int(id)
+	if at < 0 || at >= len(tree) {
+		return nil
+	}
+	n := int(tree[at])
+	if n <= 0 || n > len(tree)-at-1 {
+		return nil
+	}
+	return tree[at+1 : at+1+n]
 }
 
 // internString is intern for a string: add is the table to add it to.

@@ -37,15 +37,15 @@ func maxNameBytes(table int) int { return 64*table + 1<<16 }
 // appendKeyTable appends the key table of keys (without the enclosing
 // bin header) to w, e.keyTab[:0]: refs holds each key's value and error
 // entries (two per key, -1 for none), blobs each key's sealed blob (nil
-// for a plain key) and match each key's identical key of the last bundle
-// (memo.go, -1 for none).
-func (e *Encoder) appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]byte, match []int32) []byte {
+// for a plain key) and named each key's key of the same name in the last
+// bundle (memo.go, -1 for none).
+func (e *Encoder) appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]byte, named []int32) []byte {
 	w = binary.AppendUvarint(w, uint64(len(keys)))
 	prev, last := "", int64(-1)
 	for i := range keys {
 		name := keys[i].Name
 		at := len(w)
-		if p := match[i]; i == 0 && p == 0 || i > 0 && p > 0 && match[i-1] == p-1 {
+		if p := named[i]; i == 0 && p == 0 || i > 0 && p > 0 && named[i-1] == p-1 {
 			// The name and the one before it are the last bundle's: so
 			// are their shared bytes, copied without reading the names.
 			pk := &e.prior[p]

@@ -14,7 +14,12 @@ import "unsafe"
 // a few compares in memory read in order, instead of the lookups in big
 // tables (findRec, intern) and the reads of its contributions (anyBound)
 // it would cost otherwise; what depends on the bundle (its value table,
-// its errors) is still built for each.
+// its errors) is still built for each. A key that is not identical, its
+// value or a bound contribution's built anew for the node (interpolating
+// its name), finds the ids of the children it shares with the last
+// bundle's value of the key of the same name (likeOf, likeBound: the
+// children's ids, nested where they were the last node's own containers,
+// appendKids), and looks up only what the node changed.
 //
 // The memo holds what identifies the keys (most of them plain: their name,
 // value and contributions say it all), so what they point to stays
@@ -41,6 +46,9 @@ type priorKey struct {
 	// Where the ids of its value's children are in Encoder.lastKids, when
 	// its value is a container of the local table (see keepKids).
 	kidsAt, kidsN uint32
+	// Where the ids of the children of its bound Contributions' values
+	// are in Encoder.lastBound (see boundRefs).
+	boundAt, boundN uint32
 }
 
 // Bits of priorKey.bound.
@@ -57,15 +65,18 @@ func plain(k *Key) bool {
 		!k.Secret && !k.Sealed && k.Merge.isDefault() && k.DefaultMerge.isDefault()
 }
 
-// remember returns the memo entry of k, copied to e.more unless plain.
-func (e *Encoder) remember(k *Key) priorKey {
-	p := priorKey{name: k.Name, value: k.Value, contribs: unsafe.SliceData(k.Contributions), nc: int32(len(k.Contributions)),
-		more: -1, valueID: -1, rec: -1, record: -1}
-	if !plain(k) {
-		p.more = int32(len(e.more))
-		e.more = append(e.more, *k)
+// remember appends the memo entry of k to cur, with a copy of k in e.more
+// unless k is plain; same is the last bundle's key identical to k (then
+// plain if it was), or -1.
+func (e *Encoder) remember(cur []priorKey, k *Key, same int32) []priorKey {
+	cur = append(cur, priorKey{name: k.Name, value: k.Value, contribs: unsafe.SliceData(k.Contributions), nc: int32(len(k.Contributions)),
+		more: -1, valueID: -1, rec: -1, record: -1})
+	if same >= 0 && e.prior[same].more < 0 || plain(k) {
+		return cur
 	}
-	return p
+	cur[len(cur)-1].more = int32(len(e.more))
+	e.more = append(e.more, *k)
+	return cur
 }
 
 // is reports whether k is the key p remembers (identical).
@@ -113,7 +124,9 @@ func sameSlice[T any](a, b []T) bool {
 // priorOf returns the index in e.prior of the last bundle's key identical
 // to k, or -1, and that of the last bundle's key of the same name, or -1;
 // *j is where the search starts, keys being sorted by name, and moves
-// past the last bundle's keys that sort before k.
+// past the last bundle's keys that sort before k, and past the one it
+// found (the next key sorts after it): the next key, most often the next
+// of the last bundle's, is then found without comparing names.
 func (e *Encoder) priorOf(k *Key, j *int) (same, named int32) {
 	prior := e.prior
 	for *j < len(prior) && !sameString(prior[*j].name, k.Name) && prior[*j].name < k.Name {
@@ -124,31 +137,33 @@ func (e *Encoder) priorOf(k *Key, j *int) (same, named int32) {
 		return -1, -1
 	}
 	if e.is(&prior[p], k) {
+		*j = p + 1
 		return int32(p), int32(p)
 	}
 	if prior[p].name == k.Name {
+		*j = p + 1
 		return -1, int32(p)
 	}
 	return -1, -1
 }
 
 // likeOf returns the value of the last bundle's key prior[n], whose name
-// is that of a key whose value is to be interned, and the ids of its
-// children (-1 for those not in the global table), for internLike; nil
-// ids if there are none.
-func (e *Encoder) likeOf(n int32) (like any, kids []int32) {
+// is that of a key whose value is to be interned, the ids of its
+// children, and the tree their ids may refer to, for internLike; nil ids
+// if there are none.
+func (e *Encoder) likeOf(n int32) (like any, kids, tree []int32) {
 	p := &e.prior[n]
 	if p.valueID >= 0 {
 		nd := &e.glob.nodes[p.valueID]
 		if nd.kind == kindScalar {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return p.value, e.glob.kids[nd.off : nd.off+nd.n]
+		return p.value, e.glob.kids[nd.off : nd.off+nd.n], nil
 	}
 	if p.kidsN == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return p.value, e.lastKids[p.kidsAt : p.kidsAt+p.kidsN]
+	return p.value, e.lastKids[p.kidsAt : p.kidsAt+p.kidsN], e.lastKids
 }
 
 // keepKids records, for the next bundle's likeOf, the children of the
@@ -158,14 +173,8 @@ func (e *Encoder) keepKids(c *priorKey, id int32) {
 	if nd.kind == kindScalar || nd.n == 0 {
 		return
 	}
-	c.kidsAt = uint32(len(e.kids))
-	for _, k := range e.loc.kids[nd.off : nd.off+nd.n] {
-		if k&localBit != 0 {
-			k = -1 // gone with this bundle
-		}
-		e.kids = append(e.kids, k)
-	}
-	c.kidsN = nd.n
+	c.kidsAt, c.kidsN = uint32(len(e.kids)), nd.n
+	e.kids = e.appendKids(e.kids, id)
 }
 
 // forgetPrior drops the memo of the last bundle's keys, and what the
@@ -178,6 +187,7 @@ func (e *Encoder) forgetPrior() {
 	clear(e.lastMore[:cap(e.lastMore)])
 	e.more, e.lastMore = e.more[:0], e.lastMore[:0]
 	e.kids = e.kids[:0]
+	e.boundKids, e.lastBound = e.boundKids[:0], e.lastBound[:0]
 	if sh := e.share; sh != nil {
 		sh.prevFile = nil
 		clear(sh.prev[:cap(sh.prev)])
@@ -195,5 +205,6 @@ func (e *Encoder) keepPrior() {
 	e.prior, e.cur = e.cur, e.prior[:0]
 	e.lastTab, e.keyTab = e.keyTab, e.lastTab
 	e.lastKids, e.kids = e.kids, e.lastKids[:0]
+	e.lastBound, e.boundKids = e.boundKids, e.lastBound[:0]
 	e.lastMore, e.more = e.more, e.lastMore[:0]
 }

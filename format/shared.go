@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // Shared details (SPEC.md, "Shared details"): nodes of one role,
@@ -126,14 +127,27 @@ func (e *Encoder) overlaid(i int) bool {
 
 // boundRefs adds the values and errors of k's bound contributions to the
 // bundle's tables, and their indexes to refs (two each), in the order
-// appendOverlay writes them. valueID is the node id of k's value, -1 for
-// none.
-func (e *Encoder) boundRefs(refs []int32, k *Key, valueID int32) ([]int32, error) {
+// appendOverlay writes them. k is the i-th key of the bundle; valueID is
+// the node id of its value, -1 for none.
+//
+// The values of bound contributions are one node's, built anew for each
+// (its own data file, or its facts interpolated), yet those interpolated
+// share most of their children with the last node's: the values of the
+// bound Contributions of the last bundle's key of the same name, with
+// their children's ids (likeBound), make them cost what a key's value
+// costs internLike.
+func (e *Encoder) boundRefs(refs []int32, i int, k *Key, valueID int32) ([]int32, error) {
+	var like likeBound
+	keep := i < len(e.cur) // not Encode's
+	if keep {
+		like = e.likeBound(e.named[i])
+		e.cur[i].boundAt = uint32(len(e.boundKids))
+	}
 	lists := [][]Contribution{k.Contributions, k.Defaults}
 	for j := range k.Asked {
 		lists = append(lists, k.Asked[j].Contributions, k.Asked[j].Defaults)
 	}
-	for _, cs := range lists {
+	for x, cs := range lists {
 		b := e.share.bound[:0]
 		for _, c := range cs {
 			if c.Bound {
@@ -142,11 +156,112 @@ func (e *Encoder) boundRefs(refs []int32, k *Key, valueID int32) ([]int32, error
 		}
 		e.share.bound = b
 		var err error
-		if refs, e.ids, _, err = e.contributions(refs, e.ids[:0], b, false, k.Value, valueID); err != nil {
+		if x == 0 && keep {
+			refs, err = e.boundContributions(refs, b, &like, k.Value, valueID)
+		} else {
+			refs, e.ids, _, err = e.contributions(refs, e.ids[:0], b, false, k.Value, valueID)
+		}
+		if err != nil {
 			return refs, fmt.Errorf("format: key %q: %w", k.Name, err)
 		}
 	}
+	if keep {
+		e.cur[i].boundN = uint32(len(e.boundKids)) - e.cur[i].boundAt
+	}
 	return refs, nil
+}
+
+// boundContributions is contributions for the bound Contributions cs of
+// a key (not global), like holding the last bundle's of the key of the
+// same name: it keeps, in e.boundKids, the ids of each one's value's
+// children for the next bundle.
+func (e *Encoder) boundContributions(refs []int32, cs []Contribution, like *likeBound, own any, ownID int32) ([]int32, error) {
+	for i := range cs {
+		c := &cs[i]
+		if err := checkPlace(i, c); err != nil {
+			return refs, err
+		}
+		w, kids, ok := like.next()
+		val, cerr, id := int32(-1), e.err(c.Err), int32(-1)
+		if c.Err == nil {
+			var err error
+			switch {
+			case ownID >= 0 && sameIface(c.Value, own):
+				id = ownID
+			case ok:
+				// Met in two bundles, the very value is worth
+				// remembering (as internKid's children).
+				id, err = e.internLike(c.Value, w, kids, e.lastBound, sameIface(c.Value, w), 0)
+			default:
+				id, err = e.intern(c.Value, 0, false)
+			}
+			if err != nil {
+				return refs, fmt.Errorf("contribution %d: %w", i, err)
+			}
+			val = e.entry(id)
+		}
+		e.keepBoundKids(id)
+		refs = append(refs, val, cerr)
+	}
+	return refs, nil
+}
+
+// likeBound walks the bound Contributions of a key of the last bundle,
+// with the ids of their values' children.
+type likeBound struct {
+	cs []Contribution // the key's Contributions, from the next bound one on
+	// By bound contribution, its record (see keepBoundKids).
+	kids []int32
+}
+
+// likeBound returns the bound Contributions of e.prior[n] (none if n is
+// -1, or if they were not kept).
+func (e *Encoder) likeBound(n int32) likeBound {
+	if n < 0 {
+		return likeBound{}
+	}
+	p := &e.prior[n]
+	if p.boundN == 0 || p.nc == 0 {
+		return likeBound{}
+	}
+	return likeBound{cs: unsafe.Slice(p.contribs, p.nc), kids: e.lastBound[p.boundAt : p.boundAt+p.boundN]}
+}
+
+// next returns the value of the next bound contribution and its
+// children's ids; ok is false when there is none.
+func (l *likeBound) next() (v any, kids []int32, ok bool) {
+	for len(l.cs) > 0 && !l.cs[0].Bound {
+		l.cs = l.cs[1:]
+	}
+	if len(l.cs) == 0 || len(l.kids) < 2 {
+		*l = likeBound{}
+		return nil, nil, false
+	}
+	n, m := int(l.kids[0]), int(l.kids[1])
+	if n < 1 || n >= len(l.kids) || m < 0 || m >= n {
+		*l = likeBound{}
+		return nil, nil, false
+	}
+	v = l.cs[0].Value
+	kids, l.cs, l.kids = l.kids[2:2+m], l.cs[1:], l.kids[1+n:]
+	return v, kids, true
+}
+
+// keepBoundKids appends to e.boundKids the record of node id (-1 for
+// none: an error) for likeBound.next: the number of ids that follow it,
+// then the number of the node's children and their ids (see appendKids:
+// the lists of its local children follow).
+func (e *Encoder) keepBoundKids(id int32) {
+	at := len(e.boundKids)
+	e.boundKids = append(e.boundKids, 1, 0)
+	if id < 0 {
+		return
+	}
+	if t, x := e.tableOf(id); t.nodes[x].kind != kindScalar {
+		e.boundKids[at+1] = int32(t.nodes[x].n)
+		e.boundKids = e.appendKids(e.boundKids, id)
+		e.boundKids[at] = int32(len(e.boundKids) - at - 1)
+	}
 }
 
 // appendOverlay appends the details of a key whose record in the shared
@@ -231,7 +346,11 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 		if p != nil {
 			whole, rest = p.bound&boundWhole != 0, p.bound&boundRest != 0
 		} else {
-			whole = !anyBound(k.Contributions) && !anyBound(k.Defaults)
+			if b := memo[i].bound; b >= 0 {
+				whole = b == 0 // k.Asked is nil
+			} else {
+				whole = !anyBound(k.Contributions) && !anyBound(k.Defaults)
+			}
 			for j := range k.Asked {
 				whole = whole && !anyBound(k.Asked[j].Contributions) && !anyBound(k.Asked[j].Defaults)
 			}
