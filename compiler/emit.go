@@ -17,7 +17,7 @@ func (n *nodeRun) sharedKey(name, mod string) (*format.Key, *format.Error) {
 	merge, perr := n.optionsFor(mod).mergeOf(name)
 	conv, cerr := n.optionsFor(mod).convertTo(name)
 	if perr != nil || cerr != nil || n.w.noSharing {
-		return n.compileKey(name, mod, nil, nil)
+		return n.compileKey(name, mod, nil, nil, nil)
 	}
 	layers := n.layersFor(mod)
 	locs := n.locsOf(name, layers)
@@ -34,15 +34,20 @@ func (n *nodeRun) sharedKey(name, mod string) (*format.Key, *format.Error) {
 // recorded (interpolated), and the configured merge is computed from those
 // records with the same driver the runtime uses, so the two cannot differ.
 // locs are the key's locations (see locsOf), nil to find them; pre, when
-// not nil, keeps what the key's other nodes found out (see keyPre). The
-// key returned is the worker's until its next compileKey: callers copy it.
-func (n *nodeRun) compileKey(name, mod string, locs []keyLoc, pre *keyPre) (*format.Key, *format.Error) {
+// not nil, keeps what the key's other nodes found out (see keyPre); rc,
+// when not nil, holds the key's contributions, read by the caller (see
+// perNodeKey). The key returned is the worker's until its next
+// compileKey: callers copy it.
+func (n *nodeRun) compileKey(name, mod string, locs []keyLoc, pre *keyPre, rc *readContribs) (*format.Key, *format.Error) {
 	mark := len(n.checks)
+	if rc != nil {
+		mark = rc.mark
+	}
 	layers := n.layersFor(mod)
 	if locs == nil {
 		locs = n.locsOf(name, layers)
 	}
-	k, err := n.resolveTop(name, mod, locs, layers, pre)
+	k, err := n.resolveTop(name, mod, locs, layers, pre, rc)
 	tested := n.since(mark)
 	if k != nil && asksItself(name, tested) {
 		n.recordAsked(k, locs, layers, tested)
@@ -62,8 +67,18 @@ type keyPre struct {
 	fromSet bool
 }
 
+// readContribs are a key's contributions (from the locations that are
+// not its module's default_hierarchy's) as its caller read them, with
+// what reading them did: whether a value read holds decrypted text, and
+// where the names it tested start in nodeRun.checks.
+type readContribs struct {
+	cs     []format.Contribution
+	secret bool
+	mark   int
+}
+
 // resolveTop is compileKey's lookup of the key as asked by its name.
-func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRun, pre *keyPre) (*format.Key, *format.Error) {
+func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRun, pre *keyPre, rc *readContribs) (*format.Key, *format.Error) {
 	k := &n.w.key // copied by every caller: no allocation per key
 	*k = format.Key{Name: name}
 	var ko *keyOptions
@@ -84,9 +99,13 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 		k.Secret = n.secret
 		n.secret = outer || n.secret
 	}()
-	fr := n.enter(name)
-	k.Contributions = n.contributions(name, locs, false, layers)
-	n.leave(fr)
+	if rc != nil {
+		k.Contributions, n.secret = rc.cs, rc.secret
+	} else {
+		fr := n.enter(name)
+		k.Contributions = n.contributions(name, locs, false, layers)
+		n.leave(fr)
+	}
 
 	var v any
 	var found bool

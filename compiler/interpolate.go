@@ -137,6 +137,9 @@ type interpPlan struct {
 	// exprs are a string's %{...} (see scanExprs); nil for a string whose
 	// "%{" is never closed.
 	exprs []interpExpr
+	// node: interpolating here may read what is the node's alone (see
+	// nodeExpr): the string, or a key or value below.
+	node bool
 }
 
 // planFor returns the plan of v; what it marks is exactly what interpolate
@@ -145,7 +148,7 @@ func planFor(v any) *interpPlan {
 	switch v := v.(type) {
 	case string:
 		if strings.Contains(v, "%{") {
-			return &interpPlan{exprs: scanExprs(nil, v, nil)}
+			return &interpPlan{exprs: scanExprs(nil, v, nil), node: stringReadsNode(v)}
 		}
 	case []any:
 		var p *interpPlan
@@ -155,6 +158,7 @@ func planFor(v any) *interpPlan {
 					p = &interpPlan{kids: make([]*interpPlan, len(v))}
 				}
 				p.kids[i] = kp
+				p.node = p.node || kp.node
 			}
 		}
 		return p
@@ -169,6 +173,7 @@ func planFor(v any) *interpPlan {
 					p = &interpPlan{keys: make([]bool, v.Len()), kids: make([]*interpPlan, v.Len())}
 				}
 				p.keys[i], p.kids[i] = key, kp
+				p.node = p.node || key && stringReadsNode(ks) || kp != nil && kp.node
 			}
 			i++
 		}
@@ -177,34 +182,11 @@ func planFor(v any) *interpPlan {
 	return nil
 }
 
-// readsNode reports whether interpolating v (whose plan is p) may read
-// what is the node's alone (see nodeExpr): then a contribution of v is
-// bound (format.Contribution.Bound). Interpolations of other facts (role,
-// datacenter, domain) read what the node's neighbours share.
-func readsNode(v any, p *interpPlan) bool {
-	if p == nil {
-		return false
-	}
-	switch v := v.(type) {
-	case string:
-		return stringReadsNode(v)
-	case []any:
-		for i, e := range v {
-			if readsNode(e, p.kids[i]) {
-				return true
-			}
-		}
-	case *format.Hash:
-		i := 0
-		for k, e := range v.All() {
-			if ks, _ := k.(string); p.keys[i] && stringReadsNode(ks) || readsNode(e, p.kids[i]) {
-				return true
-			}
-			i++
-		}
-	}
-	return false
-}
+// readsNode reports whether interpolating the value whose plan is p may
+// read what is the node's alone (see nodeExpr): then a contribution of
+// it is bound (format.Contribution.Bound). Interpolations of other facts
+// (role, datacenter, domain) read what the node's neighbours share.
+func (p *interpPlan) readsNode() bool { return p != nil && p.node }
 
 // stringReadsNode reports whether interpolating s may read what is the
 // node's alone.

@@ -169,7 +169,7 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 			// file, which no other node reaches (or one loaded again, under
 			// another id, once released): no result to look for or keep.
 			w.stats.general++
-			k, err = n.compileKey(name, mod, nil, nil)
+			k, err = n.compileKey(name, mod, nil, nil, nil)
 		default:
 			w.stats.general++
 			k, err = n.sharedKey(name, mod)

@@ -53,6 +53,10 @@ type worker struct {
 	// their names and values; varKey is its buffer.
 	varSets map[string]*varSet
 	varKey  []byte
+	// tmplVars interns the variables of templates (see tmplVars); rc is
+	// the contributions fromTemplate reads.
+	tmplVars map[string]*tmplVars
+	rc       readContribs
 	// contribs is the chunk contributionsBuf cuts from.
 	contribs []format.Contribution
 	// nodes counts the nodes the worker compiled (see nodeRun.serial).
@@ -311,7 +315,7 @@ func (n *nodeRun) findOrCompile(name, mod string, sig []uint32, h uint64, locs [
 	w := n.w
 	w.deps, w.warns = w.deps[:0], w.warns[:0]
 	n.deps, n.keyWarns = &w.deps, &w.warns
-	k, err = n.compileKey(name, mod, locs, nil)
+	k, err = n.compileKey(name, mod, locs, nil, nil)
 	n.deps, n.keyWarns = nil, nil
 	if k == nil {
 		return nil, false, nil, err

@@ -130,12 +130,18 @@ type slot struct {
 	reused  int
 	misses  int
 	perNode bool
+	// A per-node slot's template (template.go), how often it held and
+	// did not, and whether the slot gave up on templates.
+	tmpl                 *keyTmpl
+	tmplHits, tmplMisses int
+	tmplOff              bool
 }
 
 // sliceStats counts how nodes and keys were compiled, for tests.
 type sliceStats struct {
 	slices, noSlice       int // nodes
 	static, slot, general int // keys: a slot's static result, other slot keys, the general path
+	templated             int // slot keys whose contributions came from a template (template.go)
 	released              int // per-node files released from the file cache
 }
 
@@ -146,6 +152,7 @@ func (s *sliceStats) add(o sliceStats) {
 	s.static += o.static
 	s.slot += o.slot
 	s.general += o.general
+	s.templated += o.templated
 }
 
 // varStat counts the values a variable expression has shown, one per
@@ -418,8 +425,11 @@ func (n *nodeRun) slotKey(t *sliceTable, j int, name string) (*format.Key, *form
 		return n.reuse(s.static)
 	}
 	n.w.stats.slot++
-	if s.perr || s.perNode {
-		return n.compileKey(name, s.mod, s.locs, &s.pre)
+	if s.perr {
+		return n.compileKey(name, s.mod, s.locs, &s.pre, nil)
+	}
+	if s.perNode {
+		return n.perNodeKey(s, name)
 	}
 	if hit := n.reusable(name, s.recent); hit != nil {
 		s.reused++
