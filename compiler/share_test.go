@@ -476,23 +476,33 @@ lookup_options:
       knockout_prefix: "--"
   hashed:
     merge: hash
+  uniq1:
+    merge: unique
+  uniq2:
+    merge: unique
+  deep1:
+    merge: deep
 name: "%{trusted.certname}"
 said: "I am %{trusted.certname} in %{facts.role}"
 host: "%{facts.networking.hostname}.example.net"
 list: [a, "%{trusted.certname}", "%{facts.role}-x", [b, "%{::hostname}"]]
 nested: {a: 1, b: {c: "%{trusted.certname}", d: [2, "%{facts.role}"]}, e: "%{facts.role}"}
 keyed: {"%{facts.role}": "%{trusted.certname}", plain: x}
-named_key: {"%{trusted.certname}": 1, n05: 2}
+named_key: {"%{trusted.certname}": 1, n10: 2}
 racked: "%{facts.rack}/%{trusted.certname}"
 rack_list: ["%{facts.rack}", "%{trusted.certname}"]
 warned: ["%{::nosuch}", "%{trusted.certname}"]
 looked: ["%{lookup('said')}", "%{trusted.certname}"]
-uniq: ["%{trusted.certname}", n05, common]
+uniq: ["%{trusted.certname}", n10, common]
+uniq1: ["%{trusted.certname}", n10]
+uniq2: [n10]
+deep1: ["%{trusted.certname}", n10]
 deep: {list: ["%{trusted.certname}", n07, kept], h: {x: "%{trusted.certname}"}}
 hashed: {a: "%{trusted.certname}", b: common}
 `)},
 		"env/data/role/web.yaml": {Data: []byte(`
 uniq: [web, "%{trusted.certname}"]
+uniq2: ["%{trusted.certname}", n10]
 deep: {list: [web, "--n07"], h: {y: "%{facts.role}"}}
 hashed: {b: "%{trusted.certname}-web"}
 list: [web]

@@ -13,7 +13,10 @@ package compiler
 // the node, rebuilding the arrays and hashes on the way to them and
 // sharing everything else. Its key is then merged, converted and checked
 // from those contributions exactly as any other (resolveTop): only
-// reading the contributions is shortened, never the merge.
+// reading the contributions is shortened, never the merge. But for a key
+// whose value is its first contribution's (merged first found, nothing
+// converted, no default_hierarchy: keyTmpl.first), whose key is the
+// template's with the node's contributions.
 //
 // What makes reading them the same but for those strings: the entries
 // read are the slot's (its locations), each string's expressions are
@@ -28,6 +31,7 @@ import (
 	"encoding/binary"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/hieracc/hieracc/format"
 )
@@ -39,6 +43,10 @@ type keyTmpl struct {
 	checks []string
 	// vals are the contributions' values, by position in the slot's locs.
 	vals []any
+	// first, when set, is the template's key but for its value and
+	// contributions: its value is its first contribution's (see
+	// firstFound), on every node.
+	first *format.Key
 }
 
 // tmplVars are the variables a template's contributions read, shared by
@@ -62,6 +70,13 @@ func (n *nodeRun) perNodeKey(s *slot, name string) (*format.Key, *format.Error) 
 		if rc := n.fromTemplate(s, name); rc != nil {
 			n.w.stats.templated++
 			s.tmplHits++
+			if t := s.tmpl; t.first != nil {
+				k := &n.w.key
+				*k = *t.first
+				k.Contributions, k.Value = rc.cs, rc.cs[0].Value
+				n.setKeyChecks(name, t.checks)
+				return k, nil
+			}
 			return n.compileKey(name, s.mod, s.locs, &s.pre, rc)
 		}
 		s.tmplMisses++
@@ -135,7 +150,36 @@ func (n *nodeRun) compileTemplate(s *slot, name string) (*format.Key, *format.Er
 	if !rc.secret && len(w.warns) == 0 && n.aliases == aliases && len(rc.cs) == len(s.locs) {
 		s.tmpl = n.newTemplate(rc, w.deps)
 	}
-	return n.compileKey(name, s.mod, s.locs, &s.pre, rc)
+	k, err := n.compileKey(name, s.mod, s.locs, &s.pre, rc)
+	if t := s.tmpl; t != nil && firstFound(k, err) && slices.Equal(n.keyChecks[name], t.checks) {
+		first := *k
+		first.Contributions, first.Value = nil, nil
+		t.first = &first
+	}
+	return k, err
+}
+
+// firstFound reports whether a key compiled without error (from
+// templatable locations) has its first contribution's value: merged first
+// found, nothing converted or asked. The value must be that
+// contribution's own, not an equal one.
+func firstFound(k *format.Key, err *format.Error) bool {
+	if k == nil || err != nil || k.Err != nil || !k.Merge.Strategy.IsFirst() ||
+		k.ConvertTo != nil || k.Defaults != nil || k.Asked != nil || k.Secret || len(k.Contributions) == 0 {
+		return false
+	}
+	switch v := k.Contributions[0].Value.(type) {
+	case []any:
+		kv, ok := k.Value.([]any)
+		return ok && len(kv) == len(v) && (len(v) == 0 || &kv[0] == &v[0])
+	case *format.Hash:
+		kv, ok := k.Value.(*format.Hash)
+		return ok && kv == v
+	case string:
+		kv, ok := k.Value.(string)
+		return ok && len(kv) == len(v) && unsafe.StringData(kv) == unsafe.StringData(v)
+	}
+	return k.Value == k.Contributions[0].Value
 }
 
 // newTemplate makes a template of contributions read with the reads deps,
