@@ -52,7 +52,7 @@ func (n *nodeRun) compileKey(name, mod string, locs []keyLoc, pre *keyPre, rc *r
 	if k != nil && asksItself(name, tested) {
 		n.recordAsked(k, locs, layers, tested)
 	}
-	n.setKeyChecks(name, tested)
+	n.setKeyChecks(tested)
 	return k, err
 }
 

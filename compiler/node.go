@@ -124,6 +124,8 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 	} else {
 		n.keys = make([]format.Key, 0, len(names))
 	}
+	n.keyTested = w.keyTested[:0]
+	defer func() { w.keyTested = n.keyTested[:0] }()
 	j, d := 0, 0
 	for i := 0; i < len(names); i++ {
 		name := names[i]
@@ -179,6 +181,8 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 		}
 		if k != nil {
 			n.keys = append(n.keys, *k)
+		} else {
+			n.dropChecks()
 		}
 	}
 	return n.keys

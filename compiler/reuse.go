@@ -39,8 +39,8 @@ type worker struct {
 	deps  []dep
 	warns []Diagnostic
 	locs  []keyLoc
-	// keyChecks is the map nodeRun.keyChecks, emptied for each node.
-	keyChecks map[string][]string
+	// keyTested is nodeRun.keyTested's memory, for the next node.
+	keyTested []testedAt
 	// key is the key compileKey returns (see there).
 	key format.Key
 	// named remembers namesNode by location template.
@@ -320,7 +320,7 @@ func (n *nodeRun) findOrCompile(name, mod string, sig []uint32, h uint64, locs [
 	if k == nil {
 		return nil, false, nil, err
 	}
-	e = &sharedKey{key: *k, deps: cloneOrNil(w.deps), warns: cloneOrNil(w.warns), tested: n.keyChecks[name]}
+	e = &sharedKey{key: *k, deps: cloneOrNil(w.deps), warns: cloneOrNil(w.warns), tested: n.testedOf(len(n.keys))}
 	e.vars = w.varSetOf(e.deps)
 	return e, false, &e.key, err
 }
@@ -368,7 +368,7 @@ func (n *nodeRun) reusable(name string, candidates []*sharedKey, sig ...[]uint32
 
 // reuse takes a cached result, reporting its warnings for this node.
 func (n *nodeRun) reuse(e *sharedKey) (*format.Key, *format.Error) {
-	n.setKeyChecks(e.key.Name, e.tested)
+	n.setKeyChecks(e.tested)
 	for _, d := range e.warns {
 		d.Node = n.node.Name
 		n.emitWarning(d)

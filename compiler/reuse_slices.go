@@ -67,7 +67,7 @@ type sliceTable struct {
 }
 
 // plainStatic reports whether a static result is taken as it is: no
-// warnings to replay, no names tested (see nodeRun.keyChecks), no error to
+// warnings to replay, no names tested (see nodeRun.keyTested), no error to
 // report. Such results are copied in runs (staticRun).
 func plainStatic(e *sharedKey) bool {
 	return len(e.warns) == 0 && len(e.tested) == 0 && e.key.Err == nil

@@ -74,7 +74,7 @@ func (n *nodeRun) perNodeKey(s *slot, name string) (*format.Key, *format.Error) 
 				k := &n.w.key
 				*k = *t.first
 				k.Contributions, k.Value = rc.cs, rc.cs[0].Value
-				n.setKeyChecks(name, t.checks)
+				n.setKeyChecks(t.checks)
 				return k, nil
 			}
 			return n.compileKey(name, s.mod, s.locs, &s.pre, rc)
@@ -151,7 +151,7 @@ func (n *nodeRun) compileTemplate(s *slot, name string) (*format.Key, *format.Er
 		s.tmpl = n.newTemplate(rc, w.deps)
 	}
 	k, err := n.compileKey(name, s.mod, s.locs, &s.pre, rc)
-	if t := s.tmpl; t != nil && firstFound(k, err) && slices.Equal(n.keyChecks[name], t.checks) {
+	if t := s.tmpl; t != nil && firstFound(k, err) && slices.Equal(n.testedOf(len(n.keys)), t.checks) {
 		first := *k
 		first.Contributions, first.Value = nil, nil
 		t.first = &first
