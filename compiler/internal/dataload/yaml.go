@@ -164,7 +164,7 @@ func Value(name string, n *yaml.Node) (any, error) {
 // parseYAML reads the first document of src into a node tree; nil when
 // there is none.
 func parseYAML(src []byte) (*yaml.Node, *loadError) {
-	b := &builder{p: libyaml.NewParser(src), anchors: map[string]*yaml.Node{}}
+	b := &builder{p: libyaml.NewParser(src)}
 	for {
 		if err := b.next(); err != nil {
 			return nil, err
@@ -193,7 +193,44 @@ func parseYAML(src []byte) (*yaml.Node, *loadError) {
 type builder struct {
 	p       *libyaml.Parser
 	ev      libyaml.Event
-	anchors map[string]*yaml.Node
+	anchors map[string]*yaml.Node // made at the first anchor
+	// A tree's nodes and their Content lists are cut from blocks (a data
+	// file's tree is made, read and dropped as a whole): nodes is the
+	// current block of nodes, lists that of Content lists; kids holds the
+	// children of the collections being built, the innermost last.
+	nodes []yaml.Node
+	lists []*yaml.Node
+	kids  []*yaml.Node
+}
+
+// newNode returns a zero node of the tree.
+func (b *builder) newNode() *yaml.Node {
+	if len(b.nodes) == cap(b.nodes) {
+		b.nodes = make([]yaml.Node, 0, min(max(2*cap(b.nodes), 16), 256))
+	}
+	b.nodes = b.nodes[:len(b.nodes)+1]
+	return &b.nodes[len(b.nodes)-1]
+}
+
+// content returns the children of a collection, kids[from:], as a list of
+// their own (cut from lists), and drops them from kids.
+func (b *builder) content(from int) []*yaml.Node {
+	n := len(b.kids) - from
+	if n == 0 {
+		return nil
+	}
+	if n > cap(b.lists)-len(b.lists) {
+		if n > 64 {
+			l := append([]*yaml.Node(nil), b.kids[from:]...)
+			b.kids = b.kids[:from]
+			return l
+		}
+		b.lists = make([]*yaml.Node, 0, 256)
+	}
+	i := len(b.lists)
+	b.lists = append(b.lists, b.kids[from:]...)
+	b.kids = b.kids[:from]
+	return b.lists[i : i+n : i+n]
 }
 
 func (b *builder) next() *loadError {
@@ -213,7 +250,8 @@ func (b *builder) next() *loadError {
 // last event. depth is the nesting depth of collections.
 func (b *builder) node(depth int) (*yaml.Node, *loadError) {
 	ev := &b.ev
-	n := &yaml.Node{Line: ev.Start.Line + 1, Column: ev.Start.Column + 1}
+	n := b.newNode()
+	n.Line, n.Column = ev.Start.Line+1, ev.Start.Column+1
 	if ev.Type == libyaml.Alias {
 		// The event's anchor is the name the alias refers to.
 		n.Kind, n.Value, n.Alias = yaml.AliasNode, ev.Anchor, b.anchors[ev.Anchor]
@@ -225,6 +263,9 @@ func (b *builder) node(depth int) (*yaml.Node, *loadError) {
 	}
 	if ev.Anchor != "" {
 		n.Anchor = ev.Anchor
+		if b.anchors == nil {
+			b.anchors = map[string]*yaml.Node{}
+		}
 		b.anchors[ev.Anchor] = n
 	}
 	switch ev.Type {
@@ -253,18 +294,20 @@ func (b *builder) node(depth int) (*yaml.Node, *loadError) {
 		if ev.Flow {
 			n.Style |= yaml.FlowStyle
 		}
+		from := len(b.kids)
 		for {
 			if err := b.next(); err != nil {
 				return nil, err
 			}
 			if b.ev.Type == end {
+				n.Content = b.content(from)
 				return n, nil
 			}
 			c, err := b.node(depth + 1)
 			if err != nil {
 				return nil, err
 			}
-			n.Content = append(n.Content, c)
+			b.kids = append(b.kids, c)
 		}
 	}
 	// The parser only yields nodes here; anything else is a bug in it.
