@@ -194,10 +194,11 @@ type builder struct {
 	p       *libyaml.Parser
 	ev      libyaml.Event
 	anchors map[string]*yaml.Node // made at the first anchor
-	// A tree's nodes and their Content lists are cut from blocks (a data
-	// file's tree is made, read and dropped as a whole): nodes is the
-	// current block of nodes, lists that of Content lists; kids holds the
-	// children of the collections being built, the innermost last.
+	// A tree's nodes and their Content lists are cut from blocks of 32
+	// and 64 (a data file's tree is made, read and dropped as a whole):
+	// nodes is the current block of nodes, lists that of Content lists;
+	// kids holds the children of the collections being built, the
+	// innermost last.
 	nodes []yaml.Node
 	lists []*yaml.Node
 	kids  []*yaml.Node
@@ -206,7 +207,7 @@ type builder struct {
 // newNode returns a zero node of the tree.
 func (b *builder) newNode() *yaml.Node {
 	if len(b.nodes) == cap(b.nodes) {
-		b.nodes = make([]yaml.Node, 0, min(max(2*cap(b.nodes), 16), 256))
+		b.nodes = make([]yaml.Node, 0, 32)
 	}
 	b.nodes = b.nodes[:len(b.nodes)+1]
 	return &b.nodes[len(b.nodes)-1]
@@ -220,12 +221,12 @@ func (b *builder) content(from int) []*yaml.Node {
 		return nil
 	}
 	if n > cap(b.lists)-len(b.lists) {
-		if n > 64 {
+		if n > 16 {
 			l := append([]*yaml.Node(nil), b.kids[from:]...)
 			b.kids = b.kids[:from]
 			return l
 		}
-		b.lists = make([]*yaml.Node, 0, 256)
+		b.lists = make([]*yaml.Node, 0, 64)
 	}
 	i := len(b.lists)
 	b.lists = append(b.lists, b.kids[from:]...)
