@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ruby"
@@ -398,20 +399,38 @@ func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bo
 			return val, nil
 		}
 	}
-	var b strings.Builder
-	b.Grow(size + len(s) - last)
+	b := n.textBuf(size + len(s) - last)
 	last = 0
 	for i, e := range exprs {
-		b.WriteString(s[last:e.start])
-		b.WriteString(texts[i])
+		b = append(append(b, s[last:e.start]...), texts[i]...)
 		last = e.end
 	}
-	b.WriteString(s[last:])
+	b = append(b, s[last:]...)
 	if strings.Contains(s[last:], "%{") {
 		n.warnUnclosed(s)
 	}
-	return b.String(), nil
+	return unsafe.String(unsafe.SliceData(b), len(b)), nil
 }
+
+// textBuf returns room for an interpolated string of size bytes, which
+// is never written again once made: memory of its own, or, while rebind
+// interpolates a node's strings (blockText), cut from the worker's block
+// (they live as long as the node's bundle).
+func (n *nodeRun) textBuf(size int) []byte {
+	w := n.w
+	if !n.blockText || size > textBlock/8 {
+		return make([]byte, 0, size)
+	}
+	if cap(w.textBlock)-len(w.textBlock) < size {
+		w.textBlock = make([]byte, 0, textBlock)
+	}
+	i := len(w.textBlock)
+	w.textBlock = w.textBlock[:i+size]
+	return w.textBlock[i : i : i+size]
+}
+
+// textBlock is the size of the worker's blocks of text (see textBuf).
+const textBlock = 4096
 
 func errTooLong() *format.Error {
 	return limitError("interpolation gives a string of more than %d bytes", maxInterpolated)

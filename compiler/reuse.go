@@ -57,6 +57,9 @@ type worker struct {
 	// the contributions fromTemplate reads.
 	tmplVars map[string]*tmplVars
 	rc       readContribs
+	anyBlock []any // see anys
+	// textBlock is the block nodeRun.textBuf cuts text from.
+	textBlock []byte
 	// contribs is the chunk contributionsBuf cuts from.
 	contribs []format.Contribution
 	// nodes counts the nodes the worker compiled (see nodeRun.serial).

@@ -298,6 +298,24 @@ func (n *nodeRun) fromTemplate(s *slot, name string) *readContribs {
 	return rc
 }
 
+// anys returns room for n values, cut from the worker's block: the arrays
+// rebind makes live as long as their node's bundle, so a block is let go
+// soon after its last node (a large array has memory of its own).
+func (w *worker) anys(n int) []any {
+	if n > anyBlock/8 {
+		return make([]any, n)
+	}
+	if cap(w.anyBlock)-len(w.anyBlock) < n {
+		w.anyBlock = make([]any, 0, anyBlock)
+	}
+	i := len(w.anyBlock)
+	w.anyBlock = w.anyBlock[:i+n]
+	return w.anyBlock[i : i+n : i+n]
+}
+
+// anyBlock is the size of the worker's blocks of values (see anys).
+const anyBlock = 512
+
 // rebind is interpolatePlanned for a value whose interpolation for
 // another node gave t: the strings that name the node are interpolated
 // again, the arrays and hashes holding them rebuilt, and all else taken
@@ -309,14 +327,16 @@ func (n *nodeRun) rebind(v any, p *interpPlan, t any) (any, bool) {
 	}
 	switch v := v.(type) {
 	case string:
+		n.blockText = true
 		x, err := n.interpolateExprs(v, p.exprs, true)
+		n.blockText = false
 		return x, err == nil
 	case []any:
 		tv, ok := t.([]any)
 		if !ok || len(tv) != len(v) {
 			return nil, false
 		}
-		out := make([]any, len(v))
+		out := n.w.anys(len(v))
 		for i, e := range v {
 			if out[i], ok = n.rebind(e, p.kids[i], tv[i]); !ok {
 				return nil, false
