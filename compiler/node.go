@@ -127,6 +127,9 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 	n.keyTested = w.keyTested[:0]
 	defer func() { w.keyTested = n.keyTested[:0] }()
 	j, d := 0, 0
+	// stop is where the next key of a per-node file (delta[stopFor])
+	// would sit among the slice's keys: static runs end before it.
+	stop, stopFor := 0, -1
 	for i := 0; i < len(names); i++ {
 		name := names[i]
 		n.checks = n.checks[:0]
@@ -141,9 +144,11 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 		} else if slot >= 0 && len(modErr) == 0 {
 			// Slice keys whose results hold for every node of the
 			// slice, up to the next key of a per-node file: copied.
-			stop := ""
-			if d < len(delta) {
-				stop = delta[d]
+			if stopFor != d {
+				stop, stopFor = len(shared), d
+				if d < len(delta) {
+					stop, _ = slices.BinarySearch(shared, delta[d])
+				}
 			}
 			if r := t.staticRun(slot, stop); r > 0 {
 				n.keys = append(n.keys, t.statics[slot:slot+r]...)

@@ -97,19 +97,15 @@ func (t *sliceTable) countRuns() {
 }
 
 // staticRun returns the number of plain static slots from j on (as of the
-// last countRuns), at most the keys before stop ("" for no bound): a node
-// takes their results as they are, copied from statics.
-func (t *sliceTable) staticRun(j int, stop string) int {
+// last countRuns), at most those before position stop: a node takes their
+// results as they are, copied from statics. (A per-node file's key takes
+// the general path, and its own keys come between the slice's: stop is
+// where the next of them sits.)
+func (t *sliceTable) staticRun(j, stop int) int {
 	if t.runs == nil {
 		return 0
 	}
-	r := int(t.runs[j])
-	if r > 0 && stop != "" {
-		// The keys before stop: a per-node file's key (stop) takes the
-		// general path, and its own keys come between the slice's.
-		r, _ = slices.BinarySearch(t.keys[j:j+r], stop)
-	}
-	return r
+	return max(min(int(t.runs[j]), stop-j), 0)
 }
 
 // slot is one key of a slice.
