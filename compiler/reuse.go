@@ -58,6 +58,7 @@ type worker struct {
 	tmplVars map[string]*tmplVars
 	rc       readContribs
 	anyBlock []any // see anys
+	optSig   []byte // see optionsSig
 	// textBlock is the block nodeRun.textBuf cuts text from.
 	textBlock []byte
 	// contribs is the chunk contributionsBuf cuts from.
