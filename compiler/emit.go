@@ -6,6 +6,7 @@ package compiler
 import (
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
+	"slices"
 	"strings"
 )
 
@@ -260,11 +261,17 @@ type keyLoc struct {
 // locsOf lists the locations of a key's layers that hold it or fail to
 // load, in order: the locations a lookup of the key reads something from.
 func (n *nodeRun) locsOf(name string, layers [3]*layerRun) []keyLoc {
+	return cloneOrNil(n.locsIn(name, layers, nil))
+}
+
+// locsIn is locsOf over the files of only (nil for all), in the worker's
+// buffer (until its next call).
+func (n *nodeRun) locsIn(name string, layers [3]*layerRun, only []*dataFile) []keyLoc {
 	out := n.w.locs[:0]
 	add := func(layer format.Layer, def bool, h *format.Hierarchy, files [][]*dataFile) {
 		for li, lvl := range files {
 			for fi, df := range lvl {
-				if df == nil {
+				if df == nil || only != nil && !slices.Contains(only, df) {
 					continue
 				}
 				idx := -1
@@ -289,7 +296,38 @@ func (n *nodeRun) locsOf(name string, layers [3]*layerRun) []keyLoc {
 		}
 	}
 	n.w.locs = out
-	return cloneOrNil(out)
+	return out
+}
+
+// withOwn is locsOf for a key of the node's slice (whose locations there
+// are slice, see tableLocs) that the node's per-node files (own) hold too.
+func (n *nodeRun) withOwn(slice []keyLoc, name, mod string, own []*dataFile) []keyLoc {
+	mine := n.locsIn(name, n.layersFor(mod), own)
+	out := make([]keyLoc, 0, len(slice)+len(mine))
+	for len(slice) > 0 && len(mine) > 0 {
+		if locBefore(&mine[0], &slice[0]) {
+			out, mine = append(out, mine[0]), mine[1:]
+		} else {
+			out, slice = append(out, slice[0]), slice[1:]
+		}
+	}
+	return append(append(out, slice...), mine...)
+}
+
+// locBefore reports whether a lookup reads location a before b: by
+// layer, then the hierarchy before the module's default_hierarchy, then
+// level and location.
+func locBefore(a, b *keyLoc) bool {
+	if a.layer != b.layer {
+		return a.layer < b.layer
+	}
+	if a.def != b.def {
+		return !a.def
+	}
+	if a.level != b.level {
+		return a.level < b.level
+	}
+	return a.loc < b.loc
 }
 
 // contributions reads a key from its locations in the hierarchies, or in

@@ -138,8 +138,9 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 			slot = j
 			j++
 		}
+		own := -1 // the slot of a key a per-node file holds too
 		if d < len(delta) && delta[d] == name {
-			slot = -1 // a per-node file holds it: the general path
+			slot, own = -1, slot // a per-node file holds it: the general path
 			d++
 		} else if slot >= 0 && len(modErr) == 0 {
 			// Slice keys whose results hold for every node of the
@@ -171,6 +172,13 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 		switch {
 		case slot >= 0:
 			k, err = n.slotKey(t, slot, name)
+		case sl != nil && own >= 0:
+			// A per-node file holds the key, and so do the slice's: its
+			// options are the slot's, and its locations the slot's and
+			// the per-node files'.
+			w.stats.general++
+			locs := n.withOwn(t.locs[own], name, mod, sl.masked)
+			k, err = n.compileKey(name, mod, locs, &t.slots[own].pre, nil)
 		case sl != nil:
 			// A per-node file holds the key: its signature names that
 			// file, which no other node reaches (or one loaded again, under

@@ -57,7 +57,7 @@ type worker struct {
 	// the contributions fromTemplate reads.
 	tmplVars map[string]*tmplVars
 	rc       readContribs
-	anyBlock []any // see anys
+	anyBlock []any  // see anys
 	optSig   []byte // see optionsSig
 	// textBlock is the block nodeRun.textBuf cuts text from.
 	textBlock []byte

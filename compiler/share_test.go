@@ -546,3 +546,56 @@ list: [web]
 		t.Errorf("diagnostics (-without sharing +with):\n%s", d)
 	}
 }
+
+// TestOwnFilesMergeIntoSliceLocations: a key that both a node's own file
+// and its slice's files hold is read from the slot's locations and the
+// own file's, in hierarchy order (withOwn), wherever the per-node level
+// sits: here between the slice's levels and after them.
+func TestOwnFilesMergeIntoSliceLocations(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte(`version: 5
+hierarchy:
+  - name: Role
+    path: "role/%{facts.role}.yaml"
+  - name: Node
+    path: "nodes/%{trusted.certname}.yaml"
+  - name: Common
+    path: common.yaml
+  - name: Late
+    path: "late/%{trusted.certname}.yaml"
+`)},
+		"env/data/common.yaml": {Data: []byte(`
+lookup_options:
+  merged:
+    merge: deep
+  listed:
+    merge: unique
+merged: {a: common}
+listed: [common]
+first: common
+`)},
+		"env/data/role/web.yaml": {Data: []byte("merged: {b: web}\nlisted: [web]\n")},
+	}
+	var nodes []Node
+	for i := range 12 {
+		name := fmt.Sprintf("n%02d", i)
+		fsys["env/data/nodes/"+name+".yaml"] = &fstest.MapFile{Data: []byte(fmt.Sprintf("merged: {a: %s, c: %d}\nlisted: [%s]\n", name, i, name))}
+		fsys["env/data/late/"+name+".yaml"] = &fstest.MapFile{Data: []byte(fmt.Sprintf("merged: {d: late%d}\nlisted: [late]\nfirst: late\n", i))}
+		facts := format.NewHash(1)
+		facts.Set("role", "web")
+		nodes = append(nodes, Node{Name: name, Facts: facts})
+	}
+	want, wantDiags, _ := compileNodes(t, fsys, nodes, false)
+	got, gotDiags, stats := compileNodes(t, fsys, nodes, true)
+	if stats.slices < 6 {
+		t.Errorf("%d nodes compiled with a slice, want most", stats.slices)
+	}
+	for node, w := range want {
+		if !bytes.Equal(w, got[node]) {
+			t.Errorf("node %s: sharing changed its bundle", node)
+		}
+	}
+	if d := cmp.Diff(wantDiags, gotDiags); d != "" {
+		t.Errorf("diagnostics (-without sharing +with):\n%s", d)
+	}
+}
