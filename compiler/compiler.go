@@ -28,9 +28,10 @@
 // files; template.go: what the keys reading the node's name read but for
 // the strings naming it; hierarchy.go: a level's expansion, for the nodes
 // that read the same values). share_test.go proves that compiling with
-// and without it gives byte-identical bundles. Likewise order.go only chooses the order nodes
-// are compiled in (the nodes of a slice one after the other, on one
-// worker), and files.go's release only when a node's own data is let go.
+// and without it gives byte-identical bundles. Likewise order.go only
+// chooses the order nodes are compiled in (the nodes of a slice one after
+// the other, on one worker), and files.go's release only when a node's
+// own data is let go.
 //
 // Merge strategies and dotted keys live in format/hiera, which the runtime
 // shares, so compile-time and lookup-time merges cannot disagree.

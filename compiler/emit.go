@@ -299,8 +299,9 @@ func (n *nodeRun) locsIn(name string, layers [3]*layerRun, only []*dataFile) []k
 	return out
 }
 
-// withOwn is locsOf for a key of the node's slice (whose locations there
-// are slice, see tableLocs) that the node's per-node files (own) hold too.
+// withOwn is locsOf for a key that the node's per-node files (own) hold
+// and so do its slice's files, where the key's locations are slice (see
+// tableLocs): the two lists merged in the order a lookup reads them.
 func (n *nodeRun) withOwn(slice []keyLoc, name, mod string, own []*dataFile) []keyLoc {
 	mine := n.locsIn(name, n.layersFor(mod), own)
 	out := make([]keyLoc, 0, len(slice)+len(mine))
