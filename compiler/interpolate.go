@@ -399,17 +399,22 @@ func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bo
 			return val, nil
 		}
 	}
-	b := n.textBuf(size + len(s) - last)
-	last = 0
+	if strings.Contains(s[last:], "%{") {
+		n.warnUnclosed(s)
+	}
+	return n.joinTexts(s, exprs, texts, size+len(s)-last), nil
+}
+
+// joinTexts writes s with its expressions replaced by texts, size bytes.
+func (n *nodeRun) joinTexts(s string, exprs []interpExpr, texts []string, size int) string {
+	b := n.textBuf(size)
+	last := 0
 	for i, e := range exprs {
 		b = append(append(b, s[last:e.start]...), texts[i]...)
 		last = e.end
 	}
 	b = append(b, s[last:]...)
-	if strings.Contains(s[last:], "%{") {
-		n.warnUnclosed(s)
-	}
-	return unsafe.String(unsafe.SliceData(b), len(b)), nil
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // textBuf returns room for an interpolated string of size bytes, which

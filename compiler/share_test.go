@@ -493,6 +493,7 @@ racked: "%{facts.rack}/%{trusted.certname}"
 rack_list: ["%{facts.rack}", "%{trusted.certname}"]
 warned: ["%{::nosuch}", "%{trusted.certname}"]
 looked: ["%{lookup('said')}", "%{trusted.certname}"]
+counted: ["%{scope('facts.count')}", "%{scope('trusted.certname')}", "%{literal('x')}-%{trusted.certname}"]
 uniq: ["%{trusted.certname}", n10, common]
 uniq1: ["%{trusted.certname}", n10]
 uniq2: [n10]
@@ -520,9 +521,10 @@ list: [web]
 		if i%4 == 1 {
 			fsys["env/data/nodes/"+name+".yaml"] = &fstest.MapFile{Data: []byte(fmt.Sprintf("own: %d\nsaid: mine\n", i))}
 		}
-		facts := format.NewHash(3)
+		facts := format.NewHash(4)
 		facts.Set("role", "web")
 		facts.Set("rack", []string{"r1", "r1", "r1", "r2"}[i%4])
+		facts.Set("count", int64(2))
 		if i != 6 {
 			net := format.NewHash(1)
 			net.Set("hostname", "h"+name)

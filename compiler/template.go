@@ -34,6 +34,7 @@ import (
 	"unsafe"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // keyTmpl is a per-node slot's template (see the top of this file).
@@ -298,6 +299,57 @@ func (n *nodeRun) fromTemplate(s *slot, name string) *readContribs {
 	return rc
 }
 
+// rebindString is interpolateExprs for a string naming the node, on a
+// node where its template holds (holdFor): every variable it reads has
+// been read for this node (scopeMemo) and holds no "%{", so an
+// expression inserts its value's text (ruby.ToS) and nothing is
+// interpolated again (the names it would test are the template's). It
+// reports false where interpolateExprs has more to do (a method other
+// than scope() and literal(), a literal holding "%{", a variable not read,
+// a string too long, a "%{" never closed): the caller then interpolates the
+// string as usual.
+func (n *nodeRun) rebindString(s string, exprs []interpExpr) (any, bool) {
+	var buf [8]string
+	texts := buf[:0]
+	size, last := 0, 0
+	for _, e := range exprs {
+		size += e.start - last
+		last = e.end
+		var v any
+		if c := e.call; c != nil {
+			switch {
+			case c.method == "literal" && !strings.Contains(c.arg, "%{"):
+				v = c.arg
+			case c.method == "scope":
+				var read bool
+				if v, read = n.scopeMemo[c.arg]; !read {
+					return nil, false
+				}
+			default:
+				return nil, false
+			}
+		}
+		if _, isStr := v.(string); isStr && len(exprs) == 1 && e.start == 0 && e.end == len(s) {
+			return v, true // the string is this expression (see interpolateExprs)
+		}
+		text := ""
+		if v != nil {
+			if _, isStr := v.(string); !isStr && inspectSize(v, maxInterpolated) > maxInterpolated {
+				return nil, false
+			}
+			text = ruby.ToS(v)
+		}
+		if size += len(text); size > maxInterpolated {
+			return nil, false
+		}
+		texts = append(texts, text)
+	}
+	if strings.Contains(s[last:], "%{") {
+		return nil, false
+	}
+	return n.joinTexts(s, exprs, texts, size+len(s)-last), true
+}
+
 // anys returns room for n values, cut from the worker's block: the arrays
 // rebind makes live as long as their node's bundle, so a block is let go
 // soon after its last node (a large array has memory of its own).
@@ -328,9 +380,14 @@ func (n *nodeRun) rebind(v any, p *interpPlan, t any) (any, bool) {
 	switch v := v.(type) {
 	case string:
 		n.blockText = true
-		x, err := n.interpolateExprs(v, p.exprs, true)
+		x, ok := n.rebindString(v, p.exprs)
+		if !ok {
+			var err error
+			x, err = n.interpolateExprs(v, p.exprs, true)
+			ok = err == nil
+		}
 		n.blockText = false
-		return x, err == nil
+		return x, ok
 	case []any:
 		tv, ok := t.([]any)
 		if !ok || len(tv) != len(v) {
