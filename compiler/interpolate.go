@@ -402,12 +402,14 @@ func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bo
 	if strings.Contains(s[last:], "%{") {
 		n.warnUnclosed(s)
 	}
-	return n.joinTexts(s, exprs, texts, size+len(s)-last), nil
+	return joinTexts(s, exprs, texts, size+len(s)-last), nil
 }
 
-// joinTexts writes s with its expressions replaced by texts, size bytes.
-func (n *nodeRun) joinTexts(s string, exprs []interpExpr, texts []string, size int) string {
-	b := n.textBuf(size)
+// joinTexts writes s with its expressions replaced by texts, size bytes,
+// in memory of its own (the encoder may keep a string, and with it all
+// the memory it lies in).
+func joinTexts(s string, exprs []interpExpr, texts []string, size int) string {
+	b := make([]byte, 0, size)
 	last := 0
 	for i, e := range exprs {
 		b = append(append(b, s[last:e.start]...), texts[i]...)
@@ -416,26 +418,6 @@ func (n *nodeRun) joinTexts(s string, exprs []interpExpr, texts []string, size i
 	b = append(b, s[last:]...)
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
-
-// textBuf returns room for an interpolated string of size bytes, which
-// is never written again once made: memory of its own, or, while rebind
-// interpolates a node's strings (blockText), cut from the worker's block
-// (they live as long as the node's bundle).
-func (n *nodeRun) textBuf(size int) []byte {
-	w := n.w
-	if !n.blockText || size > textBlock/8 {
-		return make([]byte, 0, size)
-	}
-	if cap(w.textBlock)-len(w.textBlock) < size {
-		w.textBlock = make([]byte, 0, textBlock)
-	}
-	i := len(w.textBlock)
-	w.textBlock = w.textBlock[:i+size]
-	return w.textBlock[i : i : i+size]
-}
-
-// textBlock is the size of the worker's blocks of text (see textBuf).
-const textBlock = 4096
 
 func errTooLong() *format.Error {
 	return limitError("interpolation gives a string of more than %d bytes", maxInterpolated)

@@ -69,9 +69,6 @@ type nodeRun struct {
 	// globText: interpolation is building a glob pattern, and escapes
 	// the text it inserts (see interpolatePath).
 	globText bool
-	// blockText: interpolation is writing a node's strings (see rebind,
-	// textBuf).
-	blockText bool
 	// keyWarns collects the warnings of the key being compiled, so that a
 	// node reusing the result reports them too; quiet > 0 while checking
 	// whether a result can be reused (its warnings are replayed instead).

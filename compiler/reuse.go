@@ -59,8 +59,6 @@ type worker struct {
 	rc       readContribs
 	anyBlock []any  // see anys
 	optSig   []byte // see optionsSig
-	// textBlock is the block nodeRun.textBuf cuts text from.
-	textBlock []byte
 	// contribs is the chunk contributionsBuf cuts from.
 	contribs []format.Contribution
 	// nodes counts the nodes the worker compiled (see nodeRun.serial).

@@ -347,7 +347,7 @@ func (n *nodeRun) rebindString(s string, exprs []interpExpr) (any, bool) {
 	if strings.Contains(s[last:], "%{") {
 		return nil, false
 	}
-	return n.joinTexts(s, exprs, texts, size+len(s)-last), true
+	return joinTexts(s, exprs, texts, size+len(s)-last), true
 }
 
 // anys returns room for n values, cut from the worker's block: the arrays
@@ -379,14 +379,12 @@ func (n *nodeRun) rebind(v any, p *interpPlan, t any) (any, bool) {
 	}
 	switch v := v.(type) {
 	case string:
-		n.blockText = true
 		x, ok := n.rebindString(v, p.exprs)
 		if !ok {
 			var err error
 			x, err = n.interpolateExprs(v, p.exprs, true)
 			ok = err == nil
 		}
-		n.blockText = false
 		return x, ok
 	case []any:
 		tv, ok := t.([]any)
