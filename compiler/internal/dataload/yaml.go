@@ -3,6 +3,7 @@ package dataload
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -25,7 +26,14 @@ func YAML(name string, src []byte) (*Doc, []Problem) {
 	if len(src) > MaxFileSize {
 		return nil, []Problem{{Pos: Pos{1, 1}, Message: fmt.Sprintf("Unable to parse (%s): hieracc: file larger than %d bytes", name, MaxFileSize)}}
 	}
-	root, err := parseYAML(src)
+	// The tree is converted, then dropped: its blocks serve the next file.
+	b, _ := builders.Get().(*builder)
+	if b == nil {
+		b = &builder{}
+	}
+	defer builders.Put(b)
+	defer b.reset()
+	root, err := b.parse(src)
 	if err != nil {
 		return nil, []Problem{*err.problem(name, "Unable to parse ")}
 	}
@@ -127,7 +135,7 @@ func Node(name string, src []byte) (*yaml.Node, error) {
 	if len(src) > MaxFileSize {
 		return nil, &Problem{Pos: Pos{1, 1}, Message: fmt.Sprintf("(%s): hieracc: file larger than %d bytes", name, MaxFileSize)}
 	}
-	n, err := parseYAML(src)
+	n, err := new(builder).parse(src)
 	if err != nil {
 		return nil, err.problem(name, "")
 	}
@@ -161,10 +169,10 @@ func Value(name string, n *yaml.Node) (any, error) {
 	return r.v, nil
 }
 
-// parseYAML reads the first document of src into a node tree; nil when
-// there is none.
-func parseYAML(src []byte) (*yaml.Node, *loadError) {
-	b := &builder{p: libyaml.NewParser(src)}
+// parse reads the first document of src into a node tree; nil when
+// there is none. The tree is the builder's until its reset.
+func (b *builder) parse(src []byte) (*yaml.Node, *loadError) {
+	b.p = libyaml.NewParser(src)
 	for {
 		if err := b.next(); err != nil {
 			return nil, err
@@ -190,24 +198,49 @@ func parseYAML(src []byte) (*yaml.Node, *loadError) {
 	}
 }
 
+// builders holds builders whose blocks YAML's next tree takes (YAML drops
+// each tree once it is converted; Node's trees are their callers').
+var builders sync.Pool
+
 type builder struct {
 	p       *libyaml.Parser
 	ev      libyaml.Event
 	anchors map[string]*yaml.Node // made at the first anchor
 	// A tree's nodes and their Content lists are cut from blocks of 32
 	// and 64 (a data file's tree is made, read and dropped as a whole):
-	// nodes is the current block of nodes, lists that of Content lists;
-	// kids holds the children of the collections being built, the
-	// innermost last.
-	nodes []yaml.Node
-	lists []*yaml.Node
-	kids  []*yaml.Node
+	// nodeBlocks and listBlocks are every block made, the first nb and lb
+	// of them in use; nodes is the block of nodes in use last, lists that
+	// of Content lists; kids holds the children of the collections being
+	// built, the innermost last.
+	nodeBlocks [][]yaml.Node
+	listBlocks [][]*yaml.Node
+	nb, lb     int
+	nodes      []yaml.Node
+	lists      []*yaml.Node
+	kids       []*yaml.Node
+}
+
+// reset forgets the builder's tree, so that its blocks serve another:
+// nothing may hold a node of it any more.
+func (b *builder) reset() {
+	for _, bl := range b.nodeBlocks[:b.nb] {
+		clear(bl[:cap(bl)])
+	}
+	for _, bl := range b.listBlocks[:b.lb] {
+		clear(bl[:cap(bl)])
+	}
+	clear(b.kids[:cap(b.kids)])
+	*b = builder{nodeBlocks: b.nodeBlocks, listBlocks: b.listBlocks, kids: b.kids[:0]}
 }
 
 // newNode returns a zero node of the tree.
 func (b *builder) newNode() *yaml.Node {
 	if len(b.nodes) == cap(b.nodes) {
-		b.nodes = make([]yaml.Node, 0, 32)
+		if b.nb == len(b.nodeBlocks) {
+			b.nodeBlocks = append(b.nodeBlocks, make([]yaml.Node, 0, 32))
+		}
+		b.nodes = b.nodeBlocks[b.nb][:0]
+		b.nb++
 	}
 	b.nodes = b.nodes[:len(b.nodes)+1]
 	return &b.nodes[len(b.nodes)-1]
@@ -226,7 +259,11 @@ func (b *builder) content(from int) []*yaml.Node {
 			b.kids = b.kids[:from]
 			return l
 		}
-		b.lists = make([]*yaml.Node, 0, 64)
+		if b.lb == len(b.listBlocks) {
+			b.listBlocks = append(b.listBlocks, make([]*yaml.Node, 0, 64))
+		}
+		b.lists = b.listBlocks[b.lb][:0]
+		b.lb++
 	}
 	i := len(b.lists)
 	b.lists = append(b.lists, b.kids[from:]...)
