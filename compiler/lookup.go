@@ -93,9 +93,9 @@ func newNodeRun(c *compilation, w *worker, node Node) *nodeRun {
 		node:    node,
 		stack:   make([]string, 0, 32),
 		scope:   newScope(node.Name, c.environment, node.Facts, node.Trusted),
-		modules: map[string]*layerRun{},
+		modules: make(map[string]*layerRun, len(c.moduleNames)),
 		memo:    map[string]memoEntry{},
-		modOpts: map[string]*optsResult{},
+		modOpts: make(map[string]*optsResult, len(c.moduleNames)),
 		defOpts: map[string]*optsResult{},
 		warned:  map[string]bool{},
 	}
