@@ -6,17 +6,17 @@ package compiler
 // of that work is the same from one node to the next: the same data
 // files, the same entries, the same strings interpolating the slice's
 // facts (role, datacenter), only a few strings naming the node. So the
-// slot keeps a template: the contributions one node read, with the
-// variables reading them read. Another node whose variables give the same
+// slot keeps a template: the contributions one node read, and the
+// variables it read doing so. Another node whose variables give the same
 // values, but for those naming the node (strings holding no "%{"), takes
-// the template's contributions and reads again only the strings that name
-// the node, rebuilding the arrays and hashes on the way to them and
-// sharing everything else. Its key is then merged, converted and checked
-// from those contributions exactly as any other (resolveTop): only
-// reading the contributions is shortened, never the merge. But for a key
-// whose value is its first contribution's (merged first found, nothing
-// converted, no default_hierarchy: keyTmpl.first), whose key is the
-// template's with the node's contributions.
+// the template's contributions and writes again only the strings that
+// name the node (rebindString), rebuilding the arrays and hashes on the
+// way to them and sharing everything else. Its key is then merged,
+// converted and checked from those contributions exactly as any other
+// (resolveTop): only reading the contributions is shortened, never the
+// merge. A key whose value is its first contribution's (merged first
+// found, nothing converted, no default_hierarchy: keyTmpl.first) is not
+// merged at all: it is the template's key with the node's contributions.
 //
 // What makes reading them the same but for those strings: the entries
 // read are the slot's (its locations), each string's expressions are
