@@ -221,7 +221,8 @@ type builder struct {
 }
 
 // reset forgets the builder's tree, so that its blocks serve another:
-// nothing may hold a node of it any more.
+// nothing may hold a node of it any more. It keeps the blocks of a tree
+// of up to keptBlocks*32 nodes (a large file's are let go).
 func (b *builder) reset() {
 	for _, bl := range b.nodeBlocks[:b.nb] {
 		clear(bl[:cap(bl)])
@@ -230,8 +231,13 @@ func (b *builder) reset() {
 		clear(bl[:cap(bl)])
 	}
 	clear(b.kids[:cap(b.kids)])
-	*b = builder{nodeBlocks: b.nodeBlocks, listBlocks: b.listBlocks, kids: b.kids[:0]}
+	*b = builder{nodeBlocks: b.nodeBlocks[:min(len(b.nodeBlocks), keptBlocks)],
+		listBlocks: b.listBlocks[:min(len(b.listBlocks), keptBlocks)], kids: b.kids[:0]}
 }
+
+// keptBlocks is how many blocks of nodes, and of lists, a builder keeps
+// for the next tree.
+const keptBlocks = 64
 
 // newNode returns a zero node of the tree.
 func (b *builder) newNode() *yaml.Node {
