@@ -25,11 +25,13 @@
 // An optimisation that never changes a value: each worker reuses results
 // across nodes (reuse.go: a key's result, kept with what it read from its
 // node; reuse_slices.go: the bookkeeping of nodes that reach the same
-// files; hierarchy.go: a level's expansion, for the nodes that read the
-// same values). share_test.go proves that compiling with and without it gives
-// byte-identical bundles. Likewise order.go only chooses the order nodes
-// are compiled in (the nodes of a slice one after the other, on one
-// worker), and files.go's release only when a node's own data is let go.
+// files; template.go: what the keys reading the node's name read but for
+// the strings naming it; hierarchy.go: a level's expansion, for the nodes
+// that read the same values). share_test.go proves that compiling with
+// and without it gives byte-identical bundles. Likewise order.go only
+// chooses the order nodes are compiled in (the nodes of a slice one after
+// the other, on one worker), and files.go's release only when a node's
+// own data is let go.
 //
 // Merge strategies and dotted keys live in format/hiera, which the runtime
 // shares, so compile-time and lookup-time merges cannot disagree.

@@ -6,6 +6,7 @@ package compiler
 import (
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
+	"slices"
 	"strings"
 )
 
@@ -17,7 +18,7 @@ func (n *nodeRun) sharedKey(name, mod string) (*format.Key, *format.Error) {
 	merge, perr := n.optionsFor(mod).mergeOf(name)
 	conv, cerr := n.optionsFor(mod).convertTo(name)
 	if perr != nil || cerr != nil || n.w.noSharing {
-		return n.compileKey(name, mod, nil, nil)
+		return n.compileKey(name, mod, nil, nil, nil)
 	}
 	layers := n.layersFor(mod)
 	locs := n.locsOf(name, layers)
@@ -34,20 +35,25 @@ func (n *nodeRun) sharedKey(name, mod string) (*format.Key, *format.Error) {
 // recorded (interpolated), and the configured merge is computed from those
 // records with the same driver the runtime uses, so the two cannot differ.
 // locs are the key's locations (see locsOf), nil to find them; pre, when
-// not nil, keeps what the key's other nodes found out (see keyPre). The
-// key returned is the worker's until its next compileKey: callers copy it.
-func (n *nodeRun) compileKey(name, mod string, locs []keyLoc, pre *keyPre) (*format.Key, *format.Error) {
+// not nil, keeps what the key's other nodes found out (see keyPre); rc,
+// when not nil, holds the key's contributions, read by the caller (see
+// perNodeKey). The key returned is the worker's until its next
+// compileKey: callers copy it.
+func (n *nodeRun) compileKey(name, mod string, locs []keyLoc, pre *keyPre, rc *readContribs) (*format.Key, *format.Error) {
 	mark := len(n.checks)
+	if rc != nil {
+		mark = rc.mark
+	}
 	layers := n.layersFor(mod)
 	if locs == nil {
 		locs = n.locsOf(name, layers)
 	}
-	k, err := n.resolveTop(name, mod, locs, layers, pre)
+	k, err := n.resolveTop(name, mod, locs, layers, pre, rc)
 	tested := n.since(mark)
 	if k != nil && asksItself(name, tested) {
 		n.recordAsked(k, locs, layers, tested)
 	}
-	n.setKeyChecks(name, tested)
+	n.setKeyChecks(tested)
 	return k, err
 }
 
@@ -62,8 +68,18 @@ type keyPre struct {
 	fromSet bool
 }
 
+// readContribs are a key's contributions (from the locations that are
+// not its module's default_hierarchy's) as its caller read them, with
+// what reading them did: whether a value read holds decrypted text, and
+// where the names it tested start in nodeRun.checks.
+type readContribs struct {
+	cs     []format.Contribution
+	secret bool
+	mark   int
+}
+
 // resolveTop is compileKey's lookup of the key as asked by its name.
-func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRun, pre *keyPre) (*format.Key, *format.Error) {
+func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRun, pre *keyPre, rc *readContribs) (*format.Key, *format.Error) {
 	k := &n.w.key // copied by every caller: no allocation per key
 	*k = format.Key{Name: name}
 	var ko *keyOptions
@@ -84,9 +100,13 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 		k.Secret = n.secret
 		n.secret = outer || n.secret
 	}()
-	fr := n.enter(name)
-	k.Contributions = n.contributions(name, locs, false, layers)
-	n.leave(fr)
+	if rc != nil {
+		k.Contributions, n.secret = rc.cs, rc.secret
+	} else {
+		fr := n.enter(name)
+		k.Contributions = n.contributions(name, locs, false, layers)
+		n.leave(fr)
+	}
 
 	var v any
 	var found bool
@@ -241,11 +261,17 @@ type keyLoc struct {
 // locsOf lists the locations of a key's layers that hold it or fail to
 // load, in order: the locations a lookup of the key reads something from.
 func (n *nodeRun) locsOf(name string, layers [3]*layerRun) []keyLoc {
+	return cloneOrNil(n.locsIn(name, layers, nil))
+}
+
+// locsIn is locsOf over the files of only (nil for all), in the worker's
+// buffer (until its next call).
+func (n *nodeRun) locsIn(name string, layers [3]*layerRun, only []*dataFile) []keyLoc {
 	out := n.w.locs[:0]
 	add := func(layer format.Layer, def bool, h *format.Hierarchy, files [][]*dataFile) {
 		for li, lvl := range files {
 			for fi, df := range lvl {
-				if df == nil {
+				if df == nil || only != nil && !slices.Contains(only, df) {
 					continue
 				}
 				idx := -1
@@ -270,7 +296,39 @@ func (n *nodeRun) locsOf(name string, layers [3]*layerRun) []keyLoc {
 		}
 	}
 	n.w.locs = out
-	return cloneOrNil(out)
+	return out
+}
+
+// withOwn is locsOf for a key that the node's per-node files (own) hold
+// and so do its slice's files, where the key's locations are slice (see
+// tableLocs): the two lists merged in the order a lookup reads them.
+func (n *nodeRun) withOwn(slice []keyLoc, name, mod string, own []*dataFile) []keyLoc {
+	mine := n.locsIn(name, n.layersFor(mod), own)
+	out := make([]keyLoc, 0, len(slice)+len(mine))
+	for len(slice) > 0 && len(mine) > 0 {
+		if locBefore(&mine[0], &slice[0]) {
+			out, mine = append(out, mine[0]), mine[1:]
+		} else {
+			out, slice = append(out, slice[0]), slice[1:]
+		}
+	}
+	return append(append(out, slice...), mine...)
+}
+
+// locBefore reports whether a lookup reads location a before b: by
+// layer, then the hierarchy before the module's default_hierarchy, then
+// level and location.
+func locBefore(a, b *keyLoc) bool {
+	if a.layer != b.layer {
+		return a.layer < b.layer
+	}
+	if a.def != b.def {
+		return !a.def
+	}
+	if a.level != b.level {
+		return a.level < b.level
+	}
+	return a.loc < b.loc
 }
 
 // contributions reads a key from its locations in the hierarchies, or in

@@ -31,7 +31,7 @@ type dataFile struct {
 	index  map[string]int // string top-level keys → entry
 	interp []bool         // entry needs interpolation
 	plans  []*interpPlan  // where in entry i interpolation acts (nil: nowhere)
-	bound  []bool         // interpolating entry i may read what is the node's alone (see readsNode)
+	bound  []bool         // interpolating entry i may read what is the node's alone (see interpPlan.readsNode)
 	// invalid[i] is Puppet's validate_data_value failure for entry i, or
 	// eyaml's failure to decrypt it: reading that key fails, other keys
 	// are fine.
@@ -194,7 +194,7 @@ func (c *compilation) loadFile(fsPath, p, function, module string, keys keyringK
 		}
 		df.plans[i] = planFor(df.hash.Value(i))
 		df.interp[i] = df.plans[i] != nil
-		df.bound[i] = readsNode(df.hash.Value(i), df.plans[i])
+		df.bound[i] = df.plans[i].readsNode()
 		if pr, ok := invalid[df.hash.Key(i)]; ok {
 			df.invalid[i] = pr.Message
 		}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ruby"
@@ -137,6 +138,9 @@ type interpPlan struct {
 	// exprs are a string's %{...} (see scanExprs); nil for a string whose
 	// "%{" is never closed.
 	exprs []interpExpr
+	// node: interpolating here may read what is the node's alone (see
+	// nodeExpr): the string, or a key or value below.
+	node bool
 }
 
 // planFor returns the plan of v; what it marks is exactly what interpolate
@@ -145,7 +149,7 @@ func planFor(v any) *interpPlan {
 	switch v := v.(type) {
 	case string:
 		if strings.Contains(v, "%{") {
-			return &interpPlan{exprs: scanExprs(nil, v, nil)}
+			return &interpPlan{exprs: scanExprs(nil, v, nil), node: stringReadsNode(v)}
 		}
 	case []any:
 		var p *interpPlan
@@ -155,6 +159,7 @@ func planFor(v any) *interpPlan {
 					p = &interpPlan{kids: make([]*interpPlan, len(v))}
 				}
 				p.kids[i] = kp
+				p.node = p.node || kp.node
 			}
 		}
 		return p
@@ -169,6 +174,7 @@ func planFor(v any) *interpPlan {
 					p = &interpPlan{keys: make([]bool, v.Len()), kids: make([]*interpPlan, v.Len())}
 				}
 				p.keys[i], p.kids[i] = key, kp
+				p.node = p.node || key && stringReadsNode(ks) || kp != nil && kp.node
 			}
 			i++
 		}
@@ -177,34 +183,11 @@ func planFor(v any) *interpPlan {
 	return nil
 }
 
-// readsNode reports whether interpolating v (whose plan is p) may read
-// what is the node's alone (see nodeExpr): then a contribution of v is
-// bound (format.Contribution.Bound). Interpolations of other facts (role,
-// datacenter, domain) read what the node's neighbours share.
-func readsNode(v any, p *interpPlan) bool {
-	if p == nil {
-		return false
-	}
-	switch v := v.(type) {
-	case string:
-		return stringReadsNode(v)
-	case []any:
-		for i, e := range v {
-			if readsNode(e, p.kids[i]) {
-				return true
-			}
-		}
-	case *format.Hash:
-		i := 0
-		for k, e := range v.All() {
-			if ks, _ := k.(string); p.keys[i] && stringReadsNode(ks) || readsNode(e, p.kids[i]) {
-				return true
-			}
-			i++
-		}
-	}
-	return false
-}
+// readsNode reports whether interpolating the value whose plan is p may
+// read what is the node's alone (see nodeExpr): then a contribution of
+// it is bound (format.Contribution.Bound). Interpolations of other facts
+// (role, datacenter, domain) read what the node's neighbours share.
+func (p *interpPlan) readsNode() bool { return p != nil && p.node }
 
 // stringReadsNode reports whether interpolating s may read what is the
 // node's alone.
@@ -416,19 +399,24 @@ func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bo
 			return val, nil
 		}
 	}
-	var b strings.Builder
-	b.Grow(size + len(s) - last)
-	last = 0
-	for i, e := range exprs {
-		b.WriteString(s[last:e.start])
-		b.WriteString(texts[i])
-		last = e.end
-	}
-	b.WriteString(s[last:])
 	if strings.Contains(s[last:], "%{") {
 		n.warnUnclosed(s)
 	}
-	return b.String(), nil
+	return joinTexts(s, exprs, texts, size+len(s)-last), nil
+}
+
+// joinTexts writes s with its expressions replaced by texts, size bytes,
+// in memory of its own (the encoder may keep a string, and with it all
+// the memory it lies in).
+func joinTexts(s string, exprs []interpExpr, texts []string, size int) string {
+	b := make([]byte, 0, size)
+	last := 0
+	for i, e := range exprs {
+		b = append(append(b, s[last:e.start]...), texts[i]...)
+		last = e.end
+	}
+	b = append(b, s[last:]...)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 func errTooLong() *format.Error {

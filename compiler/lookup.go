@@ -44,9 +44,9 @@ type nodeRun struct {
 	// text decrypted from ENC[...] (memo entries say it of themselves).
 	secret bool
 	keys   []format.Key // keys compiled so far, sorted: nested lookups reuse them
-	// keyChecks holds the names each compiled key tested (see checks),
-	// for keys that tested any.
-	keyChecks map[string][]string
+	// keyTested holds the names each key of keys tested (see checks),
+	// for the keys that tested any, in order (see setKeyChecks).
+	keyTested []testedAt
 
 	shapes map[string]uint32 // shapeID by module
 	deps   *[]dep            // reads of the key being compiled, when recording
@@ -93,9 +93,9 @@ func newNodeRun(c *compilation, w *worker, node Node) *nodeRun {
 		node:    node,
 		stack:   make([]string, 0, 32),
 		scope:   newScope(node.Name, c.environment, node.Facts, node.Trusted),
-		modules: map[string]*layerRun{},
+		modules: make(map[string]*layerRun, len(c.moduleNames)),
 		memo:    map[string]memoEntry{},
-		modOpts: map[string]*optsResult{},
+		modOpts: make(map[string]*optsResult, len(c.moduleNames)),
 		defOpts: map[string]*optsResult{},
 		warned:  map[string]bool{},
 	}
@@ -228,19 +228,35 @@ func (n *nodeRun) since(mark int) []string {
 // maxTestedLists bounds the lists since keeps per worker.
 const maxTestedLists = 1 << 14
 
-// setKeyChecks records the names a compiled key tested (each key of a
-// node is compiled once).
-func (n *nodeRun) setKeyChecks(name string, tested []string) {
+// testedAt is what the key at position i of nodeRun.keys tested.
+type testedAt struct {
+	i      int
+	tested []string
+}
+
+// setKeyChecks records the names the key being compiled tested: the key
+// that compileKeys appends to keys next, if it finds it (see dropChecks).
+func (n *nodeRun) setKeyChecks(tested []string) {
+	n.dropChecks()
 	if len(tested) > 0 {
-		if n.keyChecks == nil {
-			if n.w.keyChecks == nil {
-				n.w.keyChecks = map[string][]string{}
-			}
-			n.keyChecks = n.w.keyChecks // the worker's, emptied: its memory is kept
-			clear(n.keyChecks)
-		}
-		n.keyChecks[name] = tested
+		n.keyTested = append(n.keyTested, testedAt{len(n.keys), tested})
 	}
+}
+
+// dropChecks forgets what the key being compiled tested: it is not one of
+// keys (nothing holds it, or its module failed).
+func (n *nodeRun) dropChecks() {
+	if l := len(n.keyTested); l > 0 && n.keyTested[l-1].i == len(n.keys) {
+		n.keyTested = n.keyTested[:l-1]
+	}
+}
+
+// testedOf returns the names the key at position i of keys tested.
+func (n *nodeRun) testedOf(i int) []string {
+	if j, ok := slices.BinarySearchFunc(n.keyTested, i, func(t testedAt, i int) int { return t.i - i }); ok {
+		return n.keyTested[j].tested
+	}
+	return nil
 }
 
 // holds reports whether a result that tested these names is the answer
@@ -399,7 +415,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 		return e.value, nil
 	}
 	if len(k.Segments) == 0 {
-		if i, ok := slices.BinarySearchFunc(n.keys, text, func(k format.Key, name string) int { return strings.Compare(k.Name, name) }); ok && n.keys[i].Err == nil && n.holds(n.keyChecks[text]) {
+		if i, ok := slices.BinarySearchFunc(n.keys, text, func(k format.Key, name string) int { return strings.Compare(k.Name, name) }); ok && n.keys[i].Err == nil && n.holds(n.testedOf(i)) {
 			if n.keys[i].Sensitive() {
 				return nil, sensitiveError(text)
 			}

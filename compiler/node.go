@@ -124,7 +124,12 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 	} else {
 		n.keys = make([]format.Key, 0, len(names))
 	}
+	n.keyTested = w.keyTested[:0]
+	defer func() { w.keyTested = n.keyTested[:0] }()
 	j, d := 0, 0
+	// stop is where the next key of a per-node file (delta[stopFor])
+	// would sit among the slice's keys: static runs end before it.
+	stop, stopFor := 0, -1
 	for i := 0; i < len(names); i++ {
 		name := names[i]
 		n.checks = n.checks[:0]
@@ -133,15 +138,18 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 			slot = j
 			j++
 		}
+		own := -1 // the slot of a key a per-node file holds too
 		if d < len(delta) && delta[d] == name {
-			slot = -1 // a per-node file holds it: the general path
+			slot, own = -1, slot // a per-node file holds it: the general path
 			d++
 		} else if slot >= 0 && len(modErr) == 0 {
 			// Slice keys whose results hold for every node of the
 			// slice, up to the next key of a per-node file: copied.
-			stop := ""
-			if d < len(delta) {
-				stop = delta[d]
+			if stopFor != d {
+				stop, stopFor = len(shared), d
+				if d < len(delta) {
+					stop, _ = slices.BinarySearch(shared, delta[d])
+				}
 			}
 			if r := t.staticRun(slot, stop); r > 0 {
 				n.keys = append(n.keys, t.statics[slot:slot+r]...)
@@ -164,12 +172,19 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 		switch {
 		case slot >= 0:
 			k, err = n.slotKey(t, slot, name)
+		case sl != nil && own >= 0:
+			// A per-node file holds the key, and so do the slice's: its
+			// options are the slot's, and its locations the slot's and
+			// the per-node files'.
+			w.stats.general++
+			locs := n.withOwn(t.locs[own], name, mod, sl.masked)
+			k, err = n.compileKey(name, mod, locs, &t.slots[own].pre, nil)
 		case sl != nil:
 			// A per-node file holds the key: its signature names that
 			// file, which no other node reaches (or one loaded again, under
 			// another id, once released): no result to look for or keep.
 			w.stats.general++
-			k, err = n.compileKey(name, mod, nil, nil)
+			k, err = n.compileKey(name, mod, nil, nil, nil)
 		default:
 			w.stats.general++
 			k, err = n.sharedKey(name, mod)
@@ -179,6 +194,8 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 		}
 		if k != nil {
 			n.keys = append(n.keys, *k)
+		} else {
+			n.dropChecks()
 		}
 	}
 	return n.keys

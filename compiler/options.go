@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
@@ -138,7 +139,7 @@ func (n *nodeRun) optionsFor(mod string) *lookupOptions {
 // which every lookup on the node reads first.
 func (n *nodeRun) envOptions() (*lookupOptions, *format.Error) {
 	if n.envOpts == nil {
-		n.envOpts = n.w.options(optionsSig(n.global, n.env), func() *optsResult {
+		n.envOpts = n.w.options(n.w.optionsSig(n.global, n.env), func() *optsResult {
 			o, err := n.computeEnvOptions()
 			return &optsResult{opts: o, err: err}
 		})
@@ -147,11 +148,13 @@ func (n *nodeRun) envOptions() (*lookupOptions, *format.Error) {
 }
 
 // optionsSig identifies the data lookup_options come from: every location
-// holding the key, per layer, and the layer's shape. "" means the options
-// depend on the node (interpolation, or a layer the node's facts broke) and
-// must be computed afresh.
-func optionsSig(layers ...*layerRun) string {
-	var b []byte
+// holding the key, per layer, and the layer's shape. nil means the
+// options depend on the node (interpolation, or a layer the node's facts
+// broke) and must be computed afresh. The signature is the worker's until
+// its next call.
+func (w *worker) optionsSig(layers ...*layerRun) []byte {
+	b := w.optSig[:0]
+	defer func() { w.optSig = b }()
 	for _, lr := range layers {
 		b = append(b, '|')
 		if lr == nil || !lr.hier.Present {
@@ -159,40 +162,47 @@ func optionsSig(layers ...*layerRun) string {
 		}
 		if lr.err != nil {
 			if lr.conf.err == nil {
-				return "" // a node-specific failure (its facts broke a path)
+				return nil // a node-specific failure (its facts broke a path)
 			}
 			b = fmt.Appendf(b, "E%p", lr.conf)
 			continue
 		}
 		for li, lvl := range lr.files {
-			b = fmt.Appendf(b, "L%d", len(lvl))
+			b = strconv.AppendInt(append(b, 'L'), int64(len(lvl)), 10)
 			for fi, df := range lvl {
 				if df == nil {
 					continue
 				}
 				if i, ok := df.index[lookupOptionsKey]; ok || df.err != nil {
 					if ok && df.interp[i] {
-						return ""
+						return nil
 					}
-					b = fmt.Appendf(b, ",%d.%d.%d", li, fi, df.id)
+					b = strconv.AppendInt(append(b, ','), int64(li), 10)
+					b = strconv.AppendInt(append(b, '.'), int64(fi), 10)
+					b = strconv.AppendUint(append(b, '.'), uint64(df.id), 10)
 				}
 			}
 		}
 	}
-	return string(b)
+	if b == nil {
+		b = []byte{} // not "depends on the node"
+	}
+	return b
 }
 
-// options returns the cached result for sig, computing it once.
-func (w *worker) options(sig string, compute func() *optsResult) *optsResult {
-	if sig == "" || w.noSharing {
+// options returns the cached result for sig (see optionsSig), computing it
+// once.
+func (w *worker) options(sig []byte, compute func() *optsResult) *optsResult {
+	if sig == nil || w.noSharing {
 		return compute()
 	}
-	if r, ok := w.opts[sig]; ok {
+	if r, ok := w.opts[string(sig)]; ok {
 		return r
 	}
+	key := string(sig) // compute may ask for other signatures
 	r := compute()
 	r.shared = true
-	w.opts[sig] = r
+	w.opts[key] = r
 	return r
 }
 
@@ -238,7 +248,7 @@ func (n *nodeRun) moduleOptions(mod string) (*lookupOptions, *format.Error) {
 	if r, ok := n.modOpts[mod]; ok {
 		return r.opts, r.err
 	}
-	r := n.w.options(optionsSig(n.global, n.env, n.module(mod)), func() *optsResult {
+	r := n.w.options(n.w.optionsSig(n.global, n.env, n.module(mod)), func() *optsResult {
 		o, err := n.computeModuleOptions(mod)
 		return &optsResult{opts: o, err: err}
 	})

@@ -39,8 +39,8 @@ type worker struct {
 	deps  []dep
 	warns []Diagnostic
 	locs  []keyLoc
-	// keyChecks is the map nodeRun.keyChecks, emptied for each node.
-	keyChecks map[string][]string
+	// keyTested is nodeRun.keyTested's memory, for the next node.
+	keyTested []testedAt
 	// key is the key compileKey returns (see there).
 	key format.Key
 	// named remembers namesNode by location template.
@@ -53,6 +53,12 @@ type worker struct {
 	// their names and values; varKey is its buffer.
 	varSets map[string]*varSet
 	varKey  []byte
+	// tmplVars interns the variables of templates (see tmplVars); rc is
+	// the contributions fromTemplate reads.
+	tmplVars map[string]*tmplVars
+	rc       readContribs
+	anyBlock []any  // see anys
+	optSig   []byte // see optionsSig
 	// contribs is the chunk contributionsBuf cuts from.
 	contribs []format.Contribution
 	// nodes counts the nodes the worker compiled (see nodeRun.serial).
@@ -115,9 +121,14 @@ type dep struct {
 
 // sharedKey is a compiled key with what it depends on.
 type sharedKey struct {
-	// What reuse reads comes first, next to the key it copies: a node
-	// reusing 1,500 results touches each once, mostly out of the cache.
+	// What reusable and reuse read comes first, next to the key it
+	// copies, so that checking a result and taking it touch one cache
+	// line as far as the key's name: a node reusing 1,500 results touches
+	// each once, mostly out of the cache.
 
+	// vars is deps when they are all variables, shared with every result
+	// that read the same values (see varSet); nil otherwise.
+	vars *varSet
 	// tested are the names its computation tested against the lookup
 	// stack: a nested lookup reuses the key only where none is on it.
 	tested []string
@@ -125,9 +136,6 @@ type sharedKey struct {
 	key    format.Key
 	sig    []uint32
 	deps   []dep
-	// vars is deps when they are all variables, shared with every result
-	// that read the same values (see varSet); nil otherwise.
-	vars *varSet
 }
 
 // varSet is a list of variable reads, as results record them, shared by
@@ -311,12 +319,12 @@ func (n *nodeRun) findOrCompile(name, mod string, sig []uint32, h uint64, locs [
 	w := n.w
 	w.deps, w.warns = w.deps[:0], w.warns[:0]
 	n.deps, n.keyWarns = &w.deps, &w.warns
-	k, err = n.compileKey(name, mod, locs, nil)
+	k, err = n.compileKey(name, mod, locs, nil, nil)
 	n.deps, n.keyWarns = nil, nil
 	if k == nil {
 		return nil, false, nil, err
 	}
-	e = &sharedKey{key: *k, deps: cloneOrNil(w.deps), warns: cloneOrNil(w.warns), tested: n.keyChecks[name]}
+	e = &sharedKey{key: *k, deps: cloneOrNil(w.deps), warns: cloneOrNil(w.warns), tested: n.testedOf(len(n.keys))}
 	e.vars = w.varSetOf(e.deps)
 	return e, false, &e.key, err
 }
@@ -364,7 +372,7 @@ func (n *nodeRun) reusable(name string, candidates []*sharedKey, sig ...[]uint32
 
 // reuse takes a cached result, reporting its warnings for this node.
 func (n *nodeRun) reuse(e *sharedKey) (*format.Key, *format.Error) {
-	n.setKeyChecks(e.key.Name, e.tested)
+	n.setKeyChecks(e.tested)
 	for _, d := range e.warns {
 		d.Node = n.node.Name
 		n.emitWarning(d)

@@ -67,7 +67,7 @@ type sliceTable struct {
 }
 
 // plainStatic reports whether a static result is taken as it is: no
-// warnings to replay, no names tested (see nodeRun.keyChecks), no error to
+// warnings to replay, no names tested (see nodeRun.keyTested), no error to
 // report. Such results are copied in runs (staticRun).
 func plainStatic(e *sharedKey) bool {
 	return len(e.warns) == 0 && len(e.tested) == 0 && e.key.Err == nil
@@ -97,19 +97,15 @@ func (t *sliceTable) countRuns() {
 }
 
 // staticRun returns the number of plain static slots from j on (as of the
-// last countRuns), at most the keys before stop ("" for no bound): a node
-// takes their results as they are, copied from statics.
-func (t *sliceTable) staticRun(j int, stop string) int {
+// last countRuns), at most those before position stop: a node takes their
+// results as they are, copied from statics. (A per-node file's key takes
+// the general path, and its own keys come between the slice's: stop is
+// where the next of them sits.)
+func (t *sliceTable) staticRun(j, stop int) int {
 	if t.runs == nil {
 		return 0
 	}
-	r := int(t.runs[j])
-	if r > 0 && stop != "" {
-		// The keys before stop: a per-node file's key (stop) takes the
-		// general path, and its own keys come between the slice's.
-		r, _ = slices.BinarySearch(t.keys[j:j+r], stop)
-	}
-	return r
+	return max(min(int(t.runs[j]), stop-j), 0)
 }
 
 // slot is one key of a slice.
@@ -130,12 +126,18 @@ type slot struct {
 	reused  int
 	misses  int
 	perNode bool
+	// A per-node slot's template (template.go), how often it held and
+	// did not, and whether the slot gave up on templates.
+	tmpl                 *keyTmpl
+	tmplHits, tmplMisses int
+	tmplOff              bool
 }
 
 // sliceStats counts how nodes and keys were compiled, for tests.
 type sliceStats struct {
 	slices, noSlice       int // nodes
 	static, slot, general int // keys: a slot's static result, other slot keys, the general path
+	templated             int // slot keys whose contributions came from a template (template.go)
 	released              int // per-node files released from the file cache
 }
 
@@ -146,6 +148,7 @@ func (s *sliceStats) add(o sliceStats) {
 	s.static += o.static
 	s.slot += o.slot
 	s.general += o.general
+	s.templated += o.templated
 }
 
 // varStat counts the values a variable expression has shown, one per
@@ -418,8 +421,11 @@ func (n *nodeRun) slotKey(t *sliceTable, j int, name string) (*format.Key, *form
 		return n.reuse(s.static)
 	}
 	n.w.stats.slot++
-	if s.perr || s.perNode {
-		return n.compileKey(name, s.mod, s.locs, &s.pre)
+	if s.perr {
+		return n.compileKey(name, s.mod, s.locs, &s.pre, nil)
+	}
+	if s.perNode {
+		return n.perNodeKey(s, name)
 	}
 	if hit := n.reusable(name, s.recent); hit != nil {
 		s.reused++

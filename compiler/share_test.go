@@ -450,3 +450,154 @@ z_plain: [3]
 		t.Errorf("%d diagnostics, want each node's error and warnings: %v", len(gotDiags), gotDiags)
 	}
 }
+
+// TestTemplatesChangeNothing: a key that reads the node's name is read
+// from its slot's template (template.go): the strings naming the node
+// interpolated again, the rest taken from the template's node. The fleet
+// shares one slice but for a per-node file, and its keys read the node's
+// name in strings, arrays and hashes, beside facts that some nodes of the
+// slice do not share (rack), under merges that a name can change (a
+// unique merge meeting another node's name, a knockout prefix some names
+// carry), in hashes whose keys are interpolated, with a name that holds
+// "%{", a host name some nodes lack, a variable no node has (each node
+// warns), and nested lookups of a key some nodes override. Bundles and
+// diagnostics are those of a compile that shares nothing, and most such
+// keys come from a template (otherwise this proves nothing).
+func TestTemplatesChangeNothing(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte(nodeRoleCommon)},
+		"env/data/common.yaml": {Data: []byte(`
+lookup_options:
+  uniq:
+    merge: unique
+  deep:
+    merge:
+      strategy: deep
+      knockout_prefix: "--"
+  hashed:
+    merge: hash
+  uniq1:
+    merge: unique
+  uniq2:
+    merge: unique
+  deep1:
+    merge: deep
+name: "%{trusted.certname}"
+said: "I am %{trusted.certname} in %{facts.role}"
+host: "%{facts.networking.hostname}.example.net"
+list: [a, "%{trusted.certname}", "%{facts.role}-x", [b, "%{::hostname}"]]
+nested: {a: 1, b: {c: "%{trusted.certname}", d: [2, "%{facts.role}"]}, e: "%{facts.role}"}
+keyed: {"%{facts.role}": "%{trusted.certname}", plain: x}
+named_key: {"%{trusted.certname}": 1, n10: 2}
+racked: "%{facts.rack}/%{trusted.certname}"
+rack_list: ["%{facts.rack}", "%{trusted.certname}"]
+warned: ["%{::nosuch}", "%{trusted.certname}"]
+looked: ["%{lookup('said')}", "%{trusted.certname}"]
+counted: ["%{scope('facts.count')}", "%{scope('trusted.certname')}", "%{literal('x')}-%{trusted.certname}"]
+uniq: ["%{trusted.certname}", n10, common]
+uniq1: ["%{trusted.certname}", n10]
+uniq2: [n10]
+deep1: ["%{trusted.certname}", n10]
+deep: {list: ["%{trusted.certname}", n07, kept], h: {x: "%{trusted.certname}"}}
+hashed: {a: "%{trusted.certname}", b: common}
+`)},
+		"env/data/role/web.yaml": {Data: []byte(`
+uniq: [web, "%{trusted.certname}"]
+uniq2: ["%{trusted.certname}", n10]
+deep: {list: [web, "--n07"], h: {y: "%{facts.role}"}}
+hashed: {b: "%{trusted.certname}-web"}
+list: [web]
+`)},
+	}
+	var nodes []Node
+	for i := range 16 {
+		name := fmt.Sprintf("n%02d", i)
+		switch i {
+		case 9:
+			name = "--n09" // knocks a value out where it is interpolated
+		case 12:
+			name = "n%{facts.role}" // interpolated again where inserted
+		}
+		if i%4 == 1 {
+			fsys["env/data/nodes/"+name+".yaml"] = &fstest.MapFile{Data: []byte(fmt.Sprintf("own: %d\nsaid: mine\n", i))}
+		}
+		facts := format.NewHash(4)
+		facts.Set("role", "web")
+		facts.Set("rack", []string{"r1", "r1", "r1", "r2"}[i%4])
+		facts.Set("count", int64(2))
+		if i != 6 {
+			net := format.NewHash(1)
+			net.Set("hostname", "h"+name)
+			facts.Set("networking", net)
+			facts.Set("hostname", "h"+name)
+		}
+		nodes = append(nodes, Node{Name: name, Facts: facts})
+	}
+	want, wantDiags, _ := compileNodes(t, fsys, nodes, false)
+	got, gotDiags, stats := compileNodes(t, fsys, nodes, true)
+	t.Logf("%+v", stats)
+	if stats.templated < 6*8 {
+		t.Errorf("%d keys read from a template, want most of the per-node keys of most nodes", stats.templated)
+	}
+	for node, w := range want {
+		if !bytes.Equal(w, got[node]) {
+			t.Errorf("node %s: templates changed its bundle", node)
+		}
+	}
+	if d := cmp.Diff(wantDiags, gotDiags); d != "" {
+		t.Errorf("diagnostics (-without sharing +with):\n%s", d)
+	}
+}
+
+// TestOwnFilesMergeIntoSliceLocations: a key that both a node's own file
+// and its slice's files hold is read from the slot's locations and the
+// own file's, in hierarchy order (withOwn), wherever the per-node level
+// sits: here between the slice's levels and after them.
+func TestOwnFilesMergeIntoSliceLocations(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte(`version: 5
+hierarchy:
+  - name: Role
+    path: "role/%{facts.role}.yaml"
+  - name: Node
+    path: "nodes/%{trusted.certname}.yaml"
+  - name: Common
+    path: common.yaml
+  - name: Late
+    path: "late/%{trusted.certname}.yaml"
+`)},
+		"env/data/common.yaml": {Data: []byte(`
+lookup_options:
+  merged:
+    merge: deep
+  listed:
+    merge: unique
+merged: {a: common}
+listed: [common]
+first: common
+`)},
+		"env/data/role/web.yaml": {Data: []byte("merged: {b: web}\nlisted: [web]\n")},
+	}
+	var nodes []Node
+	for i := range 12 {
+		name := fmt.Sprintf("n%02d", i)
+		fsys["env/data/nodes/"+name+".yaml"] = &fstest.MapFile{Data: []byte(fmt.Sprintf("merged: {a: %s, c: %d}\nlisted: [%s]\n", name, i, name))}
+		fsys["env/data/late/"+name+".yaml"] = &fstest.MapFile{Data: []byte(fmt.Sprintf("merged: {d: late%d}\nlisted: [late]\nfirst: late\n", i))}
+		facts := format.NewHash(1)
+		facts.Set("role", "web")
+		nodes = append(nodes, Node{Name: name, Facts: facts})
+	}
+	want, wantDiags, _ := compileNodes(t, fsys, nodes, false)
+	got, gotDiags, stats := compileNodes(t, fsys, nodes, true)
+	if stats.slices < 6 {
+		t.Errorf("%d nodes compiled with a slice, want most", stats.slices)
+	}
+	for node, w := range want {
+		if !bytes.Equal(w, got[node]) {
+			t.Errorf("node %s: sharing changed its bundle", node)
+		}
+	}
+	if d := cmp.Diff(wantDiags, gotDiags); d != "" {
+		t.Errorf("diagnostics (-without sharing +with):\n%s", d)
+	}
+}

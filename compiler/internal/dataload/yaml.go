@@ -3,6 +3,7 @@ package dataload
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -25,7 +26,14 @@ func YAML(name string, src []byte) (*Doc, []Problem) {
 	if len(src) > MaxFileSize {
 		return nil, []Problem{{Pos: Pos{1, 1}, Message: fmt.Sprintf("Unable to parse (%s): hieracc: file larger than %d bytes", name, MaxFileSize)}}
 	}
-	root, err := parseYAML(src)
+	// The tree is converted, then dropped: its blocks serve the next file.
+	b, _ := builders.Get().(*builder)
+	if b == nil {
+		b = &builder{}
+	}
+	defer builders.Put(b)
+	defer b.reset()
+	root, err := b.parse(src)
 	if err != nil {
 		return nil, []Problem{*err.problem(name, "Unable to parse ")}
 	}
@@ -127,7 +135,7 @@ func Node(name string, src []byte) (*yaml.Node, error) {
 	if len(src) > MaxFileSize {
 		return nil, &Problem{Pos: Pos{1, 1}, Message: fmt.Sprintf("(%s): hieracc: file larger than %d bytes", name, MaxFileSize)}
 	}
-	n, err := parseYAML(src)
+	n, err := new(builder).parse(src)
 	if err != nil {
 		return nil, err.problem(name, "")
 	}
@@ -161,10 +169,10 @@ func Value(name string, n *yaml.Node) (any, error) {
 	return r.v, nil
 }
 
-// parseYAML reads the first document of src into a node tree; nil when
-// there is none.
-func parseYAML(src []byte) (*yaml.Node, *loadError) {
-	b := &builder{p: libyaml.NewParser(src), anchors: map[string]*yaml.Node{}}
+// parse reads the first document of src into a node tree; nil when
+// there is none. The tree is the builder's until its reset.
+func (b *builder) parse(src []byte) (*yaml.Node, *loadError) {
+	b.p = libyaml.NewParser(src)
 	for {
 		if err := b.next(); err != nil {
 			return nil, err
@@ -190,10 +198,83 @@ func parseYAML(src []byte) (*yaml.Node, *loadError) {
 	}
 }
 
+// builders holds builders whose blocks YAML's next tree takes (YAML drops
+// each tree once it is converted; Node's trees are their callers').
+var builders sync.Pool
+
 type builder struct {
 	p       *libyaml.Parser
 	ev      libyaml.Event
-	anchors map[string]*yaml.Node
+	anchors map[string]*yaml.Node // made at the first anchor
+	// A tree's nodes and their Content lists are cut from blocks of 32
+	// and 64 (a data file's tree is made, read and dropped as a whole):
+	// nodeBlocks and listBlocks are every block made, the first nb and lb
+	// of them in use; nodes is the block of nodes in use last, lists that
+	// of Content lists; kids holds the children of the collections being
+	// built, the innermost last.
+	nodeBlocks [][]yaml.Node
+	listBlocks [][]*yaml.Node
+	nb, lb     int
+	nodes      []yaml.Node
+	lists      []*yaml.Node
+	kids       []*yaml.Node
+}
+
+// reset forgets the builder's tree, so that its blocks serve another:
+// nothing may hold a node of it any more. It keeps the blocks of a tree
+// of up to keptBlocks*32 nodes (a large file's are let go).
+func (b *builder) reset() {
+	for _, bl := range b.nodeBlocks[:b.nb] {
+		clear(bl[:cap(bl)])
+	}
+	for _, bl := range b.listBlocks[:b.lb] {
+		clear(bl[:cap(bl)])
+	}
+	clear(b.kids[:cap(b.kids)])
+	*b = builder{nodeBlocks: b.nodeBlocks[:min(len(b.nodeBlocks), keptBlocks)],
+		listBlocks: b.listBlocks[:min(len(b.listBlocks), keptBlocks)], kids: b.kids[:0]}
+}
+
+// keptBlocks is how many blocks of nodes, and of lists, a builder keeps
+// for the next tree.
+const keptBlocks = 64
+
+// newNode returns a zero node of the tree.
+func (b *builder) newNode() *yaml.Node {
+	if len(b.nodes) == cap(b.nodes) {
+		if b.nb == len(b.nodeBlocks) {
+			b.nodeBlocks = append(b.nodeBlocks, make([]yaml.Node, 0, 32))
+		}
+		b.nodes = b.nodeBlocks[b.nb][:0]
+		b.nb++
+	}
+	b.nodes = b.nodes[:len(b.nodes)+1]
+	return &b.nodes[len(b.nodes)-1]
+}
+
+// content returns the children of a collection, kids[from:], as a list of
+// their own (cut from lists), and drops them from kids.
+func (b *builder) content(from int) []*yaml.Node {
+	n := len(b.kids) - from
+	if n == 0 {
+		return nil
+	}
+	if n > cap(b.lists)-len(b.lists) {
+		if n > 16 {
+			l := append([]*yaml.Node(nil), b.kids[from:]...)
+			b.kids = b.kids[:from]
+			return l
+		}
+		if b.lb == len(b.listBlocks) {
+			b.listBlocks = append(b.listBlocks, make([]*yaml.Node, 0, 64))
+		}
+		b.lists = b.listBlocks[b.lb][:0]
+		b.lb++
+	}
+	i := len(b.lists)
+	b.lists = append(b.lists, b.kids[from:]...)
+	b.kids = b.kids[:from]
+	return b.lists[i : i+n : i+n]
 }
 
 func (b *builder) next() *loadError {
@@ -213,7 +294,8 @@ func (b *builder) next() *loadError {
 // last event. depth is the nesting depth of collections.
 func (b *builder) node(depth int) (*yaml.Node, *loadError) {
 	ev := &b.ev
-	n := &yaml.Node{Line: ev.Start.Line + 1, Column: ev.Start.Column + 1}
+	n := b.newNode()
+	n.Line, n.Column = ev.Start.Line+1, ev.Start.Column+1
 	if ev.Type == libyaml.Alias {
 		// The event's anchor is the name the alias refers to.
 		n.Kind, n.Value, n.Alias = yaml.AliasNode, ev.Anchor, b.anchors[ev.Anchor]
@@ -225,6 +307,9 @@ func (b *builder) node(depth int) (*yaml.Node, *loadError) {
 	}
 	if ev.Anchor != "" {
 		n.Anchor = ev.Anchor
+		if b.anchors == nil {
+			b.anchors = map[string]*yaml.Node{}
+		}
 		b.anchors[ev.Anchor] = n
 	}
 	switch ev.Type {
@@ -253,18 +338,20 @@ func (b *builder) node(depth int) (*yaml.Node, *loadError) {
 		if ev.Flow {
 			n.Style |= yaml.FlowStyle
 		}
+		from := len(b.kids)
 		for {
 			if err := b.next(); err != nil {
 				return nil, err
 			}
 			if b.ev.Type == end {
+				n.Content = b.content(from)
 				return n, nil
 			}
 			c, err := b.node(depth + 1)
 			if err != nil {
 				return nil, err
 			}
-			n.Content = append(n.Content, c)
+			b.kids = append(b.kids, c)
 		}
 	}
 	// The parser only yields nodes here; anything else is a bug in it.

@@ -1,0 +1,416 @@
+package compiler
+
+// Templates: the keys whose values read the node's name. A slot whose
+// results read a per-node variable (slot.perNode: trusted.certname,
+// networking.hostname) is compiled by every node of its slice, yet most
+// of that work is the same from one node to the next: the same data
+// files, the same entries, the same strings interpolating the slice's
+// facts (role, datacenter), only a few strings naming the node. So the
+// slot keeps a template: the contributions one node read, and the
+// variables it read doing so. Another node whose variables give the same
+// values, but for those naming the node (strings holding no "%{"), takes
+// the template's contributions and writes again only the strings that
+// name the node (rebindString), rebuilding the arrays and hashes on the
+// way to them and sharing everything else. Its key is then merged,
+// converted and checked from those contributions exactly as any other
+// (resolveTop): only reading the contributions is shortened, never the
+// merge. A key whose value is its first contribution's (merged first
+// found, nothing converted, no default_hierarchy: keyTmpl.first) is not
+// merged at all: it is the template's key with the node's contributions.
+//
+// What makes reading them the same but for those strings: the entries
+// read are the slot's (its locations), each string's expressions are
+// fixed, a variable's value that holds no "%{" is inserted as it is
+// (nothing is interpolated again, so the names tested are the
+// template's), and a hash whose keys are interpolated on the way to a
+// string naming the node (its keys could collide) never takes part. A
+// template is not made from a compile that read a nested lookup (its
+// answer may depend on the node), warned, failed, or read decrypted text.
+
+import (
+	"encoding/binary"
+	"slices"
+	"strings"
+	"unsafe"
+
+	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
+)
+
+// keyTmpl is a per-node slot's template (see the top of this file).
+type keyTmpl struct {
+	vars *tmplVars
+	// checks are the names reading the contributions tested (see since).
+	checks []string
+	// vals are the contributions' values, by position in the slot's locs.
+	vals []any
+	// first, when set, is the template's key but for its value and
+	// contributions: its value is its first contribution's (see
+	// firstFound), on every node.
+	first *format.Key
+}
+
+// tmplVars are the variables a template's contributions read, shared by
+// the worker's templates that read the same (most read the node's name
+// and a fact or two of the slice's): whether they hold on a node is found
+// out once for all of them.
+type tmplVars struct {
+	same  []dep    // variables that must give the same value here
+	node  []string // variables naming the node: any string without "%{" will do
+	at    uint64   // the node (nodeRun.serial) holds was found for
+	holds bool
+}
+
+// maxTmplVars bounds the tmplVars a worker keeps.
+const maxTmplVars = 1 << 12
+
+// perNodeKey compiles the key of a per-node slot s for this node, from
+// the slot's template when it holds here.
+func (n *nodeRun) perNodeKey(s *slot, name string) (*format.Key, *format.Error) {
+	if s.tmpl != nil {
+		if rc := n.fromTemplate(s, name); rc != nil {
+			n.w.stats.templated++
+			s.tmplHits++
+			if t := s.tmpl; t.first != nil {
+				k := &n.w.key
+				*k = *t.first
+				k.Contributions, k.Value = rc.cs, rc.cs[0].Value
+				n.setKeyChecks(t.checks)
+				return k, nil
+			}
+			return n.compileKey(name, s.mod, s.locs, &s.pre, rc)
+		}
+		s.tmplMisses++
+		if s.tmplMisses >= giveUp && 4*s.tmplHits < s.tmplMisses {
+			s.tmplOff, s.tmpl = true, nil
+		}
+	}
+	if s.tmplOff {
+		return n.compileKey(name, s.mod, s.locs, &s.pre, nil)
+	}
+	if !n.templatable(s.locs, s.mod) {
+		s.tmplOff = true
+		return n.compileKey(name, s.mod, s.locs, &s.pre, nil)
+	}
+	return n.compileTemplate(s, name)
+}
+
+// templatable reports whether a key's contributions could come from a
+// template, from what its locations are: every one an entry of a data
+// file that loaded, neither invalid nor decrypted, no hash on the way to
+// a string naming the node interpolating its keys (see rebindable), and
+// no default_hierarchy in the key's module.
+func (n *nodeRun) templatable(locs []keyLoc, mod string) bool {
+	if lr := n.module(mod); lr != nil && lr.def != nil {
+		return false
+	}
+	for _, l := range locs {
+		if l.def || l.idx < 0 {
+			return false
+		}
+		df := l.df
+		if df.invalid[l.idx] != "" || df.secret != nil && df.secret[l.idx] || !rebindable(df.plans[l.idx]) {
+			return false
+		}
+	}
+	return len(locs) > 0
+}
+
+// rebindable reports whether no hash along the plan's strings that name
+// the node interpolates its keys.
+func rebindable(p *interpPlan) bool {
+	if !p.readsNode() {
+		return true
+	}
+	for i, kp := range p.kids {
+		if len(p.keys) > 0 && p.keys[i] || !rebindable(kp) {
+			return false
+		}
+	}
+	return true
+}
+
+// compileTemplate compiles the key of a per-node slot s as compileKey
+// does, recording what reading its contributions read, and makes them the
+// slot's template when it can serve other nodes.
+func (n *nodeRun) compileTemplate(s *slot, name string) (*format.Key, *format.Error) {
+	w := n.w
+	layers := n.layersFor(s.mod)
+	rc := &readContribs{mark: len(n.checks)}
+	outer := n.secret
+	n.secret = false
+	w.deps, w.warns = w.deps[:0], w.warns[:0]
+	n.deps, n.keyWarns = &w.deps, &w.warns
+	aliases := n.aliases
+	fr := n.enter(name)
+	rc.cs = n.contributions(name, s.locs, false, layers)
+	n.leave(fr)
+	n.deps, n.keyWarns = nil, nil
+	rc.secret, n.secret = n.secret, outer
+	s.tmpl = nil
+	if !rc.secret && len(w.warns) == 0 && n.aliases == aliases && len(rc.cs) == len(s.locs) {
+		s.tmpl = n.newTemplate(rc, w.deps)
+	}
+	k, err := n.compileKey(name, s.mod, s.locs, &s.pre, rc)
+	if t := s.tmpl; t != nil && firstFound(k, err) && slices.Equal(n.testedOf(len(n.keys)), t.checks) {
+		first := *k
+		first.Contributions, first.Value = nil, nil
+		t.first = &first
+	}
+	return k, err
+}
+
+// firstFound reports whether a key compiled without error (from
+// templatable locations) has its first contribution's value: merged first
+// found, nothing converted or asked. The value must be that
+// contribution's own, not an equal one.
+func firstFound(k *format.Key, err *format.Error) bool {
+	if k == nil || err != nil || k.Err != nil || !k.Merge.Strategy.IsFirst() ||
+		k.ConvertTo != nil || k.Defaults != nil || k.Asked != nil || k.Secret || len(k.Contributions) == 0 {
+		return false
+	}
+	switch v := k.Contributions[0].Value.(type) {
+	case []any:
+		kv, ok := k.Value.([]any)
+		return ok && len(kv) == len(v) && (len(v) == 0 || &kv[0] == &v[0])
+	case *format.Hash:
+		kv, ok := k.Value.(*format.Hash)
+		return ok && kv == v
+	case string:
+		kv, ok := k.Value.(string)
+		return ok && len(kv) == len(v) && unsafe.StringData(kv) == unsafe.StringData(v)
+	}
+	return k.Value == k.Contributions[0].Value
+}
+
+// newTemplate makes a template of contributions read with the reads deps,
+// nil when another node could not take them (see the top of this file).
+func (n *nodeRun) newTemplate(rc *readContribs, deps []dep) *keyTmpl {
+	t := &keyTmpl{checks: n.since(rc.mark), vals: make([]any, len(rc.cs))}
+	for i, c := range rc.cs {
+		if c.Err != nil {
+			return nil
+		}
+		t.vals[i] = c.Value
+	}
+	b := n.w.varKey[:0]
+	var same []dep
+	var node []string
+	for _, d := range deps {
+		if d.lookup || d.err != "" || needsInterpolation(d.value) {
+			return nil
+		}
+		if nodeExpr(d.name) {
+			if _, isStr := d.value.(string); !isStr {
+				return nil
+			}
+			if !slices.Contains(node, d.name) {
+				node = append(node, d.name)
+				b = append(binary.AppendUvarint(append(b, 'n'), uint64(len(d.name))), d.name...)
+			}
+			continue
+		}
+		if !slices.ContainsFunc(same, func(o dep) bool { return o.name == d.name }) {
+			same = append(same, d)
+			b = append(binary.AppendUvarint(append(b, 's'), uint64(len(d.name))), d.name...)
+			b = appendCanonical(b, d.value)
+		}
+	}
+	n.w.varKey = b
+	if t.vars = n.w.tmplVars[string(b)]; t.vars == nil {
+		t.vars = &tmplVars{same: same, node: node}
+		if len(n.w.tmplVars) < maxTmplVars && len(b) <= maxVarSetKey {
+			if n.w.tmplVars == nil {
+				n.w.tmplVars = map[string]*tmplVars{}
+			}
+			n.w.tmplVars[string(b)] = t.vars
+		}
+	}
+	return t
+}
+
+// holdFor reports whether the variables give what a template needs on
+// this node, found out once per node.
+func (n *nodeRun) holdFor(vs *tmplVars) bool {
+	if vs.at == n.serial {
+		return vs.holds
+	}
+	vs.at, vs.holds = n.serial, true
+	n.quiet++ // an undefined variable warns where the key is compiled
+	for _, d := range vs.same {
+		if v, err := n.scopeValue(d.name, d.name); err != nil || !format.Identical(v, d.value) {
+			vs.holds = false
+			break
+		}
+	}
+	for _, name := range vs.node {
+		if !vs.holds {
+			break
+		}
+		v, err := n.scopeValue(name, name)
+		str, isStr := v.(string)
+		vs.holds = err == nil && isStr && !strings.Contains(str, "%{")
+	}
+	n.quiet--
+	return vs.holds
+}
+
+// fromTemplate reads the contributions of a per-node slot s's key from
+// its template, nil when the template does not hold for this node (a
+// variable it read gives another value here) or a string naming the node
+// fails to interpolate (the key is then compiled as usual, which reports
+// it). What it returns is the worker's until its next call.
+func (n *nodeRun) fromTemplate(s *slot, name string) *readContribs {
+	t := s.tmpl
+	if !n.holdFor(t.vars) {
+		return nil
+	}
+	layers := n.layersFor(s.mod)
+	rc := &n.w.rc
+	*rc = readContribs{mark: len(n.checks)}
+	cs := n.w.contributionsBuf(len(s.locs))
+	saved := n.at
+	fr := n.enter(name)
+	for i, l := range s.locs {
+		df := l.df
+		c := format.Contribution{Layer: l.layer, Level: l.level, Location: l.loc,
+			Line: df.pos[l.idx].Line, Column: df.pos[l.idx].Column,
+			Bound: l.named || df.bound[l.idx], Value: t.vals[i]}
+		if df.bound[l.idx] {
+			n.at = site{df.pos[l.idx].In(df.path), layers[l.layer].hier.Levels[l.level].Name}
+			v, ok := n.rebind(df.hash.Value(l.idx), df.plans[l.idx], t.vals[i])
+			if !ok {
+				cs = nil
+				break
+			}
+			c.Value = v
+		}
+		cs = append(cs, c)
+	}
+	n.leave(fr)
+	n.at = saved
+	if cs == nil {
+		n.checks = n.checks[:rc.mark]
+		return nil
+	}
+	// The names tested are the template's (rebinding tested some of them).
+	n.checks = append(n.checks[:rc.mark], t.checks...)
+	rc.cs = cs
+	return rc
+}
+
+// rebindString is interpolateExprs for a string naming the node, on a
+// node where its template holds (holdFor): every variable it reads has
+// been read for this node (scopeMemo) and holds no "%{", so an
+// expression inserts its value's text (ruby.ToS) and nothing is
+// interpolated again (the names it would test are the template's). It
+// reports false where interpolateExprs has more to do (a method other
+// than scope() and literal(), a literal holding "%{", a variable not read,
+// a string too long, a "%{" never closed): the caller then interpolates the
+// string as usual.
+func (n *nodeRun) rebindString(s string, exprs []interpExpr) (any, bool) {
+	var buf [8]string
+	texts := buf[:0]
+	size, last := 0, 0
+	for _, e := range exprs {
+		size += e.start - last
+		last = e.end
+		var v any
+		if c := e.call; c != nil {
+			switch {
+			case c.method == "literal" && !strings.Contains(c.arg, "%{"):
+				v = c.arg
+			case c.method == "scope":
+				var read bool
+				if v, read = n.scopeMemo[c.arg]; !read {
+					return nil, false
+				}
+			default:
+				return nil, false
+			}
+		}
+		if _, isStr := v.(string); isStr && len(exprs) == 1 && e.start == 0 && e.end == len(s) {
+			return v, true // the string is this expression (see interpolateExprs)
+		}
+		text := ""
+		if v != nil {
+			if _, isStr := v.(string); !isStr && inspectSize(v, maxInterpolated) > maxInterpolated {
+				return nil, false
+			}
+			text = ruby.ToS(v)
+		}
+		if size += len(text); size > maxInterpolated {
+			return nil, false
+		}
+		texts = append(texts, text)
+	}
+	if strings.Contains(s[last:], "%{") {
+		return nil, false
+	}
+	return joinTexts(s, exprs, texts, size+len(s)-last), true
+}
+
+// anys returns room for n values, cut from the worker's block: the arrays
+// rebind makes live as long as their node's bundle, so a block is let go
+// soon after its last node (a large array has memory of its own).
+func (w *worker) anys(n int) []any {
+	if n > anyBlock/8 {
+		return make([]any, n)
+	}
+	if cap(w.anyBlock)-len(w.anyBlock) < n {
+		w.anyBlock = make([]any, 0, anyBlock)
+	}
+	i := len(w.anyBlock)
+	w.anyBlock = w.anyBlock[:i+n]
+	return w.anyBlock[i : i+n : i+n]
+}
+
+// anyBlock is the size of the worker's blocks of values (see anys).
+const anyBlock = 512
+
+// rebind is interpolatePlanned for a value whose interpolation for
+// another node gave t: the strings that name the node are interpolated
+// again, the arrays and hashes holding them rebuilt, and all else taken
+// from t. It reports false when a string fails to interpolate or t is not
+// of v's shape.
+func (n *nodeRun) rebind(v any, p *interpPlan, t any) (any, bool) {
+	if !p.readsNode() {
+		return t, true
+	}
+	switch v := v.(type) {
+	case string:
+		x, ok := n.rebindString(v, p.exprs)
+		if !ok {
+			var err error
+			x, err = n.interpolateExprs(v, p.exprs, true)
+			ok = err == nil
+		}
+		return x, ok
+	case []any:
+		tv, ok := t.([]any)
+		if !ok || len(tv) != len(v) {
+			return nil, false
+		}
+		out := n.w.anys(len(v))
+		for i, e := range v {
+			if out[i], ok = n.rebind(e, p.kids[i], tv[i]); !ok {
+				return nil, false
+			}
+		}
+		return out, true
+	case *format.Hash:
+		th, ok := t.(*format.Hash)
+		if !ok || th.Len() != v.Len() {
+			return nil, false
+		}
+		h, err := v.Remap(func(i int, e any) (any, error) {
+			x, ok := n.rebind(e, p.kids[i], th.Value(i))
+			if !ok {
+				return nil, errNotFound
+			}
+			return x, nil
+		})
+		return h, err == nil
+	}
+	return nil, false
+}
