@@ -81,11 +81,13 @@ type sharing struct {
 	whole []bool         // by key: its details are all in the shared file
 	over  []bool         // by key: its bound contributions are in the bundle, the rest in the shared file
 	bound []Contribution // scratch: a key's bound contributions
-	// The shared file's records: those of the last bundle, or equal to
-	// them, in their order (see priorKey.record), until planShared
-	// gathers the bundle's (in keys, then swapped) as plan says: by
+	// The shared file's records: prev, the last bundle's file's own
+	// (a recent file's keys: never written to), in their order (see
+	// priorKey.record). planShared plans the bundle's as plan says: by
 	// record, its index in prev, or -1-i for built[i], the record of a
-	// key that is not the last bundle's.
+	// key that is not the last bundle's; it gathers them (in keys, a
+	// buffer no file holds, which the new file then takes) only for a
+	// file that is not recent.
 	prev, keys []Key
 	plan       []int32
 	built      []Key
@@ -416,28 +418,33 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 		sh.out, sh.exists, sh.prevFile = last.out, true, last
 		return nil
 	}
-	// The records, which are the next bundle's prev.
-	sh.keys = sh.keys[:0]
-	for _, x := range plan {
-		if x >= 0 {
-			sh.keys = append(sh.keys, sh.prev[x])
-		} else {
-			sh.keys = append(sh.keys, built[-1-x])
-		}
-	}
-	sh.prev, sh.keys = sh.keys, sh.prev
-	recs := sh.prev
-	if len(recs) == 0 {
+	if len(plan) == 0 {
+		sh.prev = nil
 		return nil // no key has a record: nothing is shared
 	}
+	// A recent file whose records are the plan's: compared as planned,
+	// not gathered. The last bundle's is not one (same says it differs,
+	// in its records or its modules).
 	for i, f := range sh.recent {
-		if sameRecords(f.keys, recs) && sameModules(f.mods, sh.mods) {
-			copy(sh.recent[1:i+1], sh.recent[:i]) // the latest first
-			sh.recent[0] = f
-			sh.out, sh.exists, sh.prevFile = f.out, true, f
-			return nil
+		if f == last || !sameModules(f.mods, sh.mods) || !sh.planned(f.keys, plan, built) {
+			continue
+		}
+		copy(sh.recent[1:i+1], sh.recent[:i]) // the latest first
+		sh.recent[0] = f
+		sh.prev = f.keys
+		sh.out, sh.exists, sh.prevFile = f.out, true, f
+		return nil
+	}
+	// The records of a new file.
+	recs := sh.keys[:0]
+	for _, x := range plan {
+		if x >= 0 {
+			recs = append(recs, sh.prev[x])
+		} else {
+			recs = append(recs, built[-1-x])
 		}
 	}
+	sh.keys = recs
 	if sh.sub == nil {
 		sh.sub = NewEncoder()
 	}
@@ -468,10 +475,32 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	w = appendUint(w, uint64(n))
 	w = append(w, body...)
 	f.out.Data = w
-	f.keys = append(f.keys[:0], recs...)
+	// The file keeps the records, sh.keys takes its old buffer (no
+	// longer read: the oldest file is not the last bundle's).
+	f.keys, sh.keys, sh.prev = recs, f.keys[:0], recs
 	f.mods = append(f.mods[:0], sh.mods...)
 	sh.out, sh.exists, sh.prevFile = f.out, true, f
 	return nil
+}
+
+// planned reports whether the records a are those plan gives (see
+// sharing.plan), in their order (sameRecord), without gathering them.
+func (sh *sharing) planned(a []Key, plan []int32, built []Key) bool {
+	if len(a) != len(plan) {
+		return false
+	}
+	for i, x := range plan {
+		var r *Key
+		if x >= 0 {
+			r = &sh.prev[x]
+		} else {
+			r = &built[-1-x]
+		}
+		if !sameRecord(&a[i], r) {
+			return false
+		}
+	}
+	return true
 }
 
 // sameModules reports whether the modules a and b are the same, their
@@ -501,23 +530,9 @@ func sameHierarchy(a, b *Hierarchy) bool {
 	return true
 }
 
-// sameRecords reports whether the shared records a and b are the same,
-// so that they encode to the same file: compared field by field, values
-// as they encode (sameValue).
-func sameRecords(a, b []Key) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !sameRecord(&a[i], &b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// sameRecord reports whether the shared records x and y are the same (see
-// sameRecords).
+// sameRecord reports whether the shared records x and y are the same,
+// so that they encode alike: compared field by field, values as they
+// encode (sameValue).
 func sameRecord(x, y *Key) bool {
 	if x.Name != y.Name || x.Merge != y.Merge || x.DefaultMerge != y.DefaultMerge ||
 		!sameEntry(x.MergeFrom, y.MergeFrom) || !sameValues(x.ConvertTo, y.ConvertTo) ||
