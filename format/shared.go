@@ -328,6 +328,10 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	last := sh.prevFile
 	sh.prevFile = nil
 	same := last != nil && len(sh.recent) > 0 && sh.recent[0] == last // so far, the records are last's
+	var before []Key                                                  // the records of the file before last, if any
+	if same && len(sh.recent) > 1 {
+		before = sh.recent[1].keys
+	}
 	cur := e.cur
 	if len(cur) != len(b.Keys) {
 		cur = nil // Encode's: remembers nothing
@@ -358,19 +362,18 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 			}
 			if !whole {
 				// The last bundle's record at this place, if it is the
-				// key's: its unbound contributions, when equal, are taken
-				// as they are (no new slice, compared in no time after).
-				var like Key
-				if x := len(plan); x < len(sh.prev) && (sameString(sh.prev[x].Name, k.Name) || sh.prev[x].Name == k.Name) {
-					like = sh.prev[x]
-				}
+				// key's, else the file's before (a node of the slice
+				// before it, often the next one's): its unbound
+				// contributions, when equal, are taken as they are (no
+				// new slice, compared in no time after).
+				like, alt := recordAt(sh.prev, len(plan), k.Name), recordAt(before, len(plan), k.Name)
 				r = Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo}
-				r.Contributions = sh.unbound(k.Contributions, like.Contributions)
-				r.Defaults = sh.unbound(k.Defaults, like.Defaults)
+				r.Contributions = sh.unbound(k.Contributions, like.Contributions, alt.Contributions)
+				r.Defaults = sh.unbound(k.Defaults, like.Defaults, alt.Defaults)
 				if k.Asked != nil {
 					r.Asked = make([]Asked, len(k.Asked))
 					for j, a := range k.Asked {
-						r.Asked[j] = Asked{Text: a.Text, Contributions: sh.unbound(a.Contributions, nil), Defaults: sh.unbound(a.Defaults, nil)}
+						r.Asked[j] = Asked{Text: a.Text, Contributions: sh.unbound(a.Contributions, nil, nil), Defaults: sh.unbound(a.Defaults, nil, nil)}
 					}
 				}
 				rest = len(r.Contributions) > 0 || len(r.Defaults) > 0
@@ -587,23 +590,16 @@ func sameContrib(x, y *Contribution) bool {
 		(x.Err == nil) == (y.Err == nil) && (x.Err == nil || *x.Err == *y.Err)
 }
 
-// unbound returns the contributions of cs that are not bound: like if
-// they are equal to it (sameContribs), else a new slice (an Encoder
-// remembers contributions by their address, so a slice it has seen is
-// never written again).
-func (sh *sharing) unbound(cs, like []Contribution) []Contribution {
-	n := 0
-	for i := range cs {
-		if !cs[i].Bound {
-			if n == len(like) || !sameContrib(&cs[i], &like[n]) {
-				n = -1
-				break
-			}
-			n++
-		}
-	}
-	if n > 0 && n == len(like) {
+// unbound returns the contributions of cs that are not bound: like or
+// alt if they are equal to it (sameContribs), else a new slice (an
+// Encoder remembers contributions by their address, so a slice it has
+// seen is never written again).
+func (sh *sharing) unbound(cs, like, alt []Contribution) []Contribution {
+	if equalUnbound(cs, like) {
 		return like
+	}
+	if equalUnbound(cs, alt) {
+		return alt
 	}
 	var out []Contribution
 	for _, c := range cs {
@@ -613,6 +609,33 @@ func (sh *sharing) unbound(cs, like []Contribution) []Contribution {
 	}
 	return out
 }
+
+// equalUnbound reports whether the contributions of cs that are not
+// bound are those of like, which holds some.
+func equalUnbound(cs, like []Contribution) bool {
+	n := 0
+	for i := range cs {
+		if !cs[i].Bound {
+			if n == len(like) || !sameContrib(&cs[i], &like[n]) {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0 && n == len(like)
+}
+
+// recordAt returns recs[x] if it is the record of the key name, else a
+// Key with no contributions.
+func recordAt(recs []Key, x int, name string) *Key {
+	if x < len(recs) && (sameString(recs[x].Name, name) || recs[x].Name == name) {
+		return &recs[x]
+	}
+	return &noRecord
+}
+
+// noRecord is recordAt's record of no key.
+var noRecord Key
 
 func anyBound(cs []Contribution) bool {
 	for i := range cs {
