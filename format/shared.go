@@ -314,7 +314,8 @@ func appendOverlay(w []byte, k *Key, own int32, refs []int32) ([]byte, []int32) 
 //
 // A key identical to the last bundle's (memo) has the record it had; when
 // every record is the last bundle's, or equal to it, so is the file, and
-// the records are not even gathered.
+// the records are not even gathered; nor are they when they are those of
+// another recent file (planned), which is then the one referred to.
 func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	sh := e.share
 	if sh == nil || !sh.on {
