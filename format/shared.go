@@ -329,7 +329,8 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	last := sh.prevFile
 	sh.prevFile = nil
 	same := last != nil && len(sh.recent) > 0 && sh.recent[0] == last // so far, the records are last's
-	var before []Key                                                  // the records of the file before last, if any
+	// The records of the file before last, if any.
+	var before []Key
 	if same && len(sh.recent) > 1 {
 		before = sh.recent[1].keys
 	}
