@@ -189,11 +189,10 @@ func (e *Encoder) forgetPrior() {
 	e.kids = e.kids[:0]
 	e.boundKids, e.lastBound = e.boundKids[:0], e.lastBound[:0]
 	if sh := e.share; sh != nil {
-		sh.prevFile = nil
-		clear(sh.prev[:cap(sh.prev)])
+		sh.prevFile, sh.prev = nil, nil // a recent file's records
 		clear(sh.keys[:cap(sh.keys)])
 		clear(sh.built[:cap(sh.built)])
-		sh.prev, sh.keys, sh.built = sh.prev[:0], sh.keys[:0], sh.built[:0]
+		sh.keys, sh.built = sh.keys[:0], sh.built[:0]
 	}
 }
 

@@ -81,11 +81,13 @@ type sharing struct {
 	whole []bool         // by key: its details are all in the shared file
 	over  []bool         // by key: its bound contributions are in the bundle, the rest in the shared file
 	bound []Contribution // scratch: a key's bound contributions
-	// The shared file's records: those of the last bundle, or equal to
-	// them, in their order (see priorKey.record), until planShared
-	// gathers the bundle's (in keys, then swapped) as plan says: by
+	// The shared file's records: prev, the last bundle's file's own
+	// (a recent file's keys: never written to), in their order (see
+	// priorKey.record). planShared plans the bundle's as plan says: by
 	// record, its index in prev, or -1-i for built[i], the record of a
-	// key that is not the last bundle's.
+	// key that is not the last bundle's; it gathers them (in keys, a
+	// buffer no file holds, which the new file then takes) only for a
+	// file that is not recent.
 	prev, keys []Key
 	plan       []int32
 	built      []Key
@@ -312,7 +314,8 @@ func appendOverlay(w []byte, k *Key, own int32, refs []int32) ([]byte, []int32) 
 //
 // A key identical to the last bundle's (memo) has the record it had; when
 // every record is the last bundle's, or equal to it, so is the file, and
-// the records are not even gathered.
+// the records are not even gathered; nor are they when they are those of
+// another recent file (planned), which is then the one referred to.
 func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	sh := e.share
 	if sh == nil || !sh.on {
@@ -326,6 +329,11 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	last := sh.prevFile
 	sh.prevFile = nil
 	same := last != nil && len(sh.recent) > 0 && sh.recent[0] == last // so far, the records are last's
+	// The records of the file before last, if any.
+	var before []Key
+	if same && len(sh.recent) > 1 {
+		before = sh.recent[1].keys
+	}
 	cur := e.cur
 	if len(cur) != len(b.Keys) {
 		cur = nil // Encode's: remembers nothing
@@ -356,19 +364,18 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 			}
 			if !whole {
 				// The last bundle's record at this place, if it is the
-				// key's: its unbound contributions, when equal, are taken
-				// as they are (no new slice, compared in no time after).
-				var like Key
-				if x := len(plan); x < len(sh.prev) && (sameString(sh.prev[x].Name, k.Name) || sh.prev[x].Name == k.Name) {
-					like = sh.prev[x]
-				}
+				// key's, else the file's before (a node of the slice
+				// before it, often the next one's): its unbound
+				// contributions, when equal, are taken as they are (no
+				// new slice, compared in no time after).
+				like, alt := recordAt(sh.prev, len(plan), k.Name), recordAt(before, len(plan), k.Name)
 				r = Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo}
-				r.Contributions = sh.unbound(k.Contributions, like.Contributions)
-				r.Defaults = sh.unbound(k.Defaults, like.Defaults)
+				r.Contributions = sh.unbound(k.Contributions, like.Contributions, alt.Contributions)
+				r.Defaults = sh.unbound(k.Defaults, like.Defaults, alt.Defaults)
 				if k.Asked != nil {
 					r.Asked = make([]Asked, len(k.Asked))
 					for j, a := range k.Asked {
-						r.Asked[j] = Asked{Text: a.Text, Contributions: sh.unbound(a.Contributions, nil), Defaults: sh.unbound(a.Defaults, nil)}
+						r.Asked[j] = Asked{Text: a.Text, Contributions: sh.unbound(a.Contributions, nil, nil), Defaults: sh.unbound(a.Defaults, nil, nil)}
 					}
 				}
 				rest = len(r.Contributions) > 0 || len(r.Defaults) > 0
@@ -416,28 +423,33 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 		sh.out, sh.exists, sh.prevFile = last.out, true, last
 		return nil
 	}
-	// The records, which are the next bundle's prev.
-	sh.keys = sh.keys[:0]
-	for _, x := range plan {
-		if x >= 0 {
-			sh.keys = append(sh.keys, sh.prev[x])
-		} else {
-			sh.keys = append(sh.keys, built[-1-x])
-		}
-	}
-	sh.prev, sh.keys = sh.keys, sh.prev
-	recs := sh.prev
-	if len(recs) == 0 {
+	if len(plan) == 0 {
+		sh.prev = nil
 		return nil // no key has a record: nothing is shared
 	}
+	// A recent file whose records are the plan's: compared as planned,
+	// not gathered. The last bundle's is not one (same says it differs,
+	// in its records or its modules).
 	for i, f := range sh.recent {
-		if sameRecords(f.keys, recs) && sameModules(f.mods, sh.mods) {
-			copy(sh.recent[1:i+1], sh.recent[:i]) // the latest first
-			sh.recent[0] = f
-			sh.out, sh.exists, sh.prevFile = f.out, true, f
-			return nil
+		if f == last || !sameModules(f.mods, sh.mods) || !sh.planned(f.keys, plan, built) {
+			continue
+		}
+		copy(sh.recent[1:i+1], sh.recent[:i]) // the latest first
+		sh.recent[0] = f
+		sh.prev = f.keys
+		sh.out, sh.exists, sh.prevFile = f.out, true, f
+		return nil
+	}
+	// The records of a new file.
+	recs := sh.keys[:0]
+	for _, x := range plan {
+		if x >= 0 {
+			recs = append(recs, sh.prev[x])
+		} else {
+			recs = append(recs, built[-1-x])
 		}
 	}
+	sh.keys = recs
 	if sh.sub == nil {
 		sh.sub = NewEncoder()
 	}
@@ -468,10 +480,32 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	w = appendUint(w, uint64(n))
 	w = append(w, body...)
 	f.out.Data = w
-	f.keys = append(f.keys[:0], recs...)
+	// The file keeps the records, sh.keys takes its old buffer (no
+	// longer read: the oldest file is not the last bundle's).
+	f.keys, sh.keys, sh.prev = recs, f.keys[:0], recs
 	f.mods = append(f.mods[:0], sh.mods...)
 	sh.out, sh.exists, sh.prevFile = f.out, true, f
 	return nil
+}
+
+// planned reports whether the records a are those plan gives (see
+// sharing.plan), in their order (sameRecord), without gathering them.
+func (sh *sharing) planned(a []Key, plan []int32, built []Key) bool {
+	if len(a) != len(plan) {
+		return false
+	}
+	for i, x := range plan {
+		var r *Key
+		if x >= 0 {
+			r = &sh.prev[x]
+		} else {
+			r = &built[-1-x]
+		}
+		if !sameRecord(&a[i], r) {
+			return false
+		}
+	}
+	return true
 }
 
 // sameModules reports whether the modules a and b are the same, their
@@ -501,23 +535,9 @@ func sameHierarchy(a, b *Hierarchy) bool {
 	return true
 }
 
-// sameRecords reports whether the shared records a and b are the same,
-// so that they encode to the same file: compared field by field, values
-// as they encode (sameValue).
-func sameRecords(a, b []Key) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !sameRecord(&a[i], &b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// sameRecord reports whether the shared records x and y are the same (see
-// sameRecords).
+// sameRecord reports whether the shared records x and y are the same,
+// so that they encode alike: compared field by field, values as they
+// encode (sameValue).
 func sameRecord(x, y *Key) bool {
 	if x.Name != y.Name || x.Merge != y.Merge || x.DefaultMerge != y.DefaultMerge ||
 		!sameEntry(x.MergeFrom, y.MergeFrom) || !sameValues(x.ConvertTo, y.ConvertTo) ||
@@ -572,23 +592,16 @@ func sameContrib(x, y *Contribution) bool {
 		(x.Err == nil) == (y.Err == nil) && (x.Err == nil || *x.Err == *y.Err)
 }
 
-// unbound returns the contributions of cs that are not bound: like if
-// they are equal to it (sameContribs), else a new slice (an Encoder
-// remembers contributions by their address, so a slice it has seen is
-// never written again).
-func (sh *sharing) unbound(cs, like []Contribution) []Contribution {
-	n := 0
-	for i := range cs {
-		if !cs[i].Bound {
-			if n == len(like) || !sameContrib(&cs[i], &like[n]) {
-				n = -1
-				break
-			}
-			n++
-		}
-	}
-	if n > 0 && n == len(like) {
+// unbound returns the contributions of cs that are not bound: like or
+// alt if they are equal to it (sameContribs), else a new slice (an
+// Encoder remembers contributions by their address, so a slice it has
+// seen is never written again).
+func (sh *sharing) unbound(cs, like, alt []Contribution) []Contribution {
+	if equalUnbound(cs, like) {
 		return like
+	}
+	if equalUnbound(cs, alt) {
+		return alt
 	}
 	var out []Contribution
 	for _, c := range cs {
@@ -598,6 +611,33 @@ func (sh *sharing) unbound(cs, like []Contribution) []Contribution {
 	}
 	return out
 }
+
+// equalUnbound reports whether the contributions of cs that are not
+// bound are those of like, which holds some.
+func equalUnbound(cs, like []Contribution) bool {
+	n := 0
+	for i := range cs {
+		if !cs[i].Bound {
+			if n == len(like) || !sameContrib(&cs[i], &like[n]) {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0 && n == len(like)
+}
+
+// recordAt returns recs[x] if it is the record of the key name, else a
+// Key with no contributions.
+func recordAt(recs []Key, x int, name string) *Key {
+	if x < len(recs) && (sameString(recs[x].Name, name) || recs[x].Name == name) {
+		return &recs[x]
+	}
+	return &noRecord
+}
+
+// noRecord is recordAt's record of no key.
+var noRecord Key
 
 func anyBound(cs []Contribution) bool {
 	for i := range cs {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -303,6 +304,32 @@ func TestSharedDetailsRemembered(t *testing.T) {
 		}
 		if sd.Digest != fresh.Digest || !bytes.Equal(sd.Data, fresh.Data) {
 			t.Errorf("value %#v: the remembering encoder's shared file differs from a fresh one's", v)
+		}
+	}
+}
+
+// TestSharedDetailsRecentThenNew: a bundle whose shared file is a recent
+// one but not the last bundle's, then a bundle of mostly the same keys
+// (identical) but one: each bundle and shared file are a fresh encoder's.
+// The records of the keys the last two share are the recent file's.
+func TestSharedDetailsRecentThenNew(t *testing.T) {
+	x := sharedNode("web01", false, 10)
+	y := sharedNode("web02", false, 20) // other records: another file
+	x2 := *x
+	x2.Keys = slices.Clone(x.Keys)
+	x2.Keys[1].Contributions = []format.Contribution{{Layer: format.LayerEnvironment, Level: 1, Line: 99, Column: 1, Value: "from common"}}
+	e := format.NewEncoder()
+	for i, b := range []*format.Bundle{x, y, x, &x2} {
+		data, sd, err := e.AppendShared(nil, b, format.Protection{})
+		if err != nil || sd == nil {
+			t.Fatalf("bundle %d: AppendShared = %v, %v", i, sd, err)
+		}
+		freshData, fresh, err := format.EncodeShared(b, format.Protection{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(data, freshData) || sd.Digest != fresh.Digest || !bytes.Equal(sd.Data, fresh.Data) {
+			t.Errorf("bundle %d: the remembering encoder's bundle or shared file differs from a fresh one's", i)
 		}
 	}
 }
