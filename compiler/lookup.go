@@ -29,7 +29,7 @@ type nodeRun struct {
 
 	global, env *layerRun
 	modules     map[string]*layerRun // expanded on first use
-	// lastMod and lastLayer are the module module found last: keys are
+	// lastMod and lastLayer are what module found last: keys are
 	// compiled in order, so a module's keys come one after another.
 	lastMod   string
 	lastLayer *layerRun
