@@ -29,6 +29,10 @@ type nodeRun struct {
 
 	global, env *layerRun
 	modules     map[string]*layerRun // expanded on first use
+	// lastMod and lastLayer are what module found last: keys are
+	// compiled in order, so a module's keys come one after another.
+	lastMod   string
+	lastLayer *layerRun
 	// own are the node's files at per-node positions (see slice), which
 	// the file cache releases once the node is compiled.
 	own []*dataFile
@@ -111,14 +115,17 @@ func (n *nodeRun) module(name string) *layerRun {
 	if name == "" {
 		return nil
 	}
-	if lr, ok := n.modules[name]; ok {
-		return lr
+	if name == n.lastMod {
+		return n.lastLayer
 	}
-	var lr *layerRun
-	if conf := n.c.modules[name]; conf != nil && conf.present {
-		lr = n.expandLayer(conf)
+	lr, ok := n.modules[name]
+	if !ok {
+		if conf := n.c.modules[name]; conf != nil && conf.present {
+			lr = n.expandLayer(conf)
+		}
+		n.modules[name] = lr
 	}
-	n.modules[name] = lr
+	n.lastMod, n.lastLayer = name, lr
 	return lr
 }
 

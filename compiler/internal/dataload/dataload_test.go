@@ -232,6 +232,21 @@ func TestAliasesShareValues(t *testing.T) {
 	}
 }
 
+// TestLongTexts reads texts longer than the room the scanner starts one
+// in, while the parser still holds the one before (an anchor, a tag):
+// each keeps its own bytes.
+func TestLongTexts(t *testing.T) {
+	long := func(c string) string { return strings.Repeat(c, 70) }
+	src := "k" + long("k") + ": &" + long("a") + " !!str " + long("v") + "\n" +
+		"b: *" + long("a") + "\n" +
+		"c: [" + long("x") + ", \"" + long("y") + "\", '" + long("z") + "']\n"
+	doc := mustYAML(t, src)
+	want := h("k"+long("k"), long("v"), "b", long("v"), "c", []any{long("x"), long("y"), long("z")})
+	if diff := cmp.Diff(want, doc.Hash, cmpOpts); diff != "" {
+		t.Errorf("long texts (-want +got):\n%s", diff)
+	}
+}
+
 // TestNotAHash: empty, comment-only and non-mapping files are an empty
 // hash and Puppet's warning (conformance case
 // missing-empty-and-invalid-data-files).

@@ -531,6 +531,13 @@ func skip_line(parser *yaml_parser_t) {
 	}
 }
 
+// [hieracc] readCap is the room read gives a token's text to begin with,
+// readBlock the parser's block it is cut from.
+const (
+	readCap   = 32
+	readBlock = 32 * readCap
+)
+
 // Copy a character to a string buffer and advance pointers.
 func read(parser *yaml_parser_t, s []byte) []byte {
 	if !is_blank(parser.buffer, parser.buffer_pos) {
@@ -541,7 +548,14 @@ func read(parser *yaml_parser_t, s []byte) []byte {
 		panic("invalid character sequence")
 	}
 	if len(s) == 0 {
-		s = make([]byte, 0, 32)
+		// [hieracc] cut from the parser's block instead of a make per
+		// token: the texts live as long as their events, which copy them.
+		if cap(parser.strings)-len(parser.strings) < readCap {
+			parser.strings = make([]byte, 0, readBlock)
+		}
+		n := len(parser.strings)
+		parser.strings = parser.strings[:n+readCap]
+		s = parser.strings[n : n : n+readCap]
 	}
 	if w == 1 && len(s)+w <= cap(s) {
 		s = s[:len(s)+1]

@@ -514,6 +514,11 @@ type yaml_parser_t struct {
 	possible_keys      []yaml_simple_key_ref
 	possible_keys_head int
 
+	// [hieracc] strings is where read starts a token's text: room for
+	// several at once, each cut off at readCap so that a longer text
+	// moves out (see read).
+	strings []byte
+
 	// Parser stuff
 
 	state          yaml_parser_state_t    // The current parser state.
