@@ -71,6 +71,28 @@ func compileNodes(t *testing.T, fsys fs.FS, nodes []Node, share bool) (map[strin
 	return out, res.Diagnostics, stats
 }
 
+// compareSharing compiles nodes without sharing work across nodes and
+// with it, and reports every bundle and diagnostic that sharing changed;
+// it returns what the sharing compile's worker counted and its
+// diagnostics.
+func compareSharing(t *testing.T, fsys fs.FS, nodes []Node) (sliceStats, []Diagnostic) {
+	t.Helper()
+	want, wantDiags, _ := compileNodes(t, fsys, nodes, false)
+	got, gotDiags, stats := compileNodes(t, fsys, nodes, true)
+	if len(want) != len(got) {
+		t.Errorf("%d bundles with sharing, %d without", len(got), len(want))
+	}
+	for node, w := range want {
+		if !bytes.Equal(w, got[node]) {
+			t.Errorf("node %s: sharing work across nodes changed its bundle", node)
+		}
+	}
+	if d := cmp.Diff(wantDiags, gotDiags); d != "" {
+		t.Errorf("diagnostics (-without sharing +with):\n%s", d)
+	}
+	return stats, gotDiags
+}
+
 func assertSameBundles(t *testing.T, name string, fsys fs.FS) {
 	t.Helper()
 	want := compileBytes(t, fsys, false)
@@ -332,18 +354,12 @@ hierarchy:
 		facts.Set("role", "web")
 		nodes = append(nodes, Node{Name: fmt.Sprintf("n%02d", i), Facts: facts})
 	}
-	want, wantDiags, _ := compileNodes(t, fsys, nodes, false)
-	got, gotDiags, stats := compileNodes(t, fsys, nodes, true)
+	stats, gotDiags := compareSharing(t, fsys, nodes)
 	if stats.released < 6 {
 		t.Errorf("%d files released, want most nodes' own", stats.released)
 	}
-	for node, w := range want {
-		if !bytes.Equal(w, got[node]) {
-			t.Errorf("node %s: releasing files changed its bundle", node)
-		}
-	}
-	if d := cmp.Diff(wantDiags, gotDiags); d != "" || len(gotDiags) != 1 {
-		t.Errorf("diagnostics (-without release +with), want the one warning:\n%s", d)
+	if len(gotDiags) != 1 {
+		t.Errorf("%d diagnostics, want the one warning: %v", len(gotDiags), gotDiags)
 	}
 
 	// What the cache holds once every node is compiled: the shared files,
@@ -433,18 +449,9 @@ z_plain: [3]
 		facts.Set("role", "web")
 		nodes = append(nodes, Node{Name: fmt.Sprintf("n%02d", i), Facts: facts})
 	}
-	want, wantDiags, _ := compileNodes(t, fsys, nodes, false)
-	got, gotDiags, stats := compileNodes(t, fsys, nodes, true)
+	stats, gotDiags := compareSharing(t, fsys, nodes)
 	if stats.static < 8*3 {
 		t.Errorf("%d static results taken, want the plain keys of most nodes", stats.static)
-	}
-	for node, w := range want {
-		if !bytes.Equal(w, got[node]) {
-			t.Errorf("node %s: sharing changed its bundle", node)
-		}
-	}
-	if d := cmp.Diff(wantDiags, gotDiags); d != "" {
-		t.Errorf("diagnostics (-without sharing +with):\n%s", d)
 	}
 	if len(gotDiags) < 3*len(nodes) {
 		t.Errorf("%d diagnostics, want each node's error and warnings: %v", len(gotDiags), gotDiags)
@@ -533,19 +540,10 @@ list: [web]
 		}
 		nodes = append(nodes, Node{Name: name, Facts: facts})
 	}
-	want, wantDiags, _ := compileNodes(t, fsys, nodes, false)
-	got, gotDiags, stats := compileNodes(t, fsys, nodes, true)
+	stats, _ := compareSharing(t, fsys, nodes)
 	t.Logf("%+v", stats)
 	if stats.templated < 6*8 {
 		t.Errorf("%d keys read from a template, want most of the per-node keys of most nodes", stats.templated)
-	}
-	for node, w := range want {
-		if !bytes.Equal(w, got[node]) {
-			t.Errorf("node %s: templates changed its bundle", node)
-		}
-	}
-	if d := cmp.Diff(wantDiags, gotDiags); d != "" {
-		t.Errorf("diagnostics (-without sharing +with):\n%s", d)
 	}
 }
 
@@ -587,17 +585,8 @@ first: common
 		facts.Set("role", "web")
 		nodes = append(nodes, Node{Name: name, Facts: facts})
 	}
-	want, wantDiags, _ := compileNodes(t, fsys, nodes, false)
-	got, gotDiags, stats := compileNodes(t, fsys, nodes, true)
+	stats, _ := compareSharing(t, fsys, nodes)
 	if stats.slices < 6 {
 		t.Errorf("%d nodes compiled with a slice, want most", stats.slices)
-	}
-	for node, w := range want {
-		if !bytes.Equal(w, got[node]) {
-			t.Errorf("node %s: sharing changed its bundle", node)
-		}
-	}
-	if d := cmp.Diff(wantDiags, gotDiags); d != "" {
-		t.Errorf("diagnostics (-without sharing +with):\n%s", d)
 	}
 }
