@@ -173,6 +173,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 			w := newWorker()
 			w.reuseKeys = in.Emit != nil
 			w.noSharing = in.noSharing
+			var order []int // the run being compiled, in the order sortRun gives
 			for {
 				r := int(next.Add(1) - 1)
 				if r >= len(runs) {
@@ -181,7 +182,15 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 					}
 					return nil
 				}
-				for _, i := range runs[r] {
+				order = append(order[:0], runs[r]...)
+				for k, i := range order {
+					if k == 0 || k == perNodeMin || k == 4*perNodeMin {
+						// Before the run's first node, and again after a
+						// few: a worker learns its variables, and which
+						// are per-node, from the nodes it compiles.
+						w.sortRun(in.Nodes, order[k:])
+						i = order[k]
+					}
 					if err := gctx.Err(); err != nil {
 						return err
 					}

@@ -152,3 +152,98 @@ func TestCompileRunsKeepSlicesTogether(t *testing.T) {
 		}
 	}
 }
+
+// TestSortRunByDataVariables: a worker orders a run by the variables it
+// has seen the data read, fewest values first, per-node ones left out,
+// ties in their order; having seen none, it leaves the run alone.
+func TestSortRunByDataVariables(t *testing.T) {
+	var nodes []Node
+	for i := range 8 {
+		facts := format.NewHash(3)
+		facts.Set("rel", []string{"12", "11"}[i%2])
+		facts.Set("zone", []string{"b", "a", "a", "b"}[i%4])
+		facts.Set("dc", "x")
+		nodes = append(nodes, Node{Name: fmt.Sprintf("n%d", i), Facts: facts})
+	}
+	names := func(run []int) []string {
+		var out []string
+		for _, i := range run {
+			out = append(out, nodes[i].Name)
+		}
+		return out
+	}
+	w := newWorker()
+	run := []int{7, 6, 5, 4, 3, 2, 1, 0}
+	w.sortRun(nodes, run)
+	if d := cmp.Diff([]string{"n7", "n6", "n5", "n4", "n3", "n2", "n1", "n0"}, names(run)); d != "" {
+		t.Errorf("nothing learnt yet: order (-want +got):\n%s", d)
+	}
+	for i, n := range nodes {
+		w.seeVar("trusted.certname", n.Name) // per-node: left out
+		w.seeVar("facts.dc", "x")            // one value: no order to give
+		w.seeVar("::rel", []string{"12", "11"}[i%2])
+		if i < 6 {
+			w.seeVar("facts.zone", []string{"b", "a", "a"}[i%3])
+		}
+	}
+	// ::rel and facts.zone have two values each: ::rel sorts first.
+	w.sortRun(nodes, run)
+	want := []string{"n5", "n1", "n7", "n3", "n6", "n2", "n4", "n0"}
+	if d := cmp.Diff(want, names(run)); d != "" {
+		t.Errorf("order by ::rel, then facts.zone, then as given (-want +got):\n%s", d)
+	}
+}
+
+// TestCompileTakesARunByValue: nodes of one slice that differ in a fact
+// their data reads are compiled one value after the other, once the
+// worker has seen a few of them.
+func TestCompileTakesARunByValue(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml":         {Data: []byte("version: 5\nhierarchy:\n  - {name: Node, path: \"nodes/%{trusted.certname}.yaml\"}\n  - {name: Common, path: common.yaml}\n")},
+		"env/data/common.yaml":   {Data: []byte("a: \"release %{facts.rel}\"\nb: \"%{trusted.certname}\"\n")},
+		"env/data/nodes/n0.yaml": {Data: []byte("c: 1\n")},
+	}
+	var nodes []Node
+	rel := map[string]string{}
+	for i := range 48 {
+		facts := format.NewHash(1)
+		r := []string{"11", "12"}[i%2]
+		facts.Set("rel", r)
+		name := fmt.Sprintf("n%02d", i)
+		rel[name] = r
+		nodes = append(nodes, Node{Name: name, Facts: facts})
+	}
+	var order []string
+	in := Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1}
+	in.Emit = func(b *format.Bundle) error {
+		order = append(order, b.Node)
+		return nil
+	}
+	if _, err := Compile(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	// One worker takes the runs in turn. In its first run, it learns
+	// after perNodeMin nodes that the data reads facts.rel (and that the
+	// certname is per-node); in the others, it knows from the start.
+	runs := prepare(in).compileRuns(nodes, 1)
+	if len(order) != len(nodes) || len(runs) < 3 || len(runs[0]) < 3*perNodeMin {
+		t.Fatalf("compiled %d nodes in %d runs, want %d in 3 or more, the first of %d or more", len(order), len(runs), len(nodes), 3*perNodeMin)
+	}
+	at := 0
+	for r, run := range runs {
+		got := order[at : at+len(run)]
+		at += len(run)
+		if r == 0 {
+			got = got[perNodeMin:]
+		}
+		changes := 0
+		for i := 1; i < len(got); i++ {
+			if rel[got[i]] != rel[got[i-1]] {
+				changes++
+			}
+		}
+		if changes != 1 {
+			t.Errorf("a run compiled as %v: facts.rel changes %d times, want once", got, changes)
+		}
+	}
+}
