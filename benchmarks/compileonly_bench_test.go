@@ -4,17 +4,18 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/internal/cputime"
 )
 
 // BenchmarkCompileOnly is BenchmarkCompile without the encoder: each
 // bundle is dropped as soon as it is compiled, so ns/node and allocs/op are
 // the compiler's own (data files parsed, hierarchies expanded, keys
 // resolved, work shared across nodes). The baseline is the same as
-// BenchmarkCompile's: parsing every input file once ("parse-ratio"). The
+// BenchmarkCompile's: parsing every input file once ("parse-ratio", and
+// "cpu-ratio" in CPU time, as BenchmarkCompile's). The
 // reference fleet (10,000 nodes) is skipped with -short.
 func BenchmarkCompileOnly(b *testing.B) {
 	for _, size := range []struct{ nodes, keys int }{{100, 2000}, {1000, 2000}, {10000, 2000}} {
@@ -26,6 +27,7 @@ func BenchmarkCompileOnly(b *testing.B) {
 			base := parseBaseline(b, f)
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu0 := cputime.Used()
 			for b.Loop() {
 				in := f.input()
 				in.Emit = func(*format.Bundle) error { return nil }
@@ -33,9 +35,7 @@ func BenchmarkCompileOnly(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			perOp := b.Elapsed() / time.Duration(b.N)
-			b.ReportMetric(float64(perOp)/float64(base), "parse-ratio")
-			b.ReportMetric(float64(perOp)/float64(size.nodes), "ns/node")
+			base.report(b, cputime.Used()-cpu0, size.nodes)
 		})
 	}
 }
