@@ -42,12 +42,24 @@ type keyTmpl struct {
 	vars *tmplVars
 	// checks are the names reading the contributions tested (see since).
 	checks []string
-	// vals are the contributions' values, by position in the slot's locs.
-	vals []any
+	// cs are the contributions, by position in the slot's locs: another
+	// node's are a copy, but for the values of those at bound.
+	cs []format.Contribution
+	// bound are the contributions whose values name the node.
+	bound []tmplBound
 	// first, when set, is the template's key but for its value and
 	// contributions: its value is its first contribution's (see
 	// firstFound), on every node.
 	first *format.Key
+}
+
+// tmplBound is a template's contribution whose value names the node:
+// rebind writes it again for each node.
+type tmplBound struct {
+	i    int // its position in keyTmpl.cs
+	v    any // the entry's value, as its data file holds it
+	plan *interpPlan
+	at   site // the entry's, for the messages rebinding it gives
 }
 
 // tmplVars are the variables a template's contributions read, shared by
@@ -149,7 +161,7 @@ func (n *nodeRun) compileTemplate(s *slot, name string) (*format.Key, *format.Er
 	rc.secret, n.secret = n.secret, outer
 	s.tmpl = nil
 	if !rc.secret && len(w.warns) == 0 && n.aliases == aliases && len(rc.cs) == len(s.locs) {
-		s.tmpl = n.newTemplate(rc, w.deps)
+		s.tmpl = n.newTemplate(rc, w.deps, s.locs, layers)
 	}
 	k, err := n.compileKey(name, s.mod, s.locs, &s.pre, rc)
 	if t := s.tmpl; t != nil && firstFound(k, err) && slices.Equal(n.testedOf(len(n.keys)), t.checks) {
@@ -183,15 +195,20 @@ func firstFound(k *format.Key, err *format.Error) bool {
 	return k.Value == k.Contributions[0].Value
 }
 
-// newTemplate makes a template of contributions read with the reads deps,
-// nil when another node could not take them (see the top of this file).
-func (n *nodeRun) newTemplate(rc *readContribs, deps []dep) *keyTmpl {
-	t := &keyTmpl{checks: n.since(rc.mark), vals: make([]any, len(rc.cs))}
+// newTemplate makes a template of contributions read from locs (in
+// layers) with the reads deps, nil when another node could not take them
+// (see the top of this file).
+func (n *nodeRun) newTemplate(rc *readContribs, deps []dep, locs []keyLoc, layers [3]*layerRun) *keyTmpl {
+	t := &keyTmpl{checks: n.since(rc.mark), cs: slices.Clone(rc.cs)}
 	for i, c := range rc.cs {
 		if c.Err != nil {
 			return nil
 		}
-		t.vals[i] = c.Value
+		if l := locs[i]; l.df.bound[l.idx] {
+			df := l.df
+			t.bound = append(t.bound, tmplBound{i: i, v: df.hash.Value(l.idx), plan: df.plans[l.idx],
+				at: site{df.pos[l.idx].In(df.path), layers[l.layer].hier.Levels[l.level].Name}})
+		}
 	}
 	b := n.w.varKey[:0]
 	var same []dep
@@ -265,31 +282,21 @@ func (n *nodeRun) fromTemplate(s *slot, name string) *readContribs {
 	if !n.holdFor(t.vars) {
 		return nil
 	}
-	layers := n.layersFor(s.mod)
 	rc := &n.w.rc
 	*rc = readContribs{mark: len(n.checks)}
-	cs := n.w.contributionsBuf(len(s.locs))
+	cs := append(n.w.contributionsBuf(len(t.cs)), t.cs...)
 	saved := n.at
 	fr := n.enter(name)
-	for i, l := range s.locs {
-		df := l.df
-		c := format.Contribution{Layer: l.layer, Level: l.level, Location: l.loc,
-			Line: df.pos[l.idx].Line, Column: df.pos[l.idx].Column,
-			Bound: l.named || df.bound[l.idx], Value: t.vals[i]}
-		if df.bound[l.idx] {
-			n.at = site{df.pos[l.idx].In(df.path), layers[l.layer].hier.Levels[l.level].Name}
-			v, ok := n.rebind(df.hash.Value(l.idx), df.plans[l.idx], t.vals[i])
-			if !ok {
-				cs = nil
-				break
-			}
-			c.Value = v
+	ok := true
+	for _, b := range t.bound {
+		n.at = b.at
+		if cs[b.i].Value, ok = n.rebind(b.v, b.plan, cs[b.i].Value); !ok {
+			break
 		}
-		cs = append(cs, c)
 	}
 	n.leave(fr)
 	n.at = saved
-	if cs == nil {
+	if !ok {
 		n.checks = n.checks[:rc.mark]
 		return nil
 	}
@@ -351,7 +358,7 @@ func (n *nodeRun) rebindString(s string, exprs []interpExpr) (any, bool) {
 }
 
 // anys returns room for n values, cut from the worker's block: the arrays
-// rebind makes live as long as their node's bundle, so a block is let go
+// and hash values rebind makes live as long as their node's bundle, so a block is let go
 // soon after its last node (a large array has memory of its own).
 func (w *worker) anys(n int) []any {
 	if n > anyBlock/8 {
@@ -403,14 +410,15 @@ func (n *nodeRun) rebind(v any, p *interpPlan, t any) (any, bool) {
 		if !ok || th.Len() != v.Len() {
 			return nil, false
 		}
-		h, err := v.Remap(func(i int, e any) (any, error) {
-			x, ok := n.rebind(e, p.kids[i], th.Value(i))
-			if !ok {
-				return nil, errNotFound
+		vals := n.w.anys(v.Len())
+		for i := range vals {
+			if vals[i], ok = n.rebind(v.Value(i), p.kids[i], th.Value(i)); !ok {
+				return nil, false
 			}
-			return x, nil
-		})
-		return h, err == nil
+		}
+		// Its keys are v's, as interpolated (rebindable): shared, as its
+		// values are with other nodes, never changed.
+		return v.WithValues(vals), true
 	}
 	return nil, false
 }
