@@ -126,9 +126,10 @@ type slot struct {
 	reused  int
 	misses  int
 	perNode bool
-	// A per-node slot's template (template.go), how often it held and
-	// did not, and whether the slot gave up on templates.
-	tmpl                 *keyTmpl
+	// A per-node slot's templates (template.go, the newest last, at
+	// most maxVariants), how often one held and none did, and whether the
+	// slot gave up on templates.
+	tmpls                []*keyTmpl
 	tmplHits, tmplMisses int
 	tmplOff              bool
 }

@@ -547,6 +547,39 @@ list: [web]
 	}
 }
 
+// TestTemplatesPerValue: where a variable a per-node key reads takes
+// one of two values from node to node of a slice (an OS release, say),
+// the slot keeps a template for each, so that every node but the first
+// of each value reads its keys from one (once the slot is found to be
+// per-node: from the fifth node on), and still gets what a compile that
+// shares nothing gives.
+func TestTemplatesPerValue(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte(nodeRoleCommon)},
+		"env/data/common.yaml": {Data: []byte(`
+lookup_options:
+  merged:
+    merge: unique
+opts: "-Drelease=%{facts.release} -Dnode=%{trusted.certname}"
+list: ["%{facts.release}", "%{trusted.certname}", x]
+merged: ["%{trusted.certname}", "r%{facts.release}"]
+`)},
+		"env/data/role/web.yaml": {Data: []byte("merged: [web, \"%{facts.release}\"]\n")},
+	}
+	const nodes, keys = 16, 3
+	var list []Node
+	for i := range nodes {
+		facts := format.NewHash(2)
+		facts.Set("role", "web")
+		facts.Set("release", []string{"8", "9"}[i%2])
+		list = append(list, Node{Name: fmt.Sprintf("n%02d", i), Facts: facts})
+	}
+	stats, _ := compareSharing(t, fsys, list)
+	if want := (nodes - 6) * keys; stats.templated < want {
+		t.Errorf("%d keys read from a template, want at least %d: one template per release", stats.templated, want)
+	}
+}
+
 // TestOwnFilesMergeIntoSliceLocations: a key that both a node's own file
 // and its slice's files hold is read from the slot's locations and the
 // own file's, in hierarchy order (withOwn), wherever the per-node level

@@ -7,7 +7,9 @@ package compiler
 // files, the same entries, the same strings interpolating the slice's
 // facts (role, datacenter), only a few strings naming the node. So the
 // slot keeps a template: the contributions one node read, and the
-// variables it read doing so. Another node whose variables give the same
+// variables it read doing so (a few templates, for the few values a
+// variable such as an OS release takes in a slice). Another node whose
+// variables give the same
 // values, but for those naming the node (strings holding no "%{"), takes
 // the template's contributions and writes again only the strings that
 // name the node (rebindString), rebuilding the arrays and hashes on the
@@ -77,13 +79,18 @@ type tmplVars struct {
 const maxTmplVars = 1 << 12
 
 // perNodeKey compiles the key of a per-node slot s for this node, from
-// the slot's template when it holds here.
+// one of the slot's templates that holds here (the newest first).
 func (n *nodeRun) perNodeKey(s *slot, name string) (*format.Key, *format.Error) {
-	if s.tmpl != nil {
-		if rc := n.fromTemplate(s, name); rc != nil {
+	if len(s.tmpls) > 0 {
+		for i := len(s.tmpls) - 1; i >= 0; i-- {
+			t := s.tmpls[i]
+			rc := n.fromTemplate(t, name)
+			if rc == nil {
+				continue
+			}
 			n.w.stats.templated++
 			s.tmplHits++
-			if t := s.tmpl; t.first != nil {
+			if t.first != nil {
 				k := &n.w.key
 				*k = *t.first
 				k.Contributions, k.Value = rc.cs, rc.cs[0].Value
@@ -94,7 +101,7 @@ func (n *nodeRun) perNodeKey(s *slot, name string) (*format.Key, *format.Error) 
 		}
 		s.tmplMisses++
 		if s.tmplMisses >= giveUp && 4*s.tmplHits < s.tmplMisses {
-			s.tmplOff, s.tmpl = true, nil
+			s.tmplOff, s.tmpls = true, nil
 		}
 	}
 	if s.tmplOff {
@@ -159,12 +166,17 @@ func (n *nodeRun) compileTemplate(s *slot, name string) (*format.Key, *format.Er
 	n.leave(fr)
 	n.deps, n.keyWarns = nil, nil
 	rc.secret, n.secret = n.secret, outer
-	s.tmpl = nil
+	var t *keyTmpl
 	if !rc.secret && len(w.warns) == 0 && n.aliases == aliases && len(rc.cs) == len(s.locs) {
-		s.tmpl = n.newTemplate(rc, w.deps, s.locs, layers)
+		if t = n.newTemplate(rc, w.deps, s.locs, layers); t != nil {
+			if len(s.tmpls) >= maxVariants {
+				s.tmpls = s.tmpls[1:]
+			}
+			s.tmpls = append(s.tmpls, t)
+		}
 	}
 	k, err := n.compileKey(name, s.mod, s.locs, &s.pre, rc)
-	if t := s.tmpl; t != nil && firstFound(k, err) && slices.Equal(n.testedOf(len(n.keys)), t.checks) {
+	if t != nil && firstFound(k, err) && slices.Equal(n.testedOf(len(n.keys)), t.checks) {
 		first := *k
 		first.Contributions, first.Value = nil, nil
 		t.first = &first
@@ -272,13 +284,11 @@ func (n *nodeRun) holdFor(vs *tmplVars) bool {
 	return vs.holds
 }
 
-// fromTemplate reads the contributions of a per-node slot s's key from
-// its template, nil when the template does not hold for this node (a
-// variable it read gives another value here) or a string naming the node
-// fails to interpolate (the key is then compiled as usual, which reports
-// it). What it returns is the worker's until its next call.
-func (n *nodeRun) fromTemplate(s *slot, name string) *readContribs {
-	t := s.tmpl
+// fromTemplate reads the contributions of the key named name from its
+// slot's template t, nil when t does not hold for this node (a variable
+// it read gives another value here) or a string naming the node fails to
+// interpolate (the key is then compiled as usual, which reports it). What it returns is the worker's until its next call.
+func (n *nodeRun) fromTemplate(t *keyTmpl, name string) *readContribs {
 	if !n.holdFor(t.vars) {
 		return nil
 	}
