@@ -580,6 +580,35 @@ merged: ["%{trusted.certname}", "r%{facts.release}"]
 	}
 }
 
+// TestRecentResultsByVariables: keys reading a variable that takes two
+// values, node after node, keep a result for each; whether one holds on a
+// node is found by the first key that reads the variable, and the keys
+// after it take the result whose variables hold (recentHit), not another.
+func TestRecentResultsByVariables(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte(nodeRoleCommon)},
+		"env/data/common.yaml": {Data: []byte(`
+a1: "%{facts.color}-1"
+a2: "%{facts.color}-2"
+a3: ["%{facts.color}", x]
+a4: {c: "%{facts.color}", s: "%{facts.size}"}
+`)},
+		"env/data/role/web.yaml": {Data: []byte("a5: \"%{facts.color}\"\n")},
+	}
+	var nodes []Node
+	for i := range 12 {
+		facts := format.NewHash(3)
+		facts.Set("role", "web")
+		facts.Set("color", []string{"red", "blue", "blue", "red", "green"}[i%5])
+		facts.Set("size", []int64{1, 2}[i%2])
+		nodes = append(nodes, Node{Name: fmt.Sprintf("n%02d", i), Facts: facts})
+	}
+	stats, _ := compareSharing(t, fsys, nodes)
+	if stats.slot < 12*4 {
+		t.Errorf("%d keys taken from their slots, want every key of every node", stats.slot)
+	}
+}
+
 // TestOwnFilesMergeIntoSliceLocations: a key that both a node's own file
 // and its slice's files hold is read from the slot's locations and the
 // own file's, in hierarchy order (withOwn), wherever the per-node level
