@@ -211,17 +211,13 @@ func firstFound(k *format.Key, err *format.Error) bool {
 // layers) with the reads deps, nil when another node could not take them
 // (see the top of this file).
 func (n *nodeRun) newTemplate(rc *readContribs, deps []dep, locs []keyLoc, layers [3]*layerRun) *keyTmpl {
-	t := &keyTmpl{checks: n.since(rc.mark), cs: slices.Clone(rc.cs)}
-	for i, c := range rc.cs {
+	for _, c := range rc.cs {
 		if c.Err != nil {
 			return nil
 		}
-		if l := locs[i]; l.df.bound[l.idx] {
-			df := l.df
-			t.bound = append(t.bound, tmplBound{i: i, v: df.hash.Value(l.idx), plan: df.plans[l.idx],
-				at: site{df.pos[l.idx].In(df.path), layers[l.layer].hier.Levels[l.level].Name}})
-		}
 	}
+	// The variables first: a key that looked another up never has a
+	// template, and is told so before anything is made for it.
 	b := n.w.varKey[:0]
 	var same []dep
 	var node []string
@@ -246,6 +242,13 @@ func (n *nodeRun) newTemplate(rc *readContribs, deps []dep, locs []keyLoc, layer
 		}
 	}
 	n.w.varKey = b
+	t := &keyTmpl{checks: n.since(rc.mark), cs: slices.Clone(rc.cs)}
+	for i, l := range locs {
+		if df := l.df; df.bound[l.idx] {
+			t.bound = append(t.bound, tmplBound{i: i, v: df.hash.Value(l.idx), plan: df.plans[l.idx],
+				at: site{df.pos[l.idx].In(df.path), layers[l.layer].hier.Levels[l.level].Name}})
+		}
+	}
 	if t.vars = n.w.tmplVars[string(b)]; t.vars == nil {
 		t.vars = &tmplVars{same: same, node: node}
 		if len(n.w.tmplVars) < maxTmplVars && len(b) <= maxVarSetKey {
