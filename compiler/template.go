@@ -9,11 +9,11 @@ package compiler
 // slot keeps a template: the contributions one node read, and the
 // variables it read doing so (a few templates, for the few values a
 // variable such as an OS release takes in a slice). Another node whose
-// variables give the same
-// values, but for those naming the node (strings holding no "%{"), takes
-// the template's contributions and writes again only the strings that
-// name the node (rebindString), rebuilding the arrays and hashes on the
-// way to them and sharing everything else. Its key is then merged,
+// variables give the same values, but for those naming the node (strings
+// holding no "%{"), takes the template's contributions and writes again
+// only the strings that name the node (rebindString), rebuilding the
+// arrays and hashes on the way to them (a hash shares its keys with the
+// data file's) and sharing everything else. Its key is then merged,
 // converted and checked from those contributions exactly as any other
 // (resolveTop): only reading the contributions is shortened, never the
 // merge. A key whose value is its first contribution's (merged first
@@ -290,7 +290,8 @@ func (n *nodeRun) holdFor(vs *tmplVars) bool {
 // fromTemplate reads the contributions of the key named name from its
 // slot's template t, nil when t does not hold for this node (a variable
 // it read gives another value here) or a string naming the node fails to
-// interpolate (the key is then compiled as usual, which reports it). What it returns is the worker's until its next call.
+// interpolate (the key is then compiled as usual, which reports it).
+// What it returns is the worker's until its next call.
 func (n *nodeRun) fromTemplate(t *keyTmpl, name string) *readContribs {
 	if !n.holdFor(t.vars) {
 		return nil
