@@ -55,7 +55,7 @@ func YAML(name string, src []byte) (*Doc, []Problem) {
 	if top.flags&fRecursive != 0 {
 		return nil, []Problem{*stackError("a value holds itself through an alias").at(top.pos).problem(name, "")}
 	}
-	doc := &Doc{Hash: format.NewHash(len(ents.keys))}
+	doc := &Doc{Hash: format.NewHash(len(ents.keys)), KeyPos: make([]Pos, 0, len(ents.keys))}
 	var problems []Problem
 	for i, k := range ents.keys {
 		v, vf, p := ents.vals[i], ents.metas[i], ents.pos[i]
