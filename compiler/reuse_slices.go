@@ -120,15 +120,20 @@ type slot struct {
 	// static is a result that read nothing from its node: it holds for
 	// every node of the slice. Otherwise recent holds the latest results
 	// (newest last, at most maxVariants), to reuse where their reads hold.
-	static  *sharedKey
-	plain   bool // static is plain (plainStatic): copied in runs
-	recent  []*sharedKey
-	reused  int
-	misses  int
-	perNode bool
-	// A per-node slot's template (template.go), how often it held and
-	// did not, and whether the slot gave up on templates.
-	tmpl                 *keyTmpl
+	static *sharedKey
+	plain  bool // static is plain (plainStatic): copied in runs
+	recent []*sharedKey
+	// recentVars are the recent results' variables (sharedKey.vars), by
+	// position in recent: whether one holds on a node is known without
+	// reading the result (see recentHit).
+	recentVars []*varSet
+	reused     int
+	misses     int
+	perNode    bool
+	// A per-node slot's templates (template.go, the newest last, at
+	// most maxVariants), how often one held and none did, and whether the
+	// slot gave up on templates.
+	tmpls                []*keyTmpl
 	tmplHits, tmplMisses int
 	tmplOff              bool
 }
@@ -427,7 +432,7 @@ func (n *nodeRun) slotKey(t *sliceTable, j int, name string) (*format.Key, *form
 	if s.perNode {
 		return n.perNodeKey(s, name)
 	}
-	if hit := n.reusable(name, s.recent); hit != nil {
+	if hit := n.recentHit(s, name); hit != nil {
 		s.reused++
 		return n.reuse(hit)
 	}
@@ -442,7 +447,7 @@ func (n *nodeRun) slotKey(t *sliceTable, j int, name string) (*format.Key, *form
 		if !reused {
 			n.w.remember(s.hash, s.sig, e)
 		}
-		s.static, s.recent = e, nil
+		s.static, s.recent, s.recentVars = e, nil, nil
 		if t.statics == nil {
 			t.statics = make([]format.Key, len(t.slots))
 		}
@@ -461,12 +466,29 @@ func (n *nodeRun) slotKey(t *sliceTable, j int, name string) (*format.Key, *form
 	// A result that read a per-node variable (its first, usually) says
 	// at once what giveUp finds out after a few.
 	if s.misses >= giveUp && 4*s.reused < s.misses || s.reused == 0 && n.w.readsPerNode(e.deps) {
-		s.perNode, s.recent = true, nil
+		s.perNode, s.recent, s.recentVars = true, nil, nil
 		return k, err
 	}
 	if len(s.recent) >= maxVariants {
-		s.recent = s.recent[1:]
+		s.recent, s.recentVars = s.recent[1:], s.recentVars[1:]
 	}
-	s.recent = append(s.recent, e)
+	s.recent, s.recentVars = append(s.recent, e), append(s.recentVars, e.vars)
 	return k, err
+}
+
+// recentHit is reusable for the slot's recent results (all of its key):
+// those whose variables are known to hold or not on this node (varSet's
+// answer for this node, found for another slot's result that read the
+// same) are taken or passed over without reading them; from the first
+// that is not, reusable goes on.
+func (n *nodeRun) recentHit(s *slot, name string) *sharedKey {
+	for i, v := range s.recentVars {
+		if v == nil || v.node != n.serial {
+			return n.reusable(name, s.recent[i:])
+		}
+		if v.holds {
+			return s.recent[i]
+		}
+	}
+	return nil
 }

@@ -547,6 +547,68 @@ list: [web]
 	}
 }
 
+// TestTemplatesPerValue: where a variable a per-node key reads takes
+// one of two values from node to node of a slice (an OS release, say),
+// the slot keeps a template for each, so that every node but the first
+// of each value reads its keys from one (once the slot is found to be
+// per-node: from the fifth node on), and still gets what a compile that
+// shares nothing gives.
+func TestTemplatesPerValue(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte(nodeRoleCommon)},
+		"env/data/common.yaml": {Data: []byte(`
+lookup_options:
+  merged:
+    merge: unique
+opts: "-Drelease=%{facts.release} -Dnode=%{trusted.certname}"
+list: ["%{facts.release}", "%{trusted.certname}", x]
+merged: ["%{trusted.certname}", "r%{facts.release}"]
+`)},
+		"env/data/role/web.yaml": {Data: []byte("merged: [web, \"%{facts.release}\"]\n")},
+	}
+	const nodes, keys = 16, 3
+	var list []Node
+	for i := range nodes {
+		facts := format.NewHash(2)
+		facts.Set("role", "web")
+		facts.Set("release", []string{"8", "9"}[i%2])
+		list = append(list, Node{Name: fmt.Sprintf("n%02d", i), Facts: facts})
+	}
+	stats, _ := compareSharing(t, fsys, list)
+	if want := (nodes - 6) * keys; stats.templated < want {
+		t.Errorf("%d keys read from a template, want at least %d: one template per release", stats.templated, want)
+	}
+}
+
+// TestRecentResultsByVariables: keys reading a variable that takes two
+// values, node after node, keep a result for each; whether one holds on a
+// node is found by the first key that reads the variable, and the keys
+// after it take the result whose variables hold (recentHit), not another.
+func TestRecentResultsByVariables(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte(nodeRoleCommon)},
+		"env/data/common.yaml": {Data: []byte(`
+a1: "%{facts.color}-1"
+a2: "%{facts.color}-2"
+a3: ["%{facts.color}", x]
+a4: {c: "%{facts.color}", s: "%{facts.size}"}
+`)},
+		"env/data/role/web.yaml": {Data: []byte("a5: \"%{facts.color}\"\n")},
+	}
+	var nodes []Node
+	for i := range 12 {
+		facts := format.NewHash(3)
+		facts.Set("role", "web")
+		facts.Set("color", []string{"red", "blue", "blue", "red", "green"}[i%5])
+		facts.Set("size", []int64{1, 2}[i%2])
+		nodes = append(nodes, Node{Name: fmt.Sprintf("n%02d", i), Facts: facts})
+	}
+	stats, _ := compareSharing(t, fsys, nodes)
+	if stats.slot < 12*4 {
+		t.Errorf("%d keys taken from their slots, want every key of every node", stats.slot)
+	}
+}
+
 // TestOwnFilesMergeIntoSliceLocations: a key that both a node's own file
 // and its slice's files hold is read from the slot's locations and the
 // own file's, in hierarchy order (withOwn), wherever the per-node level

@@ -7,11 +7,13 @@ package compiler
 // files, the same entries, the same strings interpolating the slice's
 // facts (role, datacenter), only a few strings naming the node. So the
 // slot keeps a template: the contributions one node read, and the
-// variables it read doing so. Another node whose variables give the same
-// values, but for those naming the node (strings holding no "%{"), takes
-// the template's contributions and writes again only the strings that
-// name the node (rebindString), rebuilding the arrays and hashes on the
-// way to them and sharing everything else. Its key is then merged,
+// variables it read doing so (a few templates, for the few values a
+// variable such as an OS release takes in a slice). Another node whose
+// variables give the same values, but for those naming the node (strings
+// holding no "%{"), takes the template's contributions and writes again
+// only the strings that name the node (rebindString), rebuilding the
+// arrays and hashes on the way to them (a hash shares its keys with the
+// data file's) and sharing everything else. Its key is then merged,
 // converted and checked from those contributions exactly as any other
 // (resolveTop): only reading the contributions is shortened, never the
 // merge. A key whose value is its first contribution's (merged first
@@ -42,12 +44,24 @@ type keyTmpl struct {
 	vars *tmplVars
 	// checks are the names reading the contributions tested (see since).
 	checks []string
-	// vals are the contributions' values, by position in the slot's locs.
-	vals []any
+	// cs are the contributions, by position in the slot's locs: another
+	// node's are a copy, but for the values of those at bound.
+	cs []format.Contribution
+	// bound are the contributions whose values name the node.
+	bound []tmplBound
 	// first, when set, is the template's key but for its value and
 	// contributions: its value is its first contribution's (see
 	// firstFound), on every node.
 	first *format.Key
+}
+
+// tmplBound is a template's contribution whose value names the node:
+// rebind writes it again for each node.
+type tmplBound struct {
+	i    int // its position in keyTmpl.cs
+	v    any // the entry's value, as its data file holds it
+	plan *interpPlan
+	at   site // the entry's, for the messages rebinding it gives
 }
 
 // tmplVars are the variables a template's contributions read, shared by
@@ -65,13 +79,18 @@ type tmplVars struct {
 const maxTmplVars = 1 << 12
 
 // perNodeKey compiles the key of a per-node slot s for this node, from
-// the slot's template when it holds here.
+// one of the slot's templates that holds here (the newest first).
 func (n *nodeRun) perNodeKey(s *slot, name string) (*format.Key, *format.Error) {
-	if s.tmpl != nil {
-		if rc := n.fromTemplate(s, name); rc != nil {
+	if len(s.tmpls) > 0 {
+		for i := len(s.tmpls) - 1; i >= 0; i-- {
+			t := s.tmpls[i]
+			rc := n.fromTemplate(t, name)
+			if rc == nil {
+				continue
+			}
 			n.w.stats.templated++
 			s.tmplHits++
-			if t := s.tmpl; t.first != nil {
+			if t.first != nil {
 				k := &n.w.key
 				*k = *t.first
 				k.Contributions, k.Value = rc.cs, rc.cs[0].Value
@@ -82,7 +101,7 @@ func (n *nodeRun) perNodeKey(s *slot, name string) (*format.Key, *format.Error) 
 		}
 		s.tmplMisses++
 		if s.tmplMisses >= giveUp && 4*s.tmplHits < s.tmplMisses {
-			s.tmplOff, s.tmpl = true, nil
+			s.tmplOff, s.tmpls = true, nil
 		}
 	}
 	if s.tmplOff {
@@ -147,12 +166,17 @@ func (n *nodeRun) compileTemplate(s *slot, name string) (*format.Key, *format.Er
 	n.leave(fr)
 	n.deps, n.keyWarns = nil, nil
 	rc.secret, n.secret = n.secret, outer
-	s.tmpl = nil
+	var t *keyTmpl
 	if !rc.secret && len(w.warns) == 0 && n.aliases == aliases && len(rc.cs) == len(s.locs) {
-		s.tmpl = n.newTemplate(rc, w.deps)
+		if t = n.newTemplate(rc, w.deps, s.locs, layers); t != nil {
+			if len(s.tmpls) >= maxVariants {
+				s.tmpls = s.tmpls[1:]
+			}
+			s.tmpls = append(s.tmpls, t)
+		}
 	}
 	k, err := n.compileKey(name, s.mod, s.locs, &s.pre, rc)
-	if t := s.tmpl; t != nil && firstFound(k, err) && slices.Equal(n.testedOf(len(n.keys)), t.checks) {
+	if t != nil && firstFound(k, err) && slices.Equal(n.testedOf(len(n.keys)), t.checks) {
 		first := *k
 		first.Contributions, first.Value = nil, nil
 		t.first = &first
@@ -183,16 +207,17 @@ func firstFound(k *format.Key, err *format.Error) bool {
 	return k.Value == k.Contributions[0].Value
 }
 
-// newTemplate makes a template of contributions read with the reads deps,
-// nil when another node could not take them (see the top of this file).
-func (n *nodeRun) newTemplate(rc *readContribs, deps []dep) *keyTmpl {
-	t := &keyTmpl{checks: n.since(rc.mark), vals: make([]any, len(rc.cs))}
-	for i, c := range rc.cs {
+// newTemplate makes a template of contributions read from locs (in
+// layers) with the reads deps, nil when another node could not take them
+// (see the top of this file).
+func (n *nodeRun) newTemplate(rc *readContribs, deps []dep, locs []keyLoc, layers [3]*layerRun) *keyTmpl {
+	for _, c := range rc.cs {
 		if c.Err != nil {
 			return nil
 		}
-		t.vals[i] = c.Value
 	}
+	// The variables first: a key that looked another up never has a
+	// template, and is told so before anything is made for it.
 	b := n.w.varKey[:0]
 	var same []dep
 	var node []string
@@ -217,6 +242,13 @@ func (n *nodeRun) newTemplate(rc *readContribs, deps []dep) *keyTmpl {
 		}
 	}
 	n.w.varKey = b
+	t := &keyTmpl{checks: n.since(rc.mark), cs: slices.Clone(rc.cs)}
+	for i, l := range locs {
+		if df := l.df; df.bound[l.idx] {
+			t.bound = append(t.bound, tmplBound{i: i, v: df.hash.Value(l.idx), plan: df.plans[l.idx],
+				at: site{df.pos[l.idx].In(df.path), layers[l.layer].hier.Levels[l.level].Name}})
+		}
+	}
 	if t.vars = n.w.tmplVars[string(b)]; t.vars == nil {
 		t.vars = &tmplVars{same: same, node: node}
 		if len(n.w.tmplVars) < maxTmplVars && len(b) <= maxVarSetKey {
@@ -255,41 +287,30 @@ func (n *nodeRun) holdFor(vs *tmplVars) bool {
 	return vs.holds
 }
 
-// fromTemplate reads the contributions of a per-node slot s's key from
-// its template, nil when the template does not hold for this node (a
-// variable it read gives another value here) or a string naming the node
-// fails to interpolate (the key is then compiled as usual, which reports
-// it). What it returns is the worker's until its next call.
-func (n *nodeRun) fromTemplate(s *slot, name string) *readContribs {
-	t := s.tmpl
+// fromTemplate reads the contributions of the key named name from its
+// slot's template t, nil when t does not hold for this node (a variable
+// it read gives another value here) or a string naming the node fails to
+// interpolate (the key is then compiled as usual, which reports it).
+// What it returns is the worker's until its next call.
+func (n *nodeRun) fromTemplate(t *keyTmpl, name string) *readContribs {
 	if !n.holdFor(t.vars) {
 		return nil
 	}
-	layers := n.layersFor(s.mod)
 	rc := &n.w.rc
 	*rc = readContribs{mark: len(n.checks)}
-	cs := n.w.contributionsBuf(len(s.locs))
+	cs := append(n.w.contributionsBuf(len(t.cs)), t.cs...)
 	saved := n.at
 	fr := n.enter(name)
-	for i, l := range s.locs {
-		df := l.df
-		c := format.Contribution{Layer: l.layer, Level: l.level, Location: l.loc,
-			Line: df.pos[l.idx].Line, Column: df.pos[l.idx].Column,
-			Bound: l.named || df.bound[l.idx], Value: t.vals[i]}
-		if df.bound[l.idx] {
-			n.at = site{df.pos[l.idx].In(df.path), layers[l.layer].hier.Levels[l.level].Name}
-			v, ok := n.rebind(df.hash.Value(l.idx), df.plans[l.idx], t.vals[i])
-			if !ok {
-				cs = nil
-				break
-			}
-			c.Value = v
+	ok := true
+	for _, b := range t.bound {
+		n.at = b.at
+		if cs[b.i].Value, ok = n.rebind(b.v, b.plan, cs[b.i].Value); !ok {
+			break
 		}
-		cs = append(cs, c)
 	}
 	n.leave(fr)
 	n.at = saved
-	if cs == nil {
+	if !ok {
 		n.checks = n.checks[:rc.mark]
 		return nil
 	}
@@ -351,7 +372,7 @@ func (n *nodeRun) rebindString(s string, exprs []interpExpr) (any, bool) {
 }
 
 // anys returns room for n values, cut from the worker's block: the arrays
-// rebind makes live as long as their node's bundle, so a block is let go
+// and hash values rebind makes live as long as their node's bundle, so a block is let go
 // soon after its last node (a large array has memory of its own).
 func (w *worker) anys(n int) []any {
 	if n > anyBlock/8 {
@@ -403,14 +424,15 @@ func (n *nodeRun) rebind(v any, p *interpPlan, t any) (any, bool) {
 		if !ok || th.Len() != v.Len() {
 			return nil, false
 		}
-		h, err := v.Remap(func(i int, e any) (any, error) {
-			x, ok := n.rebind(e, p.kids[i], th.Value(i))
-			if !ok {
-				return nil, errNotFound
+		vals := n.w.anys(v.Len())
+		for i := range vals {
+			if vals[i], ok = n.rebind(v.Value(i), p.kids[i], th.Value(i)); !ok {
+				return nil, false
 			}
-			return x, nil
-		})
-		return h, err == nil
+		}
+		// Its keys are v's, as interpolated (rebindable): shared, as its
+		// values are with other nodes, never changed.
+		return v.WithValues(vals), true
 	}
 	return nil, false
 }

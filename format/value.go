@@ -175,6 +175,21 @@ func (h *Hash) Remap(f func(i int, v any) (any, error)) (*Hash, error) {
 	return c, nil
 }
 
+// WithValues returns a hash with h's keys, in h's order, and vals[i] as
+// the value of the i-th: as Remap, in one small allocation, for a hash
+// that is not changed once built. The hash shares h's keys (and key
+// index) and vals: after the call, neither hash may be changed (Set,
+// Delete), nor vals. It panics if len(vals) is not h.Len().
+func (h *Hash) WithValues(vals []any) *Hash {
+	if len(vals) != h.Len() {
+		panic("format: WithValues needs a value for each of the hash's keys")
+	}
+	if h == nil {
+		return &Hash{}
+	}
+	return &Hash{keys: h.keys[:len(h.keys):len(h.keys)], vals: vals[:len(vals):len(vals)], index: h.index}
+}
+
 // newHashBuf returns an empty hash and room for n of its keys and values,
 // in one allocation up to 16 (most hashes a data file holds are small).
 func newHashBuf(n int) (*Hash, []any) {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hieracc/hieracc/format"
@@ -20,6 +21,15 @@ func FuzzYAML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		doc, probs := YAML("f.yaml", src)
 		checkDoc(t, doc, probs)
+		// A parser that read another file first reads src as a new one.
+		fresh, reused := &builder{}, &builder{}
+		reused.parse([]byte("a: [b, {c: d}]\n" + strings.Repeat("e", 3000) + ": f\n"))
+		reused.reset()
+		want, wantErr := fresh.parse(src)
+		got, gotErr := reused.parse(src)
+		if describe(want, wantErr) != describe(got, gotErr) {
+			t.Fatalf("a reused parser reads %q otherwise than a new one", src)
+		}
 		n, err := Node("f.yaml", src)
 		if err != nil && doc != nil {
 			t.Fatalf("Node failed (%v) but YAML did not", err)

@@ -60,6 +60,11 @@ func tokenize(s string) (any, *loadError) {
 		n, _ := strconv.ParseInt(s, 10, 64)
 		return n, nil
 	}
+	if letter && isASCIILine(s) {
+		// At most 5 characters, starting like a boolean or null: no
+		// line for the regular expressions below to look at but s.
+		return shortWord(s), nil
+	}
 	if letter || strings.Contains(s, "\n") || reWordy.MatchString(s) {
 		if len([]rune(s)) > 5 || reNotBoolML.MatchString(s) {
 			return s, nil
@@ -100,6 +105,30 @@ func tokenize(s string) (any, *loadError) {
 		return rubyInteger(separators.Replace(s))
 	}
 	return s, nil
+}
+
+// isASCIILine reports whether s is ASCII without a line break.
+func isASCIILine(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf || s[i] == '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+// shortWord is what tokenize's regular expressions make of an ASCII line
+// starting with one of "ytonf", either case: null, a boolean, or s.
+func shortWord(s string) any {
+	switch {
+	case strings.EqualFold(s, "null"):
+		return nil
+	case strings.EqualFold(s, "yes") || strings.EqualFold(s, "true") || strings.EqualFold(s, "on"):
+		return true
+	case strings.EqualFold(s, "no") || strings.EqualFold(s, "false") || strings.EqualFold(s, "off"):
+		return false
+	}
+	return s
 }
 
 func allDigits(s string) bool {

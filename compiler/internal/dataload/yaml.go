@@ -55,7 +55,7 @@ func YAML(name string, src []byte) (*Doc, []Problem) {
 	if top.flags&fRecursive != 0 {
 		return nil, []Problem{*stackError("a value holds itself through an alias").at(top.pos).problem(name, "")}
 	}
-	doc := &Doc{Hash: format.NewHash(len(ents.keys))}
+	doc := &Doc{Hash: format.NewHash(len(ents.keys)), KeyPos: make([]Pos, 0, len(ents.keys))}
 	var problems []Problem
 	for i, k := range ents.keys {
 		v, vf, p := ents.vals[i], ents.metas[i], ents.pos[i]
@@ -172,7 +172,11 @@ func Value(name string, n *yaml.Node) (any, error) {
 // parse reads the first document of src into a node tree; nil when
 // there is none. The tree is the builder's until its reset.
 func (b *builder) parse(src []byte) (*yaml.Node, *loadError) {
-	b.p = libyaml.NewParser(src)
+	if b.p == nil {
+		b.p = libyaml.NewParser(src)
+	} else {
+		b.p.Reset(src)
+	}
 	for {
 		if err := b.next(); err != nil {
 			return nil, err
@@ -222,7 +226,8 @@ type builder struct {
 
 // reset forgets the builder's tree, so that its blocks serve another:
 // nothing may hold a node of it any more. It keeps the blocks of a tree
-// of up to keptBlocks*32 nodes (a large file's are let go).
+// of up to keptBlocks*32 nodes (a large file's are let go), and its
+// parser, whose buffers the next file is read with (libyaml's Reset).
 func (b *builder) reset() {
 	for _, bl := range b.nodeBlocks[:b.nb] {
 		clear(bl[:cap(bl)])
@@ -231,7 +236,7 @@ func (b *builder) reset() {
 		clear(bl[:cap(bl)])
 	}
 	clear(b.kids[:cap(b.kids)])
-	*b = builder{nodeBlocks: b.nodeBlocks[:min(len(b.nodeBlocks), keptBlocks)],
+	*b = builder{p: b.p, nodeBlocks: b.nodeBlocks[:min(len(b.nodeBlocks), keptBlocks)],
 		listBlocks: b.listBlocks[:min(len(b.listBlocks), keptBlocks)], kids: b.kids[:0]}
 }
 

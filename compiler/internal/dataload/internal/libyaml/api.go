@@ -104,6 +104,34 @@ func NewParser(src []byte) *Parser {
 	return p
 }
 
+// Reset makes p read src from its start, exactly as NewParser(src) would,
+// in the memory of what it read before: its buffers, queues and stacks
+// are emptied and kept (the buffers at their first size, so that input is
+// read in the same pieces), the rest of its state is made new.
+func (p *Parser) Reset(src []byte) {
+	q := &p.p
+	clear(q.tokens[:cap(q.tokens)]) // tokens hold texts
+	clear(q.simple_keys_by_tok)
+	kept := yaml_parser_t{
+		raw_buffer:         q.raw_buffer[:0:input_raw_buffer_size],
+		buffer:             q.buffer[:0:input_buffer_size],
+		tokens:             q.tokens[:0],
+		indents:            q.indents[:0],
+		simple_keys:        q.simple_keys[:0],
+		possible_keys:      q.possible_keys[:0],
+		strings:            q.strings, // its rest is unused
+		states:             q.states[:0],
+		marks:              q.marks[:0],
+		simple_keys_by_tok: q.simple_keys_by_tok,
+	}
+	*p = Parser{p: kept}
+	if len(src) == 0 {
+		src = []byte{} // as NewParser
+	}
+	yaml_parser_set_input_string(&p.p, src)
+	yaml_parser_set_encoding(&p.p, yaml_UTF8_ENCODING)
+}
+
 func mark(m yaml_mark_t) Mark { return Mark{Index: m.index, Line: m.line, Column: m.column} }
 
 // Next fills ev with the next event. After StreamEnd or an error it keeps

@@ -1106,7 +1106,10 @@ func yaml_parser_fetch_stream_start(parser *yaml_parser_t) bool {
 	// Initialize the simple key stack.
 	parser.simple_keys = append(parser.simple_keys, yaml_simple_key_t{})
 
-	parser.simple_keys_by_tok = make(map[int]int)
+	// [hieracc] a parser Reset keeps its map, emptied.
+	if parser.simple_keys_by_tok == nil {
+		parser.simple_keys_by_tok = make(map[int]int)
+	}
 
 	// A simple key is allowed at the beginning of the stream.
 	parser.simple_key_allowed = true
