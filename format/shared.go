@@ -118,13 +118,13 @@ type sharedFile struct {
 
 // similar says which records of the recent file from, while it holds
 // the file of gen fromGen, are those of a file at the same place
-// (sameRecord), by record of from. Nodes of a slice switch back and forth
-// between a few files: planned compares them through it, the records of
-// a pair once.
+// (sameRecord), by record of from: 0 if not known yet, 1 if they are, 2
+// if not. Nodes of a slice switch back and forth between a few files:
+// planned compares them through it, each record of a pair once.
 type similar struct {
 	from    *sharedFile
 	fromGen uint64
-	same    []bool
+	same    []uint8
 }
 
 // maxRecent bounds the shared files an encoder remembers.
@@ -516,7 +516,7 @@ func (sh *sharing) planned(f, last *sharedFile, plan []int32, built []Key) bool 
 	if len(a) != len(plan) {
 		return false
 	}
-	var same []bool
+	var same []uint8
 	useSame := last != nil && len(sh.prev) == len(last.keys) && len(sh.prev) > 0 && &sh.prev[0] == &last.keys[0]
 	for i, x := range plan {
 		var r *Key
@@ -525,7 +525,13 @@ func (sh *sharing) planned(f, last *sharedFile, plan []int32, built []Key) bool 
 			if same == nil {
 				same = f.sameAs(last)
 			}
-			if !same[i] {
+			if same[i] == 0 {
+				same[i] = 2
+				if sameRecord(&a[i], &last.keys[i]) {
+					same[i] = 1
+				}
+			}
+			if same[i] != 1 {
 				return false
 			}
 			continue
@@ -541,25 +547,22 @@ func (sh *sharing) planned(f, last *sharedFile, plan []int32, built []Key) bool 
 	return true
 }
 
-// sameAs returns, by record of g, whether it is f's record at the same
-// place, comparing them the first time f and g (the files they hold) meet.
-func (f *sharedFile) sameAs(g *sharedFile) []bool {
+// sameAs returns what f knows of its records and g's at the same place
+// (see similar), by record of g: nothing the first time f and g (the
+// files they hold) meet.
+func (f *sharedFile) sameAs(g *sharedFile) []uint8 {
 	for _, s := range f.sims {
 		if s.from == g && s.fromGen == g.gen {
 			return s.same
 		}
 	}
-	same := make([]bool, len(g.keys))
-	for j := range g.keys {
-		same[j] = j < len(f.keys) && sameRecord(&g.keys[j], &f.keys[j])
-	}
+	s := similar{from: g, fromGen: g.gen, same: make([]uint8, len(g.keys))}
 	// In place of one whose file the memory no longer holds, else of the
 	// oldest (f's are forgotten when its memory takes another file).
-	s := similar{from: g, fromGen: g.gen, same: same}
 	for i := range f.sims {
 		if x := &f.sims[i]; x.from.gen != x.fromGen {
 			*x = s
-			return same
+			return s.same
 		}
 	}
 	if len(f.sims) < maxRecent {
@@ -568,7 +571,7 @@ func (f *sharedFile) sameAs(g *sharedFile) []bool {
 		copy(f.sims, f.sims[1:])
 		f.sims[len(f.sims)-1] = s
 	}
-	return same
+	return s.same
 }
 
 // sameModules reports whether the modules a and b are the same, their
