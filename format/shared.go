@@ -402,7 +402,7 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 		}
 		sh.whole = append(sh.whole, whole)
 		sh.over = append(sh.over, rest)
-		c := priorKey{record: -1}
+		c := priorFound{record: -1}
 		if cur != nil {
 			c.bound = boundKnown
 			if whole {
