@@ -28,7 +28,8 @@ import "unsafe"
 // read and written once a key, in order: it is kept small.
 
 // priorKey is what an Encoder found for a key of the last bundle it
-// encoded.
+// encoded. remember writes its pointers one by one: one added here must
+// be written there (TestRememberOverwrites).
 type priorKey struct {
 	name       string
 	value      any
