@@ -98,7 +98,7 @@ type Encoder struct {
 	prior, cur []priorKey
 
 	// One bundle's tables and scratch.
-	gen       uint32 // table.nodes[i].gen == gen: node i is in this bundle's value table
+	gen       uint32 // table.marks[i]>>32 == gen: node i is in this bundle's value table
 	vals      []byte // the value table's entries, in order
 	nVals     int
 	fastBytes uint32 // the fast part's entries are vals[:fastBytes]
@@ -488,9 +488,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	}
 	e.gen++
 	if e.gen == 0 { // wrapped: old entries could look current
-		for i := range e.glob.nodes {
-			e.glob.nodes[i].gen = 0
-		}
+		clear(e.glob.marks)
 		e.gen = 1
 	}
 	e.vals = e.vals[:0]

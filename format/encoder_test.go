@@ -1118,3 +1118,20 @@ func TestEncoderKeepsBoundKids(t *testing.T) {
 		}
 	}
 }
+
+// TestRememberOverwrites checks that a memo entry written over an old one
+// (remember reuses the memo's buffer) keeps nothing of it.
+func TestRememberOverwrites(t *testing.T) {
+	e := NewEncoder()
+	k := &Key{Name: "k", Value: "v", Contributions: []Contribution{{Value: "v"}}}
+	buf := make([]priorKey, 1, 2)
+	buf[0] = priorKey{name: "old", value: int64(1), contribs: &Contribution{}, priorFound: priorFound{
+		nc: 7, more: 7, valueID: 7, rec: 7, record: 7, bound: 7, usable: true,
+		nameAt: 7, nameLen: 7, kidsAt: 7, kidsN: 7, boundAt: 7, boundN: 7,
+	}}
+	got := e.remember(buf[:0], k, -1)
+	want := priorKey{name: "k", value: "v", contribs: &k.Contributions[0], priorFound: priorFound{nc: 1, more: -1, valueID: -1, rec: -1, record: -1}}
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("remember wrote %+v over an old entry, want %+v", got, want)
+	}
+}

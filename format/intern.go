@@ -28,8 +28,9 @@ const localBit = 1 << 30
 // table is one of the two intern tables.
 type table struct {
 	nodes   []node
-	kids    []int32 // children of containers (ids)
-	scalars []byte  // msgpack encodings of scalars
+	marks   []uint64 // by node: where it is in the bundle's value table (see entry)
+	kids    []int32  // children of containers (ids)
+	scalars []byte   // msgpack encodings of scalars
 	cons    map[uint64]int32
 	// By identity or by value; they hold ids (either table's, for the
 	// identity caches of the local table).
@@ -60,6 +61,7 @@ func newTable(bit int32) *table {
 
 func (t *table) reset() {
 	t.nodes = t.nodes[:0]
+	t.marks = t.marks[:0]
 	t.kids = t.kids[:0]
 	t.scalars = t.scalars[:0]
 	clear(t.cons)
@@ -74,15 +76,13 @@ func (t *table) reset() {
 // size is how much the table holds, for the Encoder's bound.
 func (t *table) size() int { return len(t.nodes) + len(t.hashes) + len(t.slices) }
 
-// node is one distinct value, with its entry in the value table of the
-// bundle being encoded (beside it: entry reads both at once).
+// node is one distinct value (its entry in the value table of the bundle
+// being encoded is in table.marks).
 type node struct {
 	off   uint32 // scalars: offset of the encoding in table.scalars; containers: of the children in table.kids
 	n     uint32 // scalars: length of the encoding; containers: number of children (2 per hash entry)
 	next  int32  // the index of the next node with the same structure hash, or -1
 	size  int32  // nodes once expanded, at most MaxNodes+1
-	gen   uint32 // the bundle's Encoder.gen: the node is in its value table, at idx
-	idx   int32
 	depth uint16 // at most MaxDepth+1
 	kind  uint8
 }
@@ -116,11 +116,13 @@ func (e *Encoder) node(id int32) *node {
 
 // entry returns the index of node id in the bundle's value table, adding
 // it and its children (children first, in order) if they are not there
-// yet.
+// yet. A node's mark (table.marks) is gen<<32 | its index there, current
+// if gen is Encoder.gen: kept apart from the nodes, so that asking this of
+// every node a bundle holds reads 8 bytes of a dense array, not a node.
 func (e *Encoder) entry(id int32) int32 {
 	t, i := e.tableOf(id)
-	if nd := &t.nodes[i]; nd.gen == e.gen {
-		return nd.idx
+	if m := t.marks[i]; uint32(m>>32) == e.gen {
+		return int32(m)
 	}
 	return e.addEntry(t, i)
 }
@@ -137,8 +139,9 @@ func (e *Encoder) addEntry(t *table, i int32) int32 {
 		start := len(e.stack)
 		for _, k := range t.kids[nd.off : nd.off+nd.n] {
 			kt, ki := e.tableOf(k)
-			x := kt.nodes[ki].idx
-			if kt.nodes[ki].gen != e.gen {
+			m := kt.marks[ki]
+			x := int32(m)
+			if uint32(m>>32) != e.gen {
 				x = e.addEntry(kt, ki)
 			}
 			e.stack = append(e.stack, x)
@@ -157,9 +160,10 @@ func (e *Encoder) addEntry(t *table, i int32) int32 {
 		e.vals = v
 		e.stack = e.stack[:start]
 	}
-	nd.gen, nd.idx = e.gen, int32(e.nVals)
+	x := int32(e.nVals)
+	t.marks[i] = uint64(e.gen)<<32 | uint64(uint32(x))
 	e.nVals++
-	return nd.idx
+	return x
 }
 
 // intern returns the node id of v, adding v and its children if they are
@@ -478,6 +482,7 @@ func internScalar[K comparable, V any](g, l, added map[K]int32, add *table, key 
 func (t *table) addScalar(start int) int32 {
 	i := int32(len(t.nodes))
 	t.nodes = append(t.nodes, node{off: uint32(start), n: uint32(len(t.scalars) - start), next: -1, size: 1, kind: kindScalar})
+	t.marks = append(t.marks, 0)
 	return i | t.bit
 }
 
@@ -544,6 +549,7 @@ func (e *Encoder) container(kind uint8, start int, global bool) (int32, error) {
 	off := len(t.kids)
 	t.kids = append(t.kids, kids...)
 	t.nodes = append(t.nodes, node{off: uint32(off), n: uint32(len(kids)), next: head, size: int32(n), depth: uint16(d), kind: kind})
+	t.marks = append(t.marks, 0)
 	t.cons[h] = i
 	return i | t.bit, nil
 }

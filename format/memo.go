@@ -28,18 +28,24 @@ import "unsafe"
 // read and written once a key, in order: it is kept small.
 
 // priorKey is what an Encoder found for a key of the last bundle it
-// encoded.
+// encoded. remember writes its pointers one by one: one added here must
+// be written there (TestRememberOverwrites).
 type priorKey struct {
-	name     string
-	value    any
-	contribs *Contribution // the key's Contributions (their array, or nil), nc of them
-	nc       int32
-	more     int32 // a key that is not plain: its copy in Encoder.lastMore; -1 for a plain key
-	valueID  int32 // node id of its value in the global table, or -1
-	rec      int32 // its keyRec in Encoder.recs, or -1
-	record   int32 // the index of its record in sharing.prev, or -1
-	bound    uint8 // what planShared found (boundKnown and the rest), or 0
-	usable   bool  // false for a sealed key: its details were not looked at
+	name       string
+	value      any
+	contribs   *Contribution // the key's Contributions (their array, or nil), nc of them
+	priorFound               // the rest: no pointer, so written at once without write barriers
+}
+
+// priorFound is the part of a priorKey that holds no pointer.
+type priorFound struct {
+	nc      int32
+	more    int32 // a key that is not plain: its copy in Encoder.lastMore; -1 for a plain key
+	valueID int32 // node id of its value in the global table, or -1
+	rec     int32 // its keyRec in Encoder.recs, or -1
+	record  int32 // the index of its record in sharing.prev, or -1
+	bound   uint8 // what planShared found (boundKnown and the rest), or 0
+	usable  bool  // false for a sealed key: its details were not looked at
 	// Where the key's name is in its key table (Encoder.lastTab): its
 	// shared bytes with the name before it, its length and the rest.
 	nameAt, nameLen uint32
@@ -69,8 +75,17 @@ func plain(k *Key) bool {
 // unless k is plain; same is the last bundle's key identical to k (then
 // plain if it was), or -1.
 func (e *Encoder) remember(cur []priorKey, k *Key, same int32) []priorKey {
-	cur = append(cur, priorKey{name: k.Name, value: k.Value, contribs: unsafe.SliceData(k.Contributions), nc: int32(len(k.Contributions)),
-		more: -1, valueID: -1, rec: -1, record: -1})
+	n := len(cur)
+	if n < cap(cur) {
+		cur = cur[:n+1] // the old entry, overwritten
+	} else {
+		cur = append(cur, priorKey{})
+	}
+	// Field by field: a priorKey written at once is copied with the write
+	// barriers of its every word while the garbage collector runs.
+	c := &cur[n]
+	c.name, c.value, c.contribs = k.Name, k.Value, unsafe.SliceData(k.Contributions)
+	c.priorFound = priorFound{nc: int32(len(k.Contributions)), more: -1, valueID: -1, rec: -1, record: -1}
 	if same >= 0 && e.prior[same].more < 0 || plain(k) {
 		return cur
 	}

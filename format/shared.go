@@ -102,6 +102,7 @@ type sharing struct {
 	recent []*sharedFile
 	// The last bundle's, when it has one (then recent[0]).
 	prevFile *sharedFile
+	files    uint64 // shared files written
 }
 
 // sharedFile is a shared file an encoder wrote, with what it holds.
@@ -109,6 +110,21 @@ type sharedFile struct {
 	keys []Key
 	mods []Module
 	out  SharedDetails
+	// Which file it holds (sharing.files when it was written), and which
+	// of its records are those of other recent files at the same place.
+	gen  uint64
+	sims []similar
+}
+
+// similar says which records of the recent file from, while it holds
+// the file of gen fromGen, are those of a file at the same place
+// (sameRecord), by record of from: 0 if not known yet, 1 if they are, 2
+// if not. Nodes of a slice switch back and forth between a few files:
+// planned compares them through it, each record of a pair once.
+type similar struct {
+	from    *sharedFile
+	fromGen uint64
+	same    []uint8
 }
 
 // maxRecent bounds the shared files an encoder remembers.
@@ -386,7 +402,7 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 		}
 		sh.whole = append(sh.whole, whole)
 		sh.over = append(sh.over, rest)
-		c := priorKey{record: -1}
+		c := priorFound{record: -1}
 		if cur != nil {
 			c.bound = boundKnown
 			if whole {
@@ -431,7 +447,7 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	// not gathered. The last bundle's is not one (same says it differs,
 	// in its records or its modules).
 	for i, f := range sh.recent {
-		if f == last || !sameModules(f.mods, sh.mods) || !sh.planned(f.keys, plan, built) {
+		if f == last || !sameModules(f.mods, sh.mods) || !sh.planned(f, last, plan, built) {
 			continue
 		}
 		copy(sh.recent[1:i+1], sh.recent[:i]) // the latest first
@@ -472,6 +488,8 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	}
 	copy(sh.recent[1:], sh.recent[:len(sh.recent)-1])
 	sh.recent[0] = f
+	sh.files++
+	f.gen, f.sims = sh.files, f.sims[:0]
 	f.out.Digest = sh.sub.sum
 	w := append(f.out.Data[:0], sharedMagic...)
 	w = appendUint(w, sharedVersion)
@@ -488,17 +506,38 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	return nil
 }
 
-// planned reports whether the records a are those plan gives (see
+// planned reports whether the records of f are those plan gives (see
 // sharing.plan), in their order (sameRecord), without gathering them.
-func (sh *sharing) planned(a []Key, plan []int32, built []Key) bool {
+// last is the last bundle's file (or nil), whose records are sh.prev:
+// those of the plan at their place in it are compared as last's and f's
+// were before (sameAs).
+func (sh *sharing) planned(f, last *sharedFile, plan []int32, built []Key) bool {
+	a := f.keys
 	if len(a) != len(plan) {
 		return false
 	}
+	var same []uint8
+	useSame := last != nil && len(sh.prev) == len(last.keys) && len(sh.prev) > 0 && &sh.prev[0] == &last.keys[0]
 	for i, x := range plan {
 		var r *Key
-		if x >= 0 {
+		switch {
+		case x >= 0 && int(x) == i && useSame:
+			if same == nil {
+				same = f.sameAs(last)
+			}
+			if same[i] == 0 {
+				same[i] = 2
+				if sameRecord(&a[i], &last.keys[i]) {
+					same[i] = 1
+				}
+			}
+			if same[i] != 1 {
+				return false
+			}
+			continue
+		case x >= 0:
 			r = &sh.prev[x]
-		} else {
+		default:
 			r = &built[-1-x]
 		}
 		if !sameRecord(&a[i], r) {
@@ -506,6 +545,33 @@ func (sh *sharing) planned(a []Key, plan []int32, built []Key) bool {
 		}
 	}
 	return true
+}
+
+// sameAs returns what f knows of its records and g's at the same place
+// (see similar), by record of g: nothing the first time f and g (the
+// files they hold) meet.
+func (f *sharedFile) sameAs(g *sharedFile) []uint8 {
+	for _, s := range f.sims {
+		if s.from == g && s.fromGen == g.gen {
+			return s.same
+		}
+	}
+	s := similar{from: g, fromGen: g.gen, same: make([]uint8, len(g.keys))}
+	// In place of one whose file the memory no longer holds, else of the
+	// oldest (f's are forgotten when its memory takes another file).
+	for i := range f.sims {
+		if x := &f.sims[i]; x.from.gen != x.fromGen {
+			*x = s
+			return s.same
+		}
+	}
+	if len(f.sims) < maxRecent {
+		f.sims = append(f.sims, s)
+	} else {
+		copy(f.sims, f.sims[1:])
+		f.sims[len(f.sims)-1] = s
+	}
+	return s.same
 }
 
 // sameModules reports whether the modules a and b are the same, their

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -330,6 +331,59 @@ func TestSharedDetailsRecentThenNew(t *testing.T) {
 		}
 		if !bytes.Equal(data, freshData) || sd.Digest != fresh.Digest || !bytes.Equal(sd.Data, fresh.Data) {
 			t.Errorf("bundle %d: the remembering encoder's bundle or shared file differs from a fresh one's", i)
+		}
+	}
+}
+
+// TestSharedDetailsSwitchBack: nodes switching between recent shared
+// files whose records are, at some places, the very records of the last
+// bundle's file: each bundle and shared file are a fresh encoder's, when
+// the file switched to differs from the last one where the bundle's keys
+// are the last bundle's, and after the last one's memory was reused for
+// another file (more than eight files later) while the file switched to
+// was kept.
+func TestSharedDetailsSwitchBack(t *testing.T) {
+	env := format.Hierarchy{Present: true, Levels: []format.Level{
+		{Name: "Common", Locations: []format.Location{{Path: "data/common.yaml", Exists: true, Original: "data/common.yaml"}}},
+	}}
+	// Variants of keys "a" and "b", each one Key given to every bundle
+	// that holds it, as a compiler shares a key's result.
+	variant := func(name string, line int) format.Key {
+		v := fmt.Sprintf("%s from line %d", name, line)
+		return format.Key{Name: name, Value: v, Contributions: []format.Contribution{{Layer: format.LayerEnvironment, Level: 0, Line: line, Column: 1, Value: v}}}
+	}
+	var a, b [12]format.Key
+	for i := range a {
+		a[i], b[i] = variant("a", 10+i), variant("b", 100+i)
+	}
+	node := 0
+	bundle := func(x, y int) *format.Bundle {
+		node++
+		return &format.Bundle{Node: fmt.Sprintf("node%02d", node), Environment: "production", Env: env, Keys: []format.Key{a[x], b[y]}}
+	}
+	seq := []*format.Bundle{
+		bundle(1, 1), bundle(2, 2),
+		bundle(1, 2), // "b" is the last bundle's, the first file's is another
+		bundle(1, 1), bundle(2, 1),
+		bundle(1, 1), // back to the first file, which stays among the recent
+	}
+	for i := 3; i <= 8; i++ { // new files, until the fourth's memory is the oldest
+		seq = append(seq, bundle(i, 1))
+	}
+	seq = append(seq, bundle(9, 2), // in the fourth's memory
+		bundle(1, 2)) // "b" is the last bundle's, not the first file's
+	e := format.NewEncoder()
+	for i, bd := range seq {
+		data, sd, err := e.AppendShared(nil, bd, format.Protection{})
+		if err != nil || sd == nil {
+			t.Fatalf("bundle %d: AppendShared = %v, %v", i, sd, err)
+		}
+		freshData, fresh, err := format.EncodeShared(bd, format.Protection{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(data, freshData) || sd.Digest != fresh.Digest || !bytes.Equal(sd.Data, fresh.Data) {
+			t.Errorf("bundle %d (%s): the remembering encoder's bundle or shared file differs from a fresh one's", i, bd.Node)
 		}
 	}
 }
