@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hieracc/hieracc/internal/cputime"
 )
 
 // fleet builds bundles of n nodes with k keys each, sharing values the way
@@ -481,7 +483,7 @@ func BenchmarkEncodeFleet(b *testing.B) {
 						}
 					}
 					b.StartTimer()
-					cpu0 := cpuTime()
+					cpu0 := cputime.Used()
 					for _, bd := range bundles {
 						var err error
 						switch mode {
@@ -498,7 +500,7 @@ func BenchmarkEncodeFleet(b *testing.B) {
 							b.Fatal(err)
 						}
 					}
-					cpu += cpuTime() - cpu0
+					cpu += cputime.Used() - cpu0
 				}
 				cpu /= time.Duration(b.N)
 				if mode == "ref" {
