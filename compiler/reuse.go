@@ -75,6 +75,15 @@ type worker struct {
 	// node's: a fleet's compile then allocates no key table per node.
 	reuseKeys bool
 	keyBuf    []format.Key
+	// keyMarks[p] is slot+1 when keyBuf's memory (keyMem, its first
+	// element) holds keyTable.statics[slot] at position p, written there
+	// for an earlier node and not written since; 0 when it holds anything
+	// else. The nodes of a slice place most of their static keys alike, so
+	// a node finds most of them in place and copies only the rest
+	// (nodeRun.appendStatics).
+	keyMarks []int32
+	keyMem   *format.Key
+	keyTable *sliceTable
 
 	// noSharing (Input.noSharing, for tests) compiles every key from
 	// scratch.

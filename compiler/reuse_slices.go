@@ -142,6 +142,7 @@ type slot struct {
 type sliceStats struct {
 	slices, noSlice       int // nodes
 	static, slot, general int // keys: a slot's static result, other slot keys, the general path
+	inPlace               int // static keys found in place in the key memory (appendStatics)
 	templated             int // slot keys whose contributions came from a template (template.go)
 	released              int // per-node files released from the file cache
 }
@@ -151,6 +152,7 @@ func (s *sliceStats) add(o sliceStats) {
 	s.slices += o.slices
 	s.noSlice += o.noSlice
 	s.static += o.static
+	s.inPlace += o.inPlace
 	s.slot += o.slot
 	s.general += o.general
 	s.templated += o.templated
