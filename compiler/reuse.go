@@ -57,8 +57,9 @@ type worker struct {
 	// the contributions fromTemplate reads.
 	tmplVars map[string]*tmplVars
 	rc       readContribs
-	anyBlock []any  // see anys
-	optSig   []byte // see optionsSig
+	anyBlock []any       // see anys
+	dfBlock  []*dataFile // see dataFiles
+	optSig   []byte      // see optionsSig
 	// contribs is the chunk contributionsBuf cuts from.
 	contribs []format.Contribution
 	// nodes counts the nodes the worker compiled (see nodeRun.serial).
