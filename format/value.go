@@ -190,6 +190,44 @@ func (h *Hash) WithValues(vals []any) *Hash {
 	return &Hash{keys: h.keys[:len(h.keys):len(h.keys)], vals: vals[:len(vals):len(vals)], index: h.index}
 }
 
+// HashOf returns the hash whose i-th entry is keys[i] => vals[i], made
+// without Set's search for each key, for a loader whose keys are distinct
+// already. It takes both slices, and index when not nil as its key index
+// (each key to its position, as Set builds it for more than 8 keys): the
+// caller must not change them afterwards. It panics if the lengths differ,
+// or a key is not one Set takes, or is there twice (found by the index, or
+// by comparing the keys of a hash of up to 8).
+func HashOf(keys, vals []any, index map[any]int) *Hash {
+	n := len(keys)
+	if len(vals) != n {
+		panic("format: HashOf needs a value for each key")
+	}
+	for _, k := range keys {
+		if !validKey(k) {
+			panic("format: Hash key must be nil, bool, int64, float64 or string")
+		}
+	}
+	h := &Hash{keys: keys[:n:n], vals: vals[:n:n]}
+	switch {
+	case n > indexAt && index != nil:
+		h.index = index
+	case n > indexAt:
+		h.reindex()
+	default:
+		for i, k := range keys {
+			for _, o := range keys[:i] {
+				if o == k {
+					panic("format: HashOf keys must be distinct")
+				}
+			}
+		}
+	}
+	if h.index != nil && len(h.index) != n {
+		panic("format: HashOf keys must be distinct")
+	}
+	return h
+}
+
 // newHashBuf returns an empty hash and room for n of its keys and values,
 // in one allocation up to 16 (most hashes a data file holds are small).
 func newHashBuf(n int) (*Hash, []any) {
