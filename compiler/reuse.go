@@ -96,6 +96,7 @@ type worker struct {
 	// Slices (see reuse_slices.go); tableBuf is tableLocs' buffer.
 	slices   map[string]*sliceTable
 	tableBuf []keyAt
+	sigBlock []uint32 // see keepSig
 	pos      map[posKey]*posStat
 	optIDs   map[*optsResult]uint32
 	sliceBuf []byte
