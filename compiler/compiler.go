@@ -75,8 +75,10 @@ type Input struct {
 	// fit in memory. It is called from every worker concurrently, in no
 	// particular order, so encoding and writing run in parallel too. The
 	// bundle is Emit's only during the call: its Keys' memory is reused
-	// for the next node (values are never modified, and may be kept). An
-	// error from Emit stops the compile and is returned by Compile.
+	// for the next node (values are never modified, and may be kept), and
+	// Emit must not write in it (the next node finds there the keys it
+	// shares with this one). An error from Emit stops the compile and is
+	// returned by Compile.
 	Emit func(*format.Bundle) error
 
 	// PKCS7PrivateKey and PKCS7PublicKey, when set, are the keys of every
@@ -203,7 +205,9 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 					if err := in.Emit(b); err != nil {
 						return err
 					}
-					w.keyBuf = b.Keys[:0]
+					if b.Keys != nil { // (a node that failed wrote none)
+						w.keyBuf = b.Keys[:0]
+					}
 				}
 			}
 		})

@@ -48,8 +48,8 @@ func (n *nodeRun) expandLayer(c *config) *layerRun {
 }
 
 func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [][]*dataFile, *format.Error) {
-	var out []format.Level
-	var files [][]*dataFile
+	out := make([]format.Level, 0, len(levels))
+	files := make([][]*dataFile, 0, len(levels))
 	for i := range levels {
 		lvl := &levels[i]
 		locs, memo, err := n.expandLevelShared(c, lvl)
@@ -68,7 +68,7 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 			fl.Locations = memo.flocs // nil until its first node fills it below
 		}
 		built := fl.Locations == nil
-		fs := make([]*dataFile, len(locs))
+		fs := n.w.dataFiles(len(locs))
 		for j, l := range locs {
 			var df *dataFile
 			switch {
@@ -95,6 +95,24 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 	}
 	return out, files, nil
 }
+
+// dataFiles returns room for the n data files of a level's locations,
+// cut from the worker's block: a node's levels, a few locations each, then
+// cost one allocation, not one each.
+func (w *worker) dataFiles(n int) []*dataFile {
+	if n > dfBlock/8 {
+		return make([]*dataFile, n)
+	}
+	if cap(w.dfBlock)-len(w.dfBlock) < n {
+		w.dfBlock = make([]*dataFile, 0, dfBlock)
+	}
+	i := len(w.dfBlock)
+	w.dfBlock = w.dfBlock[:i+n]
+	return w.dfBlock[i : i+n : i+n]
+}
+
+// dfBlock is the size of the worker's blocks of data files (see dataFiles).
+const dfBlock = 256
 
 // levelMemo is a level's expansion for the nodes whose reads give the
 // same answers (the level's variables, say role and datacenter): the

@@ -55,10 +55,12 @@ type worker struct {
 	varKey  []byte
 	// tmplVars interns the variables of templates (see tmplVars); rc is
 	// the contributions fromTemplate reads.
-	tmplVars map[string]*tmplVars
-	rc       readContribs
-	anyBlock []any  // see anys
-	optSig   []byte // see optionsSig
+	tmplVars  map[string]*tmplVars
+	rc        readContribs
+	anyBlock  []any         // see anys
+	hashBlock []format.Hash // see hash
+	dfBlock   []*dataFile   // see dataFiles
+	optSig    []byte        // see optionsSig
 	// contribs is the chunk contributionsBuf cuts from.
 	contribs []format.Contribution
 	// nodes counts the nodes the worker compiled (see nodeRun.serial).
@@ -75,6 +77,15 @@ type worker struct {
 	// node's: a fleet's compile then allocates no key table per node.
 	reuseKeys bool
 	keyBuf    []format.Key
+	// keyMarks[p] is slot+1 when keyBuf's memory (keyMem, its first
+	// element) holds keyTable.statics[slot] at position p, written there
+	// for an earlier node and not written since; 0 when it holds anything
+	// else. The nodes of a slice place most of their static keys alike, so
+	// a node finds most of them in place and copies only the rest
+	// (nodeRun.appendStatics).
+	keyMarks []int32
+	keyMem   *format.Key
+	keyTable *sliceTable
 
 	// noSharing (Input.noSharing, for tests) compiles every key from
 	// scratch.
@@ -85,6 +96,7 @@ type worker struct {
 	// Slices (see reuse_slices.go); tableBuf is tableLocs' buffer.
 	slices   map[string]*sliceTable
 	tableBuf []keyAt
+	sigBlock []uint32 // see keepSig
 	pos      map[posKey]*posStat
 	optIDs   map[*optsResult]uint32
 	sliceBuf []byte

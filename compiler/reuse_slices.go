@@ -108,6 +108,24 @@ func (t *sliceTable) staticRun(j, stop int) int {
 	return max(min(int(t.runs[j]), stop-j), 0)
 }
 
+// keepSig returns a copy of a slot's signature s, cut from the worker's
+// block: each slot of a slice table keeps one for the compile's length
+// (~2,000 a table), so a block saves as many allocations.
+func (w *worker) keepSig(s []uint32) []uint32 {
+	if len(s) > sigBlock/8 {
+		return slices.Clone(s)
+	}
+	if cap(w.sigBlock)-len(w.sigBlock) < len(s) {
+		w.sigBlock = make([]uint32, 0, sigBlock)
+	}
+	i := len(w.sigBlock)
+	w.sigBlock = append(w.sigBlock, s...)
+	return w.sigBlock[i:len(w.sigBlock):len(w.sigBlock)]
+}
+
+// sigBlock is the size of the worker's blocks of signatures (see keepSig).
+const sigBlock = 4096
+
 // slot is one key of a slice.
 type slot struct {
 	ready bool
@@ -142,6 +160,7 @@ type slot struct {
 type sliceStats struct {
 	slices, noSlice       int // nodes
 	static, slot, general int // keys: a slot's static result, other slot keys, the general path
+	inPlace               int // static keys found in place in the key memory (appendStatics)
 	templated             int // slot keys whose contributions came from a template (template.go)
 	released              int // per-node files released from the file cache
 }
@@ -151,6 +170,7 @@ func (s *sliceStats) add(o sliceStats) {
 	s.slices += o.slices
 	s.noSlice += o.noSlice
 	s.static += o.static
+	s.inPlace += o.inPlace
 	s.slot += o.slot
 	s.general += o.general
 	s.templated += o.templated
@@ -417,7 +437,7 @@ func (n *nodeRun) slotKey(t *sliceTable, j int, name string) (*format.Key, *form
 		if !s.perr {
 			layers := n.layersFor(s.mod)
 			s.locs = t.locs[j]
-			s.sig = slices.Clone(n.w.keySig(n.shapeID(s.mod, layers), merge, convertID(conv), s.locs))
+			s.sig = n.w.keepSig(n.w.keySig(n.shapeID(s.mod, layers), merge, convertID(conv), s.locs))
 			s.hash = hashSig(name, s.sig)
 		}
 	}

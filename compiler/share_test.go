@@ -652,3 +652,61 @@ first: common
 		t.Errorf("%d nodes compiled with a slice, want most", stats.slices)
 	}
 }
+
+// TestStaticKeysInPlaceChangeNothing: with Input.Emit, a node's keys are
+// written in the memory of the last node's, and the static keys found
+// there in place are not copied again (appendStatics). Nodes of two
+// slices, one after the other, whose own files hold keys of the slice
+// (at the same positions or not), keys of their own that move the rest,
+// or nothing, and a node that fails: each bundle, encoded as Emit gets it,
+// is the one a compile that shares nothing makes, and most static keys
+// are found in place (otherwise this proves nothing).
+func TestStaticKeysInPlaceChangeNothing(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte(nodeRoleCommon)},
+		"env/data/common.yaml": {Data: []byte(`
+a: 1
+c: [x, y]
+e: {k: v}
+g: "%{facts.role}"
+i: text
+k: 3
+m: last
+`)},
+		"env/data/role/web.yaml": {Data: []byte("c: [web]\ni: web\n")},
+		"env/data/role/db.yaml":  {Data: []byte("a: 2\nk: db\n")},
+	}
+	own := []string{"k: 4\n", "b: own\n", "i: mine\n", "a: 0\nl: own\n", "k: 4\n", "lookup_options: 3\n", "m: mine\n", "d: 1\nf: 2\nh: 3\n", "k: 5\n"}
+	var nodes []Node
+	for i := range 40 {
+		name := fmt.Sprintf("n%02d", i)
+		fsys["env/data/nodes/"+name+".yaml"] = &fstest.MapFile{Data: []byte(own[i%len(own)])}
+		facts := format.NewHash(1)
+		facts.Set("role", []string{"web", "db"}[i/20])
+		nodes = append(nodes, Node{Name: name, Facts: facts})
+	}
+	want, _, _ := compileNodes(t, fsys, nodes, false)
+	got := map[string][]byte{}
+	var stats sliceStats
+	_, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1,
+		Emit: func(b *format.Bundle) error {
+			data, err := format.Encode(b)
+			got[b.Node] = data
+			return err
+		},
+		workerDone: func(w *worker) { stats.add(w.stats) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d bundles emitted, want %d", len(got), len(want))
+	}
+	for node, w := range want {
+		if !bytes.Equal(w, got[node]) {
+			t.Errorf("node %s: its bundle changed where its keys were written in another's memory", node)
+		}
+	}
+	if stats.inPlace < stats.static/2 {
+		t.Errorf("%d of %d static keys found in place, want most", stats.inPlace, stats.static)
+	}
+}

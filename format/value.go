@@ -180,14 +180,59 @@ func (h *Hash) Remap(f func(i int, v any) (any, error)) (*Hash, error) {
 // that is not changed once built. The hash shares h's keys (and key
 // index) and vals: after the call, neither hash may be changed (Set,
 // Delete), nor vals. It panics if len(vals) is not h.Len().
-func (h *Hash) WithValues(vals []any) *Hash {
+func (h *Hash) WithValues(vals []any) *Hash { return h.WithValuesIn(new(Hash), vals) }
+
+// WithValuesIn is WithValues making the hash in *dst, whatever it held,
+// and returning dst: a caller that makes many such hashes can cut them
+// from blocks of its own.
+func (h *Hash) WithValuesIn(dst *Hash, vals []any) *Hash {
 	if len(vals) != h.Len() {
 		panic("format: WithValues needs a value for each of the hash's keys")
 	}
 	if h == nil {
-		return &Hash{}
+		*dst = Hash{}
+		return dst
 	}
-	return &Hash{keys: h.keys[:len(h.keys):len(h.keys)], vals: vals[:len(vals):len(vals)], index: h.index}
+	*dst = Hash{keys: h.keys[:len(h.keys):len(h.keys)], vals: vals[:len(vals):len(vals)], index: h.index}
+	return dst
+}
+
+// HashOf returns the hash whose i-th entry is keys[i] => vals[i], made
+// without Set's search for each key, for a loader whose keys are distinct
+// already. It takes both slices, and index when not nil as its key index
+// (each key to its position, as Set builds it for more than 8 keys): the
+// caller must not change them afterwards. It panics if the lengths differ,
+// or a key is not one Set takes, or is there twice (found by the index, or
+// by comparing the keys of a hash of up to 8).
+func HashOf(keys, vals []any, index map[any]int) *Hash {
+	n := len(keys)
+	if len(vals) != n {
+		panic("format: HashOf needs a value for each key")
+	}
+	for _, k := range keys {
+		if !validKey(k) {
+			panic("format: Hash key must be nil, bool, int64, float64 or string")
+		}
+	}
+	h := &Hash{keys: keys[:n:n], vals: vals[:n:n]}
+	switch {
+	case n > indexAt && index != nil:
+		h.index = index
+	case n > indexAt:
+		h.reindex()
+	default:
+		for i, k := range keys {
+			for _, o := range keys[:i] {
+				if o == k {
+					panic("format: HashOf keys must be distinct")
+				}
+			}
+		}
+	}
+	if h.index != nil && len(h.index) != n {
+		panic("format: HashOf keys must be distinct")
+	}
+	return h
 }
 
 // newHashBuf returns an empty hash and room for n of its keys and values,

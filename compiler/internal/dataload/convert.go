@@ -574,7 +574,8 @@ type entries struct {
 }
 
 func newEntries(n int) *entries {
-	return &entries{keys: make([]any, 0, n), vals: make([]any, 0, n), metas: make([]meta, 0, n), pos: make([]Pos, 0, n)}
+	kv := make([]any, 2*n) // keys and values, in one allocation
+	return &entries{keys: kv[:0:n], vals: kv[n : n : 2*n], metas: make([]meta, 0, n), pos: make([]Pos, 0, n)}
 }
 
 // indexAt is the size from which lookups use a map instead of scanning.
@@ -675,11 +676,9 @@ func (h *entries) finish() cv {
 		r.v = &rhash{keys: final.keys, vals: final.vals}
 		return r
 	}
-	fh := format.NewHash(len(final.keys))
-	for i, k := range final.keys {
-		fh.Set(k, final.vals[i])
-	}
-	r.v = fh
+	// The keys are distinct (entries' index found each) and format keys:
+	// the hash takes the entries' memory, never changed again.
+	r.v = format.HashOf(final.keys, final.vals, final.index)
 	return r
 }
 

@@ -55,6 +55,11 @@ func YAML(name string, src []byte) (*Doc, []Problem) {
 	if top.flags&fRecursive != 0 {
 		return nil, []Problem{*stackError("a value holds itself through an alias").at(top.pos).problem(name, "")}
 	}
+	if h, ok := top.v.(*format.Hash); ok && plainValues(ents) {
+		// Its keys are format keys (or it would be no *format.Hash), its
+		// values taken as they are: the mapping's hash is the document's.
+		return &Doc{Hash: h, KeyPos: ents.pos[:len(ents.pos):len(ents.pos)]}, nil
+	}
 	doc := &Doc{Hash: format.NewHash(len(ents.keys)), KeyPos: make([]Pos, 0, len(ents.keys))}
 	var problems []Problem
 	for i, k := range ents.keys {
@@ -78,6 +83,17 @@ func YAML(name string, src []byte) (*Doc, []Problem) {
 		doc.KeyPos = append(doc.KeyPos, p)
 	}
 	return doc, problems
+}
+
+// plainValues reports whether a document's values are all taken as they
+// are: none invalid, none holding a Symbol.
+func plainValues(ents *entries) bool {
+	for _, m := range ents.metas {
+		if m.flags&(fNotLookup|fNoFormat|fSymbol) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // invalidMessage is Puppet's error for looking up a key whose value is not

@@ -89,6 +89,9 @@ type Parser struct {
 	p    yaml_parser_t
 	ev   yaml_event_t
 	done bool
+	// src is the input as a string: a scalar written in it as it is
+	// (most plain and quoted ones) is a part of it (see value).
+	src string
 }
 
 // NewParser returns a parser reading src as UTF-8, the encoding Psych is
@@ -101,6 +104,7 @@ func NewParser(src []byte) *Parser {
 	}
 	yaml_parser_set_input_string(&p.p, src)
 	yaml_parser_set_encoding(&p.p, yaml_UTF8_ENCODING)
+	p.src = string(src)
 	return p
 }
 
@@ -124,7 +128,7 @@ func (p *Parser) Reset(src []byte) {
 		marks:              q.marks[:0],
 		simple_keys_by_tok: q.simple_keys_by_tok,
 	}
-	*p = Parser{p: kept}
+	*p = Parser{p: kept, src: string(src)}
 	if len(src) == 0 {
 		src = []byte{} // as NewParser
 	}
@@ -162,7 +166,7 @@ func (p *Parser) Next(ev *Event) error {
 		}
 		switch e.typ {
 		case yaml_SCALAR_EVENT:
-			ev.Value = string(e.value)
+			ev.Value = p.value(e)
 			switch yaml_scalar_style_t(e.style) {
 			case yaml_SINGLE_QUOTED_SCALAR_STYLE:
 				ev.Style = SingleQuoted
@@ -182,6 +186,23 @@ func (p *Parser) Next(ev *Event) error {
 		}
 		return nil
 	}
+}
+
+// value returns scalar event e's text: where the input holds it as it is
+// from e's start (inside the quotes of a quoted scalar), that part of
+// p.src, which costs no memory of its own; else a copy. (Marks count
+// characters, not bytes: after a character of several bytes they miss,
+// and the text is copied.)
+func (p *Parser) value(e *yaml_event_t) string {
+	i := e.start_mark.index
+	switch yaml_scalar_style_t(e.style) {
+	case yaml_SINGLE_QUOTED_SCALAR_STYLE, yaml_DOUBLE_QUOTED_SCALAR_STYLE:
+		i++
+	}
+	if j := i + len(e.value); 0 <= i && j <= len(p.src) && p.src[i:j] == string(e.value) {
+		return p.src[i:j]
+	}
+	return string(e.value)
 }
 
 func (p *Parser) err() error {
