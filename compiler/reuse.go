@@ -55,12 +55,11 @@ type worker struct {
 	varKey  []byte
 	// tmplVars interns the variables of templates (see tmplVars); rc is
 	// the contributions fromTemplate reads.
-	tmplVars  map[string]*tmplVars
-	rc        readContribs
-	anyBlock  []any         // see anys
-	hashBlock []format.Hash // see hash
-	dfBlock   []*dataFile   // see dataFiles
-	optSig    []byte        // see optionsSig
+	tmplVars map[string]*tmplVars
+	rc       readContribs
+	anyBlock []any       // see anys
+	dfBlock  []*dataFile // see dataFiles
+	optSig   []byte      // see optionsSig
 	// contribs is the chunk contributionsBuf cuts from.
 	contribs []format.Contribution
 	// nodes counts the nodes the worker compiled (see nodeRun.serial).

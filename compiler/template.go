@@ -389,19 +389,6 @@ func (w *worker) anys(n int) []any {
 // anyBlock is the size of the worker's blocks of values (see anys).
 const anyBlock = 512
 
-// hash returns room for a hash rebind makes, cut from the worker's block
-// as anys' values are.
-func (w *worker) hash() *format.Hash {
-	if len(w.hashBlock) == cap(w.hashBlock) {
-		w.hashBlock = make([]format.Hash, 0, hashBlock)
-	}
-	w.hashBlock = w.hashBlock[:len(w.hashBlock)+1]
-	return &w.hashBlock[len(w.hashBlock)-1]
-}
-
-// hashBlock is the size of the worker's blocks of hashes (see hash).
-const hashBlock = 64
-
 // rebind is interpolatePlanned for a value whose interpolation for
 // another node gave t: the strings that name the node are interpolated
 // again, the arrays and hashes holding them rebuilt, and all else taken
@@ -445,7 +432,7 @@ func (n *nodeRun) rebind(v any, p *interpPlan, t any) (any, bool) {
 		}
 		// Its keys are v's, as interpolated (rebindable): shared, as its
 		// values are with other nodes, never changed.
-		return v.WithValuesIn(n.w.hash(), vals), true
+		return v.WithValues(vals), true
 	}
 	return nil, false
 }

@@ -180,21 +180,14 @@ func (h *Hash) Remap(f func(i int, v any) (any, error)) (*Hash, error) {
 // that is not changed once built. The hash shares h's keys (and key
 // index) and vals: after the call, neither hash may be changed (Set,
 // Delete), nor vals. It panics if len(vals) is not h.Len().
-func (h *Hash) WithValues(vals []any) *Hash { return h.WithValuesIn(new(Hash), vals) }
-
-// WithValuesIn is WithValues making the hash in *dst, whatever it held,
-// and returning dst: a caller that makes many such hashes can cut them
-// from blocks of its own.
-func (h *Hash) WithValuesIn(dst *Hash, vals []any) *Hash {
+func (h *Hash) WithValues(vals []any) *Hash {
 	if len(vals) != h.Len() {
 		panic("format: WithValues needs a value for each of the hash's keys")
 	}
 	if h == nil {
-		*dst = Hash{}
-		return dst
+		return &Hash{}
 	}
-	*dst = Hash{keys: h.keys[:len(h.keys):len(h.keys)], vals: vals[:len(vals):len(vals)], index: h.index}
-	return dst
+	return &Hash{keys: h.keys[:len(h.keys):len(h.keys)], vals: vals[:len(vals):len(vals)], index: h.index}
 }
 
 // HashOf returns the hash whose i-th entry is keys[i] => vals[i], made

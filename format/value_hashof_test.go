@@ -73,28 +73,3 @@ func TestHashOf(t *testing.T) {
 		})
 	}
 }
-
-// TestHashWithValuesIn: WithValuesIn makes its hash in the memory given,
-// whatever that held, as WithValues makes it (TestHashWithValues).
-func TestHashWithValuesIn(t *testing.T) {
-	tmpl := NewHash(0)
-	for i := range 10 {
-		tmpl.Set(fmt.Sprint("k", i), int64(i))
-	}
-	vals := make([]any, 10)
-	for i := range vals {
-		vals[i] = int64(-i)
-	}
-	dst := NewHash(0)
-	dst.Set("old", true)
-	if h := tmpl.WithValuesIn(dst, vals); h != dst {
-		t.Fatal("WithValuesIn did not return the memory it was given")
-	}
-	if want := tmpl.WithValues(vals); !reflect.DeepEqual(dst, want) {
-		t.Errorf("WithValuesIn made %#v, want %#v", dst, want)
-	}
-	var none *Hash
-	if h := none.WithValuesIn(dst, nil); h != dst || dst.Len() != 0 {
-		t.Errorf("a nil hash's copy holds %d entries, want none", dst.Len())
-	}
-}
