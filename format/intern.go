@@ -340,6 +340,11 @@ func (e *Encoder) internKid(v, w any, id int32, tree []int32, global bool, depth
 	if kids := subList(tree, id); kids != nil {
 		return e.internLike(v, w, kids, tree, global, depth)
 	}
+	if s, ok := v.(string); ok && depth <= MaxDepth {
+		// Not the last bundle's string at this place: built anew for the
+		// node (interpolating its facts).
+		return e.internNodeString(s, e.tableFor(global)), nil
+	}
 	return e.intern(v, depth, global)
 }
 
@@ -416,6 +421,18 @@ func (e *Encoder) internString(s string, add *table) int32 {
 	return id
 }
 
+// internNodeString is internString for a string built for the node being
+// encoded (interpolating its facts), in new memory: the cache, which finds
+// strings of the global table by their memory, would be read in vain, and
+// the local table is asked first, holding the node's strings met before
+// in its bundle (its name, again and again), which the global table
+// hardly ever does (a 10,000-node compile: 646,000 of 1.43 M such strings
+// in the local table, 90,000 in the global one). A string is in one table
+// at most, so the order changes nothing but the time.
+func (e *Encoder) internNodeString(s string, add *table) int32 {
+	return internScalar(e.loc.strs, e.glob.strs, add.strs, add, s, s, appendString)
+}
+
 // strSlot is an entry of Encoder.strCache: the memory of a string of the
 // global table (its address, which keeps it, and its length) and its id,
 // in 16 bytes, so that four share a cache line.
@@ -462,14 +479,13 @@ func (t *table) scalar(c byte) int32 {
 	return t.addScalar(start)
 }
 
-// addScalar adds the scalar encoded in t.scalars[start:] and returns its id.
-// internScalar finds a scalar in the global or the local table by key, or
-// encodes it into add.
-func internScalar[K comparable, V any](g, l, added map[K]int32, add *table, key K, v V, appendV func([]byte, V) []byte) int32 {
-	if id, ok := g[key]; ok {
+// internScalar finds a scalar by key in a and b, the two tables' maps (in
+// either order: one holds it at most), or encodes it into add.
+func internScalar[K comparable, V any](a, b, added map[K]int32, add *table, key K, v V, appendV func([]byte, V) []byte) int32 {
+	if id, ok := a[key]; ok {
 		return id
 	}
-	if id, ok := l[key]; ok {
+	if id, ok := b[key]; ok {
 		return id
 	}
 	start := len(add.scalars)
@@ -479,6 +495,7 @@ func internScalar[K comparable, V any](g, l, added map[K]int32, add *table, key 
 	return id
 }
 
+// addScalar adds the scalar encoded in t.scalars[start:] and returns its id.
 func (t *table) addScalar(start int) int32 {
 	i := int32(len(t.nodes))
 	t.nodes = append(t.nodes, node{off: uint32(start), n: uint32(len(t.scalars) - start), next: -1, size: 1, kind: kindScalar})
