@@ -1,6 +1,7 @@
 package format
 
 import (
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -64,4 +65,62 @@ func testIdentityCachesFilter(t *testing.T, g *table) {
 	if id, ok := g.hashID(hs[0]); !ok || id != 7 {
 		t.Fatalf("after a reset: found %v, id %d", ok, id)
 	}
+}
+
+// TestInternLikeRemembersOnlyGlobal checks that internLike remembers by
+// address the containers it adds to the global table, not the node's own
+// (local), which intern then finds by content: the same id.
+func TestInternLikeRemembersOnlyGlobal(t *testing.T) {
+	e := NewEncoder()
+	ka, _ := e.intern("a", 0, true)
+	kb, _ := e.intern("b", 0, true)
+	like := []any{"a", "b"}
+	h := NewHash(1)
+	h.Set("k", "a")
+	like2 := NewHash(1)
+	like2.Set("k", "b")
+	kk, _ := e.intern("k", 0, true)
+	for _, tc := range []struct {
+		name      string
+		v, like   any
+		kids      []int32
+		global    bool // intern's: a key met in two bundles
+		wantLocal bool
+	}{
+		{"node's array", []any{"a", strings.Clone("node")}, like, []int32{ka, kb}, false, true},
+		{"node's hash", hashOf("k", strings.Clone("node")), like2, []int32{kk, kb}, false, true},
+		{"global array", []any{"a", strings.Clone("a")}, like, []int32{ka, kb}, true, false},
+		{"global hash", h, like2, []int32{kk, kb}, true, false},
+	} {
+		id, err := e.internLike(tc.v, tc.like, tc.kids, nil, tc.global, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if local := id&localBit != 0; local != tc.wantLocal {
+			t.Fatalf("%s: local %v, want %v", tc.name, local, tc.wantLocal)
+		}
+		var cached bool
+		switch v := tc.v.(type) {
+		case []any:
+			_, inLoc := e.loc.slices[sliceID{&v[0], len(v)}]
+			_, inGlob := e.glob.slices[sliceID{&v[0], len(v)}]
+			cached = inLoc || inGlob
+		case *Hash:
+			_, inLoc := e.loc.hashes[v]
+			_, inGlob := e.glob.hashes[v]
+			cached = inLoc || inGlob
+		}
+		if cached == tc.wantLocal {
+			t.Errorf("%s: remembered by address %v, want %v", tc.name, cached, !tc.wantLocal)
+		}
+		if again, err := e.intern(tc.v, 0, false); err != nil || again != id {
+			t.Errorf("%s: intern gives %#x (%v), internLike gave %#x", tc.name, again, err, id)
+		}
+	}
+}
+
+func hashOf(k string, v any) *Hash {
+	h := NewHash(1)
+	h.Set(k, v)
+	return h
 }
