@@ -1137,3 +1137,26 @@ func TestRememberOverwrites(t *testing.T) {
 		t.Errorf("remember wrote %+v over an old entry, want %+v", got, want)
 	}
 }
+
+// TestEncoderNodeStrings checks the strings of a value built anew for
+// each node that are not the last bundle's at their place (internNodeString):
+// the node's own, met again in its bundle, and one whose text is a
+// string of the global table, which must keep its id there (the value
+// table holds each value once).
+func TestEncoderNodeStrings(t *testing.T) {
+	e := NewEncoder()
+	for node := range 6 {
+		host := fmt.Sprint("host", node)
+		own := strings.Clone(host)
+		if node >= 3 {
+			// Built for the node, its text that of a global string.
+			own = strings.Clone("common")
+		}
+		b := &Bundle{Node: host, Keys: []Key{
+			{Name: "a", Value: "common"}, // met in every bundle: global
+			{Name: "k", Value: []any{own, "x", []any{strings.Clone(host), "y"}}},
+			{Name: "l", Value: []any{strings.Clone(host), strings.Clone(own)}},
+		}}
+		encodeBoth(t, e, b)
+	}
+}
