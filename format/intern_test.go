@@ -1,6 +1,7 @@
 package format
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unsafe"
@@ -44,11 +45,17 @@ func testIdentityCachesFilter(t *testing.T, g *table) {
 	if got, want := len(g.seen.bits)*64, 2*n*addrFilterLoad; got < want || got >= 2*want {
 		t.Errorf("filter of %d bits for %d addresses, want %d to %d", got, 2*n, want, 2*want)
 	}
-	// Addresses never added: most are refused without a lookup.
+	// Addresses never added: most are refused without a lookup. They are
+	// spread at random over a large block, not consecutive objects of one
+	// array: those would step through the filter in the very stride of
+	// the containers added above (allocated one after the other, of the
+	// same size), and how often the two walks meet depends on where the
+	// allocator put each (in CI, once, 705 of 1000 refused).
 	refused := 0
-	others := make([]Hash, 1000)
-	for i := range others {
-		if !g.seen.has(unsafe.Pointer(&others[i])) {
+	arena := make([]uint64, 1<<20)
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 1000 {
+		if !g.seen.has(unsafe.Pointer(&arena[r.IntN(len(arena))])) {
 			refused++
 		}
 	}
