@@ -122,6 +122,9 @@ type Encoder struct {
 	more      []Key    // copies of this bundle's keys that are not plain (priorKey.more)
 	lastMore  []Key    // the last bundle's
 	share     *sharing // AppendShared's state (shared.go), nil until first used
+	capture   []int32  // the ids of the entries added, while capturing (buildView)
+	capturing bool
+	skip      []int32 // scratch of viewSkips
 	bodyLen   int      // the length of the body AppendWith wrote last
 	head      []byte   // body parts, see Append
 	mid       []byte
@@ -486,11 +489,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	if err := checkOptionScopes(b.Options); err != nil {
 		return err
 	}
-	e.gen++
-	if e.gen == 0 { // wrapped: old entries could look current
-		clear(e.glob.marks)
-		e.gen = 1
-	}
+	e.nextGen()
 	e.vals = e.vals[:0]
 	e.nVals = 0
 	useRecs := !e.oneShot && e.recPause == 0
@@ -561,7 +560,24 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 				m.rec, m.global = e.findRec(i, k)
 			}
 		}
-		val, kerr := int32(-1), e.err(k.Err)
+		refs = append(refs, -1, e.err(k.Err))
+		memo = append(memo, m)
+	}
+	e.cur = cur // planShared and addRec complete it
+	if err := e.planShared(b, blobs, memo); err != nil {
+		return err
+	}
+	// The value table starts with the view of the shared file, if any
+	// (view.go); then come the values of the keys, in their order.
+	if err := e.startWithView(b); err != nil {
+		return err
+	}
+	for i := range b.Keys {
+		k := &b.Keys[i]
+		if blobs[i] != nil {
+			continue
+		}
+		m := &memo[i]
 		if k.Err == nil {
 			if m.value >= 0 {
 				// Found in the memo.
@@ -578,10 +594,10 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 					return fmt.Errorf("format: key %q: %w", k.Name, err)
 				}
 			}
-			val = e.entry(m.value)
+			refs[2*i] = e.entry(m.value)
 		}
 		if !e.oneShot {
-			c := &cur[len(cur)-1]
+			c := &cur[i]
 			c.usable, c.rec = true, m.rec
 			if m.value >= 0 && m.value&localBit == 0 {
 				c.valueID = m.value
@@ -589,14 +605,8 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 				e.keepKids(c, m.value)
 			}
 		}
-		refs = append(refs, val, kerr)
-		memo = append(memo, m)
 	}
 	nFast := e.nVals
-	e.cur = cur // planShared and addRec complete it
-	if err := e.planShared(b, blobs, memo); err != nil {
-		return err
-	}
 	// The merges and lookup_options sources of the keys whose details the
 	// bundle holds, in key order (not the sealed ones, nor those in the
 	// shared file).

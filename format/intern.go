@@ -261,6 +261,9 @@ func (e *Encoder) addEntry(t *table, i int32) int32 {
 	x := int32(e.nVals)
 	t.marks[i] = uint64(e.gen)<<32 | uint64(uint32(x))
 	e.nVals++
+	if e.capturing {
+		e.capture = append(e.capture, t.bit|i)
+	}
 	return x
 }
 

@@ -41,7 +41,11 @@ func maxNameBytes(table int) int { return 64*table + 1<<16 }
 // bundle (memo.go, -1 for none).
 func (e *Encoder) appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]byte, named []int32) []byte {
 	w = binary.AppendUvarint(w, uint64(len(keys)))
-	prev, last := "", int64(-1)
+	// The last value entry of a key with the shared bit, and of one
+	// without (version 6: a bundle's value table starts with the values of
+	// its shared file's records, those of the keys with the shared bit,
+	// mostly; see view.go).
+	prev, last := "", [2]int64{-1, -1}
 	for i := range keys {
 		name := keys[i].Name
 		at := len(w)
@@ -74,9 +78,10 @@ func (e *Encoder) appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]b
 			// The entry, as its distance from the last key's value
 			// entry (zigzag): keys' values are added to the table in key
 			// order, so it is mostly small.
-			d := int64(refs[2*i]) - last
+			c := bits & tagShared >> 2
+			d := int64(refs[2*i]) - last[c]
 			payload = uint64(d<<1) ^ uint64(d>>63)
-			last = int64(refs[2*i])
+			last[c] = int64(refs[2*i])
 		default:
 			bits |= kindError
 			payload = uint64(refs[2*i+1])
@@ -166,7 +171,9 @@ func (x *Index) decodeKeyTable(r *reader) error {
 	buf := make([]byte, 0, min(limit, 2*len(t)))
 	ends := make([]int32, n)
 	prevStart, prevEnd := 0, 0
-	last := int64(-1) // the last key's value entry
+	// The last key's value entry; from version 6, the last of a key with
+	// the shared bit and of one without, apart.
+	lasts := [2]int64{-1, -1}
 	for i := range x.Keys {
 		k := &x.Keys[i]
 		shared, err := next("a name's shared bytes")
@@ -228,12 +235,16 @@ func (x *Index) decodeKeyTable(r *reader) error {
 		case kindValue:
 			// A zigzag distance from the last key's value entry.
 			v := int64(ref>>1) ^ -int64(ref&1)
-			if v >= int64(len(x.values.vals))-last || v < -last {
-				return fail("key %q: value %d of %d", name, last+v, len(x.values.vals))
+			last := &lasts[0]
+			if k.shared && x.Version >= viewVersion {
+				last = &lasts[1]
 			}
-			last += v
-			k.valueAt = int32(last)
-			k.Value = x.values.vals[last]
+			if v >= int64(len(x.values.vals))-*last || v < -*last {
+				return fail("key %q: value %d of %d", name, *last+v, len(x.values.vals))
+			}
+			*last += v
+			k.valueAt = int32(*last)
+			k.Value = x.values.vals[*last]
 		case kindError:
 			if ref >= uint64(len(x.errs)) {
 				return fail("key %q: error %d of %d", name, ref, len(x.errs))

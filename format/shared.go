@@ -114,6 +114,12 @@ type sharedFile struct {
 	// of its records are those of other recent files at the same place.
 	gen  uint64
 	sims []similar
+	// Its view (view.go), once built: the entries and their ids.
+	view      []byte
+	viewIDs   []int32
+	viewBuilt bool
+	viewSkip  []int32             // the records it leaves out (viewSkips)
+	locs      map[uint64]struct{} // the places its records take contributions from (locKey)
 }
 
 // similar says which records of the recent file from, while it holds
@@ -490,6 +496,7 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	sh.recent[0] = f
 	sh.files++
 	f.gen, f.sims = sh.files, f.sims[:0]
+	f.view, f.viewIDs, f.viewBuilt, f.locs = f.view[:0], f.viewIDs[:0], false, nil
 	f.out.Digest = sh.sub.sum
 	w := append(f.out.Data[:0], sharedMagic...)
 	w = appendUint(w, sharedVersion)

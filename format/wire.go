@@ -10,7 +10,7 @@ import (
 // Version is the format version Encode writes. Decoders read every version
 // up to it; a version number's meaning never changes once released (see
 // SPEC.md, "Compatibility").
-const Version = 5
+const Version = 6
 
 // Key flags (format version 2): a bit set, the last field of a key.
 const (

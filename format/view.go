@@ -1,0 +1,181 @@
+package format
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The view of a shared details file (SPEC.md, "Value table", version 6):
+// a bundle that names a shared file starts its value table with the
+// values the file's records imply, so that an Encoder writes those
+// entries once per file and copies their bytes into each bundle that
+// names it, instead of writing them entry by entry for every node.
+//
+// A record implies a value when its key is first found (its merge, or its
+// default merge when it has no contributions, first found), has no
+// convert_to but Sensitive (a converted value is not its contribution's),
+// and its first contribution (else its first default) has a value: that
+// value, which is the key's for every node whose key has no bound
+// contribution. The view is those values in record order, written as a
+// bundle holding only them would write them: a pure function of the
+// file.
+
+// viewVersion is the first format version whose value tables start with
+// the view, and whose key tables give the values of the keys with the
+// shared bit and of the others as distances from two entries apart.
+const viewVersion = 6
+
+// viewValue returns the value record r implies, if any.
+func viewValue(r *Key) (any, bool) {
+	if len(r.ConvertTo) > 0 && !(len(r.ConvertTo) == 1 && r.ConvertTo[0] == "Sensitive") {
+		return nil, false
+	}
+	cs, m := r.Contributions, r.Merge
+	if len(cs) == 0 {
+		cs, m = r.Defaults, r.DefaultMerge
+	}
+	if len(cs) == 0 || !m.Strategy.IsFirst() || cs[0].Err != nil {
+		return nil, false
+	}
+	return cs[0].Value, true
+}
+
+// startWithView starts the bundle's value table (empty) with the view of
+// its shared file, building the view the first time the file is met. It
+// runs before any value of the bundle is interned, so that the view's
+// values are all in the global table, where they stay while the file is
+// remembered (Reset forgets both).
+func (e *Encoder) startWithView(b *Bundle) error {
+	sh := e.share
+	if sh == nil || !sh.on || !sh.exists || sh.prevFile == nil {
+		return nil
+	}
+	f := sh.prevFile
+	skip := e.viewSkips(b, f)
+	if !f.viewBuilt || !slices.Equal(skip, f.viewSkip) {
+		f.viewSkip = append(f.viewSkip[:0], skip...)
+		if err := e.buildView(f); err != nil {
+			return err
+		}
+	}
+	e.vals = append(e.vals[:0], f.view...)
+	gen := uint64(e.gen) << 32
+	marks := e.glob.marks
+	for x, id := range f.viewIDs {
+		marks[id] = gen | uint64(uint32(x))
+	}
+	e.nVals = len(f.viewIDs)
+	return nil
+}
+
+// buildView writes the view of f into f.view, and the ids of its entries,
+// in order, into f.viewIDs.
+func (e *Encoder) buildView(f *sharedFile) error {
+	ids := e.ids[:0]
+	skip := f.viewSkip
+	for i := range f.keys {
+		if len(skip) > 0 && skip[0] == int32(i) {
+			skip = skip[1:]
+			continue
+		}
+		v, ok := viewValue(&f.keys[i])
+		if !ok {
+			continue
+		}
+		id, err := e.intern(v, 0, true)
+		if err != nil {
+			return fmt.Errorf("format: key %q: %w", f.keys[i].Name, err)
+		}
+		if id&localBit != 0 {
+			// intern puts a value in the local table only if a child is
+			// there, and nothing of the bundle is interned yet.
+			return fmt.Errorf("format: internal error: the view of key %q is not global", f.keys[i].Name)
+		}
+		ids = append(ids, id)
+	}
+	e.ids = ids
+	// Write them as a table of their own: a generation of marks for the
+	// view, then a new one for the bundle.
+	vals, n := e.vals, e.nVals
+	e.nextGen()
+	e.vals, e.nVals = f.view[:0], 0
+	e.capture, e.capturing = f.viewIDs[:0], true
+	for _, id := range ids {
+		e.entry(id)
+	}
+	f.view, f.viewIDs, f.viewBuilt = e.vals, e.capture, true
+	e.capture, e.capturing = nil, false
+	e.vals, e.nVals = vals, n
+	e.nextGen()
+	return nil
+}
+
+// nextGen starts a new generation of marks: no node is in the value
+// table.
+func (e *Encoder) nextGen() {
+	e.gen++
+	if e.gen == 0 { // wrapped: old entries could look current
+		clear(e.glob.marks)
+		clear(e.loc.marks)
+		e.gen = 1
+	}
+}
+
+// viewSkips returns the records of f that the view of bundle b leaves
+// out, in order: those of the keys of b that have a bound contribution
+// from a data file that f's records also take contributions from (a
+// slice's file, whose value interpolates the node's name: the key is
+// bound in every node of the slice, and the record's value is none of
+// theirs). A node's own data file contributes nothing to the records, so
+// that nodes whose own files hold different keys share one view.
+func (e *Encoder) viewSkips(b *Bundle, f *sharedFile) []int32 {
+	sh := e.share
+	if f.locs == nil {
+		f.locs = map[uint64]struct{}{}
+		for i := range f.keys {
+			r := &f.keys[i]
+			for _, c := range r.Contributions {
+				f.locs[locKey(&c, false)] = struct{}{}
+			}
+			for _, c := range r.Defaults {
+				f.locs[locKey(&c, true)] = struct{}{}
+			}
+		}
+	}
+	skip := e.skip[:0]
+	x := int32(0) // the record of key i
+	for i := range b.Keys {
+		if !sh.whole[i] && !sh.over[i] {
+			continue
+		}
+		if sh.over[i] && boundFrom(b.Keys[i].Contributions, false, f.locs) || sh.over[i] && boundFrom(b.Keys[i].Defaults, true, f.locs) {
+			skip = append(skip, x)
+		}
+		x++
+	}
+	e.skip = skip
+	return skip
+}
+
+// boundFrom reports whether a bound contribution of cs comes from a place
+// in locs.
+func boundFrom(cs []Contribution, defaults bool, locs map[uint64]struct{}) bool {
+	for i := range cs {
+		if cs[i].Bound {
+			if _, ok := locs[locKey(&cs[i], defaults)]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// locKey identifies the data file of a contribution: its layer, level
+// and location, and whether it is a default.
+func locKey(c *Contribution, defaults bool) uint64 {
+	k := uint64(c.Layer)<<61 | uint64(uint32(c.Level))<<28 | uint64(uint32(c.Location))&(1<<28-1)
+	if defaults {
+		k |= 1 << 60
+	}
+	return k
+}
