@@ -125,8 +125,8 @@ type Encoder struct {
 	capture   []int32  // the ids of the entries added, while capturing (buildView)
 	capturing bool
 	skip      []int32 // scratch of viewSkips
-	bodyLen   int      // the length of the body AppendWith wrote last
-	head      []byte   // body parts, see Append
+	bodyLen   int     // the length of the body AppendWith wrote last
+	head      []byte  // body parts, see Append
 	mid       []byte
 	tail      []byte
 	sha       hash.Hash
