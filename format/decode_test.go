@@ -34,7 +34,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"empty", nil, format.ErrNotBundle, "too short"},
 		{"text", []byte("hello, world, this is text"), format.ErrNotBundle, "bad magic"},
 		{"half magic", data[:7], format.ErrCorrupt, "truncated in the magic"},
-		{"version 9", v9, format.ErrVersion, "unsupported bundle format version 9 (this reader reads versions 1 to 5)"},
+		{"version 9", v9, format.ErrVersion, "unsupported bundle format version 9 (this reader reads versions 1 to 6)"},
 		{"no header", data[:16], format.ErrCorrupt, "truncated"},
 		{"no body", data[:len(data)-len(bodyOf(t, data))], format.ErrCorrupt, "truncated"},
 		{"short body", data[:len(data)-1], format.ErrCorrupt, "truncated"},
@@ -215,6 +215,11 @@ func FuzzDecode(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(bodyOf(f, v5))
+	v6, err := os.ReadFile("testdata/v6-shared.bundle") // a value table that starts with a view, key table values from two entries
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(bodyOf(f, v6))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		data := Seal(format.Version, "n", "e", "r", body)
 		b, err := format.Decode(data)
@@ -379,7 +384,7 @@ func FuzzVerify(f *testing.F) {
 	f.Add(append(bytes.Clone(data), 0))
 	big, _ := format.Encode(Synthetic(2000))
 	f.Add(big)
-	for _, v := range []string{"v4-sealed", "v5-sealed"} { // signed and sealed
+	for _, v := range []string{"v4-sealed", "v5-sealed", "v6-sealed", "v6-shared"} { // signed and sealed; a view
 		if data, err := os.ReadFile("testdata/" + v + ".bundle"); err == nil {
 			f.Add(data)
 		}

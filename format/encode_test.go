@@ -339,9 +339,14 @@ func TestGoldenV3(t *testing.T) { testGolden(t, 3, sampleV3()) }
 func TestGoldenV4(t *testing.T) { testGolden(t, 4, sampleV4()) }
 
 // TestGoldenV5 decodes the committed version 5 bundle (the key table,
-// no stored index: the same content as version 4's sample), and pins
-// Encode's bytes while version 5 is the newest.
+// no stored index: the same content as version 4's sample), and pinned
+// Encode's bytes while version 5 was the newest.
 func TestGoldenV5(t *testing.T) { testGolden(t, 5, sampleV5()) }
+
+// TestGoldenV6 decodes the committed version 6 bundle (version 5's
+// sample: without a shared file, the layout of version 5), and pins
+// Encode's bytes while version 6 is the newest.
+func TestGoldenV6(t *testing.T) { testGolden(t, 6, sampleV5()) }
 
 // sampleV5 is sampleV4 with bound contributions (format version 5): the
 // node's own data file's, and an interpolated one.
@@ -358,12 +363,19 @@ func sampleV5() *format.Bundle {
 }
 
 // TestGoldenV5Shared decodes the committed version 5 bundle whose details
-// continue in a shared details file, with that file, and pins
-// EncodeShared's bytes of both.
-func TestGoldenV5Shared(t *testing.T) {
-	const golden, shared = "testdata/v5-shared.bundle", "testdata/v5-shared.details"
+// continue in a shared details file, with that file.
+func TestGoldenV5Shared(t *testing.T) { testGoldenShared(t, 5) }
+
+// TestGoldenV6Shared is the same for version 6 (the value table starts
+// with the shared file's view), and pins EncodeShared's bytes of both
+// files while version 6 is the newest.
+func TestGoldenV6Shared(t *testing.T) { testGoldenShared(t, 6) }
+
+func testGoldenShared(t *testing.T, version int) {
+	golden, shared := fmt.Sprintf("testdata/v%d-shared.bundle", version), fmt.Sprintf("testdata/v%d-shared.details", version)
 	sample := sampleV5()
-	if *update {
+	newest := version == format.Version
+	if *update && newest {
 		data, sd, err := format.EncodeShared(sample, format.Protection{})
 		if err != nil || sd == nil {
 			t.Fatalf("EncodeShared = %v, %v", sd, err)
@@ -382,26 +394,29 @@ func TestGoldenV5Shared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	enc, sd, err := format.EncodeShared(sample, format.Protection{})
-	if err != nil || sd == nil {
-		t.Fatalf("EncodeShared = %v, %v", sd, err)
-	}
-	if !bytes.Equal(enc, data) || !bytes.Equal(sd.Data, sdata) {
-		t.Errorf("EncodeShared(sample) differs from %s and %s; run go test -update if the change is intended", golden, shared)
+	if newest {
+		enc, sd, err := format.EncodeShared(sample, format.Protection{})
+		if err != nil || sd == nil {
+			t.Fatalf("EncodeShared = %v, %v", sd, err)
+		}
+		if !bytes.Equal(enc, data) || !bytes.Equal(sd.Data, sdata) {
+			t.Errorf("EncodeShared(sample) differs from %s and %s; run go test -update if the change is intended", golden, shared)
+		}
 	}
 	x, err := format.DecodeIndex(data)
 	if err != nil {
 		t.Fatal(err)
 	}
+	want, err := format.VerifySharedDetails(bytes.NewReader(sdata))
+	if err != nil {
+		t.Fatalf("VerifySharedDetails(%s): %v", shared, err)
+	}
 	d, ok := x.SharedDigest()
-	if !ok || d != sd.Digest {
-		t.Fatalf("SharedDigest = %x, %v; want %x", d, ok, sd.Digest)
+	if !ok || d != want {
+		t.Fatalf("SharedDigest = %x, %v; want %x, the digest of %s", d, ok, want, shared)
 	}
 	if got, ok := format.ParseSharedDetailsName(path.Base(format.SharedDetailsName(d))); !ok || got != d {
 		t.Errorf("ParseSharedDetailsName(SharedDetailsName(d)) = %x, %v", got, ok)
-	}
-	if vd, err := format.VerifySharedDetails(bytes.NewReader(sdata)); err != nil || vd != d {
-		t.Errorf("VerifySharedDetails = %x, %v", vd, err)
 	}
 	if _, err := x.Bundle(); !errors.Is(err, format.ErrNoSharedDetails) {
 		t.Errorf("Bundle without its shared file = %v, want ErrNoSharedDetails", err)

@@ -28,9 +28,12 @@ const goldenPKI = "testdata/trust"
 // with its secret and sensitive keys sealed.
 func TestGoldenV4Sealed(t *testing.T) { testGoldenSealed(t, 4) }
 
-// TestGoldenV5Sealed is the same for version 5, and pins Encode's bytes
-// while version 5 is the newest.
+// TestGoldenV5Sealed is the same for version 5.
 func TestGoldenV5Sealed(t *testing.T) { testGoldenSealed(t, 5) }
+
+// TestGoldenV6Sealed is the same for version 6, and pins Encode's bytes
+// while version 6 is the newest.
+func TestGoldenV6Sealed(t *testing.T) { testGoldenSealed(t, 6) }
 
 func testGoldenSealed(t *testing.T, version int) {
 	if _, err := os.Stat(goldenPKI); *update && err != nil {

@@ -1,0 +1,102 @@
+package format
+
+import (
+	"bytes"
+	"testing"
+)
+
+// viewNode is a bundle of node name whose keys show what the view of its
+// shared details file holds: "a", a hash, and "b" in common data ("b"
+// also in the node's own data file, bound, when own is set); "d" in
+// common data interpolating the node's name (bound) over a default
+// level's value.
+func viewNode(name string, own bool) *Bundle {
+	env := Hierarchy{Present: true, Levels: []Level{
+		{Name: "Per-node data", Locations: []Location{{Path: "data/nodes/" + name + ".yaml", Exists: own, Original: "data/nodes/%{trusted.certname}.yaml"}}},
+		{Name: "Common", Locations: []Location{{Path: "data/common.yaml", Exists: true, Original: "data/common.yaml"}}},
+		{Name: "Defaults", Locations: []Location{{Path: "data/defaults.yaml", Exists: true, Original: "data/defaults.yaml"}}},
+	}}
+	list := []any{int64(1), int64(2)}
+	a := hashOf("list", list)
+	b := &Bundle{Node: name, Environment: "production", Env: env, Keys: []Key{
+		{Name: "a", Value: a, Contributions: []Contribution{{Layer: LayerEnvironment, Level: 1, Line: 1, Column: 1, Value: a}}},
+		{Name: "b", Value: "B", Contributions: []Contribution{{Layer: LayerEnvironment, Level: 1, Line: 2, Column: 1, Value: "B"}}},
+		{Name: "d", Value: "d on " + name, Contributions: []Contribution{
+			{Layer: LayerEnvironment, Level: 1, Line: 3, Column: 1, Value: "d on " + name, Bound: true},
+			{Layer: LayerEnvironment, Level: 2, Line: 1, Column: 1, Value: "D default"},
+		}},
+	}}
+	if own {
+		k := &b.Keys[1]
+		k.Value = hashOf("mine", list)
+		k.Contributions = append([]Contribution{{Layer: LayerEnvironment, Level: 0, Line: 1, Column: 1, Value: k.Value, Bound: true}}, k.Contributions...)
+	}
+	return b
+}
+
+// TestView: a bundle's value table starts with the values of its shared
+// file's records, in record order, but for a record whose key is bound
+// by a file the records also come from ("d": the default's value is
+// none of the node's, and not written); a node whose own file holds a
+// key ("b") has the same view, and so the same first bytes.
+func TestView(t *testing.T) {
+	plain, mine := viewNode("web01", false), viewNode("web02", true)
+	view := []any{"list", int64(1), int64(2), []any{int64(1), int64(2)}, hashOf("list", []any{int64(1), int64(2)}), "B"}
+	var tables [][]byte
+	for _, b := range []*Bundle{plain, mine} {
+		e := NewEncoder()
+		data, sd, err := e.AppendShared(nil, b, Protection{})
+		if err != nil || sd == nil {
+			t.Fatalf("%s: AppendShared = %v, %v", b.Node, sd, err)
+		}
+		tables = append(tables, bytes.Clone(e.vals))
+		x, err := DecodeIndex(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals := x.values.vals
+		if len(vals) < len(view) {
+			t.Fatalf("%s: %d values, want at least the view's %d", b.Node, len(vals), len(view))
+		}
+		for i, v := range view {
+			if !Equal(v, vals[i]) {
+				t.Errorf("%s: value %d is %v, want the view's %v", b.Node, i, vals[i], v)
+			}
+		}
+		for i, v := range vals {
+			if v == "D default" {
+				t.Errorf("%s: value %d is the value of d's record, which the view leaves out and the bundle does not need", b.Node, i)
+			}
+		}
+		if err := x.AttachShared(sd.Data); err != nil {
+			t.Fatal(err)
+		}
+		got, err := x.Bundle()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range b.Keys {
+			if !Equal(b.Keys[i].Value, got.Keys[i].Value) || len(got.Keys[i].Contributions) != len(b.Keys[i].Contributions) {
+				t.Errorf("%s: key %s decoded as %v (%d contributions), want %v (%d)", b.Node, b.Keys[i].Name,
+					got.Keys[i].Value, len(got.Keys[i].Contributions), b.Keys[i].Value, len(b.Keys[i].Contributions))
+			}
+		}
+	}
+	// The view's entries: the same bytes in both bundles.
+	if !bytes.HasPrefix(tables[1], viewBytes(t, plain)) || !bytes.HasPrefix(tables[0], viewBytes(t, plain)) {
+		t.Error("the two nodes' value tables do not start with the same view")
+	}
+}
+
+// viewBytes is the view of b's shared file, as a fresh encoder writes it.
+func viewBytes(t *testing.T, b *Bundle) []byte {
+	e := NewEncoder()
+	if _, _, err := e.AppendShared(nil, b, Protection{}); err != nil {
+		t.Fatal(err)
+	}
+	f := e.share.prevFile
+	if f == nil || !f.viewBuilt || len(f.view) == 0 {
+		t.Fatal("no view built")
+	}
+	return f.view
+}
