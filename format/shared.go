@@ -77,9 +77,12 @@ const sharedMagic = "\xafhieracc-details"
 // bundle of shared records, and the encoder that writes it (warm across
 // bundles, as the bundle's own).
 type sharing struct {
-	on    bool           // encoding for AppendShared
-	whole []bool         // by key: its details are all in the shared file
-	over  []bool         // by key: its bound contributions are in the bundle, the rest in the shared file
+	on    bool   // encoding for AppendShared
+	whole []bool // by key: its details are all in the shared file
+	over  []bool // by key: its bound contributions are in the bundle, the rest in the shared file
+	// The keys over holds, two ints each: the key's index and that of its
+	// record (viewSkips reads them, not every key).
+	overs []int32
 	bound []Contribution // scratch: a key's bound contributions
 	// The shared file's records: prev, the last bundle's file's own
 	// (a recent file's keys: never written to), in their order (see
@@ -118,8 +121,11 @@ type sharedFile struct {
 	view      []byte
 	viewIDs   []int32
 	viewBuilt bool
-	viewSkip  []int32             // the records it leaves out (viewSkips)
-	locs      map[uint64]struct{} // the places its records take contributions from (locKey)
+	viewSkip  []int32 // the records it leaves out (viewSkips)
+	// The places its records take contributions from (locKey), sorted,
+	// once known (locsKnown): a file's records come from a few files.
+	locs      []uint64
+	locsKnown bool
 }
 
 // similar says which records of the recent file from, while it holds
@@ -345,6 +351,7 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	}
 	sh.whole = sh.whole[:0]
 	sh.over = sh.over[:0]
+	sh.overs = sh.overs[:0]
 	sh.exists = false
 	plan, built := sh.plan[:0], sh.built[:0] // overwritten, not cleared (see keepPrior)
 	defer func() { sh.plan, sh.built = plan, built }()
@@ -429,6 +436,9 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 				built = append(built, r)
 			}
 			c.record = int32(x)
+			if rest {
+				sh.overs = append(sh.overs, int32(i), int32(x))
+			}
 		}
 		if cur != nil {
 			cur[i].bound, cur[i].record = c.bound, c.record
@@ -496,7 +506,7 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	sh.recent[0] = f
 	sh.files++
 	f.gen, f.sims = sh.files, f.sims[:0]
-	f.view, f.viewIDs, f.viewBuilt, f.locs = f.view[:0], f.viewIDs[:0], false, nil
+	f.view, f.viewIDs, f.viewBuilt, f.locs, f.locsKnown = f.view[:0], f.viewIDs[:0], false, f.locs[:0], false
 	f.out.Digest = sh.sub.sum
 	w := append(f.out.Data[:0], sharedMagic...)
 	w = appendUint(w, sharedVersion)

@@ -127,42 +127,53 @@ func (e *Encoder) nextGen() {
 // slice's file, whose value interpolates the node's name: the key is
 // bound in every node of the slice, and the record's value is none of
 // theirs). A node's own data file contributes nothing to the records, so
-// that nodes whose own files hold different keys share one view.
+// that nodes whose own files hold different keys share one view. Only
+// the keys with bound contributions and a record can be left out:
+// planShared lists them (sharing.overs).
 func (e *Encoder) viewSkips(b *Bundle, f *sharedFile) []int32 {
 	sh := e.share
-	if f.locs == nil {
-		f.locs = map[uint64]struct{}{}
-		for i := range f.keys {
-			r := &f.keys[i]
-			for _, c := range r.Contributions {
-				f.locs[locKey(&c, false)] = struct{}{}
-			}
-			for _, c := range r.Defaults {
-				f.locs[locKey(&c, true)] = struct{}{}
-			}
-		}
+	if !f.locsKnown {
+		f.locs, f.locsKnown = recordLocs(f.locs[:0], f.keys), true
 	}
 	skip := e.skip[:0]
-	x := int32(0) // the record of key i
-	for i := range b.Keys {
-		if !sh.whole[i] && !sh.over[i] {
-			continue
+	for j := 0; j+1 < len(sh.overs); j += 2 {
+		k := &b.Keys[sh.overs[j]]
+		if boundFrom(k.Contributions, false, f.locs) || boundFrom(k.Defaults, true, f.locs) {
+			skip = append(skip, sh.overs[j+1])
 		}
-		if sh.over[i] && boundFrom(b.Keys[i].Contributions, false, f.locs) || sh.over[i] && boundFrom(b.Keys[i].Defaults, true, f.locs) {
-			skip = append(skip, x)
-		}
-		x++
 	}
 	e.skip = skip
 	return skip
 }
 
+// recordLocs appends to locs the places (locKey) the contributions and
+// defaults of recs come from, and returns them sorted, each once.
+func recordLocs(locs []uint64, recs []Key) []uint64 {
+	limit := len(locs) + 256
+	for i := range recs {
+		r := &recs[i]
+		for j := range r.Contributions {
+			locs = append(locs, locKey(&r.Contributions[j], false))
+		}
+		for j := range r.Defaults {
+			locs = append(locs, locKey(&r.Defaults[j], true))
+		}
+		if len(locs) > limit { // most repeat: keep them few
+			slices.Sort(locs)
+			locs = slices.Compact(locs)
+			limit = 2*len(locs) + 256
+		}
+	}
+	slices.Sort(locs)
+	return slices.Compact(locs)
+}
+
 // boundFrom reports whether a bound contribution of cs comes from a place
-// in locs.
-func boundFrom(cs []Contribution, defaults bool, locs map[uint64]struct{}) bool {
+// in locs (sorted).
+func boundFrom(cs []Contribution, defaults bool, locs []uint64) bool {
 	for i := range cs {
 		if cs[i].Bound {
-			if _, ok := locs[locKey(&cs[i], defaults)]; ok {
+			if _, ok := slices.BinarySearch(locs, locKey(&cs[i], defaults)); ok {
 				return true
 			}
 		}

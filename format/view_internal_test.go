@@ -2,6 +2,9 @@ package format
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -99,4 +102,113 @@ func viewBytes(t *testing.T, b *Bundle) []byte {
 		t.Fatal("no view built")
 	}
 	return f.view
+}
+
+// refViewSkips is viewSkips's rule read plainly: over every key of b, in
+// order, the records of the keys with a record, and among them those of
+// the keys with a bound contribution (or default) from a place a
+// contribution (or default) of one of f's records comes from.
+func refViewSkips(sh *sharing, b *Bundle, f *sharedFile) []int32 {
+	locs := map[uint64]bool{}
+	for i := range f.keys {
+		for j := range f.keys[i].Contributions {
+			locs[locKey(&f.keys[i].Contributions[j], false)] = true
+		}
+		for j := range f.keys[i].Defaults {
+			locs[locKey(&f.keys[i].Defaults[j], true)] = true
+		}
+	}
+	from := func(cs []Contribution, defaults bool) bool {
+		for j := range cs {
+			if cs[j].Bound && locs[locKey(&cs[j], defaults)] {
+				return true
+			}
+		}
+		return false
+	}
+	var skip []int32
+	x := int32(0)
+	for i := range b.Keys {
+		if !sh.whole[i] && !sh.over[i] {
+			continue
+		}
+		if sh.over[i] && (from(b.Keys[i].Contributions, false) || from(b.Keys[i].Defaults, true)) {
+			skip = append(skip, x)
+		}
+		x++
+	}
+	return skip
+}
+
+// skipFleet is n bundles of random keys whose contributions and defaults
+// come from a node's own file (level 0, bound), a slice's file (level 1,
+// bound in some keys) and common data (levels 2 and 3, never bound), so
+// that some keys are left out of the view and some not, through their
+// contributions or their defaults. A bundle's slice file is one of a few
+// (its location), so the encoder meets several shared files.
+func skipFleet(seed uint64, n, keys int) []*Bundle {
+	r := rand.New(rand.NewPCG(seed, 5))
+	var out []*Bundle
+	for node := range n {
+		slice := r.IntN(3)
+		b := &Bundle{Node: fmt.Sprint("node", node)}
+		for i := range keys {
+			k := Key{Name: fmt.Sprintf("k%03d", i), Value: int64(i)}
+			add := func(cs []Contribution, level int, bound bool) []Contribution {
+				loc := 0
+				if level == 1 {
+					loc = slice
+				}
+				return append(cs, Contribution{Layer: LayerEnvironment, Level: level, Location: loc, Line: i + 1, Column: 1, Value: int64(i), Bound: bound})
+			}
+			switch r.IntN(4) {
+			case 0:
+				k.Contributions = add(k.Contributions, 0, true)
+			case 1:
+				k.Contributions = add(k.Contributions, 1, r.IntN(2) == 0)
+			}
+			k.Contributions = add(k.Contributions, 2+r.IntN(2), false)
+			if r.IntN(3) == 0 {
+				k.Defaults = add(k.Defaults, r.IntN(4), r.IntN(2) == 0)
+				if r.IntN(2) == 0 {
+					k.Defaults = add(k.Defaults, 3, false)
+				}
+			}
+			b.Keys = append(b.Keys, k)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// TestViewSkips checks the records viewSkips leaves out of the view (from
+// planShared's list of keys with bound contributions, places compared in
+// a sorted list) against the rule read plainly, over an encoder's
+// bundles, and that the fleet has records of both kinds.
+func TestViewSkips(t *testing.T) {
+	skipped, kept := 0, 0
+	for seed := range uint64(4) {
+		e := NewEncoder()
+		for _, b := range skipFleet(seed, 40, 60) {
+			if _, sd, err := e.AppendShared(nil, b, Protection{}); err != nil || sd == nil {
+				t.Fatalf("%s: AppendShared = %v, %v", b.Node, sd, err)
+			}
+			f := e.share.prevFile
+			want := refViewSkips(e.share, b, f)
+			if got := f.viewSkip; !slices.Equal(got, want) {
+				t.Fatalf("seed %d, %s: view leaves out records %v, want %v", seed, b.Node, got, want)
+			}
+			over := 0
+			for _, o := range e.share.over {
+				if o {
+					over++
+				}
+			}
+			skipped += len(want)
+			kept += over - len(want)
+		}
+	}
+	if skipped == 0 || kept == 0 {
+		t.Errorf("%d keys left out of views, %d with bound contributions kept: want some of each", skipped, kept)
+	}
 }
