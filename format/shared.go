@@ -379,39 +379,10 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 			p = &e.prior[m]
 		}
 		var whole, rest bool // rest: not whole, and its record holds its unbound contributions
-		var r Key            // the record of a key that is not the last bundle's
 		if p != nil {
 			whole, rest = p.bound&boundWhole != 0, p.bound&boundRest != 0
 		} else {
-			if b := memo[i].bound; b >= 0 {
-				whole = b == 0 // k.Asked is nil
-			} else {
-				whole = !anyBound(k.Contributions) && !anyBound(k.Defaults)
-			}
-			for j := range k.Asked {
-				whole = whole && !anyBound(k.Asked[j].Contributions) && !anyBound(k.Asked[j].Defaults)
-			}
-			if !whole {
-				// The last bundle's record at this place, if it is the
-				// key's, else the file's before (a node of the slice
-				// before it, often the next one's): its unbound
-				// contributions, when equal, are taken as they are (no
-				// new slice, compared in no time after).
-				like, alt := recordAt(sh.prev, len(plan), k.Name), recordAt(before, len(plan), k.Name)
-				r = Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo}
-				r.Contributions = sh.unbound(k.Contributions, like.Contributions, alt.Contributions)
-				r.Defaults = sh.unbound(k.Defaults, like.Defaults, alt.Defaults)
-				if k.Asked != nil {
-					r.Asked = make([]Asked, len(k.Asked))
-					for j, a := range k.Asked {
-						r.Asked[j] = Asked{Text: a.Text, Contributions: sh.unbound(a.Contributions, nil, nil), Defaults: sh.unbound(a.Defaults, nil, nil)}
-					}
-				}
-				rest = len(r.Contributions) > 0 || len(r.Defaults) > 0
-			} else {
-				r = Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo,
-					Contributions: k.Contributions, Defaults: k.Defaults, Asked: k.Asked}
-			}
+			built, whole, rest = sh.appendRecord(built, k, memo[i].bound, len(plan), before)
 		}
 		sh.whole = append(sh.whole, whole)
 		sh.over = append(sh.over, rest)
@@ -431,9 +402,8 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 				same = same && p.record == int32(x)
 				plan = append(plan, p.record)
 			} else {
-				same = same && x < len(sh.prev) && sameRecord(&sh.prev[x], &r)
-				plan = append(plan, -1-int32(len(built)))
-				built = append(built, r)
+				same = same && x < len(sh.prev) && sameRecord(&sh.prev[x], &built[len(built)-1])
+				plan = append(plan, -1-int32(len(built)-1))
 			}
 			c.record = int32(x)
 			if rest {
@@ -521,6 +491,45 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	f.mods = append(f.mods[:0], sh.mods...)
 	sh.out, sh.exists, sh.prevFile = f.out, true, f
 	return nil
+}
+
+// appendRecord appends to built the record of k, a key that is not the
+// last bundle's (bound as keyMemo.bound says, if it looked), if k has one,
+// the x-th of the file, and reports whether k has all its details in it
+// (whole) or its unbound contributions (rest).
+func (sh *sharing) appendRecord(built []Key, k *Key, bound int8, x int, before []Key) (_ []Key, whole, rest bool) {
+	if bound >= 0 {
+		whole = bound == 0 // k.Asked is nil
+	} else {
+		whole = !anyBound(k.Contributions) && !anyBound(k.Defaults)
+	}
+	for j := range k.Asked {
+		whole = whole && !anyBound(k.Asked[j].Contributions) && !anyBound(k.Asked[j].Defaults)
+	}
+	if whole {
+		return append(built, Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo,
+			Contributions: k.Contributions, Defaults: k.Defaults, Asked: k.Asked}), true, false
+	}
+	// The last bundle's record at this place, if it is the key's, else
+	// the file's before (a node of the slice before it, often the next
+	// one's): its unbound contributions, when equal, are taken as they
+	// are (no new slice, compared in no time after).
+	like, alt := recordAt(sh.prev, x, k.Name), recordAt(before, x, k.Name)
+	built = append(built, Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo})
+	r := &built[len(built)-1]
+	r.Contributions = sh.unbound(k.Contributions, like.Contributions, alt.Contributions)
+	r.Defaults = sh.unbound(k.Defaults, like.Defaults, alt.Defaults)
+	if k.Asked != nil {
+		r.Asked = make([]Asked, len(k.Asked))
+		for j, a := range k.Asked {
+			r.Asked[j] = Asked{Text: a.Text, Contributions: sh.unbound(a.Contributions, nil, nil), Defaults: sh.unbound(a.Defaults, nil, nil)}
+		}
+	}
+	if len(r.Contributions) == 0 && len(r.Defaults) == 0 {
+		*r = Key{} // no record: its bound contributions are all it has
+		return built[:len(built)-1], false, false
+	}
+	return built, false, true
 }
 
 // planned reports whether the records of f are those plan gives (see
