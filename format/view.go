@@ -146,26 +146,27 @@ func (e *Encoder) viewSkips(b *Bundle, f *sharedFile) []int32 {
 	return skip
 }
 
-// recordLocs appends to locs the places (locKey) the contributions and
-// defaults of recs come from, and returns them sorted, each once.
+// recordLocs appends to locs (empty) the places (locKey) the
+// contributions and defaults of recs come from, sorted, each once. They
+// are few (a file's records come from a few data files), and a record's
+// mostly those of the record before it.
 func recordLocs(locs []uint64, recs []Key) []uint64 {
-	limit := len(locs) + 256
-	for i := range recs {
-		r := &recs[i]
-		for j := range r.Contributions {
-			locs = append(locs, locKey(&r.Contributions[j], false))
-		}
-		for j := range r.Defaults {
-			locs = append(locs, locKey(&r.Defaults[j], true))
-		}
-		if len(locs) > limit { // most repeat: keep them few
-			slices.Sort(locs)
-			locs = slices.Compact(locs)
-			limit = 2*len(locs) + 256
+	last := ^uint64(0) // the place added last (no place: a layer beyond LayerModule)
+	add := func(cs []Contribution, defaults bool) {
+		for i := range cs {
+			if k := locKey(&cs[i], defaults); k != last {
+				last = k
+				if at, found := slices.BinarySearch(locs, k); !found {
+					locs = slices.Insert(locs, at, k)
+				}
+			}
 		}
 	}
-	slices.Sort(locs)
-	return slices.Compact(locs)
+	for i := range recs {
+		add(recs[i].Contributions, false)
+		add(recs[i].Defaults, true)
+	}
+	return locs
 }
 
 // boundFrom reports whether a bound contribution of cs comes from a place
