@@ -45,9 +45,11 @@ func (e *Encoder) appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]b
 	// without (version 6: a bundle's value table starts with the values of
 	// its shared file's records, those of the keys with the shared bit,
 	// mostly; see view.go).
-	prev, last := "", [2]int64{-1, -1}
+	// A key the memo knows plain (its name, value and contributions
+	// alone, memo.go) has no flags: for most keys, the key table reads
+	// nothing of the Key itself.
+	last := [2]int64{-1, -1}
 	for i := range keys {
-		name := keys[i].Name
 		at := len(w)
 		if p := named[i]; i == 0 && p == 0 || i > 0 && p > 0 && named[i-1] == p-1 {
 			// The name and the one before it are the last bundle's: so
@@ -55,15 +57,25 @@ func (e *Encoder) appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]b
 			pk := &e.prior[p]
 			w = append(w, e.lastTab[pk.nameAt:pk.nameAt+pk.nameLen]...)
 		} else {
+			name, prev := keys[i].Name, ""
+			if i > 0 {
+				prev = keys[i-1].Name
+			}
 			shared := commonPrefix(prev, name)
 			w = binary.AppendUvarint(w, uint64(shared))
 			w = binary.AppendUvarint(w, uint64(len(name)-shared))
 			w = append(w, name[shared:]...)
 		}
+		var flags uint64
 		if i < len(e.cur) {
-			e.cur[i].nameAt, e.cur[i].nameLen = uint32(at), uint32(len(w)-at)
+			c := &e.cur[i]
+			c.nameAt, c.nameLen = uint32(at), uint32(len(w)-at)
+			if c.more >= 0 { // not plain
+				flags = keyFlags(&keys[i])
+			}
+		} else {
+			flags = keyFlags(&keys[i])
 		}
-		flags := keyFlags(&keys[i])
 		var bits uint64
 		if e.inShared(i) {
 			bits = tagShared
@@ -95,7 +107,6 @@ func (e *Encoder) appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]b
 		if blobs != nil && blobs[i] != nil {
 			w = append(w, blobs[i]...)
 		}
-		prev = name
 	}
 	return w
 }
