@@ -514,15 +514,26 @@ func (sh *sharing) appendRecord(built []Key, k *Key, bound int8, x int, before [
 	// the file's before (a node of the slice before it, often the next
 	// one's): its unbound contributions, when equal, are taken as they
 	// are (no new slice, compared in no time after).
-	like, alt := recordAt(sh.prev, x, k.Name), recordAt(before, x, k.Name)
+	// The file before's is looked up only when the last's differ.
+	like := recordAt(sh.prev, x, k.Name)
 	built = append(built, Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo})
 	r := &built[len(built)-1]
-	r.Contributions = sh.unbound(k.Contributions, like.Contributions, alt.Contributions)
-	r.Defaults = sh.unbound(k.Defaults, like.Defaults, alt.Defaults)
+	var cok, dok bool
+	r.Contributions, cok = unboundLike(k.Contributions, like.Contributions)
+	r.Defaults, dok = unboundLike(k.Defaults, like.Defaults)
+	if !cok || !dok {
+		alt := recordAt(before, x, k.Name)
+		if !cok {
+			r.Contributions = unbound(k.Contributions, alt.Contributions)
+		}
+		if !dok {
+			r.Defaults = unbound(k.Defaults, alt.Defaults)
+		}
+	}
 	if k.Asked != nil {
 		r.Asked = make([]Asked, len(k.Asked))
 		for j, a := range k.Asked {
-			r.Asked[j] = Asked{Text: a.Text, Contributions: sh.unbound(a.Contributions, nil, nil), Defaults: sh.unbound(a.Defaults, nil, nil)}
+			r.Asked[j] = Asked{Text: a.Text, Contributions: unbound(a.Contributions, nil), Defaults: unbound(a.Defaults, nil)}
 		}
 	}
 	if len(r.Contributions) == 0 && len(r.Defaults) == 0 {
@@ -684,16 +695,13 @@ func sameContrib(x, y *Contribution) bool {
 		(x.Err == nil) == (y.Err == nil) && (x.Err == nil || *x.Err == *y.Err)
 }
 
-// unbound returns the contributions of cs that are not bound: like or
-// alt if they are equal to it (sameContribs), else a new slice (an
-// Encoder remembers contributions by their address, so a slice it has
-// seen is never written again).
-func (sh *sharing) unbound(cs, like, alt []Contribution) []Contribution {
-	if equalUnbound(cs, like) {
-		return like
-	}
-	if equalUnbound(cs, alt) {
-		return alt
+// unbound returns the contributions of cs that are not bound: like if
+// they are equal to it (equalUnbound), else a new slice (an Encoder
+// remembers contributions by their address, so a slice it has seen is
+// never written again), nil when there are none.
+func unbound(cs, like []Contribution) []Contribution {
+	if out, ok := unboundLike(cs, like); ok {
+		return out
 	}
 	var out []Contribution
 	for _, c := range cs {
@@ -702,6 +710,21 @@ func (sh *sharing) unbound(cs, like, alt []Contribution) []Contribution {
 		}
 	}
 	return out
+}
+
+// unboundLike returns what unbound(cs, like) does if that is like, or nil
+// for cs without contributions that are not bound; ok is false otherwise
+// (unbound then builds a new slice, or another like may be equal).
+func unboundLike(cs, like []Contribution) (_ []Contribution, ok bool) {
+	if equalUnbound(cs, like) {
+		return like, true
+	}
+	for i := range cs {
+		if !cs[i].Bound {
+			return nil, false
+		}
+	}
+	return nil, true
 }
 
 // equalUnbound reports whether the contributions of cs that are not
