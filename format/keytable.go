@@ -45,9 +45,6 @@ func (e *Encoder) appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]b
 	// without (version 6: a bundle's value table starts with the values of
 	// its shared file's records, those of the keys with the shared bit,
 	// mostly; see view.go).
-	// A key the memo knows plain (its name, value and contributions
-	// alone, memo.go) has no flags: for most keys, the key table reads
-	// nothing of the Key itself.
 	last := [2]int64{-1, -1}
 	for i := range keys {
 		at := len(w)
@@ -66,6 +63,9 @@ func (e *Encoder) appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]b
 			w = binary.AppendUvarint(w, uint64(len(name)-shared))
 			w = append(w, name[shared:]...)
 		}
+		// A key the memo knows plain (its name, value and contributions
+		// alone, memo.go) has no flags: for most keys, the key table
+		// reads nothing of the Key itself.
 		var flags uint64
 		if i < len(e.cur) {
 			c := &e.cur[i]

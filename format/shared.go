@@ -513,8 +513,8 @@ func (sh *sharing) appendRecord(built []Key, k *Key, bound int8, x int, before [
 	// The last bundle's record at this place, if it is the key's, else
 	// the file's before (a node of the slice before it, often the next
 	// one's): its unbound contributions, when equal, are taken as they
-	// are (no new slice, compared in no time after).
-	// The file before's is looked up only when the last's differ.
+	// are (no new slice, compared in no time after). The file before's is
+	// looked up only when the last's differ.
 	like := recordAt(sh.prev, x, k.Name)
 	built = append(built, Key{Name: k.Name, Merge: k.Merge, MergeFrom: k.MergeFrom, DefaultMerge: k.DefaultMerge, ConvertTo: k.ConvertTo})
 	r := &built[len(built)-1]
