@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/hieracc/hieracc/benchmarks/internal/gen"
 	"github.com/hieracc/hieracc/compiler"
@@ -21,8 +22,9 @@ import (
 
 // encoderBuf is an encoder with the buffer it reuses.
 type encoderBuf struct {
-	enc *format.Encoder
-	buf []byte
+	enc  *format.Encoder
+	buf  []byte
+	keys *format.Key // the memory of the keys of the last bundle it encoded
 }
 
 // fleet is a generated repo with its nodes' facts loaded.
@@ -128,15 +130,39 @@ func BenchmarkCompile(b *testing.B) {
 				in := f.input()
 				// Stream as the CLI does: each bundle is encoded as soon
 				// as it is compiled, never all held at once.
-				var encoders sync.Pool
+				var mu sync.Mutex
+				var free []*encoderBuf
 				in.Emit = func(bd *format.Bundle) error {
-					// As the CLI does: an encoder per concurrent caller,
-					// reusing its buffer and what earlier bundles shared.
-					enc, _ := encoders.Get().(*encoderBuf)
-					if enc == nil {
+					// As the CLI does (compiler/build/internal/stage's
+					// Writer.encoder): an encoder per concurrent caller,
+					// kept for the whole compile, reusing its buffer and
+					// what earlier bundles shared; the one that encoded
+					// the last bundle of the same compile worker (whose
+					// keys were in the same memory) if it is free.
+					keys := unsafe.SliceData(bd.Keys)
+					mu.Lock()
+					var enc *encoderBuf
+					if n := len(free); n > 0 {
+						i := n - 1
+						for j, e := range free {
+							if e.keys == keys {
+								i = j
+								break
+							}
+						}
+						enc = free[i]
+						free[i] = free[n-1]
+						free = free[:n-1]
+					} else {
 						enc = &encoderBuf{enc: format.NewEncoder()}
 					}
-					defer encoders.Put(enc)
+					mu.Unlock()
+					defer func() {
+						enc.keys = keys
+						mu.Lock()
+						free = append(free, enc)
+						mu.Unlock()
+					}()
 					var err error
 					var sd *format.SharedDetails
 					enc.buf, sd, err = enc.enc.AppendShared(enc.buf[:0], bd, format.Protection{})

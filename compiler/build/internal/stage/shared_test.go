@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -206,5 +207,50 @@ func TestCommitPrunes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEncodersKept: an encoder outlives garbage collections between the
+// bundles it encodes (a sync.Pool would drop it, and the next bundle would
+// take a new one that remembers nothing): bundles staged one after the
+// other, collections between them, take one encoder, and so one staging
+// folder.
+func TestEncodersKept(t *testing.T) {
+	w := NewWriter(t.TempDir())
+	defer w.Discard()
+	for i := range 3 {
+		if _, err := w.Stage(variant(fmt.Sprintf("n%d", i), 1), format.Protection{}); err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		runtime.GC()
+	}
+	if len(w.dirs) != 1 {
+		t.Errorf("%d staging folders; want 1", len(w.dirs))
+	}
+}
+
+// TestEncoderFollowsKeys: a bundle gets the free encoder that encoded the
+// last bundle whose keys were in the same memory (the same compile
+// worker's), not merely the last one given back.
+func TestEncoderFollowsKeys(t *testing.T) {
+	w := NewWriter(t.TempDir())
+	a, b := variant("a", 1), variant("b", 2)
+	ea, eb := w.encoder(a), w.encoder(b)
+	if ea == eb {
+		t.Fatal("two bundles at once share an encoder")
+	}
+	w.release(ea, a)
+	w.release(eb, b)
+	next := variant("c", 1)
+	next.Keys = a.Keys // the worker of a, its next node
+	if got := w.encoder(next); got != ea {
+		t.Error("the next bundle of a's worker did not get a's encoder")
+	}
+	if got := w.encoder(variant("d", 2)); got != eb {
+		t.Error("a bundle of no known worker did not get the free encoder")
+	}
+	if got := w.encoder(b); got == ea || got == eb {
+		t.Error("an encoder in use was given again")
 	}
 }

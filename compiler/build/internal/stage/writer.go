@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
 	"github.com/hieracc/hieracc/format"
@@ -38,14 +39,21 @@ import (
 // ext4, about a third of a full compile's system time); ext4 places a new
 // folder in another block group, and its writer has it to itself.
 type Writer struct {
-	out      string
-	mu       sync.Mutex
-	staged   []staged
-	shared   map[[32]byte]*sharedFile // by digest: those of the bundles staged
-	dirs     []string                 // staging folders
-	dirOnce  sync.Once
-	dirErr   error
-	encoders sync.Pool // of *encoderBuf
+	out     string
+	mu      sync.Mutex
+	staged  []staged
+	shared  map[[32]byte]*sharedFile // by digest: those of the bundles staged
+	dirs    []string                 // staging folders
+	dirOnce sync.Once
+	dirErr  error
+	// Encoders not in use. Not a sync.Pool: the garbage collector
+	// empties one, and an Encoder dropped so takes with it what the
+	// bundles it encoded shared (values, shared details files, views),
+	// which the next one builds again. A compile keeps as many as it
+	// encodes bundles at once, and gives each bundle the encoder of the
+	// bundle before it in the same compile worker (see encoder).
+	freeMu sync.Mutex
+	free   []*encoderBuf
 }
 
 // NewWriter returns a Writer into the folder out (which LockDir created;
@@ -81,12 +89,48 @@ type sharedFile struct {
 	err  error
 }
 
-// encoderBuf is an encoder with the buffer it reuses, and the staging
-// folder of the writer that holds it.
+// encoderBuf is an encoder with the buffer it reuses, the staging
+// folder of the writer that holds it, and the memory of the keys of the
+// last bundle it encoded.
 type encoderBuf struct {
-	enc *format.Encoder
-	buf []byte
-	dir string
+	enc  *format.Encoder
+	buf  []byte
+	dir  string
+	keys *format.Key
+}
+
+// encoder takes an encoder not in use for b, or a new one: the one that
+// encoded the last bundle whose keys are in the same memory, if free. A
+// compile worker reuses that memory from node to node (compiler.Input's
+// Emit), and an Encoder saves most when it gets the nodes of one worker,
+// one after the other (format.Encoder: what the last bundle held).
+func (w *Writer) encoder(b *format.Bundle) *encoderBuf {
+	keys := unsafe.SliceData(b.Keys)
+	w.freeMu.Lock()
+	defer w.freeMu.Unlock()
+	n := len(w.free)
+	if n == 0 {
+		return &encoderBuf{enc: format.NewEncoder()}
+	}
+	i := n - 1
+	for j, enc := range w.free {
+		if enc.keys == keys {
+			i = j
+			break
+		}
+	}
+	enc := w.free[i]
+	w.free[i] = w.free[n-1]
+	w.free = w.free[:n-1]
+	return enc
+}
+
+// release gives enc back, after it encoded b.
+func (w *Writer) release(enc *encoderBuf, b *format.Bundle) {
+	enc.keys = unsafe.SliceData(b.Keys)
+	w.freeMu.Lock()
+	w.free = append(w.free, enc)
+	w.freeMu.Unlock()
 }
 
 // mkdir makes sure OUT exists when the first bundle is staged.
@@ -109,11 +153,8 @@ func (w *Writer) Stage(b *format.Bundle, p format.Protection) (Staged, error) {
 	}
 	// Encoders remember what earlier bundles shared (values, whole keys),
 	// so each concurrent caller takes one from the pool with its buffer.
-	enc, _ := w.encoders.Get().(*encoderBuf)
-	if enc == nil {
-		enc = &encoderBuf{enc: format.NewEncoder()}
-	}
-	defer w.encoders.Put(enc)
+	enc := w.encoder(b)
+	defer w.release(enc, b)
 	var (
 		shared *format.SharedDetails
 		err    error
