@@ -95,6 +95,7 @@ func (n *nodeRun) perNodeKey(s *slot, name string) (*format.Key, *format.Error) 
 				*k = *t.first
 				k.Contributions, k.Value = rc.cs, rc.cs[0].Value
 				n.setKeyChecks(t.checks)
+				n.firstOf = t.first // (see appendKey)
 				return k, nil
 			}
 			return n.compileKey(name, s.mod, s.locs, &s.pre, rc)
