@@ -240,19 +240,16 @@ const (
 	firstMark = -2
 )
 
-// appendKey appends *k to n.keys. from, when not nil, is a key nothing
-// changes once made: k itself, a kept result's (sharedKey.key), or a
-// template's first key (keyTmpl.first), of which k is a copy but for its
-// Value and Contributions. Reusing the last node's memory (Input.Emit), a
-// key found there in place (the last node's key at the same position came
-// from the same, as consecutive nodes of a slice mostly do) is not copied
-// again: at most its Value and Contributions are written.
+// appendKey appends a key to n.keys: *k, or, when from is a template's
+// first key (keyTmpl.first), *from with k's Value and Contributions (k's
+// other fields are not set). from, when not nil, is a key nothing changes
+// once made: k itself (a kept result's, sharedKey.key) or that first key.
+// Reusing the last node's memory (Input.Emit), a key found there in place
+// (the last node's key at the same position came from the same, as
+// consecutive nodes of a slice mostly do) is not copied again: at most its
+// Value and Contributions are written.
 func (n *nodeRun) appendKey(k, from *format.Key) {
 	w, p := n.w, len(n.keys)
-	if !w.reuseKeys {
-		n.keys = append(n.keys, *k)
-		return
-	}
 	mark := int32(0)
 	switch {
 	case from == k:
@@ -260,18 +257,25 @@ func (n *nodeRun) appendKey(k, from *format.Key) {
 	case from != nil:
 		mark = firstMark
 	}
-	if mark != 0 && w.keyMarks[p] == mark && w.keyFrom[p] == from {
+	switch {
+	case w.reuseKeys && mark != 0 && w.keyMarks[p] == mark && w.keyFrom[p] == from:
 		n.keys = n.keys[:p+1]
-		if mark == firstMark {
-			n.keys[p].Value, n.keys[p].Contributions = k.Value, k.Contributions
-			w.stats.firstInPlace++
-		} else {
+		if mark == keptMark {
 			w.stats.keptInPlace++
+			return
 		}
-		return
+		w.stats.firstInPlace++
+	case mark == firstMark:
+		n.keys = append(n.keys, *from)
+	default:
+		n.keys = append(n.keys, *k)
 	}
-	n.keys = append(n.keys, *k)
-	w.keyMarks[p], w.keyFrom[p] = mark, from
+	if mark == firstMark {
+		n.keys[p].Value, n.keys[p].Contributions = k.Value, k.Contributions
+	}
+	if w.reuseKeys {
+		w.keyMarks[p], w.keyFrom[p] = mark, from
+	}
 }
 
 // appendStatics appends the static results of t's slots slot to slot+r-1
