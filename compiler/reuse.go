@@ -39,6 +39,8 @@ type worker struct {
 	deps  []dep
 	warns []Diagnostic
 	locs  []keyLoc
+	// ownLocs is withOwn's buffer.
+	ownLocs []keyLoc
 	// keyTested is nodeRun.keyTested's memory, for the next node.
 	keyTested []testedAt
 	// key is the key compileKey returns (see there).
