@@ -301,10 +301,12 @@ func (n *nodeRun) locsIn(name string, layers [3]*layerRun, only []*dataFile) []k
 
 // withOwn is locsOf for a key that the node's per-node files (own) hold
 // and so do its slice's files, where the key's locations are slice (see
-// tableLocs): the two lists merged in the order a lookup reads them.
+// tableLocs): the two lists merged in the order a lookup reads them, in
+// the worker's buffer until its next call (the caller compiles the key
+// from them and keeps them no longer).
 func (n *nodeRun) withOwn(slice []keyLoc, name, mod string, own []*dataFile) []keyLoc {
 	mine := n.locsIn(name, n.layersFor(mod), own)
-	out := make([]keyLoc, 0, len(slice)+len(mine))
+	out := slices.Grow(n.w.ownLocs[:0], len(slice)+len(mine))
 	for len(slice) > 0 && len(mine) > 0 {
 		if locBefore(&mine[0], &slice[0]) {
 			out, mine = append(out, mine[0]), mine[1:]
@@ -312,7 +314,9 @@ func (n *nodeRun) withOwn(slice []keyLoc, name, mod string, own []*dataFile) []k
 			out, slice = append(out, slice[0]), slice[1:]
 		}
 	}
-	return append(append(out, slice...), mine...)
+	out = append(append(out, slice...), mine...)
+	n.w.ownLocs = out
+	return out
 }
 
 // locBefore reports whether a lookup reads location a before b: by

@@ -48,6 +48,11 @@ type nodeRun struct {
 	// text decrypted from ENC[...] (memo entries say it of themselves).
 	secret bool
 	keys   []format.Key // keys compiled so far, sorted: nested lookups reuse them
+	// firstOf is set by perNodeKey when the key it returns (the
+	// worker's) is a template's first key but for its Value and
+	// Contributions, the only fields written in it (appendKey takes the
+	// rest from firstOf); compileKeys clears it before each slot key.
+	firstOf *format.Key
 	// keyTested holds the names each key of keys tested (see checks),
 	// for the keys that tested any, in order (see setKeyChecks).
 	keyTested []testedAt

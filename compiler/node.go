@@ -172,6 +172,7 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 		var err *format.Error
 		switch {
 		case slot >= 0:
+			n.firstOf = nil
 			k, err = n.slotKey(t, slot, name)
 		case sl != nil && own >= 0:
 			// A per-node file holds the key, and so do the slice's: its
@@ -194,10 +195,17 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 			n.report(err, name)
 		}
 		if k != nil {
-			if w.reuseKeys {
-				w.keyMarks[len(n.keys)] = 0
+			// A slot key is either a kept result's or compiled for this
+			// node in the worker's key (w.key), possibly from a
+			// template's first key (see perNodeKey).
+			switch {
+			case slot < 0:
+				n.appendKey(k, nil)
+			case k != &w.key:
+				n.appendKey(k, k)
+			default:
+				n.appendKey(k, n.firstOf)
 			}
-			n.keys = append(n.keys, *k)
 		} else {
 			n.dropChecks()
 		}
@@ -216,10 +224,57 @@ func (w *worker) markKeys(keys []format.Key, t *sliceTable) {
 	}
 	if mem != w.keyMem || t != w.keyTable {
 		clear(w.keyMarks)
+		clear(w.keyFrom)
 		w.keyMem, w.keyTable = mem, t
 	}
 	if len(w.keyMarks) < cap(keys) {
 		w.keyMarks = append(w.keyMarks, make([]int32, cap(keys)-len(w.keyMarks))...)
+		w.keyFrom = append(w.keyFrom, make([]*format.Key, cap(keys)-len(w.keyFrom))...)
+	}
+}
+
+// Marks of worker.keyMarks for positions holding *keyFrom[p] (keptMark),
+// or *keyFrom[p] but for its Value and Contributions (firstMark).
+const (
+	keptMark  = -1
+	firstMark = -2
+)
+
+// appendKey appends a key to n.keys: *k, or, when from is a template's
+// first key (keyTmpl.first), *from with k's Value and Contributions (k's
+// other fields are not set). from, when not nil, is a key nothing changes
+// once made: k itself (a kept result's, sharedKey.key) or that first key.
+// Reusing the last node's memory (Input.Emit), a key found there in place
+// (the last node's key at the same position came from the same, as
+// consecutive nodes of a slice mostly do) is not copied again: at most its
+// Value and Contributions are written.
+func (n *nodeRun) appendKey(k, from *format.Key) {
+	w, p := n.w, len(n.keys)
+	mark := int32(0)
+	switch {
+	case from == k:
+		mark = keptMark
+	case from != nil:
+		mark = firstMark
+	}
+	switch {
+	case w.reuseKeys && mark != 0 && w.keyMarks[p] == mark && w.keyFrom[p] == from:
+		n.keys = n.keys[:p+1]
+		if mark == keptMark {
+			w.stats.keptInPlace++
+			return
+		}
+		w.stats.firstInPlace++
+	case mark == firstMark:
+		n.keys = append(n.keys, *from)
+	default:
+		n.keys = append(n.keys, *k)
+	}
+	if mark == firstMark {
+		n.keys[p].Value, n.keys[p].Contributions = k.Value, k.Contributions
+	}
+	if w.reuseKeys {
+		w.keyMarks[p], w.keyFrom[p] = mark, from
 	}
 }
 

@@ -39,6 +39,8 @@ type worker struct {
 	deps  []dep
 	warns []Diagnostic
 	locs  []keyLoc
+	// ownLocs is withOwn's buffer.
+	ownLocs []keyLoc
 	// keyTested is nodeRun.keyTested's memory, for the next node.
 	keyTested []testedAt
 	// key is the key compileKey returns (see there).
@@ -78,13 +80,19 @@ type worker struct {
 	keyBuf    []format.Key
 	// keyMarks[p] is slot+1 when keyBuf's memory (keyMem, its first
 	// element) holds keyTable.statics[slot] at position p, written there
-	// for an earlier node and not written since; 0 when it holds anything
+	// for an earlier node and not written since; keptMark or firstMark
+	// when it holds keyFrom[p] (see there); 0 when it holds anything
 	// else. The nodes of a slice place most of their static keys alike, so
 	// a node finds most of them in place and copies only the rest
 	// (nodeRun.appendStatics).
 	keyMarks []int32
 	keyMem   *format.Key
 	keyTable *sliceTable
+	// keyFrom[p] is the key, never changed once made, that keyBuf's
+	// memory holds at position p (but for some fields) when keyMarks[p]
+	// is keptMark or firstMark: a slot key made from the same key as the
+	// last node's at that position is not copied again (nodeRun.appendKey).
+	keyFrom []*format.Key
 
 	// noSharing (Input.noSharing, for tests) compiles every key from
 	// scratch.

@@ -161,6 +161,8 @@ type sliceStats struct {
 	slices, noSlice       int // nodes
 	static, slot, general int // keys: a slot's static result, other slot keys, the general path
 	inPlace               int // static keys found in place in the key memory (appendStatics)
+	keptInPlace           int // other kept results found in place there (appendKey)
+	firstInPlace          int // template first keys found in place there (appendKey)
 	templated             int // slot keys whose contributions came from a template (template.go)
 	released              int // per-node files released from the file cache
 }
@@ -171,6 +173,8 @@ func (s *sliceStats) add(o sliceStats) {
 	s.noSlice += o.noSlice
 	s.static += o.static
 	s.inPlace += o.inPlace
+	s.keptInPlace += o.keptInPlace
+	s.firstInPlace += o.firstInPlace
 	s.slot += o.slot
 	s.general += o.general
 	s.templated += o.templated
@@ -425,7 +429,9 @@ type keyAt struct {
 }
 
 // slotKey compiles the key of slot j of t, which none of the node's
-// per-node files holds, reusing the slot's signature and results.
+// per-node files holds, reusing the slot's signature and results. The key
+// it returns is the worker's (w.key) or a result's (sharedKey.key), which
+// nothing changes once made (appendKey relies on it).
 func (n *nodeRun) slotKey(t *sliceTable, j int, name string) (*format.Key, *format.Error) {
 	s := &t.slots[j]
 	if !s.ready {

@@ -710,3 +710,69 @@ m: last
 		t.Errorf("%d of %d static keys found in place, want most", stats.inPlace, stats.static)
 	}
 }
+
+// TestKeyResultsInPlaceChangeNothing: with Input.Emit, a slot key whose
+// kept result is the one the last node took at the same position is not
+// copied again, nor one compiled from the same template's first key as
+// the last node's there, but for its value and contributions (appendKey).
+// One slice of nodes: g reads a variable every node gives alike, j one
+// with two values (switching now and then), n and z the node's name (from
+// templates, for each node in the worker's key); each node has a file of
+// its own, whose key (compiled in the worker's key too) is h on some
+// nodes, where it takes j's position and moves those after it. Each
+// bundle, encoded as Emit gets it, is the one a compile that shares
+// nothing makes, and many keys of each kind are found in place (otherwise
+// this proves nothing).
+func TestKeyResultsInPlaceChangeNothing(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte(nodeRoleCommon)},
+		"env/data/common.yaml": {Data: []byte(`
+a: 1
+g: "%{facts.role}"
+j: "%{facts.dc}"
+n: "host %{trusted.certname}"
+z: "%{facts.dc} %{trusted.certname}"
+`)},
+		"env/data/role/web.yaml": {Data: []byte("b: web\n")},
+	}
+	var nodes []Node
+	for i := range 30 {
+		name := fmt.Sprintf("n%02d", i)
+		own := "zz: own\n"
+		if i%5 == 1 {
+			own = "h: own\n"
+		}
+		fsys["env/data/nodes/"+name+".yaml"] = &fstest.MapFile{Data: []byte(own)}
+		facts := format.NewHash(2)
+		facts.Set("role", "web")
+		facts.Set("dc", []string{"east", "west"}[i%5/3])
+		nodes = append(nodes, Node{Name: name, Facts: facts})
+	}
+	want, _, _ := compileNodes(t, fsys, nodes, false)
+	got := map[string][]byte{}
+	var stats sliceStats
+	_, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1,
+		Emit: func(b *format.Bundle) error {
+			data, err := format.Encode(b)
+			got[b.Node] = data
+			return err
+		},
+		workerDone: func(w *worker) { stats.add(w.stats) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d bundles emitted, want %d", len(got), len(want))
+	}
+	for node, w := range want {
+		if !bytes.Equal(w, got[node]) {
+			t.Errorf("node %s: its bundle changed where its keys were written in another's memory", node)
+		}
+	}
+	if stats.keptInPlace < (stats.slot-stats.templated)/3 {
+		t.Errorf("%d of %d slot keys found in place, want many", stats.keptInPlace, stats.slot)
+	}
+	if stats.firstInPlace < stats.templated/3 {
+		t.Errorf("%d of %d keys from a template found in place, want many", stats.firstInPlace, stats.templated)
+	}
+}

@@ -91,10 +91,13 @@ func (n *nodeRun) perNodeKey(s *slot, name string) (*format.Key, *format.Error) 
 			n.w.stats.templated++
 			s.tmplHits++
 			if t.first != nil {
+				// The key is *t.first with the node's Value and
+				// Contributions: only those are written in the worker's
+				// key, the rest is taken from t.first (appendKey).
 				k := &n.w.key
-				*k = *t.first
 				k.Contributions, k.Value = rc.cs, rc.cs[0].Value
 				n.setKeyChecks(t.checks)
+				n.firstOf = t.first
 				return k, nil
 			}
 			return n.compileKey(name, s.mod, s.locs, &s.pre, rc)
