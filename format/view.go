@@ -17,8 +17,11 @@ import (
 // and its first contribution (else its first default) has a value: that
 // value, which is the key's for every node whose key has no bound
 // contribution. The view is those values in record order, written as a
-// bundle holding only them would write them: a pure function of the
-// file.
+// bundle holding only them would write them, but for the records whose
+// key the bundle binds through a file the records also come from
+// (viewSkips): a pure function of the file and of those records, which
+// are the same for every node of a slice, so that an Encoder builds it
+// once per file and builds it again only when they change.
 
 // viewVersion is the first format version whose value tables start with
 // the view, and whose key tables give the values of the keys with the
