@@ -843,6 +843,15 @@ func TestEncoderEvolvingFleets(t *testing.T) {
 				if (gsd == nil) != (wsd == nil) || gsd != nil && (gsd.Digest != wsd.Digest || !bytes.Equal(gsd.Data, wsd.Data)) {
 					t.Fatalf("seed %d %+v, %s: AppendShared's shared file differs from a fresh encoder's", seed, cfg, b.Node)
 				}
+				if gerr == nil && gsd != nil {
+					// Read back with its shared file (a value table that
+					// starts with the file's view), it is b.
+					if d, err := decodeShared(got, gsd.Data); err != nil {
+						t.Fatalf("seed %d %+v, %s: %v", seed, cfg, b.Node, err)
+					} else if x, y := refEncodeOrErr(b), refEncodeOrErr(d); x != y {
+						t.Fatalf("seed %d %+v, %s: AppendShared's bundle decodes to another bundle", seed, cfg, b.Node)
+					}
+				}
 			})
 		}
 	}
@@ -1159,4 +1168,26 @@ func TestEncoderNodeStrings(t *testing.T) {
 		}}
 		encodeBoth(t, e, b)
 	}
+}
+
+// decodeShared decodes a bundle with its shared details file.
+func decodeShared(data, shared []byte) (*Bundle, error) {
+	x, err := DecodeIndex(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := x.AttachShared(shared); err != nil {
+		return nil, err
+	}
+	return x.Bundle()
+}
+
+// refEncodeOrErr is the reference encoding of b, or its error, as a
+// string to compare.
+func refEncodeOrErr(b *Bundle) string {
+	data, err := refEncode(b)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return string(data)
 }
