@@ -208,9 +208,10 @@ type Index struct {
 
 	// The shared details file the details continue in (version 5), and
 	// its body once attached.
-	sharedRef  [32]byte
-	hasShared  bool
-	sharedBody string
+	sharedRef     [32]byte
+	hasShared     bool
+	sharedBody    string
+	sharedVersion int // the version of the shared details file attached
 }
 
 // IndexKey is one key's entry in an Index.
@@ -283,12 +284,21 @@ func DecodeIndex(data []byte) (*Index, error) {
 func (x *Index) decodeBody(r *reader) error {
 	// Versions 1 to 3: 7 fields; 4 adds options; 5 drops the index and
 	// adds the shared details file.
+	// 6 adds the view, a value table section before values.
 	bodyFields := 7
-	if x.Version >= optionsVersion {
+	switch {
+	case x.Version >= viewVersion:
+		bodyFields = 9
+	case x.Version >= optionsVersion:
 		bodyFields = 8
 	}
 	if err := r.arrayOf(bodyFields, "body"); err != nil {
 		return err
+	}
+	if x.Version >= viewVersion {
+		if err := x.values.readSection(r, x.Version); err != nil {
+			return err
+		}
 	}
 	if err := x.values.readSection(r, x.Version); err != nil {
 		return err

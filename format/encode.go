@@ -2,6 +2,7 @@ package format
 
 import (
 	"crypto/sha256"
+	"encoding"
 	"encoding/binary"
 	"fmt"
 	"hash"
@@ -124,9 +125,17 @@ type Encoder struct {
 	share     *sharing // AppendShared's state (shared.go), nil until first used
 	capture   []int32  // the ids of the entries added, while capturing (buildView)
 	capturing bool
+	// The bundle's view (view.go): its file, when it has one, and the
+	// bytes of e.vals it takes; and whether the body is written as
+	// version 5's (a shared details file's: no view section).
+	viewFile  *sharedFile
+	viewBytes int
+	nView     int
+	v5Body    bool
 	skip      []int32 // scratch of viewSkips
 	bodyLen   int     // the length of the body AppendWith wrote last
 	head      []byte  // body parts, see Append
+	head2     []byte
 	mid       []byte
 	tail      []byte
 	sha       hash.Hash
@@ -393,12 +402,34 @@ func (e *Encoder) AppendWith(dst []byte, b *Bundle, p Protection) ([]byte, error
 	// The body is e.head, the fast part of the value table, e.mid, the
 	// rest of the value table and e.tail: hash the parts, then copy each
 	// once, after the header.
-	fast, rest := e.vals[:e.fastEnd()], e.vals[e.fastEnd():]
-	parts := [...][]byte{e.head, fast, e.mid, rest, e.tail}
+	view, fast, rest := e.vals[:e.viewBytes], e.vals[e.viewBytes:e.fastEnd()], e.vals[e.fastEnd():]
+	parts := [...][]byte{e.head, view, e.head2, fast, e.mid, rest, e.tail}
 	bodyLen := 0
-	e.sha.Reset()
 	for _, p := range parts {
 		bodyLen += len(p)
+	}
+	// The body starts with the view's section, the same bytes in every
+	// bundle of its shared file: its digest's state after them is
+	// computed once per view.
+	first := 0
+	if f := e.viewFile; f != nil {
+		if f.shaState == nil {
+			e.sha.Reset()
+			e.sha.Write(e.head)
+			e.sha.Write(view)
+			st, err := e.sha.(encoding.BinaryMarshaler).MarshalBinary()
+			if err != nil {
+				return dst, err
+			}
+			f.shaState = st
+		} else if err := e.sha.(encoding.BinaryUnmarshaler).UnmarshalBinary(f.shaState); err != nil {
+			return dst, err
+		}
+		first = 2
+	} else {
+		e.sha.Reset()
+	}
+	for _, p := range parts[first:] {
 		e.sha.Write(p)
 	}
 	digest := e.sha.Sum(e.sum[:0])
@@ -683,8 +714,18 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	e.tail = e.appendDetails(e.tail[:0], b, memo, refs, blobs)
 	t := e.tail
 
-	e.head = appendArrayLen(e.head[:0], 8)
-	e.head = appendValuesHead(e.head, nFast, e.fastEnd())
+	// Version 6: the view section, then the rest of the fast part's
+	// entries (see AppendWith); version 5 (a shared file's body): one
+	// section.
+	if e.v5Body {
+		e.head = appendArrayLen(e.head[:0], 8)
+		e.head = appendValuesHead(e.head, nFast, e.fastEnd())
+		e.head2 = e.head2[:0]
+	} else {
+		e.head = appendArrayLen(e.head[:0], 9)
+		e.head = appendValuesHead(e.head, e.nView, e.viewBytes)
+		e.head2 = appendValuesHead(e.head2[:0], nFast-e.nView, e.fastEnd()-e.viewBytes)
+	}
 
 	w := e.mid[:0]
 	w = appendArrayLen(w, len(e.errList))

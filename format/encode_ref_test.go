@@ -424,9 +424,14 @@ func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 
 	var body bytes.Buffer
 	w := refNewWriter(&body)
-	if version >= 4 {
+	switch {
+	case version >= 6:
+		// Version 6 adds the view, empty without a shared details file.
+		w.array(9)
+		refWriteValues(w, nil, version)
+	case version >= 4:
 		w.array(8) // version 4 adds the options; 5 drops the index, adds the shared file
-	} else {
+	default:
 		w.array(7)
 	}
 	refWriteValues(w, e.entries[:nFast], version)

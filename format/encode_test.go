@@ -180,8 +180,8 @@ func TestMsgpack(t *testing.T) {
 	if len(got) != 5 || got[0] != "hieracc-bundle" || fmt.Sprint(got[1]) != fmt.Sprint(format.Version) || got[4] != nil {
 		t.Fatalf("stream = %d values starting %v %v, want magic, version, header, body, signature (nil)", len(got), got[0], got[1])
 	}
-	if body, ok := got[3].([]any); !ok || len(body) != 8 {
-		t.Fatalf("body = %T, want array of 8 sections", got[3])
+	if body, ok := got[3].([]any); !ok || len(body) != 9 {
+		t.Fatalf("body = %T, want array of 9 sections", got[3])
 	}
 	v, node, env, rev, _, err := Split(data)
 	if err != nil || v != format.Version || node != "web01.example.com" || env != "production" || rev != "rev-1" {

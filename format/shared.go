@@ -122,6 +122,7 @@ type sharedFile struct {
 	viewIDs   []int32
 	viewBuilt bool
 	viewSkip  []int32 // the records it leaves out (viewSkips)
+	shaState  []byte  // SHA-256's state after the body's first bytes, to the end of the view; nil until a bundle is hashed with the view built last
 	// The places its records take contributions from (locKey), sorted,
 	// once known (locsKnown): a file's records come from a few files.
 	locs      []uint64
@@ -454,6 +455,7 @@ func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
 	sh.keys = recs
 	if sh.sub == nil {
 		sh.sub = NewEncoder()
+		sh.sub.v5Body = true // a shared file's body is version 5's
 	}
 	body, err := sh.sub.AppendWith(sh.tmp[:0], &Bundle{Keys: recs, Modules: sh.mods}, Protection{})
 	sh.tmp = body
@@ -814,14 +816,14 @@ func (x *Index) AttachShared(data []byte) error {
 	if !x.hasShared {
 		return fmt.Errorf("format: bundle of node %s has no shared details file", x.Node)
 	}
-	d, body, err := parseShared(string(data))
+	d, v, body, err := parseShared(string(data))
 	if err != nil {
 		return err
 	}
 	if d != x.sharedRef {
 		return fmt.Errorf("format: %w: the shared details file has digest %x, the bundle of node %s refers to %x", ErrCorrupt, d[:8], x.Node, x.sharedRef[:8])
 	}
-	x.sharedBody = body
+	x.sharedBody, x.sharedVersion = body, int(v)
 	return nil
 }
 
@@ -845,7 +847,7 @@ func VerifySharedDetails(r io.ReaderAt) ([32]byte, error) {
 			return [32]byte{}, err
 		}
 	}
-	d, _, err := parseShared(string(buf))
+	d, _, _, err := parseShared(string(buf))
 	return d, err
 }
 
@@ -854,44 +856,45 @@ const maxShared = 1 << 30
 
 // parseShared checks a shared details file and returns its digest and
 // body.
-func parseShared(s string) (d [32]byte, body string, err error) {
+func parseShared(s string) (d [32]byte, version int64, body string, err error) {
 	if !strings.HasPrefix(s, sharedMagic) {
 		if strings.HasPrefix(sharedMagic, s) {
-			return d, "", fmt.Errorf("format: %w: truncated shared details file", ErrCorrupt)
+			return d, 0, "", fmt.Errorf("format: %w: truncated shared details file", ErrCorrupt)
 		}
-		return d, "", fmt.Errorf("format: %w: not a shared details file", ErrNotBundle)
+		return d, 0, "", fmt.Errorf("format: %w: not a shared details file", ErrNotBundle)
 	}
 	r := &reader{s: s, off: len(sharedMagic)}
 	v, err := r.integer()
 	if err != nil {
-		return d, "", err
+		return d, 0, "", err
 	}
-	if v < sharedVersion || v > Version {
-		return d, "", fmt.Errorf("format: %w: shared details file of version %d (this reader reads versions %d to %d)", ErrVersion, v, sharedVersion, Version)
+	if v != sharedVersion {
+		// Bundles of versions 5 and 6 refer to files of version 5.
+		return d, 0, "", fmt.Errorf("format: %w: shared details file of version %d (this reader reads version %d)", ErrVersion, v, sharedVersion)
 	}
 	if err := r.arrayOf(2, "shared details header"); err != nil {
-		return d, "", err
+		return d, 0, "", err
 	}
 	dg, err := r.bin()
 	if err != nil {
-		return d, "", err
+		return d, 0, "", err
 	}
 	if len(dg) != len(d) {
-		return d, "", r.errorf("digest of %d bytes", len(dg))
+		return d, 0, "", r.errorf("digest of %d bytes", len(dg))
 	}
 	copy(d[:], dg)
 	n, err := r.integer()
 	if err != nil {
-		return d, "", err
+		return d, 0, "", err
 	}
 	if n != int64(r.left()) {
-		return d, "", r.errorf("body of %d bytes, %d follow", n, r.left())
+		return d, 0, "", r.errorf("body of %d bytes, %d follow", n, r.left())
 	}
 	body = s[r.off:]
 	if sha256.Sum256([]byte(body)) != d {
-		return d, "", fmt.Errorf("format: %w: shared details file: body does not match its digest", ErrCorrupt)
+		return d, 0, "", fmt.Errorf("format: %w: shared details file: body does not match its digest", ErrCorrupt)
 	}
-	return d, body, nil
+	return d, v, body, nil
 }
 
 // sharedKeys decodes the attached shared details file: its records,
@@ -903,7 +906,7 @@ func (x *Index) sharedKeys() ([]Key, []Module, error) {
 	if x.sharedBody == "" {
 		return nil, nil, fmt.Errorf("format: bundle of node %s: its details continue in %s: %w", x.Node, name, ErrNoSharedDetails)
 	}
-	y := &Index{Header: Header{Version: x.Version, Node: x.Node}}
+	y := &Index{Header: Header{Version: x.sharedVersion, Node: x.Node}}
 	if err := y.decodeBody(&reader{s: x.sharedBody}); err != nil {
 		return nil, nil, fmt.Errorf("shared details file %s: %w", name, err)
 	}

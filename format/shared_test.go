@@ -142,6 +142,7 @@ func TestSharedDetailsHostile(t *testing.T) {
 		{"longer", append(bytes.Clone(sd.Data), 0), format.ErrCorrupt},
 		{"a flipped byte", func() []byte { d := bytes.Clone(sd.Data); d[len(d)-3] ^= 1; return d }(), format.ErrCorrupt},
 		{"a newer version", func() []byte { d := bytes.Clone(sd.Data); d[16] = 9; return d }(), format.ErrVersion},
+		{"version 6, which bundles of version 6 do not refer to", func() []byte { d := bytes.Clone(sd.Data); d[16] = 6; return d }(), format.ErrVersion},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x, err := format.DecodeIndex(data)
@@ -198,7 +199,13 @@ func sharedFileOf(t *testing.T, b *format.Bundle) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A version 5 body: version 6's without its view (empty: a bin of
+	// one byte, the count 0).
 	body := bodyOf(t, data)
+	if !bytes.HasPrefix(body, []byte{0x99, 0xc4, 0x01, 0x00}) {
+		t.Fatalf("the body of a bundle without a shared file starts % x, not an empty view", body[:4])
+	}
+	body = append([]byte{0x98}, body[4:]...)
 	d := sha256.Sum256(body)
 	out := append([]byte("\xafhieracc-details"), 5, 0x92, 0xc4, 32)
 	out = append(out, d[:]...)

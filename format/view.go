@@ -49,6 +49,7 @@ func viewValue(r *Key) (any, bool) {
 // values are all in the global table, where they stay while the file is
 // remembered (Reset forgets both).
 func (e *Encoder) startWithView(b *Bundle) error {
+	e.viewFile, e.viewBytes, e.nView = nil, 0, 0
 	sh := e.share
 	if sh == nil || !sh.on || !sh.exists || sh.prevFile == nil {
 		return nil
@@ -57,10 +58,12 @@ func (e *Encoder) startWithView(b *Bundle) error {
 	skip := e.viewSkips(b, f)
 	if !f.viewBuilt || !slices.Equal(skip, f.viewSkip) {
 		f.viewSkip = append(f.viewSkip[:0], skip...)
+		f.shaState = nil
 		if err := e.buildView(f); err != nil {
 			return err
 		}
 	}
+	e.viewFile, e.viewBytes, e.nView = f, len(f.view), len(f.viewIDs)
 	e.vals = append(e.vals[:0], f.view...)
 	gen := uint64(e.gen) << 32
 	marks := e.glob.marks
