@@ -135,7 +135,7 @@ type Encoder struct {
 	skip      []int32 // scratch of viewSkips
 	bodyLen   int     // the length of the body AppendWith wrote last
 	head      []byte  // body parts, see Append
-	head2     []byte // version 6: the head of the values section, after the view
+	head2     []byte  // version 6: the head of the values section, after the view
 	mid       []byte
 	tail      []byte
 	sha       hash.Hash
