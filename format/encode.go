@@ -125,21 +125,19 @@ type Encoder struct {
 	share     *sharing // AppendShared's state (shared.go), nil until first used
 	capture   []int32  // the ids of the entries added, while capturing (buildView)
 	capturing bool
-	// The bundle's view (view.go): its file, when it has one, and the
-	// bytes of e.vals it takes; and whether the body is written as
-	// version 5's (a shared details file's: no view section).
-	viewFile  *sharedFile
-	viewBytes int
-	nView     int
-	v5Body    bool
-	skip      []int32 // scratch of viewSkips
-	bodyLen   int     // the length of the body AppendWith wrote last
-	head      []byte  // body parts, see Append
-	head2     []byte  // version 6: the head of the values section, after the view
-	mid       []byte
-	tail      []byte
-	sha       hash.Hash
-	sum       [sha256.Size]byte
+	// The bundle's view's file (view.go), when it has one; and whether
+	// the body is written as version 5's (a shared details file's: no
+	// view section).
+	viewFile *sharedFile
+	v5Body   bool
+	skip     []int32 // scratch of viewSkips
+	bodyLen  int     // the length of the body AppendWith wrote last
+	head     []byte  // body parts, see Append
+	head2    []byte  // version 6: the head of the values section, after the view
+	mid      []byte
+	tail     []byte
+	sha      hash.Hash
+	sum      [sha256.Size]byte
 
 	// The bundle being encoded: how it is protected, the envelope of its
 	// sealed keys (nil when none are) and their blobs, by key (nil for a
@@ -402,7 +400,8 @@ func (e *Encoder) AppendWith(dst []byte, b *Bundle, p Protection) ([]byte, error
 	// The body is e.head, the fast part of the value table, e.mid, the
 	// rest of the value table and e.tail: hash the parts, then copy each
 	// once, after the header.
-	view, fast, rest := e.vals[:e.viewBytes], e.vals[e.viewBytes:e.fastEnd()], e.vals[e.fastEnd():]
+	_, viewBytes := e.viewSize()
+	view, fast, rest := e.vals[:viewBytes], e.vals[viewBytes:e.fastEnd()], e.vals[e.fastEnd():]
 	parts := [...][]byte{e.head, view, e.head2, fast, e.mid, rest, e.tail}
 	bodyLen := 0
 	for _, p := range parts {
@@ -723,8 +722,9 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		e.head2 = e.head2[:0]
 	} else {
 		e.head = appendArrayLen(e.head[:0], 9)
-		e.head = appendValuesHead(e.head, e.nView, e.viewBytes)
-		e.head2 = appendValuesHead(e.head2[:0], nFast-e.nView, e.fastEnd()-e.viewBytes)
+		nView, viewBytes := e.viewSize()
+		e.head = appendValuesHead(e.head, nView, viewBytes)
+		e.head2 = appendValuesHead(e.head2[:0], nFast-nView, e.fastEnd()-viewBytes)
 	}
 
 	w := e.mid[:0]

@@ -49,7 +49,7 @@ func viewValue(r *Key) (any, bool) {
 // values are all in the global table, where they stay while the file is
 // remembered (Reset forgets both).
 func (e *Encoder) startWithView(b *Bundle) error {
-	e.viewFile, e.viewBytes, e.nView = nil, 0, 0
+	e.viewFile = nil
 	sh := e.share
 	if sh == nil || !sh.on || !sh.exists || sh.prevFile == nil {
 		return nil
@@ -63,7 +63,7 @@ func (e *Encoder) startWithView(b *Bundle) error {
 			return err
 		}
 	}
-	e.viewFile, e.viewBytes, e.nView = f, len(f.view), len(f.viewIDs)
+	e.viewFile = f
 	e.vals = append(e.vals[:0], f.view...)
 	gen := uint64(e.gen) << 32
 	marks := e.glob.marks
@@ -114,6 +114,15 @@ func (e *Encoder) buildView(f *sharedFile) error {
 	e.vals, e.nVals = vals, n
 	e.nextGen()
 	return nil
+}
+
+// viewSize is the number of entries of the bundle's view and their
+// bytes, which start e.vals.
+func (e *Encoder) viewSize() (n, bytes int) {
+	if f := e.viewFile; f != nil {
+		return len(f.viewIDs), len(f.view)
+	}
+	return 0, 0
 }
 
 // nextGen starts a new generation of marks: no node is in the value
