@@ -588,6 +588,12 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			}
 			if m.bound != 1 {
 				m.rec, m.global = e.findRec(i, k)
+				// The encoder of shared files (v5Body) remembers
+				// every record's variant from its first file on: the
+				// next files of the slice's nodes hold most of them,
+				// and those of other slices the same data files'
+				// values, found then by identity in the global table.
+				m.global = m.global || e.v5Body
 			}
 		}
 		refs = append(refs, -1, e.err(k.Err))
@@ -705,7 +711,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			}
 		}
 	}
-	if useRecs {
+	if useRecs && !e.v5Body { // shared files: remembering pays (see m.global)
 		e.judgeRecs(hits, misses)
 	}
 

@@ -673,6 +673,36 @@ func TestEncoderPauses(t *testing.T) {
 	}
 }
 
+// TestSharedFilesRemembered checks that the encoder of shared files
+// remembers their records' contributions from the first file on (their
+// values go to the global table), and never stops remembering them,
+// even when no two files share a record: the files of a fleet's slices
+// hold the same data files' values, which their next files meet again.
+// Each file is the one a fresh encoder writes.
+func TestSharedFilesRemembered(t *testing.T) {
+	e := NewEncoder()
+	for i, b := range fleet(40, 300, false) { // no record shared: each file new
+		_, sd, err := e.AppendShared(nil, b, Protection{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, fresh, err := EncodeShared(b, Protection{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sd == nil || fresh == nil || sd.Digest != fresh.Digest || !bytes.Equal(sd.Data, fresh.Data) {
+			t.Fatalf("bundle %d: the shared file differs from a fresh encoder's", i)
+		}
+		sub := e.share.sub
+		if sub.recPause > 0 {
+			t.Fatalf("bundle %d: the encoder of shared files stopped remembering contributions", i)
+		}
+		if i == 0 && sub.recs.twice == 0 {
+			t.Error("the first shared file's records were not remembered")
+		}
+	}
+}
+
 // evolve calls visit with n bundles, each made from the one before as a
 // compiler of a fleet hands them to an Encoder: most keys the very Key of
 // the bundle before (identical: the memo's case), others with another
