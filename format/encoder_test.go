@@ -1175,6 +1175,21 @@ func TestRememberOverwrites(t *testing.T) {
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("remember wrote %+v over an old entry, want %+v", got, want)
 	}
+	// Over the same key's entry (its pointers left as they are).
+	buf[0].priorFound = priorFound{nc: 7, more: 7, valueID: 7, rec: 7, record: 7, bound: 7, usable: true}
+	if got := e.remember(buf[:0], k, -1); len(got) != 1 || got[0] != want {
+		t.Errorf("remember wrote %+v over the same key's old entry, want %+v", got, want)
+	}
+	// A key that is not plain: its copy over an old one, other then the same.
+	s := &Key{Name: "s", Value: "v", Secret: true}
+	e.more = append(e.more[:0], Key{Name: "old", Value: int64(1), Contributions: k.Contributions})[:0]
+	for range 2 {
+		got := e.remember(buf[:0], s, -1)
+		if len(got) != 1 || got[0].more != 0 || len(e.more) != 1 || !identical(&e.more[0], s) {
+			t.Fatalf("remember kept %+v (more %d) of a key that is not plain, want %+v", e.more, got[0].more, *s)
+		}
+		e.more = e.more[:0]
+	}
 }
 
 // TestEncoderNodeStrings checks the strings of a value built anew for

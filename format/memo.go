@@ -81,17 +81,41 @@ func (e *Encoder) remember(cur []priorKey, k *Key, same int32) []priorKey {
 	} else {
 		cur = append(cur, priorKey{})
 	}
-	// Field by field: a priorKey written at once is copied with the write
-	// barriers of its every word while the garbage collector runs.
+	// Field by field, and a pointer only if it changed: the entry it
+	// overwrites, two bundles old (see keepPrior), is most often the same
+	// key's, and a pointer written costs a write barrier while the garbage
+	// collector runs (a priorKey written at once, one for its every word).
 	c := &cur[n]
-	c.name, c.value, c.contribs = k.Name, k.Value, unsafe.SliceData(k.Contributions)
+	if !sameString(c.name, k.Name) {
+		c.name = k.Name
+	}
+	if !sameIface(c.value, k.Value) {
+		c.value = k.Value
+	}
+	if p := unsafe.SliceData(k.Contributions); c.contribs != p {
+		c.contribs = p
+	}
 	c.priorFound = priorFound{nc: int32(len(k.Contributions)), more: -1, valueID: -1, rec: -1, record: -1}
 	if same >= 0 && e.prior[same].more < 0 || plain(k) {
 		return cur
 	}
-	cur[len(cur)-1].more = int32(len(e.more))
-	e.more = append(e.more, *k)
+	c.more = int32(len(e.more))
+	if m := len(e.more); m < cap(e.more) {
+		e.more = e.more[:m+1]
+		if x := &e.more[m]; !sameBits(x, k) { // likewise
+			*x = *k
+		}
+	} else {
+		e.more = append(e.more, *k)
+	}
 	return cur
+}
+
+// sameBits reports whether a and b hold the same bytes: the same key,
+// its pointers and all.
+func sameBits(a, b *Key) bool {
+	const n = unsafe.Sizeof(Key{})
+	return *(*[n]byte)(unsafe.Pointer(a)) == *(*[n]byte)(unsafe.Pointer(b))
 }
 
 // is reports whether k is the key p remembers (identical).
