@@ -198,6 +198,48 @@ func TestSealed(t *testing.T) {
 	}
 }
 
+// TestSealedEncoderAgain: an Encoder that seals the same keys bundle
+// after bundle writes each as a fresh one does (signed: the same body),
+// the sealed keys' blobs included, though the last bundle's key table
+// holds the same entries.
+func TestSealedEncoderAgain(t *testing.T) {
+	dir := fleet(t)
+	p, key := protection(t, dir, "a.example.com", filepath.Join(dir, "signer", "key.pem"))
+	want := secretBundle("a.example.com")
+	fresh, err := format.EncodeWith(want, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := format.DecodeIndex(fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := format.NewEncoder()
+	for i := range 3 {
+		data, err := e.AppendWith(nil, want, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := format.DecodeIndex(data)
+		if err != nil {
+			t.Fatalf("bundle %d: %v", i, err)
+		}
+		if x.Digest != w.Digest {
+			t.Errorf("bundle %d: its body differs from a fresh encoder's", i)
+		}
+		if err := x.Unseal(key); err != nil {
+			t.Fatalf("bundle %d: Unseal: %v", i, err)
+		}
+		got, err := x.Bundle()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, got, Cmp, cmpopts.IgnoreFields(format.Key{}, "Ciphertext")); d != "" {
+			t.Errorf("bundle %d: unsealed (-want +got):\n%s", i, d)
+		}
+	}
+}
+
 // TestSealedUnsealable: a key sealed and not unsealed cannot be written
 // again, rather than written empty.
 func TestSealedUnsealable(t *testing.T) {
