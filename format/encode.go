@@ -292,6 +292,9 @@ type keyMemo struct {
 	merge, defMerge, source int32
 }
 
+// freshMemo is a keyMemo before encodeBody fills it in.
+var freshMemo = keyMemo{rec: -1, value: -1, prior: -1, bound: -1}
+
 // Bounds of what an Encoder remembers before it forgets everything, and of
 // the scratch kept for Encode.
 const (
@@ -550,7 +553,11 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	defer func() { clear(blobs); e.blobs = blobs[:0] }()
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		m := keyMemo{rec: -1, value: -1, prior: -1, bound: -1}
+		// Written in place: a keyMemo built on the stack field by field,
+		// then appended, would be read back whole from the store buffer,
+		// which the processor cannot forward (see remember).
+		memo = append(memo, freshMemo)
+		m := &memo[i]
 		if k.Sealed {
 			return fmt.Errorf("format: key %q is sealed and was not unsealed: it cannot be written again", k.Name)
 		}
@@ -564,7 +571,6 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			}
 			blobs = append(blobs, blob)
 			refs = append(refs, -1, -1)
-			memo = append(memo, m)
 			continue
 		}
 		blobs = append(blobs, nil)
@@ -597,7 +603,6 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			}
 		}
 		refs = append(refs, -1, e.err(k.Err))
-		memo = append(memo, m)
 	}
 	e.cur = cur // planShared and addRec complete it
 	if err := e.planShared(b, blobs, memo); err != nil {

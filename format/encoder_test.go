@@ -445,7 +445,10 @@ func sealForTest(body []byte) []byte {
 //   - cold: one new Encoder for the 100 bundles;
 //   - warm: one Encoder that has encoded 100 other nodes of the fleet
 //     first (untimed), as in the middle of a large fleet;
-//   - warm-append: the same, appending to one reused buffer.
+//   - warm-append: the same, appending to one reused buffer;
+//   - warm-same: the warm Encoder given the first bundle 100 times, with
+//     its shared file (AppendShared): each bundle identical to the last,
+//     the memo's case (consecutive nodes of a slice, most of their keys).
 //
 // Each op is a pass over the 100 bundles. ns/bundle, cpu-ns/bundle (process
 // CPU time, GC included: steadier than wall time on a busy machine, and
@@ -466,7 +469,7 @@ func BenchmarkEncodeFleet(b *testing.B) {
 			size += len(data)
 		}
 		var ref time.Duration // CPU time per pass
-		for _, mode := range []string{"ref", "encode", "cold", "warm", "warm-append"} {
+		for _, mode := range []string{"ref", "encode", "cold", "warm", "warm-append", "warm-same"} {
 			b.Run(fmt.Sprintf("sharedkeys=%v/%s", shareKeys, mode), func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(size))
@@ -495,6 +498,8 @@ func BenchmarkEncodeFleet(b *testing.B) {
 							_, err = e.Encode(bd)
 						case "warm-append":
 							buf, err = e.Append(buf[:0], bd)
+						case "warm-same":
+							buf, _, err = e.AppendShared(buf[:0], bundles[0], Protection{})
 						}
 						if err != nil {
 							b.Fatal(err)

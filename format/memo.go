@@ -64,6 +64,10 @@ const (
 	boundRest              // some are, others are not: its record holds those
 )
 
+// freshFound is a priorKey's priorFound before the passes over its key
+// fill it in (remember).
+var freshFound = priorFound{more: -1, valueID: -1, rec: -1, record: -1}
+
 // plain reports whether k has nothing but a name, a value and
 // contributions: no error, defaults, merge, convert_to, asked, nor flag.
 func plain(k *Key) bool {
@@ -95,7 +99,12 @@ func (e *Encoder) remember(cur []priorKey, k *Key, same int32) []priorKey {
 	if p := unsafe.SliceData(k.Contributions); c.contribs != p {
 		c.contribs = p
 	}
-	c.priorFound = priorFound{nc: int32(len(k.Contributions)), more: -1, valueID: -1, rec: -1, record: -1}
+	// The rest from a template, then nc: a literal with nc built on the
+	// stack would be stored there in parts and read back whole, which
+	// the processor cannot forward from its store buffer (a stall of
+	// ~10 ns a key).
+	c.priorFound = freshFound
+	c.nc = int32(len(k.Contributions))
 	if same >= 0 && e.prior[same].more < 0 || plain(k) {
 		return cur
 	}
