@@ -127,7 +127,8 @@ type Encoder struct {
 	capturing bool
 	// The bundle's view's file (view.go), when it has one; and whether
 	// the body is written as version 5's (a shared details file's: no
-	// view section).
+	// view section; the encoder of shared files, sharing.sub, which
+	// also remembers every record's contributions, see encodeBody).
 	viewFile *sharedFile
 	v5Body   bool
 	skip     []int32 // scratch of viewSkips
