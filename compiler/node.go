@@ -159,10 +159,16 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 				continue
 			}
 		}
+		// A slot key's module is the slot's, read only when a module
+		// failed (slotKey reads what else it needs of the slot).
 		var mod string
-		if slot >= 0 && t.slots[slot].ready {
+		switch {
+		case slot < 0:
+			mod = hiera.ModuleOf(name)
+		case len(modErr) == 0:
+		case t.slots[slot].ready:
 			mod = t.slots[slot].mod
-		} else {
+		default:
 			mod = hiera.ModuleOf(name)
 		}
 		if mod != "" && modErr[mod] {

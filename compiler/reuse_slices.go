@@ -126,34 +126,42 @@ func (w *worker) keepSig(s []uint32) []uint32 {
 // sigBlock is the size of the worker's blocks of signatures (see keepSig).
 const sigBlock = 4096
 
-// slot is one key of a slice.
+// slot is one key of a slice. Its fields are laid out for the cache: a
+// node taking a recent result reads only the first 64 bytes (a slot is
+// 256, so each starts a cache line in a large table), a template's key
+// the next 64 too; the rest is read when the slot is made or a key
+// compiled afresh.
 type slot struct {
-	ready bool
-	mod   string
-	perr  bool // its merge option is invalid: compiled afresh each time
-	sig   []uint32
-	hash  uint64
-	locs  []keyLoc // where its data lies: the same for every node of the slice
-	pre   keyPre   // for the nodes that compile the key themselves
+	// The first cache line.
+	reused  int32
+	ready   bool
+	perr    bool // its merge option is invalid: compiled afresh each time
+	perNode bool
+	plain   bool // static is plain (plainStatic): copied in runs
 	// static is a result that read nothing from its node: it holds for
 	// every node of the slice. Otherwise recent holds the latest results
 	// (newest last, at most maxVariants), to reuse where their reads hold.
 	static *sharedKey
-	plain  bool // static is plain (plainStatic): copied in runs
 	recent []*sharedKey
 	// recentVars are the recent results' variables (sharedKey.vars), by
 	// position in recent: whether one holds on a node is known without
 	// reading the result (see recentHit).
 	recentVars []*varSet
-	reused     int
-	misses     int
-	perNode    bool
-	// A per-node slot's templates (template.go, the newest last, at
-	// most maxVariants), how often one held and none did, and whether the
-	// slot gave up on templates.
+
+	// The second: a per-node slot's templates (template.go, the newest
+	// last, at most maxVariants), how often one held and none did, and
+	// whether the slot gave up on templates.
+	mod                  string
 	tmpls                []*keyTmpl
-	tmplHits, tmplMisses int
+	tmplHits, tmplMisses int32
+	misses               int32
 	tmplOff              bool
+	hash                 uint64
+
+	sig  []uint32
+	locs []keyLoc // where its data lies: the same for every node of the slice
+	pre  keyPre   // for the nodes that compile the key themselves
+	_    [56]byte // (to 256 bytes)
 }
 
 // sliceStats counts how nodes and keys were compiled, for tests.
