@@ -141,6 +141,9 @@ type interpPlan struct {
 	// node: interpolating here may read what is the node's alone (see
 	// nodeExpr): the string, or a key or value below.
 	node bool
+	// nodeKids are the positions of the kids that read what is the
+	// node's alone (readsNode), in order: all that rebind rebuilds.
+	nodeKids []int32
 }
 
 // planFor returns the plan of v; what it marks is exactly what interpolate
@@ -162,7 +165,7 @@ func planFor(v any) *interpPlan {
 				p.node = p.node || kp.node
 			}
 		}
-		return p
+		return p.withNodeKids()
 	case *format.Hash:
 		var p *interpPlan
 		i := 0
@@ -178,9 +181,22 @@ func planFor(v any) *interpPlan {
 			}
 			i++
 		}
-		return p
+		return p.withNodeKids()
 	}
 	return nil
+}
+
+// withNodeKids sets a container's plan's nodeKids; it returns p.
+func (p *interpPlan) withNodeKids() *interpPlan {
+	if p == nil {
+		return nil
+	}
+	for i, kp := range p.kids {
+		if kp.readsNode() {
+			p.nodeKids = append(p.nodeKids, int32(i))
+		}
+	}
+	return p
 }
 
 // readsNode reports whether interpolating the value whose plan is p may

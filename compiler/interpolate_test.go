@@ -3,6 +3,7 @@ package compiler
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -140,5 +141,36 @@ func TestJoinTexts(t *testing.T) {
 		if got != want {
 			t.Fatalf("text %d = %q after collections, want %q", i, got, want)
 		}
+	}
+}
+
+// TestPlanNodeKids: a container's plan lists exactly the elements that
+// read what is the node's alone (nodeKids), the only ones rebind rebuilds.
+func TestPlanNodeKids(t *testing.T) {
+	h := format.NewHash(4)
+	h.Set("role", "%{facts.role}")
+	h.Set("plain", "x")
+	h.Set("name", "%{trusted.certname}")
+	h.Set("deep", []any{1, []any{"%{facts.networking.hostname}"}})
+	h.Set("%{trusted.certname}", "key only") // a key naming the node: its value does not
+	for _, tc := range []struct {
+		name string
+		v    any
+		want []int32
+	}{
+		{"array", []any{"a", "%{trusted.certname}", "%{facts.role}", []any{"b", "%{::hostname}"}, 7}, []int32{1, 3}},
+		{"hash", h, []int32{2, 3}},
+		{"none naming the node", []any{"%{facts.role}", "%{::datacenter}"}, nil},
+	} {
+		p := planFor(tc.v)
+		if p == nil {
+			t.Fatalf("%s: no plan", tc.name)
+		}
+		if !slices.Equal(p.nodeKids, tc.want) {
+			t.Errorf("%s: nodeKids %v, want %v", tc.name, p.nodeKids, tc.want)
+		}
+	}
+	if p := planFor(h); p.kids[3].nodeKids == nil || !slices.Equal(p.kids[3].nodeKids, []int32{1}) {
+		t.Errorf("nested array: nodeKids %v, want [1]", p.kids[3].nodeKids)
 	}
 }
