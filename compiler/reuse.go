@@ -100,8 +100,10 @@ type worker struct {
 
 	stats sliceStats
 
-	// Slices (see reuse_slices.go); tableBuf is tableLocs' buffer.
+	// Slices (see reuse_slices.go); tableBuf is tableLocs' buffer; run
+	// counts the runs of nodes the worker took (see startRun).
 	slices   map[string]*sliceTable
+	run      uint64
 	tableBuf []keyAt
 	sigBlock []uint32 // see keepSig
 	pos      map[posKey]*posStat

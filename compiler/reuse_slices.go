@@ -64,6 +64,24 @@ type sliceTable struct {
 	// plainStatic), as of when plain counted runsAt of them (countRuns).
 	runs          []int32
 	plain, runsAt int
+	// run is the worker's run (worker.run) that last used the table.
+	run uint64
+}
+
+// startRun starts a run of nodes (see compileRuns): the slice tables that
+// neither the last run nor this one used are let go. A run is one slice's
+// nodes, and its table serves no other (but another run of a slice cut
+// into several, which would make it again: rarely on this worker), while
+// the ~2,000 slots, results and locations of a table are the largest part
+// of a worker's memory: kept to the compile's end, they made most of its
+// live heap, and the memory pages a growing heap faults in.
+func (w *worker) startRun() {
+	w.run++
+	for k, t := range w.slices {
+		if t.run+1 < w.run {
+			delete(w.slices, k)
+		}
+	}
 }
 
 // plainStatic reports whether a static result is taken as it is: no
@@ -349,6 +367,7 @@ func (n *nodeRun) slice() *nodeSlice {
 		t.locs = n.tableLocs(t.keys, masked)
 		w.slices[string(b)] = t
 	}
+	t.run = w.run
 	s := &nodeSlice{table: t, masked: masked}
 	for _, df := range masked {
 		s.delta = mergeSorted(s.delta, df.keys)
