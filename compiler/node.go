@@ -108,12 +108,10 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 		t = sl.table
 		t.countRuns()
 		shared, delta = t.keys, sl.delta
-		names = shared
-		if len(delta) > 0 {
-			var built bool
-			if names, built = mergeSortedInto(w.names, shared, delta); built {
-				w.names = names
-			}
+		var built bool
+		names, w.deltaAt, built = placeDelta(w.names, w.deltaAt, shared, delta)
+		if built {
+			w.names = names
 		}
 	} else {
 		w.stats.noSlice++
@@ -149,7 +147,7 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 			if stopFor != d {
 				stop, stopFor = len(shared), d
 				if d < len(delta) {
-					stop, _ = slices.BinarySearch(shared, delta[d])
+					stop = int(w.deltaAt[d])
 				}
 			}
 			if r := t.staticRun(slot, stop); r > 0 {

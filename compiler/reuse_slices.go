@@ -375,6 +375,39 @@ func (n *nodeRun) slice() *nodeSlice {
 	return s
 }
 
+// placeDelta finds where each key of delta is, or would be, among shared
+// (both sorted and duplicate-free): at[d] is the position of delta[d] in
+// shared or, if shared lacks it, of the first key after it. It returns
+// the two lists merged: shared itself when it holds every key of delta,
+// else a list built in dst's memory (built). at is built in atBuf's.
+// One binary search a key of delta, each from the last one's position.
+func placeDelta(dst []string, atBuf []int32, shared, delta []string) (names []string, at []int32, built bool) {
+	at = atBuf[:0]
+	missing, lo := 0, 0
+	for _, k := range delta {
+		i, found := slices.BinarySearch(shared[lo:], k)
+		lo += i
+		at = append(at, int32(lo))
+		if !found {
+			missing++
+		}
+	}
+	if missing == 0 {
+		return shared, at, false
+	}
+	names = slices.Grow(dst[:0], len(shared)+missing)
+	prev := 0
+	for d, k := range delta {
+		p := int(at[d])
+		names = append(names, shared[prev:p]...)
+		if p == len(shared) || shared[p] != k {
+			names = append(names, k)
+		}
+		prev = p
+	}
+	return append(names, shared[prev:]...), at, true
+}
+
 // tableLocs is locsOf for each of keys (sorted) over the node's files but
 // masked, whose keys are not the slice's: the slice's keys are the keys of
 // those files, so each file's keys are walked once instead of every key

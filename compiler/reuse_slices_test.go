@@ -1,6 +1,9 @@
 package compiler
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -39,6 +42,53 @@ func TestSlotLayout(t *testing.T) {
 	} {
 		if got := line(f.off, f.size); got != f.wantLine {
 			t.Errorf("slot.%s (bytes %d to %d) is not within cache line %d", f.name, f.off, f.off+f.size, f.wantLine)
+		}
+	}
+}
+
+// TestPlaceDelta: placeDelta gives what merging the lists and searching
+// shared for each key of delta give, for lists of every kind of overlap:
+// shared holding all of delta, none, some, keys before, between and after
+// shared's, and either list empty.
+func TestPlaceDelta(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func(n, of int) []string {
+		var out []string
+		for i := range of {
+			if rng.IntN(of) < n {
+				out = append(out, fmt.Sprintf("k%03d", i))
+			}
+		}
+		return out
+	}
+	var dst []string
+	var at []int32
+	for round := range 2000 {
+		shared, delta := pick(rng.IntN(60), 60), pick(rng.IntN(8), 60)
+		if round%5 == 0 && len(shared) > 0 { // delta within shared
+			delta = nil
+			for _, k := range shared {
+				if rng.IntN(4) == 0 {
+					delta = append(delta, k)
+				}
+			}
+		}
+		var names []string
+		var built bool
+		names, at, built = placeDelta(dst, at, shared, delta)
+		if want := mergeSorted(shared, delta); !slices.Equal(names, want) {
+			t.Fatalf("placeDelta(%q, %q) = %q, want %q", shared, delta, names, want)
+		}
+		if want := len(names) != len(shared); built != want {
+			t.Fatalf("placeDelta(%q, %q): built %v, want %v", shared, delta, built, want)
+		}
+		if built {
+			dst = names
+		}
+		for d, k := range delta {
+			if want, _ := slices.BinarySearch(shared, k); int(at[d]) != want {
+				t.Fatalf("placeDelta(%q, %q): at[%d] = %d, want %d", shared, delta, d, at[d], want)
+			}
 		}
 	}
 }
