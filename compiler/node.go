@@ -88,6 +88,9 @@ func (n *nodeRun) checkOptions(b *format.Bundle) map[string]bool {
 				n.report(err, name+"::*")
 			}
 		}
+		if b.Modules == nil {
+			b.Modules = make([]format.Module, 0, len(n.c.moduleNames))
+		}
 		b.Modules = append(b.Modules, m)
 	}
 	return modErr
