@@ -111,8 +111,8 @@ func TestJoinTexts(t *testing.T) {
 		}
 	}
 
-	// Texts held as interfaces, as strings cut out of them, and in
-	// hashes survive collections that reuse what was freed around them.
+	// Texts held as interfaces and as strings cut out of them survive
+	// collections that reuse what was freed around them.
 	var boxed []any
 	var strs []string
 	for i := range 2000 {

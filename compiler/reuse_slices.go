@@ -151,7 +151,7 @@ const sigBlock = 4096
 // compiled afresh.
 type slot struct {
 	// The first cache line.
-	reused  int32
+	reused  int32 // results taken (recent ones, or the worker's), against misses
 	ready   bool
 	perr    bool // its merge option is invalid: compiled afresh each time
 	perNode bool
@@ -166,9 +166,11 @@ type slot struct {
 	// reading the result (see recentHit).
 	recentVars []*varSet
 
-	// The second: a per-node slot's templates (template.go, the newest
-	// last, at most maxVariants), how often one held and none did, and
-	// whether the slot gave up on templates.
+	// The second: the slot's module and, for a per-node slot, its
+	// templates (template.go, the newest last, at most maxVariants), how
+	// often one held and none did, and whether the slot gave up on
+	// templates; then how often a result was compiled and its signature's
+	// hash.
 	mod                  string
 	tmpls                []*keyTmpl
 	tmplHits, tmplMisses int32
