@@ -185,6 +185,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 					return nil
 				}
 				order = append(order[:0], runs[r]...)
+				w.startRun()
 				for k, i := range order {
 					if k == 0 || k == perNodeMin || k == 4*perNodeMin {
 						// Before the run's first node, and again after a

@@ -2,6 +2,10 @@ package compiler
 
 import (
 	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hieracc/hieracc/format"
@@ -72,5 +76,101 @@ func TestInterpolatePlannedIsInterpolate(t *testing.T) {
 	}
 	if changed < len(values)-3 { // "plain", big() and the unclosed string stay
 		t.Errorf("%d values of %d interpolated to something else", changed, len(values))
+	}
+}
+
+// TestJoinTexts checks the texts interpolation writes: the right string,
+// in one allocation (its header and bytes together, see boxedText), which
+// stays what it is through garbage collections, however it is held.
+func TestJoinTexts(t *testing.T) {
+	for _, tc := range []struct {
+		s     string
+		texts []string
+		want  string
+	}{
+		{"%{a}", []string{"x"}, "x"},
+		{"web-%{trusted.certname}.example.com", []string{"node01.example.org"}, "web-node01.example.org.example.com"},
+		{"%{a}-%{b}/%{c}", []string{"1", "", "three"}, "1-/three"},
+		{"-Dnode=%{trusted.certname}", []string{strings.Repeat("n", 300)}, "-Dnode=" + strings.Repeat("n", 300)},
+		{"%{a}", []string{""}, ""},
+	} {
+		exprs := scanExprs(nil, tc.s, nil)
+		size := len(tc.s)
+		for i, e := range exprs {
+			size += len(tc.texts[i]) - (e.end - e.start)
+		}
+		got := joinTexts(tc.s, exprs, tc.texts, size)
+		if got != any(tc.want) {
+			t.Errorf("joinTexts(%q, %q) = %#v, want %q", tc.s, tc.texts, got, tc.want)
+		}
+		if tc.want == "" {
+			continue
+		}
+		if a := testing.AllocsPerRun(100, func() { got = joinTexts(tc.s, exprs, tc.texts, size) }); a != 1 {
+			t.Errorf("joinTexts(%q): %v allocations, want 1", tc.s, a)
+		}
+	}
+
+	// Texts held as interfaces and as strings cut out of them survive
+	// collections that reuse what was freed around them.
+	var boxed []any
+	var strs []string
+	for i := range 2000 {
+		s := "host-%{trusted.certname}-%{n}"
+		texts := []string{fmt.Sprintf("node%04d", i), strconv.Itoa(i * 7)}
+		v := joinTexts(s, scanExprs(nil, s, nil), texts, len("host--")+len(texts[0])+len(texts[1]))
+		if i%2 == 0 {
+			boxed = append(boxed, v)
+		} else {
+			strs = append(strs, v.(string))
+		}
+		if i%100 == 0 {
+			runtime.GC()
+		}
+		_ = make([]byte, 64) // garbage in between
+	}
+	runtime.GC()
+	for i := range 2000 {
+		want := fmt.Sprintf("host-node%04d-%d", i, i*7)
+		var got string
+		if i%2 == 0 {
+			got = boxed[i/2].(string)
+		} else {
+			got = strs[i/2]
+		}
+		if got != want {
+			t.Fatalf("text %d = %q after collections, want %q", i, got, want)
+		}
+	}
+}
+
+// TestPlanNodeKids: a container's plan lists exactly the elements that
+// read what is the node's alone (nodeKids), the only ones rebind rebuilds.
+func TestPlanNodeKids(t *testing.T) {
+	h := format.NewHash(4)
+	h.Set("role", "%{facts.role}")
+	h.Set("plain", "x")
+	h.Set("name", "%{trusted.certname}")
+	h.Set("deep", []any{1, []any{"%{facts.networking.hostname}"}})
+	h.Set("%{trusted.certname}", "key only") // a key naming the node: its value does not
+	for _, tc := range []struct {
+		name string
+		v    any
+		want []int32
+	}{
+		{"array", []any{"a", "%{trusted.certname}", "%{facts.role}", []any{"b", "%{::hostname}"}, 7}, []int32{1, 3}},
+		{"hash", h, []int32{2, 3}},
+		{"none naming the node", []any{"%{facts.role}", "%{::datacenter}"}, nil},
+	} {
+		p := planFor(tc.v)
+		if p == nil {
+			t.Fatalf("%s: no plan", tc.name)
+		}
+		if !slices.Equal(p.nodeKids, tc.want) {
+			t.Errorf("%s: nodeKids %v, want %v", tc.name, p.nodeKids, tc.want)
+		}
+	}
+	if p := planFor(h); p.kids[3].nodeKids == nil || !slices.Equal(p.kids[3].nodeKids, []int32{1}) {
+		t.Errorf("nested array: nodeKids %v, want [1]", p.kids[3].nodeKids)
 	}
 }

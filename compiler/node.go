@@ -88,6 +88,9 @@ func (n *nodeRun) checkOptions(b *format.Bundle) map[string]bool {
 				n.report(err, name+"::*")
 			}
 		}
+		if b.Modules == nil {
+			b.Modules = make([]format.Module, 0, len(n.c.moduleNames))
+		}
 		b.Modules = append(b.Modules, m)
 	}
 	return modErr
@@ -108,12 +111,10 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 		t = sl.table
 		t.countRuns()
 		shared, delta = t.keys, sl.delta
-		names = shared
-		if len(delta) > 0 {
-			var built bool
-			if names, built = mergeSortedInto(w.names, shared, delta); built {
-				w.names = names
-			}
+		var built bool
+		names, w.deltaAt, built = placeDelta(w.names, w.deltaAt, shared, delta)
+		if built {
+			w.names = names
 		}
 	} else {
 		w.stats.noSlice++
@@ -149,7 +150,7 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 			if stopFor != d {
 				stop, stopFor = len(shared), d
 				if d < len(delta) {
-					stop, _ = slices.BinarySearch(shared, delta[d])
+					stop = int(w.deltaAt[d])
 				}
 			}
 			if r := t.staticRun(slot, stop); r > 0 {
@@ -159,10 +160,16 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 				continue
 			}
 		}
+		// A slot key's module is the slot's, read only when a module
+		// failed (slotKey reads what else it needs of the slot).
 		var mod string
-		if slot >= 0 && t.slots[slot].ready {
+		switch {
+		case slot < 0:
+			mod = hiera.ModuleOf(name)
+		case len(modErr) == 0:
+		case t.slots[slot].ready:
 			mod = t.slots[slot].mod
-		} else {
+		default:
 			mod = hiera.ModuleOf(name)
 		}
 		if mod != "" && modErr[mod] {

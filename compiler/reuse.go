@@ -35,6 +35,9 @@ type worker struct {
 	calls   map[string]*methodExpr
 	scratch []uint32
 	names   []string // a node's key names, when it has keys of its own
+	// deltaAt is where each key of a node's per-node files is, or would
+	// be, among its slice's keys (see placeDelta).
+	deltaAt []int32
 	// Buffers of findOrCompile and locsOf, reused from key to key.
 	deps  []dep
 	warns []Diagnostic
@@ -100,8 +103,10 @@ type worker struct {
 
 	stats sliceStats
 
-	// Slices (see reuse_slices.go); tableBuf is tableLocs' buffer.
+	// Slices (see reuse_slices.go); tableBuf is tableLocs' buffer; run
+	// counts the runs of nodes the worker took (see startRun).
 	slices   map[string]*sliceTable
+	run      uint64
 	tableBuf []keyAt
 	sigBlock []uint32 // see keepSig
 	pos      map[posKey]*posStat

@@ -64,6 +64,24 @@ type sliceTable struct {
 	// plainStatic), as of when plain counted runsAt of them (countRuns).
 	runs          []int32
 	plain, runsAt int
+	// run is the worker's run (worker.run) that last used the table.
+	run uint64
+}
+
+// startRun starts a run of nodes (see compileRuns): the slice tables that
+// neither the last run nor this one used are let go. A run is one slice's
+// nodes, and its table serves no other (but another run of a slice cut
+// into several, which would make it again: rarely on this worker), while
+// the ~2,000 slots, results and locations of a table are the largest part
+// of a worker's memory: kept to the compile's end, they made most of its
+// live heap, and the memory pages a growing heap faults in.
+func (w *worker) startRun() {
+	w.run++
+	for k, t := range w.slices {
+		if t.run+1 < w.run {
+			delete(w.slices, k)
+		}
+	}
 }
 
 // plainStatic reports whether a static result is taken as it is: no
@@ -126,34 +144,44 @@ func (w *worker) keepSig(s []uint32) []uint32 {
 // sigBlock is the size of the worker's blocks of signatures (see keepSig).
 const sigBlock = 4096
 
-// slot is one key of a slice.
+// slot is one key of a slice. Its fields are laid out for the cache: a
+// node taking a recent result reads only the first 64 bytes (a slot is
+// 256, so each starts a cache line in a large table), a template's key
+// the next 64 too; the rest is read when the slot is made or a key
+// compiled afresh.
 type slot struct {
-	ready bool
-	mod   string
-	perr  bool // its merge option is invalid: compiled afresh each time
-	sig   []uint32
-	hash  uint64
-	locs  []keyLoc // where its data lies: the same for every node of the slice
-	pre   keyPre   // for the nodes that compile the key themselves
+	// The first cache line.
+	reused  int32 // results taken (recent ones, or the worker's), against misses
+	ready   bool
+	perr    bool // its merge option is invalid: compiled afresh each time
+	perNode bool
+	plain   bool // static is plain (plainStatic): copied in runs
 	// static is a result that read nothing from its node: it holds for
 	// every node of the slice. Otherwise recent holds the latest results
 	// (newest last, at most maxVariants), to reuse where their reads hold.
 	static *sharedKey
-	plain  bool // static is plain (plainStatic): copied in runs
 	recent []*sharedKey
 	// recentVars are the recent results' variables (sharedKey.vars), by
 	// position in recent: whether one holds on a node is known without
 	// reading the result (see recentHit).
 	recentVars []*varSet
-	reused     int
-	misses     int
-	perNode    bool
-	// A per-node slot's templates (template.go, the newest last, at
-	// most maxVariants), how often one held and none did, and whether the
-	// slot gave up on templates.
+
+	// The second: the slot's module and, for a per-node slot, its
+	// templates (template.go, the newest last, at most maxVariants), how
+	// often one held and none did, and whether the slot gave up on
+	// templates; then how often a result was compiled and its signature's
+	// hash.
+	mod                  string
 	tmpls                []*keyTmpl
-	tmplHits, tmplMisses int
+	tmplHits, tmplMisses int32
+	misses               int32
 	tmplOff              bool
+	hash                 uint64
+
+	sig  []uint32
+	locs []keyLoc // where its data lies: the same for every node of the slice
+	pre  keyPre   // for the nodes that compile the key themselves
+	_    [56]byte // (to 256 bytes)
 }
 
 // sliceStats counts how nodes and keys were compiled, for tests.
@@ -341,11 +369,45 @@ func (n *nodeRun) slice() *nodeSlice {
 		t.locs = n.tableLocs(t.keys, masked)
 		w.slices[string(b)] = t
 	}
+	t.run = w.run
 	s := &nodeSlice{table: t, masked: masked}
 	for _, df := range masked {
 		s.delta = mergeSorted(s.delta, df.keys)
 	}
 	return s
+}
+
+// placeDelta finds where each key of delta is, or would be, among shared
+// (both sorted and duplicate-free): at[d] is the position of delta[d] in
+// shared or, if shared lacks it, of the first key after it. It returns
+// the two lists merged: shared itself when it holds every key of delta,
+// else a list built in dst's memory (built). at is built in atBuf's.
+// One binary search a key of delta, each from the last one's position.
+func placeDelta(dst []string, atBuf []int32, shared, delta []string) (names []string, at []int32, built bool) {
+	at = atBuf[:0]
+	missing, lo := 0, 0
+	for _, k := range delta {
+		i, found := slices.BinarySearch(shared[lo:], k)
+		lo += i
+		at = append(at, int32(lo))
+		if !found {
+			missing++
+		}
+	}
+	if missing == 0 {
+		return shared, at, false
+	}
+	names = slices.Grow(dst[:0], len(shared)+missing)
+	prev := 0
+	for d, k := range delta {
+		p := int(at[d])
+		names = append(names, shared[prev:p]...)
+		if p == len(shared) || shared[p] != k {
+			names = append(names, k)
+		}
+		prev = p
+	}
+	return append(names, shared[prev:]...), at, true
 }
 
 // tableLocs is locsOf for each of keys (sorted) over the node's files but

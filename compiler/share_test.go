@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -766,4 +767,50 @@ func emitSame(t *testing.T, fsys fstest.MapFS, nodes []Node, want map[string][]b
 		}
 	}
 	return stats
+}
+
+// TestWorkerLetsGoOfOldTables: a worker keeps the slice tables of its
+// last two runs only (startRun). One worker takes the runs of three roles'
+// nodes (db, app, then web's, cut in three): bundles and diagnostics are
+// those of a compile that shares nothing, and the worker ends with web's
+// table alone, which its last three runs used.
+func TestWorkerLetsGoOfOldTables(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte(nodeRoleCommon)},
+		"env/data/common.yaml": {Data: []byte(`
+a: 1
+g: "%{facts.role} in %{facts.dc}"
+n: "host %{trusted.certname}"
+`)},
+		"env/data/role/web.yaml": {Data: []byte("b: web\n")},
+		"env/data/role/db.yaml":  {Data: []byte("b: db\n")},
+		"env/data/role/app.yaml": {Data: []byte("b: app\n")},
+	}
+	var nodes []Node
+	for i, role := range append(slices.Repeat([]string{"web"}, 12), "db", "db", "db", "db", "db", "app", "app", "app", "app", "app") {
+		name := fmt.Sprintf("n%02d", i)
+		fsys["env/data/nodes/"+name+".yaml"] = &fstest.MapFile{Data: []byte("own: " + name + "\n")}
+		facts := format.NewHash(2)
+		facts.Set("role", role)
+		facts.Set("dc", []string{"east", "west"}[i%3/2])
+		nodes = append(nodes, Node{Name: name, Facts: facts})
+	}
+	compareSharing(t, fsys, nodes)
+	var kept []*sliceTable
+	var runs uint64
+	if _, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1,
+		workerDone: func(w *worker) {
+			runs = w.run
+			for _, tb := range w.slices {
+				kept = append(kept, tb)
+			}
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	if runs != 5 {
+		t.Fatalf("the worker took %d runs, want 5 (db, app, web in three)", runs)
+	}
+	if len(kept) != 1 || kept[0].run != runs {
+		t.Errorf("the worker kept %d slice tables, want 1 (web's, of its last run)", len(kept))
+	}
 }

@@ -395,7 +395,7 @@ const anyBlock = 512
 // rebind is interpolatePlanned for a value whose interpolation for
 // another node gave t: the strings that name the node are interpolated
 // again, the arrays and hashes holding them rebuilt, and all else taken
-// from t. It reports false when a string fails to interpolate or t is not
+// from t (a container's elements are t's but for its plan's nodeKids). It reports false when a string fails to interpolate or t is not
 // of v's shape.
 func (n *nodeRun) rebind(v any, p *interpPlan, t any) (any, bool) {
 	if !p.readsNode() {
@@ -416,8 +416,9 @@ func (n *nodeRun) rebind(v any, p *interpPlan, t any) (any, bool) {
 			return nil, false
 		}
 		out := n.w.anys(len(v))
-		for i, e := range v {
-			if out[i], ok = n.rebind(e, p.kids[i], tv[i]); !ok {
+		copy(out, tv)
+		for _, i := range p.nodeKids {
+			if out[i], ok = n.rebind(v[i], p.kids[i], tv[i]); !ok {
 				return nil, false
 			}
 		}
@@ -429,7 +430,10 @@ func (n *nodeRun) rebind(v any, p *interpPlan, t any) (any, bool) {
 		}
 		vals := n.w.anys(v.Len())
 		for i := range vals {
-			if vals[i], ok = n.rebind(v.Value(i), p.kids[i], th.Value(i)); !ok {
+			vals[i] = th.Value(i)
+		}
+		for _, i := range p.nodeKids {
+			if vals[i], ok = n.rebind(v.Value(int(i)), p.kids[i], vals[i]); !ok {
 				return nil, false
 			}
 		}
