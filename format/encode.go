@@ -620,6 +620,13 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			continue
 		}
 		m := &memo[i]
+		// The merges and lookup_options sources of the keys whose details
+		// the bundle holds, in key order (not the sealed ones, nor those
+		// in the shared file): found in this pass, which reads the keys
+		// anyway, rather than in one of their own.
+		if !e.inShared(i) && !e.overlaid(i) {
+			e.tables.add(m, k)
+		}
 		if k.Err == nil {
 			if m.value >= 0 {
 				// Found in the memo.
@@ -649,14 +656,6 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		}
 	}
 	nFast := e.nVals
-	// The merges and lookup_options sources of the keys whose details the
-	// bundle holds, in key order (not the sealed ones, nor those in the
-	// shared file).
-	for i := range b.Keys {
-		if blobs[i] == nil && !e.inShared(i) && !e.overlaid(i) {
-			e.tables.add(&memo[i], &b.Keys[i])
-		}
-	}
 	e.fastBytes = uint32(len(e.vals))
 	nodeErr := e.err(b.NodeError)
 	modErrs := e.modErrs[:0]
