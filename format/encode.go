@@ -281,7 +281,7 @@ type keyMemo struct {
 	global bool  // no keyRec, but the variant was seen in a bundle before: remember it
 	// For AppendShared, whether a key that is not the last bundle's has a
 	// bound contribution or default (1) or none (0), when the first pass
-	// looked (else -1): planShared needs it, and a bound key's variant,
+	// looked (else -1): planKey needs it, and a bound key's variant,
 	// one node's, is not worth a findRec.
 	bound int8
 
@@ -473,6 +473,15 @@ func (e *Encoder) AppendWith(dst []byte, b *Bundle, p Protection) ([]byte, error
 	return appendSignature(out, sig), nil
 }
 
+// curAt is the memo entry of the i-th key of the bundle being encoded
+// in cur, nil for Encode's (which remembers nothing).
+func (e *Encoder) curAt(cur []priorKey, i int) *priorKey {
+	if e.oneShot {
+		return nil
+	}
+	return &cur[i]
+}
+
 // fastEnd is where the fast part of the value table ends in e.vals.
 func (e *Encoder) fastEnd() int { return int(e.fastBytes) }
 
@@ -552,6 +561,9 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	defer func() { e.refs, e.keyRecs = refs, memo }()
 	blobs := e.blobs[:0]
 	defer func() { clear(blobs); e.blobs = blobs[:0] }()
+	if sharing {
+		e.share.planStart() // each key planned as it is read (planKey)
+	}
 	for i := range b.Keys {
 		k := &b.Keys[i]
 		// Written in place: a keyMemo built on the stack field by field,
@@ -572,6 +584,9 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			}
 			blobs = append(blobs, blob)
 			refs = append(refs, -1, -1)
+			if sharing {
+				e.planKey(i, k, true, m, e.curAt(cur, i))
+			}
 			continue
 		}
 		blobs = append(blobs, nil)
@@ -585,7 +600,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 				m.rec = p.rec
 			}
 		} else if useRecs && k.Asked == nil { // a keyRec has no room for Asked
-			// planShared reads a key's contributions anyway: reading them
+			// planKey reads a key's contributions anyway: reading them
 			// now spares the keyRecs' index a variant never met again.
 			if sharing {
 				m.bound = 0
@@ -604,9 +619,12 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			}
 		}
 		refs = append(refs, -1, e.err(k.Err))
+		if sharing {
+			e.planKey(i, k, false, m, e.curAt(cur, i))
+		}
 	}
-	e.cur = cur // planShared and addRec complete it
-	if err := e.planShared(b, blobs, memo); err != nil {
+	e.cur = cur // addRec completes it
+	if err := e.planShared(b); err != nil {
 		return err
 	}
 	// The value table starts with the view of the shared file, if any
