@@ -142,7 +142,8 @@ type Encoder struct {
 
 	// The bundle being encoded: how it is protected, the envelope of its
 	// sealed keys (nil when none are) and their blobs, by key (nil for a
-	// plain key).
+	// plain key; the scratch of encodeBody's, nil when there is no
+	// envelope).
 	protect  Protection
 	envelope *trust.Envelope
 	blobs    [][]byte
@@ -559,8 +560,14 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	refs := e.refs[:0]
 	memo := e.keyRecs[:0]
 	defer func() { e.refs, e.keyRecs = refs, memo }()
-	blobs := e.blobs[:0]
-	defer func() { clear(blobs); e.blobs = blobs[:0] }()
+	// Each key's sealed blob (nil for a key not sealed), only when keys
+	// may be sealed (an envelope): else blobs stays nil, and none of the
+	// passes over the keys reads 24 bytes a key to find it so.
+	var blobs [][]byte
+	if e.envelope != nil {
+		blobs = e.blobs[:0]
+		defer func() { clear(blobs); e.blobs = blobs[:0] }()
+	}
 	if sharing {
 		e.share.planStart() // each key planned as it is read (planKey)
 	}
@@ -589,7 +596,9 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			}
 			continue
 		}
-		blobs = append(blobs, nil)
+		if e.envelope != nil {
+			blobs = append(blobs, nil)
+		}
 		if m.prior = match[i]; m.prior >= 0 {
 			// The last bundle's key: met in two bundles, what it found
 			// holds.
@@ -634,7 +643,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	}
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		if blobs[i] != nil {
+		if blobs != nil && blobs[i] != nil {
 			continue
 		}
 		m := &memo[i]
@@ -685,7 +694,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	hits, misses := 0, 0
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		if blobs[i] != nil || e.inShared(i) {
+		if blobs != nil && blobs[i] != nil || e.inShared(i) {
 			continue // sealed, or its details are in the shared file
 		}
 		if e.overlaid(i) {
