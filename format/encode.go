@@ -627,6 +627,15 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 				m.global = m.global || e.v5Body
 			}
 		}
+		if !e.oneShot {
+			// What the key's memo entry holds of what was found, written
+			// now, while the entry is in the processor's cache: a key
+			// identical to the last bundle's (m.value, a global node id,
+			// or -1) needs nothing more. The values pass below completes
+			// the others (keepValue), and addRec a new keyRec.
+			c := &cur[i]
+			c.usable, c.rec, c.valueID = true, m.rec, m.value
+		}
 		refs = append(refs, -1, e.err(k.Err))
 		if sharing {
 			e.planKey(i, k, false, m, e.curAt(cur, i))
@@ -655,31 +664,25 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			e.tables.add(m, k)
 		}
 		if k.Err == nil {
-			if m.value >= 0 {
-				// Found in the memo.
-			} else if r := m.rec; r >= 0 && e.recs.recs[r].valueID >= 0 && same(e.recs.recs[r].value, k.Value) {
-				m.value = e.recs.recs[r].valueID
-			} else {
-				var like any
-				var kids, tree []int32
-				if n := named[i]; n >= 0 {
-					like, kids, tree = e.likeOf(n) // the last bundle's value of the key
+			if m.value < 0 { // else found in the memo, and kept (see above)
+				if r := m.rec; r >= 0 && e.recs.recs[r].valueID >= 0 && same(e.recs.recs[r].value, k.Value) {
+					m.value = e.recs.recs[r].valueID
+				} else {
+					var like any
+					var kids, tree []int32
+					if n := named[i]; n >= 0 {
+						like, kids, tree = e.likeOf(n) // the last bundle's value of the key
+					}
+					var err error
+					if m.value, err = e.internLike(k.Value, like, kids, tree, m.global, 0); err != nil {
+						return fmt.Errorf("format: key %q: %w", k.Name, err)
+					}
 				}
-				var err error
-				if m.value, err = e.internLike(k.Value, like, kids, tree, m.global, 0); err != nil {
-					return fmt.Errorf("format: key %q: %w", k.Name, err)
+				if !e.oneShot {
+					e.keepValue(&cur[i], m.value)
 				}
 			}
 			refs[2*i] = e.entry(m.value)
-		}
-		if !e.oneShot {
-			c := &cur[i]
-			c.usable, c.rec = true, m.rec
-			if m.value >= 0 && m.value&localBit == 0 {
-				c.valueID = m.value
-			} else if m.value >= 0 {
-				e.keepKids(c, m.value)
-			}
 		}
 	}
 	nFast := e.nVals

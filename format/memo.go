@@ -214,6 +214,18 @@ func (e *Encoder) likeOf(n int32) (like any, kids, tree []int32) {
 	return p.value, e.lastKids[p.kidsAt : p.kidsAt+p.kidsN], e.lastKids
 }
 
+// keepValue records in c, the memo entry of a key, its value's node id
+// id: the id of a global node, for the next bundle's identical key; for a
+// local one, the ids of its children (keepKids), for the next bundle's key
+// of the same name.
+func (e *Encoder) keepValue(c *priorKey, id int32) {
+	if id&localBit == 0 {
+		c.valueID = id
+	} else {
+		e.keepKids(c, id)
+	}
+}
+
 // keepKids records, for the next bundle's likeOf, the children of the
 // local container id, the value of the key whose memo entry is c.
 func (e *Encoder) keepKids(c *priorKey, id int32) {
