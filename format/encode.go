@@ -663,24 +663,27 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		if !e.inShared(i) && !e.overlaid(i) {
 			e.tables.add(m, k)
 		}
-		if k.Err == nil {
-			if m.value < 0 { // else found in the memo, and kept (see above)
-				if r := m.rec; r >= 0 && e.recs.recs[r].valueID >= 0 && same(e.recs.recs[r].value, k.Value) {
-					m.value = e.recs.recs[r].valueID
-				} else {
-					var like any
-					var kids, tree []int32
-					if n := named[i]; n >= 0 {
-						like, kids, tree = e.likeOf(n) // the last bundle's value of the key
-					}
-					var err error
-					if m.value, err = e.internLike(k.Value, like, kids, tree, m.global, 0); err != nil {
-						return fmt.Errorf("format: key %q: %w", k.Name, err)
-					}
+		if m.value >= 0 {
+			// Found in the memo, and kept (see above): the last bundle's
+			// key, identical, had this value, hence no error. Its Key is
+			// not read.
+			refs[2*i] = e.entry(m.value)
+		} else if k.Err == nil {
+			if r := m.rec; r >= 0 && e.recs.recs[r].valueID >= 0 && same(e.recs.recs[r].value, k.Value) {
+				m.value = e.recs.recs[r].valueID
+			} else {
+				var like any
+				var kids, tree []int32
+				if n := named[i]; n >= 0 {
+					like, kids, tree = e.likeOf(n) // the last bundle's value of the key
 				}
-				if !e.oneShot {
-					e.keepValue(&cur[i], m.value)
+				var err error
+				if m.value, err = e.internLike(k.Value, like, kids, tree, m.global, 0); err != nil {
+					return fmt.Errorf("format: key %q: %w", k.Name, err)
 				}
+			}
+			if !e.oneShot {
+				e.keepValue(&cur[i], m.value)
 			}
 			refs[2*i] = e.entry(m.value)
 		}
