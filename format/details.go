@@ -130,7 +130,7 @@ func tableIndex[T comparable](list *[]T, of *map[T]int32, v T) int32 {
 // then of each contribution (see encodeBody); memo has each key's shape
 // and indexes in the tables (detailTables.add, which filled them) and
 // says whether e remembers its contributions; a key with a blob is
-// sealed, its details nil.
+// sealed, its details nil (blobs is nil when no key is).
 func (e *Encoder) appendDetails(t []byte, b *Bundle, memo []keyMemo, refs []int32, blobs [][]byte) []byte {
 	t = appendHierarchy(t, &b.Global)
 	t = appendHierarchy(t, &b.Env)
@@ -173,7 +173,7 @@ func (e *Encoder) appendDetails(t []byte, b *Bundle, memo []keyMemo, refs []int3
 	cr := refs[2*len(b.Keys):]
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		if blobs[i] != nil {
+		if blobs != nil && blobs[i] != nil {
 			t = append(t, mNil) // sealed: its details are in its blob
 			continue
 		}

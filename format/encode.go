@@ -142,7 +142,8 @@ type Encoder struct {
 
 	// The bundle being encoded: how it is protected, the envelope of its
 	// sealed keys (nil when none are) and their blobs, by key (nil for a
-	// plain key).
+	// plain key; the scratch of encodeBody's, nil when there is no
+	// envelope).
 	protect  Protection
 	envelope *trust.Envelope
 	blobs    [][]byte
@@ -281,7 +282,7 @@ type keyMemo struct {
 	global bool  // no keyRec, but the variant was seen in a bundle before: remember it
 	// For AppendShared, whether a key that is not the last bundle's has a
 	// bound contribution or default (1) or none (0), when the first pass
-	// looked (else -1): planShared needs it, and a bound key's variant,
+	// looked (else -1): planKey needs it, and a bound key's variant,
 	// one node's, is not worth a findRec.
 	bound int8
 
@@ -473,6 +474,15 @@ func (e *Encoder) AppendWith(dst []byte, b *Bundle, p Protection) ([]byte, error
 	return appendSignature(out, sig), nil
 }
 
+// curAt is the memo entry of the i-th key of the bundle being encoded
+// in cur, nil for Encode's (which remembers nothing).
+func (e *Encoder) curAt(cur []priorKey, i int) *priorKey {
+	if e.oneShot {
+		return nil
+	}
+	return &cur[i]
+}
+
 // fastEnd is where the fast part of the value table ends in e.vals.
 func (e *Encoder) fastEnd() int { return int(e.fastBytes) }
 
@@ -550,8 +560,17 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	refs := e.refs[:0]
 	memo := e.keyRecs[:0]
 	defer func() { e.refs, e.keyRecs = refs, memo }()
-	blobs := e.blobs[:0]
-	defer func() { clear(blobs); e.blobs = blobs[:0] }()
+	// Each key's sealed blob (nil for a key not sealed), only when keys
+	// may be sealed (an envelope): else blobs stays nil, and none of the
+	// passes over the keys reads 24 bytes a key to find it so.
+	var blobs [][]byte
+	if e.envelope != nil {
+		blobs = e.blobs[:0]
+		defer func() { clear(blobs); e.blobs = blobs[:0] }()
+	}
+	if sharing {
+		e.share.planStart() // each key planned as it is read (planKey)
+	}
 	for i := range b.Keys {
 		k := &b.Keys[i]
 		// Written in place: a keyMemo built on the stack field by field,
@@ -572,9 +591,14 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			}
 			blobs = append(blobs, blob)
 			refs = append(refs, -1, -1)
+			if sharing {
+				e.planKey(i, k, true, m, e.curAt(cur, i))
+			}
 			continue
 		}
-		blobs = append(blobs, nil)
+		if e.envelope != nil {
+			blobs = append(blobs, nil)
+		}
 		if m.prior = match[i]; m.prior >= 0 {
 			// The last bundle's key: met in two bundles, what it found
 			// holds.
@@ -585,7 +609,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 				m.rec = p.rec
 			}
 		} else if useRecs && k.Asked == nil { // a keyRec has no room for Asked
-			// planShared reads a key's contributions anyway: reading them
+			// planKey reads a key's contributions anyway: reading them
 			// now spares the keyRecs' index a variant never met again.
 			if sharing {
 				m.bound = 0
@@ -603,10 +627,22 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 				m.global = m.global || e.v5Body
 			}
 		}
+		if !e.oneShot {
+			// What the key's memo entry holds of what was found, written
+			// now, while the entry is in the processor's cache: a key
+			// identical to the last bundle's (m.value, a global node id,
+			// or -1) needs nothing more. The values pass below completes
+			// the others (keepValue), and addRec a new keyRec.
+			c := &cur[i]
+			c.usable, c.rec, c.valueID = true, m.rec, m.value
+		}
 		refs = append(refs, -1, e.err(k.Err))
+		if sharing {
+			e.planKey(i, k, false, m, e.curAt(cur, i))
+		}
 	}
-	e.cur = cur // planShared and addRec complete it
-	if err := e.planShared(b, blobs, memo); err != nil {
+	e.cur = cur // addRec completes it
+	if err := e.planShared(b); err != nil {
 		return err
 	}
 	// The value table starts with the view of the shared file, if any
@@ -616,14 +652,24 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	}
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		if blobs[i] != nil {
+		if blobs != nil && blobs[i] != nil {
 			continue
 		}
 		m := &memo[i]
-		if k.Err == nil {
-			if m.value >= 0 {
-				// Found in the memo.
-			} else if r := m.rec; r >= 0 && e.recs.recs[r].valueID >= 0 && same(e.recs.recs[r].value, k.Value) {
+		// The merges and lookup_options sources of the keys whose details
+		// the bundle holds, in key order (not the sealed ones, nor those
+		// in the shared file): found in this pass, which reads the keys
+		// anyway, rather than in one of their own.
+		if !e.inShared(i) && !e.overlaid(i) {
+			e.tables.add(m, k)
+		}
+		if m.value >= 0 {
+			// Found in the memo, and kept (see above): the last bundle's
+			// key, identical, had this value, hence no error. Its Key is
+			// not read.
+			refs[2*i] = e.entry(m.value)
+		} else if k.Err == nil {
+			if r := m.rec; r >= 0 && e.recs.recs[r].valueID >= 0 && same(e.recs.recs[r].value, k.Value) {
 				m.value = e.recs.recs[r].valueID
 			} else {
 				var like any
@@ -636,27 +682,13 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 					return fmt.Errorf("format: key %q: %w", k.Name, err)
 				}
 			}
-			refs[2*i] = e.entry(m.value)
-		}
-		if !e.oneShot {
-			c := &cur[i]
-			c.usable, c.rec = true, m.rec
-			if m.value >= 0 && m.value&localBit == 0 {
-				c.valueID = m.value
-			} else if m.value >= 0 {
-				e.keepKids(c, m.value)
+			if !e.oneShot {
+				e.keepValue(&cur[i], m.value)
 			}
+			refs[2*i] = e.entry(m.value)
 		}
 	}
 	nFast := e.nVals
-	// The merges and lookup_options sources of the keys whose details the
-	// bundle holds, in key order (not the sealed ones, nor those in the
-	// shared file).
-	for i := range b.Keys {
-		if blobs[i] == nil && !e.inShared(i) && !e.overlaid(i) {
-			e.tables.add(&memo[i], &b.Keys[i])
-		}
-	}
 	e.fastBytes = uint32(len(e.vals))
 	nodeErr := e.err(b.NodeError)
 	modErrs := e.modErrs[:0]
@@ -668,7 +700,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	hits, misses := 0, 0
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		if blobs[i] != nil || e.inShared(i) {
+		if blobs != nil && blobs[i] != nil || e.inShared(i) {
 			continue // sealed, or its details are in the shared file
 		}
 		if e.overlaid(i) {

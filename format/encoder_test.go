@@ -1197,6 +1197,51 @@ func TestRememberOverwrites(t *testing.T) {
 	}
 }
 
+// TestMemoOfIdenticalKeys checks that an Encoder given the same bundle
+// again and again remembers the same of its keys each time: what it found
+// for a key identical to the last bundle's, written as the key is first
+// read, is what it finds for a key met anew (its value's node id, its
+// keyRec, its shared-file record, its names and children's places).
+func TestMemoOfIdenticalKeys(t *testing.T) {
+	b := fleet(2, 400, true)[1]
+	e := NewEncoder()
+	var first []priorFound
+	for round := range 4 {
+		if _, _, err := e.AppendShared(nil, b, Protection{}); err != nil {
+			t.Fatal(err)
+		}
+		if round == 0 {
+			continue // its keys' variants were met once: no keyRec yet
+		}
+		if e.priorHits != len(b.Keys) {
+			t.Fatalf("round %d: %d keys of %d found identical to the last bundle's", round, e.priorHits, len(b.Keys))
+		}
+		var found []priorFound
+		global := 0
+		for _, p := range e.prior {
+			found = append(found, p.priorFound)
+			if p.valueID >= 0 {
+				global++
+			}
+		}
+		if global == 0 {
+			t.Fatalf("round %d: no key's value is in the global table", round)
+		}
+		if first == nil {
+			first = found
+			continue
+		}
+		for i := range max(len(first), len(found)) {
+			if i >= len(first) || i >= len(found) {
+				t.Fatalf("round %d: %d keys remembered, round 1 %d", round, len(found), len(first))
+			}
+			if first[i] != found[i] {
+				t.Fatalf("round %d: key %d: remembered %+v, round 1 %+v", round, i, found[i], first[i])
+			}
+		}
+	}
+}
+
 // TestEncoderNodeStrings checks the strings of a value built anew for
 // each node that are not the last bundle's at their place (internNodeString):
 // the node's own, met again in its bundle, and one whose text is a

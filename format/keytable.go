@@ -37,8 +37,8 @@ func maxNameBytes(table int) int { return 64*table + 1<<16 }
 // appendKeyTable appends the key table of keys (without the enclosing
 // bin header) to w, e.keyTab[:0]: refs holds each key's value and error
 // entries (two per key, -1 for none), blobs each key's sealed blob (nil
-// for a plain key) and named each key's key of the same name in the last
-// bundle (memo.go, -1 for none).
+// for a plain key; blobs is nil when none is) and named each key's key
+// of the same name in the last bundle (memo.go, -1 for none).
 func (e *Encoder) appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]byte, named []int32) []byte {
 	w = binary.AppendUvarint(w, uint64(len(keys)))
 	// The last value entry of a key with the shared bit, and of one

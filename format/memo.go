@@ -44,7 +44,7 @@ type priorFound struct {
 	valueID int32 // node id of its value in the global table, or -1
 	rec     int32 // its keyRec in Encoder.recs, or -1
 	record  int32 // the index of its record in sharing.prev, or -1
-	bound   uint8 // what planShared found (boundKnown and the rest), or 0
+	bound   uint8 // what planKey found (boundKnown and the rest), or 0
 	usable  bool  // false for a sealed key: its details were not looked at
 	// Where the key's name is in its key table (Encoder.lastTab): its
 	// shared bytes with the name before it, its length and the rest.
@@ -59,7 +59,7 @@ type priorFound struct {
 
 // Bits of priorKey.bound.
 const (
-	boundKnown = 1 << iota // planShared looked at the key: the others say what it found
+	boundKnown = 1 << iota // planKey looked at the key: the others say what it found
 	boundWhole             // no contribution is bound: all its details are in the shared file
 	boundRest              // some are, others are not: its record holds those
 )
@@ -214,6 +214,18 @@ func (e *Encoder) likeOf(n int32) (like any, kids, tree []int32) {
 	return p.value, e.lastKids[p.kidsAt : p.kidsAt+p.kidsN], e.lastKids
 }
 
+// keepValue records in c, the memo entry of a key, its value's node id
+// id: the id of a global node, for the next bundle's identical key; for a
+// local one, the ids of its children (keepKids), for the next bundle's key
+// of the same name.
+func (e *Encoder) keepValue(c *priorKey, id int32) {
+	if id&localBit == 0 {
+		c.valueID = id
+	} else {
+		e.keepKids(c, id)
+	}
+}
+
 // keepKids records, for the next bundle's likeOf, the children of the
 // local container id, the value of the key whose memo entry is c.
 func (e *Encoder) keepKids(c *priorKey, id int32) {
@@ -238,6 +250,7 @@ func (e *Encoder) forgetPrior() {
 	e.boundKids, e.lastBound = e.boundKids[:0], e.lastBound[:0]
 	if sh := e.share; sh != nil {
 		sh.prevFile, sh.prev = nil, nil // a recent file's records
+		sh.last, sh.before = nil, nil   // likewise, if planning failed
 		clear(sh.keys[:cap(sh.keys)])
 		clear(sh.built[:cap(sh.built)])
 		sh.keys, sh.built = sh.keys[:0], sh.built[:0]

@@ -376,3 +376,41 @@ func BenchmarkProtect(b *testing.B) {
 		})
 	}
 }
+
+// TestAppendSharedSealed: an Encoder writing bundles with shared files
+// and sealed keys, the same bundle again and again (its keys then the
+// memo's), writes a fresh encoder's bytes, which decode, with their
+// shared file and unsealed, to the bundle. The sealed keys have no record
+// in the shared file, and are planned as such.
+func TestAppendSharedSealed(t *testing.T) {
+	p, key := protection(t, goldenPKI, "web01.example.com", filepath.Join(goldenPKI, "signer", "ed25519.pem"))
+	sample := sampleV5()
+	e := format.NewEncoder()
+	for round := range 3 {
+		data, sd, err := e.AppendShared(nil, sample, p)
+		if err != nil || sd == nil {
+			t.Fatalf("round %d: AppendShared = %v, %v", round, sd, err)
+		}
+		fresh, fsd, err := format.EncodeShared(sample, p)
+		if err != nil || !bytes.Equal(fresh, data) || !bytes.Equal(fsd.Data, sd.Data) {
+			t.Errorf("round %d: a warm encoder's bytes differ from a fresh one's (%v)", round, err)
+		}
+		x, err := format.DecodeIndex(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := x.AttachShared(sd.Data); err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Unseal(key); err != nil {
+			t.Fatal(err)
+		}
+		got, err := x.Bundle()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(sample, got, Cmp, cmpopts.IgnoreFields(format.Key{}, "Ciphertext")); d != "" {
+			t.Errorf("round %d: decoded (-want +got):\n%s", round, d)
+		}
+	}
+}

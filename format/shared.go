@@ -94,11 +94,17 @@ type sharing struct {
 	prev, keys []Key
 	plan       []int32
 	built      []Key
-	sub        *Encoder
-	tmp        []byte // the bundle sub writes
-	out        SharedDetails
-	exists     bool     // the bundle being encoded refers to out
-	mods       []Module // the shared file's modules: the bundle's, without errors
+	// While the keys are planned (planStart to planShared): the last
+	// bundle's file, whether the records are its so far, and the file's
+	// before it.
+	last   *sharedFile
+	same   bool
+	before []Key
+	sub    *Encoder
+	tmp    []byte // the bundle sub writes
+	out    SharedDetails
+	exists bool     // the bundle being encoded refers to out
+	mods   []Module // the shared file's modules: the bundle's, without errors
 	// The shared files written last, the latest first, with their
 	// records: nodes of a slice come one after the other and share one
 	// of a few files.
@@ -333,6 +339,76 @@ func appendOverlay(w []byte, k *Key, own int32, refs []int32) ([]byte, []int32) 
 	return w, refs
 }
 
+// planStart starts planning the bundle's shared file: encodeBody plans
+// each key (planKey) in its first pass over the keys to encode, which
+// reads what the plan reads (the key's memo entries, the key itself when
+// it is not the last bundle's), rather than in a pass of its own; then
+// planShared decides. Only for AppendShared (sharing.on).
+func (sh *sharing) planStart() {
+	sh.whole = sh.whole[:0]
+	sh.over = sh.over[:0]
+	sh.overs = sh.overs[:0]
+	sh.exists = false
+	sh.plan, sh.built = sh.plan[:0], sh.built[:0] // overwritten, not cleared (see keepPrior)
+	sh.last = sh.prevFile
+	sh.prevFile = nil
+	sh.same = sh.last != nil && len(sh.recent) > 0 && sh.recent[0] == sh.last // so far, the records are last's
+	// The records of the file before last, if any.
+	sh.before = nil
+	if sh.same && len(sh.recent) > 1 {
+		sh.before = sh.recent[1].keys
+	}
+}
+
+// planKey plans the i-th key k of the bundle (planStart): sealed, or
+// found m by encodeBody's first pass; c is its memo entry (nil for
+// Encode's, which remembers nothing), which it completes.
+func (e *Encoder) planKey(i int, k *Key, sealed bool, m *keyMemo, c *priorKey) {
+	sh := e.share
+	if sealed {
+		sh.whole = append(sh.whole, false)
+		sh.over = append(sh.over, false)
+		return
+	}
+	var p *priorKey
+	if m.prior >= 0 && e.prior[m.prior].bound != 0 {
+		p = &e.prior[m.prior]
+	}
+	var whole, rest bool // rest: not whole, and its record holds its unbound contributions
+	if p != nil {
+		whole, rest = p.bound&boundWhole != 0, p.bound&boundRest != 0
+	} else {
+		sh.built, whole, rest = sh.appendRecord(sh.built, k, m.bound, len(sh.plan), sh.before)
+	}
+	sh.whole = append(sh.whole, whole)
+	sh.over = append(sh.over, rest)
+	bound, record := uint8(boundKnown), int32(-1)
+	if whole {
+		bound |= boundWhole
+	}
+	if rest {
+		bound |= boundRest
+	}
+	if whole || rest {
+		x := len(sh.plan)
+		if p != nil {
+			sh.same = sh.same && p.record == int32(x)
+			sh.plan = append(sh.plan, p.record)
+		} else {
+			built := sh.built
+			sh.same = sh.same && x < len(sh.prev) && sameRecord(&sh.prev[x], &built[len(built)-1])
+			sh.plan = append(sh.plan, -1-int32(len(built)-1))
+		}
+		record = int32(x)
+		if rest {
+			sh.overs = append(sh.overs, int32(i), int32(x))
+		}
+	}
+	if c != nil {
+		c.bound, c.record = bound, record
+	}
+}
+
 // planShared decides, for AppendShared, which keys' details go to the
 // shared file, and writes it: a key none of whose contributions is bound
 // has all its details there (the bundle marks it); a key with bound
@@ -345,76 +421,14 @@ func appendOverlay(w []byte, k *Key, own int32, refs []int32) ([]byte, []int32) 
 // every record is the last bundle's, or equal to it, so is the file, and
 // the records are not even gathered; nor are they when they are those of
 // another recent file (planned), which is then the one referred to.
-func (e *Encoder) planShared(b *Bundle, blobs [][]byte, memo []keyMemo) error {
+// The keys were planned one by one before (planStart, planKey).
+func (e *Encoder) planShared(b *Bundle) error {
 	sh := e.share
 	if sh == nil || !sh.on {
 		return nil
 	}
-	sh.whole = sh.whole[:0]
-	sh.over = sh.over[:0]
-	sh.overs = sh.overs[:0]
-	sh.exists = false
-	plan, built := sh.plan[:0], sh.built[:0] // overwritten, not cleared (see keepPrior)
-	defer func() { sh.plan, sh.built = plan, built }()
-	last := sh.prevFile
-	sh.prevFile = nil
-	same := last != nil && len(sh.recent) > 0 && sh.recent[0] == last // so far, the records are last's
-	// The records of the file before last, if any.
-	var before []Key
-	if same && len(sh.recent) > 1 {
-		before = sh.recent[1].keys
-	}
-	cur := e.cur
-	if len(cur) != len(b.Keys) {
-		cur = nil // Encode's: remembers nothing
-	}
-	for i := range b.Keys {
-		k := &b.Keys[i]
-		if blobs[i] != nil {
-			sh.whole = append(sh.whole, false)
-			sh.over = append(sh.over, false)
-			continue
-		}
-		var p *priorKey
-		if m := memo[i].prior; m >= 0 && e.prior[m].bound != 0 {
-			p = &e.prior[m]
-		}
-		var whole, rest bool // rest: not whole, and its record holds its unbound contributions
-		if p != nil {
-			whole, rest = p.bound&boundWhole != 0, p.bound&boundRest != 0
-		} else {
-			built, whole, rest = sh.appendRecord(built, k, memo[i].bound, len(plan), before)
-		}
-		sh.whole = append(sh.whole, whole)
-		sh.over = append(sh.over, rest)
-		c := priorFound{record: -1}
-		if cur != nil {
-			c.bound = boundKnown
-			if whole {
-				c.bound |= boundWhole
-			}
-			if rest {
-				c.bound |= boundRest
-			}
-		}
-		if whole || rest {
-			x := len(plan)
-			if p != nil {
-				same = same && p.record == int32(x)
-				plan = append(plan, p.record)
-			} else {
-				same = same && x < len(sh.prev) && sameRecord(&sh.prev[x], &built[len(built)-1])
-				plan = append(plan, -1-int32(len(built)-1))
-			}
-			c.record = int32(x)
-			if rest {
-				sh.overs = append(sh.overs, int32(i), int32(x))
-			}
-		}
-		if cur != nil {
-			cur[i].bound, cur[i].record = c.bound, c.record
-		}
-	}
+	plan, built, same, last := sh.plan, sh.built, sh.same, sh.last
+	sh.last, sh.before = nil, nil // the planning is done (planKey)
 	// The modules, without their errors (the bundle's own).
 	sh.mods = sh.mods[:0]
 	for _, m := range b.Modules {

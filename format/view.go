@@ -144,7 +144,7 @@ func (e *Encoder) nextGen() {
 // theirs). A node's own data file contributes nothing to the records, so
 // that nodes whose own files hold different keys share one view. Only
 // the keys with bound contributions and a record can be left out:
-// planShared lists them (sharing.overs).
+// planKey lists them (sharing.overs).
 func (e *Encoder) viewSkips(b *Bundle, f *sharedFile) []int32 {
 	sh := e.share
 	if !f.locsKnown {
