@@ -426,7 +426,9 @@ func (n *nodeRun) lookup(text string) (any, error) {
 		n.secret = n.secret || e.secret
 		return e.value, nil
 	}
-	if len(k.Segments) == 0 {
+	// Only a text that is its own root names a compiled key: a quoted
+	// text, "x", names root x, not a key written "x" with its quotes.
+	if len(k.Segments) == 0 && k.Root == text {
 		if i, ok := slices.BinarySearchFunc(n.keys, text, func(k format.Key, name string) int { return strings.Compare(k.Name, name) }); ok && n.keys[i].Err == nil && n.holds(n.testedOf(i)) {
 			if n.keys[i].Sensitive() {
 				return nil, sensitiveError(text)
