@@ -113,9 +113,7 @@ type Encoder struct {
 	optIDs    []int32  // error references of the options section, see optionErrs
 	keyTab    []byte   // the key table, see appendKeyTable
 	lastTab   []byte   // the last bundle's (priorKey.nameAt)
-	match     []int32  // by key: its identical key in prior, or -1
-	named     []int32  // by key: the key of the same name in prior, or -1
-	priorHits int      // the keys of the last bundle that match found
+	priorHits int      // the keys of the last bundle found identical (keyMemo.prior)
 	kids      []int32  // ids of the children of this bundle's keys' local values (priorKey.kidsAt)
 	lastKids  []int32  // the last bundle's
 	boundKids []int32  // ids of the children of this bundle's keys' bound values (priorKey.boundAt)
@@ -275,10 +273,15 @@ func (t *recTable) reset() {
 const probeKeys = 64
 
 // keyMemo is what the bundle being encoded found for a key.
+//
+// Everything the passes over the keys find for a key by position is here,
+// in one 32-byte entry (two a cache line), rather than in arrays of their
+// own: a pass that reads two of its fields reads one line, not two.
 type keyMemo struct {
 	rec    int32 // keyRec, or -1
 	value  int32 // node id of the key's value, -1 if the key has an error
 	prior  int32 // the identical key of the last bundle in Encoder.prior, or -1
+	named  int32 // the key of the same name in Encoder.prior, or -1
 	global bool  // no keyRec, but the variant was seen in a bundle before: remember it
 	// For AppendShared, whether a key that is not the last bundle's has a
 	// bound contribution or default (1) or none (0), when the first pass
@@ -295,7 +298,7 @@ type keyMemo struct {
 }
 
 // freshMemo is a keyMemo before encodeBody fills it in.
-var freshMemo = keyMemo{rec: -1, value: -1, prior: -1, bound: -1}
+var freshMemo = keyMemo{rec: -1, value: -1, prior: -1, named: -1, bound: -1}
 
 // Bounds of what an Encoder remembers before it forgets everything, and of
 // the scratch kept for Encode.
@@ -496,7 +499,9 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	// given in no particular order share few keys, and searching costs.
 	// The first key refused by the checks is reported before the first
 	// out of order.
-	match, named := e.match[:0], e.named[:0]
+	memo := e.keyRecs[:0] // by key, what is found for it
+	refs := e.refs[:0]
+	defer func() { e.refs, e.keyRecs = refs, memo }()
 	j := 0 // where the keys of the last bundle are searched from (priorOf)
 	probe, hits := 4*e.priorHits < len(e.prior), 0
 	var checkErr, orderErr error
@@ -513,12 +518,16 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 				checkErr = checkAsked(k)
 			}
 		}
-		match, named = append(match, p), append(named, n)
-		if orderErr == nil && i > 0 && (n <= 0 || named[i-1] != n-1) && b.Keys[i-1].Name >= k.Name {
+		// Written in place: a keyMemo built on the stack field by field,
+		// then appended, would be read back whole from the store buffer,
+		// which the processor cannot forward (see remember).
+		memo = append(memo, freshMemo)
+		memo[i].prior, memo[i].named = p, n
+		if orderErr == nil && i > 0 && (n <= 0 || memo[i-1].named != n-1) && b.Keys[i-1].Name >= k.Name {
 			orderErr = fmt.Errorf("format: Keys not sorted and unique: %q before %q", b.Keys[i-1].Name, k.Name)
 		}
 	}
-	e.match, e.named, e.priorHits = match, named, hits
+	e.priorHits = hits
 	if checkErr != nil {
 		return checkErr
 	}
@@ -557,9 +566,6 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 
 	// Fast part first, so that its values take the low indexes and a
 	// reader can decode them without the details.
-	refs := e.refs[:0]
-	memo := e.keyRecs[:0]
-	defer func() { e.refs, e.keyRecs = refs, memo }()
 	// Each key's sealed blob (nil for a key not sealed), only when keys
 	// may be sealed (an envelope): else blobs stays nil, and none of the
 	// passes over the keys reads 24 bytes a key to find it so.
@@ -573,16 +579,12 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	}
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		// Written in place: a keyMemo built on the stack field by field,
-		// then appended, would be read back whole from the store buffer,
-		// which the processor cannot forward (see remember).
-		memo = append(memo, freshMemo)
 		m := &memo[i]
 		if k.Sealed {
 			return fmt.Errorf("format: key %q is sealed and was not unsealed: it cannot be written again", k.Name)
 		}
 		if !e.oneShot {
-			cur = e.remember(cur, k, match[i])
+			cur = e.remember(cur, k, m.prior)
 		}
 		if e.envelope != nil && e.protect.sealed(k) {
 			blob, err := sealKey(e.envelope, b.Node, k)
@@ -599,7 +601,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		if e.envelope != nil {
 			blobs = append(blobs, nil)
 		}
-		if m.prior = match[i]; m.prior >= 0 {
+		if m.prior >= 0 {
 			// The last bundle's key: met in two bundles, what it found
 			// holds.
 			p := &e.prior[m.prior]
@@ -674,7 +676,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			} else {
 				var like any
 				var kids, tree []int32
-				if n := named[i]; n >= 0 {
+				if n := m.named; n >= 0 {
 					like, kids, tree = e.likeOf(n) // the last bundle's value of the key
 				}
 				var err error
@@ -706,7 +708,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		if e.overlaid(i) {
 			// Its bound contributions only: the shared file has the rest.
 			var err error
-			if refs, err = e.boundRefs(refs, i, k, memo[i].value); err != nil {
+			if refs, err = e.boundRefs(refs, i, k, &memo[i]); err != nil {
 				return err
 			}
 			continue
@@ -797,7 +799,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			w = appendUint(w, uint64(i))
 		}
 	}
-	e.keyTab = e.appendKeyTable(e.keyTab[:0], b.Keys, refs, blobs, e.named)
+	e.keyTab = e.appendKeyTable(e.keyTab[:0], b.Keys, refs, blobs, memo)
 	w = appendBin(w, e.keyTab)
 	// The details section: a bin holding array(7), the rest of the value
 	// table, then e.tail.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/hieracc/hieracc/internal/cputime"
 )
@@ -954,8 +955,8 @@ func TestEncoderMemoFinds(t *testing.T) {
 		}
 	}
 	searched := 0
-	for _, n := range e.named {
-		if n >= 0 {
+	for _, m := range e.keyRecs {
+		if m.named >= 0 {
 			searched++
 		}
 	}
@@ -1285,4 +1286,12 @@ func refEncodeOrErr(b *Bundle) string {
 		return "error: " + err.Error()
 	}
 	return string(data)
+}
+
+// TestKeyMemoSize checks that a keyMemo, read by every pass over a
+// bundle's keys, still takes 32 bytes: two a cache line (encode.go).
+func TestKeyMemoSize(t *testing.T) {
+	if n := unsafe.Sizeof(keyMemo{}); n != 32 {
+		t.Errorf("a keyMemo takes %d bytes, want 32", n)
+	}
 }

@@ -37,9 +37,9 @@ func maxNameBytes(table int) int { return 64*table + 1<<16 }
 // appendKeyTable appends the key table of keys (without the enclosing
 // bin header) to w, e.keyTab[:0]: refs holds each key's value and error
 // entries (two per key, -1 for none), blobs each key's sealed blob (nil
-// for a plain key; blobs is nil when none is) and named each key's key
-// of the same name in the last bundle (memo.go, -1 for none).
-func (e *Encoder) appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]byte, named []int32) []byte {
+// for a plain key; blobs is nil when none is) and memo, by key, its key
+// of the same name in the last bundle (keyMemo.named, memo.go).
+func (e *Encoder) appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]byte, memo []keyMemo) []byte {
 	w = binary.AppendUvarint(w, uint64(len(keys)))
 	// The last value entry of a key with the shared bit, and of one
 	// without (version 6: a bundle's value table starts with the values of
@@ -48,7 +48,7 @@ func (e *Encoder) appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]b
 	last := [2]int64{-1, -1}
 	for i := range keys {
 		at := len(w)
-		if p := named[i]; i == 0 && p == 0 || i > 0 && p > 0 && named[i-1] == p-1 {
+		if p := memo[i].named; i == 0 && p == 0 || i > 0 && p > 0 && memo[i-1].named == p-1 {
 			// The name and the one before it are the last bundle's: so
 			// are their shared bytes, copied without reading the names.
 			pk := &e.prior[p]

@@ -164,8 +164,8 @@ func (e *Encoder) overlaid(i int) bool {
 
 // boundRefs adds the values and errors of k's bound contributions to the
 // bundle's tables, and their indexes to refs (two each), in the order
-// appendOverlay writes them. k is the i-th key of the bundle; valueID is
-// the node id of its value, -1 for none.
+// appendOverlay writes them. k is the i-th key of the bundle, m what
+// encodeBody found for it (m.value: the node id of its value, -1 for none).
 //
 // The values of bound contributions are one node's, built anew for each
 // (its own data file, or its facts interpolated), yet those interpolated
@@ -173,11 +173,12 @@ func (e *Encoder) overlaid(i int) bool {
 // bound Contributions of the last bundle's key of the same name, with
 // their children's ids (likeBound), make them cost what a key's value
 // costs internLike.
-func (e *Encoder) boundRefs(refs []int32, i int, k *Key, valueID int32) ([]int32, error) {
+func (e *Encoder) boundRefs(refs []int32, i int, k *Key, m *keyMemo) ([]int32, error) {
+	valueID := m.value
 	var like likeBound
 	keep := i < len(e.cur) // not Encode's
 	if keep {
-		like = e.likeBound(e.named[i])
+		like = e.likeBound(m.named)
 		e.cur[i].boundAt = uint32(len(e.boundKids))
 	}
 	lists := [][]Contribution{k.Contributions, k.Defaults}
