@@ -395,8 +395,9 @@ const anyBlock = 512
 // rebind is interpolatePlanned for a value whose interpolation for
 // another node gave t: the strings that name the node are interpolated
 // again, the arrays and hashes holding them rebuilt, and all else taken
-// from t (a container's elements are t's but for its plan's nodeKids). It reports false when a string fails to interpolate or t is not
-// of v's shape.
+// from t (a container's elements are t's but for its plan's nodeKids).
+// It reports false when a string fails to interpolate or t is not of v's
+// shape.
 func (n *nodeRun) rebind(v any, p *interpPlan, t any) (any, bool) {
 	if !p.readsNode() {
 		return t, true
