@@ -35,6 +35,52 @@ func BenchmarkYAML(b *testing.B) {
 	}
 }
 
+// blockFile is a data file of n keys in block style only, as generated
+// fleets' (and many real) data files are: the part of YAML parseSimple
+// reads.
+func blockFile(n int) string {
+	var b strings.Builder
+	b.WriteString("---\n# node data\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "profile::app%d::enabled: %v\n", i, i%2 == 0)
+		fmt.Fprintf(&b, "profile::app%d::port: %d\n", i, 8000+i)
+		fmt.Fprintf(&b, "profile::app%d::servers:\n  - ntp%d.example.com\n  - 'ntp%d.example.org'\n", i, i, i)
+		fmt.Fprintf(&b, "profile::app%d::settings:\n  cache:\n    size: %d\n    ttl: 1.5\n  user: app%d\n  path: \"/srv/app%d/%%{facts.hostname}\"\n", i, i, i, i)
+	}
+	return b.String()
+}
+
+// BenchmarkYAMLBlock loads a block-style file (blockFile), which
+// parseSimple reads; "events-ratio" is its time over that of building the
+// same tree through libyaml's events.
+func BenchmarkYAMLBlock(b *testing.B) {
+	src := []byte(blockFile(1000))
+	if _, ok := new(builder).parseSimple(src); !ok {
+		b.Fatal("parseSimple does not read blockFile")
+	}
+	// Each with a builder of its own, reset after each tree, as YAML's
+	// builders are.
+	ev, bl := &builder{}, &builder{}
+	start := time.Now()
+	const rounds = 20
+	for range rounds {
+		if _, err := ev.parseEvents(src); err != nil {
+			b.Fatal(err)
+		}
+		ev.reset()
+	}
+	events := time.Since(start) / rounds
+	b.SetBytes(int64(len(src)))
+	b.ResetTimer()
+	for b.Loop() {
+		if _, ok := bl.parseSimple(src); !ok {
+			b.Fatal("not read")
+		}
+		bl.reset()
+	}
+	b.ReportMetric(float64(b.Elapsed()/time.Duration(b.N))/float64(events), "events-ratio")
+}
+
 // BenchmarkYAMLv3Node is the baseline: yaml.v3 parsing into a yaml.Node.
 func BenchmarkYAMLv3Node(b *testing.B) {
 	src := []byte(hieraFile(1000))

@@ -11,7 +11,9 @@
 // yaml.v3's libyaml port brought to libyaml 0.2.5's behaviour
 // (internal/libyaml) plus ports of Psych's scalar scanner and ToRuby
 // visitor, JSON through a port of Ruby's JSON parser, each with Puppet's
-// messages. testdata/golden.json records what Puppet's own loader code
+// messages. Files in the plain part of YAML most data files are written
+// in skip libyaml's event machinery for a faster reader that builds the
+// same tree (simple.go). testdata/golden.json records what Puppet's own loader code
 // makes of 1,300 inputs; TestDifferential compares random documents with
 // it live.
 //

@@ -188,6 +188,14 @@ func Value(name string, n *yaml.Node) (any, error) {
 // parse reads the first document of src into a node tree; nil when
 // there is none. The tree is the builder's until its reset.
 func (b *builder) parse(src []byte) (*yaml.Node, *loadError) {
+	if root, ok := b.parseSimple(src); ok {
+		return root, nil
+	}
+	return b.parseEvents(src)
+}
+
+// parseEvents is parse through libyaml's events, for any YAML.
+func (b *builder) parseEvents(src []byte) (*yaml.Node, *loadError) {
 	if b.p == nil {
 		b.p = libyaml.NewParser(src)
 	} else {
@@ -238,12 +246,16 @@ type builder struct {
 	nodes      []yaml.Node
 	lists      []*yaml.Node
 	kids       []*yaml.Node
+	// parseSimple's buffers (simple.go), kept for the next file.
+	texts   []byte
+	scalars []simpleScalar
 }
 
 // reset forgets the builder's tree, so that its blocks serve another:
 // nothing may hold a node of it any more. It keeps the blocks of a tree
-// of up to keptBlocks*32 nodes (a large file's are let go), and its
-// parser, whose buffers the next file is read with (libyaml's Reset).
+// of up to keptBlocks*32 nodes (a large file's are let go), its parser,
+// whose buffers the next file is read with (libyaml's Reset), and
+// parseSimple's buffers.
 func (b *builder) reset() {
 	for _, bl := range b.nodeBlocks[:b.nb] {
 		clear(bl[:cap(bl)])
@@ -252,13 +264,22 @@ func (b *builder) reset() {
 		clear(bl[:cap(bl)])
 	}
 	clear(b.kids[:cap(b.kids)])
+	texts, scalars := b.texts[:0], b.scalars[:0]
+	if cap(texts) > keptText {
+		texts, scalars = nil, nil
+	}
 	*b = builder{p: b.p, nodeBlocks: b.nodeBlocks[:min(len(b.nodeBlocks), keptBlocks)],
-		listBlocks: b.listBlocks[:min(len(b.listBlocks), keptBlocks)], kids: b.kids[:0]}
+		listBlocks: b.listBlocks[:min(len(b.listBlocks), keptBlocks)], kids: b.kids[:0],
+		texts: texts, scalars: scalars}
 }
 
 // keptBlocks is how many blocks of nodes, and of lists, a builder keeps
 // for the next tree.
 const keptBlocks = 64
+
+// keptText is the most scalar text (parseSimple's) a builder keeps room
+// for, for the next file.
+const keptText = 1 << 20
 
 // newNode returns a zero node of the tree.
 func (b *builder) newNode() *yaml.Node {
