@@ -126,7 +126,9 @@ type Encoder struct {
 	// The bundle's view's file (view.go), when it has one; and whether
 	// the body is written as version 5's (a shared details file's: no
 	// view section; the encoder of shared files, sharing.sub, which
-	// also remembers every record's contributions, see encodeBody).
+	// also remembers every record's contributions, see encodeBody, and
+	// shares its global table with the Encoder it writes them for: see
+	// newSub).
 	viewFile *sharedFile
 	v5Body   bool
 	skip     []int32 // scratch of viewSkips
@@ -362,6 +364,18 @@ func (e *Encoder) remembered() int {
 	return e.glob.size() + len(e.recs.recs)
 }
 
+// tooMuch reports whether the Encoder holds more than it may keep, with
+// the encoder of its shared files (which shares its global table and is
+// Reset with it, never alone: see newSub).
+func (e *Encoder) tooMuch() bool {
+	n, recData := e.remembered(), len(e.recData)
+	if sh := e.share; sh != nil && sh.sub != nil {
+		n += len(sh.sub.recs.recs)
+		recData = max(recData, len(sh.sub.recData))
+	}
+	return n > e.maxRemembered || len(e.glob.scalars) > maxScalarBytes || len(e.glob.kids) > maxKids || recData > maxScalarBytes
+}
+
 // small reports whether the Encoder's scratch is small enough to keep in
 // the pool.
 func (e *Encoder) small() bool {
@@ -393,7 +407,7 @@ func (e *Encoder) AppendWith(dst []byte, b *Bundle, p Protection) ([]byte, error
 	}
 	e.protect = p
 	defer func() { e.envelope, e.protect = nil, Protection{} }()
-	if e.remembered() > e.maxRemembered || len(e.glob.scalars) > maxScalarBytes || len(e.glob.kids) > maxKids || len(e.recData) > maxScalarBytes {
+	if !e.v5Body && e.tooMuch() { // the encoder of shared files never resets alone (newSub)
 		e.Reset()
 	}
 	err := e.encodeBody(b)

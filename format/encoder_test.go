@@ -709,6 +709,54 @@ func TestSharedFilesRemembered(t *testing.T) {
 	}
 }
 
+// TestSubEncoderSharesTable checks that the encoder of shared files
+// interns into the global table of the Encoder it writes them for
+// (newSub): the records' values are there, for the bundles' views and
+// values; that it never resets itself, which would clear a table the
+// Encoder holds ids of (the Encoder resets both); and that the Encoder
+// counts what it holds against its bound (tooMuch).
+func TestSubEncoderSharesTable(t *testing.T) {
+	e := NewEncoder()
+	for i, b := range fleet(40, 300, false) { // each file new
+		data, sd, err := e.AppendShared(nil, b, Protection{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, fresh, err := EncodeShared(b, Protection{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(data, want) || sd == nil || fresh == nil || !bytes.Equal(sd.Data, fresh.Data) {
+			t.Fatalf("bundle %d: the bundle or its shared file differs from a fresh encoder's", i)
+		}
+		if i > 0 {
+			continue
+		}
+		strs := 0
+		for _, r := range e.share.prevFile.keys {
+			for _, c := range r.Contributions {
+				if s, ok := c.Value.(string); ok {
+					strs++
+					if _, ok := e.glob.strs[s]; !ok {
+						t.Fatalf("record %q: its contribution %q is not in the Encoder's table", r.Name, s)
+					}
+				}
+			}
+		}
+		if strs == 0 {
+			t.Fatal("no string in the shared file's records")
+		}
+		e.share.sub.maxRemembered = 1 // it would reset itself at every file
+	}
+	n := e.remembered() + len(e.share.sub.recs.recs)
+	if e.maxRemembered = n; e.tooMuch() {
+		t.Errorf("an Encoder holding %d things with its sub-encoder is too much for a bound of %d", n, n)
+	}
+	if e.maxRemembered = n - 1; !e.tooMuch() {
+		t.Errorf("an Encoder holding %d things with its sub-encoder is not too much for a bound of %d", n, n-1)
+	}
+}
+
 // evolve calls visit with n bundles, each made from the one before as a
 // compiler of a fleet hands them to an Encoder: most keys the very Key of
 // the bundle before (identical: the memo's case), others with another

@@ -469,10 +469,12 @@ func (e *Encoder) planShared(b *Bundle) error {
 	}
 	sh.keys = recs
 	if sh.sub == nil {
-		sh.sub = NewEncoder()
-		sh.sub.v5Body = true // a shared file's body is version 5's
+		sh.sub = e.newSub()
 	}
+	sh.sub.gen, sh.sub.weakHash = e.gen, e.weakHash // see newSub
 	body, err := sh.sub.AppendWith(sh.tmp[:0], &Bundle{Keys: recs, Modules: sh.mods}, Protection{})
+	e.gen = sh.sub.gen
+	e.nextGen()
 	sh.tmp = body
 	if err != nil {
 		return fmt.Errorf("format: the shared details: %w", err)
@@ -508,6 +510,29 @@ func (e *Encoder) planShared(b *Bundle) error {
 	f.mods = append(f.mods[:0], sh.mods...)
 	sh.out, sh.exists, sh.prevFile = f.out, true, f
 	return nil
+}
+
+// newSub returns the encoder of e's shared files, which shares e's global
+// table (and the cache of its strings): the records' contributions hold
+// the values e interns, the keys' (the winning contribution's, most
+// often), and e interns again those of the records, for the view of each
+// new file (buildView). Sharing the table, each is interned once.
+//
+// The marks of the shared table say which nodes are in the value table
+// being written, as of a generation: the two encoders take theirs from one
+// count (planShared hands e's to the sub-encoder before it writes a file,
+// and takes it back after), and e writes no entry while the sub-encoder
+// writes a file (planShared runs before any value of e's bundle is
+// interned: see startWithView). The sub-encoder never resets itself,
+// which would clear a table e holds ids of: e resets both (tooMuch
+// counts what they both hold; Reset resets the sub-encoder). Both
+// encoders hash containers alike (weakHash), or one would not find the
+// other's.
+func (e *Encoder) newSub() *Encoder {
+	sub := NewEncoder()
+	sub.v5Body = true // a shared file's body is version 5's
+	sub.glob, sub.strCache = e.glob, e.strCache
+	return sub
 }
 
 // appendRecord appends to built the record of k, a key that is not the
