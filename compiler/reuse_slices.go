@@ -289,16 +289,9 @@ func (n *nodeRun) slice() *nodeSlice {
 	// The options the node's keys are resolved under are part of the
 	// slice: only options shared across nodes can be.
 	opts := func(r *optsResult) bool {
-		if r == nil || !r.shared {
-			return false
-		}
-		id, ok := w.optIDs[r]
-		if !ok {
-			id = uint32(len(w.optIDs) + 1)
-			w.optIDs[r] = id
-		}
+		id := w.optID(r)
 		b = binary.AppendUvarint(b, uint64(id))
-		return true
+		return id != 0
 	}
 	if !opts(n.envOpts) {
 		return nil

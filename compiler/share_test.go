@@ -866,3 +866,31 @@ chain: "%{lookup('a')}"
 		t.Errorf("%d static results that looked up keys taken, want at least %d: %+v", stats.looked, want, stats)
 	}
 }
+
+// TestSharingKeepsMergeFrom: two roles set the same merge for a key of
+// common data, each in its own file. The key's locations, merge and value
+// are the same on every node, but where its merge is set (MergeFrom) is
+// the role's: a result is shared only between nodes whose lookup_options
+// come from the same files (shapeID), on the slice path, and not at all
+// on the general path between nodes whose options are their own (app and
+// api interpolate theirs: no slice, and options computed for each node).
+func TestSharingKeepsMergeFrom(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte(nodeRoleCommon)},
+		"env/data/common.yaml": {Data: []byte("k: [a, b]\nm: {x: 1}\n")},
+		"env/data/role/web.yaml": {Data: []byte("lookup_options:\n  k:\n    merge: unique\n  m:\n    merge: hash\nother: 1\n")},
+		"env/data/role/db.yaml":  {Data: []byte("x: 1\nlookup_options:\n  k:\n    merge: unique\n  m:\n    merge: hash\n")},
+		"env/data/role/app.yaml": {Data: []byte("lookup_options:\n  k:\n    merge: \"%{facts.merge}\"\n")},
+		"env/data/role/api.yaml": {Data: []byte("a: 1\nlookup_options:\n  k:\n    merge: \"%{facts.merge}\"\n")},
+	}
+	var nodes []Node
+	for i := range 20 {
+		facts := format.NewHash(2)
+		facts.Set("role", []string{"web", "db", "app", "api"}[i/5])
+		facts.Set("merge", "unique")
+		nodes = append(nodes, Node{Name: fmt.Sprintf("n%02d", i), Facts: facts})
+	}
+	compareSharing(t, fsys, nodes)
+	slices.Reverse(nodes)
+	compareSharing(t, fsys, nodes)
+}
