@@ -498,13 +498,13 @@ func (n *nodeRun) slotKey(t *sliceTable, j int, name string) (*format.Key, *form
 	if !s.ready {
 		s.ready = true
 		s.mod = hiera.ModuleOf(name)
-		merge, perr := n.optionsFor(s.mod).mergeOf(name)
-		conv, cerr := n.optionsFor(s.mod).convertTo(name)
-		s.perr = perr != nil || cerr != nil
+		ko := n.optionsFor(s.mod).of(name)
+		s.pre.ko = ko // (what compileKey would find)
+		s.perr = ko.mergeErr != nil || ko.convErr != nil
 		if !s.perr {
 			layers := n.layersFor(s.mod)
 			s.locs = t.locs[j]
-			s.sig = n.w.keepSig(n.w.keySig(n.shapeID(s.mod, layers), merge, convertID(conv), s.locs))
+			s.sig = n.w.keepSig(n.w.keySig(n.shapeID(s.mod, layers), ko.merge, convertID(ko.conv), s.locs))
 			s.hash = hashSig(name, s.sig)
 		}
 	}
