@@ -876,8 +876,8 @@ chain: "%{lookup('a')}"
 // api interpolate theirs: no slice, and options computed for each node).
 func TestSharingKeepsMergeFrom(t *testing.T) {
 	fsys := fstest.MapFS{
-		"env/hiera.yaml": {Data: []byte(nodeRoleCommon)},
-		"env/data/common.yaml": {Data: []byte("k: [a, b]\nm: {x: 1}\n")},
+		"env/hiera.yaml":         {Data: []byte(nodeRoleCommon)},
+		"env/data/common.yaml":   {Data: []byte("k: [a, b]\nm: {x: 1}\n")},
 		"env/data/role/web.yaml": {Data: []byte("lookup_options:\n  k:\n    merge: unique\n  m:\n    merge: hash\nother: 1\n")},
 		"env/data/role/db.yaml":  {Data: []byte("x: 1\nlookup_options:\n  k:\n    merge: unique\n  m:\n    merge: hash\n")},
 		"env/data/role/app.yaml": {Data: []byte("lookup_options:\n  k:\n    merge: \"%{facts.merge}\"\n")},
