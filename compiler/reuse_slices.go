@@ -183,7 +183,7 @@ type slot struct {
 	pre  keyPre   // for the nodes that compile the key themselves
 	// looked, when set, are the keys (sorted) the static result looked
 	// up: it holds only for nodes whose per-node files hold none of them
-	// (see staticLookups).
+	// (see lookupsStatic).
 	looked []string
 	_      [32]byte // (to 256 bytes)
 }
