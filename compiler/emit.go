@@ -17,7 +17,9 @@ import (
 func (n *nodeRun) sharedKey(name, mod string) (*format.Key, *format.Error) {
 	merge, perr := n.optionsFor(mod).mergeOf(name)
 	conv, cerr := n.optionsFor(mod).convertTo(name)
-	if perr != nil || cerr != nil || n.w.noSharing {
+	if perr != nil || cerr != nil || n.w.noSharing || n.w.optID(n.optsOf(mod)) == 0 {
+		// Options computed for this node alone (see optID) may set the
+		// key's merge in a place of their own: nothing is shared.
 		return n.compileKey(name, mod, nil, nil, nil)
 	}
 	layers := n.layersFor(mod)

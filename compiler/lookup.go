@@ -36,6 +36,8 @@ type nodeRun struct {
 	// own are the node's files at per-node positions (see slice), which
 	// the file cache releases once the node is compiled.
 	own []*dataFile
+	// delta are the sorted keys of own (see nodeSlice).
+	delta []string
 
 	stack []string // keys being looked up, for recursion detection
 	top   string   // the key the current top-level lookup started from

@@ -107,7 +107,7 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 	sl := n.slice()
 	if sl != nil {
 		w.stats.slices++
-		n.own = sl.masked
+		n.own, n.delta = sl.masked, sl.delta
 		t = sl.table
 		t.countRuns()
 		shared, delta = t.keys, sl.delta

@@ -295,12 +295,15 @@ var (
 // shapeID numbers the shape of the layers a key is searched in: how many
 // levels and locations each has. Merges nest by that shape (Puppet's
 // merge_single applies where a level has one location), so two nodes share
-// a key only when their shapes are equal. Computed once per node and module.
+// a key only when their shapes are equal. It numbers the lookup_options
+// the key is resolved under too (see optID): the entry that sets a key's
+// merge is part of its result (format.Key.MergeFrom), and two slices can
+// set the same merge in different files. Computed once per node and module.
 func (n *nodeRun) shapeID(mod string, layers [3]*layerRun) uint32 {
 	if id, ok := n.shapes[mod]; ok {
 		return id
 	}
-	var b []byte
+	b := binary.AppendUvarint([]byte{'o'}, uint64(n.w.optID(n.optsOf(mod))))
 	for _, lr := range layers {
 		b = append(b, '|')
 		if lr == nil || !lr.hier.Present {
@@ -325,6 +328,30 @@ func (n *nodeRun) shapeID(mod string, layers [3]*layerRun) uint32 {
 		n.shapes = map[string]uint32{}
 	}
 	n.shapes[mod] = id
+	return id
+}
+
+// optsOf returns the lookup_options result the keys of module mod are
+// resolved under, once keyOptions(mod) has been asked.
+func (n *nodeRun) optsOf(mod string) *optsResult {
+	if mod == "" {
+		return n.envOpts
+	}
+	return n.modOpts[mod]
+}
+
+// optID numbers the worker's shared lookup_options results (see
+// worker.options): nodes whose options come from the same files share
+// one. It returns 0 for nil or a result computed for one node alone.
+func (w *worker) optID(r *optsResult) uint32 {
+	if r == nil || !r.shared {
+		return 0
+	}
+	id, ok := w.optIDs[r]
+	if !ok {
+		id = uint32(len(w.optIDs) + 1)
+		w.optIDs[r] = id
+	}
 	return id
 }
 

@@ -181,7 +181,11 @@ type slot struct {
 	sig  []uint32
 	locs []keyLoc // where its data lies: the same for every node of the slice
 	pre  keyPre   // for the nodes that compile the key themselves
-	_    [56]byte // (to 256 bytes)
+	// looked, when set, are the keys (sorted) the static result looked
+	// up: it holds only for nodes whose per-node files hold none of them
+	// (see lookupsStatic).
+	looked []string
+	_      [32]byte // (to 256 bytes)
 }
 
 // sliceStats counts how nodes and keys were compiled, for tests.
@@ -192,6 +196,7 @@ type sliceStats struct {
 	keptInPlace           int // other kept results found in place there (appendKey)
 	firstInPlace          int // template first keys found in place there (appendKey)
 	templated             int // slot keys whose contributions came from a template (template.go)
+	looked                int // static results taken that looked up other keys (slot.looked)
 	released              int // per-node files released from the file cache
 }
 
@@ -206,6 +211,7 @@ func (s *sliceStats) add(o sliceStats) {
 	s.slot += o.slot
 	s.general += o.general
 	s.templated += o.templated
+	s.looked += o.looked
 }
 
 // varStat counts the values a variable expression has shown, one per
@@ -283,16 +289,9 @@ func (n *nodeRun) slice() *nodeSlice {
 	// The options the node's keys are resolved under are part of the
 	// slice: only options shared across nodes can be.
 	opts := func(r *optsResult) bool {
-		if r == nil || !r.shared {
-			return false
-		}
-		id, ok := w.optIDs[r]
-		if !ok {
-			id = uint32(len(w.optIDs) + 1)
-			w.optIDs[r] = id
-		}
+		id := w.optID(r)
 		b = binary.AppendUvarint(b, uint64(id))
-		return true
+		return id != 0
 	}
 	if !opts(n.envOpts) {
 		return nil
@@ -499,19 +498,30 @@ func (n *nodeRun) slotKey(t *sliceTable, j int, name string) (*format.Key, *form
 	if !s.ready {
 		s.ready = true
 		s.mod = hiera.ModuleOf(name)
-		merge, perr := n.optionsFor(s.mod).mergeOf(name)
-		conv, cerr := n.optionsFor(s.mod).convertTo(name)
-		s.perr = perr != nil || cerr != nil
+		ko := n.optionsFor(s.mod).of(name)
+		s.pre.ko = ko // (what compileKey would find)
+		s.perr = ko.mergeErr != nil || ko.convErr != nil
 		if !s.perr {
 			layers := n.layersFor(s.mod)
 			s.locs = t.locs[j]
-			s.sig = n.w.keepSig(n.w.keySig(n.shapeID(s.mod, layers), merge, convertID(conv), s.locs))
+			s.sig = n.w.keepSig(n.w.keySig(n.shapeID(s.mod, layers), ko.merge, convertID(ko.conv), s.locs))
 			s.hash = hashSig(name, s.sig)
 		}
 	}
 	if s.static != nil {
-		n.w.stats.static++
-		return n.reuse(s.static)
+		if s.looked == nil {
+			n.w.stats.static++
+			return n.reuse(s.static)
+		}
+		if !anyIn(n.delta, s.looked) {
+			n.w.stats.looked++
+			return n.reuse(s.static)
+		}
+		// A per-node file holds a key the result looked up: its answer
+		// is this node's own.
+		n.w.stats.slot++
+		_, _, k, err := n.findOrCompile(name, s.mod, s.sig, s.hash, s.locs)
+		return k, err
 	}
 	n.w.stats.slot++
 	if s.perr {
@@ -521,6 +531,9 @@ func (n *nodeRun) slotKey(t *sliceTable, j int, name string) (*format.Key, *form
 		return n.perNodeKey(s, name)
 	}
 	if hit := n.recentHit(s, name); hit != nil {
+		if hit.vars == nil && s.reused < giveUp {
+			n.lookupsStatic(t, s, hit)
+		}
 		s.reused++
 		return n.reuse(hit)
 	}
@@ -562,6 +575,58 @@ func (n *nodeRun) slotKey(t *sliceTable, j int, name string) (*format.Key, *form
 	}
 	s.recent, s.recentVars = append(s.recent, e), append(s.recentVars, e.vars)
 	return k, err
+}
+
+// lookupsStatic makes e, a result of slot s of t that held on a node, the
+// slot's static result when all it read from the node are nested lookups
+// of keys whose own results are static in t: each a lookup made by the
+// key itself (not one nested deeper, whose stack is another), without
+// error, of a key of t by its name (a text that is its own root) whose
+// slot holds a plain static result (one that looked up nothing, see
+// plainStatic) of the value it gave. Such a lookup gives that value on
+// every node of the slice whose per-node files do not hold the key (a
+// nested lookup of a compiled key gives its value, see lookup, and the
+// slot's static result is the key's on those nodes), so e holds there:
+// the slot keeps the keys (slot.looked) and a node holding one in a file
+// of its own compiles the key as any other. A result of a key that is
+// looked up with another (a %{lookup()} of a string, an %{alias()}) is
+// then taken as a static one, not checked by looking the keys up again
+// on every node (depsHold).
+func (n *nodeRun) lookupsStatic(t *sliceTable, s *slot, e *sharedKey) {
+	var buf [4]string
+	looked := buf[:0]
+	for _, d := range e.deps {
+		if !d.lookup || d.stack != nil || d.err != "" || d.name == lookupOptionsKey {
+			return
+		}
+		if k, err := n.parseExpr(d.name); err != nil || len(k.Segments) > 0 || k.Root != d.name {
+			return
+		}
+		j, found := slices.BinarySearch(t.keys, d.name)
+		if !found {
+			return
+		}
+		st := t.slots[j].static
+		if st == nil || !t.slots[j].plain || !format.Identical(st.key.Value, d.value) {
+			return
+		}
+		looked = append(looked, d.name)
+	}
+	if len(looked) == 0 {
+		return
+	}
+	slices.Sort(looked)
+	s.static, s.looked, s.recent, s.recentVars = e, slices.Clone(slices.Compact(looked)), nil, nil
+}
+
+// anyIn reports whether any of keys is in sorted.
+func anyIn(sorted, keys []string) bool {
+	for _, k := range keys {
+		if _, found := slices.BinarySearch(sorted, k); found {
+			return true
+		}
+	}
+	return false
 }
 
 // recentHit is reusable for the slot's recent results (all of its key):

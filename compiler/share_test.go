@@ -814,3 +814,83 @@ n: "host %{trusted.certname}"
 		t.Errorf("the worker kept %d slice tables, want 1 (web's, of its last run)", len(kept))
 	}
 }
+
+// TestStaticLookups: a result that read nothing but nested lookups of keys
+// whose results are static in the slice is the slot's static result
+// (lookupsStatic), for every node but those whose own file holds one of
+// the keys looked up: there the key is compiled as usual. Keys look up
+// keys before and after them, an array through alias(); a key that reads
+// a fact, a value inside a hash, quoted, root y (not the key written "y"),
+// or a key taken so (chain, whose value is y's too) are not taken. Nodes n04, n05
+// and n09 hold y in files of their own: n04 and n05 (the same value) right
+// after the first node of the slice (n03, the first whose own file counts
+// as per-node), while the key before y has only n03's result.
+func TestStaticLookups(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte(nodeRoleCommon)},
+		"env/data/common.yaml": {Data: []byte(`
+y: v
+w: [1, 2]
+a: "%{lookup('y')}"
+zz: "<%{lookup('y')}>"
+al: "%{alias('w')}"
+both: "%{lookup('y')}-%{lookup('w')}"
+r: "%{facts.role}"
+q: "%{lookup('r')}"
+h: {k: 1}
+dig: "%{lookup('h.k')}"
+'"y"': v
+quoted: "%{lookup('\"y\"')}"
+chain: "%{lookup('a')}"
+`)},
+	}
+	var nodes []Node
+	for i := range 14 {
+		name := fmt.Sprintf("n%02d", i)
+		own := fmt.Sprintf("other: %d\n", i)
+		switch i {
+		case 4, 5:
+			own = "y: mine\n"
+		case 9:
+			own = "y: mine too\n"
+		}
+		fsys["env/data/nodes/"+name+".yaml"] = &fstest.MapFile{Data: []byte(own)}
+		facts := format.NewHash(1)
+		facts.Set("role", "web")
+		nodes = append(nodes, Node{Name: name, Facts: facts})
+	}
+	stats, _ := compareSharing(t, fsys, nodes)
+	// a, zz, al and both on n05 to n13 but n09, once they hold.
+	t.Logf("%+v", stats)
+	if want := 4 * 6; stats.looked < want {
+		t.Errorf("%d static results that looked up keys taken, want at least %d: %+v", stats.looked, want, stats)
+	}
+}
+
+// TestSharingKeepsMergeFrom: two roles set the same merge for a key of
+// common data, each in its own file. The key's locations, merge and value
+// are the same on every node, but where its merge is set (MergeFrom) is
+// the role's: a result is shared only between nodes whose lookup_options
+// come from the same files (shapeID), on the slice path, and not at all
+// on the general path between nodes whose options are their own (app and
+// api interpolate theirs: no slice, and options computed for each node).
+func TestSharingKeepsMergeFrom(t *testing.T) {
+	fsys := fstest.MapFS{
+		"env/hiera.yaml":         {Data: []byte(nodeRoleCommon)},
+		"env/data/common.yaml":   {Data: []byte("k: [a, b]\nm: {x: 1}\n")},
+		"env/data/role/web.yaml": {Data: []byte("lookup_options:\n  k:\n    merge: unique\n  m:\n    merge: hash\nother: 1\n")},
+		"env/data/role/db.yaml":  {Data: []byte("x: 1\nlookup_options:\n  k:\n    merge: unique\n  m:\n    merge: hash\n")},
+		"env/data/role/app.yaml": {Data: []byte("lookup_options:\n  k:\n    merge: \"%{facts.merge}\"\n")},
+		"env/data/role/api.yaml": {Data: []byte("a: 1\nlookup_options:\n  k:\n    merge: \"%{facts.merge}\"\n")},
+	}
+	var nodes []Node
+	for i := range 20 {
+		facts := format.NewHash(2)
+		facts.Set("role", []string{"web", "db", "app", "api"}[i/5])
+		facts.Set("merge", "unique")
+		nodes = append(nodes, Node{Name: fmt.Sprintf("n%02d", i), Facts: facts})
+	}
+	compareSharing(t, fsys, nodes)
+	slices.Reverse(nodes)
+	compareSharing(t, fsys, nodes)
+}
