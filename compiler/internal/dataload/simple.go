@@ -12,13 +12,13 @@ import (
 // events would build, about four times faster than the event machinery
 // (BenchmarkYAMLBlock; at 10,000 nodes the per-node data files cost a
 // compile ~0.6 s of CPU through libyaml, ~0.1 s through parseSimple).
-// Anything else (anchors, tags, block scalars, escapes, multi-line
-// scalars, nested flow collections, empty values, tabs, non-ASCII bytes,
-// ...) makes it give up before anything is kept, and libyaml reads the file
-// as before: the fast path never decides what a file means, only builds
-// what libyaml would. TestSimpleParser, TestSimpleParserFiles and
-// FuzzSimpleParser hold its trees to libyaml's, positions and styles
-// included.
+// Anything else (anchors, tags, block scalars, escapes of more than one
+// ASCII character, multi-line scalars, nested flow collections, empty
+// values, tabs, non-ASCII bytes, ...) makes it give up before anything is
+// kept, and libyaml reads the file as before: the fast path never decides
+// what a file means, only builds what libyaml would. TestSimpleParser,
+// TestSimpleParserFiles and FuzzSimpleParser hold its trees to libyaml's,
+// positions and styles included.
 
 // simpleMaxDepth is the deepest nesting parseSimple reads; deeper files
 // are libyaml's (and MaxDepth's), as rare as they are.
@@ -292,14 +292,21 @@ func (s *simple) key(p int) (*yaml.Node, int) {
 
 // quoteEnd returns the position of the quote closing the quoted scalar
 // that starts at p on the current line, or -1 if it is not one
-// parseSimple reads: not closed on the line, with an escape (double
-// quotes) or a quote written twice (single quotes).
+// parseSimple reads: not closed on the line, with an escape of more than
+// one ASCII character (double quotes, see unescape) or a quote written
+// twice (single quotes).
 func (s *simple) quoteEnd(p int) int {
 	q := s.src[p]
 	for i := p + 1; i < s.end; i++ {
 		switch c := s.src[i]; {
 		case c == '\\' && q == '"':
-			return -1
+			if i+1 == s.end {
+				return -1
+			}
+			if _, ok := unescape(s.src[i+1]); !ok {
+				return -1
+			}
+			i++
 		case c == q:
 			if q == '\'' && i+1 < s.end && s.src[i+1] == '\'' {
 				return -1
@@ -310,14 +317,58 @@ func (s *simple) quoteEnd(p int) int {
 	return -1
 }
 
-// quoted makes the node of the quoted scalar from p to its closing quote
-// at i.
-func (s *simple) quoted(p, i int) *yaml.Node {
-	style := yaml.DoubleQuotedStyle
-	if s.src[p] == '\'' {
-		style = yaml.SingleQuotedStyle
+// unescape returns the character a double-quoted scalar's escape "\c"
+// stands for, if it is one ASCII character (libyaml 0.2.5's: "\/" too, but
+// not "\'"); the others (\x, \u, \N, ...) are libyaml's to read.
+func unescape(c byte) (byte, bool) {
+	switch c {
+	case '0':
+		return 0, true
+	case 'a':
+		return '\a', true
+	case 'b':
+		return '\b', true
+	case 't':
+		return '\t', true
+	case 'n':
+		return '\n', true
+	case 'v':
+		return '\v', true
+	case 'f':
+		return '\f', true
+	case 'r':
+		return '\r', true
+	case 'e':
+		return 0x1b, true
+	case ' ', '"', '\\', '/':
+		return c, true
 	}
-	return s.scalar(p, p+1, i, style)
+	return 0, false
+}
+
+// quoted makes the node of the quoted scalar from p to its closing quote
+// at i (quoteEnd's).
+func (s *simple) quoted(p, i int) *yaml.Node {
+	if s.src[p] == '\'' {
+		return s.scalar(p, p+1, i, yaml.SingleQuotedStyle)
+	}
+	n := s.scalar(p, p+1, i, yaml.DoubleQuotedStyle)
+	if bytes.IndexByte(s.src[p+1:i], '\\') < 0 {
+		return n
+	}
+	// Its text, escapes read.
+	sc := &s.scalars[len(s.scalars)-1]
+	s.texts = s.texts[:sc.start]
+	for j := p + 1; j < i; j++ {
+		c := s.src[j]
+		if c == '\\' {
+			j++
+			c, _ = unescape(s.src[j])
+		}
+		s.texts = append(s.texts, c)
+	}
+	sc.end = len(s.texts)
+	return n
 }
 
 // plainStart reports whether a plain scalar may start at p, by libyaml's
