@@ -687,6 +687,8 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		} else if k.Err == nil {
 			if r := m.rec; r >= 0 && e.recs.recs[r].valueID >= 0 && same(e.recs.recs[r].value, k.Value) {
 				m.value = e.recs.recs[r].valueID
+			} else if id := e.namedValue(m.named, k.Value); id >= 0 {
+				m.value = id
 			} else {
 				var like any
 				var kids, tree []int32
@@ -828,6 +830,22 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	e.tail = e.appendSharedRef(e.tail)
 	e.tail = appendOptionScopes(e.tail, b.Options, optIDs)
 	return nil
+}
+
+// namedValue returns the node id of v, the value of a key that is not
+// the last bundle's, if v is the value of the last bundle's key of the
+// same name, prior[n] (certainly: the same container, or an equal
+// scalar), and the memo holds its id (a global one); else -1. Ids are
+// exact by content, so it is the id intern would find. A key whose
+// contributions are one node's (bound, or built anew for it) is never
+// the last bundle's, yet its value most often is the last node's: then
+// it costs no lookup (a 1,000-node genrepo fleet: 116,000 of the 363,000
+// values the values pass interned, all but 1,900 of them containers).
+func (e *Encoder) namedValue(n int32, v any) int32 {
+	if n < 0 || !same(e.prior[n].value, v) {
+		return -1
+	}
+	return e.prior[n].valueID // -1 if not global
 }
 
 // keyFlags is a key's flags field.

@@ -1343,3 +1343,85 @@ func TestKeyMemoSize(t *testing.T) {
 		t.Errorf("a keyMemo takes %d bytes, want 32", n)
 	}
 }
+
+// TestEncoderNamedValue checks keys that are not the last bundle's (their
+// contributions are new) but whose value may be the last bundle's value
+// of the key of the same name (namedValue): the very value, an equal
+// scalar in new memory, a slice of the same array but shorter, an equal
+// container built anew, or another value; with and without a shared
+// file, the value met in one bundle (local) or more (global).
+func TestEncoderNamedValue(t *testing.T) {
+	for seed := range uint64(12) {
+		r := rand.New(rand.NewPCG(seed, 13))
+		inner := NewHash(1)
+		inner.Set("x", "y")
+		fresh := func() any {
+			switch r.IntN(9) {
+			case 0:
+				return strings.Clone("common")
+			case 1:
+				return int64(r.IntN(3))
+			case 2:
+				return []any{"a", strings.Clone("b"), inner}
+			case 3:
+				h := NewHash(2)
+				h.Set("x", "y")
+				h.Set(strings.Clone("k"), []any{int64(1), "a"})
+				return h
+			case 4:
+				return nil
+			case 5:
+				return []any{}
+			case 6:
+				return 1.5
+			case 7:
+				return inner
+			}
+			return fmt.Sprint("v", r.IntN(4))
+		}
+		for _, shared := range []bool{false, true} {
+			e := NewEncoder()
+			last := map[string]any{}
+			for node := range 40 {
+				var keys []Key
+				for _, name := range []string{"a", "b", "c", "d"} {
+					v, ok := last[name]
+					switch x := r.IntN(10); {
+					case !ok || x < 3:
+						v = fresh()
+					case x < 7: // the last bundle's very value
+					case x == 7: // equal, in new memory, if a string
+						if s, ok := v.(string); ok {
+							v = strings.Clone(s)
+						}
+					default: // the same array, shorter
+						if a, ok := v.([]any); ok && len(a) > 1 {
+							v = a[:len(a)-1]
+						}
+					}
+					last[name] = v
+					// New contributions: the key is not the last bundle's.
+					cs := []Contribution{{Line: 1 + r.IntN(2), Value: v, Bound: r.IntN(3) == 0}, {Line: 9, Value: "other"}}
+					k := Key{Name: name, Value: v, Contributions: cs}
+					if r.IntN(12) == 0 {
+						k.Value, k.Err = nil, &Error{Message: "key error"}
+					}
+					keys = append(keys, k)
+				}
+				b := &Bundle{Node: fmt.Sprint("node", node), Keys: keys}
+				if !shared {
+					encodeBoth(t, e, b)
+					continue
+				}
+				got, gsd, gerr := e.AppendShared(nil, b, Protection{})
+				want, wsd, werr := EncodeShared(b, Protection{})
+				if gerr != nil || werr != nil || !bytes.Equal(got, want) {
+					t.Fatalf("seed %d, %s: AppendShared's bundle differs from a fresh encoder's (%v, %v)", seed, b.Node, gerr, werr)
+				}
+				if (gsd == nil) != (wsd == nil) || gsd != nil && gsd.Digest != wsd.Digest {
+					t.Fatalf("seed %d, %s: AppendShared's shared file differs from a fresh encoder's", seed, b.Node)
+				}
+			}
+		}
+	}
+}
