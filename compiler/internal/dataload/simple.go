@@ -47,6 +47,8 @@ type simple struct {
 	scalars []simpleScalar
 }
 
+// simpleScalar is where the text of a scalar node parseSimple made lies
+// in simple.texts.
 type simpleScalar struct {
 	n          *yaml.Node
 	start, end int // in texts
