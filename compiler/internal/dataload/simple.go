@@ -140,10 +140,7 @@ func (s *simple) isMarkerLike() bool {
 // onlyComment reports whether the current line holds nothing from p on
 // but spaces and a comment after at least one of them.
 func (s *simple) onlyComment(p int) bool {
-	i := p
-	for i < s.end && s.src[i] == ' ' {
-		i++
-	}
+	i := s.skipSpaces(p)
 	return i == s.end || i > p && s.src[i] == '#'
 }
 
@@ -176,10 +173,7 @@ func (s *simple) mapping(indent, depth int) (*yaml.Node, bool) {
 			return nil, false
 		}
 		b.kids = append(b.kids, key)
-		v := colon + 1
-		for v < s.end && s.src[v] == ' ' {
-			v++
-		}
+		v := s.skipSpaces(colon + 1)
 		if v == s.end || s.src[v] == '#' {
 			// The value is a block below: more indented, or a sequence
 			// at the key's own column. (An empty value is libyaml's.)
@@ -234,10 +228,7 @@ func (s *simple) sequence(indent int, indentless bool, depth int) (*yaml.Node, b
 	from := len(b.kids)
 	for {
 		p := s.start + indent + 1 // after the dash
-		v := p
-		for v < s.end && s.src[v] == ' ' {
-			v++
-		}
+		v := s.skipSpaces(p)
 		if v == p || v == s.end || s.src[v] == '#' {
 			return nil, false // an entry below its dash, or empty: libyaml's
 		}
