@@ -265,7 +265,7 @@ func (b *builder) reset() {
 	}
 	clear(b.kids[:cap(b.kids)])
 	texts, scalars := b.texts[:0], b.scalars[:0]
-	if cap(texts) > keptText {
+	if cap(texts) > keptText || cap(scalars) > keptScalars {
 		texts, scalars = nil, nil
 	}
 	*b = builder{p: b.p, nodeBlocks: b.nodeBlocks[:min(len(b.nodeBlocks), keptBlocks)],
@@ -277,9 +277,13 @@ func (b *builder) reset() {
 // for the next tree.
 const keptBlocks = 64
 
-// keptText is the most scalar text (parseSimple's) a builder keeps room
-// for, for the next file.
-const keptText = 1 << 20
+// keptText and keptScalars are the most scalar text and scalars
+// (parseSimple's) a builder keeps room for, for the next file: a file of
+// many short or empty scalars would else leave a large list in the pool.
+const (
+	keptText    = 1 << 20
+	keptScalars = 1 << 16
+)
 
 // newNode returns a zero node of the tree.
 func (b *builder) newNode() *yaml.Node {
