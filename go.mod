@@ -1,12 +1,18 @@
 module github.com/hieracc/hieracc
 
-go 1.26.8
+go 1.24.0
+
+toolchain go1.26.8
+
+// The CLI keeps the run-time behaviour of the release CI builds it with;
+// modules importing runtime get their own go line's defaults.
+godebug default=go1.26
 
 require (
 	github.com/google/go-cmp v0.7.0
-	github.com/rogpeppe/go-internal v1.16.0
+	github.com/rogpeppe/go-internal v1.14.1
 	github.com/vmihailenco/msgpack/v5 v5.4.1
-	golang.org/x/sync v0.24.0
+	golang.org/x/sync v0.19.0
 	golang.org/x/sys v0.26.0
 	gopkg.in/yaml.v3 v3.0.1
 )

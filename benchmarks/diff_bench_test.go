@@ -109,13 +109,15 @@ func baseline(b *testing.B, files []string, read func(string) error) time.Durati
 		var wg sync.WaitGroup
 		work := make(chan string)
 		for range goruntime.GOMAXPROCS(0) {
-			wg.Go(func() {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
 				for p := range work {
 					if err := read(p); err != nil {
 						b.Error(err)
 					}
 				}
-			})
+			}()
 		}
 		for _, p := range files {
 			work <- p
@@ -146,7 +148,9 @@ func writeDiffFleet(b *testing.B, dir string, nodes int) (oldDir, newDir string,
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	for range goruntime.GOMAXPROCS(0) {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			for i := range work {
 				name := fmt.Sprintf("node%05d.example.net", i)
 				data, err := format.Encode(diffBundle(name, false))
@@ -175,7 +179,7 @@ func writeDiffFleet(b *testing.B, dir string, nodes int) (oldDir, newDir string,
 					mu.Unlock()
 				}
 			}
-		})
+		}()
 	}
 	for i := range nodes {
 		work <- i

@@ -111,7 +111,9 @@ func TestReloaderFileReplacedWhileRead(t *testing.T) {
 	// Agents' readers: whatever bundle they hold answers consistently,
 	// however often it is swapped.
 	for range 4 {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			for !stop.Load() {
 				if err := consistent(r.Bundle()); err != nil {
 					fail("reader: %v", err)
@@ -119,12 +121,14 @@ func TestReloaderFileReplacedWhileRead(t *testing.T) {
 				}
 				lookups.Add(1)
 			}
-		})
+		}()
 	}
 	// Reloaders: a reload either swaps in a whole bundle or fails and
 	// keeps the old one.
 	for range 2 {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			for !stop.Load() {
 				before := r.Bundle()
 				changed, err := r.Reload()
@@ -142,10 +146,12 @@ func TestReloaderFileReplacedWhileRead(t *testing.T) {
 					return
 				}
 			}
-		})
+		}()
 	}
 	// Agents that open the file afresh: a whole bundle or an error.
-	wg.Go(func() {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
 		for !stop.Load() {
 			b, err := runtime.Open(path)
 			opens.Add(1)
@@ -158,7 +164,7 @@ func TestReloaderFileReplacedWhileRead(t *testing.T) {
 				return
 			}
 		}
-	})
+	}()
 
 	// The writer.
 	for i := 1; i <= revs && !stop.Load(); i++ {

@@ -106,14 +106,16 @@ func TestReloaderConcurrent(t *testing.T) {
 	var stop atomic.Bool
 	var wg sync.WaitGroup
 	for range 4 {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			for !stop.Load() {
 				if _, err := r.Bundle().Lookup("k"); err != nil {
 					t.Error(err)
 					return
 				}
 			}
-		})
+		}()
 	}
 	for i := range 20 {
 		writeBundle(t, path, "r", int64(i+1))

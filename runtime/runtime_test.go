@@ -349,7 +349,9 @@ func TestConcurrent(t *testing.T) {
 	b := open(t, testBundle())
 	var wg sync.WaitGroup
 	for i := range 8 {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			for range 50 {
 				switch i % 4 {
 				case 0:
@@ -362,7 +364,7 @@ func TestConcurrent(t *testing.T) {
 					b.Lookup("ntp::cfg.fallback")
 				}
 			}
-		})
+		}()
 	}
 	wg.Wait()
 	v, err := b.LookupWith("classes", runtime.Options{Merge: &format.Merge{Strategy: "unique"}})

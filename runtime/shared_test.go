@@ -345,7 +345,9 @@ func TestSharedDetailsConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	details := make([]*format.Bundle, 8)
 	for i := range 8 {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			for range 20 {
 				if i%2 == 0 {
 					b.Lookup("ntp::servers")
@@ -359,7 +361,7 @@ func TestSharedDetailsConcurrent(t *testing.T) {
 				t.Error(err)
 			}
 			details[i] = d
-		})
+		}()
 	}
 	wg.Wait()
 	for i, d := range details {

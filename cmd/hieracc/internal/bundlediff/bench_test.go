@@ -86,7 +86,9 @@ func headerBaseline(b *testing.B, files []string) time.Duration {
 		var wg sync.WaitGroup
 		work := make(chan string)
 		for range goruntime.GOMAXPROCS(0) {
-			wg.Go(func() {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
 				for p := range work {
 					f, err := os.Open(p)
 					if err != nil {
@@ -98,7 +100,7 @@ func headerBaseline(b *testing.B, files []string) time.Duration {
 					}
 					f.Close()
 				}
-			})
+			}()
 		}
 		for _, p := range files {
 			work <- p

@@ -81,10 +81,12 @@ func TestStageSharedOnce(t *testing.T) {
 	errs := make([]error, 60)
 	staged := make([]Staged, 60)
 	for i := range 60 {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			v := []int{1, 2, 9}[i%3]
 			staged[i], errs[i] = w.Stage(variant("n"+string(rune('a'+i%26))+string(rune('a'+i/26)), v), format.Protection{})
-		})
+		}()
 	}
 	wg.Wait()
 	for i, err := range errs {
