@@ -57,7 +57,9 @@ func (c *cmdEnv) usageError(format string, args ...any) int {
 // filled in init: the commands' own code refers to it.
 var commands []*command
 
-func init() { commands = []*command{compileCmd, lookupCmd, diffCmd, verifyCmd, versionCmd, helpCmd} }
+func init() {
+	commands = []*command{compileCmd, lookupCmd, diffCmd, verifyCmd, inspectCmd, versionCmd, helpCmd}
+}
 
 func findCommand(name string) *command {
 	for _, c := range commands {
