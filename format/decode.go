@@ -61,7 +61,7 @@ func Verify(r io.ReaderAt) (Header, error) {
 	sum := sha256.New()
 	var tail []byte
 	limit := h.Size + 1
-	if h.Version >= 4 {
+	if has(h.Version, fSignature) {
 		limit += maxSignature
 	}
 	size := int64(0)
@@ -135,7 +135,7 @@ func parseHeader(s string) (Header, int, error) {
 	}
 	h := Header{Version: int(v)}
 	fields := 6
-	if h.Version >= 4 {
+	if has(h.Version, fSeal) {
 		fields = 7 // seal
 	}
 	if err := r.arrayOf(fields, "header"); err != nil {
@@ -287,15 +287,15 @@ func (x *Index) decodeBody(r *reader) error {
 	// 6 adds the view, a value table section before values.
 	bodyFields := 7
 	switch {
-	case x.Version >= viewVersion:
+	case has(x.Version, fView):
 		bodyFields = 9
-	case x.Version >= optionsVersion:
+	case has(x.Version, fOptions):
 		bodyFields = 8
 	}
 	if err := r.arrayOf(bodyFields, "body"); err != nil {
 		return err
 	}
-	if x.Version >= viewVersion {
+	if has(x.Version, fView) {
 		if err := x.values.readSection(r, x.Version); err != nil {
 			return err
 		}
@@ -346,7 +346,7 @@ func (x *Index) decodeBody(r *reader) error {
 		m.Err = x.errs[i]
 	}
 
-	if x.Version >= keyTableVersion {
+	if has(x.Version, fKeyTable) {
 		if err := x.decodeKeyTable(r); err != nil {
 			return err
 		}
@@ -357,7 +357,7 @@ func (x *Index) decodeBody(r *reader) error {
 		return err
 	}
 	x.detOff = r.base + int64(r.off-len(x.details))
-	if x.Version >= sharedVersion && !r.nilNext() {
+	if has(x.Version, fSharedDetails) && !r.nilNext() {
 		d, err := r.bin()
 		if err != nil {
 			return err
@@ -373,7 +373,7 @@ func (x *Index) decodeBody(r *reader) error {
 			return r.errorf("key %q: details in a shared file the bundle does not name", x.Keys[i].Name)
 		}
 	}
-	if x.Version >= optionsVersion {
+	if has(x.Version, fOptions) {
 		if err := x.readOptionScopes(r); err != nil {
 			return err
 		}
@@ -391,7 +391,7 @@ func (x *Index) decodeKeys(r *reader) error {
 	for j := range x.Keys {
 		k := &x.Keys[j]
 		fields := 3
-		if x.Version >= 2 {
+		if has(x.Version, fKeyFlags) {
 			fields = 4 // flags
 		}
 		if err := r.arrayOf(fields, "key"); err != nil {
@@ -404,7 +404,7 @@ func (x *Index) decodeKeys(r *reader) error {
 			return r.errorf("keys not sorted: %q after %q", k.Name, x.Keys[j-1].Name)
 		}
 		v := -1
-		if c, err := r.peek(); err == nil && c >= mBin8 && c <= mBin32 && x.Version >= 4 {
+		if c, err := r.peek(); err == nil && c >= mBin8 && c <= mBin32 && has(x.Version, fSeal) {
 			if k.Ciphertext, err = r.bin(); err != nil {
 				return err
 			}
@@ -433,10 +433,10 @@ func (x *Index) decodeKeys(r *reader) error {
 				return err
 			}
 			known := uint64(keySecret | keySensitive | keyConverts)
-			if x.Version >= 3 {
+			if has(x.Version, fAsked) {
 				known |= keyAsked
 			}
-			if x.Version >= 4 {
+			if has(x.Version, fSeal) {
 				known |= keySealed
 			}
 			if uint64(flags)&^known != 0 {
@@ -595,7 +595,7 @@ type valueTable struct {
 // array of entries; in version 5 a bin of the count (a varint) and the
 // entries, whose children are varints.
 func (t *valueTable) readSection(r *reader, version int) error {
-	if version < valueVarintVersion {
+	if !has(version, fValueVarints) {
 		n, err := r.arrayLen()
 		if err != nil {
 			return err
@@ -768,7 +768,7 @@ func (t *valueTable) decode(r *reader, n int) error {
 func (x *Index) Bundle() (*Bundle, error) {
 	r := &reader{s: x.details, base: x.detOff}
 	fields := 5
-	if x.Version >= 4 {
+	if has(x.Version, fDetails4) {
 		fields = 7 // merges and sources
 	}
 	if err := r.arrayOf(fields, "details"); err != nil {
@@ -786,7 +786,7 @@ func (x *Index) Bundle() (*Bundle, error) {
 		NodeError:   x.NodeError,
 		Options:     x.Options,
 	}
-	if x.Version >= 4 {
+	if has(x.Version, fDetails4) {
 		if err := x.readDetails4(r, b, vals.vals); err != nil {
 			return nil, err
 		}
@@ -808,9 +808,9 @@ func (x *Index) Bundle() (*Bundle, error) {
 		// comes from and what a dotted lookup reads (Asked).
 		fields := 4
 		switch {
-		case x.Version >= 3:
+		case has(x.Version, fAsked):
 			fields = 7
-		case x.Version >= 2:
+		case has(x.Version, fKeyFlags):
 			fields = 5
 		}
 		if err := r.arrayOf(fields, "key details"); err != nil {
@@ -890,7 +890,7 @@ func (x *Index) readLayers(r *reader, b *Bundle) error {
 	if err != nil {
 		return err
 	}
-	if x.hasShared && x.Version >= sharedVersion {
+	if x.hasShared && has(x.Version, fSharedDetails) {
 		// Version 5: the modules are the shared file's.
 		if n != 0 {
 			return r.errorf("%d modules in a bundle whose modules are in its shared file", n)
@@ -1032,7 +1032,7 @@ func readHierarchy(r *reader, version int, h *Hierarchy) error {
 		for j := range l.Locations {
 			loc := &l.Locations[j]
 			fields := 2
-			if version >= 3 {
+			if has(version, fOriginalPaths) {
 				fields = 3 // original
 			}
 			if err := r.arrayOf(fields, "location"); err != nil {

@@ -351,7 +351,7 @@ func (x *Index) readDetails4(r *reader, b *Bundle, vals []Value) error {
 			}
 			continue
 		}
-		if x.Version >= sharedVersion && r.left() >= 2 && r.s[r.off] == 0x94 && r.s[r.off+1] == mTrue {
+		if has(x.Version, fSharedDetails) && r.left() >= 2 && r.s[r.off] == 0x94 && r.s[r.off+1] == mTrue {
 			// Version 5: its bound contributions; its record in the shared
 			// file has the rest.
 			if !x.hasShared {
@@ -482,7 +482,7 @@ func (x *Index) readContribution(r *reader, c *Contribution, vals []Value, own i
 	if err != nil {
 		return err
 	}
-	if x.Version >= sharedVersion {
+	if has(x.Version, fSharedDetails) {
 		// Version 5: level × 8 + bound × 4 + layer.
 		c.Bound = where&4 != 0
 		where = where>>3<<2 | where&3

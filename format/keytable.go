@@ -12,9 +12,6 @@ import (
 // index, which a reader now builds when it opens the bundle: together they
 // took about a third of a bundle.
 
-// keyTableVersion is the first format version with a key table.
-const keyTableVersion = 5
-
 // A key's head is its payload × 8 + the shared bit (tagShared: its
 // details are its record in the shared details file) + its kind, which
 // says what the payload is:
@@ -247,7 +244,7 @@ func (x *Index) decodeKeyTable(r *reader) error {
 			// A zigzag distance from the last key's value entry.
 			v := int64(ref>>1) ^ -int64(ref&1)
 			last := &lasts[0]
-			if k.shared && x.Version >= viewVersion {
+			if k.shared && has(x.Version, fView) {
 				last = &lasts[1]
 			}
 			if v >= int64(len(x.values.vals))-*last || v < -*last {

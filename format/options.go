@@ -112,10 +112,6 @@ func FindOptionScope(scopes []OptionScope, module string, dflt bool) *OptionScop
 	return nil
 }
 
-// optionsVersion is the first format version with the body's options
-// section.
-const optionsVersion = 4
-
 // readOptionScopes reads the body's options section (version 4): the
 // scopes sorted by module then default, unique, each pattern compiled (a
 // pattern that does not compile is a corrupt bundle).

@@ -125,7 +125,7 @@ func appendSignature(w []byte, sig *trust.Signature) []byte {
 // trailer reads what follows the body of a bundle with header h: nothing
 // up to version 3, the signature in version 4, exactly to the end.
 func trailer(h Header, s string) (*trust.Signature, error) {
-	if h.Version < 4 {
+	if !has(h.Version, fSignature) {
 		if len(s) > 0 {
 			return nil, fmt.Errorf("format: %w: %d bytes after the end of the bundle (its header says %d bytes)", ErrCorrupt, len(s), h.Size)
 		}
@@ -181,7 +181,7 @@ func afterSignature(r *reader) error {
 // trust.ErrBadSignature, one by another signer trust.ErrUntrusted (each a
 // *trust.SignatureError).
 func (x *Index) VerifySignature(v *trust.Verifier) error {
-	if x.Version < 4 {
+	if !has(x.Version, fSignature) {
 		return &trust.SignatureError{Err: trust.ErrUnsigned, Reason: fmt.Sprintf("format version %d has no signatures", x.Version)}
 	}
 	return v.Verify(x.Signature, signedMessage(x.signed))

@@ -60,13 +60,10 @@ func ParseSharedDetailsName(base string) (d [32]byte, ok bool) {
 // whose shared details file was not attached (Index.AttachShared).
 var ErrNoSharedDetails = errors.New("shared details file not attached")
 
-// sharedVersion is the first format version with shared details files
-// (and a bound bit in each contribution); valueVarintVersion the first
-// whose value tables are bins with varint references.
-const (
-	sharedVersion      = 5
-	valueVarintVersion = 5
-)
+// sharedFileVersion is the version a shared details file carries: that of
+// the first bundle format with shared details files (fSharedDetails),
+// which reads it.
+const sharedFileVersion = 5
 
 // sharedMagic opens every shared details file: the msgpack encoding of the
 // string "hieracc-details" (fixstr, 15 bytes).
@@ -498,7 +495,7 @@ func (e *Encoder) planShared(b *Bundle) error {
 	f.view, f.viewIDs, f.viewBuilt, f.locs, f.locsKnown = f.view[:0], f.viewIDs[:0], false, f.locs[:0], false
 	f.out.Digest = sh.sub.sum
 	w := append(f.out.Data[:0], sharedMagic...)
-	w = appendUint(w, sharedVersion)
+	w = appendUint(w, sharedFileVersion)
 	w = append(w, 0x92) // array(2)
 	w = appendBin(w, f.out.Digest[:])
 	w = appendUint(w, uint64(n))
@@ -908,9 +905,9 @@ func parseShared(s string) (d [32]byte, version int64, body string, err error) {
 	if err != nil {
 		return d, 0, "", err
 	}
-	if v != sharedVersion {
+	if v != sharedFileVersion {
 		// Bundles of versions 5 and 6 refer to files of version 5.
-		return d, 0, "", fmt.Errorf("format: %w: shared details file of version %d (this reader reads version %d)", ErrVersion, v, sharedVersion)
+		return d, 0, "", fmt.Errorf("format: %w: shared details file of version %d (this reader reads version %d)", ErrVersion, v, sharedFileVersion)
 	}
 	if err := r.arrayOf(2, "shared details header"); err != nil {
 		return d, 0, "", err

@@ -23,11 +23,6 @@ import (
 // are the same for every node of a slice, so that an Encoder builds it
 // once per file and builds it again only when they change.
 
-// viewVersion is the first format version whose value tables start with
-// the view, and whose key tables give the values of the keys with the
-// shared bit and of the others as distances from two entries apart.
-const viewVersion = 6
-
 // viewValue returns the value record r implies, if any.
 func viewValue(r *Key) (any, bool) {
 	if len(r.ConvertTo) > 0 && !(len(r.ConvertTo) == 1 && r.ConvertTo[0] == "Sensitive") {
