@@ -67,8 +67,11 @@ type Input struct {
 	// Revision, when set, is recorded in every bundle; when empty (the
 	// usual case) each bundle records a digest of exactly its own inputs.
 	Revision string
-	Nodes    []Node
-	Jobs     int // nodes compiled in parallel; 0 = GOMAXPROCS
+	// SourceRevision, when set, names the source compiled (a git commit)
+	// in every bundle, for people; it changes no value.
+	SourceRevision string
+	Nodes          []Node
+	Jobs           int // nodes compiled in parallel; 0 = GOMAXPROCS
 
 	// Emit, when set, receives each node's bundle as soon as it is
 	// compiled, and Result.Bundles stays nil: a fleet's bundles need not
@@ -131,6 +134,7 @@ type compilation struct {
 	mounts      []Mount
 	environment string
 	revision    string
+	sourceRev   string // Input.SourceRevision
 	global, env *config
 	modules     map[string]*config // by module name
 	moduleNames []string           // sorted
@@ -261,6 +265,7 @@ func prepare(in Input) *compilation {
 		mounts:      cleanMounts(in.Mounts),
 		environment: in.Environment,
 		revision:    in.Revision,
+		sourceRev:   in.SourceRevision,
 		modules:     map[string]*config{},
 		files:       fileCache{entries: map[fileKey]*fileEntry{}},
 	}

@@ -47,11 +47,12 @@ func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []Diagn
 // newBundle starts the node's bundle: everything but its keys and modules.
 func (n *nodeRun) newBundle() *format.Bundle {
 	b := &format.Bundle{
-		Node:        n.node.Name,
-		Environment: n.c.environment,
-		Revision:    n.c.revision,
-		Global:      hierarchyOf(n.global),
-		Env:         hierarchyOf(n.env),
+		Node:           n.node.Name,
+		Environment:    n.c.environment,
+		Revision:       n.c.revision,
+		SourceRevision: n.c.sourceRev,
+		Global:         hierarchyOf(n.global),
+		Env:            hierarchyOf(n.env),
 	}
 	if b.Revision == "" {
 		b.Revision = n.revision()

@@ -38,6 +38,10 @@ type Bundle struct {
 	Node        string // the node's certname
 	Environment string // Puppet environment name, e.g. "production"
 	Revision    string // identifies the inputs compiled (chosen by the compiler)
+	// SourceRevision names the source compiled (a git commit, say), for
+	// people; "" when unknown. Not an input: the same data compiled from
+	// another commit is the same bundle but for it. (Format version 7.)
+	SourceRevision string
 
 	// The hierarchies as resolved for this node. Their shape decides how
 	// lookup-time merges nest (see format/hiera.Resolve).

@@ -136,7 +136,10 @@ func parseHeader(s string) (Header, int, error) {
 	h := Header{Version: int(v)}
 	fields := 6
 	if has(h.Version, fSeal) {
-		fields = 7 // seal
+		fields++ // seal
+	}
+	if has(h.Version, fSourceRevision) {
+		fields++
 	}
 	if err := r.arrayOf(fields, "header"); err != nil {
 		return Header{}, 0, err
@@ -158,7 +161,12 @@ func parseHeader(s string) (Header, int, error) {
 			return Header{}, 0, err
 		}
 	}
-	if fields == 7 {
+	if has(h.Version, fSourceRevision) {
+		if h.SourceRevision, err = r.str(); err != nil {
+			return Header{}, 0, err
+		}
+	}
+	if has(h.Version, fSeal) {
 		if h.Seal, err = readSeal(r); err != nil {
 			return Header{}, 0, err
 		}
@@ -780,11 +788,12 @@ func (x *Index) Bundle() (*Bundle, error) {
 		return nil, err
 	}
 	b := &Bundle{
-		Node:        x.Node,
-		Environment: x.Environment,
-		Revision:    x.Revision,
-		NodeError:   x.NodeError,
-		Options:     x.Options,
+		Node:           x.Node,
+		Environment:    x.Environment,
+		Revision:       x.Revision,
+		SourceRevision: x.SourceRevision,
+		NodeError:      x.NodeError,
+		Options:        x.Options,
 	}
 	if has(x.Version, fDetails4) {
 		if err := x.readDetails4(r, b, vals.vals); err != nil {

@@ -34,7 +34,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"empty", nil, format.ErrNotBundle, "too short"},
 		{"text", []byte("hello, world, this is text"), format.ErrNotBundle, "bad magic"},
 		{"half magic", data[:7], format.ErrCorrupt, "truncated in the magic"},
-		{"version 9", v9, format.ErrVersion, "unsupported bundle format version 9 (this reader reads versions 1 to 6)"},
+		{"version 9", v9, format.ErrVersion, "unsupported bundle format version 9 (this reader reads versions 1 to 7)"},
 		{"no header", data[:16], format.ErrCorrupt, "truncated"},
 		{"no body", data[:len(data)-len(bodyOf(t, data))], format.ErrCorrupt, "truncated"},
 		{"short body", data[:len(data)-1], format.ErrCorrupt, "truncated"},

@@ -458,25 +458,26 @@ func (e *Encoder) AppendWith(dst []byte, b *Bundle, p Protection) ([]byte, error
 
 	start := len(dst)
 	out := dst
-	// The header takes at most 80 bytes besides its strings: magic 15,
-	// version 1, array 1, digest 34, body length 9, string lengths 3×5,
+	// The header takes at most 85 bytes besides its strings: magic 15,
+	// version 1, array 1, digest 34, body length 9, string lengths 4×5,
 	// CRC 5.
-	if n := bodyLen + 80 + len(b.Node) + len(b.Environment) + len(b.Revision); cap(out)-len(out) < n {
+	if n := bodyLen + 85 + len(b.Node) + len(b.Environment) + len(b.Revision) + len(b.SourceRevision); cap(out)-len(out) < n {
 		out = make([]byte, len(dst), len(dst)+n)
 		copy(out, dst)
 	}
 	out = append(out, magic...)
 	out = appendUint(out, Version)
-	out = appendArrayLen(out, 7)
+	out = appendArrayLen(out, 8)
 	out = appendBin(out, digest)
 	out = appendUint(out, uint64(bodyLen))
 	out = appendString(out, b.Node)
 	out = appendString(out, b.Environment)
 	out = appendString(out, b.Revision)
+	out = appendString(out, b.SourceRevision)
 	out = appendSeal(out, seal)
 	out = appendFixed32(out, crc32.Checksum(out[start:], castagnoli))
 	if n := len(out) - start; n > maxHeader {
-		return dst, fmt.Errorf("format: header of %d bytes exceeds %d: node, environment or revision too long", n, maxHeader)
+		return dst, fmt.Errorf("format: header of %d bytes exceeds %d: node, environment, revision or source revision too long", n, maxHeader)
 	}
 	var sig *trust.Signature
 	if p.Signer != nil {

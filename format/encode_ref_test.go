@@ -41,26 +41,32 @@ func refEncodeVersion(b *Bundle, version int) ([]byte, error) {
 	digest := sha256.Sum256(body)
 
 	var buf bytes.Buffer
-	buf.Grow(len(body) + 128 + len(b.Node) + len(b.Environment) + len(b.Revision))
+	buf.Grow(len(body) + 128 + len(b.Node) + len(b.Environment) + len(b.Revision) + len(b.SourceRevision))
 	w := refNewWriter(&buf)
 	w.string(magic[1:])
 	w.uint(uint64(version))
-	if version >= 4 {
-		w.array(7)
-	} else {
-		w.array(6)
+	fields := 6
+	if has(version, fSeal) {
+		fields++
 	}
+	if has(version, fSourceRevision) {
+		fields++
+	}
+	w.array(fields)
 	w.bytes(digest[:])
 	w.uint(uint64(len(body)))
 	w.string(b.Node)
 	w.string(b.Environment)
 	w.string(b.Revision)
-	if version >= 4 {
+	if has(version, fSourceRevision) {
+		w.string(b.SourceRevision)
+	}
+	if has(version, fSeal) {
 		buf.WriteByte(0xc0) // no seal
 	}
 	w.fixed32(crc32.Checksum(buf.Bytes(), castagnoli))
 	if buf.Len() > maxHeader {
-		return nil, fmt.Errorf("format: header of %d bytes exceeds %d: node, environment or revision too long", buf.Len(), maxHeader)
+		return nil, fmt.Errorf("format: header of %d bytes exceeds %d: node, environment, revision or source revision too long", buf.Len(), maxHeader)
 	}
 	buf.Write(body)
 	if version >= 4 {

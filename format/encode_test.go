@@ -344,9 +344,29 @@ func TestGoldenV4(t *testing.T) { testGolden(t, 4, sampleV4()) }
 func TestGoldenV5(t *testing.T) { testGolden(t, 5, sampleV5()) }
 
 // TestGoldenV6 decodes the committed version 6 bundle (version 5's
-// sample: without a shared file, the layout of version 5), and pins
-// Encode's bytes while version 6 is the newest.
+// sample: without a shared file, the layout of version 5), and pinned
+// Encode's bytes while version 6 was the newest.
 func TestGoldenV6(t *testing.T) { testGolden(t, 6, sampleV5()) }
+
+// TestGoldenV7 decodes the committed version 7 bundle (the source
+// revision in the header), and pins Encode's bytes while version 7 is the
+// newest.
+func TestGoldenV7(t *testing.T) { testGolden(t, 7, sampleV7()) }
+
+// sampleV7 is sampleV5 compiled from a known commit (format version 7).
+func sampleV7() *format.Bundle {
+	b := sampleV5()
+	b.SourceRevision = "0123456789abcdef0123456789abcdef01234567"
+	return b
+}
+
+// sampleOf is the sample of a version from 5 on.
+func sampleOf(version int) *format.Bundle {
+	if version >= 7 {
+		return sampleV7()
+	}
+	return sampleV5()
+}
 
 // sampleV5 is sampleV4 with bound contributions (format version 5): the
 // node's own data file's, and an interpolated one.
@@ -367,13 +387,16 @@ func sampleV5() *format.Bundle {
 func TestGoldenV5Shared(t *testing.T) { testGoldenShared(t, 5) }
 
 // TestGoldenV6Shared is the same for version 6 (the value table starts
-// with the shared file's view), and pins EncodeShared's bytes of both
-// files while version 6 is the newest.
+// with the shared file's view).
 func TestGoldenV6Shared(t *testing.T) { testGoldenShared(t, 6) }
+
+// TestGoldenV7Shared is the same for version 7, and pins EncodeShared's
+// bytes of both files while version 7 is the newest.
+func TestGoldenV7Shared(t *testing.T) { testGoldenShared(t, 7) }
 
 func testGoldenShared(t *testing.T, version int) {
 	golden, shared := fmt.Sprintf("testdata/v%d-shared.bundle", version), fmt.Sprintf("testdata/v%d-shared.details", version)
-	sample := sampleV5()
+	sample := sampleOf(version)
 	newest := version == format.Version
 	if *update && newest {
 		data, sd, err := format.EncodeShared(sample, format.Protection{})

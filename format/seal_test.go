@@ -31,9 +31,12 @@ func TestGoldenV4Sealed(t *testing.T) { testGoldenSealed(t, 4) }
 // TestGoldenV5Sealed is the same for version 5.
 func TestGoldenV5Sealed(t *testing.T) { testGoldenSealed(t, 5) }
 
-// TestGoldenV6Sealed is the same for version 6, and pins Encode's bytes
-// while version 6 is the newest.
+// TestGoldenV6Sealed is the same for version 6.
 func TestGoldenV6Sealed(t *testing.T) { testGoldenSealed(t, 6) }
+
+// TestGoldenV7Sealed is the same for version 7, and pins Encode's bytes
+// while version 7 is the newest.
+func TestGoldenV7Sealed(t *testing.T) { testGoldenSealed(t, 7) }
 
 func testGoldenSealed(t *testing.T, version int) {
 	if _, err := os.Stat(goldenPKI); *update && err != nil {
@@ -45,7 +48,7 @@ func testGoldenSealed(t *testing.T, version int) {
 	p, key := protection(t, goldenPKI, "web01.example.com", filepath.Join(goldenPKI, "signer", "ed25519.pem"))
 	sample := sampleV4()
 	if version >= 5 {
-		sample = sampleV5()
+		sample = sampleOf(version)
 	}
 	testGoldenWith(t, version, golden, sample, p, key)
 	v, err := trust.ReadKeyVerifier(filepath.Join(goldenPKI, "signer", "ed25519.pub"))

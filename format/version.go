@@ -29,22 +29,26 @@ const (
 	// Version 6.
 	fView // a view section before the values; key values as distances
 
+	// Version 7.
+	fSourceRevision // the header's source revision: the commit compiled
+
 	numFeatures
 )
 
 // introduced is the version that introduced each feature.
 var introduced = [numFeatures]int{
-	fKeyFlags:      2,
-	fAsked:         3,
-	fOriginalPaths: 3,
-	fSignature:     4,
-	fSeal:          4,
-	fOptions:       4,
-	fDetails4:      4,
-	fKeyTable:      5,
-	fSharedDetails: 5,
-	fValueVarints:  5,
-	fView:          6,
+	fKeyFlags:       2,
+	fAsked:          3,
+	fOriginalPaths:  3,
+	fSignature:      4,
+	fSeal:           4,
+	fOptions:        4,
+	fDetails4:       4,
+	fKeyTable:       5,
+	fSharedDetails:  5,
+	fValueVarints:   5,
+	fView:           6,
+	fSourceRevision: 7,
 }
 
 // has reports whether format version v has feature f.

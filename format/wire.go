@@ -10,7 +10,7 @@ import (
 // Version is the format version Encode writes. Decoders read every version
 // up to it; a version number's meaning never changes once released (see
 // SPEC.md, "Compatibility").
-const Version = 6
+const Version = 7
 
 // Key flags (format version 2): a bit set, the last field of a key.
 const (
@@ -55,6 +55,10 @@ type Header struct {
 	Node        string
 	Environment string
 	Revision    string
+	// SourceRevision names the source the bundle was compiled from, as
+	// the compiler was told (compile --source-revision: a git commit,
+	// say); "" when unknown, and in bundles before version 7.
+	SourceRevision string
 	// Size is the length of the encoding from its first byte to the end
 	// of the body: the whole file up to version 3; version 4's signature
 	// follows.

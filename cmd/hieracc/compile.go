@@ -47,6 +47,7 @@ type compileFlags struct {
 	pkcs7Private, pkcs7Public              string // eyaml keys
 	shard                                  string // --shard K/N
 	signKey, signCert, sealTo, sealMissing string // signing and sealing (format version 4)
+	sourceRevision                         sourceRevisionFlag
 }
 
 // eyamlFlags registers the eyaml key flags (compile, and diff --git).
@@ -86,6 +87,7 @@ func runCompile(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.signCert, "sign-cert", "", "")
 	fl.StringVar(&f.sealTo, "seal-to", "", "")
 	fl.StringVar(&f.sealMissing, "seal-missing", "", "")
+	fl.Var(&f.sourceRevision, "source-revision", "")
 	rest, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -232,6 +234,9 @@ func (f *compileFlags) config() build.Config {
 		SignKey: f.signKey, SignCert: f.signCert, SealTo: f.sealTo, SealMissing: f.sealMissing}
 	if f.envFromFacts {
 		cfg.EnvRoot = f.envRoot
+		cfg.SourceRevision = f.sourceRevision.resolve(f.envRoot)
+	} else {
+		cfg.SourceRevision = f.sourceRevision.resolve(f.env)
 	}
 	return cfg
 }

@@ -110,7 +110,7 @@ func (f *diffFlags) compileAt(ctx context.Context, top, tree, commit string, out
 		return fmt.Errorf("--env %s: not in this revision", f.compile.env)
 	}
 	cfg := cf.config()
-	cfg.Out, cfg.Revision, cfg.KeepGoing, cfg.Full = out, commit, true, true
+	cfg.Out, cfg.Revision, cfg.SourceRevision, cfg.KeepGoing, cfg.Full = out, commit, commit, true, true
 	var stopMeter func()
 	cfg.Progress, stopMeter = meter(f.compile.progress, f.stderr, "compile "+commit[:min(len(commit), 12)])
 	r, err := build.Run(ctx, cfg)

@@ -20,9 +20,13 @@ import (
 // onlyOptions is --explain-options without --explain: only which
 // lookup_options entry applies to the key, where it is written, and the
 // merge it configures. The values of a secret key are not shown, unless
-// showSecrets.
+// showSecrets. A bundle compiled from a known source revision (compile
+// --source-revision) says so first, in a line Puppet does not print.
 func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Options, onlyOptions, showSecrets bool) int {
 	code := exitOK
+	if rev := b.Header().SourceRevision; rev != "" {
+		fmt.Fprintf(c.stdout, "Compiled from source revision %s\n", rev)
+	}
 	for i, key := range keys {
 		if i > 0 {
 			fmt.Fprintln(c.stdout)

@@ -197,6 +197,12 @@ Flags:
   --seal-missing plain write the bundles of nodes without a certificate in
                        CERTDIR with their secrets in plain text, as without
                        --seal-to (default: error).
+  --source-revision REV
+                       record REV in every bundle as the source it was
+                       compiled from (inspect, lookup --explain and runtime's
+                       Header show it). Default: the git commit of the
+                       control repo when its work tree is clean; none
+                       otherwise. Not an input of incremental compiles.
   --shard K/N          compile only the nodes of shard K of N (K from 1 to N;
                        from a 0-based index, give index+1), so that N machines
                        share a compile with no coordinator. A node's shard is

@@ -30,20 +30,23 @@ var inspectCmd = &command{
 // length of its value rendered as JSON, and keys whose value is secret
 // (decrypted from eyaml, Sensitive or sealed) have no size.
 type bundleInfo struct {
-	File          string         `json:"file"`
-	Node          string         `json:"node"`
-	Environment   string         `json:"environment"`
-	FormatVersion int            `json:"format_version"`
-	Revision      string         `json:"revision"`
-	Digest        string         `json:"digest"` // SHA-256 of the body, hex
-	Bytes         int64          `json:"bytes"`  // the file's size
-	Keys          int            `json:"keys"`
-	FailingKeys   int            `json:"failing_keys"` // keys whose lookup fails (a recorded error)
-	SealedKeys    int            `json:"sealed_keys"`
-	Signature     *signatureInfo `json:"signature"` // nil: not signed
-	Seal          *sealInfo      `json:"seal"`      // nil: not sealed
-	SharedDetails *sharedInfo    `json:"shared_details"`
-	KeyList       []keyInfo      `json:"key_list,omitempty"` // with --keys
+	File          string `json:"file"`
+	Node          string `json:"node"`
+	Environment   string `json:"environment"`
+	FormatVersion int    `json:"format_version"`
+	Revision      string `json:"revision"`
+	// SourceRevision is what compile --source-revision named (by
+	// default the git commit of a clean control repo); "" for none.
+	SourceRevision string         `json:"source_revision"`
+	Digest         string         `json:"digest"` // SHA-256 of the body, hex
+	Bytes          int64          `json:"bytes"`  // the file's size
+	Keys           int            `json:"keys"`
+	FailingKeys    int            `json:"failing_keys"` // keys whose lookup fails (a recorded error)
+	SealedKeys     int            `json:"sealed_keys"`
+	Signature      *signatureInfo `json:"signature"` // nil: not signed
+	Seal           *sealInfo      `json:"seal"`      // nil: not sealed
+	SharedDetails  *sharedInfo    `json:"shared_details"`
+	KeyList        []keyInfo      `json:"key_list,omitempty"` // with --keys
 }
 
 // signatureInfo describes a bundle's signature as the bundle carries it:
@@ -182,14 +185,15 @@ func inspectBundle(f verifyFile, listKeys bool) (*bundleInfo, error) {
 		return nil, err
 	}
 	info := &bundleInfo{
-		File:          f.file,
-		Node:          h.Node,
-		Environment:   h.Environment,
-		FormatVersion: h.Version,
-		Revision:      h.Revision,
-		Digest:        hex.EncodeToString(h.Digest[:]),
-		Bytes:         st.Size(),
-		Signature:     describeSignature(b, time.Now()),
+		File:           f.file,
+		Node:           h.Node,
+		Environment:    h.Environment,
+		FormatVersion:  h.Version,
+		Revision:       h.Revision,
+		SourceRevision: h.SourceRevision,
+		Digest:         hex.EncodeToString(h.Digest[:]),
+		Bytes:          st.Size(),
+		Signature:      describeSignature(b, time.Now()),
 	}
 	if h.Seal.Scheme != "" {
 		info.Seal = &sealInfo{Scheme: h.Seal.Scheme, Recipient: hex.EncodeToString(h.Seal.Recipient[:])}
@@ -358,6 +362,11 @@ func printBundleInfo(w io.Writer, i *bundleInfo) {
 	row("environment", "%s", i.Environment)
 	row("format", "version %d", i.FormatVersion)
 	row("revision", "%s", i.Revision)
+	if i.SourceRevision != "" {
+		row("source revision", "%s", i.SourceRevision)
+	} else {
+		row("source revision", "none (compiled from a work tree with changes, or outside git)")
+	}
 	row("digest", "sha256:%s", i.Digest)
 	row("size", "%d bytes", i.Bytes)
 	keys := plural(i.Keys, "key")

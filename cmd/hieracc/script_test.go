@@ -18,6 +18,13 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files with the current output")
 
 func TestMain(m *testing.M) {
+	// The tests compile this repository's testdata: its git state (which
+	// commit, clean or not) must not reach their outputs through compile's
+	// default --source-revision. git looks for no repository at or above
+	// the module's root; tests of that default make their own in $WORK.
+	if root, err := filepath.Abs("../.."); err == nil {
+		os.Setenv("GIT_CEILING_DIRECTORIES", root)
+	}
 	testscript.Main(m, map[string]func(){
 		"hieracc": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
@@ -35,6 +42,7 @@ func TestScripts(t *testing.T) {
 		UpdateScripts: *update,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("EXAMPLE", example)
+			e.Setenv("GIT_CEILING_DIRECTORIES", os.Getenv("GIT_CEILING_DIRECTORIES"))
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -96,6 +96,12 @@ type Config struct {
 	// digest of its own inputs (`diff --git` records the commit).
 	Revision string
 
+	// SourceRevision names the source compiled (a git commit) in every
+	// bundle compiled; not an input: an incremental compile keeps the
+	// bundles whose inputs did not change, with the source revision they
+	// were compiled from.
+	SourceRevision string
+
 	// Progress, when set, is called with (0, total) once the build knows
 	// how many nodes it compiles, then with the count done after each
 	// node, one call at a time.

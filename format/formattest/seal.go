@@ -29,10 +29,7 @@ func Split(data []byte) (version int, node, env, rev string, body []byte, err er
 	if version, err = d.DecodeInt(); err != nil {
 		return
 	}
-	fields := 6
-	if version >= 4 {
-		fields = 7 // seal
-	}
+	fields := headerFields(version)
 	if n, err = d.DecodeArrayLen(); err != nil || n != fields {
 		err = fmt.Errorf("header: %d fields, %v", n, err)
 		return
@@ -49,7 +46,12 @@ func Split(data []byte) (version int, node, env, rev string, body []byte, err er
 			return
 		}
 	}
-	if fields == 7 {
+	if version >= 7 {
+		if _, err = d.DecodeString(); err != nil { // source revision
+			return
+		}
+	}
+	if version >= 4 {
 		if _, err = d.DecodeInterface(); err != nil {
 			return
 		}
@@ -66,6 +68,18 @@ func Split(data []byte) (version int, node, env, rev string, body []byte, err er
 	return
 }
 
+// headerFields is the length of the header array of a version: 4 adds the
+// seal, 7 the source revision.
+func headerFields(version int) int {
+	switch {
+	case version >= 7:
+		return 8
+	case version >= 4:
+		return 7
+	}
+	return 6
+}
+
 // Seal builds a bundle around body with a correct digest and checksum
 // (from version 4, neither sealed nor signed), so that tests can feed a
 // decoder arbitrary bodies.
@@ -75,17 +89,16 @@ func Seal(version int, node, env, rev string, body []byte) []byte {
 	digest := sha256.Sum256(body)
 	_ = e.EncodeString("hieracc-bundle")
 	_ = e.EncodeInt(int64(version))
-	fields := 6
-	if version >= 4 {
-		fields = 7
-	}
-	_ = e.EncodeArrayLen(fields)
+	_ = e.EncodeArrayLen(headerFields(version))
 	_ = e.EncodeBytes(digest[:])
 	_ = e.EncodeUint(uint64(len(body)))
 	_ = e.EncodeString(node)
 	_ = e.EncodeString(env)
 	_ = e.EncodeString(rev)
-	if fields == 7 {
+	if version >= 7 {
+		_ = e.EncodeString("") // no source revision
+	}
+	if version >= 4 {
 		_ = e.EncodeNil() // no seal
 	}
 	_ = e.EncodeUint32(crc32.Checksum(buf.Bytes(), crc32.MakeTable(crc32.Castagnoli)))
