@@ -113,6 +113,7 @@ Flags:
                        paths are read as absent, with a warning.
   --environment NAME   the environment's name, as $environment and
                        $server_facts.environment (default "production").
+                       Not with --environment-from-facts.
   --facts PATH...      facts files, or folders of them (every *.json, *.yaml,
                        *.yml and *.facts inside, not recursive; anything else
                        in the folder is reported). Each file's shape is
