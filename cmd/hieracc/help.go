@@ -146,7 +146,9 @@ Flags:
                        set a fact on every node, for "what if" compiles:
                        os.family='"RedHat"' (dots reach nested facts; the
                        value is JSON, so a string keeps its quotes).
-                       Repeatable, applied in order.
+                       Repeatable, applied in order. Not trusted.* or
+                       server_facts.*: they are not facts ($trusted comes
+                       from the node's certificate).
   --out DIR            where bundles are written (created when missing).
                        Bundles are written to temporary files in OUT, then
                        synced and renamed once all are compiled: no partial
