@@ -306,7 +306,8 @@ Flags:
                         fails with Puppet's message, as puppet lookup --type.
   --render-as FORMAT    how the value is printed: yaml (the default, as
                         'puppet lookup': "--- value"), json, or s (Ruby's
-                        to_s, e.g. {"a"=>1}).
+                        to_s, e.g. {"a"=>1}). As in Puppet, json fails for
+                        a value nested more than 100 deep.
   --explain             show how the value was found instead: every layer,
                         hierarchy level and data file searched (path not
                         found, no such key, or the value found, with its
