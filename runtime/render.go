@@ -29,7 +29,8 @@ const (
 // included. JSON is byte for byte what Puppet 7 prints (Ruby's float
 // formatting, its escapes). YAML follows Psych's choice of styles and
 // quotes but does not fold long lines. It fails only for what Puppet
-// cannot render either: NaN or infinity in JSON, invalid UTF-8 in JSON.
+// cannot render either: NaN or infinity in JSON, invalid UTF-8 in JSON,
+// arrays and hashes nested more than 100 deep in JSON.
 //
 // A *Sensitive renders as puppet lookup renders one: "Sensitive [value
 // redacted]" in JSON and text, and in YAML as Psych dumps the Ruby object,
@@ -53,7 +54,7 @@ func Render(v any, f Format) ([]byte, error) {
 	var err error
 	switch f {
 	case JSON:
-		out, err = appendJSON(nil, v)
+		out, err = appendJSON(nil, v, 0)
 	case YAML:
 		out = appendYAMLDoc(nil, v)
 	case Text:
@@ -70,8 +71,20 @@ func Render(v any, f Format) ([]byte, error) {
 	return out, nil
 }
 
-func appendJSON(b []byte, v any) ([]byte, error) {
+// jsonMaxNesting is Ruby's JSON generator's max_nesting, which Puppet
+// keeps: an array or hash deeper than 100 fails the whole rendering.
+const jsonMaxNesting = 100
+
+// appendJSON appends v, which depth arrays and hashes hold.
+func appendJSON(b []byte, v any, depth int) ([]byte, error) {
 	var err error
+	switch v.(type) {
+	case []any, *format.Hash:
+		if depth++; depth > jsonMaxNesting {
+			// The generator's message, which names the depth it allows.
+			return nil, fmt.Errorf("nesting of %d is too deep", jsonMaxNesting)
+		}
+	}
 	switch v := v.(type) {
 	case nil:
 		b = append(b, "null"...)
@@ -96,7 +109,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, err = appendJSON(b, x); err != nil {
+			if b, err = appendJSON(b, x, depth); err != nil {
 				return nil, err
 			}
 		}
@@ -111,7 +124,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 				return nil, err
 			}
 			b = append(b, ':')
-			if b, err = appendJSON(b, v.Value(i)); err != nil {
+			if b, err = appendJSON(b, v.Value(i), depth); err != nil {
 				return nil, err
 			}
 		}

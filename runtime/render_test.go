@@ -153,6 +153,56 @@ func TestRenderPuppet(t *testing.T) {
 	if _, err := runtime.Render(1, runtime.JSON); err == nil {
 		t.Error("Render(int) succeeded")
 	}
+}
+
+// Puppet's JSON generator nests arrays and hashes 100 deep at most
+// (max_nesting): puppet lookup --render-as json fails past that, with
+// "nesting of 100 is too deep" however deep the value, an empty array or
+// hash at depth 101 included, where YAML and s print it (Puppet 7.23).
+func TestRenderJSONNesting(t *testing.T) {
+	nest := func(depth int, inner any, hash bool) any {
+		v := inner
+		for range depth {
+			if hash {
+				v = H("a", v)
+			} else {
+				v = A(v)
+			}
+		}
+		return v
+	}
+	const tooDeep = "nesting of 100 is too deep"
+	tests := []struct {
+		name string
+		v    any
+		err  string
+	}{
+		{"100 arrays", nest(100, int64(1), false), ""},
+		{"100 hashes", nest(100, int64(1), true), ""},
+		{"99 arrays around an empty one", nest(99, A(), false), ""},
+		{"101 arrays", nest(101, int64(1), false), tooDeep},
+		{"101 hashes", nest(101, int64(1), true), tooDeep},
+		{"150 arrays", nest(150, int64(1), false), tooDeep},
+		{"100 arrays around an empty one", nest(100, A(), false), tooDeep},
+		{"100 hashes around an empty one", nest(100, H(), true), tooDeep},
+		{"hashes and arrays", nest(50, nest(51, "x", false), true), tooDeep},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j, err := runtime.Render(tt.v, runtime.JSON)
+			switch {
+			case tt.err == "" && err != nil:
+				t.Errorf("as JSON: %v", err)
+			case tt.err != "" && (err == nil || err.Error() != tt.err):
+				t.Errorf("as JSON: %.40q, error %v, want %q", j, err, tt.err)
+			}
+			for _, f := range []runtime.Format{runtime.YAML, runtime.Text} {
+				if _, err := runtime.Render(tt.v, f); err != nil {
+					t.Errorf("format %d: %v", f, err)
+				}
+			}
+		})
+	}
 	if _, err := runtime.Render("x", runtime.Format(9)); err == nil {
 		t.Error("Render(format 9) succeeded")
 	}

@@ -95,7 +95,11 @@ func runCompile(c *cmdEnv, args []string) int {
 	// Arguments that are not flags are facts paths too, so that
 	// `--facts nodes/*.yaml` works after the shell expands it.
 	f.facts = append(f.facts, rest...)
+	envSet := false
+	fl.Visit(func(fl *flag.Flag) { envSet = envSet || fl.Name == "environment" })
 	switch {
+	case f.envFromFacts && envSet:
+		return c.usageError("--environment and --environment-from-facts do not go together: with --environment-from-facts each node is compiled in the environment its facts recorded")
 	case f.envFromFacts && (f.env != "" || f.modules != "" || f.envRoot == ""):
 		return c.usageError("--environment-from-facts takes --env-root DIR (a folder of environments), instead of --env and --modules")
 	case !f.envFromFacts && f.envRoot != "":

@@ -113,6 +113,7 @@ Flags:
                        paths are read as absent, with a warning.
   --environment NAME   the environment's name, as $environment and
                        $server_facts.environment (default "production").
+                       Not with --environment-from-facts.
   --facts PATH...      facts files, or folders of them (every *.json, *.yaml,
                        *.yml and *.facts inside, not recursive; anything else
                        in the folder is reported). Each file's shape is
@@ -145,7 +146,9 @@ Flags:
                        set a fact on every node, for "what if" compiles:
                        os.family='"RedHat"' (dots reach nested facts; the
                        value is JSON, so a string keeps its quotes).
-                       Repeatable, applied in order.
+                       Repeatable, applied in order. Not trusted.* or
+                       server_facts.*: they are not facts ($trusted comes
+                       from the node's certificate).
   --out DIR            where bundles are written (created when missing).
                        Bundles are written to temporary files in OUT, then
                        synced and renamed once all are compiled: no partial
@@ -309,7 +312,8 @@ Flags:
                         fails with Puppet's message, as puppet lookup --type.
   --render-as FORMAT    how the value is printed: yaml (the default, as
                         'puppet lookup': "--- value"), json, or s (Ruby's
-                        to_s, e.g. {"a"=>1}).
+                        to_s, e.g. {"a"=>1}). As in Puppet, json fails for
+                        a value nested more than 100 deep.
   --explain             show how the value was found instead: every layer,
                         hierarchy level and data file searched (path not
                         found, no such key, or the value found, with its

@@ -18,10 +18,20 @@ type Override struct {
 	Value any
 }
 
+// notFacts are the top-scope hashes a Puppet server gives a node besides
+// its facts, and where they come from. An override of one would set only
+// a fact of that name ($facts.trusted), which is not what it names:
+// ParseOverride refuses it.
+var notFacts = map[string]string{
+	"trusted":      "a Puppet server takes it from the node's certificate (PuppetDB records it)",
+	"server_facts": "the Puppet server sets it (its environment is --environment)",
+}
+
 // ParseOverride reads NAME=JSON. NAME is a fact's name; dots reach into
 // its hashes (os.family) and arrays (disks.0), and quotes keep a dot in a
 // name ("a.b".c), as in a lookup key. JSON is the value, read as Puppet
-// reads JSON: "RedHat" (quoted) is a string, 9 an integer.
+// reads JSON: "RedHat" (quoted) is a string, 9 an integer. NAME under
+// trusted or server_facts is refused (notFacts).
 func ParseOverride(s string) (Override, error) {
 	name, js, ok := strings.Cut(s, "=")
 	if !ok || name == "" {
@@ -30,6 +40,9 @@ func ParseOverride(s string) (Override, error) {
 	k, err := hiera.ParseKey(name)
 	if err != nil {
 		return Override{}, fmt.Errorf("--fact-override %s: %v", s, err)
+	}
+	if why, ok := notFacts[k.Root]; ok {
+		return Override{}, fmt.Errorf("--fact-override %s: $%s is not a fact: %s, so no fact override changes it", s, k.Root, why)
 	}
 	v, p := dataload.JSONValue("--fact-override "+name, []byte(js))
 	if p != nil {

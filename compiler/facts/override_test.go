@@ -65,6 +65,12 @@ func TestParseOverrideRefuses(t *testing.T) {
 		{"=1", "want NAME=JSON"},
 		{"role=web", "the value is not JSON"},
 		{`a..b=1`, "Syntax error in key"},
+		// $trusted and $server_facts are not facts: an override would
+		// only set $facts.trusted, which nothing means.
+		{`trusted.extensions.pp_role="db"`, `--fact-override trusted.extensions.pp_role="db": $trusted is not a fact`},
+		{`trusted={}`, "$trusted is not a fact"},
+		{`"trusted".x=1`, "$trusted is not a fact"},
+		{`server_facts.environment="dev"`, "$server_facts is not a fact"},
 	} {
 		if _, err := ParseOverride(tt.in); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("ParseOverride(%q): %v, want an error containing %q", tt.in, err, tt.want)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"gopkg.in/yaml.v3"
 
 	"github.com/hieracc/hieracc/format"
@@ -264,6 +265,59 @@ func TestNotAHash(t *testing.T) {
 		if diff := cmp.Diff(want, probs); diff != "" {
 			t.Errorf("%q (-want +got):\n%s", src, diff)
 		}
+	}
+}
+
+// TestByteOrderMark: a YAML data file that starts with a UTF-8 byte order
+// mark keeps Puppet's values (only what precedes the next line at column
+// 0: conformance case byte-order-mark), with one warning naming the file
+// and the keys Puppet does not read. A file that does not load has only
+// its error.
+func TestByteOrderMark(t *testing.T) {
+	const bom = "\xef\xbb\xbf"
+	const why = "env/data/common.yaml: starts with a UTF-8 byte order mark, which Puppet reads as a character: the first line's text is then at column 1, and the next line at column 0 ends the data, without an error."
+	tests := []struct {
+		src  string
+		keys []any
+		warn string // "": no warning
+	}{
+		{"port: 80\nhost: a\n", []any{"port", "host"}, ""},
+		{bom + "port: 80\nhost: a\nnested:\n  x: 1\n", []any{"port"},
+			why + " Not read: \"host\" (line 2), \"nested\" (line 3). Remove the mark."},
+		{bom + "a:\n  b: 1\n", []any{"a"}, why + " Every key is read here, but a key added at column 0 would not be. Remove the mark."},
+		{bom + "# comment\n", nil, why + " Every key is read here, but a key added at column 0 would not be. Remove the mark."},
+		{bom + "k1: 1\nk2: 2\nk3: 3\nk4: 4\nk5: 5\nk6: 6\nk7: 7\n", []any{"k1"},
+			why + " Not read: \"k2\" (line 2), \"k3\" (line 3), \"k4\" (line 4), \"k5\" (line 5), \"k6\" (line 6) and 1 more. Remove the mark."},
+	}
+	for _, tt := range tests {
+		doc, probs := YAML("env/data/common.yaml", []byte(tt.src))
+		if doc == nil {
+			t.Fatalf("%q: %v", tt.src, probs)
+		}
+		if diff := cmp.Diff(tt.keys, doc.Hash.Keys(), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%q: keys (-want +got):\n%s", tt.src, diff)
+		}
+		var warns []string
+		for _, p := range probs {
+			if p.Warning && strings.Contains(p.Message, "byte order mark") {
+				warns = append(warns, p.Message)
+				if p.Pos != (Pos{1, 1}) {
+					t.Errorf("%q: warning at %v, want 1:1", tt.src, p.Pos)
+				}
+			}
+		}
+		var want []string
+		if tt.warn != "" {
+			want = []string{tt.warn}
+		}
+		if diff := cmp.Diff(want, warns); diff != "" {
+			t.Errorf("%q: warnings (-want +got):\n%s", tt.src, diff)
+		}
+	}
+	// Unloadable: the error alone, as for any file.
+	doc, probs := YAML("env/data/common.yaml", []byte(bom+"a: [\n"))
+	if doc != nil || len(probs) != 1 || probs[0].Warning {
+		t.Errorf("unloadable file with a mark: doc %v, problems %v", doc, probs)
 	}
 }
 

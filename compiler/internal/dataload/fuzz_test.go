@@ -18,6 +18,8 @@ import (
 
 func FuzzYAML(f *testing.F) {
 	addSeeds(f, "testdata/yaml/*.yaml")
+	// A byte order mark: the file is read twice, with and without it.
+	f.Add([]byte("\xef\xbb\xbfa: 1\nb: &x [2, *x]\n c: {d: e}\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		doc, probs := YAML("f.yaml", src)
 		checkDoc(t, doc, probs)

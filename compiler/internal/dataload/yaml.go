@@ -1,6 +1,7 @@
 package dataload
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"sync"
@@ -22,7 +23,57 @@ import (
 // On an error Problem the Doc is nil: Puppet cannot load the file and fails
 // every lookup whose hierarchy reads it. Otherwise the Doc is non-nil and
 // Problems holds only warnings.
+//
+// A file that starts with a UTF-8 byte order mark is read as Puppet reads
+// it (see bomWarning), with a warning.
 func YAML(name string, src []byte) (*Doc, []Problem) {
+	doc, probs := loadYAML(name, src)
+	if doc != nil && bytes.HasPrefix(src, []byte(bomUTF8)) {
+		probs = append([]Problem{bomWarning(name, src, doc)}, probs...)
+	}
+	return doc, probs
+}
+
+// bomUTF8 is the UTF-8 byte order mark.
+const bomUTF8 = "\xef\xbb\xbf"
+
+// bomWarning is the warning for a data file that starts with a UTF-8 byte
+// order mark. Puppet reads the file as UTF-8 and keeps the mark, which
+// libyaml skips as a character at column 0: the first line's text is at
+// column 1, so the next line at column 0 ends the document, and Psych
+// reads no further, silently. The user almost never meant that: the
+// warning names the keys lost (the file read without its mark holds them),
+// at most five.
+func bomWarning(name string, src []byte, doc *Doc) Problem {
+	msg := name + ": starts with a UTF-8 byte order mark, which Puppet reads as a character: the first line's text is then at column 1, and the next line at column 0 ends the data, without an error."
+	whole, _ := loadYAML(name, src[len(bomUTF8):])
+	var lost []string
+	n := 0
+	if whole != nil {
+		for i, k := range whole.Hash.Keys() {
+			if doc.Hash.Has(k) {
+				continue
+			}
+			if n++; n <= 5 {
+				lost = append(lost, fmt.Sprintf("%s (line %d)", ruby.Inspect(k), whole.KeyPos[i].Line))
+			}
+		}
+	}
+	switch {
+	case whole == nil:
+		msg += " What follows it is not read."
+	case n == 0:
+		msg += " Every key is read here, but a key added at column 0 would not be."
+	case n > len(lost):
+		msg += fmt.Sprintf(" Not read: %s and %d more.", strings.Join(lost, ", "), n-len(lost))
+	default:
+		msg += " Not read: " + strings.Join(lost, ", ") + "."
+	}
+	return Problem{Pos: Pos{1, 1}, Message: msg + " Remove the mark.", Warning: true}
+}
+
+// loadYAML is YAML, but for the byte order mark's warning.
+func loadYAML(name string, src []byte) (*Doc, []Problem) {
 	if len(src) > MaxFileSize {
 		return nil, []Problem{{Pos: Pos{1, 1}, Message: fmt.Sprintf("Unable to parse (%s): hieracc: file larger than %d bytes", name, MaxFileSize)}}
 	}
