@@ -316,8 +316,12 @@ func TestVerifySigners(t *testing.T) {
 func TestSignerValidity(t *testing.T) {
 	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	ca := cert(t, "CA", caKey.Public(), nil, caKey, true)
-	expired := func(c *x509.Certificate) { c.NotBefore, c.NotAfter = time.Now().Add(-48*time.Hour), time.Now().Add(-24*time.Hour) }
-	future := func(c *x509.Certificate) { c.NotBefore, c.NotAfter = time.Now().Add(24*time.Hour), time.Now().Add(48*time.Hour) }
+	expired := func(c *x509.Certificate) {
+		c.NotBefore, c.NotAfter = time.Now().Add(-48*time.Hour), time.Now().Add(-24*time.Hour)
+	}
+	future := func(c *x509.Certificate) {
+		c.NotBefore, c.NotAfter = time.Now().Add(24*time.Hour), time.Now().Add(48*time.Hour)
+	}
 	oldCA := issue(t, "old CA", caKey.Public(), ca, caKey, func(c *x509.Certificate) {
 		expired(c)
 		c.IsCA, c.BasicConstraintsValid, c.KeyUsage = true, true, x509.KeyUsageCertSign
