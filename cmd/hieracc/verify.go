@@ -23,9 +23,11 @@ var verifyCmd = &command{
 
 func runVerify(c *cmdEnv, args []string) int {
 	var key, ca string
+	var signers stringList
 	fl := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fl.StringVar(&key, "key", "", "")
 	fl.StringVar(&ca, "ca", "", "")
+	fl.Var(&signers, "signer", "")
 	paths, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -33,15 +35,26 @@ func runVerify(c *cmdEnv, args []string) int {
 	switch {
 	case (key == "") == (ca == ""):
 		return c.usageError("give one of --key PUB (the signer's public key or certificate) and --ca CERT (the CA that issued the signer's certificate)")
+	case ca != "" && len(signers) == 0:
+		return c.usageError("--ca needs --signer: a CA issues every agent's certificate, and any agent could sign any node's bundle; " +
+			"name who may sign: its certname (--signer ci.example.com), a pattern of certnames (--signer '*.ci.example.com') " +
+			"or an extension its certificate carries (--signer pp_auth_role=hieracc-signer, or OID=VALUE)")
+	case key != "" && len(signers) > 0:
+		return c.usageError("--signer goes with --ca: --key names the signer's key itself")
 	case len(paths) == 0:
 		return c.usageError("no folder given: the folder 'hieracc compile' wrote (its --out), or bundle files")
+	}
+	if ca != "" {
+		if _, err := trust.NewCAVerifier(nil, signers...); err != nil {
+			return c.usageError("--%v", err) // signer "...": why
+		}
 	}
 	var v *trust.Verifier
 	var err error
 	if key != "" {
 		v, err = trust.ReadKeyVerifier(key)
 	} else {
-		v, err = trust.ReadCAVerifier(ca)
+		v, err = trust.ReadCAVerifier(ca, signers...)
 	}
 	if err != nil {
 		flagName := "--key"
@@ -71,10 +84,7 @@ func runVerify(c *cmdEnv, args []string) int {
 		}
 		for _, f := range files {
 			total++
-			b, err := runtime.OpenWith(f.file, runtime.Trust{Verifier: v})
-			if err == nil && f.node != "" && b.Header().Node != f.node {
-				err = fmt.Errorf("holds the bundle of node %s, not %s", b.Header().Node, f.node)
-			}
+			b, err := runtime.OpenWith(f.file, runtime.Trust{Verifier: v, Node: f.node})
 			if err != nil {
 				fail(f.file, err)
 				continue
