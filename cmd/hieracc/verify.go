@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundleset"
@@ -184,8 +183,9 @@ func (sc *sharedCheck) message() string {
 		sc.file, what, plural(len(sc.bundles), "bundle"), strings.Join(names, ", "), more)
 }
 
-// verifyFile is a bundle to verify, and the node its name says it holds
-// ("" for a file given by name).
+// verifyFile is a bundle to verify, and the node its folder holds it for
+// ("" for a file given by name: runtime.OpenWith takes the node from the
+// file's name).
 type verifyFile struct{ file, node string }
 
 // verifyFiles lists the bundles of path: a folder compile wrote (or a
@@ -196,11 +196,7 @@ func verifyFiles(path string) ([]verifyFile, []error, error) {
 		return nil, nil, err
 	}
 	if !st.IsDir() {
-		node, _ := strings.CutSuffix(filepath.Base(path), bundleset.Ext) // "x": not a bundle's name, no node
-		if node == filepath.Base(path) {
-			node = ""
-		}
-		return []verifyFile{{file: path, node: node}}, nil, nil
+		return []verifyFile{{file: path}}, nil, nil // the runtime takes its node from its name
 	}
 	set, bad, err := bundleset.Read(path)
 	if err != nil {
