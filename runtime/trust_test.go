@@ -292,3 +292,40 @@ func TestOpenWrongNodeFile(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAgentSigned: under the fleet's CA, a bundle signed by an agent
+// (node a's own key and certificate, which the CA issued) is untrusted
+// unless a signer rule names it; the CI signer named is trusted.
+func TestOpenAgentSigned(t *testing.T) {
+	dir := pki(t)
+	s, err := trust.ReadSigner(filepath.Join(dir, "ssl", "private_keys", "a.example.com.pem"), filepath.Join(dir, "ssl", "certs", "a.example.com.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged, err := format.EncodeWith(secrets("b.example.com"), format.Protection{Signer: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "b.example.com.bundle")
+	writeFile(t, path, forged)
+	ca := filepath.Join(dir, "ssl", "certs", "ca.pem")
+	for _, c := range []struct {
+		signers []string
+		ok      bool
+	}{
+		{[]string{"ci-signer"}, false},
+		{[]string{"*.example.com"}, true}, // a rule that names the agents trusts them
+	} {
+		v, err := trust.ReadCAVerifier(ca, c.signers...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = runtime.OpenWith(path, runtime.Trust{Verifier: v})
+		if c.ok && err != nil || !c.ok && !errors.Is(err, runtime.ErrUntrusted) {
+			t.Errorf("signers %v: OpenWith of a bundle node a signed = %v", c.signers, err)
+		}
+	}
+	if _, err := trust.ReadCAVerifier(ca); err == nil {
+		t.Error("ReadCAVerifier without a signer rule succeeded")
+	}
+}
