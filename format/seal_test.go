@@ -296,7 +296,11 @@ func TestSignatureErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	unsigned, _ := format.Encode(secretBundle("a.example.com"))
-	ca, err := trust.ReadCAVerifier(filepath.Join(dir, "ssl", "certs", "ca.pem"))
+	ca, err := trust.ReadCAVerifier(filepath.Join(dir, "ssl", "certs", "ca.pem"), "ci-signer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := trust.ReadCAVerifier(filepath.Join(dir, "ssl", "certs", "ca.pem"), "*.example.com")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,6 +322,7 @@ func TestSignatureErrors(t *testing.T) {
 		{"signed, its certificate", signed, pinned, nil},
 		{"unsigned", unsigned, ca, trust.ErrUnsigned},
 		{"another key", signed, other, trust.ErrUntrusted},
+		{"CA, another signer named", signed, nodes, trust.ErrUntrusted},
 		{"renamed", format.Rename(t, signed, "a.example.com", "b.example.com"), ca, trust.ErrBadSignature},
 	} {
 		x, err := format.DecodeIndex(c.data)

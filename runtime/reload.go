@@ -28,8 +28,9 @@ type Reloader struct {
 func NewReloader(path string) (*Reloader, error) { return NewReloaderWith(path, Trust{}) }
 
 // NewReloaderWith opens the bundle at path as OpenWith does, and every
-// new one the same way: a new bundle that t's verifier refuses, or that
-// t's key does not open, leaves the last good one in place.
+// new one the same way: a new bundle that t's verifier refuses, that is
+// another node's (ErrWrongNode: t.Node, or path's name), or that t's key
+// does not open, leaves the last good one in place.
 func NewReloaderWith(path string, t Trust) (*Reloader, error) {
 	r := &Reloader{path: path, trust: t}
 	if _, err := r.Reload(); err != nil {
@@ -81,7 +82,7 @@ func (r *Reloader) Reload() (changed bool, err error) {
 			return false, nil
 		}
 	}
-	b, err := OpenBytesWith(data, r.trust)
+	b, err := openBytes(data, &r.path, r.trust)
 	if err != nil {
 		return false, fmt.Errorf("runtime: reload %s: %w", r.path, err)
 	}

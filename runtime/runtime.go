@@ -43,10 +43,12 @@
 // Signed and sealed bundles (format version 4): OpenWith, OpenBytesWith
 // and NewReloaderWith take a Trust, a verifier that refuses bundles CI
 // did not sign (a *SignatureError: ErrUnsigned, ErrBadSignature,
-// ErrUntrusted) and the node's private key that opens the secrets sealed
-// to it (ErrWrongKey when it is another node's). Without the key, a
-// lookup of a sealed key fails with a *SealedError (ErrSealed) and every
-// other key reads.
+// ErrUntrusted; under a CA, the signer must be named), the node the
+// bundle must be for (Trust.Node, or with a verifier the file's name
+// <certname>.bundle: ErrWrongNode) and the node's private key that opens
+// the secrets sealed to it (ErrWrongKey when it is another node's).
+// Without the key, a lookup of a sealed key fails with a *SealedError
+// (ErrSealed) and every other key reads.
 //
 // Values returned are shared with the bundle and with other callers: they
 // must not be modified. A *Bundle is safe for concurrent use.

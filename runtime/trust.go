@@ -4,6 +4,8 @@ import (
 	"crypto"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/trust"
@@ -18,8 +20,18 @@ type Trust struct {
 	// (ErrBadSignature), or signed by another signer (ErrUntrusted); the
 	// error is a *SignatureError. See trust.NewKeyVerifier (the signer's
 	// public keys) and trust.NewCAVerifier (a CA that issued the signer's
-	// certificate), or trust.ReadKeyVerifier and trust.ReadCAVerifier.
+	// certificate, and who among its certificates may sign: a CA issues
+	// every agent's), or trust.ReadKeyVerifier and trust.ReadCAVerifier.
 	Verifier *trust.Verifier
+	// Node is the certname of the node the bundle must be for: a bundle
+	// of another node is refused (ErrWrongNode). With a Verifier and no
+	// Node, a file must be named <certname>.bundle (the path as given, not
+	// where a symbolic link leads) and be that node's, and a file named
+	// otherwise is refused: the signature says who signed, the node says
+	// for whom, and a bundle another node was given, renamed or copied
+	// over this one's, verifies as well. OpenBytesWith, without a file
+	// name, checks Node only.
+	Node string
 	// Key, when set, is the node's private key (Puppet's
 	// ssl/private_keys/<certname>.pem, read with trust.ReadPrivateKey):
 	// the bundle's sealed keys are decrypted once, when it is opened, and
@@ -38,6 +50,9 @@ var (
 	// ErrSealed is matched by the error of a lookup of a key sealed to
 	// the node, in a bundle opened without the node's private key.
 	ErrSealed = errors.New("sealed")
+	// ErrWrongNode is matched by the error of opening a bundle that is
+	// not for the node it must be for (Trust.Node, or its file's name).
+	ErrWrongNode = errors.New("bundle of another node")
 )
 
 // SignatureError is a bundle that its Trust's verifier refused: Err is
@@ -58,13 +73,14 @@ func (e *SealedError) Error() string {
 // Is makes errors.Is(err, ErrSealed) true.
 func (e *SealedError) Is(target error) bool { return target == ErrSealed }
 
-// OpenWith is Open with a verifier and the node's private key.
+// OpenWith is Open with a verifier, the node the bundle must be for and
+// the node's private key.
 func OpenWith(path string, t Trust) (*Bundle, error) {
 	data, err := format.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
-	b, err := OpenBytesWith(data, t)
+	b, err := openBytes(data, &path, t)
 	if err != nil {
 		return nil, fmt.Errorf("runtime: open %s: %w", path, err)
 	}
@@ -72,8 +88,12 @@ func OpenWith(path string, t Trust) (*Bundle, error) {
 	return b, nil
 }
 
-// OpenBytesWith is OpenBytes with a verifier and the node's private key.
-func OpenBytesWith(data []byte, t Trust) (*Bundle, error) {
+// OpenBytesWith is OpenBytes with a verifier, the node the bundle must be
+// for (Trust.Node: bytes have no file name) and the node's private key.
+func OpenBytesWith(data []byte, t Trust) (*Bundle, error) { return openBytes(data, nil, t) }
+
+// openBytes opens data, read from the file *path (nil for bytes).
+func openBytes(data []byte, path *string, t Trust) (*Bundle, error) {
 	x, err := format.DecodeIndex(data)
 	if err != nil {
 		return nil, err
@@ -83,12 +103,44 @@ func OpenBytesWith(data []byte, t Trust) (*Bundle, error) {
 			return nil, err
 		}
 	}
+	if err := checkNode(path, x.Node, t); err != nil {
+		return nil, err
+	}
 	if t.Key != nil {
 		if err := x.Unseal(t.Key); err != nil {
 			return nil, err
 		}
 	}
 	return newBundle(x), nil
+}
+
+// bundleExt ends the name of a bundle file: <certname>.bundle.
+const bundleExt = ".bundle"
+
+// wrongNodeError is a bundle of node got where one of want was expected.
+type wrongNodeError struct{ got, want string }
+
+func (e *wrongNodeError) Error() string {
+	return fmt.Sprintf("holds the bundle of node %s, not %s", e.got, e.want)
+}
+
+func (e *wrongNodeError) Is(target error) bool { return target == ErrWrongNode }
+
+// checkNode checks that the bundle of node got may be opened from path
+// (nil for bytes) under t: it must be t.Node's or, with a verifier and no
+// t.Node, the node its file is named after.
+func checkNode(path *string, got string, t Trust) error {
+	want := t.Node
+	if want == "" && path != nil && t.Verifier != nil {
+		base := filepath.Base(*path)
+		if want, _ = strings.CutSuffix(base, bundleExt); want == base || want == "" {
+			return fmt.Errorf("%w: cannot tell which node's bundle %s must be: name the file <certname>%s or set Trust.Node", ErrWrongNode, base, bundleExt)
+		}
+	}
+	if want != "" && got != want {
+		return &wrongNodeError{got: got, want: want}
+	}
+	return nil
 }
 
 // Signature returns the bundle's signature, nil when it is unsigned. It

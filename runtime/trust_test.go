@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -82,7 +83,7 @@ func sealedFor(t testing.TB, node string) ([]byte, crypto.PrivateKey, *trust.Ver
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := trust.ReadCAVerifier(filepath.Join(dir, "ssl", "certs", "ca.pem"))
+	v, err := trust.ReadCAVerifier(filepath.Join(dir, "ssl", "certs", "ca.pem"), "ci-signer")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,5 +241,91 @@ func TestWatchKeepsVerified(t *testing.T) {
 	}
 	if s, _ := r.Bundle().LookupString("plain"); s != "visible" {
 		t.Errorf("plain = %q after a forged bundle, want the verified one's", s)
+	}
+}
+
+// TestOpenWrongNodeFile: node a's bundle, signed by CI, under node b's
+// name is refused by OpenWith with a verifier, by a Reloader it is
+// renamed over (which keeps b's), and wherever Trust.Node names another
+// node; with a verifier, a file not named <certname>.bundle needs
+// Trust.Node.
+func TestOpenWrongNodeFile(t *testing.T) {
+	dataA, _, v := sealedFor(t, "a.example.com")
+	dataB, keyB, _ := sealedFor(t, "b.example.com")
+	dir := t.TempDir()
+	pathB := filepath.Join(dir, "b.example.com.bundle")
+	writeFile(t, pathB, dataA)
+	for _, tr := range []runtime.Trust{{Verifier: v}, {Verifier: v, Node: "b.example.com"}, {Node: "b.example.com"}} {
+		if _, err := runtime.OpenWith(pathB, tr); !errors.Is(err, runtime.ErrWrongNode) || !strings.Contains(err.Error(), "holds the bundle of node a.example.com, not b.example.com") {
+			t.Errorf("OpenWith(a's bundle as b's, verifier %v, node %q) = %v, want ErrWrongNode", tr.Verifier != nil, tr.Node, err)
+		}
+	}
+	if _, err := runtime.OpenWith(pathB, runtime.Trust{Verifier: v, Node: "a.example.com"}); err != nil {
+		t.Errorf("OpenWith(a's bundle, Node a) = %v", err)
+	}
+	if _, err := runtime.OpenBytesWith(dataA, runtime.Trust{Verifier: v, Node: "b.example.com"}); !errors.Is(err, runtime.ErrWrongNode) {
+		t.Errorf("OpenBytesWith(a's bundle, Node b) = %v, want ErrWrongNode", err)
+	}
+	other := filepath.Join(dir, "current")
+	writeFile(t, other, dataA)
+	if _, err := runtime.OpenWith(other, runtime.Trust{Verifier: v}); !errors.Is(err, runtime.ErrWrongNode) || !strings.Contains(err.Error(), "set Trust.Node") {
+		t.Errorf("OpenWith(file not named after a node, verifier) = %v", err)
+	}
+	if _, err := runtime.OpenWith(other, runtime.Trust{Verifier: v, Node: "a.example.com"}); err != nil {
+		t.Errorf("OpenWith(file not named after a node, Node a) = %v", err)
+	}
+
+	// A Reloader of b's bundle, with or without b's key, does not swap to
+	// a's renamed over it.
+	for _, key := range []crypto.PrivateKey{nil, keyB} {
+		writeFile(t, pathB, dataB)
+		r, err := runtime.NewReloaderWith(pathB, runtime.Trust{Verifier: v, Key: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, pathB, dataA)
+		if changed, err := r.Reload(); changed || !errors.Is(err, runtime.ErrWrongNode) {
+			t.Errorf("Reload of a's bundle renamed over b's (key %v) = %v, %v; want ErrWrongNode", key != nil, changed, err)
+		}
+		if n := r.Bundle().Header().Node; n != "b.example.com" {
+			t.Errorf("after a refused reload, the bundle is %s's", n)
+		}
+	}
+}
+
+// TestOpenAgentSigned: under the fleet's CA, a bundle signed by an agent
+// (node a's own key and certificate, which the CA issued) is untrusted
+// unless a signer rule names it; the CI signer named is trusted.
+func TestOpenAgentSigned(t *testing.T) {
+	dir := pki(t)
+	s, err := trust.ReadSigner(filepath.Join(dir, "ssl", "private_keys", "a.example.com.pem"), filepath.Join(dir, "ssl", "certs", "a.example.com.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged, err := format.EncodeWith(secrets("b.example.com"), format.Protection{Signer: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "b.example.com.bundle")
+	writeFile(t, path, forged)
+	ca := filepath.Join(dir, "ssl", "certs", "ca.pem")
+	for _, c := range []struct {
+		signers []string
+		ok      bool
+	}{
+		{[]string{"ci-signer"}, false},
+		{[]string{"*.example.com"}, true}, // a rule that names the agents trusts them
+	} {
+		v, err := trust.ReadCAVerifier(ca, c.signers...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = runtime.OpenWith(path, runtime.Trust{Verifier: v})
+		if c.ok && err != nil || !c.ok && !errors.Is(err, runtime.ErrUntrusted) {
+			t.Errorf("signers %v: OpenWith of a bundle node a signed = %v", c.signers, err)
+		}
+	}
+	if _, err := trust.ReadCAVerifier(ca); err == nil {
+		t.Error("ReadCAVerifier without a signer rule succeeded")
 	}
 }

@@ -181,7 +181,9 @@ Flags:
                        Ed25519, ECDSA P-256 or RSA; PKCS#8, or PKCS#1 and
                        SEC1 as Puppet writes them). Certificates that follow
                        the key in FILE go with the signature, leaf first, so
-                       that agents can check it against a CA ('verify --ca').
+                       that agents can check it against a CA ('verify --ca
+                       --signer'). Its certificates must be valid now, an
+                       RSA key 2048 bits or more.
                        The signature covers the node, environment, revision,
                        the seal and the body's digest. Signed bundles are
                        reproducible: the same inputs give the same bytes
@@ -196,7 +198,9 @@ Flags:
                        RSA or EC P-256): their values, errors and sources are
                        encrypted, and only the node's private key opens
                        them. The other keys stay plain. A node without a
-                       certificate is an error.
+                       certificate is an error, as is a certificate that
+                       does not name the node (its subject's common name),
+                       is not valid now or has an RSA key under 2048 bits.
   --seal-missing plain write the bundles of nodes without a certificate in
                        CERTDIR with their secrets in plain text, as without
                        --seal-to (default: error).
@@ -251,7 +255,7 @@ Exit codes:
 `
 
 const verifyUsage = `Usage:
-  hieracc verify (--key FILE | --ca FILE) PATH...
+  hieracc verify (--key FILE | --ca FILE --signer WHO...) PATH...
 
 Checks every bundle of the folders 'hieracc compile' wrote (their --out; a
 folder of the shards' folders too), or of the bundle files given: each must
@@ -269,10 +273,23 @@ Flags:
   --ca FILE    the CA certificates that must have issued the signer's
                certificate (PEM), which the bundle carries: Puppet's
                ssl/certs/ca.pem, when CI signs with a certificate from the
-               Puppet CA.
+               Puppet CA. It needs --signer: the CA issued every agent's
+               certificate, and a CA alone would let any agent sign any
+               node's bundle.
+  --signer WHO who may sign under --ca (repeatable; one must match): the
+               certificate's certname (ci.example.com), a pattern of
+               certnames ('*.ci.example.com'), or EXT=VALUE, an extension
+               the certificate carries with that value, EXT an OID or one
+               of Puppet's names (pp_auth_role=hieracc-signer; pp_auth_*
+               extensions are not signed from an agent's request unless
+               the CA allows them, pp_role and the like are).
 
-Example:
+Each bundle must be the node's its file is named after, <certname>.bundle.
+
+Examples:
   hieracc verify --key ci-signing.pub bundles/
+  hieracc verify --ca /etc/puppetlabs/puppet/ssl/certs/ca.pem \
+      --signer ci.example.com bundles/
 
 Exit codes:
   0  every bundle verified

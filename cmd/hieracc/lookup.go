@@ -259,15 +259,10 @@ func (f *lookupFlags) open(node string) (*runtime.Bundle, error) {
 			f.trust.Key = key
 		}
 	}
-	b, err := runtime.OpenWith(file, *f.trust)
-	if err != nil {
-		return nil, err
-	}
 	// A renamed or misplaced file must not answer for another node.
-	if got := b.Header().Node; node != "" && got != node {
-		return nil, fmt.Errorf("%s holds the bundle of node %s, not %s", file, got, node)
-	}
-	return b, nil
+	t := *f.trust
+	t.Node = node
+	return runtime.OpenWith(file, t)
 }
 
 // notFoundMessage is Puppet's message when no key has a value.

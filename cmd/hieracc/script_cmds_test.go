@@ -1,13 +1,20 @@
 package main
 
 import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
 	"fmt"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -104,6 +111,36 @@ func cmdPKI(ts *testscript.TestScript, neg bool, args []string) {
 		nodes = args[2:]
 	}
 	ts.Check(formattest.PKI(ts.MkAbs(args[0]), ec, nodes...))
+}
+
+// cmdCert writes a private key (RSA, 2048 bits) and a self-signed
+// certificate for it, whose subject's common name is CN: cert CN KEY CERT
+// [expired|future|rsa1024].
+func cmdCert(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 || len(args) > 4 {
+		ts.Fatalf("usage: cert CN KEY CERT [expired|future|rsa1024]")
+	}
+	bits, from, until := 2048, time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
+	if len(args) == 4 {
+		switch args[3] {
+		case "expired":
+			from, until = time.Now().Add(-48*time.Hour), time.Now().Add(-24*time.Hour)
+		case "future":
+			from, until = time.Now().Add(24*time.Hour), time.Now().Add(48*time.Hour)
+		case "rsa1024":
+			bits = 1024
+		default:
+			ts.Fatalf("cert: unknown option %q", args[3])
+		}
+	}
+	key, err := rsa.GenerateKey(rand.Reader, bits)
+	ts.Check(err)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: args[0]}, NotBefore: from, NotAfter: until,
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600))
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644))
 }
 
 // cmdSplitdetails re-encodes the bundles of folders with their details

@@ -51,6 +51,7 @@ func TestScripts(t *testing.T) {
 			"exitcode":     cmdExitcode, // script_cmds_test.go
 			"bigfile":      cmdBigfile,
 			"pki":          cmdPKI,
+			"cert":         cmdCert,
 			"splitdetails": cmdSplitdetails,
 			"corrupt":      cmdCorrupt,
 		},

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundleset"
@@ -23,9 +22,11 @@ var verifyCmd = &command{
 
 func runVerify(c *cmdEnv, args []string) int {
 	var key, ca string
+	var signers stringList
 	fl := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fl.StringVar(&key, "key", "", "")
 	fl.StringVar(&ca, "ca", "", "")
+	fl.Var(&signers, "signer", "")
 	paths, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -33,15 +34,26 @@ func runVerify(c *cmdEnv, args []string) int {
 	switch {
 	case (key == "") == (ca == ""):
 		return c.usageError("give one of --key PUB (the signer's public key or certificate) and --ca CERT (the CA that issued the signer's certificate)")
+	case ca != "" && len(signers) == 0:
+		return c.usageError("--ca needs --signer: a CA issues every agent's certificate, and any agent could sign any node's bundle; " +
+			"name who may sign: its certname (--signer ci.example.com), a pattern of certnames (--signer '*.ci.example.com') " +
+			"or an extension its certificate carries (--signer pp_auth_role=hieracc-signer, or OID=VALUE)")
+	case key != "" && len(signers) > 0:
+		return c.usageError("--signer goes with --ca: --key names the signer's key itself")
 	case len(paths) == 0:
 		return c.usageError("no folder given: the folder 'hieracc compile' wrote (its --out), or bundle files")
+	}
+	if ca != "" {
+		if _, err := trust.NewCAVerifier(nil, signers...); err != nil {
+			return c.usageError("--%v", err) // signer "...": why
+		}
 	}
 	var v *trust.Verifier
 	var err error
 	if key != "" {
 		v, err = trust.ReadKeyVerifier(key)
 	} else {
-		v, err = trust.ReadCAVerifier(ca)
+		v, err = trust.ReadCAVerifier(ca, signers...)
 	}
 	if err != nil {
 		flagName := "--key"
@@ -71,10 +83,7 @@ func runVerify(c *cmdEnv, args []string) int {
 		}
 		for _, f := range files {
 			total++
-			b, err := runtime.OpenWith(f.file, runtime.Trust{Verifier: v})
-			if err == nil && f.node != "" && b.Header().Node != f.node {
-				err = fmt.Errorf("holds the bundle of node %s, not %s", b.Header().Node, f.node)
-			}
+			b, err := runtime.OpenWith(f.file, runtime.Trust{Verifier: v, Node: f.node})
 			if err != nil {
 				fail(f.file, err)
 				continue
@@ -174,8 +183,9 @@ func (sc *sharedCheck) message() string {
 		sc.file, what, plural(len(sc.bundles), "bundle"), strings.Join(names, ", "), more)
 }
 
-// verifyFile is a bundle to verify, and the node its name says it holds
-// ("" for a file given by name).
+// verifyFile is a bundle to verify, and the node its folder holds it for
+// ("" for a file given by name: runtime.OpenWith takes the node from the
+// file's name).
 type verifyFile struct{ file, node string }
 
 // verifyFiles lists the bundles of path: a folder compile wrote (or a
@@ -186,11 +196,7 @@ func verifyFiles(path string) ([]verifyFile, []error, error) {
 		return nil, nil, err
 	}
 	if !st.IsDir() {
-		node, _ := strings.CutSuffix(filepath.Base(path), bundleset.Ext) // "x": not a bundle's name, no node
-		if node == filepath.Base(path) {
-			node = ""
-		}
-		return []verifyFile{{file: path, node: node}}, nil, nil
+		return []verifyFile{{file: path}}, nil, nil // the runtime takes its node from its name
 	}
 	set, bad, err := bundleset.Read(path)
 	if err != nil {

@@ -1,8 +1,10 @@
 package build
 
 // Signing and sealing (format version 4): with Config.SignKey every bundle
-// is signed; with Config.SealTo each node's secret and sensitive keys are
-// sealed to its Puppet agent certificate, SealTo/<certname>.pem.
+// is signed (with a key and certificates a verifier would take: valid now,
+// RSA of 2048 bits or more); with Config.SealTo each node's secret and
+// sensitive keys are sealed to its Puppet agent certificate,
+// SealTo/<certname>.pem, which must name the node and be valid now.
 
 import (
 	"crypto/sha256"
@@ -114,6 +116,11 @@ func (p *protector) check(nodes []string) []compiler.Diagnostic {
 		file := filepath.Join(p.sealTo, node+".pem")
 		r, err := trust.ReadRecipient(file)
 		switch {
+		case err == nil && r.Name != node:
+			// Sealed to it, the node's secrets would open with the key of
+			// the node it names.
+			ds = append(ds, compiler.Diagnostic{Severity: compiler.Error, Pos: format.Pos{File: file}, Node: node,
+				Message: fmt.Sprintf("certificate of node %s names %q (its subject's common name), not %s: its secrets would be sealed to another node's key", node, r.Name, node)})
 		case err == nil:
 			p.recipients[node] = r
 		case errors.Is(err, fs.ErrNotExist) && p.plain:

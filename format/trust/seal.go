@@ -13,6 +13,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Recipient is the node a bundle's secrets are sealed to: its agent
@@ -20,15 +21,26 @@ import (
 // the SHA-256 of the certificate's DER, which the bundle names.
 type Recipient struct {
 	Fingerprint [32]byte
-	rsa         *rsa.PublicKey
-	ec          *ecdh.PublicKey
+	// Name is the certificate's subject common name: the node's certname,
+	// as Puppet's CA issues it. Seal only to the recipient named as the
+	// node.
+	Name string
+	rsa  *rsa.PublicKey
+	ec   *ecdh.PublicKey
 }
 
-// NewRecipient returns the recipient of cert.
+// NewRecipient returns the recipient of cert, which must be valid now;
+// an RSA key must have at least MinRSABits.
 func NewRecipient(cert *x509.Certificate) (*Recipient, error) {
-	r := &Recipient{Fingerprint: sha256.Sum256(cert.Raw)}
+	r := &Recipient{Fingerprint: sha256.Sum256(cert.Raw), Name: cert.Subject.CommonName}
+	if err := validAt(cert, time.Now()); err != nil {
+		return nil, fmt.Errorf("trust: certificate %v", err)
+	}
 	switch k := cert.PublicKey.(type) {
 	case *rsa.PublicKey:
+		if err := rsaSize(k); err != nil {
+			return nil, fmt.Errorf("trust: certificate %q: %v", cert.Subject.CommonName, err)
+		}
 		r.rsa = k
 	case *ecdsa.PublicKey:
 		e, err := k.ECDH()

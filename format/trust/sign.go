@@ -11,6 +11,8 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"strconv"
+	"time"
 )
 
 // Signature is a bundle's signature: its scheme, the signer's certificate
@@ -34,9 +36,14 @@ type Signer struct {
 	secret []byte // the key in PKCS#8: the secret derivations start from
 }
 
-// NewSigner returns a Signer for key (Ed25519, ECDSA P-256 or RSA) and its
-// certificate chain, leaf first (may be empty). The leaf must hold key's
-// public key.
+// MinRSABits is the smallest RSA key a Signer, a Verifier or a Recipient
+// takes.
+const MinRSABits = 2048
+
+// NewSigner returns a Signer for key (Ed25519, ECDSA P-256 or RSA of at
+// least MinRSABits) and its certificate chain, leaf first (may be empty).
+// The leaf must hold key's public key, and every certificate of the chain
+// must be valid now: a verifier would refuse what it signs.
 func NewSigner(key crypto.Signer, chain []*x509.Certificate) (*Signer, error) {
 	s := &Signer{key: key}
 	switch k := key.(type) {
@@ -48,6 +55,9 @@ func NewSigner(key crypto.Signer, chain []*x509.Certificate) (*Signer, error) {
 		}
 		s.scheme = SchemeECDSA
 	case *rsa.PrivateKey:
+		if err := rsaSize(&k.PublicKey); err != nil {
+			return nil, fmt.Errorf("trust: signing key: %v", err)
+		}
 		s.scheme = SchemeRSA
 	default:
 		return nil, fmt.Errorf("trust: unsupported signing key type %T", key)
@@ -56,7 +66,15 @@ func NewSigner(key crypto.Signer, chain []*x509.Certificate) (*Signer, error) {
 		if !samePublic(chain[0].PublicKey, key.Public()) {
 			return nil, errors.New("trust: the signing certificate does not hold the signing key's public key")
 		}
-		for _, c := range chain {
+		now := time.Now()
+		for i, c := range chain {
+			what := "the signing certificate"
+			if i > 0 {
+				what = "certificate " + strconv.Itoa(i+1) + " of the signing chain"
+			}
+			if err := validAt(c, now); err != nil {
+				return nil, fmt.Errorf("trust: %s: %v", what, err)
+			}
 			s.certs = append(s.certs, c.Raw)
 		}
 	}
@@ -81,6 +99,25 @@ func ReadSigner(keyFile, certFile string) (*Signer, error) {
 		}
 	}
 	return NewSigner(key, chain)
+}
+
+// rsaSize refuses an RSA key under MinRSABits.
+func rsaSize(k *rsa.PublicKey) error {
+	if n := k.N.BitLen(); n < MinRSABits {
+		return fmt.Errorf("RSA key of %d bits: at least %d are needed", n, MinRSABits)
+	}
+	return nil
+}
+
+// validAt refuses a certificate that is not valid at t.
+func validAt(c *x509.Certificate, t time.Time) error {
+	switch {
+	case t.Before(c.NotBefore):
+		return fmt.Errorf("%q is not valid before %s", c.Subject.CommonName, c.NotBefore.UTC().Format(time.RFC3339))
+	case t.After(c.NotAfter):
+		return fmt.Errorf("%q expired on %s", c.Subject.CommonName, c.NotAfter.UTC().Format(time.RFC3339))
+	}
+	return nil
 }
 
 func samePublic(a, b crypto.PublicKey) bool {
@@ -131,10 +168,11 @@ func derive(secret []byte, purpose string, n int, info ...[]byte) []byte {
 
 // Verifier checks bundle signatures: against public keys (the signer's
 // key, or a certificate's), or against CA certificates that must have
-// issued the signer's certificate.
+// issued the signer's certificate and signer rules that it must match.
 type Verifier struct {
-	keys  []crypto.PublicKey
-	roots *x509.CertPool
+	keys    []crypto.PublicKey
+	roots   *x509.CertPool
+	signers []signerRule // with roots: who may sign
 }
 
 // NewKeyVerifier accepts signatures made by any of keys (Ed25519, ECDSA
@@ -142,8 +180,27 @@ type Verifier struct {
 func NewKeyVerifier(keys ...crypto.PublicKey) *Verifier { return &Verifier{keys: keys} }
 
 // NewCAVerifier accepts signatures whose signer's certificate (carried in
-// the bundle, with its intermediates) chains to one of roots.
-func NewCAVerifier(roots *x509.CertPool) *Verifier { return &Verifier{roots: roots} }
+// the bundle, with its intermediates) chains to one of roots and matches
+// one of the signer rules: a certname (ci.example.com), a pattern of
+// certnames (*.ci.example.com, Go's path.Match), or EXT=VALUE, an
+// extension the certificate carries with that value, EXT an OID or one of
+// Puppet's extension names (pp_auth_role=hieracc-signer). Without a rule
+// it is an error: a CA issues every agent's certificate, and any agent
+// could then sign any node's bundle.
+func NewCAVerifier(roots *x509.CertPool, signers ...string) (*Verifier, error) {
+	if len(signers) == 0 {
+		return nil, errNoSigner
+	}
+	v := &Verifier{roots: roots}
+	for _, s := range signers {
+		r, err := parseSignerRule(s)
+		if err != nil {
+			return nil, err
+		}
+		v.signers = append(v.signers, r)
+	}
+	return v, nil
+}
 
 // ReadKeyVerifier reads the public keys of the PEM file name: PUBLIC KEY
 // blocks, and the keys of CERTIFICATE blocks.
@@ -176,8 +233,12 @@ func ReadKeyVerifier(name string) (*Verifier, error) {
 }
 
 // ReadCAVerifier reads the CA certificates of the PEM file name (Puppet's
-// ssl/certs/ca.pem, or the CA that issued the signing certificate).
-func ReadCAVerifier(name string) (*Verifier, error) {
+// ssl/certs/ca.pem, or the CA that issued the signing certificate) and
+// returns NewCAVerifier of them and signers.
+func ReadCAVerifier(name string, signers ...string) (*Verifier, error) {
+	if _, err := NewCAVerifier(nil, signers...); err != nil {
+		return nil, err // the rules, before the file
+	}
 	certs, err := ReadCertificates(name)
 	if err != nil {
 		return nil, err
@@ -186,7 +247,7 @@ func ReadCAVerifier(name string) (*Verifier, error) {
 	for _, c := range certs {
 		pool.AddCert(c)
 	}
-	return NewCAVerifier(pool), nil
+	return NewCAVerifier(pool, signers...)
 }
 
 // SignatureError is a failed verification: Err is ErrUnsigned,
@@ -252,7 +313,15 @@ func (v *Verifier) Verify(sig *Signature, msg []byte) error {
 		if err != nil {
 			return &SignatureError{Err: ErrUntrusted, Reason: fmt.Sprintf("signer %q: %v", leaf.Subject.CommonName, err)}
 		}
-		return nil
+		if len(v.signers) == 0 {
+			return &SignatureError{Err: ErrUntrusted, Reason: errNoSigner.Error()}
+		}
+		for _, r := range v.signers {
+			if r.matches(leaf) {
+				return nil
+			}
+		}
+		return &SignatureError{Err: ErrUntrusted, Reason: fmt.Sprintf("signer %q is none of the signers named (%s), though the CA issued its certificate", leaf.Subject.CommonName, signerNames(v.signers))}
 	}
 	for _, k := range v.keys {
 		if samePublic(k, pub) {
@@ -264,6 +333,11 @@ func (v *Verifier) Verify(sig *Signature, msg []byte) error {
 
 // check verifies sig over msg with pub; the scheme must fit the key.
 func check(sig *Signature, pub crypto.PublicKey, msg []byte) error {
+	if k, isRSA := pub.(*rsa.PublicKey); isRSA {
+		if err := rsaSize(k); err != nil {
+			return &SignatureError{Err: ErrUntrusted, Reason: "the signer's " + err.Error()}
+		}
+	}
 	ok := false
 	sum := sha256.Sum256(msg)
 	switch k := pub.(type) {

@@ -10,8 +10,10 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/asn1"
 	"errors"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 )
@@ -131,15 +133,22 @@ func TestVerifyCA(t *testing.T) {
 		t.Fatal(err)
 	}
 	sig, _ := s.Sign(msg)
-	if err := NewCAVerifier(pool).Verify(sig, msg); err != nil {
+	caV := func(pool *x509.CertPool) *Verifier {
+		v, err := NewCAVerifier(pool, "ci")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if err := caV(pool).Verify(sig, msg); err != nil {
 		t.Errorf("chained to the CA: %v", err)
 	}
-	if err := NewCAVerifier(other).Verify(sig, msg); !errors.Is(err, ErrUntrusted) {
+	if err := caV(other).Verify(sig, msg); !errors.Is(err, ErrUntrusted) {
 		t.Errorf("another CA: %v", err)
 	}
 	bare, _ := NewSigner(ecKey, nil)
 	bsig, _ := bare.Sign(msg)
-	if err := NewCAVerifier(pool).Verify(bsig, msg); !errors.Is(err, ErrUntrusted) {
+	if err := caV(pool).Verify(bsig, msg); !errors.Is(err, ErrUntrusted) {
 		t.Errorf("bare key under a CA verifier: %v", err)
 	}
 	if err := NewKeyVerifier(edKey.Public()).Verify(sig, msg); !errors.Is(err, ErrUntrusted) {
@@ -191,6 +200,186 @@ func TestEnvelope(t *testing.T) {
 			if want := s != nil && seal.Scheme == SealECDH; (*again == *seal) != want {
 				t.Errorf("%s, signed %v: equal seals = %v", seal.Scheme, s != nil, *again == *seal)
 			}
+		}
+	}
+}
+
+// issue is a certificate for pub issued by the CA parent, its template
+// changed by edit.
+func issue(t *testing.T, name string, pub crypto.PublicKey, parent *x509.Certificate, parentKey crypto.Signer, edit func(*x509.Certificate)) *x509.Certificate {
+	t.Helper()
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment}
+	if edit != nil {
+		edit(tmpl)
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, pub, parentKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// ext is an extension as Puppet's CA copies it from a CSR: the value a
+// DER UTF8String.
+func ext(oid asn1.ObjectIdentifier, value string) func(*x509.Certificate) {
+	return func(c *x509.Certificate) {
+		v, _ := asn1.MarshalWithParams(value, "utf8")
+		c.ExtraExtensions = append(c.ExtraExtensions, pkix.Extension{Id: oid, Value: v})
+	}
+}
+
+// TestVerifySigners: under a CA verifier, a signer must be named: by its
+// certname, a pattern of certnames or an extension its certificate
+// carries. Every other certificate the CA issued (any agent's) is
+// untrusted, a node's signing its own bundle included; a CA without a
+// rule is an error.
+func TestVerifySigners(t *testing.T) {
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca := cert(t, "Puppet CA: puppet", caKey.Public(), nil, caKey, true)
+	pool := x509.NewCertPool()
+	pool.AddCert(ca)
+	role := asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 34380, 1, 1, 13}
+	authRole := asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 34380, 1, 3, 13}
+	msg := []byte("m")
+	sign := func(name string, edit func(*x509.Certificate)) *Signature {
+		k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		s, err := NewSigner(k, []*x509.Certificate{issue(t, name, k.Public(), ca, caKey, edit)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sig, _ := s.Sign(msg)
+		return sig
+	}
+	ci := sign("ci.example.com", ext(authRole, "hieracc-signer"))
+	ci2 := sign("build2.ci.example.com", nil)
+	node := sign("web01.example.com", ext(role, "web"))
+	roleSigner := sign("db01.example.com", ext(role, "hieracc-signer"))
+	rawExt := sign("raw.example.com", func(c *x509.Certificate) {
+		c.ExtraExtensions = []pkix.Extension{{Id: asn1.ObjectIdentifier{1, 2, 3, 4}, Value: []byte("signer")}}
+	})
+	for _, c := range []struct {
+		rules []string
+		sig   *Signature
+		ok    bool
+	}{
+		{[]string{"ci.example.com"}, ci, true},
+		{[]string{"ci.example.com"}, node, false},
+		{[]string{"ci.example.com"}, ci2, false},
+		{[]string{"*.ci.example.com"}, ci2, true},
+		{[]string{"*.ci.example.com"}, ci, false},
+		{[]string{"*.ci.example.com"}, node, false},
+		{[]string{"web01.example.com"}, node, true}, // named, a node may sign
+		{[]string{"web02.example.com", "ci.example.com"}, ci, true},
+		{[]string{"pp_auth_role=hieracc-signer"}, ci, true},
+		{[]string{"1.3.6.1.4.1.34380.1.3.13=hieracc-signer"}, ci, true},
+		{[]string{"pp_auth_role=hieracc-signe"}, ci, false},
+		{[]string{"pp_auth_role=hieracc-signer"}, node, false},
+		{[]string{"pp_role=hieracc-signer"}, roleSigner, true},
+		{[]string{"pp_role=hieracc-signer"}, node, false},
+		{[]string{"pp_auth_role=hieracc-signer"}, roleSigner, false}, // another extension
+		{[]string{"1.2.3.4=signer"}, rawExt, true},                   // not DER: its bytes
+	} {
+		v, err := NewCAVerifier(pool, c.rules...)
+		if err != nil {
+			t.Fatalf("%v: %v", c.rules, err)
+		}
+		err = v.Verify(c.sig, msg)
+		if c.ok && err != nil || !c.ok && !errors.Is(err, ErrUntrusted) {
+			leaf, _ := x509.ParseCertificate(c.sig.Certs[0])
+			t.Errorf("signer %s, rules %v: %v", leaf.Subject.CommonName, c.rules, err)
+		}
+		if !c.ok && err != nil && !strings.Contains(err.Error(), "none of the signers named") {
+			t.Errorf("rules %v: %v", c.rules, err)
+		}
+	}
+	for _, bad := range [][]string{nil, {""}, {"*"}, {"**?"}, {"[x"}, {"pp_nope=x"}, {"1=x"}, {"1.2.x=y"}, {"pp_role="}, {"1.02.3=x"}} {
+		if _, err := NewCAVerifier(pool, bad...); err == nil {
+			t.Errorf("NewCAVerifier with %q succeeded", bad)
+		} else if bad == nil && !strings.Contains(err.Error(), "name the signer") {
+			t.Errorf("NewCAVerifier without a rule: %v", err)
+		}
+	}
+	if _, err := ReadCAVerifier("no such file"); err == nil || !strings.Contains(err.Error(), "a CA alone does not say who may sign") {
+		t.Errorf("ReadCAVerifier without a rule: %v", err)
+	}
+}
+
+// TestSignerValidity: a signing certificate (or one of its chain) that is
+// expired or not yet valid, and an RSA key under 2048 bits, are refused
+// when the signer is made, not only by the verifier.
+func TestSignerValidity(t *testing.T) {
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca := cert(t, "CA", caKey.Public(), nil, caKey, true)
+	expired := func(c *x509.Certificate) {
+		c.NotBefore, c.NotAfter = time.Now().Add(-48*time.Hour), time.Now().Add(-24*time.Hour)
+	}
+	future := func(c *x509.Certificate) {
+		c.NotBefore, c.NotAfter = time.Now().Add(24*time.Hour), time.Now().Add(48*time.Hour)
+	}
+	oldCA := issue(t, "old CA", caKey.Public(), ca, caKey, func(c *x509.Certificate) {
+		expired(c)
+		c.IsCA, c.BasicConstraintsValid, c.KeyUsage = true, true, x509.KeyUsageCertSign
+	})
+	small, _ := rsa.GenerateKey(rand.Reader, 1024)
+	for _, c := range []struct {
+		name  string
+		key   crypto.Signer
+		chain []*x509.Certificate
+		want  string
+	}{
+		{"valid", ecKey, []*x509.Certificate{issue(t, "ci", ecKey.Public(), ca, caKey, nil)}, ""},
+		{"expired", ecKey, []*x509.Certificate{issue(t, "ci", ecKey.Public(), ca, caKey, expired)}, `the signing certificate: "ci" expired on `},
+		{"not yet valid", ecKey, []*x509.Certificate{issue(t, "ci", ecKey.Public(), ca, caKey, future)}, `the signing certificate: "ci" is not valid before `},
+		{"expired intermediate", ecKey, []*x509.Certificate{issue(t, "ci", ecKey.Public(), ca, caKey, nil), oldCA}, `certificate 2 of the signing chain: "old CA" expired on `},
+		{"RSA 1024", small, nil, "signing key: RSA key of 1024 bits: at least 2048 are needed"},
+		{"RSA 1024, certified", small, []*x509.Certificate{issue(t, "ci", small.Public(), ca, caKey, nil)}, "RSA key of 1024 bits"},
+		{"RSA 2048", rsaKey, nil, ""},
+	} {
+		_, err := NewSigner(c.key, c.chain)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: NewSigner = %v, want %q", c.name, err, c.want)
+		}
+	}
+	// A verifier refuses a short RSA key too.
+	s := &Signer{key: small, scheme: SchemeRSA}
+	sig, err := s.Sign([]byte("m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := NewKeyVerifier(small.Public()).Verify(sig, []byte("m")); !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), "1024 bits") {
+		t.Errorf("verify, RSA 1024: %v", err)
+	}
+}
+
+// TestRecipientValidity: sealing takes a certificate valid now, with an
+// RSA key of 2048 bits or more, and says whom it names.
+func TestRecipientValidity(t *testing.T) {
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca := cert(t, "CA", caKey.Public(), nil, caKey, true)
+	small, _ := rsa.GenerateKey(rand.Reader, 1024)
+	r, err := NewRecipient(issue(t, "web01", rsaKey.Public(), ca, caKey, nil))
+	if err != nil || r.Name != "web01" {
+		t.Errorf("NewRecipient = %+v, %v", r, err)
+	}
+	for _, c := range []struct {
+		name string
+		cert *x509.Certificate
+		want string
+	}{
+		{"expired", issue(t, "web01", rsaKey.Public(), ca, caKey, func(c *x509.Certificate) {
+			c.NotBefore, c.NotAfter = time.Now().Add(-48*time.Hour), time.Now().Add(-time.Second)
+		}), `certificate "web01" expired on `},
+		{"not yet valid", issue(t, "web01", ecKey.Public(), ca, caKey, func(c *x509.Certificate) { c.NotBefore = time.Now().Add(time.Hour) }), `certificate "web01" is not valid before `},
+		{"RSA 1024", issue(t, "web01", small.Public(), ca, caKey, nil), `certificate "web01": RSA key of 1024 bits`},
+	} {
+		if _, err := NewRecipient(c.cert); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: NewRecipient = %v, want %q", c.name, err, c.want)
 		}
 	}
 }
