@@ -421,3 +421,22 @@ func (r *stateRecorder) write(out, name string) error {
 	}
 	return nil
 }
+
+// BundlesOfState lists the nodes whose bundles the state file p says its
+// build left in the state's folder, sorted; ok is false when p is not a
+// state this hieracc reads (damaged, or of another version), which then
+// says nothing. A reader of a shard's folder tells with it a folder that
+// lost its bundles from one whose shard holds no node.
+func BundlesOfState(p string) (nodes []string, ok bool) {
+	s := loadState(filepath.Dir(p), filepath.Base(p))
+	if s == nil {
+		return nil, false
+	}
+	for name, ns := range s.Nodes {
+		if ns.Digest != "" {
+			nodes = append(nodes, name)
+		}
+	}
+	slices.Sort(nodes)
+	return nodes, true
+}
