@@ -183,6 +183,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if !cfg.Full {
 		prev = loadState(cfg.Out, stateFile)
 	}
+	roots = relativeRoots(roots, cfg.Out)
 	files, stats, err := scanInputs(fsys, prev)
 	if err != nil {
 		return nil, err
@@ -205,7 +206,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if prev != nil && prev.Binary == cur.Binary {
 		known, factsStats = prev.FactsFiles, prev.FactsStats
 	}
-	set, factProbs, err := gatherFacts(ctx, cfg.Facts, cfg.PuppetDB, cfg.FactOverrides, known, factsStats)
+	set, factProbs, err := gatherFacts(ctx, cfg.Facts, cfg.PuppetDB, cfg.FactOverrides, known, factsStats, cfg.Out)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +267,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	r.collect(res.Diagnostics, fsys, rec, cfg.Strict)
 	if !full {
 		// What the nodes not recompiled reported last time still holds.
-		r.replay(rec.keep(prev, unchanged, kept), cfg.Strict)
+		r.replay(rec.keep(prev, unchanged, kept, fsys.Display), cfg.Strict)
 	}
 	if r.Errors > 0 && !cfg.KeepGoing {
 		return r, nil

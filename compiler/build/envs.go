@@ -40,7 +40,7 @@ func runEnvs(ctx context.Context, cfg Config) (*Report, error) {
 	committed := false
 	defer func() { lock.Release(committed) }()
 
-	set, probs, err := gatherFacts(ctx, cfg.Facts, cfg.PuppetDB, cfg.FactOverrides, nil, nil)
+	set, probs, err := gatherFacts(ctx, cfg.Facts, cfg.PuppetDB, cfg.FactOverrides, nil, nil, cfg.Out)
 	if err != nil {
 		return nil, err
 	}

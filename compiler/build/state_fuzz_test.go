@@ -32,7 +32,7 @@ func FuzzStateFile(f *testing.F) {
 			return
 		}
 		rec := newStateRecorder(cur)
-		rec.keep(prev, kept, refs)
+		rec.keep(prev, kept, refs, nil)
 		for _, ns := range cur.Nodes {
 			for _, d := range ns.Deps {
 				if d < 0 || d >= len(cur.Paths) {
