@@ -45,7 +45,7 @@ func runEnvs(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	set, probs = cfg.Shard.keep(set, probs)
-	nodes, src, more := set.compile(func(string) bool { return true })
+	nodes, src, more, _ := set.compile(func(string) bool { return true }) // every file parsed: none from a state
 	probs = append(probs, more...)
 
 	// Nodes by environment; those without one, or of one that is not

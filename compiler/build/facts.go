@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
@@ -167,7 +168,12 @@ func (s *factsSet) certnames() []string {
 // compile returns the nodes want accepts, ready to compile: their files
 // parsed if they were not, the overrides applied. src maps each node
 // returned to its facts as read.
-func (s *factsSet) compile(want func(certname string) bool) (nodes []compiler.Node, src map[string]facts.Node, probs []facts.Problem) {
+//
+// A file parsed now that does not hold the nodes the last build's state
+// said it held, though its bytes are those the state recorded, means the
+// state lied (it is damaged): stale is then true, and nothing else
+// counts; the caller builds again without the state.
+func (s *factsSet) compile(want func(certname string) bool) (nodes []compiler.Node, src map[string]facts.Node, probs []facts.Problem, stale bool) {
 	// The files to parse now: those of wanted nodes not parsed yet.
 	var todo []string
 	seen := map[string]bool{}
@@ -177,14 +183,25 @@ func (s *factsSet) compile(want func(certname string) bool) (nodes []compiler.No
 			todo = append(todo, n.File)
 		}
 	}
+	sumOf := map[string]string{} // file -> its digest, as the state gave its nodes
+	for _, n := range s.nodes {
+		if n.Facts == nil && seen[n.File] {
+			sumOf[n.File] = s.sums[n.Certname]
+		}
+	}
 	read := map[string]facts.Node{}
 	parsed := make([][]facts.Node, len(todo))
 	fprobs := make([][]facts.Problem, len(todo))
 	forEach(len(todo), func(i int) { parsed[i], fprobs[i] = facts.ReadFile(todo[i]) })
-	for i := range todo {
+	for i, file := range todo {
 		probs = append(probs, fprobs[i]...)
+		var names []string
 		for _, n := range parsed[i] {
 			read[n.File+"\x00"+n.Certname] = n
+			names = append(names, n.Certname)
+		}
+		if sum := sumOf[file]; sum != "" && !sameNames(names, s.files[sum]) && factsDigest(file) == sum {
+			return nil, nil, nil, true
 		}
 	}
 	src = map[string]facts.Node{}
@@ -210,7 +227,15 @@ func (s *factsSet) compile(want func(certname string) bool) (nodes []compiler.No
 		n.Facts = fs
 		nodes = append(nodes, compiler.NodeOf(n))
 	}
-	return nodes, src, probs
+	return nodes, src, probs, false
+}
+
+// sameNames reports whether a and b hold the same certnames.
+func sameNames(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(slices.Compact(a), slices.Compact(b))
 }
 
 // factsDigest identifies a facts file by its name and its bytes: the same

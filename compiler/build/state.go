@@ -16,6 +16,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -28,6 +29,7 @@ import (
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
 	"github.com/hieracc/hieracc/compiler/build/internal/stage"
+	"github.com/hieracc/hieracc/compiler/facts"
 	"github.com/hieracc/hieracc/format"
 )
 
@@ -211,17 +213,52 @@ func binaryDigest() string {
 }
 
 // loadState reads the state an earlier build left in out, in the file
-// name, or nil.
-func loadState(out, name string) *buildState {
+// name, or nil: when there is none, or one of another version; and when it
+// is damaged (it cannot be read, it does not parse, or it does not hold
+// together), with damaged saying why. A damaged state is no dead end: the
+// build is a full one, and writes a new state.
+func loadState(out, name string) (s *buildState, damaged string) {
 	data, err := inputfs.ReadCapped(inputfs.FileFS(filepath.Join(out, name)), ".")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ""
+	}
 	if err != nil {
-		return nil
+		return nil, "cannot be read: " + inputfs.CleanPathErr(err).Error()
 	}
-	var s buildState
-	if json.Unmarshal(data, &s) != nil || s.Version != stateVersion {
-		return nil
+	var v struct {
+		Version int `json:"version"`
 	}
-	return &s
+	if json.Unmarshal(data, &v) == nil && v.Version != stateVersion {
+		return nil, "" // another hieracc's: not this one's to judge
+	}
+	s = new(buildState)
+	if err := json.Unmarshal(data, s); err != nil {
+		return nil, "does not parse: " + err.Error()
+	}
+	if why := s.check(); why != "" {
+		return nil, why
+	}
+	return s, ""
+}
+
+// check says how the state does not hold together, or "": what
+// changedNodes and sharedRef would otherwise take for a node to compile
+// again, as if the state were whole.
+func (s *buildState) check() string {
+	for name, ns := range s.Nodes {
+		for _, d := range ns.Deps {
+			if d < 0 || d >= len(s.Paths) {
+				return fmt.Sprintf("node %s depends on path %d of %d", facts.QuoteName(name), d, len(s.Paths))
+			}
+		}
+		if _, ok := ns.sharedRef(s); !ok {
+			return fmt.Sprintf("node %s refers to shared details file %d of %d", facts.QuoteName(name), ns.Shared, len(s.Shared))
+		}
+	}
+	// What facts_files says of a facts file is checked when the file is
+	// parsed (factsSet.compile): a node's recorded facts digest folds in
+	// its certificate's under --seal-to, so it need not be its file's.
+	return ""
 }
 
 // changedNodes returns the names of the nodes to recompile, or all=true
@@ -459,7 +496,7 @@ func (r *stateRecorder) write(out, name string) error {
 // says nothing. A reader of a shard's folder tells with it a folder that
 // lost its bundles from one whose shard holds no node.
 func BundlesOfState(p string) (nodes []string, ok bool) {
-	s := loadState(filepath.Dir(p), filepath.Base(p))
+	s, _ := loadState(filepath.Dir(p), filepath.Base(p))
 	if s == nil {
 		return nil, false
 	}
