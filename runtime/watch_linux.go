@@ -10,10 +10,10 @@ import (
 // noInotify makes Watch poll, for tests.
 var noInotify = false
 
-// watchFile watches the folder dir for changes to the file name in it,
-// with inotify: the folder, since the file is replaced by a rename and a
+// watchFile watches the folders of targets for changes to their entries,
+// with inotify: the folders, since a file is replaced by a rename and a
 // watch of the file itself would follow the old one.
-func watchFile(dir, name string) (*fileWatch, error) {
+func watchFile(targets []watchTarget) (*fileWatch, error) {
 	if noInotify {
 		return nil, syscall.ENOSYS
 	}
@@ -21,15 +21,24 @@ func watchFile(dir, name string) (*fileWatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	const mask = syscall.IN_CLOSE_WRITE | syscall.IN_MOVED_TO | syscall.IN_DELETE_SELF | syscall.IN_MOVE_SELF
-	if _, err := syscall.InotifyAddWatch(fd, dir, mask); err != nil {
-		syscall.Close(fd)
-		return nil, err
+	const mask = syscall.IN_CLOSE_WRITE | syscall.IN_MOVED_TO | syscall.IN_MOVED_FROM | syscall.IN_CREATE | syscall.IN_DELETE |
+		syscall.IN_DELETE_SELF | syscall.IN_MOVE_SELF | syscall.IN_ONLYDIR
+	names := map[int32]map[string]bool{} // watch -> its entries watched -> is a link
+	for _, t := range targets {
+		wd, err := syscall.InotifyAddWatch(fd, t.dir, mask)
+		if err != nil {
+			syscall.Close(fd)
+			return nil, err
+		}
+		if names[int32(wd)] == nil {
+			names[int32(wd)] = map[string]bool{}
+		}
+		names[int32(wd)][t.name] = names[int32(wd)][t.name] || t.link
 	}
 	// A non-blocking descriptor given to os.NewFile is read through Go's
 	// poller, so that Close interrupts a pending Read.
 	f := os.NewFile(uintptr(fd), "inotify")
-	w := &fileWatch{events: make(chan struct{}, 1)}
+	w := &fileWatch{targets: targets, events: make(chan struct{}, 1)}
 	done := make(chan struct{})
 	w.close = func() {
 		close(done)
@@ -43,7 +52,7 @@ func watchFile(dir, name string) (*fileWatch, error) {
 			if err != nil {
 				return
 			}
-			hit, ended := scanEvents(buf[:n], name)
+			hit, ended := scanEvents(buf[:n], names)
 			if hit {
 				select {
 				case w.events <- struct{}{}:
@@ -63,9 +72,14 @@ func watchFile(dir, name string) (*fileWatch, error) {
 	return w, nil
 }
 
-// scanEvents reports whether a batch of inotify events concerns the file
-// name (or may have: a queue overflow), and whether the watch ended.
-func scanEvents(buf []byte, name string) (hit, ended bool) {
+// scanEvents reports whether a batch of inotify events concerns an entry
+// watched (names: by watch, each entry's name, true for a link), or may
+// have (a queue overflow), and whether the watch ended. A file's own
+// entry counts when it is written or renamed over (its creation, empty,
+// is followed by its write); a link's, when it is created, renamed over,
+// moved away or removed (a link is never written).
+func scanEvents(buf []byte, names map[int32]map[string]bool) (hit, ended bool) {
+	const linkMask = syscall.IN_CREATE | syscall.IN_MOVED_FROM | syscall.IN_DELETE
 	for len(buf) >= syscall.SizeofInotifyEvent {
 		ev := (*syscall.InotifyEvent)(unsafe.Pointer(&buf[0]))
 		end := syscall.SizeofInotifyEvent + int(ev.Len)
@@ -73,12 +87,16 @@ func scanEvents(buf []byte, name string) (hit, ended bool) {
 			break
 		}
 		evName := string(bytes.TrimRight(buf[syscall.SizeofInotifyEvent:end], "\x00"))
+		link, watched := names[ev.Wd][evName]
 		switch {
 		case ev.Mask&syscall.IN_Q_OVERFLOW != 0:
 			hit = true
 		case ev.Mask&(syscall.IN_IGNORED|syscall.IN_DELETE_SELF|syscall.IN_MOVE_SELF) != 0:
 			hit, ended = true, true
-		case evName == name:
+		case !watched:
+		case ev.Mask&(syscall.IN_CLOSE_WRITE|syscall.IN_MOVED_TO) != 0:
+			hit = true
+		case link && ev.Mask&linkMask != 0:
 			hit = true
 		}
 		buf = buf[end:]

@@ -7,6 +7,6 @@ import "errors"
 var noInotify = true
 
 // watchFile is not available here: Watch polls.
-func watchFile(dir, name string) (*fileWatch, error) {
+func watchFile(targets []watchTarget) (*fileWatch, error) {
 	return nil, errors.New("no file watching on this system")
 }

@@ -117,3 +117,95 @@ func TestWatchInotifyOnly(t *testing.T) {
 		t.Fatal("inotify did not report the replaced bundle")
 	}
 }
+
+// TestWatchSwitchedLinks: with inotify alone (the poll interval is an
+// hour), Watch follows the links on the bundle's path: the usual deploy
+// layout, current -> releases/A switched to releases/B (renamed over, or
+// removed and made again, the old release then removed), and a bundle
+// path that is a link whose target is replaced.
+func TestWatchSwitchedLinks(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("inotify is Linux's")
+	}
+	dir := t.TempDir()
+	rel := func(name, rev, value string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(dir, "releases", name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeBundle(t, filepath.Join(dir, "releases", name, "n1.bundle"), rev, value)
+	}
+	rel("A", "r1", "one")
+	rel("B", "r2", "two")
+	rel("C", "r3", "three")
+	current := filepath.Join(dir, "current")
+	if err := os.Symlink("releases/A", current); err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(dir, "store")
+	if err := os.Mkdir(store, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeBundle(t, filepath.Join(store, "x.bundle"), "s1", "store one")
+	linked := filepath.Join(dir, "linked.bundle")
+	if err := os.Symlink(filepath.Join(store, "x.bundle"), linked); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	watch := func(path string) (*runtime.Reloader, chan struct{}) {
+		t.Helper()
+		r, err := runtime.NewReloader(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changed := make(chan struct{}, 10)
+		go r.Watch(ctx, time.Hour, func(c bool, err error) {
+			if c {
+				changed <- struct{}{}
+			}
+		})
+		return r, changed
+	}
+	wait := func(r *runtime.Reloader, changed chan struct{}, what, want string) {
+		t.Helper()
+		select {
+		case <-changed:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: no reload within 5s", what)
+		}
+		if v, _ := r.Bundle().Lookup("k"); v != want {
+			t.Fatalf("%s: k = %v, want %s", what, v, want)
+		}
+	}
+	deploy, deployed := watch(filepath.Join(current, "n1.bundle"))
+	link, linkChanged := watch(linked)
+	time.Sleep(50 * time.Millisecond) // let the watches start
+
+	// ln -sfn releases/B current, atomically.
+	if err := os.Symlink("releases/B", current+".new"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(current+".new", current); err != nil {
+		t.Fatal(err)
+	}
+	wait(deploy, deployed, "current renamed over to releases/B", "two")
+	// The old release goes; then current is removed and made again.
+	if err := os.RemoveAll(filepath.Join(dir, "releases", "A")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(current); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("releases/C", current); err != nil {
+		t.Fatal(err)
+	}
+	wait(deploy, deployed, "current made again to releases/C", "three")
+	// A new file in the release now current is picked up too.
+	writeBundle(t, filepath.Join(dir, "releases", "C", "n1.bundle"), "r4", "four")
+	wait(deploy, deployed, "the bundle of releases/C replaced", "four")
+
+	writeBundle(t, filepath.Join(store, "x.bundle"), "s2", "store two")
+	wait(link, linkChanged, "the link's target replaced", "store two")
+}

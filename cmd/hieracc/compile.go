@@ -180,6 +180,9 @@ func runCompile(c *cmdEnv, args []string) int {
 			}
 		}
 		diagnostics.Write(c.stderr, groups, diagFormat, diagnostics.Options{Verbose: f.verbose})
+		if r.StateDamaged != "" {
+			c.errorf("warning: %s: not used, every node compiled", r.StateDamaged)
+		}
 	}
 	if err != nil {
 		c.errorf("%v", err)

@@ -140,6 +140,11 @@ type Report struct {
 	// Committed says whether Out was updated: false when there were
 	// errors and not KeepGoing.
 	Committed bool
+	// StateDamaged, when set, says that Out's state file was damaged, and
+	// how ("out/.hieracc-state.json does not parse: ..."): the build was a
+	// full one, and writes a new state. Not a warning counted (--strict
+	// would make it a dead end): the caller prints it.
+	StateDamaged string
 }
 
 // StateFile is the name of the file in Out that records what every bundle
@@ -186,44 +191,68 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	// for a few files, compile only the nodes those files (or their facts)
 	// reach (see state.go).
 	var prev *buildState
+	var damaged string
 	if !cfg.Full {
-		prev = loadState(cfg.Out, stateFile)
+		prev, damaged = loadState(cfg.Out, stateFile)
 	}
-	files, stats, err := scanInputs(fsys, prev)
-	if err != nil {
-		return nil, err
-	}
-	cur := &buildState{Version: stateVersion, Binary: binaryDigest(), Files: files, Stats: stats,
-		Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s;revision=%s;read=%s",
-			cfg.Environment, in.ModulesDir, in.GlobalDir, cfg.Revision, strings.Join(roots, ";")) + prot.settings}
-	if len(cfg.FactOverrides) > 0 {
-		var texts []string
-		for _, o := range cfg.FactOverrides {
-			texts = append(texts, o.Text)
+	roots = relativeRoots(roots, cfg.Out)
+	var (
+		cur       *buildState
+		set       *factsSet
+		factProbs []facts.Problem
+		sums      map[string]string
+		dirty     map[string]bool
+		full      bool
+		unchanged []string
+		kept      map[string]keptBundle
+		nodes     []compiler.Node
+	)
+	for {
+		files, stats, err := scanInputs(fsys, prev)
+		if err != nil {
+			return nil, err
 		}
-		cur.Settings += ";fact-override=" + strings.Join(texts, "\x00")
+		cur = &buildState{Version: stateVersion, Binary: binaryDigest(), Files: files, Stats: stats,
+			Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s;revision=%s;read=%s",
+				cfg.Environment, in.ModulesDir, in.GlobalDir, cfg.Revision, strings.Join(roots, ";")) + prot.settings}
+		if len(cfg.FactOverrides) > 0 {
+			var texts []string
+			for _, o := range cfg.FactOverrides {
+				texts = append(texts, o.Text)
+			}
+			cur.Settings += ";fact-override=" + strings.Join(texts, "\x00")
+		}
+		// Facts: every node by name; a facts file unchanged since the last
+		// build (by the same hieracc) is parsed only if one of its nodes is
+		// compiled again.
+		var known map[string][]string
+		var factsStats map[string]factsStat
+		if prev != nil && prev.Binary == cur.Binary {
+			known, factsStats = prev.FactsFiles, prev.FactsStats
+		}
+		set, factProbs, err = gatherFacts(ctx, cfg.Facts, cfg.PuppetDB, cfg.FactOverrides, known, factsStats, cfg.Out)
+		if err != nil {
+			return nil, err
+		}
+		cur.FactsFiles, cur.FactsStats = set.files, set.stats
+		// A shard compiles its own nodes, and reports the facts problems of
+		// its nodes and those whose nodes are not known (they may be its).
+		set, factProbs = cfg.Shard.keep(set, factProbs)
+		sums = set.sums
+		prot.certSums(sums)
+		dirty, full, unchanged, kept = plan(cfg.Out, prev, cur, set.certnames(), sums)
+		var more []facts.Problem
+		var stale bool
+		nodes, _, more, stale = set.compile(func(name string) bool { return full || dirty[name] })
+		if stale && prev != nil {
+			// The state named a facts file's nodes wrongly: it is damaged,
+			// and nothing it says is trusted.
+			prev, damaged = nil, "names the nodes of a facts file wrongly"
+			continue
+		}
+		factProbs = append(factProbs, more...)
+		break
 	}
-	// Facts: every node by name; a facts file unchanged since the last
-	// build (by the same hieracc) is parsed only if one of its nodes is
-	// compiled again.
-	var known map[string][]string
-	var factsStats map[string]factsStat
-	if prev != nil && prev.Binary == cur.Binary {
-		known, factsStats = prev.FactsFiles, prev.FactsStats
-	}
-	set, factProbs, err := gatherFacts(ctx, cfg.Facts, cfg.PuppetDB, cfg.FactOverrides, known, factsStats)
-	if err != nil {
-		return nil, err
-	}
-	cur.FactsFiles, cur.FactsStats = set.files, set.stats
-	// A shard compiles its own nodes, and reports the facts problems of
-	// its nodes and those whose nodes are not known (they may be its).
-	set, factProbs = cfg.Shard.keep(set, factProbs)
-	sums := set.sums
-	prot.certSums(sums)
-	dirty, full, unchanged, kept := plan(cfg.Out, prev, cur, set.certnames(), sums)
-	nodes, _, more := set.compile(func(name string) bool { return full || dirty[name] })
-	factProbs = append(factProbs, more...)
 	in.Nodes = nodes
 	rec := newStateRecorder(cur)
 
@@ -235,6 +264,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	w := stage.NewWriter(cfg.Out)
 	defer w.Discard() // whatever was not committed
 	r := &Report{Nodes: len(in.Nodes), Incremental: !full, Unchanged: len(unchanged)}
+	if damaged != "" {
+		r.StateDamaged = fmt.Sprintf("%s %s", filepath.Join(cfg.Out, stateFile), damaged)
+	}
 	r.addFacts(factProbs, cfg.Strict)
 	for _, d := range prot.check(nodeNames(in.Nodes)) {
 		r.add(d, cfg.Strict)
@@ -272,7 +304,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	r.collect(res.Diagnostics, fsys, rec, cfg.Strict)
 	if !full {
 		// What the nodes not recompiled reported last time still holds.
-		r.replay(rec.keep(prev, unchanged, kept), cfg.Strict)
+		r.replay(rec.keep(prev, unchanged, kept, fsys.Display), cfg.Strict)
 	}
 	if r.Errors > 0 && !cfg.KeepGoing {
 		return r, nil

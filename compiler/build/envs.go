@@ -40,12 +40,12 @@ func runEnvs(ctx context.Context, cfg Config) (*Report, error) {
 	committed := false
 	defer func() { lock.Release(committed) }()
 
-	set, probs, err := gatherFacts(ctx, cfg.Facts, cfg.PuppetDB, cfg.FactOverrides, nil, nil)
+	set, probs, err := gatherFacts(ctx, cfg.Facts, cfg.PuppetDB, cfg.FactOverrides, nil, nil, cfg.Out)
 	if err != nil {
 		return nil, err
 	}
 	set, probs = cfg.Shard.keep(set, probs)
-	nodes, src, more := set.compile(func(string) bool { return true })
+	nodes, src, more, _ := set.compile(func(string) bool { return true }) // every file parsed: none from a state
 	probs = append(probs, more...)
 
 	// Nodes by environment; those without one, or of one that is not

@@ -15,6 +15,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
+	"path/filepath"
+	"slices"
 
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
@@ -32,20 +34,53 @@ type factsSet struct {
 	ovs   []facts.Override
 }
 
-// factsStat is what a build recorded of a facts file: when its size and
-// modification time are unchanged, so is its digest.
+// factsStat is what a build recorded of a facts file: when its size,
+// modification time and inode are unchanged, so is its digest.
 type factsStat struct {
 	Size  int64  `json:"s"`
-	MTime int64  `json:"m"` // nanoseconds since 1970
+	MTime int64  `json:"m"`           // nanoseconds since 1970
+	Ino   uint64 `json:"i,omitempty"` // 0 where unknown
 	Sum   string `json:"d"`
+}
+
+// factsKeys names the facts files paths as the state does: each by its
+// real path (links resolved), relative to out's, so that the same file
+// by another spelling (relative, absolute, through a link) is the same,
+// a file of another folder under the same spelling (a link switched,
+// another working directory) is another, and a workspace moved whole
+// keeps its names.
+func factsKeys(paths []string, out string) []string {
+	base := realPath(out)
+	dirs := map[string]string{} // a folder as given -> real
+	keys := make([]string, len(paths))
+	for i, p := range paths {
+		real := ""
+		if st, err := os.Lstat(p); err == nil && st.Mode()&os.ModeSymlink != 0 {
+			real = realPath(p)
+		} else {
+			d := filepath.Dir(p)
+			rd, ok := dirs[d]
+			if !ok {
+				rd = realPath(d)
+				dirs[d] = rd
+			}
+			real = filepath.Join(rd, filepath.Base(p))
+		}
+		keys[i] = real
+		if rel, err := filepath.Rel(base, real); err == nil {
+			keys[i] = filepath.ToSlash(rel)
+		}
+	}
+	return keys
 }
 
 // gatherFacts finds the nodes that cfg's facts paths and PuppetDB (when
 // cfg names one) hold. known maps the digest of a facts file to the
 // certnames it held at the last build (buildState.FactsFiles): such a
 // file is not parsed now; stats are the facts files that build digested
-// (buildState.FactsStats). err is set when PuppetDB cannot be asked.
-func gatherFacts(ctx context.Context, args []string, pdb puppetdb.Config, ovs []facts.Override, known map[string][]string, stats map[string]factsStat) (*factsSet, []facts.Problem, error) {
+// (buildState.FactsStats, by factsKeys relative to out). err is set when
+// PuppetDB cannot be asked.
+func gatherFacts(ctx context.Context, args []string, pdb puppetdb.Config, ovs []facts.Override, known map[string][]string, stats map[string]factsStat, out string) (*factsSet, []facts.Problem, error) {
 	s := &factsSet{sums: map[string]string{}, files: map[string][]string{}, stats: map[string]factsStat{}, ovs: ovs}
 	var probs []facts.Problem
 	var paths []string
@@ -54,11 +89,12 @@ func gatherFacts(ctx context.Context, args []string, pdb puppetdb.Config, ovs []
 	}
 	sums := make([]string, len(paths))
 	fstats := make([]factsStat, len(paths))
-	forEach(len(paths), func(i int) { fstats[i] = factsSum(paths[i], stats[paths[i]]) })
+	keys := factsKeys(paths, out)
+	forEach(len(paths), func(i int) { fstats[i] = factsSum(paths[i], stats[keys[i]]) })
 	for i, st := range fstats {
 		sums[i] = st.Sum
 		if st.Sum != "" {
-			s.stats[paths[i]] = st
+			s.stats[keys[i]] = st
 		}
 	}
 	parse := make([]bool, len(paths))
@@ -132,7 +168,12 @@ func (s *factsSet) certnames() []string {
 // compile returns the nodes want accepts, ready to compile: their files
 // parsed if they were not, the overrides applied. src maps each node
 // returned to its facts as read.
-func (s *factsSet) compile(want func(certname string) bool) (nodes []compiler.Node, src map[string]facts.Node, probs []facts.Problem) {
+//
+// A file parsed now that does not hold the nodes the last build's state
+// said it held, though its bytes are those the state recorded, means the
+// state lied (it is damaged): stale is then true, and nothing else
+// counts; the caller builds again without the state.
+func (s *factsSet) compile(want func(certname string) bool) (nodes []compiler.Node, src map[string]facts.Node, probs []facts.Problem, stale bool) {
 	// The files to parse now: those of wanted nodes not parsed yet.
 	var todo []string
 	seen := map[string]bool{}
@@ -142,14 +183,25 @@ func (s *factsSet) compile(want func(certname string) bool) (nodes []compiler.No
 			todo = append(todo, n.File)
 		}
 	}
+	sumOf := map[string]string{} // file -> its digest, as the state gave its nodes
+	for _, n := range s.nodes {
+		if n.Facts == nil && seen[n.File] {
+			sumOf[n.File] = s.sums[n.Certname]
+		}
+	}
 	read := map[string]facts.Node{}
 	parsed := make([][]facts.Node, len(todo))
 	fprobs := make([][]facts.Problem, len(todo))
 	forEach(len(todo), func(i int) { parsed[i], fprobs[i] = facts.ReadFile(todo[i]) })
-	for i := range todo {
+	for i, file := range todo {
 		probs = append(probs, fprobs[i]...)
+		var names []string
 		for _, n := range parsed[i] {
 			read[n.File+"\x00"+n.Certname] = n
+			names = append(names, n.Certname)
+		}
+		if sum := sumOf[file]; sum != "" && !sameNames(names, s.files[sum]) && factsDigest(file) == sum {
+			return nil, nil, nil, true
 		}
 	}
 	src = map[string]facts.Node{}
@@ -175,37 +227,47 @@ func (s *factsSet) compile(want func(certname string) bool) (nodes []compiler.No
 		n.Facts = fs
 		nodes = append(nodes, compiler.NodeOf(n))
 	}
-	return nodes, src, probs
+	return nodes, src, probs, false
 }
 
-// factsDigest identifies a facts file by its path and its bytes: the same
-// bytes under another name may be another node's facts. "" when it cannot
-// be read (it is then parsed, and reading it reports why); only a regular
-// file is read.
+// sameNames reports whether a and b hold the same certnames.
+func sameNames(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(slices.Compact(a), slices.Compact(b))
+}
+
+// factsDigest identifies a facts file by its name and its bytes: the same
+// bytes under another name may be another node's facts (a facts hash
+// names its node by its file's name), while the folder, however it is
+// spelled, does not change them. "" when it cannot be read (it is then
+// parsed, and reading it reports why); only a regular file is read.
 func factsDigest(p string) string {
 	data, err := inputfs.ReadCapped(inputfs.FileFS(p), ".")
 	if err != nil {
 		return ""
 	}
 	h := sha256.New()
-	h.Write([]byte(p))
+	h.Write([]byte(filepath.Base(p)))
 	h.Write([]byte{0})
 	h.Write(data)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
 // factsSum digests the facts file p, or gives the digest prev recorded for
-// it when its size and modification time (to the nanosecond) are prev's:
-// an incremental build of a large fleet then reads none of its unchanged
-// facts files. The file is looked at before it is read, so a write in
-// between is seen by the next build.
+// it when its size, modification time (to the nanosecond) and inode are
+// prev's: an incremental build of a large fleet then reads none of its
+// unchanged facts files. The file is looked at before it is read, so a
+// write in between is seen by the next build.
 func factsSum(p string, prev factsStat) factsStat {
 	st, err := os.Stat(p)
 	if err != nil || !st.Mode().IsRegular() {
 		return factsStat{Sum: factsDigest(p)} // reading it says why
 	}
-	now := factsStat{Size: st.Size(), MTime: st.ModTime().UnixNano()}
-	if prev.Sum != "" && prev.Size == now.Size && prev.MTime == now.MTime {
+	fst := statOf(st)
+	now := factsStat{Size: fst.Size, MTime: fst.MTime, Ino: fst.Ino}
+	if prev.Sum != "" && prev.Size == now.Size && prev.MTime == now.MTime && prev.Ino == now.Ino {
 		return prev
 	}
 	now.Sum = factsDigest(p)

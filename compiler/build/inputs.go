@@ -109,9 +109,32 @@ func (cfg *Config) input() (in compiler.Input, fsys *inputfs.FS, roots []string,
 	return in, fsys, roots, nil
 }
 
+// relativeRoots is roots (input's: "name=REAL" for the folders read,
+// REAL absolute, and "flag=digest" for the keys) with each REAL made
+// relative to the real folder out: what an incremental build's state
+// names, so that a folder switched (a link to another checkout) is never
+// taken for the one an earlier build read, while a workspace moved whole
+// (a CI cache restored at another path) is the same. With no relative
+// path (another volume), REAL stays absolute.
+func relativeRoots(roots []string, out string) []string {
+	base := realPath(out)
+	rel := make([]string, len(roots))
+	for i, r := range roots {
+		rel[i] = r
+		name, real, ok := strings.Cut(r, "=")
+		if !ok || !filepath.IsAbs(real) {
+			continue
+		}
+		if p, err := filepath.Rel(base, real); err == nil {
+			rel[i] = name + "=" + filepath.ToSlash(p)
+		}
+	}
+	return rel
+}
+
 // realPath is p, absolute and with symbolic links resolved: the folder an
-// incremental build's state names, so that another checkout is never
-// taken for the one an earlier build read.
+// incremental build's state names (relative to OUT's, relativeRoots), so
+// that another checkout is never taken for the one an earlier build read.
 func realPath(p string) string {
 	abs, err := filepath.Abs(p)
 	if err != nil {

@@ -473,7 +473,7 @@ func TestIncrementalBundleIdentity(t *testing.T) {
 	if r := mustRun(t, cfg(out)); compiled(r) != 0 || r.Written != 0 {
 		t.Errorf("bundles touched: %d nodes compiled (-1: a full compile), %d written; want 0, 0", compiled(r), r.Written)
 	}
-	st := loadState(out, StateFile)
+	st, _ := loadState(out, StateFile)
 	if st == nil {
 		t.Fatal("no state")
 	}

@@ -16,6 +16,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -28,16 +29,17 @@ import (
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
 	"github.com/hieracc/hieracc/compiler/build/internal/stage"
+	"github.com/hieracc/hieracc/compiler/facts"
 	"github.com/hieracc/hieracc/format"
 )
 
 // stateVersion changes whenever the state's meaning does.
-const stateVersion = 7 // 2: facts digested from their files' bytes; 3: file stats; 4: real folders in Settings, bundles' stats; 5: facts files' nodes; 6: facts files' stats; 7: shared details files, bundles' digests
+const stateVersion = 8 // 2: facts digested from their files' bytes; 3: file stats; 4: real folders in Settings, bundles' stats; 5: facts files' nodes; 6: facts files' stats; 7: shared details files, bundles' digests; 8: files' inodes, folders relative to OUT, facts files by their real paths and digested with their base names
 
 type buildState struct {
 	Version  int                  `json:"version"`
 	Binary   string               `json:"binary"`   // SHA-256 of the hieracc executable
-	Settings string               `json:"settings"` // flags that change every bundle, and the real folders read
+	Settings string               `json:"settings"` // flags that change every bundle, and the real folders read (relative to OUT's)
 	Files    map[string]string    `json:"files"`    // input path -> SHA-256
 	Stats    map[string]fileStat  `json:"stats"`    // input path -> size and time when hashed
 	Paths    []string             `json:"paths"`    // interned dependency paths
@@ -47,8 +49,9 @@ type buildState struct {
 	// FactsFiles maps the digest of a facts file (its path and bytes) to
 	// the certnames it held, so that an unchanged one is not parsed.
 	FactsFiles map[string][]string `json:"facts_files,omitempty"`
-	// FactsStats records each facts file's size and time with its
-	// digest, so that an unchanged one is not even read.
+	// FactsStats records each facts file's size, time and inode with
+	// its digest, so that an unchanged one is not even read; by its real
+	// path, relative to OUT's (see factsKeys).
 	FactsStats map[string]factsStat `json:"facts_stats,omitempty"`
 	// Shared are the shared details files the bundles refer to, as
 	// written, so that an incremental build knows what the bundles it
@@ -102,10 +105,12 @@ type diagLine struct {
 	Diag *compiler.Diagnostic `json:"diag,omitempty"`
 }
 
-// scanInputs digests every file of the input tree. A file whose size and
-// modification time (to the nanosecond) are those prev recorded keeps its
-// recorded digest without being read again, as make and ninja trust
-// timestamps: writing a file changes its modification time.
+// scanInputs digests every file of the input tree. A file whose size,
+// modification time (to the nanosecond) and inode are those prev recorded
+// keeps its recorded digest without being read again, as make and ninja
+// trust timestamps: writing a file changes its modification time, and
+// another file (another checkout's, a link switched) is another inode,
+// whatever its size and time.
 //
 // A file or folder that cannot be read is no reason to stop: a hierarchy
 // may never name it, and when one does, the compiler reports the error for
@@ -146,7 +151,7 @@ func scanInputs(fsys fs.FS, prev *buildState) (files map[string]string, stats ma
 			files[p] = unreadable
 			return nil
 		}
-		fst := fileStat{Size: st.Size(), MTime: st.ModTime().UnixNano()}
+		fst := statOf(st)
 		stats[p] = fst
 		if prev != nil {
 			if old, ok := prev.Stats[p]; ok && old == fst && prev.Files[p] != "" && prev.Files[p] != unreadable {
@@ -177,8 +182,15 @@ const unreadable = "unreadable"
 
 // fileStat is what says a file may have changed since it was hashed.
 type fileStat struct {
-	Size  int64 `json:"s"`
-	MTime int64 `json:"m"` // nanoseconds since 1970
+	Size  int64  `json:"s"`
+	MTime int64  `json:"m"`           // nanoseconds since 1970
+	Ino   uint64 `json:"i,omitempty"` // 0 where unknown
+}
+
+// statOf is the fileStat of st.
+func statOf(st fs.FileInfo) fileStat {
+	_, ino, _ := changeTime(st)
+	return fileStat{Size: st.Size(), MTime: st.ModTime().UnixNano(), Ino: ino}
 }
 
 // binaryDigest identifies the running hieracc: another build may compile
@@ -201,17 +213,52 @@ func binaryDigest() string {
 }
 
 // loadState reads the state an earlier build left in out, in the file
-// name, or nil.
-func loadState(out, name string) *buildState {
+// name, or nil: when there is none, or one of another version; and when it
+// is damaged (it cannot be read, it does not parse, or it does not hold
+// together), with damaged saying why. A damaged state is no dead end: the
+// build is a full one, and writes a new state.
+func loadState(out, name string) (s *buildState, damaged string) {
 	data, err := inputfs.ReadCapped(inputfs.FileFS(filepath.Join(out, name)), ".")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ""
+	}
 	if err != nil {
-		return nil
+		return nil, "cannot be read: " + inputfs.CleanPathErr(err).Error()
 	}
-	var s buildState
-	if json.Unmarshal(data, &s) != nil || s.Version != stateVersion {
-		return nil
+	var v struct {
+		Version int `json:"version"`
 	}
-	return &s
+	if json.Unmarshal(data, &v) == nil && v.Version != stateVersion {
+		return nil, "" // another hieracc's: not this one's to judge
+	}
+	s = new(buildState)
+	if err := json.Unmarshal(data, s); err != nil {
+		return nil, "does not parse: " + err.Error()
+	}
+	if why := s.check(); why != "" {
+		return nil, why
+	}
+	return s, ""
+}
+
+// check says how the state does not hold together, or "": what
+// changedNodes and sharedRef would otherwise take for a node to compile
+// again, as if the state were whole.
+func (s *buildState) check() string {
+	for name, ns := range s.Nodes {
+		for _, d := range ns.Deps {
+			if d < 0 || d >= len(s.Paths) {
+				return fmt.Sprintf("node %s depends on path %d of %d", facts.QuoteName(name), d, len(s.Paths))
+			}
+		}
+		if _, ok := ns.sharedRef(s); !ok {
+			return fmt.Sprintf("node %s refers to shared details file %d of %d", facts.QuoteName(name), ns.Shared, len(s.Shared))
+		}
+	}
+	// What facts_files says of a facts file is checked when the file is
+	// parsed (factsSet.compile): a node's recorded facts digest folds in
+	// its certificate's under --seal-to, so it need not be its file's.
+	return ""
 }
 
 // changedNodes returns the names of the nodes to recompile, or all=true
@@ -344,8 +391,11 @@ func (r *stateRecorder) diag(node string, d diagLine) {
 // keep carries over the entries of nodes this run did not recompile, with
 // their bundles as plan found them, and returns the diagnostics to report
 // again for them: theirs, and those of unchanged files that this run did
-// not read again.
-func (r *stateRecorder) keep(prev *buildState, names []string, kept map[string]keptBundle) []diagLine {
+// not read again. display names a file of the input FS as this run's
+// flags do (inputfs.FS.Display): a diagnostic is replayed, and recorded,
+// naming its file as a fresh one would, however the flags spelled the
+// folders when it was first reported.
+func (r *stateRecorder) keep(prev *buildState, names []string, kept map[string]keptBundle, display func(string) string) []diagLine {
 	var replay []diagLine
 	for _, name := range names {
 		ns, ok := prev.Nodes[name]
@@ -357,14 +407,15 @@ func (r *stateRecorder) keep(prev *buildState, names []string, kept map[string]k
 			deps = append(deps, r.intern(prev.Paths[d]))
 		}
 		k := kept[name]
-		r.st.Nodes[name] = nodeState{Facts: ns.Facts, Deps: deps, Diags: ns.Diags, Bundle: k.file, Digest: k.digest, Shared: r.internShared(k.ref)}
-		replay = append(replay, ns.Diags...)
+		diags := redisplay(ns.Diags, display)
+		r.st.Nodes[name] = nodeState{Facts: ns.Facts, Deps: deps, Diags: diags, Bundle: k.file, Digest: k.digest, Shared: r.internShared(k.ref)}
+		replay = append(replay, diags...)
 	}
 	seen := map[string]bool{}
 	for _, d := range r.st.Diags {
 		seen[d.Text] = true
 	}
-	for _, d := range prev.Diags {
+	for _, d := range redisplay(prev.Diags, display) {
 		if !seen[d.Text] && !prev.changed[d.File] {
 			seen[d.Text] = true
 			r.st.Diags = append(r.st.Diags, d)
@@ -372,6 +423,23 @@ func (r *stateRecorder) keep(prev *buildState, names []string, kept map[string]k
 		}
 	}
 	return replay
+}
+
+// redisplay is ds with each diagnostic's file named by display.
+func redisplay(ds []diagLine, display func(string) string) []diagLine {
+	if display == nil || len(ds) == 0 {
+		return ds
+	}
+	out := make([]diagLine, len(ds))
+	for i, d := range ds {
+		if d.Diag != nil && d.File != "" {
+			shown := *d.Diag
+			shown.File = display(d.File)
+			d.Diag, d.Text = &shown, shown.String()
+		}
+		out[i] = d
+	}
+	return out
 }
 
 // written notes how the bundles staged, and the shared details files the
@@ -420,4 +488,23 @@ func (r *stateRecorder) write(out, name string) error {
 		return fmt.Errorf("writing %s: %v", name, err)
 	}
 	return nil
+}
+
+// BundlesOfState lists the nodes whose bundles the state file p says its
+// build left in the state's folder, sorted; ok is false when p is not a
+// state this hieracc reads (damaged, or of another version), which then
+// says nothing. A reader of a shard's folder tells with it a folder that
+// lost its bundles from one whose shard holds no node.
+func BundlesOfState(p string) (nodes []string, ok bool) {
+	s, _ := loadState(filepath.Dir(p), filepath.Base(p))
+	if s == nil {
+		return nil, false
+	}
+	for name, ns := range s.Nodes {
+		if ns.Digest != "" {
+			nodes = append(nodes, name)
+		}
+	}
+	slices.Sort(nodes)
+	return nodes, true
 }

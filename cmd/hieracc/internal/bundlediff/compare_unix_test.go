@@ -26,7 +26,7 @@ func TestSpecialFiles(t *testing.T) {
 	go func() { _, err := Compare(old, dir, Filter{}); done <- err }()
 	select {
 	case err := <-done:
-		for _, want := range []string{"fifo01.bundle: not a regular file", "zero01.bundle: not a regular file"} {
+		for _, want := range []string{"fifo01.bundle: a named pipe, not a regular file", "zero01.bundle: a device, not a regular file"} {
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("Compare = %v; want it to say %q", err, want)
 			}

@@ -4,8 +4,11 @@
 // (`compile --shard K/N`) come back from a CI system.
 //
 // A folder's bundles are its files <certname>.bundle and those of its
-// subfolders, one level down: the union of the shards. Names starting with
-// "." (compile's temporary files and state) are not read, nor are the
+// subfolders, one level down: the union of the shards. Every entry named
+// <certname>.bundle is read, or is trouble (bad): a certname may start
+// with "." (compile's temporary files and state do not end in .bundle),
+// and a folder, FIFO or socket of that name is no bundle, not a node
+// removed. Other names starting with "." are not read, nor are the
 // shared details files of a folder's details/ (format.SharedDetailsDir):
 // the runtime reads a bundle's own, beside it, in its shard's folder. A
 // node with two bundles in the union is an error, as is an incomplete set
@@ -16,12 +19,14 @@ package bundleset
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/hieracc/hieracc/compiler/build"
+	"github.com/hieracc/hieracc/format"
 )
 
 // Ext ends the name of every bundle file: <certname>.bundle.
@@ -79,28 +84,28 @@ func Read(dir string) (s *Set, bad []error, err error) {
 				shards[sh] = p
 				continue
 			}
-			if strings.HasPrefix(name, ".") {
-				continue
-			}
-			if top && isDir(e, p) {
-				sub = append(sub, p)
-				continue
-			}
 			node, ok := strings.CutSuffix(name, Ext)
 			if !ok || node == "" {
+				// Not a bundle's name: compile's temporary files and
+				// staging folders, its state, a .bundle folder (Ruby
+				// Bundler's); one level down, the shards' folders.
+				if top && !strings.HasPrefix(name, ".") && isDir(e, p) {
+					sub = append(sub, p)
+				}
 				continue
 			}
+			// Named as a bundle (".web" is a certname too): it is read, or
+			// it is trouble. A FIFO would wait for ever, a device read for
+			// ever, a folder is no bundle: none is skipped, which would
+			// make a node's damaged or changed bundle look removed.
 			if !e.Type().IsRegular() {
-				if e.Type()&os.ModeSymlink == 0 {
-					continue
-				}
-				// A link must lead to a regular file: opening a FIFO
-				// would wait forever, a device read for ever.
-				if st, err := os.Stat(p); err != nil {
+				st, err := os.Stat(p)
+				switch {
+				case err != nil:
 					bad = append(bad, err)
 					continue
-				} else if !st.Mode().IsRegular() {
-					bad = append(bad, fmt.Errorf("%s: not a regular file", p))
+				case !st.Mode().IsRegular():
+					bad = append(bad, fmt.Errorf("%s: %w", p, format.NotRegular(st.Mode())))
 					continue
 				}
 			}
@@ -130,6 +135,9 @@ func Read(dir string) (s *Set, bad []error, err error) {
 		return nil, nil, fmt.Errorf("%s: %s%s: give each shard's folder once, and only the shards of one compile", dir, strings.Join(dup, "; "), more)
 	}
 	if err := complete(dir, shards); err != nil {
+		return nil, nil, err
+	}
+	if err := whole(dir, shards, s.files); err != nil {
 		return nil, nil, err
 	}
 	// Sorted by node, not by file name: "a.bundle" vs "a-b.bundle" sort
@@ -170,6 +178,37 @@ func complete(dir string, shards map[build.Shard]string) error {
 		}
 		return fmt.Errorf("%s: holds %d of %d shards; missing %s (each shard's folder holds its state file, .hieracc-state-K-of-N.json)",
 			dir, len(shards), n, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// whole checks that each shard's folder holds the bundles its state says
+// its compile left there: a folder that lost them (an upload of the state
+// alone, say) is trouble, not its nodes removed.
+func whole(dir string, shards map[build.Shard]string, files map[string]string) error {
+	all := slices.Collect(maps.Keys(shards))
+	slices.SortFunc(all, func(a, b build.Shard) int { return a.K - b.K })
+	for _, sh := range all {
+		state := shards[sh]
+		nodes, ok := build.BundlesOfState(state)
+		if !ok {
+			continue // another hieracc's, or damaged: it says nothing
+		}
+		var missing []string
+		for _, n := range nodes {
+			if f, ok := files[n]; !ok || filepath.Dir(f) != filepath.Dir(state) {
+				missing = append(missing, n)
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		n := len(missing)
+		if n > 5 {
+			missing = append(missing[:5], fmt.Sprintf("and %d more", n-5))
+		}
+		return fmt.Errorf("%s: shard %v's folder %s lacks %d of the %d bundles its state file lists (%s): give each shard's folder whole",
+			dir, sh, filepath.Dir(state), n, len(nodes), strings.Join(missing, ", "))
 	}
 	return nil
 }

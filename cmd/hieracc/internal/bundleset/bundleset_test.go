@@ -20,6 +20,9 @@ func TestRead(t *testing.T) {
 			files: []string{"a.bundle", "b.bundle", ".hieracc-state.json", ".b.bundle.tmp-1-2", "notes.txt", ".bundle"},
 			want:  map[string]string{"a": "a.bundle", "b": "b.bundle"}},
 		{name: "empty", files: []string{"x/"}, want: map[string]string{}},
+		{name: "a certname starting with a dot",
+			files: []string{".web.bundle", "s1/.db.bundle", ".bundle/config", "a.bundle"},
+			want:  map[string]string{".web": ".web.bundle", ".db": "s1/.db.bundle", "a": "a.bundle"}},
 		{name: "shared details files are not bundles",
 			files: []string{"a.bundle", "details/0a.details", "s1/details/0b.details"},
 			want:  map[string]string{"a": "a.bundle"}},
@@ -126,5 +129,26 @@ func TestReadBadLinks(t *testing.T) {
 	s, bad, err := Read(dir)
 	if err != nil || len(bad) != 2 || len(s.Nodes) != 0 {
 		t.Errorf("Read: %v, bad %v, nodes %v; want the two links reported", err, bad, s.Nodes)
+	}
+}
+
+// TestReadNotFiles: an entry named as a bundle that is not a regular file
+// (a folder, here; a FIFO and a socket in the Unix test) is reported,
+// never skipped as if the node had no bundle.
+func TestReadNotFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"n1.bundle", "s1/n2.bundle", ".n3.bundle"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, bad, err := Read(dir)
+	if err != nil || len(bad) != 3 || len(s.Nodes) != 0 {
+		t.Fatalf("Read: %v, bad %v, nodes %v; want the three folders reported", err, bad, s.Nodes)
+	}
+	for _, e := range bad {
+		if !strings.Contains(e.Error(), "a folder, not a regular file") {
+			t.Errorf("bad: %v", e)
+		}
 	}
 }
