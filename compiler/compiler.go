@@ -89,6 +89,14 @@ type Input struct {
 	// absolute path; nil means os.ReadFile.
 	ReadKeyFile func(path string) ([]byte, error)
 
+	// RubyBackends, when set, runs the levels whose function is Ruby code
+	// (a custom data_hash, lookup_key or data_dig; rubybackends.go); nil
+	// fails their lookups with Puppet's "Unable to find" (backends.go).
+	// RubyKeys are keys a lookup_key or data_dig function is asked besides
+	// those the data files name (--keys FILE).
+	RubyBackends RubyBackend
+	RubyKeys     []string
+
 	// Test switches (share_test.go): noSharing compiles every key from
 	// scratch, to prove that sharing work across nodes changes nothing;
 	// workerDone, when set, sees each worker when its compile is done.
@@ -143,6 +151,13 @@ type compilation struct {
 	// entries caches entryPos, which parses a file again: explanations
 	// ask it for every key that has lookup_options.
 	entries sync.Map // path → *entryPositions
+
+	// Ruby levels (rubybackends.go): the backend, the keys asked of
+	// lookup_key and data_dig functions, and the compile's context.
+	ruby      RubyBackend
+	rubyKeys  rubyKeys
+	extraKeys []string
+	ctx       context.Context
 }
 
 // validModuleName is Puppet's rule for module folder names.
@@ -153,6 +168,7 @@ var validModuleName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 // itself fails only when the context is cancelled.
 func Compile(ctx context.Context, in Input) (*Result, error) {
 	c := prepare(in)
+	c.ctx = ctx
 	res := &Result{}
 	if in.Emit == nil {
 		res.Bundles = make([]*format.Bundle, len(in.Nodes))
@@ -263,6 +279,9 @@ func prepare(in Input) *compilation {
 		revision:    in.Revision,
 		modules:     map[string]*config{},
 		files:       fileCache{entries: map[fileKey]*fileEntry{}},
+		ruby:        in.RubyBackends,
+		extraKeys:   in.RubyKeys,
+		ctx:         context.Background(),
 	}
 	if c.environment == "" {
 		c.environment = "production"
