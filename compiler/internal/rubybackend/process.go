@@ -193,7 +193,7 @@ func (p *Process) roundTrip(ctx context.Context, msg any, timeout time.Duration)
 		return nil, err
 	}
 	if _, err := p.stdin.Write(append(b, '\n')); err != nil {
-		p.fail(fmt.Errorf("the Ruby helper stopped: %v", p.exitText()))
+		p.fail(fmt.Errorf("the Ruby helper exited (%s)", p.exitText()))
 		return nil, p.dead
 	}
 	t := time.NewTimer(timeout)
