@@ -212,7 +212,8 @@ Flags:
   --progress WHEN    with --git: auto (the default) shows each compile's
                      progress on stderr when it is a terminal; always; never.
   --env DIR, --modules DIR, --global PATH, --environment NAME, --facts PATH...,
-  --fact-override NAME=JSON, --pkcs7-private-key PATH, --pkcs7-public-key PATH
+  --fact-override NAME=JSON, --pkcs7-private-key PATH, --pkcs7-public-key PATH,
+  --ruby-backends MODE, --keys FILE
                      with --git: as for 'hieracc compile' (its --puppetdb
                      and --environment-from-facts are not taken here).
 
