@@ -100,6 +100,19 @@ func (n *nodeRun) rubyFile(conf *config, lvl *levelConf, l location) *dataFile {
 		return df
 	}
 	df.hash = a.Data
+	if kind != rubybackend.DataHash && len(a.Invalid) > 0 {
+		// A key the function failed for fails as a key of the file does.
+		failed := make([]string, 0, len(a.Invalid))
+		for k := range a.Invalid {
+			if !df.hash.Has(k) {
+				failed = append(failed, k)
+			}
+		}
+		slices.Sort(failed)
+		for _, k := range failed {
+			df.hash.Set(k, nil)
+		}
+	}
 	df.pos = make([]dataload.Pos, df.hash.Len())
 	if module != "" {
 		df.filterModule(module, lvl.function)
