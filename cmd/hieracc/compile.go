@@ -63,6 +63,8 @@ func (f *compileFlags) checkRuby() string {
 		return fmt.Sprintf("--ruby-backends must be %s or %s, not %q", build.RubyBackendsFail, build.RubyBackendsPuppet, f.rubyBackends)
 	case f.keys != "" && f.rubyBackends != build.RubyBackendsPuppet:
 		return "--keys goes with --ruby-backends=puppet"
+	case f.envFromFacts && f.rubyBackends == build.RubyBackendsPuppet:
+		return "--ruby-backends=puppet does not work with --environment-from-facts yet"
 	}
 	return ""
 }

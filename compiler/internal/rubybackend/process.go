@@ -341,6 +341,9 @@ func parseAnswer(line []byte, kind string) (Answer, error) {
 		return Answer{}, err
 	}
 	if w.Error != nil {
+		if *w.Error == "" {
+			return Answer{Err: "the function failed, with no message"}, nil
+		}
 		return Answer{Err: *w.Error}, nil
 	}
 	a := Answer{Invalid: w.Invalid, Secret: map[string]bool{}}

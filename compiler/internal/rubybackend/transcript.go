@@ -94,7 +94,7 @@ func requestKey(req Request) string {
 func answerJSON(a Answer, kind string) string {
 	var m map[string]any
 	switch {
-	case a.Err != "":
+	case a.Err != "" || a.Data == nil:
 		m = map[string]any{"error": a.Err}
 	case kind == DataHash:
 		pairs := make([][2]any, 0, a.Data.Len())
