@@ -10,7 +10,8 @@
 //
 //	config.go       read and validate each layer's hiera.yaml (once per compile);
 //	                config_legacy.go: versions 3 and 4; backends.go: levels
-//	                whose function is Ruby code
+//	                whose function is Ruby code (rubybackends.go: run with
+//	                Puppet, Input.RubyBackends)
 //	node.go         compile one node: its steps in order, and its revision
 //	hierarchy.go    expand each hierarchy for a node into data files (glob.go:
 //	                globs; outside.go: absolute paths on the server's disk, mounts)

@@ -226,3 +226,30 @@ func TestRubyKeysAsked(t *testing.T) {
 		t.Errorf("keys asked (-want +got):\n%s", d)
 	}
 }
+
+// versioned answers "v" with its version: a Vault whose secret changed.
+type versioned struct{ version string }
+
+func (b versioned) Call(_ context.Context, req rubybackend.Request) (rubybackend.Answer, error) {
+	a := rubybackend.Answer{Data: format.NewHash(1), Invalid: map[string]string{}, Secret: map[string]bool{}}
+	if req.Kind == rubybackend.DataHash {
+		a.Data.Set("v", b.version)
+	}
+	return a, nil
+}
+
+// TestRubyAnswersInRevision: a bundle's revision follows what the Ruby
+// level answered, although no file changed.
+func TestRubyAnswersInRevision(t *testing.T) {
+	rev := func(version string) string {
+		res, err := Compile(context.Background(), Input{FS: rubyRepo, EnvDir: "env", ModulesDir: "modules",
+			Nodes: rubyNodes("web01"), Jobs: 1, RubyBackends: versioned{version}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Bundles[0].Revision
+	}
+	if a, b, a2 := rev("1"), rev("2"), rev("1"); a == b || a != a2 {
+		t.Errorf("revisions for answers 1, 2, 1: %s, %s, %s; want the first two apart, the first and last the same", a, b, a2)
+	}
+}
