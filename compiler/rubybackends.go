@@ -88,9 +88,14 @@ func (n *nodeRun) rubyFile(conf *config, lvl *levelConf, l location) *dataFile {
 	a, err := c.ruby.Call(c.ctx, req)
 	switch {
 	case err != nil:
-		a.Err = "hieracc --ruby-backends=puppet: " + err.Error()
+		// The helper failed (crashed, hung, or Puppet would not start):
+		// hieracc's message, not Puppet's.
+		a = rubybackend.Answer{Err: err.Error()}
+		if !strings.HasPrefix(a.Err, "--ruby-backends") {
+			a.Err = "--ruby-backends=puppet: " + a.Err
+		}
 	case a.Data == nil && a.Err == "":
-		a.Err = "hieracc --ruby-backends=puppet: no answer"
+		a.Err = "--ruby-backends=puppet: no answer"
 	}
 	df.sum = sha256.Sum256([]byte(rubybackend.AnswerText(a, kind)))
 	if a.Err != "" {

@@ -253,3 +253,26 @@ func TestRubyAnswersInRevision(t *testing.T) {
 		t.Errorf("revisions for answers 1, 2, 1: %s, %s, %s; want the first two apart, the first and last the same", a, b, a2)
 	}
 }
+
+// broken is a helper that failed.
+type broken struct{}
+
+func (broken) Call(context.Context, rubybackend.Request) (rubybackend.Answer, error) {
+	return rubybackend.Answer{}, fmt.Errorf("the Ruby helper did not answer within 2m0s, and was stopped")
+}
+
+// TestRubyHelperFailure: a helper that fails fails the lookups that need
+// it, saying so at the level: here every lookup of the node, which reads
+// lookup_options from every level.
+func TestRubyHelperFailure(t *testing.T) {
+	res, err := Compile(context.Background(), Input{FS: rubyRepo, EnvDir: "env", ModulesDir: "modules",
+		Nodes: rubyNodes("web01"), Jobs: 1, RubyBackends: broken{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := res.Bundles[0]
+	want := "--ruby-backends=puppet: the Ruby helper did not answer within 2m0s, and was stopped"
+	if b.NodeError == nil || b.NodeError.Message != want || b.NodeError.Level != "Ruby" {
+		t.Errorf("node error %+v, want %q at level Ruby", b.NodeError, want)
+	}
+}

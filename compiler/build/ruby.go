@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
@@ -70,10 +71,36 @@ func (cfg *Config) startRuby(ctx context.Context, in *compiler.Input, roots []st
 			rc.ModulePath = []string{filepath.Join(r.Disk, filepath.FromSlash(rest))}
 		}
 	}
-	p, err := rubybackend.Start(ctx, rc)
-	if err != nil {
+	// Puppet's Ruby is found now, and started when a level first needs
+	// it: a repository without such a level never waits for Puppet.
+	if rc.Ruby, err = rubybackend.FindRuby(); err != nil {
 		return stop, err
 	}
-	in.RubyBackends = p
-	return func() { p.Close() }, nil
+	l := &lazyRuby{ctx: ctx, cfg: rc}
+	in.RubyBackends = l
+	return l.close, nil
+}
+
+// lazyRuby starts the helper at its first call.
+type lazyRuby struct {
+	ctx  context.Context
+	cfg  rubybackend.Config
+	once sync.Once
+	p    *rubybackend.Process
+	err  error
+}
+
+func (l *lazyRuby) Call(ctx context.Context, req rubybackend.Request) (rubybackend.Answer, error) {
+	l.once.Do(func() { l.p, l.err = rubybackend.Start(l.ctx, l.cfg) })
+	if l.err != nil {
+		return rubybackend.Answer{}, l.err
+	}
+	return l.p.Call(ctx, req)
+}
+
+func (l *lazyRuby) close() {
+	l.once.Do(func() {}) // no start after this
+	if l.p != nil {
+		l.p.Close()
+	}
 }
