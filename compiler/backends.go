@@ -60,10 +60,21 @@ func foreignMessage(function string) string {
 	return fmt.Sprintf("Unable to find '%s' function named '%s'", kind, name)
 }
 
-// foreignFile is the data file every reached location of a foreign level
-// stands for: one per level, failing every read with Puppet's message, and
-// reported once, where the level is written.
-func (c *compilation) foreignFile(conf *config, lvl *levelConf) *dataFile {
+// foreignFile is the data file a reached location l of a foreign level
+// stands for: the function's answer for the node when Input.RubyBackends
+// runs it (rubybackends.go), else failedForeignFile.
+func (n *nodeRun) foreignFile(conf *config, lvl *levelConf, l location) *dataFile {
+	if kind, _ := rubyKind(lvl.function); kind != "" && n.c.ruby != nil {
+		return n.rubyFile(conf, lvl, l)
+	}
+	return n.c.failedForeignFile(conf, lvl)
+}
+
+// failedForeignFile is the data file every reached location of a foreign
+// level stands for when hieracc does not run it: one per level, failing
+// every read with Puppet's message, and reported once, where the level is
+// written.
+func (c *compilation) failedForeignFile(conf *config, lvl *levelConf) *dataFile {
 	module := ""
 	if conf.layer == format.LayerModule {
 		module = conf.module

@@ -10,7 +10,8 @@
 //
 //	config.go       read and validate each layer's hiera.yaml (once per compile);
 //	                config_legacy.go: versions 3 and 4; backends.go: levels
-//	                whose function is Ruby code
+//	                whose function is Ruby code (rubybackends.go: run with
+//	                Puppet, Input.RubyBackends)
 //	node.go         compile one node: its steps in order, and its revision
 //	hierarchy.go    expand each hierarchy for a node into data files (glob.go:
 //	                globs; outside.go: absolute paths on the server's disk, mounts)
@@ -92,6 +93,14 @@ type Input struct {
 	// absolute path; nil means os.ReadFile.
 	ReadKeyFile func(path string) ([]byte, error)
 
+	// RubyBackends, when set, runs the levels whose function is Ruby code
+	// (a custom data_hash, lookup_key or data_dig; rubybackends.go); nil
+	// fails their lookups with Puppet's "Unable to find" (backends.go).
+	// RubyKeys are keys a lookup_key or data_dig function is asked besides
+	// those the data files name (--keys FILE).
+	RubyBackends RubyBackend
+	RubyKeys     []string
+
 	// Test switches (share_test.go): noSharing compiles every key from
 	// scratch, to prove that sharing work across nodes changes nothing;
 	// workerDone, when set, sees each worker when its compile is done.
@@ -147,6 +156,13 @@ type compilation struct {
 	// entries caches entryPos, which parses a file again: explanations
 	// ask it for every key that has lookup_options.
 	entries sync.Map // path → *entryPositions
+
+	// Ruby levels (rubybackends.go): the backend, the keys asked of
+	// lookup_key and data_dig functions, and the compile's context.
+	ruby      RubyBackend
+	rubyKeys  rubyKeys
+	extraKeys []string
+	ctx       context.Context
 }
 
 // validModuleName is Puppet's rule for module folder names.
@@ -157,6 +173,7 @@ var validModuleName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 // itself fails only when the context is cancelled.
 func Compile(ctx context.Context, in Input) (*Result, error) {
 	c := prepare(in)
+	c.ctx = ctx
 	res := &Result{}
 	if in.Emit == nil {
 		res.Bundles = make([]*format.Bundle, len(in.Nodes))
@@ -268,6 +285,9 @@ func prepare(in Input) *compilation {
 		sourceRev:   in.SourceRevision,
 		modules:     map[string]*config{},
 		files:       fileCache{entries: map[fileKey]*fileEntry{}},
+		ruby:        in.RubyBackends,
+		extraKeys:   in.RubyKeys,
+		ctx:         context.Background(),
 	}
 	if c.environment == "" {
 		c.environment = "production"

@@ -52,8 +52,10 @@ type levelConf struct {
 	envDatadir bool
 
 	// foreign: the level's function is Ruby code hieracc cannot run; the
-	// lookups that reach one of its locations fail (backends.go).
+	// lookups that reach one of its locations fail (backends.go), unless
+	// Input.RubyBackends runs it with its options (rubybackends.go).
 	foreign bool
+	options *format.Hash
 }
 
 // config is one layer's validated hiera.yaml.
@@ -417,6 +419,9 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 	}
 	if lvl.function == eyamlFunction {
 		lvl.keys = eyamlKeysOf(opts)
+	}
+	if lvl.foreign {
+		lvl.options, _ = opts.(*format.Hash)
 	}
 	if ok {
 		if oh, ok := opts.(*format.Hash); ok {

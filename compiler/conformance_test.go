@@ -159,6 +159,25 @@ func caseFlags(t *testing.T, dir string, in *compiler.Input) {
 		t.Fatal(err)
 	}
 	for _, f := range flags {
+		switch f.Name {
+		case "--ruby-backends":
+			if f.Value != "puppet" {
+				t.Fatalf("hieracc-flags: --ruby-backends %s: this test knows puppet only", f.Value)
+			}
+			in.RubyBackends = rubyBackendFor(t, dir)
+			continue
+		case "--keys":
+			data, err := os.ReadFile(f.Path)
+			if err != nil {
+				t.Fatalf("hieracc-flags: %v", err)
+			}
+			for _, k := range strings.Split(string(data), "\n") {
+				if k = strings.TrimSpace(k); k != "" && !strings.HasPrefix(k, "#") {
+					in.RubyKeys = append(in.RubyKeys, k)
+				}
+			}
+			continue
+		}
 		data, err := os.ReadFile(f.Path)
 		if err != nil {
 			t.Fatalf("hieracc-flags: %v", err)

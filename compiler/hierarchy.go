@@ -73,11 +73,11 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 			var df *dataFile
 			switch {
 			case lvl.foreign && (lvl.kind == locURIs || lvl.kind == locNone):
-				df = n.c.foreignFile(c, lvl)
+				df = n.foreignFile(c, lvl, l)
 			case outsideFS(l.path):
 			case lvl.foreign:
 				if n.c.exists(l.path) {
-					df = n.c.foreignFile(c, lvl)
+					df = n.foreignFile(c, lvl, l)
 				}
 			default:
 				df = n.c.file(l, lvl.function, c.layer, c.module, keyringKey{c.root, lvl.keys})

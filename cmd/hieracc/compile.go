@@ -48,6 +48,26 @@ type compileFlags struct {
 	shard                                  string // --shard K/N
 	signKey, signCert, sealTo, sealMissing string // signing and sealing (format version 4)
 	sourceRevision                         sourceRevisionFlag
+	rubyBackends, keys                     string // --ruby-backends fail|puppet, --keys FILE
+}
+
+// rubyFlags registers --ruby-backends and --keys (compile, and diff --git).
+func (f *compileFlags) rubyFlags(fl *flag.FlagSet) {
+	fl.StringVar(&f.rubyBackends, "ruby-backends", build.RubyBackendsFail, "")
+	fl.StringVar(&f.keys, "keys", "", "")
+}
+
+// checkRuby checks --ruby-backends and --keys; a message when bad.
+func (f *compileFlags) checkRuby() string {
+	switch {
+	case f.rubyBackends != build.RubyBackendsFail && f.rubyBackends != build.RubyBackendsPuppet:
+		return fmt.Sprintf("--ruby-backends must be %s or %s, not %q", build.RubyBackendsFail, build.RubyBackendsPuppet, f.rubyBackends)
+	case f.keys != "" && f.rubyBackends != build.RubyBackendsPuppet:
+		return "--keys goes with --ruby-backends=puppet"
+	case f.envFromFacts && f.rubyBackends == build.RubyBackendsPuppet:
+		return "--ruby-backends=puppet does not work with --environment-from-facts yet"
+	}
+	return ""
 }
 
 // eyamlFlags registers the eyaml key flags (compile, and diff --git).
@@ -82,6 +102,7 @@ func runCompile(c *cmdEnv, args []string) int {
 	fl.BoolVar(&f.verbose, "verbose", false, "")
 	fl.StringVar(&f.progress, "progress", "auto", "")
 	f.eyamlFlags(fl)
+	f.rubyFlags(fl)
 	fl.StringVar(&f.shard, "shard", "", "")
 	fl.StringVar(&f.signKey, "sign-key", "", "")
 	fl.StringVar(&f.signCert, "sign-cert", "", "")
@@ -124,6 +145,9 @@ func runCompile(c *cmdEnv, args []string) int {
 		return c.usageError("--sign-cert goes with --sign-key KEY")
 	}
 	if msg := f.parseOverrides(); msg != "" {
+		return c.usageError("%s", msg)
+	}
+	if msg := f.checkRuby(); msg != "" {
 		return c.usageError("%s", msg)
 	}
 	if f.envFromFacts && !isDir(f.envRoot) {
@@ -238,7 +262,8 @@ func (f *compileFlags) config() build.Config {
 		Facts: f.facts, Out: f.out, KeepGoing: f.keepGoing, Strict: f.strict, Full: f.full, Jobs: f.jobs,
 		PKCS7PrivateKey: f.pkcs7Private, PKCS7PublicKey: f.pkcs7Public, Mounts: f.mounts,
 		PuppetDB: f.puppetdb, FactOverrides: f.overrides,
-		SignKey: f.signKey, SignCert: f.signCert, SealTo: f.sealTo, SealMissing: f.sealMissing}
+		SignKey: f.signKey, SignCert: f.signCert, SealTo: f.sealTo, SealMissing: f.sealMissing,
+		RubyBackends: f.rubyBackends, Keys: f.keys}
 	if f.envFromFacts {
 		cfg.EnvRoot = f.envRoot
 		cfg.SourceRevision = f.sourceRevision.resolve(f.envRoot)

@@ -48,6 +48,7 @@ func runDiff(c *cmdEnv, args []string) int {
 	fl.Var(&f.compile.factOverrides, "fact-override", "")
 	fl.StringVar(&f.compile.progress, "progress", "auto", "")
 	f.compile.eyamlFlags(fl)
+	f.compile.rubyFlags(fl)
 	rest, code, ok := parseFlags(c, fl, args)
 	if !ok {
 		return code
@@ -89,7 +90,7 @@ func runDiff(c *cmdEnv, args []string) int {
 			return bundlediff.ExitTrouble
 		}
 	} else {
-		for _, name := range []string{"env", "modules", "global", "environment", "facts", "fact-override"} {
+		for _, name := range []string{"env", "modules", "global", "environment", "facts", "fact-override", "ruby-backends", "keys"} {
 			if f.set[name] {
 				return c.usageError("--%s is for --git (what to compile at each revision); OLD and NEW are compiled already", name)
 			}
@@ -147,6 +148,9 @@ func (f *diffFlags) gitUsage(rest []string) string {
 		return "--facts is required with --git: facts files or folders of them (read from the work tree)"
 	case f.compile.environment == "":
 		return "--environment must not be empty"
+	}
+	if msg := f.compile.checkRuby(); msg != "" {
+		return msg
 	}
 	if msg := f.compile.parseOverrides(); msg != "" {
 		return msg
@@ -208,7 +212,8 @@ Flags:
   --progress WHEN    with --git: auto (the default) shows each compile's
                      progress on stderr when it is a terminal; always; never.
   --env DIR, --modules DIR, --global PATH, --environment NAME, --facts PATH...,
-  --fact-override NAME=JSON, --pkcs7-private-key PATH, --pkcs7-public-key PATH
+  --fact-override NAME=JSON, --pkcs7-private-key PATH, --pkcs7-public-key PATH,
+  --ruby-backends MODE, --keys FILE
                      with --git: as for 'hieracc compile' (its --puppetdb
                      and --environment-from-facts are not taken here).
 

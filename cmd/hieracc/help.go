@@ -177,6 +177,15 @@ Flags:
                        the keys of every eyaml level (lookup_key:
                        eyaml_lookup_key), instead of the files its options
                        name (pkcs7_private_key, pkcs7_public_key).
+  --ruby-backends MODE fail (the default): lookups that reach a level whose
+                       function is Ruby code (a custom data_hash, lookup_key
+                       or data_dig) fail with Puppet's "Unable to find";
+                       puppet: run them with the installed Puppet's Ruby,
+                       one process per compile, as Puppet's lookup would.
+                       lookup_key and data_dig functions are asked only the
+                       keys the data files name, and those of --keys.
+  --keys FILE          with --ruby-backends=puppet: more keys to ask
+                       lookup_key and data_dig functions, one a line.
   --sign-key FILE      sign every bundle with the private key in FILE (PEM:
                        Ed25519, ECDSA P-256 or RSA; PKCS#8, or PKCS#1 and
                        SEC1 as Puppet writes them). Certificates that follow

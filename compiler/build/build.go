@@ -102,6 +102,15 @@ type Config struct {
 	// were compiled from.
 	SourceRevision string
 
+	// RubyBackends says what becomes of the levels whose function is Ruby
+	// code (a custom data_hash, lookup_key or data_dig): RubyBackendsFail
+	// (or "") fails their lookups as Puppet does when it cannot find the
+	// function; RubyBackendsPuppet runs them with the installed Puppet
+	// (ruby.go), in a build that is always a full one. Keys, when set, is
+	// a file of keys (one a line) that lookup_key and data_dig functions
+	// are asked besides those the data files name.
+	RubyBackends, Keys string
+
 	// Progress, when set, is called with (0, total) once the build knows
 	// how many nodes it compiles, then with the count done after each
 	// node, one call at a time.
@@ -166,11 +175,22 @@ func IsTemp(name string) bool { return stage.IsTemp(name) }
 // was not given; a shard's build, only those of nodes of its shard.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.EnvRoot != "" {
+		if cfg.RubyBackends == RubyBackendsPuppet {
+			return nil, fmt.Errorf("--ruby-backends=%s does not work with --environment-from-facts yet", RubyBackendsPuppet)
+		}
 		return runEnvs(ctx, cfg)
 	}
 	in, fsys, roots, err := cfg.input()
 	if err != nil {
 		return nil, err
+	}
+	stopRuby, err := cfg.startRuby(ctx, &in, roots)
+	if err != nil {
+		return nil, err
+	}
+	defer stopRuby()
+	if in.RubyBackends != nil {
+		cfg.Full = true // answers may change while the inputs do not
 	}
 	prot, err := cfg.protector()
 	if err != nil {
@@ -215,6 +235,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		cur = &buildState{Version: stateVersion, Binary: binaryDigest(), Files: files, Stats: stats,
 			Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s;revision=%s;read=%s",
 				cfg.Environment, in.ModulesDir, in.GlobalDir, cfg.Revision, strings.Join(roots, ";")) + prot.settings}
+		if in.RubyBackends != nil {
+			cur.Settings += ";ruby-backends=" + cfg.RubyBackends
+		}
 		if len(cfg.FactOverrides) > 0 {
 			var texts []string
 			for _, o := range cfg.FactOverrides {

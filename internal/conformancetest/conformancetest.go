@@ -35,15 +35,28 @@ type Check struct {
 }
 
 // A Flag is one line of a case's hieracc-flags file: a compile flag and
-// the file it names.
+// the file it names, or its value when the flag names no file.
 type Flag struct {
-	Name string // "--pkcs7-private-key"
-	Path string // the file, joined to the case folder
+	Name  string // "--pkcs7-private-key"
+	Path  string // the file, joined to the case folder ("" for a flag in valueFlags)
+	Value string // as written
 }
+
+// Arg is the flag's argument on a command line: its path, or its value.
+func (f Flag) Arg() string {
+	if f.Path == "" {
+		return f.Value
+	}
+	return f.Path
+}
+
+// valueFlags are the flags whose argument is not a file.
+var valueFlags = map[string]bool{"--ruby-backends": true}
 
 // ReadFlags reads dir/hieracc-flags, the extra compile flags a case needs
 // (testdata/conformance/README.md): one "--flag PATH" a line, PATH
-// relative to the case folder. A case without the file needs none.
+// relative to the case folder, or "--flag VALUE" for a flag that names no
+// file (valueFlags). A case without the file needs none.
 func ReadFlags(dir string) ([]Flag, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "hieracc-flags"))
 	if errors.Is(err, os.ErrNotExist) {
@@ -58,7 +71,11 @@ func ReadFlags(dir string) ([]Flag, error) {
 		if len(f) != 2 || !strings.HasPrefix(f[0], "--") {
 			return nil, fmt.Errorf("hieracc-flags: want \"--flag PATH\", got %q", line)
 		}
-		flags = append(flags, Flag{f[0], filepath.Join(dir, f[1])})
+		if valueFlags[f[0]] {
+			flags = append(flags, Flag{Name: f[0], Value: f[1]})
+			continue
+		}
+		flags = append(flags, Flag{Name: f[0], Path: filepath.Join(dir, f[1]), Value: f[1]})
 	}
 	return flags, nil
 }

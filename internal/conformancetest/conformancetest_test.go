@@ -1,7 +1,11 @@
 package conformancetest
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"gopkg.in/yaml.v3"
 )
@@ -54,5 +58,30 @@ func TestMergeFlags(t *testing.T) {
 	m, err := ck.LookupMerge()
 	if err != nil || m.Strategy != "deep" || m.KnockoutPrefix != "--" || !m.SortMergedArrays || m.MergeHashArrays {
 		t.Errorf("LookupMerge = %+v, %v", m, err)
+	}
+}
+
+// TestReadFlags: a flag names a file of the case, or, for a flag that
+// names none, gives its value as written.
+func TestReadFlags(t *testing.T) {
+	dir := t.TempDir()
+	src := "--pkcs7-private-key keys/private.pem\n--ruby-backends puppet\n--keys keys.txt\n"
+	if err := os.WriteFile(filepath.Join(dir, "hieracc-flags"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadFlags(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Flag{
+		{Name: "--pkcs7-private-key", Path: filepath.Join(dir, "keys/private.pem"), Value: "keys/private.pem"},
+		{Name: "--ruby-backends", Value: "puppet"},
+		{Name: "--keys", Path: filepath.Join(dir, "keys.txt"), Value: "keys.txt"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ReadFlags (-want +got):\n%s", d)
+	}
+	if got[1].Arg() != "puppet" || got[2].Arg() != filepath.Join(dir, "keys.txt") {
+		t.Errorf("Arg: %q, %q", got[1].Arg(), got[2].Arg())
 	}
 }
