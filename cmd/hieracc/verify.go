@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundleset"
@@ -70,6 +71,7 @@ func runVerify(c *cmdEnv, args []string) int {
 		c.errorf("%s: %s", file, msg)
 	}
 	var shared sharedChecks
+	sources := map[string]int{} // source revision -> bundles verified
 	for _, p := range paths {
 		files, bad, err := verifyFiles(p)
 		if err != nil {
@@ -89,6 +91,7 @@ func runVerify(c *cmdEnv, args []string) int {
 				continue
 			}
 			shared.check(b, f.file)
+			sources[b.Header().SourceRevision]++
 		}
 	}
 	for _, sc := range shared.bad() {
@@ -107,7 +110,37 @@ func runVerify(c *cmdEnv, args []string) int {
 	if n := len(shared.order); n > 0 {
 		fmt.Fprintf(c.stdout, "hieracc verify: %s whole, as the bundles name them\n", plural(n, "shared details file"))
 	}
+	fmt.Fprintf(c.stdout, "hieracc verify: %s\n", describeSources(sources))
 	return exitOK
+}
+
+// describeSources says which source revisions (compile --source-revision)
+// the bundles verified were compiled from: one line, the revisions named
+// when there are few.
+func describeSources(sources map[string]int) string {
+	named := 0
+	var revs []string
+	for rev, n := range sources {
+		if rev != "" {
+			named += n
+			revs = append(revs, rev)
+		}
+	}
+	slices.Sort(revs)
+	count := len(revs)
+	switch {
+	case count == 0:
+		return "compiled from no known source revision"
+	case count == 1 && sources[""] == 0:
+		return "compiled from source revision " + revs[0]
+	case count > maxNamed:
+		revs = append(revs[:maxNamed], "...")
+	}
+	s := fmt.Sprintf("%s compiled from %s (%s)", plural(named, "bundle"), plural(count, "source revision"), strings.Join(revs, ", "))
+	if n := sources[""]; n > 0 {
+		s += fmt.Sprintf(", %s from none known", plural(n, "bundle"))
+	}
+	return s
 }
 
 // sharedChecks are the shared details files of the bundles verified
