@@ -46,7 +46,7 @@ Usage:
 Commands:
 `)
 	for _, c := range commands {
-		fmt.Fprintf(&b, "  %-9s %s\n", c.name, c.synopsis)
+		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.synopsis)
 	}
 	b.WriteString(`
 Example:

@@ -36,6 +36,10 @@ type cmdEnv struct {
 	// term is stderr as given, for what draws on a terminal (progress);
 	// stderr escapes control characters, so messages cannot.
 	term io.Writer
+	// flagsOnly, when set, receives the command's flags instead of their
+	// parsing, and the command stops there: completions and the manual
+	// are made from the flags the commands really define (completion.go).
+	flagsOnly func(*flag.FlagSet)
 }
 
 // errorf prints "hieracc CMD: message" to stderr.
@@ -58,7 +62,7 @@ func (c *cmdEnv) usageError(format string, args ...any) int {
 var commands []*command
 
 func init() {
-	commands = []*command{compileCmd, lookupCmd, diffCmd, verifyCmd, inspectCmd, versionCmd, helpCmd}
+	commands = []*command{compileCmd, lookupCmd, diffCmd, verifyCmd, inspectCmd, completionCmd, manCmd, versionCmd, helpCmd}
 }
 
 func findCommand(name string) *command {
@@ -114,6 +118,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 func parseFlags(c *cmdEnv, fs *flag.FlagSet, args []string) (rest []string, code int, ok bool) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
+	if c.flagsOnly != nil {
+		c.flagsOnly(fs)
+		return nil, exitOK, false
+	}
 	for {
 		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
