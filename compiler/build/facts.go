@@ -183,7 +183,7 @@ func (s *factsSet) compile(want func(certname string) bool) (nodes []compiler.No
 // be read (it is then parsed, and reading it reports why); only a regular
 // file is read.
 func factsDigest(p string) string {
-	data, err := inputfs.ReadCapped(inputfs.FileFS(p), ".")
+	data, err := inputfs.ReadPath(p)
 	if err != nil {
 		return ""
 	}

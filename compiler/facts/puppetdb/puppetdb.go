@@ -19,14 +19,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/hieracc/hieracc/compiler/facts"
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
+	"github.com/hieracc/hieracc/format"
 )
 
 // Config says where PuppetDB is, how to reach it and which nodes to fetch.
@@ -124,16 +125,24 @@ func newClient(cfg Config) (*http.Client, error) {
 		if cfg.Cert == "" || cfg.Key == "" {
 			return nil, errors.New("--puppetdb-cert and --puppetdb-key go together")
 		}
-		pair, err := tls.LoadX509KeyPair(cfg.Cert, cfg.Key)
+		cert, err := readPEM("--puppetdb-cert", cfg.Cert)
+		if err != nil {
+			return nil, err
+		}
+		key, err := readPEM("--puppetdb-key", cfg.Key)
+		if err != nil {
+			return nil, err
+		}
+		pair, err := tls.X509KeyPair(cert, key)
 		if err != nil {
 			return nil, fmt.Errorf("--puppetdb-cert/--puppetdb-key: %v", err)
 		}
 		tc.Certificates = []tls.Certificate{pair}
 	}
 	if cfg.CACert != "" {
-		pem, err := os.ReadFile(cfg.CACert)
+		pem, err := readPEM("--puppetdb-cacert", cfg.CACert)
 		if err != nil {
-			return nil, fmt.Errorf("--puppetdb-cacert: %v", err)
+			return nil, err
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
@@ -144,6 +153,24 @@ func newClient(cfg Config) (*http.Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = tc
 	return &http.Client{Transport: tr, Timeout: 10 * time.Minute}, nil
+}
+
+// maxPEM is the largest certificate or key file read: a CA bundle is a
+// few hundred KB.
+const maxPEM = 16 << 20
+
+// readPEM reads the file a flag names, if it is a regular file (a named
+// pipe would block, /dev/zero never end) of at most maxPEM bytes.
+func readPEM(flag, name string) ([]byte, error) {
+	b, err := format.ReadRegular(name, maxPEM)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %s: %v", flag, name, err)
+	}
+	return b, nil
 }
 
 // conn is a PuppetDB to ask.
