@@ -94,16 +94,23 @@ func (f *diffFlags) compileRevisions(tmp string) (oldDir, newDir, oldName, newNa
 // leave their nodes out.
 func (f *diffFlags) compileAt(ctx context.Context, top, tree, commit string, out string) error {
 	cf := f.compile
-	for _, p := range []*string{&cf.env, &cf.modules, &cf.global} {
-		if *p == "" {
+	for _, a := range []struct {
+		flag string
+		p    *string
+	}{{"--env", &cf.env}, {"--modules", &cf.modules}, {"--global", &cf.global}} {
+		if *a.p == "" {
 			continue
 		}
-		rel, inRepo, err := repoPath(top, *p)
+		rel, inRepo, err := repoPath(top, *a.p)
 		if err != nil {
 			return err
 		}
 		if inRepo {
-			*p = filepath.Join(tree, rel)
+			given := *a.p
+			*a.p = filepath.Join(tree, rel)
+			if outOfTree(tree, *a.p) {
+				return fmt.Errorf("%s %s: %w", a.flag, given, errLinkOutOfTree)
+			}
 		}
 	}
 	if _, err := os.Stat(cf.env); err != nil {
@@ -132,6 +139,29 @@ func (f *diffFlags) compileAt(ctx context.Context, top, tree, commit string, out
 		return factsError(nil)
 	}
 	return nil
+}
+
+// errLinkOutOfTree: a folder of a revision is, or is under, a symbolic
+// link its commit holds that leads out of the revision's tree (to
+// /srv/secret, or into the other revision's): it is not followed, as a
+// compile does not follow a link out of the folders it is given.
+var errLinkOutOfTree = errors.New("in this revision, a symbolic link out of the repository, which hieracc does not follow")
+
+// outOfTree reports whether the path p of the checkout tree leads out of
+// it through a symbolic link. The links are those of the commit (git
+// writes them as it stores them); a path that does not exist is not out
+// of the tree (the compile then says it is missing).
+func outOfTree(tree, p string) bool {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return false
+	}
+	root, err := filepath.EvalSymlinks(tree)
+	if err != nil {
+		return true
+	}
+	rel, err := filepath.Rel(root, real)
+	return err != nil || !filepath.IsLocal(rel) && rel != "."
 }
 
 // factsError is the trouble of facts that cannot be loaded, the same at
