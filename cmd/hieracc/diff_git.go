@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
 
@@ -51,14 +50,12 @@ func parseRange(spec string) (from, to string, err error) {
 // --global naming folders of the work tree (a folder outside the repo is
 // used as it is at both revisions). Facts come from the work tree, as
 // octocatalog-diff does: the comparison is of data, for the same nodes.
-func (f *diffFlags) compileRevisions(tmp string) (oldDir, newDir, oldName, newName string, err error) {
+func (f *diffFlags) compileRevisions(ctx context.Context, tmp string) (oldDir, newDir, oldName, newName string, err error) {
 	from, to, _ := parseRange(f.git)
 	top, err := repoTop(f.compile.env)
 	if err != nil {
 		return "", "", "", "", err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 
 	dirs, names := [2]string{}, [2]string{}
 	for i, rev := range []string{from, to} {
