@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -173,11 +174,21 @@ func (e factsError) Error() string {
 }
 
 // repoTop is the top of the git work tree holding dir (or, when dir does
-// not exist in the work tree, its nearest existing parent).
+// not exist in the work tree, its nearest existing parent). It is the
+// repository that holds dir as it is written: a symbolic link inside a
+// work tree (a pull request's env -> /srv/secret, or site -> a checkout
+// of another repository) does not make it the repository the link leads
+// into; links outside any work tree (--env ~/env, a link to repo/env)
+// are followed.
 func repoTop(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
+	}
+	if top := lexicalRepo(abs); top != "" {
+		if t, err := git(top, nil, "rev-parse", "--show-toplevel"); err == nil {
+			return filepath.EvalSymlinks(t)
+		}
 	}
 	for !isDir(abs) && filepath.Dir(abs) != abs {
 		abs = filepath.Dir(abs)
@@ -189,11 +200,61 @@ func repoTop(dir string) (string, error) {
 	return filepath.EvalSymlinks(top)
 }
 
-// repoPath is p relative to the work tree top, when p lies inside it.
+// lexicalRepo is the innermost git work tree (a folder with a .git) on
+// the way to the absolute path abs, following symbolic links only until
+// the way enters a work tree; "" when it enters none.
+func lexicalRepo(abs string) string {
+	vol := filepath.VolumeName(abs)
+	cur, top := vol+string(filepath.Separator), ""
+	for _, c := range strings.Split(abs[len(vol):], string(filepath.Separator)) {
+		if c == "" {
+			continue
+		}
+		next := filepath.Join(cur, c)
+		st, err := os.Lstat(next)
+		if err != nil {
+			break
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			if top != "" {
+				break // a link inside the work tree: the repository is the one around it
+			}
+			if next, err = filepath.EvalSymlinks(next); err != nil {
+				break
+			}
+		}
+		if _, err := os.Lstat(filepath.Join(next, ".git")); err == nil {
+			top = next
+		}
+		cur = next
+	}
+	return top
+}
+
+// repoPath is p relative to the work tree top, when p lies inside it. A
+// path through a folder of the work tree is inside it, whatever symbolic
+// links the work tree holds below top: those of each revision are read
+// there (env -> /srv/secret in the work tree is still the repository's
+// env).
 func repoPath(top, p string) (rel string, inRepo bool, err error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return "", false, err
+	}
+	// The part of abs that is top, which git named with its symbolic
+	// links resolved; what follows is taken as it is written.
+	for d, below := abs, ""; ; {
+		if r, err := filepath.EvalSymlinks(d); err == nil && r == top {
+			if below == "" {
+				below = "."
+			}
+			return below, true, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		below, d = filepath.Join(filepath.Base(d), below), parent
 	}
 	// Resolve symbolic links in the part that exists, as git did for top.
 	existing, rest := abs, ""
