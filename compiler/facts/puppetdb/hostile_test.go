@@ -208,6 +208,7 @@ func TestFetchPassword(t *testing.T) {
 		{URL: "http://ci:" + pw + "@127.0.0.1:1"},
 		{URL: "http://ci:" + pw + "@puppetdb:port/"},
 		{URL: "ftp://ci:" + pw + "@puppetdb/"},
+		{URL: "http://127.0.0.1:1/" + pw + "@puppetdb/"},
 		{URL: with(""), CACert: "nosuch.pem"},
 	} {
 		_, _, err := Fetch(context.Background(), tc)
@@ -222,7 +223,14 @@ func TestFetchPassword(t *testing.T) {
 			t.Errorf("the password in %q", s)
 		}
 	}
-	if got := redact("http://ci:" + pw + "@puppetdb:port/x"); got != "http://xxxxx@puppetdb:port/x" {
-		t.Errorf("redact of a URL that does not parse = %q", got)
+	for raw, want := range map[string]string{
+		"http://ci:" + pw + "@puppetdb:8080/x": "http://ci:xxxxx@puppetdb:8080/x",
+		"http://ci:" + pw + "@puppetdb:port/x": "http://xxxxx@puppetdb:port/x",
+		"http://ci:12/" + pw + "@puppetdb/x":   "http://xxxxx@puppetdb/x", // an unescaped "/" in the password
+		"http://puppetdb:8080":                 "http://puppetdb:8080",
+	} {
+		if got := redact(raw); got != want {
+			t.Errorf("redact(%q) = %q, want %q", raw, got, want)
+		}
 	}
 }

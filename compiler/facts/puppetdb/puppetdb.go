@@ -159,10 +159,11 @@ func Fetch(ctx context.Context, cfg Config) (nodes []facts.Node, problems []fact
 const maxFactsets = 1 << 20
 
 // redact is raw, a URL, with the password of its user info, if any,
-// replaced by "xxxxx" (url.URL.Redacted); a URL that does not parse loses
-// all of its user info.
+// replaced by "xxxxx" (url.URL.Redacted). A URL that does not parse, or
+// has an "@" outside its user info (a password with an unescaped "/"),
+// loses everything before its last "@".
 func redact(raw string) string {
-	if u, err := url.Parse(raw); err == nil {
+	if u, err := url.Parse(raw); err == nil && (u.User != nil || !strings.Contains(raw, "@")) {
 		return u.Redacted()
 	}
 	scheme, rest, ok := strings.Cut(raw, "://")
@@ -171,14 +172,10 @@ func redact(raw string) string {
 	} else {
 		scheme += "://"
 	}
-	host, path, _ := strings.Cut(rest, "/")
-	if i := strings.LastIndex(host, "@"); i >= 0 {
-		host = "xxxxx" + host[i:]
+	if i := strings.LastIndex(rest, "@"); i >= 0 {
+		rest = "xxxxx" + rest[i:]
 	}
-	if path != "" || strings.Contains(rest, "/") {
-		path = "/" + path
-	}
-	return scheme + host + path
+	return scheme + rest
 }
 
 // sameOrigin is the redirect policy of PuppetDB's client: a redirect is
@@ -191,7 +188,7 @@ func sameOrigin(req *http.Request, via []*http.Request) error {
 	}
 	from, to := via[0].URL, req.URL
 	if to.Scheme != from.Scheme || to.Hostname() != from.Hostname() || port(to) != port(from) {
-		return fmt.Errorf("redirected to %s, another server than --puppetdb's: hieracc follows redirects only to the same scheme, host and port", req.URL.Redacted())
+		return fmt.Errorf("redirected to %s, another server than --puppetdb's: hieracc follows redirects only to the same scheme, host and port", redact(req.URL.String()))
 	}
 	return nil
 }
@@ -261,7 +258,7 @@ type conn struct {
 // JSON response, and the URL asked, for messages (without its password).
 func (c *conn) post(ctx context.Context, endpoint string, body map[string]any) (any, string, error) {
 	target := c.base.JoinPath(endpoint)
-	u := target.Redacted()
+	u := redact(target.String())
 	data, err := json.Marshal(body)
 	if err != nil {
 		return nil, u, err
