@@ -175,11 +175,10 @@ func (e factsError) Error() string {
 
 // repoTop is the top of the git work tree holding dir (or, when dir does
 // not exist in the work tree, its nearest existing parent). It is the
-// repository that holds dir as it is written: a symbolic link inside a
-// work tree (a pull request's env -> /srv/secret, or site -> a checkout
-// of another repository) does not make it the repository the link leads
-// into; links outside any work tree (--env ~/env, a link to repo/env)
-// are followed.
+// repository that holds dir as it is written: a symbolic link a work tree
+// tracks (a pull request's env -> /srv/secret, or site -> a checkout of
+// another repository) does not make it the repository the link leads
+// into; other links (--env ~/env, a link to repo/env) are followed.
 func repoTop(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -201,34 +200,56 @@ func repoTop(dir string) (string, error) {
 }
 
 // lexicalRepo is the innermost git work tree (a folder with a .git) on
-// the way to the absolute path abs, following symbolic links only until
-// the way enters a work tree; "" when it enters none.
+// the way to the absolute path abs, where the way follows a symbolic link
+// unless the work tree it is in tracks it (a link a commit holds, such as
+// a pull request's env -> /srv/secret, checked out); "" when the way
+// enters no work tree.
 func lexicalRepo(abs string) string {
-	vol := filepath.VolumeName(abs)
-	cur, top := vol+string(filepath.Separator), ""
-	for _, c := range strings.Split(abs[len(vol):], string(filepath.Separator)) {
-		if c == "" {
-			continue
-		}
-		next := filepath.Join(cur, c)
-		st, err := os.Lstat(next)
-		if err != nil {
-			break
-		}
-		if st.Mode()&fs.ModeSymlink != 0 {
-			if top != "" {
-				break // a link inside the work tree: the repository is the one around it
+	sep := string(filepath.Separator)
+restart:
+	for range 255 { // each round follows one more link
+		vol := filepath.VolumeName(abs)
+		cur, top := vol+sep, ""
+		parts := strings.Split(abs[len(vol):], sep)
+		for i, c := range parts {
+			if c == "" {
+				continue
 			}
-			if next, err = filepath.EvalSymlinks(next); err != nil {
-				break
+			next := filepath.Join(cur, c)
+			st, err := os.Lstat(next)
+			if err != nil {
+				return top
 			}
+			if st.Mode()&fs.ModeSymlink != 0 {
+				if top != "" && tracked(top, next) {
+					return top // the repository is the one around the link
+				}
+				real, err := filepath.EvalSymlinks(next)
+				if err != nil {
+					return top
+				}
+				abs = filepath.Join(append([]string{real}, parts[i+1:]...)...)
+				continue restart // the way to the link's target may enter work trees of its own
+			}
+			if _, err := os.Lstat(filepath.Join(next, ".git")); err == nil {
+				top = next
+			}
+			cur = next
 		}
-		if _, err := os.Lstat(filepath.Join(next, ".git")); err == nil {
-			top = next
-		}
-		cur = next
+		return top
 	}
-	return top
+	return ""
+}
+
+// tracked reports whether the work tree top tracks its path p (or cannot
+// say).
+func tracked(top, p string) bool {
+	rel, err := filepath.Rel(top, p)
+	if err != nil {
+		return true
+	}
+	out, err := git(top, nil, "ls-files", "--", filepath.ToSlash(rel))
+	return err != nil || out != ""
 }
 
 // repoPath is p relative to the work tree top, when p lies inside it. A
