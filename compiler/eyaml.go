@@ -9,7 +9,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"slices"
 
@@ -67,7 +66,7 @@ func newKeyring(in Input, configs []*config) *keyring {
 	kr := &keyring{decrypters: map[keyringKey]*eyaml.Decrypter{}}
 	readAbs := in.ReadKeyFile
 	if readAbs == nil {
-		readAbs = os.ReadFile
+		readAbs = func(p string) ([]byte, error) { return format.ReadRegular(p, dataload.MaxFileSize) }
 	}
 	read := func(root, p string) ([]byte, error) {
 		if path.IsAbs(p) {

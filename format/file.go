@@ -2,10 +2,11 @@ package format
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/hieracc/hieracc/format/internal/regular"
 )
 
 // ReadFile reads the bundle file name, as os.ReadFile would, but reads
@@ -54,45 +55,32 @@ func VerifySharedDetailsFile(name string) ([32]byte, error) {
 	return VerifySharedDetails(f)
 }
 
+// ReadRegular reads the file name, as os.ReadFile would, but only a
+// regular file (after symbolic links) of at most max bytes: a named pipe
+// (which would block the reader), a device such as /dev/zero (which never
+// ends), a socket or a folder is an error found before the file is
+// opened, and so is a file larger than max; one that grows past max while
+// it is read is an error too. Every file a user names to hieracc (keys,
+// certificates, facts, a global hiera.yaml) is read through it or
+// ReadRegularFS. Its errors are *fs.PathError naming name.
+func ReadRegular(name string, max int64) ([]byte, error) {
+	return regular.Read(regular.OS, name, max)
+}
+
+// ReadRegularFS is ReadRegular of the file name of fsys.
+func ReadRegularFS(fsys fs.FS, name string, max int64) ([]byte, error) {
+	return regular.Read(fsys, name, max)
+}
+
 // openRegular opens name if it is a regular file (after symbolic links).
-// Its type is checked before it is opened, since opening a named pipe
-// blocks, and again on the file opened, in case it was replaced between.
 func openRegular(name string) (*os.File, fs.FileInfo, error) {
-	st, err := os.Stat(name)
+	f, st, err := regular.Open(regular.OS, name)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !st.Mode().IsRegular() {
-		return nil, nil, &fs.PathError{Op: "open", Path: name, Err: NotRegular(st.Mode())}
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	st2, err := f.Stat()
-	if err == nil && !st2.Mode().IsRegular() {
-		err = &fs.PathError{Op: "open", Path: name, Err: NotRegular(st2.Mode())}
-	}
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return f, st2, nil
+	return f.(*os.File), st, nil
 }
 
 // NotRegular is the error for a file of mode m that is not a regular
 // file, naming what it is. hieracc reads only regular files.
-func NotRegular(m fs.FileMode) error {
-	what := "a special file"
-	switch {
-	case m.IsDir():
-		what = "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		what = "a named pipe"
-	case m&fs.ModeSocket != 0:
-		what = "a socket"
-	case m&fs.ModeDevice != 0:
-		what = "a device"
-	}
-	return fmt.Errorf("%s, not a regular file: only regular files are read", what)
-}
+func NotRegular(m fs.FileMode) error { return regular.NotRegular(m) }

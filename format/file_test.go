@@ -102,3 +102,28 @@ func FuzzVerifyFile(f *testing.F) {
 		}
 	})
 }
+
+// TestReadRegular: ReadRegular reads a regular file of up to max bytes,
+// through a symbolic link too, and refuses a larger one, naming it.
+func TestReadRegular(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(file, []byte("0123456789"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := format.ReadRegular(file, 10); err != nil || string(b) != "0123456789" {
+		t.Errorf("ReadRegular(max 10) = %q, %v", b, err)
+	}
+	if err := os.Symlink(file, filepath.Join(dir, "link.pem")); err == nil {
+		if b, err := format.ReadRegular(filepath.Join(dir, "link.pem"), 10); err != nil || string(b) != "0123456789" {
+			t.Errorf("ReadRegular(link) = %q, %v", b, err)
+		}
+	}
+	_, err := format.ReadRegular(file, 9)
+	if err == nil || !strings.Contains(err.Error(), "file is 10 bytes, more than the 9 bytes hieracc reads") || !strings.Contains(err.Error(), file) {
+		t.Errorf("ReadRegular(max 9) = %v, want too large, naming %s", err, file)
+	}
+	if _, err := format.ReadRegular(filepath.Join(dir, "nosuch"), 10); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("ReadRegular(nosuch) = %v, want not exist", err)
+	}
+}

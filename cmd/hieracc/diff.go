@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"io"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundlediff"
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/progress"
@@ -75,17 +78,29 @@ func runDiff(c *cmdEnv, args []string) int {
 	}
 
 	var oldDir, newDir, oldName, newName string
+	var ctx context.Context // --git: done at a signal
 	if f.set["git"] {
 		if msg := f.gitUsage(rest); msg != "" {
 			return c.usageError("%s", msg)
 		}
+		// The temporary folder holds both revisions' bundles, decrypted
+		// secrets and all: SIGINT, and SIGTERM or SIGHUP (how CI cancels
+		// a job), stop the compiles or the comparison, and it is removed
+		// before the exit (the deferred calls run in reverse order: the
+		// signals stay caught until it is gone).
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		defer stop()
 		tmp, err := os.MkdirTemp("", "hieracc-diff-")
 		if err != nil {
 			c.errorf("%v", err)
 			return bundlediff.ExitTrouble
 		}
 		defer os.RemoveAll(tmp)
-		if oldDir, newDir, oldName, newName, err = f.compileRevisions(tmp); err != nil {
+		if oldDir, newDir, oldName, newName, err = f.compileRevisions(ctx, tmp); err != nil {
+			if ctx.Err() != nil {
+				err = errInterrupted
+			}
 			c.errorf("%v", err)
 			return bundlediff.ExitTrouble
 		}
@@ -104,7 +119,7 @@ func runDiff(c *cmdEnv, args []string) int {
 		oldDir, newDir, oldName, newName = rest[0], rest[1], rest[0], rest[1]
 	}
 
-	r, err := bundlediff.Compare(oldDir, newDir, filter)
+	r, err := compare(ctx, oldDir, newDir, filter)
 	if err != nil {
 		c.errorf("%v", cleanDiffErr(err))
 		return bundlediff.ExitTrouble
@@ -115,6 +130,32 @@ func runDiff(c *cmdEnv, args []string) int {
 		return bundlediff.ExitTrouble
 	}
 	return bundlediff.ExitCode(r, nil)
+}
+
+// errInterrupted: a signal stopped diff --git.
+var errInterrupted = errors.New("interrupted; nothing compared")
+
+// compare is bundlediff.Compare, given up when ctx (if not nil) is done:
+// it only reads the folders, which may then be removed under it.
+func compare(ctx context.Context, oldDir, newDir string, filter bundlediff.Filter) (*bundlediff.Report, error) {
+	if ctx == nil {
+		return bundlediff.Compare(oldDir, newDir, filter)
+	}
+	type result struct {
+		r   *bundlediff.Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, err := bundlediff.Compare(oldDir, newDir, filter)
+		done <- result{r, err}
+	}()
+	select {
+	case res := <-done:
+		return res.r, res.err
+	case <-ctx.Done():
+		return nil, errInterrupted
+	}
 }
 
 // cleanDiffErr drops the "stat " of a missing folder's message; a

@@ -8,9 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
 
@@ -51,14 +51,12 @@ func parseRange(spec string) (from, to string, err error) {
 // --global naming folders of the work tree (a folder outside the repo is
 // used as it is at both revisions). Facts come from the work tree, as
 // octocatalog-diff does: the comparison is of data, for the same nodes.
-func (f *diffFlags) compileRevisions(tmp string) (oldDir, newDir, oldName, newName string, err error) {
+func (f *diffFlags) compileRevisions(ctx context.Context, tmp string) (oldDir, newDir, oldName, newName string, err error) {
 	from, to, _ := parseRange(f.git)
 	top, err := repoTop(f.compile.env)
 	if err != nil {
 		return "", "", "", "", err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 
 	dirs, names := [2]string{}, [2]string{}
 	for i, rev := range []string{from, to} {
@@ -94,16 +92,23 @@ func (f *diffFlags) compileRevisions(tmp string) (oldDir, newDir, oldName, newNa
 // leave their nodes out.
 func (f *diffFlags) compileAt(ctx context.Context, top, tree, commit string, out string) error {
 	cf := f.compile
-	for _, p := range []*string{&cf.env, &cf.modules, &cf.global} {
-		if *p == "" {
+	for _, a := range []struct {
+		flag string
+		p    *string
+	}{{"--env", &cf.env}, {"--modules", &cf.modules}, {"--global", &cf.global}} {
+		if *a.p == "" {
 			continue
 		}
-		rel, inRepo, err := repoPath(top, *p)
+		rel, inRepo, err := repoPath(top, *a.p)
 		if err != nil {
 			return err
 		}
 		if inRepo {
-			*p = filepath.Join(tree, rel)
+			given := *a.p
+			*a.p = filepath.Join(tree, rel)
+			if outOfTree(tree, *a.p) {
+				return fmt.Errorf("%s %s: %w", a.flag, given, errLinkOutOfTree)
+			}
 		}
 	}
 	if _, err := os.Stat(cf.env); err != nil {
@@ -134,6 +139,29 @@ func (f *diffFlags) compileAt(ctx context.Context, top, tree, commit string, out
 	return nil
 }
 
+// errLinkOutOfTree: a folder of a revision is, or is under, a symbolic
+// link its commit holds that leads out of the revision's tree (to
+// /srv/secret, or into the other revision's): it is not followed, as a
+// compile does not follow a link out of the folders it is given.
+var errLinkOutOfTree = errors.New("in this revision, a symbolic link out of the repository, which hieracc does not follow")
+
+// outOfTree reports whether the path p of the checkout tree leads out of
+// it through a symbolic link. The links are those of the commit (git
+// writes them as it stores them); a path that does not exist is not out
+// of the tree (the compile then says it is missing).
+func outOfTree(tree, p string) bool {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return false
+	}
+	root, err := filepath.EvalSymlinks(tree)
+	if err != nil {
+		return true
+	}
+	rel, err := filepath.Rel(root, real)
+	return err != nil || !filepath.IsLocal(rel) && rel != "."
+}
+
 // factsError is the trouble of facts that cannot be loaded, the same at
 // every revision.
 type factsError []string
@@ -146,11 +174,20 @@ func (e factsError) Error() string {
 }
 
 // repoTop is the top of the git work tree holding dir (or, when dir does
-// not exist in the work tree, its nearest existing parent).
+// not exist in the work tree, its nearest existing parent). It is the
+// repository that holds dir as it is written: a symbolic link a work tree
+// tracks (a pull request's env -> /srv/secret, or site -> a checkout of
+// another repository) does not make it the repository the link leads
+// into; other links (--env ~/env, a link to repo/env) are followed.
 func repoTop(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
+	}
+	if top := lexicalRepo(abs); top != "" {
+		if t, err := git(top, nil, "rev-parse", "--show-toplevel"); err == nil {
+			return filepath.EvalSymlinks(t)
+		}
 	}
 	for !isDir(abs) && filepath.Dir(abs) != abs {
 		abs = filepath.Dir(abs)
@@ -162,11 +199,83 @@ func repoTop(dir string) (string, error) {
 	return filepath.EvalSymlinks(top)
 }
 
-// repoPath is p relative to the work tree top, when p lies inside it.
+// lexicalRepo is the innermost git work tree (a folder with a .git) on
+// the way to the absolute path abs, where the way follows a symbolic link
+// unless the work tree it is in tracks it (a link a commit holds, such as
+// a pull request's env -> /srv/secret, checked out); "" when the way
+// enters no work tree.
+func lexicalRepo(abs string) string {
+	sep := string(filepath.Separator)
+restart:
+	for range 255 { // each round follows one more link
+		vol := filepath.VolumeName(abs)
+		cur, top := vol+sep, ""
+		parts := strings.Split(abs[len(vol):], sep)
+		for i, c := range parts {
+			if c == "" {
+				continue
+			}
+			next := filepath.Join(cur, c)
+			st, err := os.Lstat(next)
+			if err != nil {
+				return top
+			}
+			if st.Mode()&fs.ModeSymlink != 0 {
+				if top != "" && tracked(top, next) {
+					return top // the repository is the one around the link
+				}
+				real, err := filepath.EvalSymlinks(next)
+				if err != nil {
+					return top
+				}
+				abs = filepath.Join(append([]string{real}, parts[i+1:]...)...)
+				continue restart // the way to the link's target may enter work trees of its own
+			}
+			if _, err := os.Lstat(filepath.Join(next, ".git")); err == nil {
+				top = next
+			}
+			cur = next
+		}
+		return top
+	}
+	return ""
+}
+
+// tracked reports whether the work tree top tracks its path p (or cannot
+// say).
+func tracked(top, p string) bool {
+	rel, err := filepath.Rel(top, p)
+	if err != nil {
+		return true
+	}
+	out, err := git(top, nil, "ls-files", "--", filepath.ToSlash(rel))
+	return err != nil || out != ""
+}
+
+// repoPath is p relative to the work tree top, when p lies inside it. A
+// path through a folder of the work tree is inside it, whatever symbolic
+// links the work tree holds below top: those of each revision are read
+// there (env -> /srv/secret in the work tree is still the repository's
+// env).
 func repoPath(top, p string) (rel string, inRepo bool, err error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return "", false, err
+	}
+	// The part of abs that is top, which git named with its symbolic
+	// links resolved; what follows is taken as it is written.
+	for d, below := abs, ""; ; {
+		if r, err := filepath.EvalSymlinks(d); err == nil && r == top {
+			if below == "" {
+				below = "."
+			}
+			return below, true, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		below, d = filepath.Join(filepath.Base(d), below), parent
 	}
 	// Resolve symbolic links in the part that exists, as git did for top.
 	existing, rest := abs, ""

@@ -244,7 +244,7 @@ func sameNames(a, b []string) bool {
 // spelled, does not change them. "" when it cannot be read (it is then
 // parsed, and reading it reports why); only a regular file is read.
 func factsDigest(p string) string {
-	data, err := inputfs.ReadCapped(inputfs.FileFS(p), ".")
+	data, err := inputfs.ReadPath(p)
 	if err != nil {
 		return ""
 	}

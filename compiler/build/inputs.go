@@ -97,7 +97,7 @@ func (cfg *Config) input() (in compiler.Input, fsys *inputfs.FS, roots []string,
 		if k.file == "" {
 			continue
 		}
-		data, err := in.ReadKeyFile(k.file)
+		data, err := inputfs.ReadPath(k.file)
 		if err != nil {
 			return in, nil, nil, fmt.Errorf("%s: %w", k.flag, inputfs.CleanPathErr(err))
 		}

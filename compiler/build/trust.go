@@ -64,7 +64,7 @@ func (c *Config) protector() (*protector, error) {
 		}
 		for _, f := range []string{c.SignKey, c.SignCert} {
 			if f != "" {
-				data, _ := os.ReadFile(f)
+				data, _ := inputfs.ReadPath(f)
 				h.Write(data)
 			}
 		}
@@ -96,7 +96,7 @@ func (p *protector) certSums(sums map[string]string) {
 			continue // compiled every time
 		}
 		d := "none"
-		if data, err := os.ReadFile(filepath.Join(p.sealTo, node+".pem")); err == nil {
+		if data, err := inputfs.ReadPath(filepath.Join(p.sealTo, node+".pem")); err == nil {
 			sum := sha256.Sum256(data)
 			d = hex.EncodeToString(sum[:16])
 		}

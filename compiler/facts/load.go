@@ -5,7 +5,6 @@ package facts
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -148,31 +147,14 @@ func ReadFile(file string) ([]Node, []Problem) {
 	return Parse(file, src)
 }
 
-// readFile reads a regular file of at most MaxFileSize bytes. Anything
-// else (a FIFO, which would block, a device, which may never end) is an
-// error, found before the file is opened.
+// readFile reads a regular file of at most MaxFileSize bytes, as
+// format.ReadRegular does. Anything else (a FIFO, which would block, a
+// device, which may never end) is an error, found before the file is
+// opened.
 func readFile(name string) ([]byte, error) {
-	st, err := os.Stat(name)
+	b, err := format.ReadRegular(name, MaxFileSize)
 	if err != nil {
 		return nil, errors.New(pathErr(err))
-	}
-	if !st.Mode().IsRegular() {
-		return nil, format.NotRegular(st.Mode())
-	}
-	if st.Size() > MaxFileSize {
-		return nil, fmt.Errorf("file is %d bytes, more than the %d bytes hieracc reads", st.Size(), MaxFileSize)
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, errors.New(pathErr(err))
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxFileSize {
-		return nil, fmt.Errorf("file grew past the %d bytes hieracc reads while it was read", MaxFileSize)
 	}
 	return b, nil
 }

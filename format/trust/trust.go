@@ -19,7 +19,8 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"os"
+
+	"github.com/hieracc/hieracc/format/internal/regular"
 )
 
 // Errors of verification and unsealing, wrapped with details; test with
@@ -55,7 +56,7 @@ const (
 // readPEM reads the PEM blocks of the file name; a file without any is an
 // error naming it.
 func readPEM(name string) ([]*pem.Block, error) {
-	data, err := os.ReadFile(name)
+	data, err := regular.Read(regular.OS, name, 16<<20) // a regular file: a CA bundle is a few hundred KB
 	if err != nil {
 		return nil, err
 	}

@@ -19,14 +19,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/hieracc/hieracc/compiler/facts"
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
+	"github.com/hieracc/hieracc/format"
 )
 
 // Config says where PuppetDB is, how to reach it and which nodes to fetch.
@@ -59,15 +60,21 @@ const maxResponse = dataload.MaxFileSize
 // query); problems report responses that are not facts, as package facts
 // reports files.
 func Fetch(ctx context.Context, cfg Config) (nodes []facts.Node, problems []facts.Problem, err error) {
+	shown := redact(cfg.URL) // its password, if any, is in no message
 	base, err := url.Parse(strings.TrimSuffix(cfg.URL, "/"))
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return nil, nil, fmt.Errorf("--puppetdb %s: want a URL like https://puppetdb.example.com:8081", cfg.URL)
+		return nil, nil, fmt.Errorf("--puppetdb %s: want a URL like https://puppetdb.example.com:8081", shown)
 	}
 	client := cfg.Client
 	if client == nil {
 		if client, err = newClient(cfg); err != nil {
 			return nil, nil, err
 		}
+	}
+	if client.CheckRedirect == nil {
+		cl := *client
+		cl.CheckRedirect = sameOrigin
+		client = &cl
 	}
 	c := &conn{base: base, client: client}
 	pageSize := cfg.PageSize
@@ -93,28 +100,97 @@ func Fetch(ctx context.Context, cfg Config) (nodes []facts.Node, problems []fact
 				list[j] = n
 			}
 			filter = []any{"in", "certname", []any{"array", list}}
-			ns, ps, err := c.factsets(ctx, filter, 0, 0)
+			ns, ps, u, err := c.factsets(ctx, filter, 0, 0)
 			if err != nil {
 				return nil, nil, err
+			}
+			asked := map[string]bool{}
+			for _, n := range names {
+				asked[n] = true
+			}
+			for _, n := range ns {
+				if !asked[n.Certname] {
+					return nil, nil, fmt.Errorf("puppetdb: %s answered with the factset of %s, which was not asked for: it (or a proxy) ignores the query", u, n.Certname)
+				}
 			}
 			nodes, problems = append(nodes, ns...), append(problems, ps...)
 		}
 		return nodes, problems, nil
 	}
+	seen := map[string]bool{}
 	for offset := 0; ; offset += pageSize {
-		ns, ps, err := c.factsets(ctx, nil, pageSize, offset)
+		ns, ps, u, err := c.factsets(ctx, nil, pageSize, offset)
 		if err != nil {
 			return nil, nil, err
 		}
+		// A PuppetDB, or a proxy, that ignores limit or offset would
+		// have hieracc ask for pages forever.
+		if len(ns)+len(ps) > pageSize {
+			return nil, nil, fmt.Errorf("puppetdb: %s answered with %d factsets for a page of %d: it (or a proxy) ignores the query's limit", u, len(ns)+len(ps), pageSize)
+		}
+		again := 0
+		for _, n := range ns {
+			if seen[n.Certname] {
+				again++
+			}
+			seen[n.Certname] = true
+		}
+		if again > 0 && again == len(ns) {
+			return nil, nil, fmt.Errorf("puppetdb: %s answered the page at offset %d with factsets it had given already: it (or a proxy) ignores the query's offset", u, offset)
+		}
 		nodes, problems = append(nodes, ns...), append(problems, ps...)
-		if len(ns)+len(ps) == 0 || len(ns) < pageSize && len(ps) == 0 {
-			break
+		if len(nodes)+len(problems) > maxFactsets {
+			return nil, nil, fmt.Errorf("puppetdb: %s: more than %d factsets: over hieracc's limit (see \"Limits and errors\" in its README)", shown, maxFactsets)
+		}
+		if len(ns)+len(ps) < pageSize {
+			break // the last page
+		}
+		if len(ns) == 0 {
+			return nil, nil, fmt.Errorf("puppetdb: %s answered the page at offset %d with %d records, none of them a factset", u, offset, len(ps))
 		}
 	}
 	if len(nodes) == 0 && len(problems) == 0 {
-		return nil, nil, fmt.Errorf("--puppetdb %s: PuppetDB has no factsets", cfg.URL)
+		return nil, nil, fmt.Errorf("--puppetdb %s: PuppetDB has no factsets", shown)
 	}
 	return nodes, problems, nil
+}
+
+// maxFactsets bounds the factsets one compile fetches, page after page.
+const maxFactsets = 1 << 20
+
+// redact is raw, a URL, with the password of its user info, if any,
+// replaced by "xxxxx" (url.URL.Redacted). A URL that does not parse, or
+// has an "@" outside its user info (a password with an unescaped "/"),
+// loses everything before its last "@".
+func redact(raw string) string {
+	if u, err := url.Parse(raw); err == nil && (u.User != nil || !strings.Contains(raw, "@")) {
+		return u.Redacted()
+	}
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		scheme, rest = "", raw
+	} else {
+		scheme += "://"
+	}
+	if i := strings.LastIndex(rest, "@"); i >= 0 {
+		rest = "xxxxx" + rest[i:]
+	}
+	return scheme + rest
+}
+
+// sameOrigin is the redirect policy of PuppetDB's client: a redirect is
+// followed only to the same scheme, host and port (a proxy's other path),
+// never to another server, which would receive the query (and, were it
+// followed over plain HTTP, what the certificate protects).
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	from, to := via[0].URL, req.URL
+	if to.Scheme != from.Scheme || to.Hostname() != from.Hostname() || port(to) != port(from) {
+		return fmt.Errorf("redirected to %s, another server than --puppetdb's: hieracc follows redirects only to the same scheme, host and port", redact(req.URL.String()))
+	}
+	return nil
 }
 
 // newClient is an HTTP client with cfg's TLS settings.
@@ -124,16 +200,24 @@ func newClient(cfg Config) (*http.Client, error) {
 		if cfg.Cert == "" || cfg.Key == "" {
 			return nil, errors.New("--puppetdb-cert and --puppetdb-key go together")
 		}
-		pair, err := tls.LoadX509KeyPair(cfg.Cert, cfg.Key)
+		cert, err := readPEM("--puppetdb-cert", cfg.Cert)
+		if err != nil {
+			return nil, err
+		}
+		key, err := readPEM("--puppetdb-key", cfg.Key)
+		if err != nil {
+			return nil, err
+		}
+		pair, err := tls.X509KeyPair(cert, key)
 		if err != nil {
 			return nil, fmt.Errorf("--puppetdb-cert/--puppetdb-key: %v", err)
 		}
 		tc.Certificates = []tls.Certificate{pair}
 	}
 	if cfg.CACert != "" {
-		pem, err := os.ReadFile(cfg.CACert)
+		pem, err := readPEM("--puppetdb-cacert", cfg.CACert)
 		if err != nil {
-			return nil, fmt.Errorf("--puppetdb-cacert: %v", err)
+			return nil, err
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
@@ -146,6 +230,24 @@ func newClient(cfg Config) (*http.Client, error) {
 	return &http.Client{Transport: tr, Timeout: 10 * time.Minute}, nil
 }
 
+// maxPEM is the largest certificate or key file read: a CA bundle is a
+// few hundred KB.
+const maxPEM = 16 << 20
+
+// readPEM reads the file a flag names, if it is a regular file (a named
+// pipe would block, /dev/zero never end) of at most maxPEM bytes.
+func readPEM(flag, name string) ([]byte, error) {
+	b, err := format.ReadRegular(name, maxPEM)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %s: %v", flag, name, err)
+	}
+	return b, nil
+}
+
 // conn is a PuppetDB to ask.
 type conn struct {
 	base   *url.URL
@@ -153,22 +255,23 @@ type conn struct {
 }
 
 // post sends a query body to a query endpoint and returns the parsed
-// JSON response, and the URL asked, for messages.
+// JSON response, and the URL asked, for messages (without its password).
 func (c *conn) post(ctx context.Context, endpoint string, body map[string]any) (any, string, error) {
-	u := c.base.JoinPath(endpoint).String()
+	target := c.base.JoinPath(endpoint)
+	u := redact(target.String())
 	data, err := json.Marshal(body)
 	if err != nil {
 		return nil, u, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(data))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target.String(), bytes.NewReader(data))
 	if err != nil {
-		return nil, u, err
+		return nil, u, fmt.Errorf("puppetdb: %s: %v", u, unwrapURLErr(err))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.client.Do(req)
 	if err != nil {
-		return nil, u, fmt.Errorf("puppetdb: %v", err)
+		return nil, u, fmt.Errorf("puppetdb: %s: %v", u, unwrapURLErr(err))
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
@@ -190,6 +293,24 @@ func (c *conn) post(ctx context.Context, endpoint string, body map[string]any) (
 		return nil, u, fmt.Errorf("puppetdb: %s: the response is not JSON: %s", u, p.Message)
 	}
 	return v, u, nil
+}
+
+// port is u's port, or its scheme's.
+func port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	return map[string]string{"http": "80", "https": "443"}[u.Scheme]
+}
+
+// unwrapURLErr is the cause of a failed request: a *url.Error names the
+// URL, password included when it has one.
+func unwrapURLErr(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
 
 // certnames runs a PQL query and returns the certnames of its results,
@@ -223,8 +344,9 @@ func (c *conn) certnames(ctx context.Context, pql string) ([]string, error) {
 }
 
 // factsets fetches one page of factsets: those the AST query filter
-// chooses (nil: all), limit of them from offset (0: no limit).
-func (c *conn) factsets(ctx context.Context, filter []any, limit, offset int) ([]facts.Node, []facts.Problem, error) {
+// chooses (nil: all), limit of them from offset (0: no limit); u is the
+// URL asked, for messages.
+func (c *conn) factsets(ctx context.Context, filter []any, limit, offset int) (ns []facts.Node, ps []facts.Problem, u string, err error) {
 	body := map[string]any{"order_by": []any{map[string]any{"field": "certname"}}}
 	if filter != nil {
 		body["query"] = filter
@@ -235,16 +357,16 @@ func (c *conn) factsets(ctx context.Context, filter []any, limit, offset int) ([
 	}
 	v, u, err := c.post(ctx, "pdb/query/v4/factsets", body)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, u, err
 	}
 	if a, ok := v.([]any); ok && len(a) == 0 {
-		return nil, nil, nil
+		return nil, nil, u, nil
 	}
-	ns, ps := facts.Records(u, v)
+	ns, ps = facts.Records(u, v)
 	for _, n := range ns {
 		if n.Format != facts.Factsets {
-			return nil, nil, fmt.Errorf("puppetdb: %s answered with %s, not factsets", u, n.Format)
+			return nil, nil, u, fmt.Errorf("puppetdb: %s answered with %s, not factsets", u, n.Format)
 		}
 	}
-	return ns, ps, nil
+	return ns, ps, u, nil
 }

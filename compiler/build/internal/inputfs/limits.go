@@ -7,7 +7,6 @@ package inputfs
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -39,41 +38,28 @@ func (e errFS) Open(name string) (fs.File, error) {
 	return nil, &fs.PathError{Op: "open", Path: name, Err: e.err}
 }
 
-// ReadCapped reads a regular file of at most MaxFile bytes. Anything
-// else (a FIFO, which would block, a device, which may never end) is an
-// error, found before the file is opened. Every file hieracc reads that is
-// not a bundle is read through it.
+// ReadCapped reads a regular file of at most MaxFile bytes, as
+// format.ReadRegularFS does: anything else (a FIFO, which would block, a
+// device, which may never end) is an error, found before the file is
+// opened. Every file of the inputs is read through it (a FileFS through
+// ReadPath), and every file a flag names through ReadPath. Its error is
+// the cause, without the file's name, which the caller knows better.
 func ReadCapped(fsys fs.FS, name string) ([]byte, error) {
-	st, err := fs.Stat(fsys, name)
-	if err != nil {
-		return nil, err
+	var b []byte
+	var err error
+	if f, ok := fsys.(FileFS); ok && name == "." {
+		b, err = ReadPath(string(f))
+	} else {
+		b, err = format.ReadRegularFS(fsys, name, MaxFile)
 	}
-	if !st.Mode().IsRegular() {
-		return nil, format.NotRegular(st.Mode())
-	}
-	if st.Size() > MaxFile {
-		return nil, fmt.Errorf("file is %d bytes, more than the %d bytes hieracc reads", st.Size(), MaxFile)
-	}
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	// Replaced since the Stat above?
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		if err == nil {
-			err = format.NotRegular(st.Mode())
-		}
-		return nil, err
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxFile {
-		return nil, fmt.Errorf("file grew past the %d bytes hieracc reads while it was read", MaxFile)
-	}
-	return b, nil
+	return b, unwrapPathErr(err)
+}
+
+// ReadPath reads the file at path p (a file a flag names, or an eyaml key
+// an absolute path names) as format.ReadRegular does, if it is a regular
+// file of at most MaxFile bytes. Its error is an *fs.PathError naming p.
+func ReadPath(p string) ([]byte, error) {
+	return format.ReadRegular(p, MaxFile)
 }
 
 // FileFS shows one real file as the only entry of an fs.FS, named ".".
