@@ -113,14 +113,13 @@ func (c *compilation) release(df *dataFile) bool {
 	return true
 }
 
-// exists reports whether p names a file. A file that cannot be examined
+// exists reports whether p names a file or a folder, as Ruby's
+// Pathname#exist? does: Puppet keeps a location that is a folder, and
+// reading it fails (see loadFile). A file that cannot be examined
 // (permissions, I/O) counts as existing, so that reading it reports why.
 func (c *compilation) exists(p string) bool {
-	st, err := fs.Stat(c.fsys, p)
-	if err != nil {
-		return !isNotExist(err)
-	}
-	return !st.IsDir()
+	_, err := fs.Stat(c.fsys, p)
+	return err == nil || !isNotExist(err)
 }
 
 func isNotExist(err error) bool {
@@ -136,10 +135,13 @@ func (c *compilation) loadFile(fsPath, p, function, module string, keys keyringK
 		}
 		return &dataFile{path: p, fsPath: fsPath, id: fileIDs.Add(1), err: &format.Error{Message: fmt.Sprintf("cannot read %s: %v", p, err), Pos: format.Pos{File: p}}}
 	}
-	if st.IsDir() {
-		return nil
-	}
 	df := &dataFile{path: p, fsPath: fsPath, id: fileIDs.Add(1)}
+	if st.IsDir() {
+		// A location that is a folder exists for Puppet, which fails
+		// reading it (Ruby's EISDIR), at every lookup that reaches it.
+		df.fail(dataload.Pos{}, "Is a directory @ io_fread - "+p)
+		return df
+	}
 	if st.Size() > dataload.MaxFileSize {
 		df.fail(dataload.Pos{}, fmt.Sprintf("Unable to parse (%s): file is %d bytes, more than the %d bytes hieracc reads", p, st.Size(), dataload.MaxFileSize))
 		return df
