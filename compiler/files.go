@@ -212,6 +212,30 @@ func (c *compilation) loadFile(fsPath, p, function, module string, keys keyringK
 	return df
 }
 
+// optionsFile is the data file every existing location of a level with
+// options its function refuses stands for (levelConf.optionsErr): one per
+// level, failing every read, reported once, where the level is written.
+func (c *compilation) optionsFile(conf *config, lvl *levelConf) *dataFile {
+	module := ""
+	if conf.layer == format.LayerModule {
+		module = conf.module
+	}
+	k := fileKey{path: conf.file + "#" + lvl.name, function: "options:" + lvl.function, module: module}
+	c.files.mu.Lock()
+	e := c.files.entries[k]
+	if e == nil {
+		e = &fileEntry{}
+		c.files.entries[k] = e
+	}
+	c.files.mu.Unlock()
+	e.once.Do(func() {
+		d := Diagnostic{Pos: lvl.pos.In(conf.file), Level: lvl.name, Message: lvl.optionsErr}
+		e.df = &dataFile{path: conf.file, id: fileIDs.Add(1), diags: []Diagnostic{d},
+			err: &format.Error{Message: lvl.optionsErr, Pos: lvl.pos.In(conf.file), Level: lvl.name}}
+	})
+	return e.df
+}
+
 // fileIDs numbers data files.
 var fileIDs atomic.Uint32
 
