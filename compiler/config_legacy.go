@@ -123,7 +123,11 @@ func (c *config) parseV3(doc *yaml.Node, h *format.Hash) []Diagnostic {
 				}
 				// Puppet's words for an array that is no Array[String[1]].
 				typeErr(node(key), "entry '%s' variant 0 expects a String value, got %s", key, ruby.TypeName(v))
-				typeErr(node(key), "entry '%s' variant 1 index %d expects a String value, got %s", key, i, ruby.TypeName(e))
+				want := "String"
+				if e == "" {
+					want = "String[1]"
+				}
+				typeErr(node(key), "entry '%s' variant 1 index %d expects a %s value, got %s", key, i, want, ruby.TypeName(e))
 				return nil
 			}
 			return out
