@@ -121,13 +121,14 @@ func (c *config) parseV3(doc *yaml.Node, h *format.Hash) []Diagnostic {
 					out = append(out, s)
 					continue
 				}
-				// Puppet's words for an array that is no Array[String[1]].
-				typeErr(node(key), "entry '%s' variant 0 expects a String value, got %s", key, ruby.TypeName(v))
+				// Puppet's words for an array that is no Array[String[1]]:
+				// a mismatch for each variant, in one message.
 				want := "String"
 				if e == "" {
 					want = "String[1]"
 				}
-				typeErr(node(key), "entry '%s' variant 1 index %d expects a %s value, got %s", key, i, want, ruby.TypeName(e))
+				typeErr(node(key), "entry '%s' variant 0 expects a String value, got %s; entry '%s' variant 1 index %d expects a %s value, got %s",
+					key, ruby.TypeName(v), key, i, want, ruby.TypeName(e))
 				return nil
 			}
 			return out
