@@ -284,6 +284,21 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 			c.hierarchy[0].function = defFunc
 		}
 	}
+	if _, ok := h.Get("plan_hierarchy"); ok {
+		// Only plans search it, but Puppet checks its type all the same:
+		// its type errors fail the layer (hieracc's own refusals, of
+		// functions it cannot run say, do not: no lookup reads it).
+		saved, from := c.err, len(ds)
+		c.err = nil
+		parseList("plan_hierarchy")
+		kept := slices.DeleteFunc(slices.Clone(ds[from:]), func(d Diagnostic) bool {
+			return !strings.HasPrefix(d.Message, "The Lookup Configuration at ")
+		})
+		ds, c.err = ds[:from], saved
+		for _, d := range kept {
+			ds = append(ds, c.fail(d)...)
+		}
+	}
 	if _, ok := h.Get("default_hierarchy"); ok {
 		c.hasDefault = true
 		if c.layer != format.LayerModule {
