@@ -124,6 +124,8 @@ func TestParse(t *testing.T) {
 			[]summary{{Certname: "web01", Format: FactsFind, Facts: `{"role":"web"}`}}},
 		{"puppet facts find JSON with a field Puppet ignores", "f/web01.json", `{"name":"web01","values":{"role":"web"},"timestamp":"2026-11-23T20:30:23Z","expiration":"2026-11-23T21:00:23Z","extra":1}`,
 			[]summary{{Certname: "web01", Format: FactsFind, Facts: `{"role":"web"}`}}},
+		{"puppet facts find JSON of an old Puppet: _timestamp dropped", "f/web01.json", `{"name":"web01","values":{"role":"web","_timestamp":"2015-01-01 00:00:00 +0000"},"timestamp":"x"}`,
+			[]summary{{Certname: "web01", Format: FactsFind, Facts: `{"role":"web"}`}}},
 		{"puppet facts find, name and values and another field", "f/web01.json", `{"name":"web01","values":{"role":"web"},"producer":"p"}`,
 			[]summary{{Certname: "web01", Format: FactsFind, Facts: `{"role":"web"}`}}},
 		{"replace facts command with a field hieracc does not know", "f/web01.json", `{"certname":"web01","environment":"production","producer_timestamp":"x","producer":"p","values":{"role":"web"},"job_id":"j1"}`,

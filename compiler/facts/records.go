@@ -77,6 +77,11 @@ func (d *doc) hash(h *format.Hash) {
 			d.fail(cert, fmt.Sprintf("is puppet facts find output whose values are %s, not a hash of facts", describe(values)))
 			return
 		}
+		if vh.Has("_timestamp") {
+			// Facts#initialize_from_hash deletes it, as from the cache.
+			vh = vh.Clone()
+			vh.Delete("_timestamp")
+		}
 		d.single(Node{Certname: cert, Facts: vh, Format: FactsFind})
 	// A PuppetDB record; fields hieracc does not know are ignored (PuppetDB
 	// adds fields to its records over versions, as array exports show).
