@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -56,6 +57,10 @@ type levelConf struct {
 	// Input.RubyBackends runs it with its options (rubybackends.go).
 	foreign bool
 	options *format.Hash
+	// optionsErr: the level's function (yaml_data, json_data) takes no
+	// options, yet it has some: Puppet fails every lookup that reaches one
+	// of its locations that exist, with this message.
+	optionsErr string
 }
 
 // config is one layer's validated hiera.yaml.
@@ -146,7 +151,7 @@ func loadConfig(fsys fs.FS, root string, layer format.Layer, module string) (*co
 	h := val.(*format.Hash)
 
 	version := 3 // a file without version is version 3
-	if v, ok := h.Get("version"); ok && v != nil {
+	if v, ok := h.Get("version"); ok && !rubyFalsy(v) {
 		version = atoiVersion(v)
 	}
 	switch version {
@@ -187,12 +192,18 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 			typeErr(keyNode(doc, k), "unrecognized key '%v'", k)
 		}
 	}
+	// Ruby's to_i made the version 5; the config's type wants the Integer.
+	if v, _ := h.Get("version"); !isInteger(v) {
+		typeErr(valueNode(doc, "version"), "entry 'version' expects an Integer value, got %s", ruby.TypeName(v))
+	}
 
 	// Without a defaults key Puppet uses {datadir: data, data_hash: yaml_data};
-	// a defaults key replaces both.
+	// a defaults key replaces both. A defaults key whose value is null (an
+	// empty `defaults:`, or one holding only comments) or false is absent:
+	// Puppet's `config['defaults'] ||= ...`.
 	datadir, defFunc := "data", "yaml_data"
 	var defOpts any
-	if v, ok := h.Get("defaults"); ok {
+	if v, ok := h.Get("defaults"); ok && !rubyFalsy(v) {
 		defFunc = ""
 		dn := valueNode(doc, "defaults")
 		dh, ok := v.(*format.Hash)
@@ -205,7 +216,12 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 					typeErr(keyNode(dn, k), "entry 'defaults' unrecognized key '%v'", k)
 				}
 			}
-			defOpts, _ = dh.Get("options")
+			var hasOpts bool
+			if defOpts, hasOpts = dh.Get("options"); hasOpts {
+				if msg := optionsTypeError(defOpts); msg != "" {
+					typeErr(valueNode(dn, "options"), "entry 'defaults' %s", msg)
+				}
+			}
 			n := 0
 			for _, fk := range functionKeys {
 				if fv, ok := dh.Get(fk); ok {
@@ -260,13 +276,29 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 		}
 		return levels
 	}
-	if _, ok := h.Get("hierarchy"); ok {
+	// A hierarchy that is null or false is Puppet's default one, as if absent.
+	if v, ok := h.Get("hierarchy"); ok && !rubyFalsy(v) {
 		c.hierarchy = parseList("hierarchy")
 	} else {
 		c.hierarchy = defaultLevels()
 		c.hierarchy[0].datadir = datadir
 		if defFunc != "" {
 			c.hierarchy[0].function = defFunc
+		}
+	}
+	if _, ok := h.Get("plan_hierarchy"); ok {
+		// Only plans search it, but Puppet checks its type all the same:
+		// its type errors fail the layer (hieracc's own refusals, of
+		// functions it cannot run say, do not: no lookup reads it).
+		saved, from := c.err, len(ds)
+		c.err = nil
+		parseList("plan_hierarchy")
+		kept := slices.DeleteFunc(slices.Clone(ds[from:]), func(d Diagnostic) bool {
+			return !strings.HasPrefix(d.Message, "The Lookup Configuration at ")
+		})
+		ds, c.err = ds[:from], saved
+		for _, d := range kept {
+			ds = append(ds, c.fail(d)...)
 		}
 	}
 	if _, ok := h.Get("default_hierarchy"); ok {
@@ -348,6 +380,14 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 		return out, true
 	}
 
+	if o, ok := h.Get("options"); ok {
+		if msg := optionsTypeError(o); msg != "" {
+			kn := valueNode(n, "options")
+			ds = append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: kn.Line, Column: kn.Column}, Message: prefix + msg})...)
+			return nil, ds
+		}
+	}
+
 	nfunc := 0
 	for _, fk := range allFunctionKeys {
 		if h.Has(fk) {
@@ -423,6 +463,12 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 	if lvl.foreign {
 		lvl.options, _ = opts.(*format.Hash)
 	}
+	if oh, _ := opts.(*format.Hash); oh != nil && oh.Len() > 0 && (lvl.function == "yaml_data" || lvl.function == "json_data") {
+		// These functions take no options but the path Puppet adds: given
+		// any, every call fails (data_hash functions are called for the
+		// locations that exist).
+		lvl.optionsErr = fmt.Sprintf("'%s' one of 'path', 'paths' 'glob', 'globs' or 'mapped_paths' must be declared in hiera.yaml when using this data_hash function", lvl.function)
+	}
 	if ok {
 		if oh, ok := opts.(*format.Hash); ok {
 			for _, reserved := range []string{"path", "uri"} {
@@ -436,6 +482,39 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 		return nil, ds
 	}
 	return lvl, nil
+}
+
+// optionNamePattern is the pattern option names must match
+// (HieraConfigV5.config_type), as Puppet prints it.
+const optionNamePattern = `\A[A-Za-z](:?[0-9A-Za-z_-]*[0-9A-Za-z])?\z`
+
+var optionNameRE = regexp.MustCompile(optionNamePattern)
+
+// optionsTypeError is what Puppet's config type finds wrong with an
+// options value (after "entry 'hierarchy' index N " or "entry 'defaults' "),
+// or "".
+func optionsTypeError(v any) string {
+	h, ok := v.(*format.Hash)
+	if !ok {
+		return fmt.Sprintf("entry 'options' expects a Hash value, got %s", ruby.TypeName(v))
+	}
+	for _, k := range h.Keys() {
+		if s, ok := k.(string); !ok || !optionNameRE.MatchString(s) {
+			return fmt.Sprintf("entry 'options' key of entry '%v' expects a match for Pattern[/%s/], got %s", k, optionNamePattern, rubyDescribe(k))
+		}
+	}
+	return ""
+}
+
+// isInteger reports whether v is an Integer.
+func isInteger(v any) bool {
+	_, ok := v.(int64)
+	return ok
+}
+
+// rubyFalsy reports whether v is nil or false, which Ruby's ||= replaces.
+func rubyFalsy(v any) bool {
+	return v == nil || v == false
 }
 
 func describeFunction(f string) string {

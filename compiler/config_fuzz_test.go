@@ -17,6 +17,8 @@ func FuzzLoadConfig(f *testing.F) {
 		"version: 4\ndatadir: data\nhierarchy:\n  - name: c\n    backend: json\n    paths: [a, b]\n",
 		"base: &b {name: x, backend: yaml}\nversion: 4\nhierarchy: [*b, {<<: *b, name: y}]\n",
 		"<<: {version: 3, backends: yaml}\n:extra: 1\n",
+		"version: 5.0\ndefaults:\n  options: {a: 1, 1b: x}\nhierarchy: ~\n",
+		"version: ~\ndefaults:\nhierarchy:\n  - name: c\n    path: c.yaml\n    options: foo\n",
 		"- a\n",
 		"",
 	} {

@@ -44,6 +44,14 @@ func (c *config) deprecated(version int) Diagnostic {
 func (c *config) v3(doc *yaml.Node, h *format.Hash, warn ...Diagnostic) (*config, []Diagnostic) {
 	ds := append(warn, c.deprecated(3))
 	switch c.layer {
+	case format.LayerModule, format.LayerEnvironment:
+		// Puppet checks the config's types before it ignores it: a type
+		// error fails every lookup that reaches the layer.
+		if tds := c.v3TypeErrors(doc, h); len(tds) > 0 {
+			return c, append(ds, tds...)
+		}
+	}
+	switch c.layer {
 	case format.LayerModule:
 		c.present = false
 		return c, append(ds, Diagnostic{Severity: Warning, Pos: format.Pos{File: c.file}, Message: "hiera.yaml version 3 found at module root was ignored"})
@@ -52,6 +60,22 @@ func (c *config) v3(doc *yaml.Node, h *format.Hash, warn ...Diagnostic) (*config
 		return c, append(ds, Diagnostic{Severity: Warning, Pos: format.Pos{File: c.file}, Message: "hiera.yaml version 3 found at the environment root was ignored"})
 	}
 	return c, append(ds, c.parseV3(doc, h)...)
+}
+
+// v3TypeErrors are the type errors of a version 3 config in an
+// environment or a module, which Puppet validates as the global layer's
+// before ignoring it; recorded as the layer's error.
+func (c *config) v3TypeErrors(doc *yaml.Node, h *format.Hash) []Diagnostic {
+	probe := &config{file: c.file, root: c.root, layer: format.LayerGlobal}
+	ds := probe.parseV3(doc, h)
+	if probe.err == nil || !strings.HasPrefix(probe.err.Message, "The Lookup Configuration at ") {
+		return nil // no type error: what else is wrong matters only to the global layer
+	}
+	var out []Diagnostic
+	for _, d := range ds {
+		out = append(out, c.fail(d)...)
+	}
+	return out
 }
 
 // parseV3 validates a version 3 config and builds its levels: one per
@@ -92,17 +116,22 @@ func (c *config) parseV3(doc *yaml.Node, h *format.Hash) []Diagnostic {
 		arr, ok := v.([]any)
 		if ok {
 			var out []string
-			for _, e := range arr {
+			for i, e := range arr {
 				if s, ok := e.(string); ok && s != "" {
 					out = append(out, s)
 					continue
 				}
-				ok = false
-				break
+				// Puppet's words for an array that is no Array[String[1]]:
+				// a mismatch for each variant, in one message.
+				want := "String"
+				if e == "" {
+					want = "String[1]"
+				}
+				typeErr(node(key), "entry '%s' variant 0 expects a String value, got %s; entry '%s' variant 1 index %d expects a %s value, got %s",
+					key, ruby.TypeName(v), key, i, want, ruby.TypeName(e))
+				return nil
 			}
-			if ok {
-				return out
-			}
+			return out
 		}
 		typeErr(node(key), "entry '%s' expects a value of type String or Array, got %s", key, ruby.TypeName(v))
 		return nil
@@ -134,8 +163,9 @@ func (c *config) parseV3(doc *yaml.Node, h *format.Hash) []Diagnostic {
 			typeErr(node("logger"), "entry 'logger' expects a String[1] value, got %s", ruby.TypeName(v))
 		}
 	}
-	if v, ok := h.Get("version"); ok && v != nil && atoiVersion(v) != 3 {
-		typeErr(node("version"), "entry 'version' expects an Integer[3, 3] value, got %s", ruby.TypeName(v))
+	if v, ok := h.Get("version"); ok && !rubyFalsy(v) && !isInteger(v) {
+		// Ruby's to_i made the version 3; the config's type wants the Integer.
+		typeErr(node("version"), "entry 'version' expects an Integer value, got %s", ruby.TypeName(v))
 	}
 	for _, k := range h.Keys() {
 		ks, _ := k.(string)
@@ -283,8 +313,13 @@ func (c *config) parseV4(doc *yaml.Node, h *format.Hash) []Diagnostic {
 			typeErr(keyNode(doc, k), "unrecognized key '%v'", k)
 		}
 	}
+	if v, _ := h.Get("version"); !isInteger(v) {
+		typeErr(valueNode(doc, "version"), "entry 'version' expects an Integer value, got %s", ruby.TypeName(v))
+	}
+	// A datadir or hierarchy that is null or false is the default one
+	// (Puppet's ||=).
 	datadir := "data"
-	if v, ok := h.Get("datadir"); ok {
+	if v, ok := h.Get("datadir"); ok && !rubyFalsy(v) {
 		if s, _ := v.(string); s != "" {
 			datadir = s
 		} else {
@@ -293,7 +328,7 @@ func (c *config) parseV4(doc *yaml.Node, h *format.Hash) []Diagnostic {
 	}
 	var entries []any
 	var entryNodes []*yaml.Node
-	if v, ok := h.Get("hierarchy"); ok {
+	if v, ok := h.Get("hierarchy"); ok && !rubyFalsy(v) {
 		ln := valueNode(doc, "hierarchy")
 		list, isList := v.([]any)
 		if !isList {

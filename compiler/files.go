@@ -113,14 +113,13 @@ func (c *compilation) release(df *dataFile) bool {
 	return true
 }
 
-// exists reports whether p names a file. A file that cannot be examined
+// exists reports whether p names a file or a folder, as Ruby's
+// Pathname#exist? does: Puppet keeps a location that is a folder, and
+// reading it fails (see loadFile). A file that cannot be examined
 // (permissions, I/O) counts as existing, so that reading it reports why.
 func (c *compilation) exists(p string) bool {
-	st, err := fs.Stat(c.fsys, p)
-	if err != nil {
-		return !isNotExist(err)
-	}
-	return !st.IsDir()
+	_, err := fs.Stat(c.fsys, p)
+	return err == nil || !isNotExist(err)
 }
 
 func isNotExist(err error) bool {
@@ -136,10 +135,13 @@ func (c *compilation) loadFile(fsPath, p, function, module string, keys keyringK
 		}
 		return &dataFile{path: p, fsPath: fsPath, id: fileIDs.Add(1), err: &format.Error{Message: fmt.Sprintf("cannot read %s: %v", p, err), Pos: format.Pos{File: p}}}
 	}
-	if st.IsDir() {
-		return nil
-	}
 	df := &dataFile{path: p, fsPath: fsPath, id: fileIDs.Add(1)}
+	if st.IsDir() {
+		// A location that is a folder exists for Puppet, which fails
+		// reading it (Ruby's EISDIR), at every lookup that reaches it.
+		df.fail(dataload.Pos{}, "Is a directory @ io_fread - "+p)
+		return df
+	}
 	if st.Size() > dataload.MaxFileSize {
 		df.fail(dataload.Pos{}, fmt.Sprintf("Unable to parse (%s): file is %d bytes, more than the %d bytes hieracc reads", p, st.Size(), dataload.MaxFileSize))
 		return df
@@ -208,6 +210,30 @@ func (c *compilation) loadFile(fsPath, p, function, module string, keys keyringK
 	slices.Sort(df.keys)
 	df.keys = slices.Compact(df.keys)
 	return df
+}
+
+// optionsFile is the data file every existing location of a level with
+// options its function refuses stands for (levelConf.optionsErr): one per
+// level, failing every read, reported once, where the level is written.
+func (c *compilation) optionsFile(conf *config, lvl *levelConf) *dataFile {
+	module := ""
+	if conf.layer == format.LayerModule {
+		module = conf.module
+	}
+	k := fileKey{path: conf.file + "#" + lvl.name, function: "options:" + lvl.function, module: module}
+	c.files.mu.Lock()
+	e := c.files.entries[k]
+	if e == nil {
+		e = &fileEntry{}
+		c.files.entries[k] = e
+	}
+	c.files.mu.Unlock()
+	e.once.Do(func() {
+		d := Diagnostic{Pos: lvl.pos.In(conf.file), Level: lvl.name, Message: lvl.optionsErr}
+		e.df = &dataFile{path: conf.file, id: fileIDs.Add(1), diags: []Diagnostic{d},
+			err: &format.Error{Message: lvl.optionsErr, Pos: lvl.pos.In(conf.file), Level: lvl.name}}
+	})
+	return e.df
 }
 
 // fileIDs numbers data files.

@@ -79,6 +79,10 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 				if n.c.exists(l.path) {
 					df = n.foreignFile(c, lvl, l)
 				}
+			case lvl.optionsErr != "":
+				if n.c.exists(l.path) {
+					df = n.c.optionsFile(c, lvl)
+				}
 			default:
 				df = n.c.file(l, lvl.function, c.layer, c.module, keyringKey{c.root, lvl.keys})
 			}

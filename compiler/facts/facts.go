@@ -35,7 +35,14 @@
 //     Ruby Time that old Puppets wrote as values' _timestamp ("Tried to load
 //     unspecified class: Time"), and keeps !ruby/sym keys as Symbols, which
 //     no $facts['name'] reaches. hieracc drops _timestamp unread, as
-//     Facts#initialize_from_hash would, and reads symbol keys as strings.
+//     Facts#initialize_from_hash would: the string key _timestamp, and the
+//     symbol (`!ruby/sym _timestamp`, `:_timestamp`, as Puppet 3 wrote it)
+//     when it holds a Time; it reads other symbol keys as strings.
+//   - puppet facts find output and PuppetDB records may hold fields besides
+//     those hieracc knows (Puppet's Facts.from_data_hash ignores them;
+//     PuppetDB adds fields over versions): they are ignored, and the facts
+//     read. A document with both name and certname beside its facts is
+//     refused, never read as a plain facts hash.
 //   - PuppetDB's trusted fact is $trusted, not a fact: on a server, $facts
 //     never holds it.
 package facts

@@ -17,6 +17,9 @@ func FuzzParse(f *testing.F) {
 		"- certname: a\n  facts: {x: 1}\n  trusted: {certname: a}\n",
 		`{"certname":"a","values":{}}`,
 		`{"facts":{"a":1}}`,
+		`{"name":"web01","values":{"role":"web"},"timestamp":"x","extra":1}`,
+		`{"certname":"a","environment":"production","facts":{"x":1},"extra":[1]}`,
+		"--- !ruby/object:Puppet::Node::Facts\nname: web01\nvalues:\n  !ruby/sym _timestamp: 2015-01-01 00:00:00 +00:00\n  :_timestamp: 2015-01-01 00:00:00 +00:00\n  a: 1\n",
 		`[]`,
 	}
 	for _, s := range seeds {

@@ -61,7 +61,10 @@ func (d *doc) hash(h *format.Hash) {
 		return true
 	}
 	switch {
-	case has("values") && has("name") && within(findFields):
+	// puppet facts find output; fields Puppet does not write are ignored,
+	// as Puppet's Facts.from_data_hash ignores them (it reads name and
+	// values, and timestamp and expiration).
+	case has("values") && has("name") && (within(findFields) || !has("certname") && !has("facts")):
 		name, _ := h.Get("name")
 		values, _ := h.Get("values")
 		cert, ok := name.(string)
@@ -74,12 +77,20 @@ func (d *doc) hash(h *format.Hash) {
 			d.fail(cert, fmt.Sprintf("is puppet facts find output whose values are %s, not a hash of facts", describe(values)))
 			return
 		}
+		if vh.Has("_timestamp") {
+			// Facts#initialize_from_hash deletes it, as from the cache.
+			vh = vh.Clone()
+			vh.Delete("_timestamp")
+		}
 		d.single(Node{Certname: cert, Facts: vh, Format: FactsFind})
-	case has("certname") && within(recordFields):
+	// A PuppetDB record; fields hieracc does not know are ignored (PuppetDB
+	// adds fields to its records over versions, as array exports show).
+	case has("certname") && (within(recordFields) || (has("facts") || has("values")) && !has("name")):
 		d.record(h, "", 0, 0, true)
 	case h.Len() == 1 && allStrings && (slices.Contains(wrapperKeys, keys[0]) || keys[0] == d.fileCert) && isCollection(h.Value(0)):
 		d.fail("", fmt.Sprintf("holds only %q, whose value is %s: facts belong at the top level of the file (a hash of facts), not under a key", keys[0], describe(h.Value(0))))
-	case within(findFields, recordFields) && (has("values") || has("facts") || has("certname") || has("name") && (has("timestamp") || has("expiration"))):
+	case within(findFields, recordFields) && (has("values") || has("facts") || has("certname") || has("name") && (has("timestamp") || has("expiration"))),
+		(has("values") || has("facts")) && (has("name") || has("certname")):
 		d.fail("", fmt.Sprintf("looks like a wrapper of facts (it has only the fields %s) but is none that hieracc knows: "+
 			"puppet facts find output has name and values, a PuppetDB record certname and facts (or values)", strings.Join(keys, ", ")))
 	default:
@@ -321,7 +332,7 @@ func (d *doc) nodeFacts(root *yaml.Node) {
 			}
 			n.Certname, haveName = s, true
 		case "values":
-			v, err := dataload.Value(d.file, withoutKey(vn, "_timestamp"))
+			v, err := dataload.Value(d.file, withoutTimestamp(d.file, vn))
 			if err != nil {
 				d.probs = append(d.probs, d.fromDataload(err))
 				return
@@ -348,23 +359,46 @@ func (d *doc) nodeFacts(root *yaml.Node) {
 	}
 }
 
-// withoutKey is a mapping without its entries whose key is the string k
-// (not a symbol: Puppet deletes the string key only). Other nodes are
+// withoutTimestamp is a mapping of facts without the timestamp old
+// Puppets kept among them: an entry whose key is the string _timestamp
+// (which Puppet's Facts#initialize_from_hash deletes), or the symbol
+// :_timestamp (`!ruby/sym _timestamp`, as Puppet 3 wrote it) holding a
+// Ruby Time, which no fact is (Puppet 7's cache reader refuses the file).
+// A symbol :_timestamp holding anything else stays a fact. Other nodes are
 // returned as they are.
-func withoutKey(m *yaml.Node, k string) *yaml.Node {
+func withoutTimestamp(file string, m *yaml.Node) *yaml.Node {
 	if m.Kind != yaml.MappingNode {
 		return m
 	}
 	c := *m
 	c.Content = nil
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		kn := m.Content[i]
-		if kn.Kind == yaml.ScalarNode && kn.Value == k && (kn.Tag == "" || kn.Tag == "!!str" || kn.Tag == "tag:yaml.org,2002:str") {
+		kn, vn := m.Content[i], m.Content[i+1]
+		if kn.Kind == yaml.ScalarNode && kn.Value == "_timestamp" && (kn.Tag == "" || kn.Tag == "!!str" || kn.Tag == "tag:yaml.org,2002:str") {
 			continue
 		}
-		c.Content = append(c.Content, kn, m.Content[i+1])
+		if isKey(file, kn, "_timestamp") && isRubyTime(file, vn) {
+			continue
+		}
+		c.Content = append(c.Content, kn, vn)
 	}
 	return &c
+}
+
+// isKey reports whether a mapping key node is read (a symbol as a string)
+// as the key k.
+func isKey(file string, kn *yaml.Node, k string) bool {
+	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{kn, {Kind: yaml.ScalarNode, Tag: "!!null", Value: "~"}}}
+	v, err := dataload.Value(file, m)
+	h, _ := v.(*format.Hash)
+	return err == nil && h != nil && h.Has(k)
+}
+
+// isRubyTime reports whether a YAML value is one Psych reads as a Ruby
+// Time (a timestamp), which Puppet's safe loading refuses.
+func isRubyTime(file string, n *yaml.Node) bool {
+	_, err := dataload.Value(file, n)
+	return err != nil && strings.HasSuffix(err.Error(), "Tried to load unspecified class: Time")
 }
 
 // single adds the node of a document that names one node: its file's

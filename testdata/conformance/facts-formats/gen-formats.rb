@@ -60,6 +60,27 @@ per_node = {
   },
 }
 
+# Shapes with fields beyond the ones hieracc knows, which Puppet and PuppetDB ignore, and a Puppet 3
+# cache (its _timestamp a symbol key holding a Time): not in one-of-each.
+variants = {
+  'find-json-extra' => lambda { |c, v|                                                          # a field Facts.from_data_hash ignores
+    ["#{c}.json", JSON.pretty_generate(JSON.parse(facts_object(c, v, at).render(:json)).merge('extra' => { 'a' => 1 })) + "\n"]
+  },
+  'command-extra' => lambda { |c, v|                                                            # a field the wire format does not name
+    ["#{c}.json", JSON.pretty_generate({ 'certname' => c, 'environment' => 'production', 'producer_timestamp' => stamp,
+                                         'producer' => 'puppet.example.com', 'values' => v, 'job_id' => 'j1' }) + "\n"]
+  },
+  'inventory-record-extra' => lambda { |c, v|                                                   # one inventory record, a field more
+    ["#{c}.json", JSON.pretty_generate({ 'certname' => c, 'timestamp' => stamp, 'environment' => 'production',
+                                         'facts' => v.merge('trusted' => trusted(c)), 'trusted' => trusted(c),
+                                         'extra' => [1] }) + "\n"]
+  },
+  'cache-puppet3' => lambda { |c, v|                                                            # values[:_timestamp] = Time
+    f = facts_object(c, v.merge(:_timestamp => at), at)
+    ["#{c}.yaml", YAML.dump(f)]
+  },
+}
+
 factset = lambda do |c, v|
   all = v.merge('trusted' => trusted(c))
   { 'certname' => c, 'environment' => 'production', 'timestamp' => stamp, 'producer_timestamp' => stamp,
@@ -79,7 +100,7 @@ exports = {
 formats = per_node.keys + exports.keys
 abort "#{nodes.size} nodes for #{formats.size} formats: one-of-each needs one node per format" if nodes.size < formats.size
 
-per_node.each do |fmt, gen|
+per_node.merge(variants).each do |fmt, gen|
   nodes.each { |c, v| write.(File.join(out, fmt), *gen.(c, v)) }
 end
 exports.each { |fmt, gen| write.(File.join(out, fmt), *gen.(nodes)) }
