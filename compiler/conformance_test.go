@@ -159,6 +159,14 @@ func caseFlags(t *testing.T, dir string, in *compiler.Input) {
 		t.Fatal(err)
 	}
 	for _, f := range flags {
+		if f.Name == "--mount" {
+			rel, err := filepath.Rel(dir, f.Path)
+			if err != nil {
+				t.Fatalf("hieracc-flags: %v", err)
+			}
+			in.Mounts = append(in.Mounts, compiler.Mount{Server: f.Server, Dir: filepath.ToSlash(rel)})
+			continue
+		}
 		data, err := os.ReadFile(f.Path)
 		if err != nil {
 			t.Fatalf("hieracc-flags: %v", err)
@@ -199,6 +207,11 @@ func CompileCase(t *testing.T, dir string) map[string]*runtime.Bundle {
 func compileNodes(t *testing.T, dir string, nodes []compiler.Node) map[string]*runtime.Bundle {
 	t.Helper()
 	in := compiler.Input{FS: os.DirFS(dir), EnvDir: "env", ModulesDir: "modules", GlobalDir: "global", Nodes: nodes}
+	// A case reads no key file from this machine's disk (the generator
+	// installed its keys there for Puppet): only flags and mounts give them.
+	in.ReadKeyFile = func(p string) ([]byte, error) {
+		return nil, &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist}
+	}
 	caseFlags(t, dir, &in)
 	res, err := compiler.Compile(context.Background(), in)
 	if err != nil {

@@ -95,6 +95,10 @@ func compileCase(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	for _, f := range flags {
+		if f.Server != "" {
+			args = append(args, f.Name, f.Server+"="+f.Path)
+			continue
+		}
 		args = append(args, f.Name, f.Path)
 	}
 	// Puppet always has a global layer: global/hiera.yaml, or its default

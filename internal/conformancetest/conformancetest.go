@@ -39,11 +39,15 @@ type Check struct {
 type Flag struct {
 	Name string // "--pkcs7-private-key"
 	Path string // the file, joined to the case folder
+	// Server is --mount's ABS (Path is then its DIR, joined to the case
+	// folder).
+	Server string
 }
 
 // ReadFlags reads dir/hieracc-flags, the extra compile flags a case needs
 // (testdata/conformance/README.md): one "--flag PATH" a line, PATH
-// relative to the case folder. A case without the file needs none.
+// relative to the case folder ("--mount ABS=DIR": DIR relative to it). A
+// case without the file needs none.
 func ReadFlags(dir string) ([]Flag, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "hieracc-flags"))
 	if errors.Is(err, os.ErrNotExist) {
@@ -58,7 +62,15 @@ func ReadFlags(dir string) ([]Flag, error) {
 		if len(f) != 2 || !strings.HasPrefix(f[0], "--") {
 			return nil, fmt.Errorf("hieracc-flags: want \"--flag PATH\", got %q", line)
 		}
-		flags = append(flags, Flag{f[0], filepath.Join(dir, f[1])})
+		if f[0] == "--mount" {
+			abs, rel, ok := strings.Cut(f[1], "=")
+			if !ok {
+				return nil, fmt.Errorf("hieracc-flags: want \"--mount ABS=DIR\", got %q", line)
+			}
+			flags = append(flags, Flag{Name: f[0], Path: filepath.Join(dir, rel), Server: abs})
+			continue
+		}
+		flags = append(flags, Flag{Name: f[0], Path: filepath.Join(dir, f[1])})
 	}
 	return flags, nil
 }
