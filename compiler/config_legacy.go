@@ -339,7 +339,9 @@ func (c *config) parseV4(doc *yaml.Node, h *format.Hash) []Diagnostic {
 			}
 		}
 		name, backend := str("name", true), str("backend", true)
-		lvl := levelConf{name: name, pos: dataload.Pos{Line: en.Line, Column: en.Column}, datadir: datadir, kind: locPaths, ext: "." + backend}
+		// Puppet never interpolates a version 4 datadir: "data/%{facts.dc}"
+		// is the folder named so.
+		lvl := levelConf{name: name, pos: dataload.Pos{Line: en.Line, Column: en.Column}, datadir: datadir, kind: locPaths, ext: "." + backend, literalDatadir: true}
 		if d := str("datadir", false); d != "" {
 			lvl.datadir = d
 		}

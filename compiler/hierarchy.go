@@ -197,9 +197,12 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 	case lvl.noRoot, path.IsAbs(lvl.datadir):
 		dir = ""
 	}
-	dd, err := n.interpolatePath(tmpl, glob)
-	if err != nil {
-		return nil, err
+	dd := tmpl
+	if !lvl.literalDatadir {
+		var err *format.Error
+		if dd, err = n.interpolatePath(tmpl, glob); err != nil {
+			return nil, err
+		}
 	}
 	if lvl.noRoot && !lvl.envDatadir && !path.IsAbs(dd) {
 		return nil, &format.Error{Message: fmt.Sprintf("datadir %q is relative: Puppet resolves a Hiera 3 :datadir: against the working directory of its process, which hieracc cannot know", dd)}
