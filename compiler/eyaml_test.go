@@ -52,8 +52,9 @@ func TestEyamlSecrets(t *testing.T) {
 	}
 }
 
-// TestNestedSensitive: a lookup() or alias() in data of a key converted to
-// Sensitive fails (a bundle cannot hold a Sensitive inside other data),
+// TestNestedSensitive: a lookup() in data of a key converted to Sensitive
+// inserts Puppet's text for it, "Sensitive [value redacted]", and an
+// alias() fails (a bundle cannot hold a Sensitive inside other data),
 // whichever key is compiled first; other conversions apply.
 func TestNestedSensitive(t *testing.T) {
 	fsys := fstest.MapFS{
@@ -64,6 +65,7 @@ func TestNestedSensitive(t *testing.T) {
 a_pw: secret
 a_port: "0x10"
 z_text: "pw=%{lookup('a_pw')}"
+a_first: "%{hiera('a_pw')}"
 z_alias: "%{alias('a_pw')}"
 z_port: "port=%{lookup('a_port')}"
 `)},
@@ -85,7 +87,8 @@ z_port: "port=%{lookup('a_port')}"
 	want := map[string]string{
 		"a_pw":    "secret", // readers wrap it
 		"a_port":  "16",
-		"z_text":  "error: hieracc cannot interpolate key 'a_pw': its lookup_options convert it to Sensitive, which cannot be held in other data ahead of time",
+		"z_text":  "pw=Sensitive [value redacted]",
+		"a_first": "Sensitive [value redacted]",
 		"z_alias": "error: hieracc cannot interpolate key 'a_pw': its lookup_options convert it to Sensitive, which cannot be held in other data ahead of time",
 		"z_port":  "port=16",
 	}

@@ -390,15 +390,44 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 	return x, nil
 }
 
-// lookupWithDefault is the lookup()/hiera()/alias() interpolation method:
-// a full lookup of the key whose default is "".
+// lookupWithDefault is the lookup()/hiera() interpolation method: a full
+// lookup of the key whose default is "". A key converted to Sensitive
+// gives the Sensitive's text, as Puppet's interpolation inserts it.
 func (n *nodeRun) lookupWithDefault(text string) (any, error) {
 	v, err := n.lookup(text)
-	if errors.Is(err, errNotFound) {
+	var se *sensitiveKey
+	switch {
+	case errors.Is(err, errNotFound):
 		return "", nil
+	case errors.As(err, &se):
+		return redacted, nil
 	}
 	return v, err
 }
+
+// aliasWithDefault is the alias() interpolation method: lookupWithDefault,
+// except that the value of a key converted to Sensitive would be the
+// Sensitive itself, which bundles cannot hold inside a key: an error.
+func (n *nodeRun) aliasWithDefault(text string) (any, error) {
+	v, err := n.lookup(text)
+	var se *sensitiveKey
+	switch {
+	case errors.Is(err, errNotFound):
+		return "", nil
+	case errors.As(err, &se):
+		return nil, sensitiveError(se.key)
+	}
+	return v, err
+}
+
+// redacted is how Puppet's interpolation shows a Sensitive (its to_s).
+const redacted = "Sensitive [value redacted]"
+
+// sensitiveKey is what lookup returns for a key its lookup_options convert
+// to Sensitive: the interpolation method decides what it gives.
+type sensitiveKey struct{ key string }
+
+func (e *sensitiveKey) Error() string { return sensitiveError(e.key).Message }
 
 // lookup is a full nested lookup of key text (as lookup() in data does).
 func (n *nodeRun) lookup(text string) (any, error) {
@@ -433,7 +462,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	if len(k.Segments) == 0 && k.Root == text {
 		if i, ok := slices.BinarySearchFunc(n.keys, text, func(k format.Key, name string) int { return strings.Compare(k.Name, name) }); ok && n.keys[i].Err == nil && n.holds(n.testedOf(i)) {
 			if n.keys[i].Sensitive() {
-				return nil, sensitiveError(text)
+				return nil, &sensitiveKey{text}
 			}
 			n.secret = n.secret || n.keys[i].Secret
 			return n.keys[i].Value, nil
@@ -459,6 +488,11 @@ func (n *nodeRun) lookup(text string) (any, error) {
 		return nil, errNotFound
 	}
 	if v, err = n.convert(k, v); err != nil {
+		var se *sensitiveKey
+		if errors.As(err, &se) {
+			n.secret = outer // what the interpolation inserts holds no secret
+			return nil, err
+		}
 		return nil, asFormatError(err)
 	}
 	n.memo[text] = memoEntry{value: v, tested: n.since(mark), secret: secret}
@@ -466,8 +500,8 @@ func (n *nodeRun) lookup(text string) (any, error) {
 }
 
 // convert applies the root key's convert_to to what a nested lookup found.
-// A Sensitive cannot be held in data or text ahead of time: such a lookup
-// fails (Puppet would insert a Sensitive, or its redacted text).
+// A Sensitive is not a value data can hold: convert reports it with a
+// *sensitiveKey (see lookupWithDefault).
 func (n *nodeRun) convert(k hiera.Key, v any) (any, error) {
 	opts, oerr := n.keyOptions(k.Module)
 	if oerr != nil {
@@ -478,7 +512,7 @@ func (n *nodeRun) convert(k hiera.Key, v any) (any, error) {
 		return v, err
 	}
 	if spec[0] == "Sensitive" {
-		return nil, sensitiveError(k.Root)
+		return nil, &sensitiveKey{k.Root}
 	}
 	return hiera.Convert(k.Root, spec, v)
 }

@@ -134,6 +134,7 @@ func newWorker() *worker {
 // dep is one thing a key's resolution read from the node.
 type dep struct {
 	lookup bool   // a nested lookup() (else a scope variable)
+	alias  bool   // the lookup was alias()'s (see aliasWithDefault)
 	name   string // key text or variable expression
 	value  any
 	err    string // the error message the read gave, "" if none
@@ -452,7 +453,11 @@ func (n *nodeRun) depsHold(deps []dep) bool {
 			if d.stack != nil {
 				n.stack = append(n.stack[len(n.stack):], d.stack...)
 			}
-			v, err = n.lookupWithDefault(d.name)
+			if d.alias {
+				v, err = n.aliasWithDefault(d.name)
+			} else {
+				v, err = n.lookupWithDefault(d.name)
+			}
 			n.stack = saved
 		} else {
 			v, err = n.scopeLookup(d.name, d.name)
