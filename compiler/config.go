@@ -65,6 +65,7 @@ type config struct {
 	layer   format.Layer
 	module  string // module name for the module layer
 	present bool   // false: the layer has no data provider at all
+	legacy  int    // 3 or 4 for a hiera.yaml of that version (config_legacy.go), else 0
 
 	hierarchy        []levelConf
 	defaultHierarchy []levelConf

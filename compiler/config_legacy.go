@@ -43,6 +43,7 @@ func (c *config) deprecated(version int) Diagnostic {
 // warning; the global layer reads it.
 func (c *config) v3(doc *yaml.Node, h *format.Hash, warn ...Diagnostic) (*config, []Diagnostic) {
 	ds := append(warn, c.deprecated(3))
+	c.legacy = 3
 	switch c.layer {
 	case format.LayerModule:
 		c.present = false
@@ -270,6 +271,7 @@ var (
 // and builds its levels.
 func (c *config) parseV4(doc *yaml.Node, h *format.Hash) []Diagnostic {
 	ds := []Diagnostic{c.deprecated(4)}
+	c.legacy = 4
 	if c.layer == format.LayerGlobal {
 		line, col := keyPos(doc, "version")
 		return append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: line, Column: col}, Message: "hiera.yaml version 4 cannot be used in the global layer"})...)
