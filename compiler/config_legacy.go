@@ -190,6 +190,11 @@ func (c *config) parseV3(doc *yaml.Node, h *format.Hash) []Diagnostic {
 			lvl.function = b + "_data"
 		case "eyaml":
 			lvl.function = "lookup_key:eyaml_lookup_key"
+			// hiera-eyaml's options are the backend's own section
+			// (:eyaml: → :pkcs7_private_key:), as Puppet passes them.
+			if bconf != nil {
+				lvl.keys = eyamlKeysOf(bconf)
+			}
 		case "hocon":
 			lvl.function = "hocon_data"
 		default:

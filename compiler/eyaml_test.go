@@ -131,3 +131,63 @@ func TestConvertToPerNode(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
+
+// TestHiera3EyamlKeys: a Hiera 3 global config's :eyaml: section names the
+// keys; an absolute path there is read from the mount that supplies it,
+// else from the local disk, and --pkcs7-private-key/--pkcs7-public-key
+// override it.
+func TestHiera3EyamlKeys(t *testing.T) {
+	dir := ownCasesDir + "/hiera3-global-eyaml"
+	fsys := os.DirFS(dir)
+	n, ds := compiler.LoadFacts(fsys, "nodes/web01.example.com.yaml")
+	if len(ds) > 0 {
+		t.Fatal(ds)
+	}
+	priv, err := os.ReadFile(dir + "/keys/private_key.pkcs7.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mount := []compiler.Mount{{Server: "/etc/puppetlabs/puppet/eyaml", Dir: "keys"}}
+	var read []string
+	local := func(p string) ([]byte, error) {
+		read = append(read, p)
+		if p == "/etc/puppetlabs/puppet/eyaml/private_key.pkcs7.pem" {
+			return priv, nil
+		}
+		return os.ReadFile(dir + "/keys/public_key.pkcs7.pem")
+	}
+	for _, tc := range []struct {
+		name      string
+		mounts    []compiler.Mount
+		flag      *compiler.KeyFile
+		want      string
+		wantLocal []string
+	}{
+		{"mounted", mount, nil, "s3cr3t-db", nil},
+		{"local disk", nil, nil, "s3cr3t-db", []string{"/etc/puppetlabs/puppet/eyaml/private_key.pkcs7.pem", "/etc/puppetlabs/puppet/eyaml/public_key.pkcs7.pem"}},
+		{"flag overrides", mount, &compiler.KeyFile{Name: "other.pem", Data: []byte("not a key")}, "error", nil},
+	} {
+		read = nil
+		in := compiler.Input{FS: fsys, EnvDir: "env", GlobalDir: "global", Nodes: []compiler.Node{n},
+			Mounts: tc.mounts, ReadKeyFile: local, PKCS7PrivateKey: tc.flag}
+		res, err := compiler.Compile(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := "missing"
+		for _, k := range res.Bundles[0].Keys {
+			if k.Name == "db_password" {
+				got = fmt.Sprint(k.Value)
+				if k.Err != nil {
+					got = "error"
+				}
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s: db_password = %q, want %q", tc.name, got, tc.want)
+		}
+		if d := cmp.Diff(tc.wantLocal, read); d != "" {
+			t.Errorf("%s: key files read from the local disk (-want +got):\n%s", tc.name, d)
+		}
+	}
+}

@@ -42,8 +42,10 @@ func (n *nodeRun) serverPath(abs, tmpl string) string {
 // mapServer maps an absolute server path to the FS path a mount gives it
 // (the longest server folder that holds abs wins); false when no mount
 // holds it.
-func (c *compilation) mapServer(abs string) (string, bool) {
-	ms := c.mounts
+func (c *compilation) mapServer(abs string) (string, bool) { return mapServerPath(c.mounts, abs) }
+
+// mapServerPath is mapServer over the mounts ms (cleaned: cleanMounts).
+func mapServerPath(ms []Mount, abs string) (string, bool) {
 	best := -1
 	for i, m := range ms {
 		if abs == m.Server || m.Server == "/" || strings.HasPrefix(abs, m.Server+"/") {
