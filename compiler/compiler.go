@@ -143,6 +143,8 @@ type compilation struct {
 	// entries caches entryPos, which parses a file again: explanations
 	// ask it for every key that has lookup_options.
 	entries sync.Map // path → *entryPositions
+	// links caches linkOutOf: FS path → *linkOut (nil: none).
+	links sync.Map
 }
 
 // validModuleName is Puppet's rule for module folder names.

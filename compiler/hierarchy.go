@@ -81,6 +81,11 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 				}
 			default:
 				df = n.c.file(l, lvl.function, c.layer, c.module, keyringKey{c.root, lvl.keys})
+				if df != nil && df.err != nil {
+					if lo, ok := n.c.linkOutOf(l.path); ok {
+						df = n.linkedFile(c, lvl, l, lo) // a link to the server's disk (outside.go)
+					}
+				}
 			}
 			fs[j] = df
 			if built {
