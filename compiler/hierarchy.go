@@ -263,7 +263,7 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 				pattern = p.shown
 			}
 			for _, m := range matched {
-				locs = append(locs, location{path: m, original: pattern})
+				locs = append(locs, location{path: m, shown: globShown(pattern, m), original: pattern})
 			}
 		}
 	case locMappedPaths:
@@ -373,6 +373,28 @@ func shownPath(dir, p, joined string) string {
 		return shown
 	}
 	return ""
+}
+
+// globShown is how Puppet names a glob's match m in messages when the
+// pattern holds a double slash (an interpolation came out empty): Ruby's
+// Dir.glob keeps the pattern's text before its wildcards, so the match of
+// "data/g//*.yml" is "data/g//x.yml". "" when that is m itself, or when
+// the double slash follows a wildcard (not kept apart).
+func globShown(pattern, m string) string {
+	i := strings.LastIndex(pattern, "//")
+	if i < 0 {
+		return ""
+	}
+	lit := pattern[:i+2]
+	if strings.ContainsAny(lit, globChars) {
+		return ""
+	}
+	clean := path.Clean(lit) + "/"
+	rest, ok := strings.CutPrefix(m, clean)
+	if !ok {
+		return ""
+	}
+	return lit + rest
 }
 
 // safeJoin joins a folder and an interpolated path (what, a "datadir" or a

@@ -83,3 +83,19 @@ func TestFindLinkOut(t *testing.T) {
 type plainFS struct{ fs fs.FS }
 
 func (p plainFS) Open(name string) (fs.File, error) { return p.fs.Open(name) }
+
+// TestGlobShown pins how a glob's matches are named when the pattern holds
+// a double slash: with it, as Ruby's Dir.glob names them.
+func TestGlobShown(t *testing.T) {
+	for _, tc := range []struct{ pattern, m, want string }{
+		{"env/data/g//*.yml", "env/data/g/a.yml", "env/data/g//a.yml"},
+		{"env/data/g//h//*.yml", "env/data/g/h/a.yml", "env/data/g//h//a.yml"},
+		{"env/data/g/*.yml", "env/data/g/a.yml", ""},
+		{"env/data/*//x.yml", "env/data/g/x.yml", ""},
+		{"env/data/g//*.yml", "env/other/a.yml", ""},
+	} {
+		if got := globShown(tc.pattern, tc.m); got != tc.want {
+			t.Errorf("globShown(%q, %q) = %q, want %q", tc.pattern, tc.m, got, tc.want)
+		}
+	}
+}
