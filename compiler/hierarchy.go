@@ -221,6 +221,14 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 	if mt := n.c.mountTop(datadir); mt != "" {
 		top = mt // a datadir on the server's disk, which a mount supplies
 	}
+	// Messages name the datadir as Puppet does: an interpolation that came
+	// out empty leaves its double slash ("data//dd").
+	shownDir := datadir
+	if dir != "" && strings.Contains(dd, "//") {
+		if s := shownPath(dir, dd, datadir); s != "" {
+			shownDir = strings.TrimRight(s, "/")
+		}
+	}
 	resolve := func(tmpl string) (location, *format.Error) {
 		p, err := n.interpolatePath(tmpl, glob)
 		if err != nil {
@@ -230,7 +238,7 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 			p += lvl.ext // Hiera 3: the backend's extension
 		}
 		joined, err := n.safeJoin("hierarchy path", top, datadir, tmpl, p)
-		return location{joined, shownPath(datadir, p, joined), tmpl}, err
+		return location{joined, shownPath(shownDir, p, joined), tmpl}, err
 	}
 	var locs []location
 	switch lvl.kind {
@@ -359,7 +367,7 @@ const globChars = `\*?[]{}`
 // slash ("data/p//x.yaml"). Only that case is kept apart from the cleaned
 // path; joined is returned otherwise ("" when it is the same).
 func shownPath(dir, p, joined string) string {
-	if !strings.Contains(p, "//") || path.IsAbs(p) {
+	if !strings.Contains(p, "//") && !strings.Contains(dir, "//") || path.IsAbs(p) {
 		return ""
 	}
 	rest := p
