@@ -43,7 +43,7 @@ type nodeRun struct {
 	// globalOnly > 0 while the data of a global layer that confines its
 	// nested lookups is read (see confinesLookups): they search it alone.
 	globalOnly int
-	top   string   // the key the current top-level lookup started from
+	top        string // the key the current top-level lookup started from
 	// checks logs every name tested against the stack: a result whose
 	// computation tested a name holds only where that name is not on the
 	// stack (Puppet would have reported a recursion). See holds.

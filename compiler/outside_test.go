@@ -44,7 +44,9 @@ func TestServerPath(t *testing.T) {
 // relative links inside the FS; not a relative link out of the FS (the FS
 // refuses it), a loop, or a path without links.
 func TestFindLinkOut(t *testing.T) {
-	link := func(target string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(target), Mode: fs.ModeSymlink} }
+	link := func(target string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte(target), Mode: fs.ModeSymlink}
+	}
 	fsys := fstest.MapFS{
 		"env/data/common.yaml":  {Data: []byte("a: 1\n")},
 		"env/data/private.yaml": link("/opt/puppet/shares/private.yaml"),
