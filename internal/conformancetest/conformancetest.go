@@ -300,3 +300,20 @@ func canon(v any) any {
 	}
 	return v
 }
+
+// MissingLinks reports why a case cannot run here, "" when it can: a case
+// whose input holds symbolic links lists them in its file "symlinks" (one
+// path a line, relative to the case folder), and a checkout without
+// symbolic links (Windows' git by default) makes them plain files.
+func MissingLinks(dir string) string {
+	raw, err := os.ReadFile(filepath.Join(dir, "symlinks"))
+	if err != nil {
+		return ""
+	}
+	for _, l := range strings.Fields(string(raw)) {
+		if st, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(l))); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			return fmt.Sprintf("%s is not a symbolic link in this checkout", l)
+		}
+	}
+	return ""
+}
