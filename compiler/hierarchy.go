@@ -83,7 +83,9 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 				df = n.c.file(l, lvl.function, c.layer, c.module, keyringKey{c.root, lvl.keys})
 				if df != nil && df.err != nil {
 					if lo, ok := n.c.linkOutOf(l.path); ok {
-						df = n.linkedFile(c, lvl, l, lo) // a link to the server's disk (outside.go)
+						// A link to the server's disk (outside.go): the
+						// bundle records the file a mount gives it.
+						df, l.path = n.linkedFile(c, lvl, l, lo)
 					}
 				}
 			}

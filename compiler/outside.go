@@ -122,9 +122,10 @@ func findLinkOut(fsys fs.FS, p string) *linkOut {
 
 // linkedFile is the data file at l, which leads out through a link: the
 // file a mount gives its server path, else none (absent), with a warning.
-func (n *nodeRun) linkedFile(c *config, lvl *levelConf, l location, lo linkOut) *dataFile {
+// It returns the FS path read (l's own when none is).
+func (n *nodeRun) linkedFile(c *config, lvl *levelConf, l location, lo linkOut) (*dataFile, string) {
 	if p, ok := n.c.mapServer(path.Clean(lo.server)); ok {
-		return n.c.file(location{path: p, original: l.original}, lvl.function, c.layer, c.module, keyringKey{c.root, lvl.keys})
+		return n.c.file(location{path: p, original: l.original}, lvl.function, c.layer, c.module, keyringKey{c.root, lvl.keys}), p
 	}
 	dir := lo.target
 	if lo.file {
@@ -132,7 +133,7 @@ func (n *nodeRun) linkedFile(c *config, lvl *levelConf, l location, lo linkOut) 
 	}
 	n.warnOutside(Diagnostic{Severity: Warning, Pos: lvl.pos.In(c.file), Level: lvl.name,
 		Message: fmt.Sprintf("%s is a symbolic link to %s, on the Puppet server's disk, outside the folders given to hieracc: read as absent (compile --mount %s=LOCAL_DIR supplies it)", lo.link, lo.target, path.Clean(dir))})
-	return nil
+	return nil, l.path
 }
 
 // mapServer maps an absolute server path to the FS path a mount gives it
