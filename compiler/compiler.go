@@ -55,7 +55,12 @@ import (
 
 // Input is one compile: a control repo and the nodes to compile for.
 type Input struct {
-	FS         fs.FS  // all paths below are slash-separated paths inside FS
+	// FS holds the inputs; all paths below are slash-separated paths
+	// inside it. A data file it cannot read because a symbolic link leads
+	// out of it (fs.ReadLinkFS shows where) is read as the server path the
+	// link names (outside.go). An FS that follows such links (os.DirFS)
+	// is read where they lead: compiler/build gives one that does not.
+	FS         fs.FS
 	EnvDir     string // environment folder: hiera.yaml, data/, modules/
 	ModulesDir string // "" = EnvDir/modules
 	// GlobalDir is Puppet's $confdir: GlobalDir/hiera.yaml, or Puppet's
@@ -163,6 +168,9 @@ type compilation struct {
 	rubyKeys  rubyKeys
 	extraKeys []string
 	ctx       context.Context
+
+	// links caches linkOutOf: FS path → *linkOut (nil: none).
+	links sync.Map
 }
 
 // validModuleName is Puppet's rule for module folder names.

@@ -47,10 +47,12 @@ type levelConf struct {
 	// Versions 3 and 4 (config_legacy.go). ext is added to each path that
 	// does not end with it, after interpolation. A version 3 datadir is not
 	// relative to the config's folder (noRoot); envDatadir: Hiera 3's
-	// default, the compiled environment's hieradata folder.
-	ext        string
-	noRoot     bool
-	envDatadir bool
+	// default, the compiled environment's hieradata folder. A version 4
+	// datadir is never interpolated (literalDatadir).
+	ext            string
+	noRoot         bool
+	envDatadir     bool
+	literalDatadir bool
 
 	// foreign: the level's function is Ruby code hieracc cannot run; the
 	// lookups that reach one of its locations fail (backends.go), unless
@@ -70,6 +72,7 @@ type config struct {
 	layer   format.Layer
 	module  string // module name for the module layer
 	present bool   // false: the layer has no data provider at all
+	legacy  int    // 3 or 4 for a hiera.yaml of that version (config_legacy.go), else 0
 
 	hierarchy        []levelConf
 	defaultHierarchy []levelConf

@@ -43,6 +43,7 @@ func (c *config) deprecated(version int) Diagnostic {
 // warning; the global layer reads it.
 func (c *config) v3(doc *yaml.Node, h *format.Hash, warn ...Diagnostic) (*config, []Diagnostic) {
 	ds := append(warn, c.deprecated(3))
+	c.legacy = 3
 	switch c.layer {
 	case format.LayerModule, format.LayerEnvironment:
 		// Puppet checks the config's types before it ignores it: a type
@@ -219,6 +220,11 @@ func (c *config) parseV3(doc *yaml.Node, h *format.Hash) []Diagnostic {
 			lvl.function = b + "_data"
 		case "eyaml":
 			lvl.function = "lookup_key:eyaml_lookup_key"
+			// hiera-eyaml's options are the backend's own section
+			// (:eyaml: → :pkcs7_private_key:), as Puppet passes them.
+			if bconf != nil {
+				lvl.keys = eyamlKeysOf(bconf)
+			}
 		case "hocon":
 			lvl.function = "hocon_data"
 		default:
@@ -300,6 +306,7 @@ var (
 // and builds its levels.
 func (c *config) parseV4(doc *yaml.Node, h *format.Hash) []Diagnostic {
 	ds := []Diagnostic{c.deprecated(4)}
+	c.legacy = 4
 	if c.layer == format.LayerGlobal {
 		line, col := keyPos(doc, "version")
 		return append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: line, Column: col}, Message: "hiera.yaml version 4 cannot be used in the global layer"})...)
@@ -374,7 +381,9 @@ func (c *config) parseV4(doc *yaml.Node, h *format.Hash) []Diagnostic {
 			}
 		}
 		name, backend := str("name", true), str("backend", true)
-		lvl := levelConf{name: name, pos: dataload.Pos{Line: en.Line, Column: en.Column}, datadir: datadir, kind: locPaths, ext: "." + backend}
+		// Puppet never interpolates a version 4 datadir: "data/%{facts.dc}"
+		// is the folder named so.
+		lvl := levelConf{name: name, pos: dataload.Pos{Line: en.Line, Column: en.Column}, datadir: datadir, kind: locPaths, ext: "." + backend, literalDatadir: true}
 		if d := str("datadir", false); d != "" {
 			lvl.datadir = d
 		}

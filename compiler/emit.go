@@ -364,7 +364,11 @@ func (n *nodeRun) contributions(name string, locs []keyLoc, def bool, layers [3]
 			err = l.df.err
 		} else {
 			c.Line, c.Column = l.df.pos[l.idx].Line, l.df.pos[l.idx].Column
+			confined := n.confine(l.layer, def)
 			c.Value, err = n.readEntry(l.df, l.idx, h.Levels[l.level].Name)
+			if confined {
+				n.globalOnly--
+			}
 			c.Bound = c.Bound || l.df.bound[l.idx]
 		}
 		if err != nil {

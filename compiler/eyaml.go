@@ -59,17 +59,22 @@ type keyringKey struct {
 
 // newKeyring reads the keys of every eyaml level of the given layers: the
 // files given by in.PKCS7PrivateKey and in.PKCS7PublicKey, else those the
-// level's options name. An absolute path is read from the local disk (the
-// only files hieracc reads outside its input folders); a relative one
-// inside the layer's folder.
+// level's options (or a Hiera 3 :eyaml: section) name. An absolute path is
+// read from the folder a mount gives it, else from the local disk (the only
+// files hieracc reads outside its input folders); a relative one inside
+// the layer's folder.
 func newKeyring(in Input, configs []*config) *keyring {
 	kr := &keyring{decrypters: map[keyringKey]*eyaml.Decrypter{}}
 	readAbs := in.ReadKeyFile
 	if readAbs == nil {
 		readAbs = func(p string) ([]byte, error) { return format.ReadRegular(p, dataload.MaxFileSize) }
 	}
+	mounts := cleanMounts(in.Mounts)
 	read := func(root, p string) ([]byte, error) {
 		if path.IsAbs(p) {
+			if mp, ok := mapServerPath(mounts, path.Clean(p)); ok {
+				return fs.ReadFile(in.FS, mp)
+			}
 			return readAbs(p)
 		}
 		return fs.ReadFile(in.FS, path.Join(root, p))

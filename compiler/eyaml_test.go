@@ -52,8 +52,9 @@ func TestEyamlSecrets(t *testing.T) {
 	}
 }
 
-// TestNestedSensitive: a lookup() or alias() in data of a key converted to
-// Sensitive fails (a bundle cannot hold a Sensitive inside other data),
+// TestNestedSensitive: a lookup() in data of a key converted to Sensitive
+// inserts Puppet's text for it, "Sensitive [value redacted]", and an
+// alias() fails (a bundle cannot hold a Sensitive inside other data),
 // whichever key is compiled first; other conversions apply.
 func TestNestedSensitive(t *testing.T) {
 	fsys := fstest.MapFS{
@@ -64,6 +65,7 @@ func TestNestedSensitive(t *testing.T) {
 a_pw: secret
 a_port: "0x10"
 z_text: "pw=%{lookup('a_pw')}"
+a_first: "%{hiera('a_pw')}"
 z_alias: "%{alias('a_pw')}"
 z_port: "port=%{lookup('a_port')}"
 `)},
@@ -85,7 +87,8 @@ z_port: "port=%{lookup('a_port')}"
 	want := map[string]string{
 		"a_pw":    "secret", // readers wrap it
 		"a_port":  "16",
-		"z_text":  "error: hieracc cannot interpolate key 'a_pw': its lookup_options convert it to Sensitive, which cannot be held in other data ahead of time",
+		"z_text":  "pw=Sensitive [value redacted]",
+		"a_first": "Sensitive [value redacted]",
 		"z_alias": "error: hieracc cannot interpolate key 'a_pw': its lookup_options convert it to Sensitive, which cannot be held in other data ahead of time",
 		"z_port":  "port=16",
 	}
@@ -126,5 +129,65 @@ func TestConvertToPerNode(t *testing.T) {
 	want := map[string]any{"a": int64(16), "b": "0x10", "c": "0x10", "d": "0x10"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// TestHiera3EyamlKeys: a Hiera 3 global config's :eyaml: section names the
+// keys; an absolute path there is read from the mount that supplies it,
+// else from the local disk, and --pkcs7-private-key/--pkcs7-public-key
+// override it.
+func TestHiera3EyamlKeys(t *testing.T) {
+	dir := ownCasesDir + "/hiera3-global-eyaml"
+	fsys := os.DirFS(dir)
+	n, ds := compiler.LoadFacts(fsys, "nodes/web01.example.com.yaml")
+	if len(ds) > 0 {
+		t.Fatal(ds)
+	}
+	priv, err := os.ReadFile(dir + "/keys/private_key.pkcs7.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mount := []compiler.Mount{{Server: "/etc/puppetlabs/puppet/eyaml", Dir: "keys"}}
+	var read []string
+	local := func(p string) ([]byte, error) {
+		read = append(read, p)
+		if p == "/etc/puppetlabs/puppet/eyaml/private_key.pkcs7.pem" {
+			return priv, nil
+		}
+		return os.ReadFile(dir + "/keys/public_key.pkcs7.pem")
+	}
+	for _, tc := range []struct {
+		name      string
+		mounts    []compiler.Mount
+		flag      *compiler.KeyFile
+		want      string
+		wantLocal []string
+	}{
+		{"mounted", mount, nil, "s3cr3t-db", nil},
+		{"local disk", nil, nil, "s3cr3t-db", []string{"/etc/puppetlabs/puppet/eyaml/private_key.pkcs7.pem", "/etc/puppetlabs/puppet/eyaml/public_key.pkcs7.pem"}},
+		{"flag overrides", mount, &compiler.KeyFile{Name: "other.pem", Data: []byte("not a key")}, "error", nil},
+	} {
+		read = nil
+		in := compiler.Input{FS: fsys, EnvDir: "env", GlobalDir: "global", Nodes: []compiler.Node{n},
+			Mounts: tc.mounts, ReadKeyFile: local, PKCS7PrivateKey: tc.flag}
+		res, err := compiler.Compile(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := "missing"
+		for _, k := range res.Bundles[0].Keys {
+			if k.Name == "db_password" {
+				got = fmt.Sprint(k.Value)
+				if k.Err != nil {
+					got = "error"
+				}
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s: db_password = %q, want %q", tc.name, got, tc.want)
+		}
+		if d := cmp.Diff(tc.wantLocal, read); d != "" {
+			t.Errorf("%s: key files read from the local disk (-want +got):\n%s", tc.name, d)
+		}
 	}
 }

@@ -58,7 +58,10 @@ func (g *globber) readDir(dir string) ([]fs.DirEntry, bool) {
 // segs matches the pattern segments below dir; false when over budget.
 func (g *globber) segs(dir string, segs []string) bool {
 	if len(segs) == 0 {
-		if st, err := fs.Stat(g.fsys, dir); err == nil && !st.IsDir() {
+		st, err := fs.Stat(g.fsys, dir)
+		if err == nil && !st.IsDir() || err != nil && isLink(g.fsys, dir) {
+			// A file, or a link that cannot be followed here (out of its
+			// folder, as Ruby's glob lists it): reading it says how.
 			g.out = append(g.out, dir)
 		}
 		return len(g.out) <= maxLocations
@@ -171,4 +174,15 @@ func expandBracesInto(p string, max int, out *[]string) bool {
 	}
 	*out = append(*out, p)
 	return len(*out) <= max
+}
+
+// isLink reports whether p is a symbolic link (false when the FS does not
+// show its links).
+func isLink(fsys fs.FS, p string) bool {
+	rl, ok := fsys.(fs.ReadLinkFS)
+	if !ok {
+		return false
+	}
+	st, err := rl.Lstat(p)
+	return err == nil && st.Mode()&fs.ModeSymlink != 0
 }

@@ -85,6 +85,13 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 				}
 			default:
 				df = n.c.file(l, lvl.function, c.layer, c.module, keyringKey{c.root, lvl.keys})
+				if df != nil && df.err != nil {
+					if lo, ok := n.c.linkOutOf(l.path); ok {
+						// A link to the server's disk (outside.go): the
+						// bundle records the file a mount gives it.
+						df, l.path = n.linkedFile(c, lvl, l, lo)
+					}
+				}
 			}
 			fs[j] = df
 			if built {
@@ -201,9 +208,12 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 	case lvl.noRoot, path.IsAbs(lvl.datadir):
 		dir = ""
 	}
-	dd, err := n.interpolatePath(tmpl, glob)
-	if err != nil {
-		return nil, err
+	dd := tmpl
+	if !lvl.literalDatadir {
+		var err *format.Error
+		if dd, err = n.interpolatePath(tmpl, glob); err != nil {
+			return nil, err
+		}
 	}
 	if lvl.noRoot && !lvl.envDatadir && !path.IsAbs(dd) {
 		return nil, &format.Error{Message: fmt.Sprintf("datadir %q is relative: Puppet resolves a Hiera 3 :datadir: against the working directory of its process, which hieracc cannot know", dd)}
@@ -217,6 +227,14 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 	if mt := n.c.mountTop(datadir); mt != "" {
 		top = mt // a datadir on the server's disk, which a mount supplies
 	}
+	// Messages name the datadir as Puppet does: an interpolation that came
+	// out empty leaves its double slash ("data//dd").
+	shownDir := datadir
+	if dir != "" && strings.Contains(dd, "//") {
+		if s := shownPath(dir, dd, datadir); s != "" {
+			shownDir = strings.TrimRight(s, "/")
+		}
+	}
 	resolve := func(tmpl string) (location, *format.Error) {
 		p, err := n.interpolatePath(tmpl, glob)
 		if err != nil {
@@ -226,7 +244,7 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 			p += lvl.ext // Hiera 3: the backend's extension
 		}
 		joined, err := n.safeJoin("hierarchy path", top, datadir, tmpl, p)
-		return location{joined, shownPath(datadir, p, joined), tmpl}, err
+		return location{joined, shownPath(shownDir, p, joined), tmpl}, err
 	}
 	var locs []location
 	switch lvl.kind {
@@ -259,7 +277,7 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 				pattern = p.shown
 			}
 			for _, m := range matched {
-				locs = append(locs, location{path: m, original: pattern})
+				locs = append(locs, location{path: m, shown: globShown(pattern, m), original: pattern})
 			}
 		}
 	case locMappedPaths:
@@ -355,7 +373,7 @@ const globChars = `\*?[]{}`
 // slash ("data/p//x.yaml"). Only that case is kept apart from the cleaned
 // path; joined is returned otherwise ("" when it is the same).
 func shownPath(dir, p, joined string) string {
-	if !strings.Contains(p, "//") || path.IsAbs(p) {
+	if !strings.Contains(p, "//") && !strings.Contains(dir, "//") || path.IsAbs(p) {
 		return ""
 	}
 	rest := p
@@ -369,6 +387,28 @@ func shownPath(dir, p, joined string) string {
 		return shown
 	}
 	return ""
+}
+
+// globShown is how Puppet names a glob's match m in messages when the
+// pattern holds a double slash (an interpolation came out empty): Ruby's
+// Dir.glob keeps the pattern's text before its wildcards, so the match of
+// "data/g//*.yml" is "data/g//x.yml". "" when that is m itself, or when
+// the double slash follows a wildcard (not kept apart).
+func globShown(pattern, m string) string {
+	i := strings.LastIndex(pattern, "//")
+	if i < 0 {
+		return ""
+	}
+	lit := pattern[:i+2]
+	if strings.ContainsAny(lit, globChars) {
+		return ""
+	}
+	clean := path.Clean(lit) + "/"
+	rest, ok := strings.CutPrefix(m, clean)
+	if !ok {
+		return ""
+	}
+	return lit + rest
 }
 
 // safeJoin joins a folder and an interpolated path (what, a "datadir" or a

@@ -361,9 +361,12 @@ func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bo
 		var val any
 		var err error
 		switch method {
-		case "lookup", "hiera", "alias":
+		case "lookup", "hiera":
 			val, err = n.lookupWithDefault(arg)
-			n.record(dep{lookup: true, name: arg, value: val, err: errText(err)})
+			n.record(dep{lookup: true, global: n.globalOnly > 0, name: arg, value: val, err: errText(err)})
+		case "alias":
+			val, err = n.aliasWithDefault(arg)
+			n.record(dep{lookup: true, alias: true, global: n.globalOnly > 0, name: arg, value: val, err: errText(err)})
 		case "scope":
 			val, err = n.scopeLookup(arg, s)
 		case "literal":

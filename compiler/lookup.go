@@ -40,7 +40,10 @@ type nodeRun struct {
 	delta []string
 
 	stack []string // keys being looked up, for recursion detection
-	top   string   // the key the current top-level lookup started from
+	// globalOnly > 0 while the data of a global layer that confines its
+	// nested lookups is read (see confinesLookups): they search it alone.
+	globalOnly int
+	top        string // the key the current top-level lookup started from
 	// checks logs every name tested against the stack: a result whose
 	// computation tested a name holds only where that name is not on the
 	// stack (Puppet would have reported a recursion). See holds.
@@ -315,12 +318,40 @@ func (n *nodeRun) leaf(root, asked string, g, e, m *layerRun, useDefault bool) h
 		if useDefault {
 			h = lr.def
 		}
+		confined := n.confine(layer, useDefault)
 		v, found, err := n.readKey(df, root, h.Levels[level].Name)
+		if confined {
+			n.globalOnly--
+		}
 		if err != nil && layer == format.LayerGlobal && !useDefault {
 			err = inGlobal(asked, asFormatError(err))
 		}
 		return v, found, err
 	}
+}
+
+// confine is called before data of layer (of a default_hierarchy when
+// def) is read: it confines the nested lookups the data makes, when the
+// layer does (see confinesLookups), and reports whether it did; the caller
+// then decrements n.globalOnly once the data is read.
+func (n *nodeRun) confine(layer format.Layer, def bool) bool {
+	if layer == format.LayerGlobal && !def && n.c.confinesLookups() {
+		n.globalOnly++
+		return true
+	}
+	return false
+}
+
+// confinesLookups reports whether the nested lookups (%{lookup()},
+// %{hiera()}, %{alias()}) in the global layer's data search the global
+// layer alone: Puppet's GlobalDataProvider confines those of a Hiera 3
+// global config "same as for hiera_xxx functions", unless the environment
+// has a version 5 hiera.yaml (none, version 4, or version 3, which Puppet
+// ignores, do not count). Confined, a lookup finds no environment or
+// module data, nor a module's default_hierarchy.
+func (c *compilation) confinesLookups() bool {
+	envV5 := c.env != nil && c.env.present && c.env.legacy == 0
+	return c.global != nil && c.global.present && c.global.legacy == 3 && !envV5
 }
 
 // inGlobal gives an error raised in the global layer Puppet's prefix: its
@@ -390,15 +421,44 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 	return x, nil
 }
 
-// lookupWithDefault is the lookup()/hiera()/alias() interpolation method:
-// a full lookup of the key whose default is "".
+// lookupWithDefault is the lookup()/hiera() interpolation method: a full
+// lookup of the key whose default is "". A key converted to Sensitive
+// gives the Sensitive's text, as Puppet's interpolation inserts it.
 func (n *nodeRun) lookupWithDefault(text string) (any, error) {
 	v, err := n.lookup(text)
-	if errors.Is(err, errNotFound) {
+	var se *sensitiveKey
+	switch {
+	case errors.Is(err, errNotFound):
 		return "", nil
+	case errors.As(err, &se):
+		return redacted, nil
 	}
 	return v, err
 }
+
+// aliasWithDefault is the alias() interpolation method: lookupWithDefault,
+// except that the value of a key converted to Sensitive would be the
+// Sensitive itself, which bundles cannot hold inside a key: an error.
+func (n *nodeRun) aliasWithDefault(text string) (any, error) {
+	v, err := n.lookup(text)
+	var se *sensitiveKey
+	switch {
+	case errors.Is(err, errNotFound):
+		return "", nil
+	case errors.As(err, &se):
+		return nil, sensitiveError(se.key)
+	}
+	return v, err
+}
+
+// redacted is how Puppet's interpolation shows a Sensitive (its to_s).
+const redacted = "Sensitive [value redacted]"
+
+// sensitiveKey is what lookup returns for a key its lookup_options convert
+// to Sensitive: the interpolation method decides what it gives.
+type sensitiveKey struct{ key string }
+
+func (e *sensitiveKey) Error() string { return sensitiveError(e.key).Message }
 
 // lookup is a full nested lookup of key text (as lookup() in data does).
 func (n *nodeRun) lookup(text string) (any, error) {
@@ -424,16 +484,20 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	}
 	// Results computed earlier (here, or as a compiled key) are reused only
 	// where they hold: their computation tested no name now on the stack.
-	if e, ok := n.memo[text]; ok && n.holds(e.tested) {
+	memoKey := text
+	if n.globalOnly > 0 {
+		memoKey = "\x00global:" + text // a confined lookup's answer is its own
+	}
+	if e, ok := n.memo[memoKey]; ok && n.holds(e.tested) {
 		n.secret = n.secret || e.secret
 		return e.value, nil
 	}
 	// Only a text that is its own root names a compiled key: a quoted
 	// text, "x", names root x, not a key written "x" with its quotes.
-	if len(k.Segments) == 0 && k.Root == text {
+	if len(k.Segments) == 0 && k.Root == text && n.globalOnly == 0 {
 		if i, ok := slices.BinarySearchFunc(n.keys, text, func(k format.Key, name string) int { return strings.Compare(k.Name, name) }); ok && n.keys[i].Err == nil && n.holds(n.testedOf(i)) {
 			if n.keys[i].Sensitive() {
-				return nil, sensitiveError(text)
+				return nil, &sensitiveKey{text}
 			}
 			n.secret = n.secret || n.keys[i].Secret
 			return n.keys[i].Value, nil
@@ -459,15 +523,20 @@ func (n *nodeRun) lookup(text string) (any, error) {
 		return nil, errNotFound
 	}
 	if v, err = n.convert(k, v); err != nil {
+		var se *sensitiveKey
+		if errors.As(err, &se) {
+			n.secret = outer // what the interpolation inserts holds no secret
+			return nil, err
+		}
 		return nil, asFormatError(err)
 	}
-	n.memo[text] = memoEntry{value: v, tested: n.since(mark), secret: secret}
+	n.memo[memoKey] = memoEntry{value: v, tested: n.since(mark), secret: secret}
 	return v, nil
 }
 
 // convert applies the root key's convert_to to what a nested lookup found.
-// A Sensitive cannot be held in data or text ahead of time: such a lookup
-// fails (Puppet would insert a Sensitive, or its redacted text).
+// A Sensitive is not a value data can hold: convert reports it with a
+// *sensitiveKey (see lookupWithDefault).
 func (n *nodeRun) convert(k hiera.Key, v any) (any, error) {
 	opts, oerr := n.keyOptions(k.Module)
 	if oerr != nil {
@@ -478,7 +547,7 @@ func (n *nodeRun) convert(k hiera.Key, v any) (any, error) {
 		return v, err
 	}
 	if spec[0] == "Sensitive" {
-		return nil, sensitiveError(k.Root)
+		return nil, &sensitiveKey{k.Root}
 	}
 	return hiera.Convert(k.Root, spec, v)
 }
@@ -496,6 +565,9 @@ func (n *nodeRun) resolveKey(text string, k hiera.Key) (any, bool, *format.Error
 		return nil, false, ferr
 	}
 	layers := n.layersFor(k.Module)
+	if n.globalOnly > 0 {
+		layers = [3]*layerRun{n.global, nil, nil}
+	}
 	v, found, err := hiera.Resolve(merge, hierarchies(layers), n.leaf(k.Root, text, layers[0], layers[1], layers[2], false))
 	err = hiera.InLookupOf(text, err)
 	if err == nil && found {
@@ -504,8 +576,8 @@ func (n *nodeRun) resolveKey(text string, k hiera.Key) (any, bool, *format.Error
 	if err != nil {
 		return nil, false, asFormatError(err)
 	}
-	if found {
-		return v, true, nil
+	if found || n.globalOnly > 0 {
+		return v, found, nil
 	}
 	v, found, ferr = n.resolveDefault(k)
 	if ferr != nil || !found {

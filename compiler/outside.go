@@ -8,6 +8,7 @@ package compiler
 
 import (
 	"fmt"
+	"io/fs"
 	"path"
 	"slices"
 	"strings"
@@ -29,21 +30,119 @@ func (n *nodeRun) serverPath(abs, tmpl string) string {
 		return p
 	}
 	static, _, _ := strings.Cut(tmpl, "%{")
-	d := Diagnostic{Severity: Warning, Pos: n.at.pos, Level: n.at.level,
-		Message: fmt.Sprintf("%s is on the Puppet server's disk, outside the folders given to hieracc: read as absent (compile --mount %s=LOCAL_DIR supplies it)", tmpl, path.Dir(static+"x"))}
+	n.warnOutside(Diagnostic{Severity: Warning, Pos: n.at.pos, Level: n.at.level,
+		Message: fmt.Sprintf("%s is on the Puppet server's disk, outside the folders given to hieracc: read as absent (compile --mount %s=LOCAL_DIR supplies it)", tmpl, path.Dir(static+"x"))})
+	return abs
+}
+
+// warnOutside reports a location on the server's disk, once per node.
+func (n *nodeRun) warnOutside(d Diagnostic) {
 	n.warnings++
 	if s := d.String(); !n.warned[s] {
 		n.warned[s] = true
 		n.diags = append(n.diags, d)
 	}
-	return abs
+}
+
+// A symbolic link in the data to an absolute path (data/private.yaml ->
+// /opt/puppet/shares/private.yaml, a folder data/shares -> /srv/shares)
+// names the Puppet server's disk too: Puppet follows it there. hieracc
+// never follows it on the machine it runs on; it reads the location as a
+// hierarchy's absolute path (serverPath): from a mount, else absent with a
+// warning naming the level and the link.
+
+// linkOut describes the link that takes a data file's FS path to the
+// server's disk.
+type linkOut struct {
+	link   string // the link's FS path
+	target string // what it points to, as written (absolute)
+	server string // the data file's path on the server: target + the rest
+	file   bool   // the link is the data file itself (else a folder above it)
+}
+
+// linkOutOf returns the link that takes FS path p to an absolute path,
+// following the relative links before it inside the FS; false when there
+// is none (or the FS shows no links). It is asked only of a file that
+// could not be read, and remembered.
+func (c *compilation) linkOutOf(p string) (linkOut, bool) {
+	if v, ok := c.links.Load(p); ok {
+		lo, _ := v.(*linkOut)
+		return derefLink(lo)
+	}
+	lo := findLinkOut(c.fsys, p)
+	c.links.Store(p, lo)
+	return derefLink(lo)
+}
+
+func derefLink(lo *linkOut) (linkOut, bool) {
+	if lo == nil {
+		return linkOut{}, false
+	}
+	return *lo, true
+}
+
+// maxLinkHops bounds the relative links findLinkOut follows (a loop).
+const maxLinkHops = 40
+
+func findLinkOut(fsys fs.FS, p string) *linkOut {
+	rl, ok := fsys.(fs.ReadLinkFS)
+	if !ok {
+		return nil
+	}
+	segs := strings.Split(p, "/")
+	cur, hops := ".", 0
+	for i := 0; i < len(segs); i++ {
+		next := path.Join(cur, segs[i])
+		st, err := rl.Lstat(next)
+		if err != nil {
+			return nil
+		}
+		if st.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		t, err := rl.ReadLink(next)
+		if err != nil {
+			return nil
+		}
+		rest := segs[i+1:]
+		if path.IsAbs(t) {
+			return &linkOut{link: next, target: t, server: path.Join(append([]string{t}, rest...)...), file: len(rest) == 0}
+		}
+		// A relative link inside the FS is followed here as the FS does;
+		// one that leaves it is the FS's error to report.
+		r := path.Join(cur, t)
+		if hops++; hops > maxLinkHops || !fs.ValidPath(r) {
+			return nil
+		}
+		segs, cur, i = append(strings.Split(r, "/"), rest...), ".", -1
+	}
+	return nil
+}
+
+// linkedFile is the data file at l, which leads out through a link: the
+// file a mount gives its server path, else none (absent), with a warning.
+// It returns the FS path read (l's own when none is).
+func (n *nodeRun) linkedFile(c *config, lvl *levelConf, l location, lo linkOut) (*dataFile, string) {
+	if p, ok := n.c.mapServer(path.Clean(lo.server)); ok {
+		return n.c.file(location{path: p, original: l.original}, lvl.function, c.layer, c.module, keyringKey{c.root, lvl.keys}), p
+	}
+	dir := lo.target
+	if lo.file {
+		dir = path.Dir(dir)
+	}
+	n.warnOutside(Diagnostic{Severity: Warning, Pos: lvl.pos.In(c.file), Level: lvl.name,
+		Message: fmt.Sprintf("%s is a symbolic link to %s, on the Puppet server's disk, outside the folders given to hieracc: read as absent (compile --mount %s=LOCAL_DIR supplies it)", lo.link, lo.target, path.Clean(dir))})
+	return nil, l.path
 }
 
 // mapServer maps an absolute server path to the FS path a mount gives it
 // (the longest server folder that holds abs wins); false when no mount
 // holds it.
-func (c *compilation) mapServer(abs string) (string, bool) {
-	ms := c.mounts
+func (c *compilation) mapServer(abs string) (string, bool) { return mapServerPath(c.mounts, abs) }
+
+// mapServerPath is mapServer over the mounts ms (cleaned: cleanMounts).
+func mapServerPath(ms []Mount, abs string) (string, bool) {
 	best := -1
 	for i, m := range ms {
 		if abs == m.Server || m.Server == "/" || strings.HasPrefix(abs, m.Server+"/") {

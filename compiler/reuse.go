@@ -134,6 +134,8 @@ func newWorker() *worker {
 // dep is one thing a key's resolution read from the node.
 type dep struct {
 	lookup bool   // a nested lookup() (else a scope variable)
+	alias  bool   // the lookup was alias()'s (see aliasWithDefault)
+	global bool   // the lookup was confined to the global layer (see confinesLookups)
 	name   string // key text or variable expression
 	value  any
 	err    string // the error message the read gave, "" if none
@@ -452,7 +454,17 @@ func (n *nodeRun) depsHold(deps []dep) bool {
 			if d.stack != nil {
 				n.stack = append(n.stack[len(n.stack):], d.stack...)
 			}
-			v, err = n.lookupWithDefault(d.name)
+			if d.global {
+				n.globalOnly++
+			}
+			if d.alias {
+				v, err = n.aliasWithDefault(d.name)
+			} else {
+				v, err = n.lookupWithDefault(d.name)
+			}
+			if d.global {
+				n.globalOnly--
+			}
 			n.stack = saved
 		} else {
 			v, err = n.scopeLookup(d.name, d.name)

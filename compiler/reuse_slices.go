@@ -596,7 +596,7 @@ func (n *nodeRun) lookupsStatic(t *sliceTable, s *slot, e *sharedKey) {
 	var buf [4]string
 	looked := buf[:0]
 	for _, d := range e.deps {
-		if !d.lookup || d.stack != nil || d.err != "" || d.name == lookupOptionsKey {
+		if !d.lookup || d.global || d.stack != nil || d.err != "" || d.name == lookupOptionsKey {
 			return
 		}
 		if k, err := n.parseExpr(d.name); err != nil || len(k.Segments) > 0 || k.Root != d.name {

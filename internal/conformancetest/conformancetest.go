@@ -40,11 +40,17 @@ type Flag struct {
 	Name  string // "--pkcs7-private-key"
 	Path  string // the file, joined to the case folder ("" for a flag in valueFlags)
 	Value string // as written
+	// Server is --mount's ABS (Path is then its DIR, joined to the case
+	// folder).
+	Server string
 }
 
 // Arg is the flag's argument on a command line: its path, or its value.
 func (f Flag) Arg() string {
-	if f.Path == "" {
+	switch {
+	case f.Server != "":
+		return f.Server + "=" + f.Path
+	case f.Path == "":
 		return f.Value
 	}
 	return f.Path
@@ -55,8 +61,9 @@ var valueFlags = map[string]bool{"--ruby-backends": true}
 
 // ReadFlags reads dir/hieracc-flags, the extra compile flags a case needs
 // (testdata/conformance/README.md): one "--flag PATH" a line, PATH
-// relative to the case folder, or "--flag VALUE" for a flag that names no
-// file (valueFlags). A case without the file needs none.
+// relative to the case folder ("--mount ABS=DIR": DIR relative to it),
+// or "--flag VALUE" for a flag that names no file (valueFlags). A case
+// without the file needs none.
 func ReadFlags(dir string) ([]Flag, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "hieracc-flags"))
 	if errors.Is(err, os.ErrNotExist) {
@@ -73,6 +80,14 @@ func ReadFlags(dir string) ([]Flag, error) {
 		}
 		if valueFlags[f[0]] {
 			flags = append(flags, Flag{Name: f[0], Value: f[1]})
+			continue
+		}
+		if f[0] == "--mount" {
+			abs, rel, ok := strings.Cut(f[1], "=")
+			if !ok {
+				return nil, fmt.Errorf("hieracc-flags: want \"--mount ABS=DIR\", got %q", line)
+			}
+			flags = append(flags, Flag{Name: f[0], Path: filepath.Join(dir, rel), Server: abs, Value: f[1]})
 			continue
 		}
 		flags = append(flags, Flag{Name: f[0], Path: filepath.Join(dir, f[1]), Value: f[1]})
@@ -304,4 +319,21 @@ func canon(v any) any {
 		return runtime.Redacted // what puppet lookup --render-as json prints
 	}
 	return v
+}
+
+// MissingLinks reports why a case cannot run here, "" when it can: a case
+// whose input holds symbolic links lists them in its file "symlinks" (one
+// path a line, relative to the case folder), and a checkout without
+// symbolic links (Windows' git by default) makes them plain files.
+func MissingLinks(dir string) string {
+	raw, err := os.ReadFile(filepath.Join(dir, "symlinks"))
+	if err != nil {
+		return ""
+	}
+	for _, l := range strings.Fields(string(raw)) {
+		if st, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(l))); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			return fmt.Sprintf("%s is not a symbolic link in this checkout", l)
+		}
+	}
+	return ""
 }

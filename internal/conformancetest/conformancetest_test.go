@@ -85,3 +85,30 @@ func TestReadFlags(t *testing.T) {
 		t.Errorf("Arg: %q, %q", got[1].Arg(), got[2].Arg())
 	}
 }
+
+// TestMissingLinks: a case runs where the links its "symlinks" file lists
+// are links, and is skipped where a checkout made them plain files.
+func TestMissingLinks(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "symlinks"), []byte("a.yaml\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/opt/hieracc-test-nonexistent/a.yaml", filepath.Join(dir, "a.yaml")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if why := MissingLinks(dir); why != "" {
+		t.Errorf("with the link: %s", why)
+	}
+	if err := os.Remove(filepath.Join(dir, "a.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("/opt/hieracc-test-nonexistent/a.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if why := MissingLinks(dir); why == "" {
+		t.Error("a plain file where the link was: not reported")
+	}
+	if why := MissingLinks(t.TempDir()); why != "" {
+		t.Errorf("a case without links: %s", why)
+	}
+}

@@ -181,7 +181,7 @@ func TestSimpleParserFiles(t *testing.T) {
 	var files []string
 	for _, root := range []string{"testdata", "../../../testdata", "../../../../shared/conformance"} {
 		filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".yaml") {
+			if err == nil && d.Type().IsRegular() && strings.HasSuffix(path, ".yaml") { // not a link: testdata holds links to nowhere
 				files = append(files, path)
 			}
 			return nil

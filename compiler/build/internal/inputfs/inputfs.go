@@ -290,6 +290,58 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 	return es, nil
 }
 
+// ReadLink returns the target of the symbolic link name, as written: the
+// compiler reads a link out of the folders given as a path on the Puppet
+// server's disk (compiler/outside.go), and never follows it here.
+func (f *FS) ReadLink(name string) (string, error) {
+	rl, rest, err := f.linkFS("readlink", name)
+	if err != nil {
+		return "", err
+	}
+	t, err := rl.ReadLink(rest)
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: unwrapPathErr(err)}
+	}
+	return t, nil
+}
+
+// Lstat is Stat, except that a symbolic link is described, not followed.
+func (f *FS) Lstat(name string) (fs.FileInfo, error) {
+	m, _, ok := f.resolve(name)
+	if !ok || m.IsFile {
+		return f.Stat(name) // a folder above the mounts, or a mounted file: no link of the input
+	}
+	rl, rest, err := f.linkFS("lstat", name)
+	if err != nil {
+		return nil, err
+	}
+	if rest == "." {
+		return f.Stat(name)
+	}
+	st, err := rl.Lstat(rest)
+	if err != nil {
+		return nil, &fs.PathError{Op: "lstat", Path: name, Err: unwrapPathErr(err)}
+	}
+	return st, nil
+}
+
+// linkFS is the mount holding name, as an fs.ReadLinkFS, and the path
+// inside it.
+func (f *FS) linkFS(op, name string) (fs.ReadLinkFS, string, error) {
+	if !fs.ValidPath(name) {
+		return nil, "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	m, rest, ok := f.resolve(name)
+	if !ok {
+		return nil, "", &fs.PathError{Op: op, Path: name, Err: ErrOutside}
+	}
+	rl, isRL := m.FS.(fs.ReadLinkFS)
+	if m.IsFile || !isRL {
+		return nil, "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	return rl, rest, nil
+}
+
 // renamed shows a mounted file under its name inside the FS.
 type renamed struct {
 	fs.FileInfo

@@ -91,3 +91,45 @@ func TestLinkOutside(t *testing.T) {
 		}
 	}
 }
+
+// TestReadLink: the FS shows its links (fs.ReadLinkFS) without following
+// them: Lstat describes a link out of a mount and ReadLink gives its target
+// as written, while reading through it still fails.
+func TestReadLink(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "repo", "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/opt/hieracc-test-nonexistent/x.yaml", filepath.Join(dir, "repo", "data", "abs.yaml")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "repo", "data", "plain.yaml"), []byte("a: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var f fs.FS = New([]Mount{{Name: "env", Real: filepath.Join(dir, "repo"), FS: DirFS(filepath.Join(dir, "repo")), Display: "repo"}})
+	rl, ok := f.(fs.ReadLinkFS)
+	if !ok {
+		t.Fatal("the FS does not show its links")
+	}
+	if st, err := rl.Lstat("env/data/abs.yaml"); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("Lstat(env/data/abs.yaml) = %v, %v; want a link", st, err)
+	}
+	if got, err := rl.ReadLink("env/data/abs.yaml"); got != "/opt/hieracc-test-nonexistent/x.yaml" || err != nil {
+		t.Errorf("ReadLink(env/data/abs.yaml) = %q, %v", got, err)
+	}
+	if st, err := rl.Lstat("env/data/plain.yaml"); err != nil || !st.Mode().IsRegular() {
+		t.Errorf("Lstat(env/data/plain.yaml) = %v, %v; want a file", st, err)
+	}
+	if st, err := rl.Lstat("env"); err != nil || !st.IsDir() {
+		t.Errorf("Lstat(env) = %v, %v; want the mount's folder", st, err)
+	}
+	if _, err := rl.ReadLink("env/data/plain.yaml"); err == nil {
+		t.Error("ReadLink of a file gave no error")
+	}
+	if _, err := rl.Lstat("elsewhere/x"); !errors.Is(err, ErrOutside) {
+		t.Errorf("Lstat outside the mounts = %v, want %v", err, ErrOutside)
+	}
+	if _, err := fs.ReadFile(f, "env/data/abs.yaml"); !errors.Is(err, ErrLinkOutside) {
+		t.Errorf("ReadFile through the link = %v, want %v", err, ErrLinkOutside)
+	}
+}
