@@ -85,6 +85,10 @@ type nodeRun struct {
 	// whether a result can be reused (its warnings are replayed instead).
 	keyWarns *[]Diagnostic
 	quiet    int
+	// hide > 0 while interpolating text decrypted from ENC[...]: its
+	// messages write hiera.Redacted for what they would quote of it (a
+	// variable's name, a key, the text itself).
+	hide int
 }
 
 // site is a place interpolation reads from: a data file's key, or a level
@@ -371,7 +375,14 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 	saved := n.at
 	n.at = site{df.pos[i].In(df.path), level}
 	aliases := n.aliases
+	secret := df.secret != nil && df.secret[i]
+	if secret {
+		n.hide++
+	}
 	x, err := n.interpolatePlanned(v, df.plans[i], true)
+	if secret {
+		n.hide--
+	}
 	n.at = saved
 	if err == nil && n.aliases != aliases {
 		// Only an alias() inserts structure: a value grows past what its
@@ -384,6 +395,13 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 		fe := asFormatError(err)
 		if fe.File == "" {
 			fe = &format.Error{Message: fe.Message, Pos: df.pos[i].In(df.path)}
+		}
+		if secret {
+			if msg := hiera.RedactMessage(fe.Message, v); msg != fe.Message {
+				e := *fe
+				e.Message = msg
+				fe = &e
+			}
 		}
 		return nil, fe
 	}
@@ -458,7 +476,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	if !found {
 		return nil, errNotFound
 	}
-	if v, err = n.convert(k, v); err != nil {
+	if v, err = n.convert(k, v, secret); err != nil {
 		return nil, asFormatError(err)
 	}
 	n.memo[text] = memoEntry{value: v, tested: n.since(mark), secret: secret}
@@ -467,20 +485,23 @@ func (n *nodeRun) lookup(text string) (any, error) {
 
 // convert applies the root key's convert_to to what a nested lookup found.
 // A Sensitive cannot be held in data or text ahead of time: such a lookup
-// fails (Puppet would insert a Sensitive, or its redacted text).
-func (n *nodeRun) convert(k hiera.Key, v any) (any, error) {
+// fails (Puppet would insert a Sensitive, or its redacted text). secret
+// says v holds decrypted text, which its error does not quote.
+func (n *nodeRun) convert(k hiera.Key, v any, secret bool) (any, error) {
 	opts, oerr := n.keyOptions(k.Module)
 	if oerr != nil {
 		return nil, oerr
 	}
-	spec, err := opts.convertTo(k.Root)
+	ko := opts.of(k.Root)
+	spec, err := ko.conv, ko.convErr
 	if err != nil || len(spec) == 0 {
 		return v, err
 	}
+	secret = secret || ko.secret
 	if spec[0] == "Sensitive" {
 		return nil, sensitiveError(k.Root)
 	}
-	return hiera.Convert(k.Root, spec, v)
+	return hiera.Convert(k.Root, spec, v, secret)
 }
 
 func sensitiveError(key string) *format.Error {
@@ -568,6 +589,9 @@ func asFormatError(err error) *format.Error {
 // warnUndefined reports a variable that is not in scope, as Puppet's
 // "Undefined variable" warning.
 func (n *nodeRun) warnUndefined(name string) {
+	if n.hide > 0 {
+		name = hiera.Redacted
+	}
 	n.warn(fmt.Sprintf("Undefined variable '%s'", name))
 }
 
