@@ -375,7 +375,9 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 	saved := n.at
 	n.at = site{df.pos[i].In(df.path), level}
 	aliases := n.aliases
-	secret := df.secret != nil && df.secret[i]
+	// Decrypted text, or the value of a key that lookup_options convert
+	// to Sensitive: its messages do not quote it.
+	secret := df.secret != nil && df.secret[i] || n.sensitiveKey(df.hash.Key(i))
 	if secret {
 		n.hide++
 	}
@@ -406,6 +408,17 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 		return nil, fe
 	}
 	return x, nil
+}
+
+// sensitiveKey reports whether lookup_options convert key, a data
+// file's key, to Sensitive.
+func (n *nodeRun) sensitiveKey(key any) bool {
+	ks, _ := key.(string)
+	if ks == "" || ks == lookupOptionsKey {
+		return false
+	}
+	spec, _ := n.optionsFor(hiera.ModuleOf(ks)).convertTo(ks)
+	return len(spec) > 0 && spec[0] == "Sensitive"
 }
 
 // lookupWithDefault is the lookup()/hiera()/alias() interpolation method:
