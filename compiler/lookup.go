@@ -514,7 +514,7 @@ func (n *nodeRun) convert(k hiera.Key, v any, secret bool) (any, error) {
 	if spec[0] == "Sensitive" {
 		return nil, sensitiveError(k.Root)
 	}
-	return hiera.Convert(k.Root, spec, v, secret)
+	return hiera.Convert(k.Text, spec, v, secret) // the key as asked ("k.a")
 }
 
 func sensitiveError(key string) *format.Error {
