@@ -80,7 +80,7 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 					df = n.c.foreignFile(c, lvl)
 				}
 			default:
-				df = n.c.file(l, lvl.function, c.layer, c.module, keyringKey{c.root, lvl.keys})
+				df = n.c.file(l, dataFunction(lvl), c.layer, c.module, keyringKey{c.root, lvl.keys})
 			}
 			fs[j] = df
 			if built {

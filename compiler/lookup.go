@@ -363,6 +363,11 @@ func (n *nodeRun) readKey(df *dataFile, key, level string) (any, bool, error) {
 // readEntry reads entry i of a loaded data file and interpolates it.
 func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 	if msg := df.invalid[i]; msg != "" {
+		if df.pending != nil && df.pending[i] != nil {
+			if err := n.interpolatePending(df, i, level); err != nil {
+				return nil, err
+			}
+		}
 		return nil, &format.Error{Message: msg, Pos: df.pos[i].In(df.path)}
 	}
 	if df.secret != nil && df.secret[i] {
@@ -408,6 +413,37 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 		return nil, fe
 	}
 	return x, nil
+}
+
+// interpolatePending interpolates the texts of an eyaml file's invalid
+// entry i that hiera-eyaml interpolates before it meets the entry's error
+// (see pendingTexts), and returns the first error they give.
+func (n *nodeRun) interpolatePending(df *dataFile, i int, level string) error {
+	p := df.pending[i]
+	saved := n.at
+	n.at = site{df.pos[i].In(df.path), level}
+	defer func() { n.at = saved }()
+	if p.secret {
+		n.hide++
+		defer func() { n.hide-- }()
+	}
+	for _, t := range p.texts {
+		if _, err := n.interpolateString(t, true); err != nil {
+			fe := asFormatError(err)
+			if fe.File == "" {
+				fe = &format.Error{Message: fe.Message, Pos: df.pos[i].In(df.path)}
+			}
+			if p.secret {
+				texts := make([]any, len(p.texts))
+				for j, t := range p.texts {
+					texts[j] = t
+				}
+				fe = &format.Error{Message: hiera.RedactMessage(fe.Message, texts...), Pos: fe.Pos, Level: fe.Level}
+			}
+			return fe
+		}
+	}
+	return nil
 }
 
 // sensitiveKey reports whether lookup_options convert key, a data
