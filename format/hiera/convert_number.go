@@ -163,7 +163,8 @@ func integerFromHash(h *format.Hash) (any, error) {
 		return nil, valueOfType("new", from, "Integer")
 	}
 	if radixV != nil && !radixOK { // assert_radix
-		return nil, fmt.Errorf("Illegal radix: %s, expected 2, 8, 10, 16, or default", ruby.ToS(radixV))
+		return nil, &redactedError{fmt.Sprintf("Illegal radix: %s, expected 2, 8, 10, 16, or default", ruby.ToS(radixV)),
+			"Illegal radix: " + Redacted + ", expected 2, 8, 10, 16, or default"}
 	}
 	// TypeAsserter.assert_instance_of('Integer.new', NamedArgs, hash)
 	// describe_PStructType: a hash that is not typed a Struct (a key that

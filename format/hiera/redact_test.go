@@ -29,6 +29,7 @@ func TestConvertSecret(t *testing.T) {
 		{[]format.Value{"Struct[{pw => Enum[x]}]"}, h("pw", "S3cret"), []string{"S3cret"}, "Converted value from Struct[{'pw' => Enum['x']}].new() has wrong type, entry 'pw' expects a match for Enum['x'], got '[value redacted]'"},
 		{[]format.Value{"Array[Integer]"}, a("it's S3cret\n"), []string{"S3cret"}, "Converted value from Array[Integer].new() has wrong type, index 0 expects an Integer value, got String"},
 		{[]format.Value{"Integer"}, h("from", "S3cret"), []string{"S3cret"}, ""},
+		{[]format.Value{"Integer"}, h("from", "1", "radix", "ab"), []string{"ab"}, "Illegal radix: [value redacted], expected 2, 8, 10, 16, or default"},
 		// The type itself, from options that hold decrypted text.
 		{[]format.Value{"TypeS3cret"}, "x", []string{"TypeS3cret"}, "Creation of new instance of type 'TypeReference['[value redacted]']' is not supported"},
 	}
