@@ -514,7 +514,12 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	n.nested++
 	outer := n.secret
 	n.secret = false
+	// The key's own data is hidden only if it is secret itself (its
+	// errors pass back through the caller's, see hidden).
+	hide := n.hide
+	n.hide = 0
 	v, found, ferr := n.resolveKey(text, k)
+	n.hide = hide
 	secret := n.secret
 	n.secret = outer || secret
 	n.nested--
