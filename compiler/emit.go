@@ -109,6 +109,9 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 		k.Contributions = n.contributions(name, locs, false, layers)
 		n.leave(fr)
 	}
+	// Options that hold decrypted text (a convert_to type) make the key
+	// secret: a conversion's message quotes its type.
+	n.secret = n.secret || ko.secret
 
 	var v any
 	var found bool
@@ -170,7 +173,7 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 	}
 	if err == nil && found {
 		if err = cerr; err == nil {
-			v, err = hiera.Convert(name, k.ConvertTo, v)
+			v, err = hiera.Convert(name, k.ConvertTo, v, n.secret)
 		}
 	}
 	if err == nil && found && merge.Strategy != "" && merge.Strategy != "first" {

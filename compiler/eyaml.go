@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/compiler/internal/eyaml"
@@ -116,14 +117,80 @@ func newKeyring(in Input, configs []*config) *keyring {
 	return kr
 }
 
+// v3DataHash prefixes the function of a Hiera 3 level that reads YAML or
+// JSON (see dataFunction): Puppet's messages say "v3_data_hash function
+// 'yaml_data'" of its files.
+const v3DataHash = "v3_data_hash:"
+
+// dataFunction is the function a level's files are loaded with: its
+// function, marked as Hiera 3's when the level comes from a version 3
+// hiera.yaml (whose levels alone do not start from their config's folder).
+func dataFunction(lvl *levelConf) string {
+	if lvl.noRoot && (lvl.function == "yaml_data" || lvl.function == "json_data") {
+		return v3DataHash + lvl.function
+	}
+	return lvl.function
+}
+
+// relabelInvalid words the messages of a data file's values that are not
+// data (dataload's "Value for key 'k', in hash returned from data_hash
+// function 'yaml_data', ...") as Puppet does for the function that
+// returned them: eyaml_lookup_key returns each value by itself, and
+// Hiera 3's levels are v3_data_hash functions.
+func relabelInvalid(invalid map[any]dataload.Problem, function string, v3 bool) map[any]dataload.Problem {
+	var to string
+	switch {
+	case function == eyamlFunction:
+		to = "returned from lookup_key function 'eyaml_lookup_key', "
+	case v3:
+		to = "in hash returned from v3_data_hash function '" + function + "', "
+	default:
+		return invalid
+	}
+	for k, pr := range invalid {
+		for _, fn := range [...]string{"yaml_data", "json_data"} {
+			from := "in hash returned from data_hash function '" + fn + "', "
+			if i := strings.Index(pr.Message, from); i >= 0 && strings.HasPrefix(pr.Message, "Value for key ") {
+				pr.Message = pr.Message[:i] + to + pr.Message[i+len(from):]
+				invalid[k] = pr
+				break
+			}
+		}
+	}
+	return invalid
+}
+
 // decryptFile decrypts the ENC[...] values of a loaded eyaml file in place.
 // A value that fails gets Puppet's message in invalid; it returns the keys
-// whose values held encrypted text.
-func decryptFile(df *dataFile, dec *eyaml.Decrypter, invalid map[any]dataload.Problem) (map[any]dataload.Problem, map[any]bool) {
+// whose values held encrypted text, and the texts a lookup of an invalid
+// key interpolates before it fails (see pendingTexts).
+//
+// hiera-eyaml walks a value in document order, decrypting then
+// interpolating each string, and Puppet checks the finished value's type
+// last: a value that does not decrypt, or is not data (invalidTexts holds
+// its strings), fails with the first error of that walk. Decryption
+// happens here, for every node; interpolation per node, when the key is
+// read.
+func decryptFile(df *dataFile, dec *eyaml.Decrypter, invalid map[any]dataload.Problem, invalidTexts map[any][]dataload.Text) (map[any]dataload.Problem, map[any]bool, map[any]*pendingTexts) {
 	var secret map[any]bool
+	var pending map[any]*pendingTexts
+	walk := func(k any, ts []dataload.Text) *decryptError {
+		p, derr := walkTexts(ts, dec)
+		if p != nil {
+			if pending == nil {
+				pending = map[any]*pendingTexts{}
+			}
+			pending[k] = p
+		}
+		return derr
+	}
 	for i := 0; i < df.hash.Len(); i++ {
 		k := df.hash.Key(i)
 		if _, bad := invalid[k]; bad {
+			// Not data: its strings are walked first.
+			if derr := walk(k, invalidTexts[k]); derr != nil {
+				invalid[k] = dataload.Problem{Pos: df.pos[i], Message: derr.message(k, df.path)}
+			}
 			continue
 		}
 		v, changed, isSecret, err := decryptValue(df.hash.Value(i), dec)
@@ -131,8 +198,8 @@ func decryptFile(df *dataFile, dec *eyaml.Decrypter, invalid map[any]dataload.Pr
 			if invalid == nil {
 				invalid = map[any]dataload.Problem{}
 			}
-			invalid[k] = dataload.Problem{Pos: df.pos[i], Message: fmt.Sprintf("hiera-eyaml backend error decrypting %s when looking up %v in %s. Error was %s",
-				err.data, k, df.path, err.err)}
+			walk(k, dataload.Texts(nil, df.hash.Value(i)))
+			invalid[k] = dataload.Problem{Pos: df.pos[i], Message: err.message(k, df.path)}
 			continue
 		}
 		if changed {
@@ -145,13 +212,53 @@ func decryptFile(df *dataFile, dec *eyaml.Decrypter, invalid map[any]dataload.Pr
 			secret[k] = true
 		}
 	}
-	return invalid, secret
+	return invalid, secret, pending
+}
+
+// pendingTexts are the strings a lookup of an eyaml file's invalid entry
+// interpolates, in order, before it meets the entry's error (Puppet's
+// first error wins): those that hold an interpolation, decrypted.
+type pendingTexts struct {
+	texts  []string
+	secret bool // some hold decrypted text
+}
+
+// walkTexts decrypts the encrypted strings of ts in order, up to the
+// first that fails (its error), and returns the strings before it that
+// interpolation could fail on (nil: none).
+func walkTexts(ts []dataload.Text, dec *eyaml.Decrypter) (*pendingTexts, *decryptError) {
+	var p pendingTexts
+	var derr *decryptError
+	for _, t := range ts {
+		s := t.S
+		if !t.Key && eyaml.Encrypted(s) {
+			plain, decrypted, err := dec.Decrypt(s)
+			if err != nil {
+				derr = &decryptError{s, err}
+				break
+			}
+			s = plain
+			p.secret = p.secret || decrypted
+		}
+		if strings.Contains(s, "%{") {
+			p.texts = append(p.texts, s)
+		}
+	}
+	if len(p.texts) == 0 {
+		return nil, derr
+	}
+	return &p, derr
 }
 
 // decryptError is a string that failed to decrypt, and why.
 type decryptError struct {
 	data string
 	err  error
+}
+
+// message is eyaml's message for a lookup of key in file.
+func (e *decryptError) message(key any, file string) string {
+	return fmt.Sprintf("hiera-eyaml backend error decrypting %s when looking up %v in %s. Error was %s", e.data, key, file, e.err)
 }
 
 // decryptValue decrypts every encrypted string in v, copying the

@@ -38,6 +38,9 @@ type dataFile struct {
 	invalid []string
 	// secret[i]: entry i holds text decrypted from ENC[...] (nil: none).
 	secret []bool
+	// pending[i], for an invalid entry of an eyaml file: the texts
+	// interpolated, in order, before invalid[i] is met (nil: none).
+	pending []*pendingTexts
 	// err: the file cannot be loaded; every read of it fails.
 	err   *format.Error
 	diags []Diagnostic
@@ -152,6 +155,7 @@ func (c *compilation) loadFile(fsPath, p, function, module string, keys keyringK
 		return df
 	}
 	df.sum = sha256.Sum256(src)
+	function, v3 := strings.CutPrefix(function, v3DataHash)
 	var doc *dataload.Doc
 	var probs []dataload.Problem
 	if function == "json_data" {
@@ -173,10 +177,11 @@ func (c *compilation) loadFile(fsPath, p, function, module string, keys keyringK
 		return df
 	}
 	df.hash, df.pos = doc.Hash, doc.KeyPos
-	invalid := doc.Invalid
+	invalid := relabelInvalid(doc.Invalid, function, v3)
 	var secret map[any]bool
+	var pending map[any]*pendingTexts
 	if function == eyamlFunction {
-		invalid, secret = decryptFile(df, c.keys.decrypters[keys], invalid)
+		invalid, secret, pending = decryptFile(df, c.keys.decrypters[keys], invalid, doc.InvalidTexts)
 	}
 	if module != "" {
 		df.filterModule(module, function)
@@ -205,6 +210,12 @@ func (c *compilation) loadFile(fsPath, p, function, module string, keys keyringK
 				df.secret = make([]bool, n)
 			}
 			df.secret[i] = true
+		}
+		if p := pending[df.hash.Key(i)]; p != nil {
+			if df.pending == nil {
+				df.pending = make([]*pendingTexts, n)
+			}
+			df.pending[i] = p
 		}
 	}
 	slices.Sort(df.keys)

@@ -84,7 +84,7 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 					df = n.c.optionsFile(c, lvl)
 				}
 			default:
-				df = n.c.file(l, lvl.function, c.layer, c.module, keyringKey{c.root, lvl.keys})
+				df = n.c.file(l, dataFunction(lvl), c.layer, c.module, keyringKey{c.root, lvl.keys})
 				if df != nil && df.err != nil {
 					if lo, ok := n.c.linkOutOf(l.path); ok {
 						// A link to the server's disk (outside.go): the

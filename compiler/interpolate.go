@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/hiera"
 	"github.com/hieracc/hieracc/format/ruby"
 )
 
@@ -360,6 +361,9 @@ func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bo
 		}
 		var val any
 		var err error
+		// valSecret: what the expression gives holds decrypted text.
+		wasSecret := n.secret
+		n.secret = false
 		switch method {
 		case "lookup", "hiera":
 			val, err = n.lookupWithDefault(arg)
@@ -372,10 +376,16 @@ func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bo
 		case "literal":
 			val = arg
 		default:
+			n.secret = wasSecret
+			if n.hide > 0 {
+				method = hiera.Redacted
+			}
 			return nil, lookupError(fmt.Sprintf("Unknown interpolation method '%s'", method))
 		}
+		valSecret := n.secret
+		n.secret = wasSecret || valSecret
 		if err != nil {
-			return nil, err
+			return nil, n.hidden(err, s[e.start+2:e.end-1], call)
 		}
 		if method == "alias" {
 			// The whole string is the alias: its value, of any type, is the
@@ -389,12 +399,18 @@ func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bo
 		// What a lookup or a variable gives is interpolated again (so a
 		// literal('%') escape in it is expanded here), under a recursion check.
 		if err := n.push(checkName); err != nil {
-			return nil, err
+			return nil, n.hidden(err, s[e.start+2:e.end-1], call)
+		}
+		if valSecret {
+			n.hide++ // the value holds decrypted text
 		}
 		val, err = n.interpolate(val, allowMethods)
+		if valSecret {
+			n.hide--
+		}
 		n.pop()
 		if err != nil {
-			return nil, err
+			return nil, n.hidden(err, s[e.start+2:e.end-1], call)
 		}
 		text := ""
 		if val != nil {
@@ -512,6 +528,9 @@ func parseMethod(expr string, cache map[string]*methodExpr) *methodExpr {
 // warnUnclosed reports a "%{" without its "}": Puppet keeps it as text
 // without a word, but it is most likely a typo.
 func (n *nodeRun) warnUnclosed(s string) {
+	if n.hide > 0 {
+		s = hiera.Redacted
+	}
 	n.warn(fmt.Sprintf("%q holds a \"%%{\" that is never closed: Puppet keeps it as text", s))
 }
 
@@ -534,6 +553,9 @@ func (n *nodeRun) scopeValue(expr, subject string) (any, error) {
 	}
 	k, err := n.parseExpr(expr)
 	if err != nil {
+		if n.hide > 0 {
+			subject = hiera.Redacted
+		}
 		return nil, lookupError(fmt.Sprintf("Syntax error in string: %s", subject))
 	}
 	val, ok := n.local[k.Root]
@@ -561,4 +583,73 @@ func (n *nodeRun) scopeValue(expr, subject string) (any, error) {
 		n.w.seeVar(expr, v)
 	}
 	return v, nil
+}
+
+// hidden is err, an interpolation's failure, as a message may give it
+// while interpolating decrypted text (n.hide > 0): without the texts of
+// the expression that failed (expr, as written between "%{" and "}", its
+// argument and each part of that, a key or variable, quoted or in a
+// recursion's chain of keys; a known method's name is no secret). The
+// text of the whole value is redacted by readEntry.
+func (n *nodeRun) hidden(err error, expr string, call *methodExpr) error {
+	if n.hide == 0 || err == nil {
+		return err
+	}
+	texts := []string{expr, call.arg}
+	texts = append(texts, strings.FieldsFunc(call.arg, func(r rune) bool { return r == '.' || r == '\'' || r == '"' || r == ' ' })...)
+	fe := asFormatError(err)
+	msg := redactNames(fe.Message, texts)
+	if msg == fe.Message {
+		return err
+	}
+	e := *fe
+	e.Message = msg
+	return &e
+}
+
+// redactNames is hiera.RedactMessage for names out of decrypted text,
+// which a message also writes unquoted ("Recursive lookup detected in
+// [a, b]"): a name of three characters or more is redacted wherever it
+// stands as a word of its own.
+func redactNames(msg string, names []string) string {
+	slices.SortFunc(names, func(a, b string) int { return len(b) - len(a) })
+	var quoted []any
+	for _, t := range names {
+		if t == "" {
+			continue
+		}
+		quoted = append(quoted, t)
+	}
+	msg = hiera.RedactMessage(msg, quoted...)
+	for _, t := range names {
+		if len(t) >= 3 {
+			msg = replaceWord(msg, t, hiera.Redacted)
+		}
+	}
+	return msg
+}
+
+// replaceWord replaces each occurrence of w in s that is a word of its
+// own: not part of a longer name.
+func replaceWord(s, w, by string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, w)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(w)
+		if i > 0 && nameByte(s[i-1]) || end < len(s) && nameByte(s[end]) {
+			b.WriteString(s[:end])
+		} else {
+			b.WriteString(s[:i])
+			b.WriteString(by)
+		}
+		s = s[end:]
+	}
+}
+
+func nameByte(c byte) bool {
+	return c == '_' || c == ':' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }

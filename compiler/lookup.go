@@ -88,6 +88,10 @@ type nodeRun struct {
 	// whether a result can be reused (its warnings are replayed instead).
 	keyWarns *[]Diagnostic
 	quiet    int
+	// hide > 0 while interpolating text decrypted from ENC[...]: its
+	// messages write hiera.Redacted for what they would quote of it (a
+	// variable's name, a key, the text itself).
+	hide int
 }
 
 // site is a place interpolation reads from: a data file's key, or a level
@@ -390,6 +394,11 @@ func (n *nodeRun) readKey(df *dataFile, key, level string) (any, bool, error) {
 // readEntry reads entry i of a loaded data file and interpolates it.
 func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 	if msg := df.invalid[i]; msg != "" {
+		if df.pending != nil && df.pending[i] != nil {
+			if err := n.interpolatePending(df, i, level); err != nil {
+				return nil, err
+			}
+		}
 		return nil, &format.Error{Message: msg, Pos: df.pos[i].In(df.path)}
 	}
 	if df.secret != nil && df.secret[i] {
@@ -402,7 +411,16 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 	saved := n.at
 	n.at = site{df.pos[i].In(df.path), level}
 	aliases := n.aliases
+	// Decrypted text, or the value of a key that lookup_options convert
+	// to Sensitive: its messages do not quote it.
+	secret := df.secret != nil && df.secret[i] || n.convertsToSensitive(df.hash.Key(i))
+	if secret {
+		n.hide++
+	}
 	x, err := n.interpolatePlanned(v, df.plans[i], true)
+	if secret {
+		n.hide--
+	}
 	n.at = saved
 	if err == nil && n.aliases != aliases {
 		// Only an alias() inserts structure: a value grows past what its
@@ -416,9 +434,58 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 		if fe.File == "" {
 			fe = &format.Error{Message: fe.Message, Pos: df.pos[i].In(df.path)}
 		}
+		if secret {
+			if msg := hiera.RedactMessage(fe.Message, v); msg != fe.Message {
+				e := *fe
+				e.Message = msg
+				fe = &e
+			}
+		}
 		return nil, fe
 	}
 	return x, nil
+}
+
+// interpolatePending interpolates the texts of an eyaml file's invalid
+// entry i that hiera-eyaml interpolates before it meets the entry's error
+// (see pendingTexts), and returns the first error they give.
+func (n *nodeRun) interpolatePending(df *dataFile, i int, level string) error {
+	p := df.pending[i]
+	saved := n.at
+	n.at = site{df.pos[i].In(df.path), level}
+	defer func() { n.at = saved }()
+	if p.secret {
+		n.hide++
+		defer func() { n.hide-- }()
+	}
+	for _, t := range p.texts {
+		if _, err := n.interpolateString(t, true); err != nil {
+			fe := asFormatError(err)
+			if fe.File == "" {
+				fe = &format.Error{Message: fe.Message, Pos: df.pos[i].In(df.path)}
+			}
+			if p.secret {
+				texts := make([]any, len(p.texts))
+				for j, t := range p.texts {
+					texts[j] = t
+				}
+				fe = &format.Error{Message: hiera.RedactMessage(fe.Message, texts...), Pos: fe.Pos, Level: fe.Level}
+			}
+			return fe
+		}
+	}
+	return nil
+}
+
+// convertsToSensitive reports whether lookup_options convert key, a data
+// file's key, to Sensitive.
+func (n *nodeRun) convertsToSensitive(key any) bool {
+	ks, _ := key.(string)
+	if ks == "" || ks == lookupOptionsKey {
+		return false
+	}
+	spec, _ := n.optionsFor(hiera.ModuleOf(ks)).convertTo(ks)
+	return len(spec) > 0 && spec[0] == "Sensitive"
 }
 
 // lookupWithDefault is the lookup()/hiera() interpolation method: a full
@@ -511,7 +578,12 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	n.nested++
 	outer := n.secret
 	n.secret = false
+	// The key's own data is hidden only if it is secret itself (its
+	// errors pass back through the caller's, see hidden).
+	hide := n.hide
+	n.hide = 0
 	v, found, ferr := n.resolveKey(text, k)
+	n.hide = hide
 	secret := n.secret
 	n.secret = outer || secret
 	n.nested--
@@ -522,7 +594,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	if !found {
 		return nil, errNotFound
 	}
-	if v, err = n.convert(k, v); err != nil {
+	if v, err = n.convert(k, v, secret); err != nil {
 		var se *sensitiveKey
 		if errors.As(err, &se) {
 			n.secret = outer // what the interpolation inserts holds no secret
@@ -536,20 +608,23 @@ func (n *nodeRun) lookup(text string) (any, error) {
 
 // convert applies the root key's convert_to to what a nested lookup found.
 // A Sensitive is not a value data can hold: convert reports it with a
-// *sensitiveKey (see lookupWithDefault).
-func (n *nodeRun) convert(k hiera.Key, v any) (any, error) {
+// *sensitiveKey (see lookupWithDefault). secret says v holds decrypted
+// text, which its error does not quote.
+func (n *nodeRun) convert(k hiera.Key, v any, secret bool) (any, error) {
 	opts, oerr := n.keyOptions(k.Module)
 	if oerr != nil {
 		return nil, oerr
 	}
-	spec, err := opts.convertTo(k.Root)
+	ko := opts.of(k.Root)
+	spec, err := ko.conv, ko.convErr
 	if err != nil || len(spec) == 0 {
 		return v, err
 	}
+	secret = secret || ko.secret
 	if spec[0] == "Sensitive" {
 		return nil, &sensitiveKey{k.Root}
 	}
-	return hiera.Convert(k.Root, spec, v)
+	return hiera.Convert(k.Text, spec, v, secret) // the key as asked ("k.a")
 }
 
 func sensitiveError(key string) *format.Error {
@@ -640,6 +715,9 @@ func asFormatError(err error) *format.Error {
 // warnUndefined reports a variable that is not in scope, as Puppet's
 // "Undefined variable" warning.
 func (n *nodeRun) warnUndefined(name string) {
+	if n.hide > 0 {
+		name = hiera.Redacted
+	}
 	n.warn(fmt.Sprintf("Undefined variable '%s'", name))
 }
 

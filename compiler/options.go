@@ -26,6 +26,9 @@ type lookupOptions struct {
 	patterns []optPattern           // in hash order: the first match wins
 	keys     map[string]*keyOptions // by root key, see of
 	failing  *failingEntries        // computed once, see failingEntries
+	// secret: the options hold text decrypted from ENC[...], which their
+	// errors do not quote (an unknown merge strategy's name).
+	secret bool
 }
 
 // keyOptions is what lookup_options say of one root key.
@@ -36,6 +39,9 @@ type keyOptions struct {
 	mergeErr error
 	conv     []format.Value // its convert_to, nil for none
 	convErr  error
+	// secret: the options it comes from hold decrypted text (see
+	// lookupOptions.secret), which makes the key secret.
+	secret bool
 }
 
 var noOptions = &keyOptions{}
@@ -52,10 +58,14 @@ func (o *lookupOptions) of(root string) *keyOptions {
 	}
 	ko := &keyOptions{}
 	ko.entry, ko.val = o.match(root)
-	ko.merge, ko.mergeErr = mergeFor(ko.val)
+	ko.merge, ko.mergeErr = o.mergeFor(ko.val)
 	if h, ok := ko.val.(*format.Hash); ok {
 		setting, _ := h.Get("convert_to")
 		ko.conv, ko.convErr = hiera.ParseConvertTo(root, setting)
+	}
+	if o.secret && ko.val != nil {
+		ko.secret = true
+		ko.convErr = redactError(ko.convErr, ko.val)
 	}
 	if o.keys == nil {
 		o.keys = map[string]*keyOptions{}
@@ -104,6 +114,39 @@ func (o *lookupOptions) convertTo(root string) ([]format.Value, error) {
 }
 
 // mergeFor returns the merge a lookup_options entry configures.
+// readsSecret runs f and reports whether a value it read holds text
+// decrypted from ENC[...] (which n.secret then says as well).
+func (n *nodeRun) readsSecret(f func()) bool {
+	outer := n.secret
+	n.secret = false
+	f()
+	secret := n.secret
+	n.secret = outer || secret
+	return secret
+}
+
+// redactError is err with the strings of v, a lookup_options entry,
+// redacted from its message (hiera.RedactMessage).
+func redactError(err error, v any) error {
+	if err == nil {
+		return nil
+	}
+	if msg := hiera.RedactMessage(err.Error(), v); msg != err.Error() {
+		return errors.New(msg)
+	}
+	return err
+}
+
+// mergeFor is the package's mergeFor for an entry of o, whose error does
+// not quote decrypted text.
+func (o *lookupOptions) mergeFor(entry any) (format.Merge, error) {
+	m, err := mergeFor(entry)
+	if o.secret {
+		err = redactError(err, entry)
+	}
+	return m, err
+}
+
 func mergeFor(entry any) (format.Merge, error) {
 	h, ok := entry.(*format.Hash)
 	if !ok {
@@ -140,7 +183,12 @@ func (n *nodeRun) optionsFor(mod string) *lookupOptions {
 func (n *nodeRun) envOptions() (*lookupOptions, *format.Error) {
 	if n.envOpts == nil {
 		n.envOpts = n.w.options(n.w.optionsSig(n.global, n.env), func() *optsResult {
-			o, err := n.computeEnvOptions()
+			var o *lookupOptions
+			var err *format.Error
+			secret := n.readsSecret(func() { o, err = n.computeEnvOptions() })
+			if o != nil {
+				o.secret = secret
+			}
 			return &optsResult{opts: o, err: err}
 		})
 	}
@@ -249,7 +297,12 @@ func (n *nodeRun) moduleOptions(mod string) (*lookupOptions, *format.Error) {
 		return r.opts, r.err
 	}
 	r := n.w.options(n.w.optionsSig(n.global, n.env, n.module(mod)), func() *optsResult {
-		o, err := n.computeModuleOptions(mod)
+		var o *lookupOptions
+		var err *format.Error
+		secret := n.readsSecret(func() { o, err = n.computeModuleOptions(mod) })
+		if o != nil {
+			o.secret = secret
+		}
 		return &optsResult{opts: o, err: err}
 	})
 	n.modOpts[mod] = r
@@ -299,7 +352,12 @@ func (n *nodeRun) defaultOptions(mod string, lr *layerRun) (*lookupOptions, *for
 	res := &optsResult{}
 	n.defOpts[mod] = res
 	n.meta(func() {
-		v, found, err := hiera.ResolveDefault(hashMerge, lr.def, n.leaf(lookupOptionsKey, lookupOptionsKey, nil, nil, lr, true))
+		var v any
+		var found bool
+		var err error
+		secret := n.readsSecret(func() {
+			v, found, err = hiera.ResolveDefault(hashMerge, lr.def, n.leaf(lookupOptionsKey, lookupOptionsKey, nil, nil, lr, true))
+		})
 		if err != nil {
 			res.err = asFormatError(err)
 			return
@@ -310,6 +368,9 @@ func (n *nodeRun) defaultOptions(mod string, lr *layerRun) (*lookupOptions, *for
 		h, err := validateOptions(v, mod)
 		if err == nil {
 			res.opts, err = compileOptions(h)
+		}
+		if res.opts != nil {
+			res.opts.secret = secret
 		}
 		if err != nil {
 			res.err = n.placeOption(err, lr)
@@ -397,7 +458,7 @@ func (o *lookupOptions) failingEntries(place func(entry string, err error) *form
 	last := -1
 	errs := make([]error, len(o.patterns))
 	for i, p := range o.patterns {
-		if _, err := mergeFor(p.val); err != nil {
+		if _, err := o.mergeFor(p.val); err != nil {
 			errs[i], last = err, i
 		}
 	}
@@ -416,7 +477,7 @@ func (o *lookupOptions) failingEntries(place func(entry string, err error) *form
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		_, err := mergeFor(o.literal[name])
+		_, err := o.mergeFor(o.literal[name])
 		switch {
 		case err != nil:
 			f.literal = append(f.literal, format.OptionEntry{Name: name, Err: place(name, err)})

@@ -125,7 +125,7 @@ func findLinkOut(fsys fs.FS, p string) *linkOut {
 // It returns the FS path read (l's own when none is).
 func (n *nodeRun) linkedFile(c *config, lvl *levelConf, l location, lo linkOut) (*dataFile, string) {
 	if p, ok := n.c.mapServer(path.Clean(lo.server)); ok {
-		return n.c.file(location{path: p, original: l.original}, lvl.function, c.layer, c.module, keyringKey{c.root, lvl.keys}), p
+		return n.c.file(location{path: p, original: l.original}, dataFunction(lvl), c.layer, c.module, keyringKey{c.root, lvl.keys}), p
 	}
 	dir := lo.target
 	if lo.file {

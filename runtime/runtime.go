@@ -246,7 +246,7 @@ func (b *Bundle) search(key string, merge *format.Merge) (any, bool, error) {
 	if dk.Sensitive() {
 		return &Sensitive{v: v}, true, nil
 	}
-	v, err = hiera.Convert(k.Root, dk.ConvertTo, v)
+	v, err = hiera.Convert(k.Text, dk.ConvertTo, v, dk.Secret) // the key as asked
 	return v, err == nil, err
 }
 

@@ -98,14 +98,23 @@ func unsupported(t *ptype.Type, args []format.Value) string {
 
 // Convert applies a convert_to spec (from ParseConvertTo) other than
 // Sensitive, which readers apply themselves, to v. Errors carry Puppet's
-// message.
-func Convert(key string, spec []format.Value, v any) (any, error) {
+// message; when v is secret (it holds text decrypted from ENC[...]), the
+// message says Redacted where Puppet's quotes the value (see
+// RedactMessage).
+func Convert(key string, spec []format.Value, v any, secret bool) (any, error) {
 	if len(spec) == 0 || spec[0] == "Sensitive" {
 		return v, nil
 	}
 	out, err := convert(spec[0].(string), spec[1:], v)
 	if err != nil {
-		return nil, errors.New(convertErrorPrefix(key) + err.Error())
+		msg := err.Error()
+		if secret {
+			msg = redactConvertError(err, v, out)
+			// A secret's own convert_to (options that hold decrypted
+			// text): its strings where quoted ("TypeReference['x']").
+			msg = redactQuoted(msg, spec)
+		}
+		return nil, errors.New(convertErrorPrefix(key) + msg)
 	}
 	return out, nil
 }
@@ -161,7 +170,7 @@ func convert(name string, args []format.Value, v any) (any, error) {
 		return nil, err
 	}
 	if cerr := t.Check("Converted value from "+t.String()+".new()", out); cerr != nil {
-		return nil, cerr
+		return out, cerr // out: for redactConvertError
 	}
 	return out, nil
 }
@@ -189,7 +198,8 @@ func typeName(t *ptype.Type) string {
 // generalized inferred type of v, or "The string 's' cannot be converted".
 func valueOfType(fn string, v any, to string) error {
 	if s, ok := v.(string); ok {
-		return fmt.Errorf("'%s' The string '%s' cannot be converted to %s", fn, s, to)
+		return &redactedError{fmt.Sprintf("'%s' The string '%s' cannot be converted to %s", fn, s, to),
+			fmt.Sprintf("'%s' The string '%s' cannot be converted to %s", fn, Redacted, to)}
 	}
 	t, err := typecalc.Infer(v)
 	if err != nil {

@@ -42,7 +42,8 @@ var (
 
 // errTooBig refuses an Integer that format cannot hold.
 func errTooBig(what string) error {
-	return fmt.Errorf("hieracc cannot hold the Integer %s, beyond 64 bits", what)
+	return &redactedError{fmt.Sprintf("hieracc cannot hold the Integer %s, beyond 64 bits", what),
+		"hieracc cannot hold the Integer " + Redacted + ", beyond 64 bits"}
 }
 
 // newInteger is Integer.new(from, radix = default, abs = false), and
@@ -162,7 +163,8 @@ func integerFromHash(h *format.Hash) (any, error) {
 		return nil, valueOfType("new", from, "Integer")
 	}
 	if radixV != nil && !radixOK { // assert_radix
-		return nil, fmt.Errorf("Illegal radix: %s, expected 2, 8, 10, 16, or default", ruby.ToS(radixV))
+		return nil, &redactedError{fmt.Sprintf("Illegal radix: %s, expected 2, 8, 10, 16, or default", ruby.ToS(radixV)),
+			"Illegal radix: " + Redacted + ", expected 2, 8, 10, 16, or default"}
 	}
 	// TypeAsserter.assert_instance_of('Integer.new', NamedArgs, hash)
 	// describe_PStructType: a hash that is not typed a Struct (a key that
@@ -194,7 +196,7 @@ var namedArgs = []*ptype.Type{
 // rubyInteger is Ruby's Integer(s) (radix 0) or Integer(s, radix) for the
 // strings of Puppet's lenient integer pattern; its error is Ruby's.
 func rubyInteger(s string, radix int) (int64, error) {
-	bad := fmt.Errorf("invalid value for Integer(): %s", ruby.Inspect(s))
+	bad := &redactedError{"invalid value for Integer(): " + ruby.Inspect(s), "invalid value for Integer(): " + Redacted}
 	t := strings.TrimLeft(s, " \t\n\v\f\r")
 	neg := false
 	if t != "" && (t[0] == '+' || t[0] == '-') {
@@ -352,7 +354,7 @@ func floatFrom(v any) (float64, error) {
 // rubyFloat is Ruby's Float(s) for the strings of Puppet's float pattern:
 // decimal (a leading 0 is not octal), or hexadecimal.
 func rubyFloat(s string) (float64, error) {
-	bad := fmt.Errorf("invalid value for Float(): %s", ruby.Inspect(s))
+	bad := &redactedError{"invalid value for Float(): " + ruby.Inspect(s), "invalid value for Float(): " + Redacted}
 	t := strings.TrimLeft(s, " \t\n\v\f\r")
 	neg := false
 	if t != "" && (t[0] == '+' || t[0] == '-') {

@@ -56,7 +56,7 @@ func TestConvertRecorded(t *testing.T) {
 		var got any
 		parsed, err := ParseConvertTo("k", spec)
 		if err == nil {
-			got, err = Convert("k", parsed, v)
+			got, err = Convert("k", parsed, v, false)
 		}
 		var want any
 		wantOK := false

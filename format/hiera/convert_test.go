@@ -36,7 +36,7 @@ func TestConvert(t *testing.T) {
 		{[]format.Value{"Sensitive"}, "x", "x", ""}, // readers wrap it
 	}
 	for _, tt := range tests {
-		got, err := Convert("k", tt.spec, tt.in)
+		got, err := Convert("k", tt.spec, tt.in, false)
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.HasPrefix(err.Error(), "The convert_to lookup_option for key 'k' raised error: ") {
 				t.Errorf("Convert(%v, %#v) = %#v, %v; want error %q", tt.spec, tt.in, got, err, tt.wantErr)

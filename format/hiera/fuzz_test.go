@@ -119,7 +119,7 @@ func FuzzConvert(f *testing.F) {
 		if err != nil || len(spec) == 0 || spec[0] == "Sensitive" {
 			return
 		}
-		out, err := Convert("k", spec, v)
+		out, err := Convert("k", spec, v, false)
 		if err != nil {
 			return
 		}

@@ -124,9 +124,18 @@ func (p *parser) lex() error {
 				return p.syntax(token{tWord, text, i})
 			}
 			i = j
+		case c == ':' && !strings.HasPrefix(s[i:], "::"), c == '@':
+			// Tokens of Puppet's lexer that no type expression holds: the
+			// parser fails at them ("user:String@db" at ':').
+			p.toks = append(p.toks, token{tPunct, string(c), i})
+			i++
 		case isWordByte(c) || c == ':':
+			// A name's segments are joined by "::" (a lone ':' ends it).
 			j := i
-			for j < len(s) && (isWordByte(s[j]) || s[j] == ':') {
+			for j < len(s) && (isWordByte(s[j]) || strings.HasPrefix(s[j:], "::")) {
+				if s[j] == ':' {
+					j++
+				}
 				j++
 			}
 			text := s[i:j]

@@ -120,6 +120,57 @@ type Doc struct {
 	// nil for such a key. Lookups of other keys are unaffected. Nil when
 	// there is none.
 	Invalid map[any]Problem
+	// InvalidTexts holds, for each key of Invalid, the strings of its
+	// value in document order: what an eyaml level decrypts and
+	// interpolates before Puppet checks the value's type (see Texts).
+	InvalidTexts map[any][]Text
+}
+
+// Text is a string of a value, and whether it is a hash key.
+type Text struct {
+	S   string
+	Key bool
+}
+
+// Texts appends the strings of v to dst in document order, each hash key
+// before its value: the order hiera-eyaml's decrypt_value walks a value.
+// The walk stops after maxTextsWalk values (aliases count each time they
+// are met), so that a value that holds itself, or a billion laughs, ends.
+func Texts(dst []Text, v any) []Text {
+	budget := maxTextsWalk
+	return texts(dst, v, &budget)
+}
+
+const maxTextsWalk = 1 << 16
+
+func texts(dst []Text, v any, budget *int) []Text {
+	if *budget <= 0 {
+		return dst
+	}
+	*budget--
+	switch v := v.(type) {
+	case string:
+		dst = append(dst, Text{S: v})
+	case []any:
+		for _, e := range v {
+			dst = texts(dst, e, budget)
+		}
+	case *format.Hash:
+		for k, e := range v.All() {
+			if ks, ok := k.(string); ok {
+				dst = append(dst, Text{S: ks, Key: true})
+			}
+			dst = texts(dst, e, budget)
+		}
+	case *rhash:
+		for i, k := range v.keys {
+			if ks, ok := k.(string); ok {
+				dst = append(dst, Text{S: ks, Key: true})
+			}
+			dst = texts(dst, v.vals[i], budget)
+		}
+	}
+	return dst
 }
 
 // errKind says how Puppet words a load error.

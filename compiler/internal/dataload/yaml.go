@@ -123,9 +123,10 @@ func loadYAML(name string, src []byte) (*Doc, []Problem) {
 		}
 		if vf.flags&(fNotLookup|fNoFormat) != 0 {
 			if doc.Invalid == nil {
-				doc.Invalid = map[any]Problem{}
+				doc.Invalid, doc.InvalidTexts = map[any]Problem{}, map[any][]Text{}
 			}
 			doc.Invalid[k] = Problem{Pos: vf.pos, Message: invalidMessage("yaml_data", name, k, v, vf)}
+			doc.InvalidTexts[k] = Texts(nil, v)
 			v = nil
 		} else if vf.flags&fSymbol != 0 {
 			v = symbolsToStrings(v)
