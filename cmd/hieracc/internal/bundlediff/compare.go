@@ -264,6 +264,7 @@ func diffBundles(od, nd *format.Bundle, f *Filter) []Change {
 			continue
 		}
 		cs := diffKey(name, od, o, nd, n)
+		cs = wholeChanges(name, od, o, nd, n, cs, f.IgnoreOrder)
 		if !f.ShowSecrets && (hidden(o) || hidden(n)) {
 			cs = redact(name, od, o, nd, n, cs)
 		}

@@ -43,7 +43,10 @@ const JSONVersion = 1
 //	          "path": "/bob/shell",               // JSON Pointer into the value; "" is the whole value
 //	          "kind": "changed",                  // added, removed, changed, type, order, error
 //	          "old": SIDE,                        // left out where the key or path is absent
-//	          "new": SIDE                         // (for "error": where there is no error)
+//	          "new": SIDE,                        // (for "error": where there is no error)
+//	          "parts": [CHANGE, ...]              // only for a changed array, shown whole (old and
+//	                                              //   new hold the whole arrays; "order": the same
+//	                                              //   elements): the changes inside it, at their paths
 //	        }
 //	      ]
 //	    }
@@ -150,6 +153,8 @@ type jsonChange struct {
 	Kind   string    `json:"kind"`
 	Old    *jsonSide `json:"old,omitempty"`
 	New    *jsonSide `json:"new,omitempty"`
+	// Parts: the element-level changes of an array shown whole.
+	Parts []jsonChange `json:"parts,omitempty"`
 }
 
 type jsonSide struct {
@@ -184,6 +189,9 @@ func jsonChanges(cs []Change) []jsonChange {
 	out := make([]jsonChange, len(cs))
 	for i, c := range cs {
 		out[i] = jsonChange{Key: c.Key, Module: c.Module, Path: c.Path, Kind: string(c.Kind), Old: newJSONSide(c.Old), New: newJSONSide(c.New)}
+		if c.Parts != nil {
+			out[i].Parts = jsonChanges(c.Parts)
+		}
 	}
 	return out
 }

@@ -136,8 +136,26 @@ func writeMarkdownRow(b *bytes.Buffer, r *Report, e Entry, c mdCut, of map[strin
 	if e.Path != "" {
 		path = code(e.Path)
 	}
-	fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", nodes, key, path, mdEscape(describe(e.Change)), mdSide(e.Old, c), mdSide(e.New, c))
+	fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", nodes, key, path, mdChange(e.Change, c), mdSide(e.Old, c), mdSide(e.New, c))
 }
+
+// mdChange says what happened, then the parts of a change shown whole,
+// one a line, as many as the cut's sources allow (all at first).
+func mdChange(e Change, c mdCut) string {
+	parts := []string{mdEscape(describe(e))}
+	for i, p := range e.Parts {
+		if c.sources >= 0 && i == max(c.sources, 1)*mdPartsPerSource {
+			parts = append(parts, "and "+plural(len(e.Parts)-i, "more part"))
+			break
+		}
+		parts = append(parts, code(cut(partText(e, p), c.value)))
+	}
+	return strings.Join(parts, "<br>")
+}
+
+// mdPartsPerSource is how many parts of a change are listed for each
+// source a cut shows.
+const mdPartsPerSource = 5
 
 // mdNodes is nodes as names or patterns, at most max of them.
 func mdNodes(nodes, all []string, max int, of map[string]int) string {
