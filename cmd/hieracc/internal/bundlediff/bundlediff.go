@@ -20,6 +20,7 @@ package bundlediff
 import (
 	"errors"
 	"path"
+	"sync"
 
 	"github.com/hieracc/hieracc/format"
 )
@@ -220,4 +221,39 @@ type Source struct {
 	// Default is set when the value comes from the module's
 	// default_hierarchy (no regular level has the key).
 	Default bool
+}
+
+// revisions gathers the source revision of each side's bundles
+// (format.Header.SourceRevision): one that all of a side's bundles share,
+// else "".
+type revisions struct {
+	mu       sync.Mutex
+	seen     [2]bool
+	rev      [2]string
+	disagree [2]bool
+}
+
+// note records the revision of one bundle of OLD (old) or NEW.
+func (r *revisions) note(old bool, rev string) {
+	i := 1
+	if old {
+		i = 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case !r.seen[i]:
+		r.seen[i], r.rev[i] = true, rev
+	case r.rev[i] != rev:
+		r.disagree[i] = true
+	}
+}
+
+func (r *revisions) get() (old, new string) {
+	for i := range 2 {
+		if r.disagree[i] {
+			r.rev[i] = ""
+		}
+	}
+	return r.rev[0], r.rev[1]
 }

@@ -19,6 +19,8 @@ const JSONVersion = 1
 //	{
 //	  "version": 1,
 //	  "old": "OLD", "new": "NEW",                 // as Report.Old, Report.New
+//	  "old_revision": "3f2a…", "new_revision": "9c8d…",   // the source revision each side was
+//	                                              //   compiled from, when known (else left out)
 //	  "summary": {"nodes": 8, "changed": 2, "unchanged": 6,
 //	              "only_old": 0, "only_new": 1, "keys_changed": 3,
 //	              "errors_appeared": 1, "errors_gone": 0, "errors_changed": 0,   // distinct changes
@@ -76,6 +78,8 @@ func WriteJSON(w io.Writer, r *Report, _ Options) error {
 		Version: JSONVersion,
 		Old:     r.Old,
 		New:     r.New,
+		OldRev:  r.OldRevision,
+		NewRev:  r.NewRevision,
 		Summary: jsonSummary(r.Summary),
 		Changes: make([]jsonEntry, len(r.Entries)),
 		Groups:  make([]jsonGroup, len(r.Groups)),
@@ -102,6 +106,8 @@ type jsonReport struct {
 	Version int         `json:"version"`
 	Old     string      `json:"old"`
 	New     string      `json:"new"`
+	OldRev  string      `json:"old_revision,omitempty"`
+	NewRev  string      `json:"new_revision,omitempty"`
 	Summary jsonSummary `json:"summary"`
 	Changes []jsonEntry `json:"changes"`
 	Groups  []jsonGroup `json:"groups"`

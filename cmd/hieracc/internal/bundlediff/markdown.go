@@ -78,7 +78,7 @@ func writeMarkdown(out *bytes.Buffer, r *Report, c mdCut, of map[string]int, dro
 		title = fmt.Sprintf("%d of %s changed", r.Summary.Changed, plural(r.Summary.Nodes, "node"))
 	}
 	fmt.Fprintf(out, "### hieracc diff: %s\n\n", title)
-	fmt.Fprintf(out, "%s → %s\n\n", code(r.Old), code(r.New))
+	fmt.Fprintf(out, "%s → %s\n\n", mdSideName(r.Old, r.OldRevision), mdSideName(r.New, r.NewRevision))
 	fmt.Fprintf(out, "**%s**\n", mdEscape(summaryLine(r.Summary)))
 
 	// The tail (nodes on one side only, what was cut) is written first to
@@ -156,6 +156,14 @@ func mdChange(e Change, c mdCut) string {
 // mdPartsPerSource is how many parts of a change are listed for each
 // source a cut shows.
 const mdPartsPerSource = 5
+
+// mdSideName is sideName in markdown.
+func mdSideName(name, rev string) string {
+	if rev == "" {
+		return code(name)
+	}
+	return code(name) + " (revision " + code(shortRev(rev)) + ")"
+}
 
 // mdNodes is nodes as names or patterns, at most max of them.
 func mdNodes(nodes, all []string, max int, of map[string]int) string {

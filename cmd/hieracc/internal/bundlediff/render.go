@@ -225,6 +225,24 @@ func where(s Source) string {
 	return fmt.Sprintf("%slevel %q", layer, s.Level)
 }
 
+// sideName names a side of the comparison with the source revision its
+// bundles were compiled from, when known: "bundles-main (revision
+// 3f2a1b0c9d8e)". A revision that is a full git commit is shortened to 12
+// digits; the JSON output gives it whole.
+func sideName(name, rev string) string {
+	if rev == "" {
+		return name
+	}
+	return name + " (revision " + shortRev(rev) + ")"
+}
+
+func shortRev(rev string) string {
+	if len(rev) == 40 && strings.Trim(rev, "0123456789abcdef") == "" {
+		return rev[:12]
+	}
+	return rev
+}
+
 // summaryLine is the one-line summary every format shows first. Errors
 // are counted when some appeared, disappeared or changed.
 func summaryLine(s Summary) string {

@@ -42,8 +42,8 @@ func WriteText(w io.Writer, r *Report, o Options) error {
 		}
 		return s + text + styleReset
 	}
-	bw.WriteString(style(styleBold, "--- old: "+r.Old) + "\n")
-	bw.WriteString(style(styleBold, "+++ new: "+r.New) + "\n")
+	bw.WriteString(style(styleBold, "--- old: "+sideName(r.Old, r.OldRevision)) + "\n")
+	bw.WriteString(style(styleBold, "+++ new: "+sideName(r.New, r.NewRevision)) + "\n")
 	bw.WriteString("\n" + style(styleBold, summaryLine(r.Summary)) + "\n")
 	of := map[string]int{}
 	for _, e := range r.Entries {

@@ -74,3 +74,15 @@ func TestWholeArray(t *testing.T) {
 		t.Errorf("with IgnoreOrder, %d nodes changed, want 3", r.Summary.Changed)
 	}
 }
+
+// A side's revision is the one all its bundles share, else unknown.
+func TestRevisions(t *testing.T) {
+	var r revisions
+	r.note(true, "aaa")
+	r.note(true, "aaa")
+	r.note(false, "bbb")
+	r.note(false, "")
+	if o, n := r.get(); o != "aaa" || n != "" {
+		t.Errorf("revisions %q, %q; want aaa and none (NEW's bundles disagree)", o, n)
+	}
+}
