@@ -23,6 +23,7 @@ type mdCut struct {
 	patterns  int  // names or patterns of a change's nodes
 	sources   int  // sources shown per side; -1 for all
 	note      string
+	links     *Links // links sources to their files, when set
 }
 
 var mdCuts = []mdCut{
@@ -49,6 +50,7 @@ func WriteMarkdown(w io.Writer, r *Report, o Options) error {
 			continue
 		}
 		out.Reset()
+		c.links = o.Links
 		switch {
 		case i > 1 && o.FullNodes:
 			c.note = "Cut to fit a pull-request comment: node lists, " + c.note + "."
@@ -136,7 +138,7 @@ func writeMarkdownRow(b *bytes.Buffer, r *Report, e Entry, c mdCut, of map[strin
 	if e.Path != "" {
 		path = code(e.Path)
 	}
-	fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", nodes, key, path, mdChange(e.Change, c), mdSide(e.Old, c), mdSide(e.New, c))
+	fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", nodes, key, path, mdChange(e.Change, c), mdSide(e.Old, c, true), mdSide(e.New, c, false))
 }
 
 // mdChange says what happened, then the parts of a change shown whole,
@@ -199,7 +201,7 @@ func mdNames(nodes []string) string {
 
 // mdSide is one side of a change in a table cell: the value, then its
 // sources.
-func mdSide(s *Side, c mdCut) string {
+func mdSide(s *Side, c mdCut, old bool) string {
 	if s == nil {
 		return ""
 	}
@@ -218,7 +220,11 @@ func mdSide(s *Side, c mdCut) string {
 			}
 			break
 		}
-		parts = append(parts, "from "+code(lineOf(src.Pos))+" ("+mdEscape(where(src))+")")
+		loc := code(lineOf(src.Pos))
+		if u := c.links.url(old, src.File, src.Line); u != "" {
+			loc = "[" + loc + "](" + u + ")"
+		}
+		parts = append(parts, "from "+loc+" ("+mdEscape(where(src))+")")
 	}
 	return strings.Join(parts, "<br>")
 }

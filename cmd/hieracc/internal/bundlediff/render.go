@@ -22,6 +22,9 @@ type Options struct {
 	// outputs, rather than their names up to five, else patterns of them.
 	// JSON always lists them all.
 	FullNodes bool
+	// Links, when set, link each source line to its file in the
+	// repository, in the markdown and HTML outputs.
+	Links *Links
 }
 
 // summaryPatterns is how many names or patterns describe a change's nodes.

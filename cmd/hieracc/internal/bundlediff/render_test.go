@@ -110,6 +110,8 @@ func TestFormats(t *testing.T) {
 		{"fleet.md", func(b *bytes.Buffer) error { return WriteMarkdown(b, r, Options{}) }},
 		{"fleet.full.txt", func(b *bytes.Buffer) error { return WriteText(b, r, Options{FullNodes: true}) }},
 		{"fleet.full.md", func(b *bytes.Buffer) error { return WriteMarkdown(b, r, Options{FullNodes: true}) }},
+		{"fleet.github", func(b *bytes.Buffer) error { return WriteGitHub(b, r, Options{}) }},
+		{"fleet.html", func(b *bytes.Buffer) error { return WriteHTML(b, r, Options{}) }},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			var b bytes.Buffer
