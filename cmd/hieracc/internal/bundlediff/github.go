@@ -12,14 +12,14 @@ import (
 // WriteGitHub writes the report as GitHub Actions workflow commands, so
 // that a pull request shows each change on the data line that makes it:
 // one annotation per line of a data file holding a changed value (the NEW
-// side's sources; the OLD side's for a removal), naming the key, the change
-// and the nodes it touches (patterns and count):
+// side's sources), naming the key, the change and the nodes it touches
+// (patterns and count):
 //
 //	::notice file=data/common.yaml,line=74,title=hieracc%3A ntp%3A%3Aservers::ntp::servers changed (…) on 18 nodes: *.example.com (all 17), example-node%0A- [...]%0A+ [...]
 //
 // A change that makes an error appear is a ::warning. Changes with no
-// source (a node-level error, a removed module error) are annotations
-// without a file. Several changes from one line are one annotation. The
+// source in NEW (a removal, a node-level error) are annotations without a
+// file; a removal says where its value was in OLD. Several changes from one line are one annotation. The
 // summary comes first, as a ::notice of its own. Files are named as the
 // report names them: map them to the repository's paths first (MapPaths).
 func WriteGitHub(w io.Writer, r *Report, o Options) error {
@@ -36,11 +36,16 @@ func WriteGitHub(w io.Writer, r *Report, o Options) error {
 	of := map[string]int{}
 	for _, e := range r.Entries {
 		c := e.Change
+		// An annotation stands on a line of NEW's files: a change with
+		// no source in NEW (a removal) stands on none, and says where
+		// the value was.
 		side := c.New
-		if side == nil || len(side.Sources) == 0 && c.Old != nil && len(c.Old.Sources) > 0 {
-			side = c.Old
-		}
 		text := ghChange(e, r, of)
+		if (side == nil || len(side.Sources) == 0) && c.Old != nil {
+			for _, s := range c.Old.Sources {
+				text += "\n(OLD: from " + lineOf(s.Pos) + ")"
+			}
+		}
 		warning := errorKind(c) == "appeared" || errorKind(c) == "changed"
 		var at [][2]any
 		if side != nil {

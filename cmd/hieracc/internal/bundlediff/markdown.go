@@ -161,7 +161,7 @@ const mdPartsPerSource = 5
 
 // mdSideName is sideName in markdown.
 func mdSideName(name, rev string) string {
-	if rev == "" {
+	if rev == "" || strings.Contains(name, shortRev(rev)) {
 		return code(name)
 	}
 	return code(name) + " (revision " + code(shortRev(rev)) + ")"

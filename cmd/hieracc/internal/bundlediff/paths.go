@@ -67,6 +67,10 @@ type Links struct {
 	// revisions (format.Header.SourceRevision) when known; GITHUB_SHA for
 	// NEW in a workflow. Files of a side without one are not linked.
 	Old, New string
+	// Dir is the folder, inside the repository, that the report's paths
+	// are relative to (the current folder of `hieracc diff`); "" for
+	// the repository's top.
+	Dir string
 }
 
 // LinksFromEnv gives the links of a GitHub workflow (GITHUB_SERVER_URL,
@@ -99,7 +103,10 @@ func (l *Links) url(old bool, file string, line int) string {
 	if rev == "" || file == "" || !filepath.IsLocal(file) {
 		return ""
 	}
-	p := path.Clean(filepath.ToSlash(file))
+	p := path.Join(l.Dir, filepath.ToSlash(file))
+	if !filepath.IsLocal(p) {
+		return ""
+	}
 	segs := strings.Split(p, "/")
 	for i, s := range segs {
 		segs[i] = url.PathEscape(s)

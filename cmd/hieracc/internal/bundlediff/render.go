@@ -233,7 +233,7 @@ func where(s Source) string {
 // 3f2a1b0c9d8e)". A revision that is a full git commit is shortened to 12
 // digits; the JSON output gives it whole.
 func sideName(name, rev string) string {
-	if rev == "" {
+	if rev == "" || strings.Contains(name, shortRev(rev)) { // diff --git names the commit
 		return name
 	}
 	return name + " (revision " + shortRev(rev) + ")"
