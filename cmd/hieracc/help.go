@@ -344,6 +344,11 @@ Flags:
                         key (the key itself or a regexp), the file, line and
                         level where it is written, and the merge it sets.
   --show-secrets        with --explain: show those values too.
+  --env DIR, --modules DIR, --global PATH
+                        with --explain: the folders the bundle was compiled
+                        from, as given to compile; files are then named as
+                        you named those folders (data/common.yaml for --env
+                        .), not as the bundle records them (env/...).
   --private-key FILE    the node's private key (Puppet's
                         ssl/private_keys/<certname>.pem), which opens the
                         keys 'compile --seal-to' sealed to the node. Without
