@@ -214,7 +214,9 @@ or changed, down to the path inside the value (a JSON Pointer, /bob/shell),
 with type changes (443 and "443") and hash key order changes, and where the
 old and the new value came from (hierarchy level, file:line). Errors that
 appear, disappear or change message are changes too. A summary comes
-first; then each distinct change once, with the nodes it touches.
+first; then each distinct change once, with the nodes it touches. A
+changed array is shown whole, old beside new, with its elements' changes
+inside it.
 
 OLD and NEW may each be a folder of the folders of a compile's shards
 (compile --shard K/N): their bundles are read as one folder. A node with
@@ -242,12 +244,22 @@ Flags:
   --ignore-key GLOB  never report the keys matching GLOB. Repeatable.
   --format FORMAT    text (the default; in colour on a terminal, unless
                      NO_COLOR is set), json (one document; the schema is in
-                     the README), or markdown (for a pull-request comment,
-                     cut to fit one: under 60,000 bytes).
+                     the README), markdown (for a pull-request comment,
+                     cut to fit one: under 60,000 bytes), github (GitHub
+                     Actions annotations on the changed data lines), or
+                     html (one self-contained page, for a CI artifact).
+  --ignore-order-changes
+                     leave out changes that only reorder an array or a
+                     hash's keys.
   --nodes LIST       summary (the default): the nodes of each change by name
                      up to five, else by patterns of their names with counts,
                      web*.fra1.example.net (1200 of 1250); full: every name.
                      JSON always lists every node.
+  --env DIR, --modules DIR, --global PATH
+                     with OLD NEW: the folders compiled, as given to
+                     compile; files are then named as the repository has
+                     them (data/common.yaml for --env .), not as bundles
+                     record them (env/data/common.yaml).
   --show-secrets     show the values of keys holding text decrypted from
                      eyaml's ENC[...]; otherwise such a key is reported as
                      one change, with where its values came from, not them.
