@@ -150,7 +150,7 @@ func mdChange(e Change, c mdCut) string {
 			parts = append(parts, "and "+plural(len(e.Parts)-i, "more part"))
 			break
 		}
-		parts = append(parts, code(cut(partText(e, p), c.value)))
+		parts = append(parts, mdValue(partText(e, p), c.value))
 	}
 	return strings.Join(parts, "<br>")
 }
@@ -207,9 +207,9 @@ func mdSide(s *Side, c mdCut, old bool) string {
 	}
 	var parts []string
 	if v, ok := strings.CutPrefix(sideValue(s), "error: "); ok && s.Err != nil {
-		parts = append(parts, "error: "+code(cut(v, c.value)))
+		parts = append(parts, "error: "+mdValue(v, c.value))
 	} else {
-		parts = append(parts, code(cut(sideValue(s), c.value)))
+		parts = append(parts, mdValue(sideValue(s), c.value))
 	}
 	for i, src := range s.Sources {
 		if c.sources >= 0 && i == c.sources {
@@ -227,6 +227,15 @@ func mdSide(s *Side, c mdCut, old bool) string {
 		parts = append(parts, "from "+loc+" ("+mdEscape(where(src))+")")
 	}
 	return strings.Join(parts, "<br>")
+}
+
+// mdValue is s in a code span, shortened to n runes, saying so: "`[1,2,…`
+// (of 1,234 characters)".
+func mdValue(s string, n int) string {
+	if k := utf8.RuneCountInString(s); k > n {
+		return code(cut(s, n)) + fmt.Sprintf(" (of %d characters)", k)
+	}
+	return code(s)
 }
 
 // cut shortens s to n runes.

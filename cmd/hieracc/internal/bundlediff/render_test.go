@@ -33,6 +33,15 @@ func fleetReport(t *testing.T) *Report {
 		return format.Key{Name: name, Value: v, Defaults: []format.Contribution{{Layer: format.LayerModule, Line: line, Column: 1, Value: v}}}
 	}
 	oddValue := "a|b`c"
+	// A long list, one element of which changes: shown whole, folded in
+	// text, shortened (and saying so) in markdown, never silently cut.
+	var zones []any
+	for i := range 30 {
+		zones = append(zones, fmt.Sprintf("zone-%02d.internal.example.net", i))
+	}
+	dmzZones := slices.Clone(zones)
+	dmzZones[17] = "zone-17.dmz.example.net"
+	zonesNow := zones
 	web := func(name string, shell, port any, pkgs []any, order bool, motd format.Key, iburst bool) *format.Bundle {
 		users := hash("alice", hash("uid", int64(1001), "shell", "/bin/bash"), "bob", hash("uid", int64(1002), "shell", shell))
 		if order {
@@ -46,8 +55,10 @@ func fleetReport(t *testing.T) *Report {
 			modKey("ntp::servers", arr("0.pool.ntp.org", "1.pool.ntp.org"), 7),
 			key("odd `key` | pipe", oddValue, at(lvCommon, 50, oddValue)),
 			key("profile::packages", pkgs),
+			key("profile::zones", zonesNow),
 		))
 	}
+
 	motd := key("motd", "Welcome", at(lvCommon, 40, "Welcome"))
 	pkgs := arr("vim", "curl", "htop")
 
@@ -57,7 +68,9 @@ func fleetReport(t *testing.T) *Report {
 		n := fmt.Sprintf("web%02d.fra1.example.net", i)
 		old = append(old, web(n, "/bin/sh", int64(443), pkgs, false, motd, false))
 		oddValue = "a|b``c"
+		zonesNow = dmzZones
 		new = append(new, web(n, "/bin/zsh", "443", arr("vim", "git", "curl"), true, motd, true))
+		zonesNow = zones
 		oddValue = "a|b`c"
 	}
 	// One node: its motd now fails.
@@ -185,7 +198,7 @@ func TestJSONSchema(t *testing.T) {
 	if doc.OldRevision != r.OldRevision || doc.NewRevision != r.NewRevision || r.OldRevision == "" || r.NewRevision == "" {
 		t.Errorf("revisions %q, %q; the report's %q, %q", doc.OldRevision, doc.NewRevision, r.OldRevision, r.NewRevision)
 	}
-	wantSum := map[string]int{"nodes": 15, "changed": 14, "unchanged": 1, "only_old": 1, "only_new": 1, "keys_changed": 22,
+	wantSum := map[string]int{"nodes": 15, "changed": 14, "unchanged": 1, "only_old": 1, "only_new": 1, "keys_changed": 23,
 		"errors_appeared": 2, "errors_gone": 0, "errors_changed": 0, "error_nodes": 2}
 	if d := cmp.Diff(wantSum, doc.Summary); d != "" {
 		t.Errorf("summary (-want +got):\n%s", d)
@@ -220,8 +233,8 @@ func TestJSONSchema(t *testing.T) {
 			inChanges[n]++
 		}
 	}
-	if len(doc.Changes) != 24 {
-		t.Errorf("%d distinct changes, want 24", len(doc.Changes))
+	if len(doc.Changes) != 25 {
+		t.Errorf("%d distinct changes, want 25", len(doc.Changes))
 	}
 	if d := cmp.Diff(inGroups, inChanges); d != "" {
 		t.Errorf("changes per node, groups vs changes (-groups +changes):\n%s", d)

@@ -1,6 +1,10 @@
 package bundlediff
 
 import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -84,5 +88,32 @@ func TestRevisions(t *testing.T) {
 	r.note(false, "")
 	if o, n := r.get(); o != "aaa" || n != "" {
 		t.Errorf("revisions %q, %q; want aaa and none (NEW's bundles disagree)", o, n)
+	}
+}
+
+// A long value is folded, never cut without saying so: text shows it
+// whole, markdown says how long what it shortened is.
+func TestLongValues(t *testing.T) {
+	r := fleetReport(t)
+	var txt, md bytes.Buffer
+	if err := WriteText(&txt, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		if z := fmt.Sprintf("zone-%02d.", i); strings.Count(txt.String(), z) < 2 {
+			t.Errorf("text shows %s %d times, want it on both sides", z, strings.Count(txt.String(), z))
+		}
+	}
+	cuts := regexp.MustCompile("…`+( \\(of [0-9]+ characters\\))?").FindAllStringSubmatch(md.String(), -1)
+	if len(cuts) == 0 {
+		t.Fatal("markdown shortened nothing: the test does not test")
+	}
+	for _, c := range cuts {
+		if c[1] == "" {
+			t.Errorf("markdown shortened a value without saying so: %q", c[0])
+		}
 	}
 }
