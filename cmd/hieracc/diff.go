@@ -121,11 +121,17 @@ func runDiff(c *cmdEnv, args []string) int {
 	// compile's own file system (env/data/common.yaml).
 	if f.compile.env != "" {
 		display, err := build.Config{Env: f.compile.env, Modules: f.compile.modules, Global: f.compile.global}.DisplayPaths()
-		if err != nil {
+		switch {
+		case err == nil:
+			r.MapPaths(display)
+		case f.set["git"]:
+			// The folders were read at each revision; the work tree
+			// may lack them. Files are then named as compile names them.
+			c.errorf("warning: files are named as the bundles record them: %v", err)
+		default:
 			c.errorf("%v", err)
 			return bundlediff.ExitTrouble
 		}
-		r.MapPaths(display)
 	}
 	o := bundlediff.Options{Color: isTerminal(c.stdout), FullNodes: f.nodeList == "full", Links: bundlediff.LinksFromEnv(os.Getenv, r)}
 	if o.Links != nil && f.compile.env != "" {
