@@ -70,9 +70,18 @@ func Summarise(nodes, all []string, max int, of map[string]int) []Pattern {
 			}
 			out = append(out, Pattern{Glob: k, Nodes: c})
 		}
-		out = exact(out, nodes)
+		// A glob may match nodes counted under another one; only then
+		// (some glob matches more nodes than it counts) are they shared
+		// out again, which costs a match of each node.
+		overlap := false
 		for i := range out {
 			out[i].Of = matching(out[i].Glob, all, of)
+			overlap = overlap || out[i].Nodes < out[i].Of
+		}
+		if overlap && len(out) > 1 {
+			out = exact(out, nodes)
+		} else {
+			slices.SortFunc(out, byNodes)
 		}
 		return out
 	}
@@ -87,10 +96,7 @@ func Summarise(nodes, all []string, max int, of map[string]int) []Pattern {
 // a pattern's Nodes are all the nodes of the set its glob matches but the
 // earlier globs do not.
 func exact(ps []Pattern, nodes []string) []Pattern {
-	byCount := func(a, b Pattern) int {
-		return cmp.Or(cmp.Compare(b.Nodes, a.Nodes), strings.Compare(a.Glob, b.Glob))
-	}
-	slices.SortFunc(ps, byCount)
+	slices.SortFunc(ps, byNodes)
 	n := make([]int, len(ps))
 	for _, name := range nodes {
 		for i, p := range ps {
@@ -107,8 +113,14 @@ func exact(ps []Pattern, nodes []string) []Pattern {
 			out = append(out, p)
 		}
 	}
-	slices.SortFunc(out, byCount)
+	slices.SortFunc(out, byNodes)
 	return out
+}
+
+// byNodes orders patterns by the nodes they stand for, most first, then
+// by glob.
+func byNodes(a, b Pattern) int {
+	return cmp.Or(cmp.Compare(b.Nodes, a.Nodes), strings.Compare(a.Glob, b.Glob))
 }
 
 // matching counts the names of all that glob matches.
