@@ -1,11 +1,12 @@
 package bundlediff
 
-// Stage: show a changed array whole. Element-level changes of a list
+// Stage: show a changed array (or record) whole. Element-level changes of a list
 // (/0 changed, /3 added...) say little on their own, and the same edit
 // reads differently on nodes whose lists differ elsewhere; a reviewer
 // wants the old list beside the new one. So the changes inside an array
 // become one change at the array, whose sides hold the whole old and new
-// arrays and whose Parts are the element-level changes.
+// arrays and whose Parts are the element-level changes. Likewise for
+// several changes in one record (a hash below the key's own).
 
 import (
 	"strings"
@@ -55,6 +56,7 @@ func wholeChanges(name string, od *format.Bundle, o *format.Key, nd *format.Bund
 		at[p] = len(out)
 		out = append(out, w)
 	}
+	out = wholeRecords(name, od, o, nd, n, out)
 	for _, c := range out {
 		sortChanges(c.Parts)
 	}
@@ -66,6 +68,51 @@ func wholeChanges(name string, od *format.Bundle, o *format.Key, nd *format.Bund
 			}
 		}
 		out = kept
+	}
+	return out
+}
+
+// wholeRecords makes the changes of two or more entries of one hash below
+// the key's own (a record: /users/bob/shell and /users/bob/uid) one change
+// of that hash, shown whole, with them as its parts. The entries of the
+// key's own hash stay changes of their own: a key is often a large hash
+// of records, and a change to each of two reads better alone.
+func wholeRecords(name string, od *format.Bundle, o *format.Key, nd *format.Bundle, n *format.Key, cs []Change) []Change {
+	count := map[string]int{}
+	parent := func(c Change) (string, []string, bool) {
+		if c.Parts != nil || c.Kind == Reordered {
+			return "", nil, false
+		}
+		toks := tokens(c.Path)
+		if len(toks) < 2 {
+			return "", nil, false
+		}
+		return pointer(toks[:len(toks)-1]), toks[:len(toks)-1], true
+	}
+	for _, c := range cs {
+		if p, _, ok := parent(c); ok {
+			count[p]++
+		}
+	}
+	var out []Change
+	at := map[string]int{}
+	for _, c := range cs {
+		p, toks, ok := parent(c)
+		if !ok || count[p] < 2 {
+			out = append(out, c)
+			continue
+		}
+		if i, ok := at[p]; ok {
+			out[i].Parts = append(out[i].Parts, c)
+			continue
+		}
+		ov, _ := walk(o.Value, toks)
+		nv, _ := walk(n.Value, toks)
+		at[p] = len(out)
+		out = append(out, Change{Key: name, Path: p, Kind: Changed,
+			Old:   &Side{Value: ov, Sources: sources(od, o, toks, ov)},
+			New:   &Side{Value: nv, Sources: sources(nd, n, toks, nv)},
+			Parts: []Change{c}})
 	}
 	return out
 }

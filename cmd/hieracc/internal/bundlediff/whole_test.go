@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hieracc/hieracc/format"
 )
 
 // A list replaced on a fleet is one change per distinct (old, new) pair of
@@ -115,5 +117,29 @@ func TestLongValues(t *testing.T) {
 		if c[1] == "" {
 			t.Errorf("markdown shortened a value without saying so: %q", c[0])
 		}
+	}
+}
+
+// Two changes in one record (a hash below the key's own) are one change of
+// the record; a lone change in another stays at its path.
+func TestWholeRecord(t *testing.T) {
+	users := func(bobUID int64, bobShell, aliceShell string) *format.Hash {
+		return hash("alice", hash("uid", int64(1001), "shell", aliceShell), "bob", hash("uid", bobUID, "shell", bobShell))
+	}
+	r, err := Compare(writeDir(t, node("web01", key("users", users(1002, "/bin/sh", "/bin/bash")))),
+		writeDir(t, node("web01", key("users", users(1003, "/bin/zsh", "/bin/zsh")))), Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range r.Entries {
+		got = append(got, fmt.Sprintf("%s %s: %s", e.Key, e.Path, describe(e.Change)))
+	}
+	want := []string{"users /alice/shell: changed", "users /bob: changed (2 changed)"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("entries (-want +got):\n%s", d)
+	}
+	if e := r.Entries[1]; !format.Identical(e.New.Value, hash("uid", int64(1003), "shell", "/bin/zsh")) {
+		t.Errorf("the record's new side holds %v, want it whole", e.New.Value)
 	}
 }
