@@ -190,7 +190,8 @@ type Change struct {
 	// Parts are the element-level changes of a change shown whole: a
 	// changed array is one change at the array's path whose sides hold the
 	// whole old and new arrays, and Parts the changes inside it, at their
-	// own paths. Nil for any other change.
+	// own paths; so are two or more changes in one record (a hash below
+	// the key's own). Nil for any other change.
 	Parts []Change
 }
 

@@ -46,9 +46,9 @@ const JSONVersion = 1
 //	          "kind": "changed",                  // added, removed, changed, type, order, error
 //	          "old": SIDE,                        // left out where the key or path is absent
 //	          "new": SIDE,                        // (for "error": where there is no error)
-//	          "parts": [CHANGE, ...]              // only for a changed array, shown whole (old and
-//	                                              //   new hold the whole arrays; "order": the same
-//	                                              //   elements): the changes inside it, at their paths
+//	          "parts": [CHANGE, ...]              // only for a changed array or record, shown whole (old
+//	                                              //   and new hold it whole; "order": an array of the
+//	                                              //   same elements): the changes inside it, at their paths
 //	        }
 //	      ]
 //	    }
@@ -159,7 +159,7 @@ type jsonChange struct {
 	Kind   string    `json:"kind"`
 	Old    *jsonSide `json:"old,omitempty"`
 	New    *jsonSide `json:"new,omitempty"`
-	// Parts: the element-level changes of an array shown whole.
+	// Parts: the changes inside an array or record shown whole.
 	Parts []jsonChange `json:"parts,omitempty"`
 }
 
