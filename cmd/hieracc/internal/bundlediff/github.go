@@ -19,8 +19,11 @@ import (
 //
 // A change that makes an error appear is a ::warning. Changes with no
 // source in NEW (a removal, a node-level error) are annotations without a
-// file; a removal says where its value was in OLD. Several changes from one line are one annotation. The
-// summary comes first, as a ::notice of its own. Files are named as the
+// file; a removal says where its value was in OLD. Several changes from
+// one line are one annotation. GitHub shows only the first few annotations
+// of a step (ten of each kind): warnings come first, then the lines whose
+// changes touch most nodes. The summary comes first, as a ::notice of its
+// own. Files are named as the
 // report names them: map them to the repository's paths first (MapPaths).
 func WriteGitHub(w io.Writer, r *Report, o Options) error {
 	bw := bufio.NewWriter(w)
@@ -30,6 +33,7 @@ func WriteGitHub(w io.Writer, r *Report, o Options) error {
 		warning bool
 		keys    []string
 		texts   []string
+		nodes   int // the most nodes one of its changes touches
 	}
 	notes := map[string]*note{}
 	var order []*note
@@ -66,14 +70,17 @@ func WriteGitHub(w io.Writer, r *Report, o Options) error {
 				order = append(order, n)
 			}
 			n.warning = n.warning || warning
+			n.nodes = max(n.nodes, len(e.Nodes))
 			if !slices.Contains(n.keys, subject(c)) {
 				n.keys = append(n.keys, subject(c))
 			}
 			n.texts = append(n.texts, text)
 		}
 	}
+	// GitHub shows only the first few annotations of a step: warnings
+	// first, then the lines that touch most nodes.
 	slices.SortStableFunc(order, func(a, b *note) int {
-		return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.line, b.line))
+		return cmp.Or(compareBool(b.warning, a.warning), cmp.Compare(b.nodes, a.nodes), cmp.Compare(a.file, b.file), cmp.Compare(a.line, b.line))
 	})
 	fmt.Fprintf(bw, "::notice title=hieracc diff::%s\n", ghData(summaryLine(r.Summary)))
 	for _, n := range order {
@@ -101,6 +108,16 @@ func WriteGitHub(w io.Writer, r *Report, o Options) error {
 		}
 	}
 	return bw.Flush()
+}
+
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // ghValueMax is how many runes of a value an annotation shows.
