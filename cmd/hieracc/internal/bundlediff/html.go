@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"html/template"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -28,6 +29,15 @@ func WriteHTML(w io.Writer, r *Report, o Options) error {
 		Old: sideName(r.Old, r.OldRevision), New: sideName(r.New, r.NewRevision),
 		Summary: summaryLine(r.Summary), Differs: r.Differs(),
 	}
+	// Each node is written once, in its group's row; a change names the
+	// groups it touches (all the nodes of a group share its changes), so
+	// that the page grows with the fleet, not with changes × nodes.
+	groupOf := map[string]int{}
+	for gi, g := range r.Groups {
+		for _, n := range g.Nodes {
+			groupOf[n] = gi
+		}
+	}
 	col := map[string]int{}
 	for i, e := range r.Entries {
 		c := e.Change
@@ -39,7 +49,7 @@ func WriteHTML(w io.Writer, r *Report, o Options) error {
 		he := htmlEntry{
 			ID: i, Subject: s, Path: c.Path, What: describe(c), Kind: kindClass(c),
 			Count: plural(len(e.Nodes), "node"), Patterns: patternTexts(Summarise(e.Nodes, r.Nodes, summaryPatterns, of)),
-			Nodes: e.Nodes, NodeList: strings.Join(e.Nodes, "\n"),
+			Groups: entryGroups(e.Nodes, groupOf), Many: len(e.Nodes) > 1,
 			Old: htmlSideOf(c.Old, true, o.Links), New: htmlSideOf(c.New, false, o.Links),
 		}
 		for _, p := range c.Parts {
@@ -99,8 +109,9 @@ type htmlCell struct{ Kind, Title string }
 type htmlEntry struct {
 	ID                               int
 	Subject, Path, What, Kind, Count string
-	Patterns, Nodes                  []string
-	NodeList                         string
+	Patterns                         []string
+	Groups                           string // indexes of the groups (rows) it touches
+	Many                             bool   // more than one node: their list is folded
 	Old, New                         *htmlSide
 	Parts                            []string
 }
@@ -133,6 +144,24 @@ func htmlSideOf(s *Side, old bool, links *Links) *htmlSide {
 		h.Sources = append(h.Sources, htmlSource{Where: lineOf(src.Pos), Link: links.url(old, src.File, src.Line), Level: where(src)})
 	}
 	return h
+}
+
+// entryGroups lists the groups holding nodes, as "0 3 7".
+func entryGroups(nodes []string, groupOf map[string]int) string {
+	seen := map[int]bool{}
+	var b strings.Builder
+	for _, n := range nodes {
+		gi := groupOf[n]
+		if seen[gi] {
+			continue
+		}
+		seen[gi] = true
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.Itoa(gi))
+	}
+	return b.String()
 }
 
 // kindClass is the kind of change a colour stands for in the HTML map.

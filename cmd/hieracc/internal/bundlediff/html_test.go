@@ -138,6 +138,20 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 	}
 
+	// ?expand=1 opens every folded part: each change's node list, filled
+	// in from its groups, names every node it touches.
+	dom, _ = run("expand=1", "--dump-dom")
+	for i, e := range r.Entries {
+		start := strings.Index(dom, fmt.Sprintf(`id="change-%d"`, i))
+		end := strings.Index(dom[start:], "</section>")
+		sec := dom[start : start+end]
+		for _, n := range e.Nodes {
+			if !strings.Contains(sec, n) {
+				t.Errorf("change %d (%s %s): node %s not listed", i, e.Key, e.Path, n)
+			}
+		}
+	}
+
 	// Filters: by node glob, by key glob.
 	for _, tc := range []struct{ query, node, key string }{
 		{query: "node=app01.*", node: "app01.*"},
