@@ -46,7 +46,14 @@ func TestSecretsInEveryFormat(t *testing.T) {
 		kk.Secret = true
 		return kk
 	}
-	r, err := Compare(writeDir(t, node("web01", k(plain))), writeDir(t, node("web01", k(plain+"-rotated"))), Filter{})
+	// A secret list reordered: its elements are not shown either.
+	list := func(v ...any) format.Key {
+		kk := key("app::tokens", v)
+		kk.Secret = true
+		return kk
+	}
+	r, err := Compare(writeDir(t, node("web01", k(plain), list("hunter2-a", "hunter2-b"))),
+		writeDir(t, node("web01", k(plain+"-rotated"), list("hunter2-b", "hunter2-a"))), Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,8 +65,8 @@ func TestSecretsInEveryFormat(t *testing.T) {
 		if strings.Contains(b.String(), "hunter2") {
 			t.Errorf("%s shows a secret's value", name)
 		}
-		if !strings.Contains(b.String(), "app::db_password") {
-			t.Errorf("%s does not say the secret key changed", name)
+		if !strings.Contains(b.String(), "app::db_password") || !strings.Contains(b.String(), "app::tokens") {
+			t.Errorf("%s does not say the secret keys changed", name)
 		}
 	}
 }

@@ -78,8 +78,11 @@ func describe(c Change) string {
 		}
 		return fmt.Sprintf("type changed (%s to %s)", typeName(c.Old.Value), typeName(c.New.Value))
 	case Reordered:
-		if c.Parts != nil {
+		switch {
+		case c.Parts != nil:
 			return "order changed (same elements)"
+		case c.Old != nil && c.Old.Secret: // an array's or a hash's: not said
+			return "order changed"
 		}
 		return "key order changed"
 	case ErrorChanged:
