@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/hieracc/hieracc/format"
 )
 
 //go:embed assets/report.html.tmpl
@@ -55,6 +57,7 @@ func WriteHTML(w io.Writer, r *Report, o Options) error {
 		for _, p := range c.Parts {
 			he.Parts = append(he.Parts, partText(c, p))
 		}
+		markElements(c, he.Old, he.New)
 		d.Entries = append(d.Entries, he)
 	}
 	// The map: a row per group, a column per key; where a group holds
@@ -118,9 +121,56 @@ type htmlEntry struct {
 
 type htmlSide struct {
 	Value   string
-	Long    bool // folded
+	Elems   []htmlElem // instead of Value, for an array shown whole: its elements, those only on this side marked
+	Long    bool       // folded
 	Size    string
 	Sources []htmlSource
+}
+
+type htmlElem struct {
+	Text   string
+	Marked bool
+	Last   bool
+}
+
+// markElements shows the arrays of a changed array element by element,
+// marking those only on one side: those outside a longest common
+// subsequence of the two (when it is too large to match, those that
+// differ at their index).
+func markElements(c Change, old, new *htmlSide) {
+	if c.Parts == nil || c.Old == nil || c.New == nil || c.Old.Secret || c.New.Secret {
+		return
+	}
+	a, ok1 := c.Old.Value.([]any)
+	b, ok2 := c.New.Value.([]any)
+	if !ok1 || !ok2 {
+		return
+	}
+	inA, inB := make([]bool, len(a)), make([]bool, len(b))
+	if m := lcs(a, b); m != nil || len(a)*len(b) <= maxLCS {
+		for _, p := range m {
+			inA[p[0]], inB[p[1]] = true, true
+		}
+	} else {
+		for i := range min(len(a), len(b)) {
+			inA[i] = format.Identical(a[i], b[i])
+			inB[i] = inA[i]
+		}
+	}
+	for _, s := range []struct {
+		side *htmlSide
+		vs   []any
+		in   []bool
+	}{{old, a, inA}, {new, b, inB}} {
+		s.side.Elems = make([]htmlElem, len(s.vs))
+		for i, v := range s.vs {
+			s.side.Elems[i] = htmlElem{Text: display(v), Marked: !s.in[i], Last: i == len(s.vs)-1}
+		}
+		s.side.Long = len(s.vs) > 12
+		if s.side.Long {
+			s.side.Size = plural(len(s.vs), "element")
+		}
+	}
 }
 
 type htmlSource struct{ Where, Link, Level string }
