@@ -31,7 +31,7 @@
 //
 // Shared details files: a compile writes the details that nodes share
 // (where each value came from, merge options) once, in
-// details/<digest>.details beside the bundles (format.SharedDetails).
+// details/<digest>.details beside the bundles (format.SharedDetailsName).
 // Lookups need only the bundle. Details, Explain, lookup-time merges and
 // some dotted lookups also need that file: a bundle opened from a file
 // (Open, OpenWith, a Reloader) reads it from its own folder on the first

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/format/trust"
 	"github.com/hieracc/hieracc/runtime"
@@ -75,7 +76,7 @@ func sealedFor(t testing.TB, node string) ([]byte, crypto.PrivateKey, *trust.Ver
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := format.EncodeWith(secrets(node), format.Protection{Signer: s, Recipient: r})
+	data, err := encode.EncodeWith(secrets(node), encode.Protection{Signer: s, Recipient: r})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestOpenWrongNode(t *testing.T) {
 
 func TestOpenVerifier(t *testing.T) {
 	data, _, v := sealedFor(t, "a.example.com")
-	plain, _ := format.Encode(secrets("a.example.com"))
+	plain, _ := encode.Encode(secrets("a.example.com"))
 	if _, err := runtime.OpenBytesWith(plain, runtime.Trust{Verifier: v}); !errors.Is(err, runtime.ErrUnsigned) {
 		t.Errorf("unsigned: %v", err)
 	}
@@ -179,7 +180,7 @@ func TestReloaderKeepsVerified(t *testing.T) {
 	}
 	forged := secrets("a.example.com")
 	forged.Keys[1].Value = "forged"
-	bad, _ := format.Encode(forged)
+	bad, _ := encode.Encode(forged)
 	writeFile(t, path, bad)
 	if changed, err := r.Reload(); changed || !errors.Is(err, runtime.ErrUnsigned) {
 		t.Errorf("Reload of an unsigned bundle = %v, %v", changed, err)
@@ -192,7 +193,7 @@ func TestReloaderKeepsVerified(t *testing.T) {
 	dir := pki(t)
 	s, _ := trust.ReadSigner(filepath.Join(dir, "signer", "key.pem"), "")
 	rcp, _ := trust.ReadRecipient(filepath.Join(dir, "ssl", "certs", "a.example.com.pem"))
-	next, err := format.EncodeWith(good, format.Protection{Signer: s, Recipient: rcp})
+	next, err := encode.EncodeWith(good, encode.Protection{Signer: s, Recipient: rcp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +230,7 @@ func TestWatchKeepsVerified(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	forged := secrets("a.example.com")
 	forged.Keys[1].Value = "forged"
-	bad, _ := format.Encode(forged)
+	bad, _ := encode.Encode(forged)
 	writeFile(t, path, bad)
 	select {
 	case err := <-reports:
@@ -302,7 +303,7 @@ func TestOpenAgentSigned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forged, err := format.EncodeWith(secrets("b.example.com"), format.Protection{Signer: s})
+	forged, err := encode.EncodeWith(secrets("b.example.com"), encode.Protection{Signer: s})
 	if err != nil {
 		t.Fatal(err)
 	}
