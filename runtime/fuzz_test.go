@@ -41,7 +41,7 @@ func FuzzOpen(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if b, err := runtime.OpenBytesWith(data, runtime.Trust{Verifier: v, Key: key}); err == nil {
+		if b, err := runtime.OpenBytes(data, runtime.Trust{Verifier: v, Key: key}); err == nil {
 			exercise(t, b, "ntp::servers")
 		}
 		b, err := runtime.OpenBytes(data)
