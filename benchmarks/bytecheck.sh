@@ -9,7 +9,7 @@
 # present, ../shared/conformance/public/*) and the reference fleet
 # (benchmarks/internal/gen's gen.Reference(), 10,000 nodes; NODES=N for fewer),
 # and compares the outputs: every bundle and details/ file by SHA-256, the
-# compile's exit code and its stderr (timings aside). The state file is not
+# compile's exit code and its output (timings aside). The state file is not
 # compared (it names the output folder). Prints each set's digest and exits
 # non-zero on the first difference, naming it. Needs git, go, sha256sum;
 # takes ~3 minutes on 2 cores, most of it the fleet.
@@ -42,7 +42,7 @@ compile() {
 	(cd "$dir" && "$tmp/hieracc-$side" compile "$@") >"$out/stdout" 2>"$out/stderr" || rc=$?
 	echo "$rc" >"$out/rc"
 	# Timings differ from run to run: drop them from the summary line.
-	sed -i 's/ in [0-9.]*[µnm]*s;/ in T;/; s/ in [0-9.]*[µnm]*s$/ in T/' "$out/stderr"
+	sed -i 's/ in [0-9.]*[µnm]*s;/ in T;/; s/ in [0-9.]*[µnm]*s$/ in T/' "$out/stderr" "$out/stdout"
 	sed -i "s#$tmp/$side/#OUT/#g" "$out/stderr" "$out/stdout"
 	if [ -d "$out/bundles" ]; then
 		(cd "$out/bundles" && find . -type f ! -name .hieracc-state.json | LC_ALL=C sort | xargs -r sha256sum) >"$out/digests"
