@@ -7,7 +7,7 @@ import (
 	"github.com/hieracc/hieracc/format/trust"
 )
 
-// Version is the format version Encode writes. Decoders read every version
+// Version is the format version the encoder (format/encode) writes. Decoders read every version
 // up to it; a version number's meaning never changes once released (see
 // SPEC.md, "Compatibility").
 const Version = 7
@@ -25,7 +25,7 @@ const (
 // "hieracc-bundle" (fixstr, 14 bytes).
 const magic = wire.Magic
 
-// Limits a decoder enforces (and Encode respects, so that everything written
+// Limits a decoder enforces (and the encoder respects, so that everything written
 // can be read back). They bound the work a hostile file can cause.
 const (
 	// MaxDepth is the deepest nesting of arrays and hashes in a value. It
