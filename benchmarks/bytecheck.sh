@@ -33,7 +33,9 @@ compile() {
 	side=$1 name=$2 dir=$3
 	out="$tmp/$side/$name"
 	mkdir -p "$out"
-	set -- --env env --facts nodes --out "$out/bundles" --source-revision bytecheck
+	# --keep-going: the bundles of cases whose keys fail (their errors
+	# recorded) are written, and compared, too.
+	set -- --env env --facts nodes --out "$out/bundles" --source-revision bytecheck --keep-going
 	[ -d "$dir/modules" ] && set -- "$@" --modules modules
 	[ -d "$dir/global" ] && set -- "$@" --global global
 	# shellcheck disable=SC2046 # hieracc-flags holds words to split
