@@ -11,7 +11,7 @@ import "github.com/hieracc/hieracc/format/internal/wire"
 
 // A key's head is its payload × 8 + the shared bit (tagShared: its
 // details are its record in the shared details file) + its kind, which
-// says what the payload is:
+// says what the payload is (see package wire):
 const (
 	kindValue   = wire.KindValue
 	kindError   = wire.KindError

@@ -7,9 +7,9 @@ import (
 	"github.com/hieracc/hieracc/format/trust"
 )
 
-// Version is the format version the encoder (format/encode) writes. Decoders read every version
-// up to it; a version number's meaning never changes once released (see
-// SPEC.md, "Compatibility").
+// Version is the format version the encoder (format/encode) writes.
+// Decoders read every version up to it; a version number's meaning never
+// changes once released (see SPEC.md, "Compatibility").
 const Version = 7
 
 // Key flags (format version 2): a bit set, the last field of a key.
@@ -25,8 +25,8 @@ const (
 // "hieracc-bundle" (fixstr, 14 bytes).
 const magic = wire.Magic
 
-// Limits a decoder enforces (and the encoder respects, so that everything written
-// can be read back). They bound the work a hostile file can cause.
+// Limits a decoder enforces (and the encoder respects, so that everything
+// written can be read back). They bound the work a hostile file can cause.
 const (
 	// MaxDepth is the deepest nesting of arrays and hashes in a value. It
 	// matches yaml.v3's own limit, so no loaded data file exceeds it.

@@ -21,7 +21,7 @@ import (
 // Encode writes b in the newest format version. The output depends only on
 // b: the same bundle always gives the same bytes.
 //
-// Encode rejects bundles that break the invariants documented on Bundle
+// Encode rejects bundles that break the invariants documented on format.Bundle
 // (Keys and Modules sorted and unique, values of the Value types only) and
 // values beyond MaxDepth or MaxNodes.
 //
