@@ -31,17 +31,17 @@
 //
 // Shared details files: a compile writes the details that nodes share
 // (where each value came from, merge options) once, in
-// details/<digest>.details beside the bundles (format.SharedDetails).
+// details/<digest>.details beside the bundles (format.SharedDetailsName).
 // Lookups need only the bundle. Details, Explain, lookup-time merges and
 // some dotted lookups also need that file: a bundle opened from a file
-// (Open, OpenWith, a Reloader) reads it from its own folder on the first
+// (Open, a Reloader) reads it from its own folder on the first
 // call that needs it (LoadSharedDetails reads it at once); one opened from
 // bytes is given it with AttachSharedDetails. A missing, damaged or
 // foreign file fails those calls with a *SharedDetailsError
 // (ErrNoSharedDetails), never another answer.
 //
-// Signed and sealed bundles (format version 4): OpenWith, OpenBytesWith
-// and NewReloaderWith take a Trust, a verifier that refuses bundles CI
+// Signed and sealed bundles (format version 4): Open, OpenBytes
+// and NewReloader take a Trust, a verifier that refuses bundles CI
 // did not sign (a *SignatureError: ErrUnsigned, ErrBadSignature,
 // ErrUntrusted; under a CA, the signer must be named), the node the
 // bundle must be for (Trust.Node, or with a verifier the file's name
@@ -56,6 +56,7 @@ package runtime
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -96,12 +97,28 @@ type Bundle struct {
 }
 
 // Open reads and verifies the bundle at path (magic, version, checksums).
-// Only a regular file is read (see format.ReadFile).
-func Open(path string) (*Bundle, error) { return OpenWith(path, Trust{}) }
+// Only a regular file is read (see format.ReadFile). Options (a Trust)
+// add a verifier, the node the bundle must be for and the node's private
+// key.
+func Open(path string, opts ...Option) (*Bundle, error) {
+	t := trustOf(opts)
+	data, err := format.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	b, err := openBytes(data, &path, t)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: open %s: %w", path, err)
+	}
+	b.path = path
+	return b, nil
+}
 
 // OpenBytes verifies and opens an encoded bundle. It does not keep data.
-func OpenBytes(data []byte) (*Bundle, error) {
-	return OpenBytesWith(data, Trust{})
+// Options are Open's; a Trust's Node is checked (bytes have no file
+// name).
+func OpenBytes(data []byte, opts ...Option) (*Bundle, error) {
+	return openBytes(data, nil, trustOf(opts))
 }
 
 // newBundle makes the Bundle of a decoded index.

@@ -278,7 +278,7 @@ func (f *lookupFlags) open(node string) (*runtime.Bundle, error) {
 	// A renamed or misplaced file must not answer for another node.
 	t := *f.trust
 	t.Node = node
-	return runtime.OpenWith(file, t)
+	return runtime.Open(file, t)
 }
 
 // notFoundMessage is Puppet's message when no key has a value.
