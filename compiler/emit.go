@@ -24,7 +24,7 @@ func (n *nodeRun) sharedKey(name, mod string) (*format.Key, *format.Error) {
 	}
 	layers := n.layersFor(mod)
 	locs := n.locsOf(name, layers)
-	sig := n.w.keySig(n.shapeID(mod, layers), merge, convertID(conv), locs)
+	sig := n.w.keySig(n.shapeID(mod, layers), merge, n.w.convertID(conv), locs)
 	h := hashSig(name, sig)
 	e, reused, k, err := n.findOrCompile(name, mod, sig, h, locs)
 	if e != nil && !reused {

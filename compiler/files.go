@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/format"
@@ -134,12 +133,12 @@ func (c *compilation) loadFile(fsPath, p, function, module string, keys keyringK
 		if isNotExist(err) {
 			return nil
 		}
-		return &dataFile{path: p, fsPath: fsPath, id: fileIDs.Add(1), err: &format.Error{Message: fmt.Sprintf("cannot read %s: %v", p, err), Pos: format.Pos{File: p}}}
+		return &dataFile{path: p, fsPath: fsPath, id: c.fileIDs.Add(1), err: &format.Error{Message: fmt.Sprintf("cannot read %s: %v", p, err), Pos: format.Pos{File: p}}}
 	}
 	if st.IsDir() {
 		return nil
 	}
-	df := &dataFile{path: p, fsPath: fsPath, id: fileIDs.Add(1)}
+	df := &dataFile{path: p, fsPath: fsPath, id: c.fileIDs.Add(1)}
 	if st.Size() > dataload.MaxFileSize {
 		df.fail(dataload.Pos{}, fmt.Sprintf("Unable to parse (%s): file is %d bytes, more than the %d bytes hieracc reads", p, st.Size(), dataload.MaxFileSize))
 		return df
@@ -209,9 +208,6 @@ func (c *compilation) loadFile(fsPath, p, function, module string, keys keyringK
 	df.keys = slices.Compact(df.keys)
 	return df
 }
-
-// fileIDs numbers data files.
-var fileIDs atomic.Uint32
 
 func (df *dataFile) fail(pos dataload.Pos, msg string) {
 	if df.err == nil {
