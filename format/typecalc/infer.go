@@ -66,11 +66,7 @@ func infer(v any) *Type {
 		}
 		return &Type{kind: kArray, elem: reduceTypes(v), size: sizeOf(len(v))}
 	case *format.Hash:
-		vals := make([]any, v.Len())
-		for i := range vals {
-			vals[i] = v.Value(i)
-		}
-		return inferHash(v.Keys(), vals)
+		return inferHash(hashEntries(v))
 	case Entries:
 		return inferHash(v.Entries())
 	case Inferable:
@@ -79,9 +75,21 @@ func infer(v any) *Type {
 	return tAny
 }
 
+// hashEntries is h's keys and values, as Entries gives them.
+func hashEntries(h *format.Hash) (keys, vals []any) {
+	vals = make([]any, h.Len())
+	for i := range vals {
+		vals[i] = h.Value(i)
+	}
+	return h.Keys(), vals
+}
+
+// emptyHash is the type Infer and InferSet give an empty hash.
+func emptyHash() *Type { return &Type{kind: kHash, key: tUnit, elem: tUnit, size: sizeOf(0)} }
+
 func inferHash(keys, vals []any) *Type {
 	if len(keys) == 0 {
-		return &Type{kind: kHash, key: tUnit, elem: tUnit, size: sizeOf(0)}
+		return emptyHash()
 	}
 	return &Type{kind: kHash, key: reduceTypes(keys), elem: reduceTypes(vals), size: sizeOf(len(keys))}
 }
