@@ -45,7 +45,7 @@ func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Optio
 // explainKey writes the explanation of one key's lookup, whose result was
 // v or lerr; false when the bundle cannot explain it.
 func explainKey(w io.Writer, b *runtime.Bundle, key string, opts runtime.Options, v any, lerr error, onlyOptions, showSecrets bool) bool {
-	x := explainer{w: w, v1: b.Header().Version < 3}
+	x := explainer{w: w, v1: !format.RecordsMergeFrom(b.Header().Version)}
 	x.line(0, "Searching for %s", quote(key))
 	e, err := b.Explain(key)
 	ok := true
