@@ -68,7 +68,8 @@ func TestConvertIDByValue(t *testing.T) {
 	if w.convertID(nil) != 0 {
 		t.Error("convertID(nil) is not 0")
 	}
-	if m := (format.Merge{Strategy: "deep"}); w.mergeID(m) != w.mergeID(m) || w.mergeID(m) == w.mergeID(format.Merge{}) {
-		t.Error("mergeID does not number merges by value")
+	deep, first := w.mergeID(format.Merge{Strategy: "deep"}), w.mergeID(format.Merge{})
+	if again := w.mergeID(format.Merge{Strategy: "deep"}); deep == 0 || again != deep || first == deep {
+		t.Errorf("mergeID: %d and %d for the same merge, %d for another", deep, again, first)
 	}
 }

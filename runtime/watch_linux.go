@@ -86,8 +86,7 @@ func scanEvents(buf []byte, names map[int32]map[string]bool) (hit, ended bool) {
 		if end > len(buf) {
 			break
 		}
-		evName := string(bytes.TrimRight(buf[syscall.SizeofInotifyEvent:end], "\x00"))
-		link, watched := names[ev.Wd][evName]
+		link, watched := names[ev.Wd][string(bytes.TrimRight(buf[syscall.SizeofInotifyEvent:end], "\x00"))]
 		switch {
 		case ev.Mask&syscall.IN_Q_OVERFLOW != 0:
 			hit = true
