@@ -162,6 +162,8 @@ type compilation struct {
 	// entries caches entryPos, which parses a file again: explanations
 	// ask it for every key that has lookup_options.
 	entries sync.Map // path → *entryPositions
+	// fileIDs numbers the compile's data files (dataFile.id).
+	fileIDs atomic.Uint32
 
 	// Ruby levels (rubybackends.go): the backend, the keys asked of
 	// lookup_key and data_dig functions, and the compile's context.

@@ -373,7 +373,7 @@ func (b *Bundle) find(key string, k hiera.Key, i int, merge *format.Merge) (any,
 		return nil, false, err
 	}
 	if dk := &d.Keys[i]; len(dk.Contributions) > 0 {
-		return b.fromDefaults(d, k, dk.DefaultMerge, leaf(dk.Defaults), len(dk.Defaults) > 0)
+		return b.fromDefaults(d, k, dk.DefaultMerge, hiera.ContributionLeaf(dk.Defaults), len(dk.Defaults) > 0)
 	}
 	return nil, false, nil
 }
@@ -392,7 +392,7 @@ func (b *Bundle) asked(key string, k hiera.Key, i int, merge *format.Merge) (any
 		m = *merge
 	}
 	a := dk.AskedAs(key)
-	cs, ds := leaf(a.Contributions), leaf(a.Defaults)
+	cs, ds := hiera.ContributionLeaf(a.Contributions), hiera.ContributionLeaf(a.Defaults)
 	if a.Text == "" {
 		cs, ds = chainFrom(key, a.Contributions), chainFrom(key, a.Defaults)
 	}
@@ -402,7 +402,7 @@ func (b *Bundle) asked(key string, k hiera.Key, i int, merge *format.Merge) (any
 // chainFrom answers hiera.Resolve from the contributions of Asked's entry
 // "", whose recursion chains leave out the key as asked: it comes first.
 func chainFrom(key string, cs []format.Contribution) hiera.Leaf {
-	l := leaf(cs)
+	l := hiera.ContributionLeaf(cs)
 	return func(layer format.Layer, level, loc int) (any, bool, error) {
 		v, found, err := l(layer, level, loc)
 		var fe *format.Error
@@ -427,7 +427,7 @@ func (b *Bundle) merged(key string, k hiera.Key, i int, m format.Merge) (any, bo
 		return nil, false, err
 	}
 	dk := &d.Keys[i]
-	return b.resolve(key, k, d, m, leaf(dk.Contributions), dk.DefaultMerge, leaf(dk.Defaults), len(dk.Defaults) > 0)
+	return b.resolve(key, k, d, m, hiera.ContributionLeaf(dk.Contributions), dk.DefaultMerge, hiera.ContributionLeaf(dk.Defaults), len(dk.Defaults) > 0)
 }
 
 // resolve merges what cs answers with m and digs into the result, falling
@@ -471,20 +471,4 @@ func (b *Bundle) fromDefaults(d *format.Bundle, k hiera.Key, dm format.Merge, ds
 		return nil, false, err
 	}
 	return k.Dig(v)
-}
-
-// leaf answers hiera.Resolve from a key's recorded contributions.
-func leaf(cs []format.Contribution) hiera.Leaf {
-	return func(layer format.Layer, level, loc int) (any, bool, error) {
-		for i := range cs {
-			c := &cs[i]
-			if c.Layer == layer && c.Level == level && c.Location == loc {
-				if c.Err != nil {
-					return nil, false, c.Err
-				}
-				return c.Value, true, nil
-			}
-		}
-		return nil, false, nil
-	}
 }

@@ -51,7 +51,7 @@ func explainKey(w io.Writer, b *runtime.Bundle, key string, opts runtime.Options
 	if display == nil {
 		display = func(p string) string { return p }
 	}
-	x := explainer{w: w, v1: b.Header().Version < 3, display: display}
+	x := explainer{w: w, v1: !format.RecordsMergeFrom(b.Header().Version), display: display}
 	x.line(0, "Searching for %s", quote(key))
 	e, err := b.Explain(key)
 	ok := true

@@ -216,7 +216,7 @@ func newJSONSide(s *Side) *jsonSide {
 		j.Keys = jsonValue(s.Keys)
 	default:
 		j.Value = jsonValue(s.Value)
-		j.Type = typeName(s.Value)
+		j.Type = ruby.KindName(s.Value)
 	}
 	for i, src := range s.Sources {
 		j.Sources[i] = jsonSource{Layer: src.Layer.String(), Module: src.Module, Level: src.Level, File: src.File,

@@ -76,7 +76,7 @@ func describe(c Change) string {
 		if c.Old.Secret || c.New.Secret {
 			return "type changed"
 		}
-		return fmt.Sprintf("type changed (%s to %s)", typeName(c.Old.Value), typeName(c.New.Value))
+		return fmt.Sprintf("type changed (%s to %s)", ruby.KindName(c.Old.Value), ruby.KindName(c.New.Value))
 	case Reordered:
 		switch {
 		case c.Parts != nil:

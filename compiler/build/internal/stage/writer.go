@@ -22,7 +22,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
 	"github.com/hieracc/hieracc/format"
@@ -106,7 +105,7 @@ type encoderBuf struct {
 // Emit), and an Encoder saves most when it gets the nodes of one worker,
 // one after the other (encode.Encoder: what the last bundle held).
 func (w *Writer) encoder(b *format.Bundle) *encoderBuf {
-	keys := unsafe.SliceData(b.Keys)
+	keys := keyMemory(b.Keys)
 	w.freeMu.Lock()
 	defer w.freeMu.Unlock()
 	n := len(w.free)
@@ -126,9 +125,18 @@ func (w *Writer) encoder(b *format.Bundle) *encoderBuf {
 	return enc
 }
 
+// keyMemory is the memory keys are in (its first element), nil if it has
+// none.
+func keyMemory(keys []format.Key) *format.Key {
+	if cap(keys) == 0 {
+		return nil
+	}
+	return &keys[:1][0]
+}
+
 // release gives enc back, after it encoded b.
 func (w *Writer) release(enc *encoderBuf, b *format.Bundle) {
-	enc.keys = unsafe.SliceData(b.Keys)
+	enc.keys = keyMemory(b.Keys)
 	w.freeMu.Lock()
 	w.free = append(w.free, enc)
 	w.freeMu.Unlock()
