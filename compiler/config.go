@@ -431,6 +431,21 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 	if s, ok := str("datadir"); ok {
 		lvl.datadir = s
 	}
+	levelLocations(lvl, str, strs)
+	if lvl.kind == locURIs && !lvl.foreign {
+		fail("hieracc cannot resolve uri/uris locations in hierarchy '%s': they only make sense to lookup_key functions", lvl.name)
+	}
+	levelOptions(lvl, h, defOpts, fail)
+	if len(ds) > 0 {
+		return nil, ds
+	}
+	return lvl, nil
+}
+
+// levelLocations reads the location entry of a level (at most one is
+// there, parseLevel checked): str and strs read a string and an array of
+// strings, failing for a value of another type.
+func levelLocations(lvl *levelConf, str func(string) (string, bool), strs func(string, int, int) ([]string, bool)) {
 	if s, ok := str("path"); ok {
 		lvl.kind, lvl.locs = locPath, []string{s}
 	}
@@ -453,38 +468,36 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 	if s, ok := strs("uris", 1, 0); ok {
 		lvl.kind, lvl.locs = locURIs, s
 	}
-	if lvl.kind == locURIs && !lvl.foreign {
-		fail("hieracc cannot resolve uri/uris locations in hierarchy '%s': they only make sense to lookup_key functions", lvl.name)
-	}
-	opts, ok := h.Get("options")
-	if !ok {
+}
+
+// levelOptions reads the options of a level h (its own, else the
+// defaults'): eyaml's keys, a Ruby function's options, options its
+// function refuses, and the option names Puppet reserves.
+func levelOptions(lvl *levelConf, h *format.Hash, defOpts any, fail func(string, ...any)) {
+	opts, own := h.Get("options")
+	if !own {
 		opts = defOpts // Puppet: the level's options, else the defaults'
 	}
 	if lvl.function == eyamlFunction {
 		lvl.keys = eyamlKeysOf(opts)
 	}
+	oh, _ := opts.(*format.Hash)
 	if lvl.foreign {
-		lvl.options, _ = opts.(*format.Hash)
+		lvl.options = oh
 	}
-	if oh, _ := opts.(*format.Hash); oh != nil && oh.Len() > 0 && (lvl.function == "yaml_data" || lvl.function == "json_data") {
+	if oh != nil && oh.Len() > 0 && (lvl.function == "yaml_data" || lvl.function == "json_data") {
 		// These functions take no options but the path Puppet adds: given
 		// any, every call fails (data_hash functions are called for the
 		// locations that exist).
 		lvl.optionsErr = fmt.Sprintf("'%s' one of 'path', 'paths' 'glob', 'globs' or 'mapped_paths' must be declared in hiera.yaml when using this data_hash function", lvl.function)
 	}
-	if ok {
-		if oh, ok := opts.(*format.Hash); ok {
-			for _, reserved := range []string{"path", "uri"} {
-				if oh.Has(reserved) {
-					fail("Option key '%s' used in hierarchy '%s' is reserved by Puppet", reserved, lvl.name)
-				}
+	if own && oh != nil {
+		for _, reserved := range []string{"path", "uri"} {
+			if oh.Has(reserved) {
+				fail("Option key '%s' used in hierarchy '%s' is reserved by Puppet", reserved, lvl.name)
 			}
 		}
 	}
-	if len(ds) > 0 {
-		return nil, ds
-	}
-	return lvl, nil
 }
 
 // optionNamePattern is the pattern option names must match

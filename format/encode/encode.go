@@ -11,7 +11,6 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
-	"unsafe"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/internal/wire"
@@ -201,7 +200,7 @@ type recTable struct {
 // find returns the position in t.recs of the keyRec whose first
 // contribution is p, or -1 and the index slot where it goes.
 func (t *recTable) find(p *format.Contribution) (rec int32, slot int) {
-	h := uint64(uintptr(unsafe.Pointer(p))) * fibonacci
+	h := uint64(addr(p)) * fibonacci
 	mask := len(t.index) - 1
 	tag := h << 32 // the low bits: the slot is the high ones
 	for i := int(h >> t.shift); ; i = (i + 1) & mask {
@@ -220,7 +219,7 @@ func (t *recTable) find(p *format.Contribution) (rec int32, slot int) {
 // add appends rec, whose first contribution has no keyRec yet; slot is
 // where find said it goes.
 func (t *recTable) add(rec keyRec, slot int) {
-	h := uint64(uintptr(unsafe.Pointer(rec.first()))) * fibonacci
+	h := uint64(addr(rec.first())) * fibonacci
 	t.recs = append(t.recs, rec)
 	t.index[slot] = h<<32 | uint64(len(t.recs))
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"unsafe"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/internal/wire"
@@ -84,7 +83,7 @@ func (t *table) size() int { return len(t.nodes) + len(t.hashes) + len(t.slices)
 
 // hashID returns the id the identity cache holds for h, if any.
 func (t *table) hashID(h *format.Hash) (int32, bool) {
-	if !t.seen.has(unsafe.Pointer(h)) {
+	if !t.seen.has(addr(h)) {
 		return 0, false
 	}
 	id, ok := t.hashes[h]
@@ -93,12 +92,12 @@ func (t *table) hashID(h *format.Hash) (int32, bool) {
 
 func (t *table) setHashID(h *format.Hash, id int32) {
 	t.hashes[h] = id
-	t.remember(unsafe.Pointer(h))
+	t.remember(addr(h))
 }
 
 // sliceID returns the id the identity cache holds for the slice s, if any.
 func (t *table) sliceID(s sliceID) (int32, bool) {
-	if !t.seen.has(unsafe.Pointer(s.first)) {
+	if !t.seen.has(addr(s.first)) {
 		return 0, false
 	}
 	id, ok := t.slices[s]
@@ -107,12 +106,12 @@ func (t *table) sliceID(s sliceID) (int32, bool) {
 
 func (t *table) setSliceID(s sliceID, id int32) {
 	t.slices[s] = id
-	t.remember(unsafe.Pointer(s.first))
+	t.remember(addr(s.first))
 }
 
 // remember adds p, an address just added to an identity cache, to
 // t.seen, which grows with the caches: then every address is added again.
-func (t *table) remember(p unsafe.Pointer) {
+func (t *table) remember(p uintptr) {
 	f := &t.seen
 	if n := len(t.hashes) + len(t.slices); n <= len(f.bits)*64/addrFilterLoad {
 		f.add(p)
@@ -120,10 +119,10 @@ func (t *table) remember(p unsafe.Pointer) {
 	}
 	f.grow(len(f.bits) * 2)
 	for h := range t.hashes {
-		f.add(unsafe.Pointer(h))
+		f.add(addr(h))
 	}
 	for s := range t.slices {
-		f.add(unsafe.Pointer(s.first))
+		f.add(addr(s.first))
 	}
 }
 
@@ -161,18 +160,18 @@ func (f *addrFilter) grow(words int) {
 	f.shift = uint(64 - bits.TrailingZeros(uint(words*64)))
 }
 
-func (f *addrFilter) at(p unsafe.Pointer) (word int, bit uint64) {
-	x := uint64(uintptr(p)) * fibonacci >> f.shift
+func (f *addrFilter) at(p uintptr) (word int, bit uint64) {
+	x := uint64(p) * fibonacci >> f.shift
 	return int(x / 64), 1 << (x % 64)
 }
 
-func (f *addrFilter) add(p unsafe.Pointer) {
+func (f *addrFilter) add(p uintptr) {
 	w, b := f.at(p)
 	f.bits[w] |= b
 }
 
 // has reports whether p may be in f: false if it certainly is not.
-func (f *addrFilter) has(p unsafe.Pointer) bool {
+func (f *addrFilter) has(p uintptr) bool {
 	w, b := f.at(p)
 	return f.bits[w]&b != 0
 }
@@ -520,15 +519,15 @@ func (e *Encoder) internString(s string, add *table) int32 {
 	// "" may have any address, nil too, like an empty slot; a string of
 	// 4 GiB or more has no slot (its length does not fit one).
 	if e.strCache != nil && len(s) > 0 && uint64(len(s)) <= math.MaxUint32 {
-		p := unsafe.Pointer(unsafe.StringData(s))
-		slot = &e.strCache[uint64(uintptr(p))*fibonacci>>(64-strCacheBits)]
+		p := stringData(s)
+		slot = &e.strCache[uint64(addr(p))*fibonacci>>(64-strCacheBits)]
 		if slot.p == p && slot.n == uint32(len(s)) {
 			return slot.id
 		}
 	}
 	id := internScalar(e.glob.strs, e.loc.strs, add.strs, add, s, s, appendString)
 	if slot != nil && id&localBit == 0 {
-		slot.p, slot.n, slot.id = unsafe.Pointer(unsafe.StringData(s)), uint32(len(s)), id
+		slot.p, slot.n, slot.id = stringData(s), uint32(len(s)), id
 	}
 	return id
 }
@@ -549,7 +548,7 @@ func (e *Encoder) internNodeString(s string, add *table) int32 {
 // global table (its address, which keeps it, and its length) and its id,
 // in 16 bytes, so that four share a cache line.
 type strSlot struct {
-	p  unsafe.Pointer
+	p  *byte
 	n  uint32
 	id int32
 }

@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/hieracc/hieracc/format"
 )
@@ -57,7 +56,7 @@ func testIdentityCachesFilter(t *testing.T, g *table) {
 	arena := make([]uint64, 1<<20)
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 1000 {
-		if !g.seen.has(unsafe.Pointer(&arena[r.IntN(len(arena))])) {
+		if !g.seen.has(addr(&arena[r.IntN(len(arena))])) {
 			refused++
 		}
 	}

@@ -1,8 +1,6 @@
 package encode
 
 import (
-	"unsafe"
-
 	"github.com/hieracc/hieracc/format"
 )
 
@@ -100,7 +98,7 @@ func (e *Encoder) remember(cur []priorKey, k *format.Key, same int32) []priorKey
 	if !sameIface(c.value, k.Value) {
 		c.value = k.Value
 	}
-	if p := unsafe.SliceData(k.Contributions); c.contribs != p {
+	if p := sliceData(k.Contributions); c.contribs != p {
 		c.contribs = p
 	}
 	// The rest from a template, then nc: a literal with nc built on the
@@ -124,17 +122,10 @@ func (e *Encoder) remember(cur []priorKey, k *format.Key, same int32) []priorKey
 	return cur
 }
 
-// sameBits reports whether a and b hold the same bytes: the same key,
-// its pointers and all.
-func sameBits(a, b *format.Key) bool {
-	const n = unsafe.Sizeof(format.Key{})
-	return *(*[n]byte)(unsafe.Pointer(a)) == *(*[n]byte)(unsafe.Pointer(b))
-}
-
 // is reports whether k is the key p remembers (identical).
 func (e *Encoder) is(p *priorKey, k *format.Key) bool {
 	if !sameString(p.name, k.Name) || !sameIface(p.value, k.Value) ||
-		p.contribs != unsafe.SliceData(k.Contributions) || int(p.nc) != len(k.Contributions) {
+		p.contribs != sliceData(k.Contributions) || int(p.nc) != len(k.Contributions) {
 		return false
 	}
 	if p.more < 0 {
@@ -154,23 +145,6 @@ func identical(a, b *format.Key) bool {
 		a.Merge == b.Merge && a.DefaultMerge == b.DefaultMerge && a.MergeFrom == b.MergeFrom &&
 		a.Secret == b.Secret && sameSlice(a.ConvertTo, b.ConvertTo) && sameSlice(a.Asked, b.Asked) &&
 		!a.Sealed && !b.Sealed
-}
-
-// sameString reports whether a and b are the same bytes in memory.
-func sameString(a, b string) bool {
-	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
-}
-
-// sameIface reports whether a and b hold the same type and data word: the
-// same value, since what an interface's data word points to is never
-// modified (scalars) or must not be (containers).
-func sameIface(a, b any) bool {
-	return *(*[2]unsafe.Pointer)(unsafe.Pointer(&a)) == *(*[2]unsafe.Pointer)(unsafe.Pointer(&b))
-}
-
-// sameSlice reports whether a and b are the same elements in memory.
-func sameSlice[T any](a, b []T) bool {
-	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
 }
 
 // priorOf returns the index in e.prior of the last bundle's key identical

@@ -3,7 +3,6 @@ package encode
 import (
 	"fmt"
 	"slices"
-	"unsafe"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/internal/wire"
@@ -207,7 +206,7 @@ func (e *Encoder) likeBound(n int32) likeBound {
 	if p.boundN == 0 || p.nc == 0 {
 		return likeBound{}
 	}
-	return likeBound{cs: unsafe.Slice(p.contribs, p.nc), kids: e.lastBound[p.boundAt : p.boundAt+p.boundN]}
+	return likeBound{cs: sliceOf(p.contribs, int(p.nc)), kids: e.lastBound[p.boundAt : p.boundAt+p.boundN]}
 }
 
 // next returns the value of the next bound contribution and its

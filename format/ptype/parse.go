@@ -75,6 +75,7 @@ func (p *parser) lex() error {
 	s := p.src
 	for i := 0; i < len(s); {
 		c := s[i]
+		var err error
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			i++
@@ -85,72 +86,100 @@ func (p *parser) lex() error {
 			p.toks = append(p.toks, token{tPunct, string(c), i})
 			i++
 		case c == '\'' || c == '"':
-			var b strings.Builder
-			j := i + 1
-			for ; j < len(s) && s[j] != c; j++ {
-				if s[j] == '\\' && j+1 < len(s) && (s[j+1] == c || s[j+1] == '\\') {
-					j++
-				}
-				b.WriteByte(s[j])
-			}
-			if j >= len(s) {
-				return errors.New("Syntax error at end of input")
-			}
-			p.toks = append(p.toks, token{tString, b.String(), i})
-			i = j + 1
+			i, err = p.lexString(i)
 		case c == '/':
-			j := i + 1
-			for ; j < len(s) && s[j] != '/'; j++ {
-				if s[j] == '\\' && j+1 < len(s) {
-					j++
-				}
-			}
-			if j >= len(s) {
-				return errors.New("Syntax error at end of input")
-			}
-			p.toks = append(p.toks, token{tRegex, s[i+1 : j], i}) // as written: Puppet prints it so
-			i = j + 1
+			i, err = p.lexRegex(i)
 		case c == '-' || c >= '0' && c <= '9':
-			j := i + 1
-			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' || s[j] == 'e' || s[j] == 'E' || s[j] == '_' || s[j] == 'x') {
-				j++
-			}
-			text := s[i:j]
-			if _, err := strconv.ParseInt(text, 0, 64); err == nil {
-				p.toks = append(p.toks, token{tInt, text, i})
-			} else if _, err := strconv.ParseFloat(text, 64); err == nil {
-				p.toks = append(p.toks, token{tFloat, text, i})
-			} else {
-				return p.syntax(token{tWord, text, i})
-			}
-			i = j
+			i, err = p.lexNumber(i)
 		case c == ':' && !strings.HasPrefix(s[i:], "::"), c == '@':
 			// Tokens of Puppet's lexer that no type expression holds: the
 			// parser fails at them ("user:String@db" at ':').
 			p.toks = append(p.toks, token{tPunct, string(c), i})
 			i++
 		case isWordByte(c) || c == ':':
-			// A name's segments are joined by "::" (a lone ':' ends it).
-			j := i
-			for j < len(s) && (isWordByte(s[j]) || strings.HasPrefix(s[j:], "::")) {
-				if s[j] == ':' {
-					j++
-				}
-				j++
-			}
-			text := s[i:j]
-			k := tWord
-			if text[0] >= 'A' && text[0] <= 'Z' || strings.HasPrefix(text, "::") && len(text) > 2 && text[2] >= 'A' && text[2] <= 'Z' {
-				k = tName
-			}
-			p.toks = append(p.toks, token{k, text, i})
-			i = j
+			i = p.lexWord(i)
 		default:
 			return p.syntax(token{tPunct, string(c), i})
+		}
+		if err != nil {
+			return err
 		}
 	}
 	p.toks = append(p.toks, token{tEOF, "", len(s)})
 	return nil
+}
+
+// lexString reads the quoted string at i (its quote), and returns where
+// the next token starts.
+func (p *parser) lexString(i int) (int, error) {
+	s, c := p.src, p.src[i]
+	var b strings.Builder
+	j := i + 1
+	for ; j < len(s) && s[j] != c; j++ {
+		if s[j] == '\\' && j+1 < len(s) && (s[j+1] == c || s[j+1] == '\\') {
+			j++
+		}
+		b.WriteByte(s[j])
+	}
+	if j >= len(s) {
+		return 0, errors.New("Syntax error at end of input")
+	}
+	p.toks = append(p.toks, token{tString, b.String(), i})
+	return j + 1, nil
+}
+
+// lexRegex reads the regular expression at i (its opening slash).
+func (p *parser) lexRegex(i int) (int, error) {
+	s := p.src
+	j := i + 1
+	for ; j < len(s) && s[j] != '/'; j++ {
+		if s[j] == '\\' && j+1 < len(s) {
+			j++
+		}
+	}
+	if j >= len(s) {
+		return 0, errors.New("Syntax error at end of input")
+	}
+	p.toks = append(p.toks, token{tRegex, s[i+1 : j], i}) // as written: Puppet prints it so
+	return j + 1, nil
+}
+
+// lexNumber reads the integer or float at i.
+func (p *parser) lexNumber(i int) (int, error) {
+	s := p.src
+	j := i + 1
+	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' || s[j] == 'e' || s[j] == 'E' || s[j] == '_' || s[j] == 'x') {
+		j++
+	}
+	text := s[i:j]
+	if _, err := strconv.ParseInt(text, 0, 64); err == nil {
+		p.toks = append(p.toks, token{tInt, text, i})
+	} else if _, err := strconv.ParseFloat(text, 64); err == nil {
+		p.toks = append(p.toks, token{tFloat, text, i})
+	} else {
+		return 0, p.syntax(token{tWord, text, i})
+	}
+	return j, nil
+}
+
+// lexWord reads the name or word at i: its segments are joined by "::"
+// (a lone ':' ends it).
+func (p *parser) lexWord(i int) int {
+	s := p.src
+	j := i
+	for j < len(s) && (isWordByte(s[j]) || strings.HasPrefix(s[j:], "::")) {
+		if s[j] == ':' {
+			j++
+		}
+		j++
+	}
+	text := s[i:j]
+	k := tWord
+	if text[0] >= 'A' && text[0] <= 'Z' || strings.HasPrefix(text, "::") && len(text) > 2 && text[2] >= 'A' && text[2] <= 'Z' {
+		k = tName
+	}
+	p.toks = append(p.toks, token{k, text, i})
+	return j
 }
 
 func isWordByte(c byte) bool {
