@@ -320,8 +320,8 @@ file that does not parse, a value Puppet refuses, an eyaml value the keys
 cannot decrypt: never its text). Warnings: what Puppet reads without a word
 (a key written twice in a mapping, a byte order mark, a tab in
 indentation), a data file under a datadir that no level can name, a
-lookup_options entry that matches no key of any data file, and, with
---facts, a fact a level interpolates that none of the nodes has.
+lookup_options entry that matches no key of any data file, and, given
+facts, a fact a level interpolates that none of the nodes has.
 
 Flags:
   --env DIR            the environment folder: hiera.yaml, data/, modules/
