@@ -71,7 +71,7 @@ type checker struct {
 	loaded []*dataFile
 	// datadirs are the folders the levels read in (FS paths, globbed).
 	datadirs []string
-	walks    map[string][]string // folder → the files below it
+	walks    map[string]walked // folder → what is below it
 	diags    []Diagnostic
 }
 
@@ -120,9 +120,6 @@ func wildcard(tmpl string, glob bool) (pattern string, wild bool) {
 // facts its interpolations read.
 func (k *checker) level(conf *config, lvl *levelConf) {
 	k.facts(conf, lvl)
-	if lvl.optionsErr != "" {
-		return
-	}
 	var tmpls []string
 	switch lvl.kind {
 	case locPath, locPaths, locGlob, locGlobs:
@@ -158,6 +155,14 @@ func (k *checker) level(conf *config, lvl *levelConf) {
 		if path.IsAbs(t) {
 			full = t
 		}
+		if path.IsAbs(full) {
+			static, _, _ := strings.Cut(full, "%{")
+			if _, ok := k.fsPath(literalPrefix(full)); !ok {
+				k.diags = append(k.diags, Diagnostic{Severity: Warning, Pos: lvl.pos.In(conf.file), Level: lvl.name,
+					Message: fmt.Sprintf("%s is on the Puppet server's disk, outside the folders given to hieracc: read as absent (compile --mount %s=LOCAL_DIR supplies it)", full, path.Dir(static+"x"))})
+				continue
+			}
+		}
 		var files []string
 		if glob {
 			files = k.globbed(full)
@@ -171,6 +176,12 @@ func (k *checker) level(conf *config, lvl *levelConf) {
 			k.named[m] = true
 			if lvl.foreign {
 				continue // Ruby code reads it, which a check does not run
+			}
+			if lvl.optionsErr != "" {
+				// Every lookup that reaches a file that exists fails,
+				// reported once, where the level is written.
+				k.loaded = append(k.loaded, c.optionsFile(conf, lvl))
+				continue
 			}
 			if df := c.file(location{path: m}, dataFunction(lvl), conf.layer, conf.module, keyringKey{conf.root, lvl.keys}); df != nil {
 				k.loaded = append(k.loaded, df)
@@ -226,7 +237,7 @@ func (k *checker) matching(tmpl string) []string {
 		return nil
 	}
 	var out []string
-	for _, f := range k.walk(base) {
+	for _, f := range k.walk(base, true) {
 		server := f
 		if path.IsAbs(lit) {
 			server = path.Join(lit, strings.TrimPrefix(strings.TrimPrefix(f, base), "/"))
@@ -308,24 +319,34 @@ func (k *checker) globbed(tmpl string) []string {
 }
 
 // walk is every file below dir (none when it is no folder), sorted;
-// computed once per folder.
-func (k *checker) walk(dir string) []string {
-	if files, ok := k.walks[dir]; ok {
-		return files
-	}
-	var files []string
-	fs.WalkDir(k.c.fsys, dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			files = append(files, p)
+// with folders, also the folders named like data files (x.yaml/), which a
+// level can name too: reading them fails. Computed once per folder.
+func (k *checker) walk(dir string, folders bool) []string {
+	w, ok := k.walks[dir]
+	if !ok {
+		fs.WalkDir(k.c.fsys, dir, func(p string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+			case !d.IsDir():
+				w.files = append(w.files, p)
+			case p != dir && slices.Contains(dataExts, path.Ext(p)):
+				w.folders = append(w.folders, p)
+			}
+			return nil
+		})
+		if k.walks == nil {
+			k.walks = map[string]walked{}
 		}
-		return nil
-	})
-	if k.walks == nil {
-		k.walks = map[string][]string{}
+		k.walks[dir] = w
 	}
-	k.walks[dir] = files
-	return files
+	if folders {
+		return slices.Concat(w.files, w.folders)
+	}
+	return w.files
 }
+
+// walked is what walk found below a folder.
+type walked struct{ files, folders []string }
 
 // dataExts are the file names a data folder's data files end with.
 var dataExts = []string{".yaml", ".yml", ".json", ".eyaml"}
@@ -343,7 +364,7 @@ func (k *checker) unnamed() []Diagnostic {
 		if k.c.exists(path.Join(dir, "hiera.yaml")) {
 			continue
 		}
-		for _, p := range k.walk(dir) {
+		for _, p := range k.walk(dir, false) {
 			if seen[p] || k.named[p] || !slices.Contains(dataExts, path.Ext(p)) {
 				continue
 			}
