@@ -183,11 +183,44 @@ func (k *checker) level(conf *config, lvl *levelConf) {
 				k.loaded = append(k.loaded, c.optionsFile(conf, lvl))
 				continue
 			}
-			if df := c.file(location{path: m}, dataFunction(lvl), conf.layer, conf.module, keyringKey{conf.root, lvl.keys}); df != nil {
+			if df := k.file(conf, lvl, m); df != nil {
 				k.loaded = append(k.loaded, df)
 			}
 		}
 	}
+}
+
+// file loads the data file at FS path p for lvl, as a compile does: one
+// that cannot be read because a link leads out of the FS to the Puppet
+// server's disk is read from the mount that supplies it, else absent with
+// a warning (outside.go).
+func (k *checker) file(conf *config, lvl *levelConf, p string) *dataFile {
+	c := k.c
+	load := func(p string) *dataFile {
+		return c.file(location{path: p}, dataFunction(lvl), conf.layer, conf.module, keyringKey{conf.root, lvl.keys})
+	}
+	df := load(p)
+	if df == nil || df.err == nil {
+		return df
+	}
+	lo, ok := c.linkOutOf(p)
+	if !ok {
+		return df
+	}
+	if mp, ok := c.mapServer(path.Clean(lo.server)); ok {
+		if k.named[mp] {
+			return nil
+		}
+		k.named[mp] = true
+		return load(mp)
+	}
+	dir := lo.target
+	if lo.file {
+		dir = path.Dir(dir)
+	}
+	k.diags = append(k.diags, Diagnostic{Severity: Warning, Pos: lvl.pos.In(conf.file), Level: lvl.name,
+		Message: fmt.Sprintf("%s is a symbolic link to %s, on the Puppet server's disk, outside the folders given to hieracc: read as absent (compile --mount %s=LOCAL_DIR supplies it)", lo.link, lo.target, path.Clean(dir))})
+	return nil
 }
 
 // fsPath is where the input FS holds the slash path p: itself, or for an
