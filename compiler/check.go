@@ -264,6 +264,9 @@ func (k *checker) matching(tmpl string) []string {
 		return []string{p}
 	}
 	re := templateRegexp(tmpl)
+	if re == nil {
+		return nil
+	}
 	lit := literalPrefix(tmpl)
 	base, ok := k.fsPath(lit)
 	if !ok {
@@ -299,7 +302,8 @@ func expandLiterals(tmpl string) string {
 	})
 }
 
-// templateRegexp matches the cleaned paths the template can name.
+// templateRegexp matches the cleaned paths the template can name; nil
+// when the template is not UTF-8.
 func templateRegexp(tmpl string) *regexp.Regexp {
 	var b strings.Builder
 	b.WriteString("^")
@@ -327,7 +331,11 @@ func templateRegexp(tmpl string) *regexp.Regexp {
 	}
 	b.WriteString(regexp.QuoteMeta(tmpl[last:]))
 	b.WriteString("$")
-	return regexp.MustCompile(b.String())
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return nil // not UTF-8: names no file of the FS
+	}
+	return re
 }
 
 // globbed is the files a glob level's pattern can name, each
