@@ -143,9 +143,15 @@ func newConv() *conv { return &conv{memo: map[*yaml.Node]*memo{}} }
 // duplicate records a key written a second time at p in a mapping that
 // holds it from first: Psych keeps the last value, silently.
 func (c *conv) duplicate(k any, first, p Pos) {
-	c.dups = append(c.dups, Problem{Pos: p, Warning: true, Message: fmt.Sprintf(
+	c.dups = append(c.dups, duplicateKey(k, first, p))
+}
+
+// duplicateKey is the warning for key k, written at first and again at p
+// in one mapping or object.
+func duplicateKey(k any, first, p Pos) Problem {
+	return Problem{Pos: p, Warning: true, Message: fmt.Sprintf(
 		"duplicate key %s (first at line %d, column %d): Puppet keeps this value and drops the first, without a word",
-		ruby.Inspect(k), first.Line, first.Column)})
+		ruby.Inspect(k), first.Line, first.Column)}
 }
 
 // account charges n values against MaxValues.
