@@ -24,7 +24,9 @@ import (
 //   - a data file under a level's datadir that no level can name;
 //   - a lookup_options entry that matches no key of any data file;
 //   - a value that cannot be read (a Ruby symbol, an eyaml value the keys
-//     do not decrypt: never its text), as an error at its key;
+//     do not decrypt: never its text), as an error at its key; when the
+//     keys an eyaml level's options name cannot be used (not on this
+//     machine) and Input gives none, a warning per file instead;
 //   - a tab in the indentation of a YAML data file;
 //   - with in.Nodes, a fact a level interpolates that none of them has.
 //
@@ -32,7 +34,8 @@ import (
 func Check(ctx context.Context, in Input) (*Result, error) {
 	c := prepare(in)
 	c.ctx = ctx
-	k := &checker{c: c, named: map[string]bool{}, nodes: in.Nodes}
+	k := &checker{c: c, named: map[string]bool{}, nodes: in.Nodes,
+		keysGiven: in.PKCS7PrivateKey != nil || in.PKCS7PublicKey != nil}
 	ds := slices.Clone(c.diags)
 	configs := []*config{c.global, c.env}
 	for _, name := range c.moduleNames {
@@ -65,6 +68,11 @@ func Check(ctx context.Context, in Input) (*Result, error) {
 type checker struct {
 	c     *compilation
 	nodes []Node
+	// keysGiven: Input gives the eyaml keys; else a value that the keys
+	// the options name, when they cannot be used here, do not decrypt is
+	// left unchecked, with a warning (a developer's machine holds no
+	// private key).
+	keysGiven bool
 	// named holds every data file a level can name (FS paths); loaded,
 	// each once, in the order first named.
 	named  map[string]bool
@@ -428,8 +436,17 @@ func (k *checker) files() []Diagnostic {
 		for _, key := range df.keys {
 			keys[key] = true
 		}
+		var keyErr error // the eyaml keys the options name, unusable here
+		if df.key.function == eyamlFunction && k.c.keys != nil && !k.keysGiven {
+			keyErr = k.c.keys.decrypters[df.key.keys].KeyErr()
+		}
+		unchecked := false
 		for i, msg := range df.invalid {
 			if msg == "" {
+				continue
+			}
+			if keyErr != nil && strings.HasSuffix(msg, "Error was "+keyErr.Error()) {
+				unchecked = true
 				continue
 			}
 			key, _ := df.hash.Key(i).(string)
@@ -438,6 +455,10 @@ func (k *checker) files() []Diagnostic {
 				pos = df.pos[i].In(df.path)
 			}
 			ds = append(ds, Diagnostic{Pos: pos, Key: key, Message: msg})
+		}
+		if unchecked {
+			ds = append(ds, Diagnostic{Severity: Warning, Pos: format.Pos{File: df.path},
+				Message: fmt.Sprintf("eyaml values not checked: the keys its level's options name cannot be used here (%v); --pkcs7-private-key and --pkcs7-public-key give them", keyErr)})
 		}
 		if df.err == nil && !strings.HasSuffix(df.key.function, "json_data") {
 			ds = append(ds, k.tabs(df)...)

@@ -340,8 +340,10 @@ Flags:
                        paths too.
   --pkcs7-private-key PATH, --pkcs7-public-key PATH
                        the keys of every eyaml level, instead of the files its
-                       options name. Without a key that decrypts them, eyaml
-                       values are errors.
+                       options name. A value the keys do not decrypt is an
+                       error; when no key is given and those the options
+                       name cannot be used here, a warning per file says its
+                       values were not checked.
   --format FORMAT      how errors and warnings are printed: text (the
                        default), json (one JSON object per line) or github
                        (GitHub Actions workflow commands,
