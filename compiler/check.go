@@ -22,7 +22,8 @@ import (
 // every file matching "roles/*.yaml"). It reports, besides what a compile
 // reports of those files (which only a node reaching them would show):
 //   - a data file under a level's datadir that no level can name;
-//   - a lookup_options entry that matches no key of any data file;
+//   - a lookup_options entry that matches no key of any data file (when
+//     no level's function is Ruby code, whose keys a check cannot know);
 //   - a value that cannot be read (a Ruby symbol, an eyaml value the keys
 //     do not decrypt: never its text), as an error at its key; when the
 //     keys an eyaml level's options name cannot be used (not on this
@@ -73,6 +74,7 @@ type checker struct {
 	// left unchecked, with a warning (a developer's machine holds no
 	// private key).
 	keysGiven bool
+	ruby      bool // some level's function is Ruby code
 	// named holds every data file a level can name (FS paths); loaded,
 	// each once, in the order first named.
 	named  map[string]bool
@@ -128,6 +130,7 @@ func wildcard(tmpl string, glob bool) (pattern string, wild bool) {
 // facts its interpolations read.
 func (k *checker) level(conf *config, lvl *levelConf) {
 	k.facts(conf, lvl)
+	k.ruby = k.ruby || lvl.foreign
 	var tmpls []string
 	switch lvl.kind {
 	case locPath, locPaths, locGlob, locGlobs:
@@ -465,6 +468,9 @@ func (k *checker) files() []Diagnostic {
 		}
 	}
 	for _, df := range k.loaded {
+		if k.ruby {
+			break // Ruby code gives keys a check cannot know
+		}
 		i, ok := df.index[lookupOptionsKey]
 		if !ok {
 			continue

@@ -164,3 +164,42 @@ hierarchy:
 		t.Errorf("a file a Ruby level reads was read, or warned of")
 	}
 }
+
+// TestCheckLookupOptions: an entry that matches no key of any data file
+// is warned of, a key or a regexp, but not when a level's function is
+// Ruby code, whose keys are not known.
+func TestCheckLookupOptions(t *testing.T) {
+	repo := fstest.MapFS{
+		"env/hiera.yaml": {Data: []byte("version: 5\nhierarchy:\n  - name: Common\n    path: common.yaml\n")},
+		"env/data/common.yaml": {Data: []byte(`a::b: 1
+lookup_options:
+  a::b: {merge: deep}
+  "^a::": {merge: deep}
+  "^z::": {merge: deep}
+  a: {merge: deep}
+`)},
+	}
+	res, err := compiler.Check(context.Background(), compiler.Input{FS: repo, EnvDir: "env"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range res.Diagnostics {
+		got = append(got, d.String())
+	}
+	want := []string{
+		`env/data/common.yaml:5:3: warning: lookup_options entry "^z::" matches no key of any data file (key "^z::")`,
+		`env/data/common.yaml:6:3: warning: lookup_options entry "a" matches no key of any data file (key "a")`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	repo["env/hiera.yaml"] = &fstest.MapFile{Data: []byte("version: 5\nhierarchy:\n  - name: Vault\n    lookup_key: vault_lookup\n    uri: vault://x\n  - name: Common\n    path: common.yaml\n")}
+	res, err = compiler.Check(context.Background(), compiler.Input{FS: repo, EnvDir: "env"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Diagnostics) != 0 {
+		t.Errorf("with a Ruby level: %v", res.Diagnostics)
+	}
+}
