@@ -28,7 +28,6 @@ func runCheck(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.modules, "modules", "", "")
 	fl.StringVar(&f.global, "global", "", "")
 	fl.Var(&f.mounts, "mount", "")
-	fl.StringVar(&f.environment, "environment", "production", "")
 	fl.Var(&f.facts, "facts", "")
 	fl.BoolVar(&f.strict, "strict", false, "")
 	fl.StringVar(&f.diagFormat, "format", "text", "")
@@ -39,11 +38,8 @@ func runCheck(c *cmdEnv, args []string) int {
 		return code
 	}
 	f.facts = append(f.facts, rest...)
-	switch {
-	case f.env == "":
+	if f.env == "" {
 		return c.usageError("--env is required: the environment folder (with hiera.yaml, data/, modules/)")
-	case f.environment == "":
-		return c.usageError("--environment must not be empty")
 	}
 	diagFormat, err := diagnostics.ParseFormat(f.diagFormat)
 	if err != nil {
@@ -53,7 +49,7 @@ func runCheck(c *cmdEnv, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	r, err := build.Check(ctx, build.Config{Env: f.env, Modules: f.modules, Global: f.global, Mounts: f.mounts,
-		Environment: f.environment, Facts: f.facts, Strict: f.strict,
+		Facts: f.facts, Strict: f.strict,
 		PKCS7PrivateKey: f.pkcs7Private, PKCS7PublicKey: f.pkcs7Public})
 	if err != nil {
 		c.errorf("%v", err)

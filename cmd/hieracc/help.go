@@ -333,7 +333,6 @@ Flags:
                        no global layer.
   --mount ABS=DIR      supply the Puppet server's folder ABS from the local
                        folder DIR (as compile's --mount). Repeatable.
-  --environment NAME   the environment's name (default "production").
   --facts PATH...      facts files, or folders of them (as compile's): only
                        to tell which facts the hierarchies may interpolate.
                        Optional; arguments that are not flags are facts

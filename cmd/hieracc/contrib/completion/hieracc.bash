@@ -12,8 +12,8 @@ _hieracc() {
 		flags="--env --env-root --environment --environment-from-facts --fact-override --facts --format --full --global --jobs --keep-going --keys --modules --mount --out --pkcs7-private-key --pkcs7-public-key --progress --puppetdb --puppetdb-cacert --puppetdb-cert --puppetdb-key --puppetdb-query --ruby-backends --seal-missing --seal-to --shard --sign-cert --sign-key --source-revision --strict --verbose"
 		valued=" --env --env-root --environment --fact-override --facts --format --global --jobs --keys --modules --mount --out --pkcs7-private-key --pkcs7-public-key --progress --puppetdb --puppetdb-cacert --puppetdb-cert --puppetdb-key --puppetdb-query --ruby-backends --seal-missing --seal-to --shard --sign-cert --sign-key --source-revision " ;;
 	check)
-		flags="--env --environment --facts --format --global --modules --mount --pkcs7-private-key --pkcs7-public-key --strict --verbose"
-		valued=" --env --environment --facts --format --global --modules --mount --pkcs7-private-key --pkcs7-public-key " ;;
+		flags="--env --facts --format --global --modules --mount --pkcs7-private-key --pkcs7-public-key --strict --verbose"
+		valued=" --env --facts --format --global --modules --mount --pkcs7-private-key --pkcs7-public-key " ;;
 	lookup)
 		flags="--bundle --default --explain --explain-options --knock-out-prefix --merge --merge-hash-arrays --node --private-key --render-as --show-secrets --sort-merged-arrays --type"
 		valued=" --bundle --default --knock-out-prefix --merge --node --private-key --render-as --type " ;;

@@ -43,7 +43,6 @@ complete -c hieracc -n '__fish_seen_subcommand_from compile' -l source-revision 
 complete -c hieracc -n '__fish_seen_subcommand_from compile' -l strict -d 'treat warnings as errors.'
 complete -c hieracc -n '__fish_seen_subcommand_from compile' -l verbose -d 'name every node of an error that several share.'
 complete -c hieracc -n '__fish_seen_subcommand_from check' -l env -r -F -d 'the environment folder: hiera.yaml, data/, modules/'
-complete -c hieracc -n '__fish_seen_subcommand_from check' -l environment -r -F -d 'the environment\'s name (default "production").'
 complete -c hieracc -n '__fish_seen_subcommand_from check' -l facts -r -F -d 'facts files, or folders of them (as compile\'s): only'
 complete -c hieracc -n '__fish_seen_subcommand_from check' -l format -r -F -d 'how errors and warnings are printed: text (the'
 complete -c hieracc -n '__fish_seen_subcommand_from check' -l global -r -F -d 'the global layer: Puppet\'s confdir, or the hiera.yaml in'
