@@ -10,7 +10,7 @@ import (
 // its hierarchies can name is read, whether or not a node reaches it (see
 // compiler.Check). The nodes of cfg.Facts and cfg.PuppetDB, when given,
 // tell which facts the hierarchies may interpolate. Of cfg, only Env,
-// Modules, Global, Mounts, Facts, PuppetDB, the eyaml keys
+// Modules, Global, Mounts, Facts, PuppetDB, FactOverrides, the eyaml keys
 // and Strict are read: nothing is written. Report.Nodes counts the nodes
 // given.
 func Check(ctx context.Context, cfg Config) (*Report, error) {
