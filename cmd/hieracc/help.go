@@ -307,6 +307,60 @@ Exit codes:
   2  bad command line
 `
 
+const checkUsage = `Usage:
+  hieracc check --env DIR [--modules DIR] [--global PATH] [--facts PATH...] [flags]
+
+Lints a control repo without compiling a node: a CI step that fails the pull
+request that breaks the data, whichever node it reaches. Every data file a
+hierarchy level can name is read, with the reader and the messages of
+'compile', whether or not a node reaches it: a level's path, with each
+interpolation taken as a wildcard (roles/%{facts.role}.yaml names every file
+matching roles/*.yaml), of the environment, of every module and of the
+global layer. Errors: what makes lookups fail (a broken hiera.yaml, a data
+file that does not parse, a value Puppet refuses, an eyaml value the keys
+cannot decrypt: never its text). Warnings: what Puppet reads without a word
+(a key written twice in a mapping, a byte order mark, a tab in
+indentation), a data file under a datadir that no level can name, a
+lookup_options entry that matches no key of any data file, and, given
+facts, a fact a level interpolates that none of the nodes has.
+
+Flags:
+  --env DIR            the environment folder: hiera.yaml, data/, modules/
+                       (required).
+  --modules DIR        the environment's modules folder (default: DIR/modules
+                       of --env, when it exists).
+  --global PATH        the global layer: Puppet's confdir, or the hiera.yaml in
+                       it (as compile's --global). Without the flag there is
+                       no global layer.
+  --mount ABS=DIR      supply the Puppet server's folder ABS from the local
+                       folder DIR (as compile's --mount). Repeatable.
+  --facts PATH...      facts files, or folders of them (as compile's): only
+                       to tell which facts the hierarchies may interpolate.
+                       Optional; arguments that are not flags are facts
+                       paths too.
+  --pkcs7-private-key PATH, --pkcs7-public-key PATH
+                       the keys of every eyaml level, instead of the files its
+                       options name. A value the keys do not decrypt is an
+                       error; when no key is given and those the options
+                       name cannot be used here, a warning per file says its
+                       values were not checked.
+  --format FORMAT      how errors and warnings are printed: text (the
+                       default), json (one JSON object per line) or github
+                       (GitHub Actions workflow commands,
+                       ::error file=F,line=L,col=C::message).
+  --strict             treat warnings as errors.
+  --verbose            name every node of an error that several share.
+
+Examples:
+  hieracc check --env control-repo
+  hieracc check --env control-repo --facts facts/ --strict --format github
+
+Exit codes:
+  0  no error (warnings are printed)
+  1  errors, or warnings with --strict
+  2  bad command line
+`
+
 const lookupUsage = `Usage:
   hieracc lookup --bundle DIR --node NAME [flags] KEY...
 

@@ -131,12 +131,28 @@ type memo struct {
 type conv struct {
 	memo  map[*yaml.Node]*memo
 	count int
+	// dups are the warnings for keys written twice in one mapping.
+	dups []Problem
 	// mergeSeq is a sequence being converted as the value of a << key,
 	// whose elements' entries the merge needs.
 	mergeSeq *yaml.Node
 }
 
 func newConv() *conv { return &conv{memo: map[*yaml.Node]*memo{}} }
+
+// duplicate records a key written a second time at p in a mapping that
+// holds it from first: Psych keeps the last value, silently.
+func (c *conv) duplicate(k any, first, p Pos) {
+	c.dups = append(c.dups, duplicateKey(k, first, p))
+}
+
+// duplicateKey is the warning for key k, written at first and again at p
+// in one mapping or object.
+func duplicateKey(k any, first, p Pos) Problem {
+	return Problem{Pos: p, Warning: true, Message: fmt.Sprintf(
+		"duplicate key %s (first at line %d, column %d): Puppet keeps this value and drops the first, without a word",
+		ruby.Inspect(k), first.Line, first.Column)}
+}
 
 // account charges n values against MaxValues.
 func (c *conv) account(n int, p Pos) *loadError {
@@ -529,7 +545,9 @@ func (c *conv) mapping(n *yaml.Node, depth int) (cv, *loadError) {
 			v.flags |= fInferLoop | fNotLookup
 		}
 		v.size += k.size // the key counts towards the entry's size
-		h.set(k.v, v.v, v.meta, kp)
+		if first, dup := h.set(k.v, v.v, v.meta, kp); dup {
+			c.duplicate(k.v, first, kp)
+		}
 	}
 	return h.finish(), nil
 }
@@ -571,6 +589,9 @@ type entries struct {
 	pos   []Pos // key positions
 	index map[any]int
 	sym   bool // some key is a Symbol
+	// merged[i]: entry i came from a << merge, which a key written in the
+	// mapping overrides without being a duplicate; nil until a merge.
+	merged []bool
 }
 
 func newEntries(n int) *entries {
@@ -596,13 +617,20 @@ func (h *entries) find(ik any) int {
 	return -1
 }
 
-func (h *entries) set(k, v any, m meta, kp Pos) {
+// set stores k: v, written at kp. When the hash held k already, written
+// in the mapping itself (not brought by a << merge), dup is true and first
+// is where it was.
+func (h *entries) set(k, v any, m meta, kp Pos) (first Pos, dup bool) {
 	ik := indexKey(k)
 	if i := h.find(ik); i >= 0 {
 		// The key keeps its place in the hash; its value, and so the
 		// position a user is sent to, are the later one's.
+		first, dup = h.pos[i], h.merged == nil || !h.merged[i]
 		h.vals[i], h.metas[i], h.pos[i] = v, m, kp
-		return
+		if h.merged != nil {
+			h.merged[i] = false
+		}
+		return first, dup
 	}
 	if _, ok := k.(rsym); ok {
 		h.sym = true
@@ -611,6 +639,9 @@ func (h *entries) set(k, v any, m meta, kp Pos) {
 	h.vals = append(h.vals, v)
 	h.metas = append(h.metas, m)
 	h.pos = append(h.pos, kp)
+	if h.merged != nil {
+		h.merged = append(h.merged, false)
+	}
 	switch {
 	case h.index != nil:
 		h.index[ik] = len(h.keys) - 1
@@ -620,13 +651,18 @@ func (h *entries) set(k, v any, m meta, kp Pos) {
 			h.index[indexKey(k)] = i
 		}
 	}
+	return Pos{}, false
 }
 
 // mergeFrom is Hash#merge!: src's entries in src's order, existing keys
 // keeping their position. Merged keys take the position of the << key.
 func (h *entries) mergeFrom(src *entries, kp Pos) {
+	if h.merged == nil {
+		h.merged = make([]bool, len(h.keys), cap(h.keys))
+	}
 	for i, k := range src.keys {
 		h.set(k, src.vals[i], src.metas[i], kp)
+		h.merged[h.find(indexKey(k))] = true
 	}
 }
 

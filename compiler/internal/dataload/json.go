@@ -52,7 +52,11 @@ func JSON(name string, src []byte) (*Doc, []Problem) {
 		doc.Hash.Set(k, v)
 		doc.KeyPos = append(doc.KeyPos, lines.pos(obj.offs[i]))
 	}
-	return doc, nil
+	var probs []Problem
+	for _, d := range p.dups {
+		probs = append(probs, duplicateKey(d.key, lines.pos(d.first), lines.pos(d.again)))
+	}
+	return doc, probs
 }
 
 // jsonMaxNesting is JSON.parse's default max_nesting.
@@ -63,6 +67,14 @@ type jsonParser struct {
 	nesting int
 	start   int // offset of the top-level value
 	values  int
+	// dups are the keys written twice in one object: the offsets of the
+	// first and of the second.
+	dups []jsonDup
+}
+
+type jsonDup struct {
+	key          string
+	first, again int
 }
 
 type jsonError struct {
@@ -517,6 +529,7 @@ func (p *jsonParser) object(i int) (any, int, *jsonError) {
 		v = unwrapJSON(v)
 		if at := o.find(k, index); at >= 0 {
 			o.vals[at] = v
+			p.dups = append(p.dups, jsonDup{k, o.offs[at], keyOff})
 		} else {
 			o.keys = append(o.keys, k)
 			o.vals = append(o.vals, v)

@@ -109,10 +109,10 @@ func loadYAML(name string, src []byte) (*Doc, []Problem) {
 	if h, ok := top.v.(*format.Hash); ok && plainValues(ents) {
 		// Its keys are format keys (or it would be no *format.Hash), its
 		// values taken as they are: the mapping's hash is the document's.
-		return &Doc{Hash: h, KeyPos: ents.pos[:len(ents.pos):len(ents.pos)]}, nil
+		return &Doc{Hash: h, KeyPos: ents.pos[:len(ents.pos):len(ents.pos)]}, c.dups
 	}
 	doc := &Doc{Hash: format.NewHash(len(ents.keys)), KeyPos: make([]Pos, 0, len(ents.keys))}
-	var problems []Problem
+	problems := c.dups
 	for i, k := range ents.keys {
 		v, vf, p := ents.vals[i], ents.metas[i], ents.pos[i]
 		if !isFormatKey(k) {

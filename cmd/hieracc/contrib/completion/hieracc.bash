@@ -3,7 +3,7 @@
 _hieracc() {
 	local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
 	if [[ $COMP_CWORD -eq 1 ]]; then
-		COMPREPLY=($(compgen -W "compile lookup diff verify inspect completion man version help" -- "$cur"))
+		COMPREPLY=($(compgen -W "compile check lookup diff verify inspect completion man version help" -- "$cur"))
 		return
 	fi
 	local flags="" valued=""
@@ -11,6 +11,9 @@ _hieracc() {
 	compile)
 		flags="--env --env-root --environment --environment-from-facts --fact-override --facts --format --full --global --jobs --keep-going --keys --modules --mount --out --pkcs7-private-key --pkcs7-public-key --progress --puppetdb --puppetdb-cacert --puppetdb-cert --puppetdb-key --puppetdb-query --ruby-backends --seal-missing --seal-to --shard --sign-cert --sign-key --source-revision --strict --verbose"
 		valued=" --env --env-root --environment --fact-override --facts --format --global --jobs --keys --modules --mount --out --pkcs7-private-key --pkcs7-public-key --progress --puppetdb --puppetdb-cacert --puppetdb-cert --puppetdb-key --puppetdb-query --ruby-backends --seal-missing --seal-to --shard --sign-cert --sign-key --source-revision " ;;
+	check)
+		flags="--env --facts --format --global --modules --mount --pkcs7-private-key --pkcs7-public-key --strict --verbose"
+		valued=" --env --facts --format --global --modules --mount --pkcs7-private-key --pkcs7-public-key " ;;
 	lookup)
 		flags="--bundle --default --explain --explain-options --knock-out-prefix --merge --merge-hash-arrays --node --private-key --render-as --show-secrets --sort-merged-arrays --type"
 		valued=" --bundle --default --knock-out-prefix --merge --node --private-key --render-as --type " ;;
@@ -33,7 +36,7 @@ _hieracc() {
 		flags=""
 		valued="  " ;;
 	help)
-		COMPREPLY=($(compgen -W "compile lookup diff verify inspect completion man version help" -- "$cur"))
+		COMPREPLY=($(compgen -W "compile check lookup diff verify inspect completion man version help" -- "$cur"))
 		return ;;
 	esac
 	if [[ "$valued" == *" $prev "* ]]; then
