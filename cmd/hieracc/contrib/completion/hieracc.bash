@@ -15,10 +15,10 @@ _hieracc() {
 		flags="--env --facts --format --global --modules --mount --pkcs7-private-key --pkcs7-public-key --strict --verbose"
 		valued=" --env --facts --format --global --modules --mount --pkcs7-private-key --pkcs7-public-key " ;;
 	lookup)
-		flags="--bundle --default --explain --explain-options --knock-out-prefix --merge --merge-hash-arrays --node --private-key --render-as --show-secrets --sort-merged-arrays --type"
-		valued=" --bundle --default --knock-out-prefix --merge --node --private-key --render-as --type " ;;
+		flags="--bundle --default --env --explain --explain-options --global --knock-out-prefix --merge --merge-hash-arrays --modules --node --private-key --render-as --show-secrets --sort-merged-arrays --type"
+		valued=" --bundle --default --env --global --knock-out-prefix --merge --modules --node --private-key --render-as --type " ;;
 	diff)
-		flags="--env --environment --fact-override --facts --format --git --global --ignore-key --key --keys --modules --node --nodes --pkcs7-private-key --pkcs7-public-key --progress --ruby-backends --show-secrets"
+		flags="--env --environment --fact-override --facts --format --git --global --ignore-key --ignore-order-changes --key --keys --modules --node --nodes --pkcs7-private-key --pkcs7-public-key --progress --ruby-backends --show-secrets"
 		valued=" --env --environment --fact-override --facts --format --git --global --ignore-key --key --keys --modules --node --nodes --pkcs7-private-key --pkcs7-public-key --progress --ruby-backends " ;;
 	verify)
 		flags="--ca --key --signer"
