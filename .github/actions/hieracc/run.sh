@@ -129,13 +129,14 @@ compile_to() {
 }
 
 # stamp says what the base's output was compiled from: the revision, the
-# facts, the flags and hieracc. An output restored from the cache with
+# facts, the flags and hieracc (its binary: a build from a source tree
+# without git says "(devel)" whatever its version). An output restored from the cache with
 # another stamp is compiled again (incrementally: its state is in it).
 stamp() {
 	{
 		echo "revision $1"
 		echo "flags ${HIERACC_ENV:-.} ${HIERACC_MODULES:-} ${HIERACC_GLOBAL:-} ${HIERACC_COMPILE_ARGS:-}"
-		hieracc version
+		sha256sum <"$(command -v hieracc)"
 		find "${facts[@]}" -type f -print0 2>/dev/null | sort -z | xargs -0 -r sha256sum || true
 	} | sha256sum | cut -d' ' -f1
 }
@@ -278,9 +279,10 @@ comment() {
 		note "GITHUB_REPOSITORY is not set"
 		return 1
 	}
-	local marker="<!-- hieracc-action: $tag -->" id
-	id=$(gh api --paginate "repos/$repo/issues/$pr/comments" \
-		--jq ".[] | select(.body | startswith(\"$marker\")) | .id" | head -n1) || return 1
+	local marker="<!-- hieracc-action: $tag -->" ids id
+	ids=$(gh api --paginate "repos/$repo/issues/$pr/comments" \
+		--jq ".[] | select(.body | startswith(\"$marker\")) | .id") || return 1
+	id=${ids%%$'\n'*}
 	if [ -n "$id" ]; then
 		gh api --method PATCH "repos/$repo/issues/comments/$id" -F "body=@$file" >/dev/null || return 1
 		note "updated the comment on pull request #$pr"
