@@ -16,13 +16,14 @@ import (
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build"
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/internal/cputime"
 	"gopkg.in/yaml.v3"
 )
 
 // encoderBuf is an encoder with the buffer it reuses.
 type encoderBuf struct {
-	enc  *format.Encoder
+	enc  *encode.Encoder
 	buf  []byte
 	keys *format.Key // the memory of the keys of the last bundle it encoded
 }
@@ -154,7 +155,7 @@ func BenchmarkCompile(b *testing.B) {
 						free[i] = free[n-1]
 						free = free[:n-1]
 					} else {
-						enc = &encoderBuf{enc: format.NewEncoder()}
+						enc = &encoderBuf{enc: encode.NewEncoder()}
 					}
 					mu.Unlock()
 					defer func() {
@@ -164,8 +165,8 @@ func BenchmarkCompile(b *testing.B) {
 						mu.Unlock()
 					}()
 					var err error
-					var sd *format.SharedDetails
-					enc.buf, sd, err = enc.enc.AppendShared(enc.buf[:0], bd, format.Protection{})
+					var sd *encode.SharedDetails
+					enc.buf, sd, err = enc.enc.AppendShared(enc.buf[:0], bd, encode.Protection{})
 					bytes.Add(int64(len(enc.buf)))
 					if sd != nil {
 						if _, dup := shared.LoadOrStore(sd.Digest, struct{}{}); !dup {

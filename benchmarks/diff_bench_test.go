@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 )
 
 // diffFleet is the shape of the bundles BenchmarkDiff compares.
@@ -153,14 +154,14 @@ func writeDiffFleet(b *testing.B, dir string, nodes int) (oldDir, newDir string,
 			defer wg.Done()
 			for i := range work {
 				name := fmt.Sprintf("node%05d.example.net", i)
-				data, err := format.Encode(diffBundle(name, false))
+				data, err := encode.Encode(diffBundle(name, false))
 				if err != nil {
 					b.Error(err)
 					return
 				}
 				newData := data // an unchanged node's bundles are the same bytes
 				if i < diffChanged {
-					if newData, err = format.Encode(diffBundle(name, true)); err != nil {
+					if newData, err = encode.Encode(diffBundle(name, true)); err != nil {
 						b.Error(err)
 						return
 					}

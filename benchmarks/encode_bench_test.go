@@ -8,13 +8,14 @@ import (
 
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 )
 
 // BenchmarkEncodeCompiled encodes the compiled bundles of 300 nodes of the
-// 1,000-node fleet with one warm format.Encoder, as each compile worker
+// 1,000-node fleet with one warm encode.Encoder, as each compile worker
 // does (in the order a compile hands them over, slice by slice, and with
 // their shared details files): what writing a bundle costs a compile. The
-// baseline, measured in the same run, is format.EncodeShared, which
+// baseline, measured in the same run, is encode.EncodeShared, which
 // remembers nothing from one bundle to the next (cold-ratio: the warm
 // encoder's time over it).
 func BenchmarkEncodeCompiled(b *testing.B) {
@@ -50,7 +51,7 @@ func BenchmarkEncodeCompiled(b *testing.B) {
 	start := time.Now()
 	total := 0
 	for _, bd := range bundles {
-		data, _, err := format.EncodeShared(bd, format.Protection{})
+		data, _, err := encode.EncodeShared(bd, encode.Protection{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -58,10 +59,10 @@ func BenchmarkEncodeCompiled(b *testing.B) {
 	}
 	cold := time.Since(start) / time.Duration(len(bundles))
 
-	enc := format.NewEncoder()
+	enc := encode.NewEncoder()
 	var buf []byte
 	for _, bd := range bundles { // warm it up as a compile would
-		if buf, _, err = enc.AppendShared(buf[:0], bd, format.Protection{}); err != nil {
+		if buf, _, err = enc.AppendShared(buf[:0], bd, encode.Protection{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -72,7 +73,7 @@ func BenchmarkEncodeCompiled(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for _, bd := range bundles {
-			buf, _, _ = enc.AppendShared(buf[:0], bd, format.Protection{})
+			buf, _, _ = enc.AppendShared(buf[:0], bd, encode.Protection{})
 		}
 	}
 	perBundle := b.Elapsed() / time.Duration(b.N*len(bundles))

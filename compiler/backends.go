@@ -95,7 +95,7 @@ func (c *compilation) failedForeignFile(conf *config, lvl *levelConf) *dataFile 
 				d.Message += fmt.Sprintf(" (did you mean '%s'?)", near)
 			}
 		}
-		e.df = &dataFile{path: conf.file, id: fileIDs.Add(1), diags: []Diagnostic{d},
+		e.df = &dataFile{path: conf.file, id: c.fileIDs.Add(1), diags: []Diagnostic{d},
 			err: &format.Error{Message: msg, Pos: lvl.pos.In(conf.file), Level: lvl.name}}
 	})
 	return e.df

@@ -86,7 +86,8 @@ type Input struct {
 	// bundle is Emit's only during the call: its Keys' memory is reused
 	// for the next node (values are never modified, and may be kept), and
 	// Emit must not write in it (the next node finds there the keys it
-	// shares with this one). An error from Emit stops the compile and is
+	// shares with this one). Once Emit returns, the Bundle is emptied, so
+	// that a caller that kept it finds no keys rather than another node's. An error from Emit stops the compile and is
 	// returned by Compile.
 	Emit func(*format.Bundle) error
 
@@ -161,6 +162,8 @@ type compilation struct {
 	// entries caches entryPos, which parses a file again: explanations
 	// ask it for every key that has lookup_options.
 	entries sync.Map // path → *entryPositions
+	// fileIDs numbers the compile's data files (dataFile.id).
+	fileIDs atomic.Uint32
 
 	// Ruby levels (rubybackends.go): the backend, the keys asked of
 	// lookup_key and data_dig functions, and the compile's context.
@@ -238,6 +241,10 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 					if b.Keys != nil { // (a node that failed wrote none)
 						w.keyBuf = b.Keys[:0]
 					}
+					// The bundle was Emit's during the call only: a caller
+					// that kept it finds it empty, rather than keys the next
+					// node writes over.
+					*b = format.Bundle{}
 				}
 			}
 		})

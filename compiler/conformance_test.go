@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/hieracc/hieracc/compiler"
-	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/internal/conformancetest"
 	"github.com/hieracc/hieracc/runtime"
 	"gopkg.in/yaml.v3"
@@ -240,7 +240,7 @@ func compileNodes(t *testing.T, dir string, nodes []compiler.Node) map[string]*r
 	}
 	out := map[string]*runtime.Bundle{}
 	for _, b := range res.Bundles {
-		data, err := format.Encode(b)
+		data, err := encode.Encode(b)
 		if err != nil {
 			t.Fatalf("encode %s: %v", b.Node, err)
 		}

@@ -24,7 +24,7 @@ func (n *nodeRun) sharedKey(name, mod string) (*format.Key, *format.Error) {
 	}
 	layers := n.layersFor(mod)
 	locs := n.locsOf(name, layers)
-	sig := n.w.keySig(n.shapeID(mod, layers), merge, convertID(conv), locs)
+	sig := n.w.keySig(n.shapeID(mod, layers), merge, n.w.convertID(conv), locs)
 	h := hashSig(name, sig)
 	e, reused, k, err := n.findOrCompile(name, mod, sig, h, locs)
 	if e != nil && !reused {
@@ -129,7 +129,7 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 				pre.from, pre.fromSet = k.MergeFrom, true
 			}
 		}
-		v, found, err = hiera.Resolve(merge, hierarchies(layers), contributionLeaf(k.Contributions))
+		v, found, err = hiera.Resolve(merge, hierarchies(layers), hiera.ContributionLeaf(k.Contributions))
 		err = hiera.InLookupOf(name, err)
 	}
 	// The module's default_hierarchy answers when nothing else has the
@@ -159,7 +159,7 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 			k.Defaults = n.contributions(name, locs, true, layers)
 			n.leave(fr)
 			if !found && !failed {
-				v, found, err = hiera.ResolveDefault(dm, lr.def, contributionLeaf(k.Defaults))
+				v, found, err = hiera.ResolveDefault(dm, lr.def, hiera.ContributionLeaf(k.Defaults))
 			}
 		}
 	}
@@ -405,22 +405,6 @@ func (w *worker) contributionsBuf(n int) []format.Contribution {
 	i := len(w.contribs)
 	w.contribs = w.contribs[:i+n]
 	return w.contribs[i : i : i+n]
-}
-
-// contributionLeaf answers the merge driver from recorded contributions.
-func contributionLeaf(cs []format.Contribution) hiera.Leaf {
-	return func(layer format.Layer, level, loc int) (any, bool, error) {
-		for i := range cs {
-			c := &cs[i]
-			if c.Layer == layer && c.Level == level && c.Location == loc {
-				if c.Err != nil {
-					return nil, false, c.Err
-				}
-				return c.Value, true, nil
-			}
-		}
-		return nil, false, nil
-	}
 }
 
 // position gives a key error the place it arose. An error read from a

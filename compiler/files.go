@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/format"
@@ -136,9 +135,9 @@ func (c *compilation) loadFile(fsPath, p, function, module string, keys keyringK
 		if isNotExist(err) {
 			return nil
 		}
-		return &dataFile{path: p, fsPath: fsPath, id: fileIDs.Add(1), err: &format.Error{Message: fmt.Sprintf("cannot read %s: %v", p, err), Pos: format.Pos{File: p}}}
+		return &dataFile{path: p, fsPath: fsPath, id: c.fileIDs.Add(1), err: &format.Error{Message: fmt.Sprintf("cannot read %s: %v", p, err), Pos: format.Pos{File: p}}}
 	}
-	df := &dataFile{path: p, fsPath: fsPath, id: fileIDs.Add(1)}
+	df := &dataFile{path: p, fsPath: fsPath, id: c.fileIDs.Add(1)}
 	if st.IsDir() {
 		// A location that is a folder exists for Puppet, which fails
 		// reading it (Ruby's EISDIR), at every lookup that reaches it.
@@ -241,14 +240,11 @@ func (c *compilation) optionsFile(conf *config, lvl *levelConf) *dataFile {
 	c.files.mu.Unlock()
 	e.once.Do(func() {
 		d := Diagnostic{Pos: lvl.pos.In(conf.file), Level: lvl.name, Message: lvl.optionsErr}
-		e.df = &dataFile{path: conf.file, id: fileIDs.Add(1), diags: []Diagnostic{d},
+		e.df = &dataFile{path: conf.file, id: c.fileIDs.Add(1), diags: []Diagnostic{d},
 			err: &format.Error{Message: lvl.optionsErr, Pos: lvl.pos.In(conf.file), Level: lvl.name}}
 	})
 	return e.df
 }
-
-// fileIDs numbers data files.
-var fileIDs atomic.Uint32
 
 func (df *dataFile) fail(pos dataload.Pos, msg string) {
 	if df.err == nil {

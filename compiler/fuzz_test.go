@@ -7,6 +7,7 @@ import (
 	"testing/fstest"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 )
 
 // FuzzHostileFacts compiles a repo whose hierarchy paths, datadir, globs
@@ -74,7 +75,7 @@ m: "%{alias('l')}"
 				t.Fatalf("key %s = %q: read from outside the hierarchy", k.Name, v)
 			}
 		}
-		if _, err := format.Encode(b); err != nil {
+		if _, err := encode.Encode(b); err != nil {
 			t.Fatalf("bundle does not encode: %v", err)
 		}
 	})

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
@@ -440,55 +439,18 @@ func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bo
 	return joinTexts(s, exprs, texts, size+len(s)-last), nil
 }
 
-// joinTexts returns s with its expressions replaced by texts, size bytes,
-// as a string in an interface (see boxedText).
-func joinTexts(s string, exprs []interpExpr, texts []string, size int) any {
-	if size == 0 {
-		return ""
-	}
-	mem := make([]byte, textAt+size)
-	b := mem[textAt:textAt:len(mem)]
+// joinTexts returns s with its expressions replaced by texts, size bytes.
+func joinTexts(s string, exprs []interpExpr, texts []string, size int) string {
+	var b strings.Builder
+	b.Grow(size)
 	last := 0
 	for i, e := range exprs {
-		b = append(append(b, s[last:e.start]...), texts[i]...)
+		b.WriteString(s[last:e.start])
+		b.WriteString(texts[i])
 		last = e.end
 	}
-	b = append(b, s[last:]...)
-	if len(b) != size || unsafe.SliceData(b) != &mem[textAt] {
-		return string(b) // (size was not the text's: never, but not wrong)
-	}
-	return boxedText(mem)
-}
-
-// textAt is where a boxed text's bytes start in its memory (see boxedText):
-// after its string header.
-const textAt = int(unsafe.Sizeof(""))
-
-// stringType is the type word of an interface holding a string.
-var stringType = func() unsafe.Pointer {
-	var v any = ""
-	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[0]
-}()
-
-// boxedText returns the text mem holds from textAt on, as an interface
-// holding that string, in mem: its first bytes become the string's header,
-// which the interface points to, as it would to a copy of the header
-// boxing a string allocates. So a text the compiler makes (a value
-// interpolated for a node, ~1.5 M in a 10,000-node compile) costs one
-// allocation, not two (its bytes, then its header). mem is memory of its
-// own, never written again: the encoder may keep the string, and with it
-// all the memory it lies in. The garbage collector does not look into
-// mem (it holds no pointer to another object: the header points into mem
-// itself), and keeps it while the interface or the string points into it.
-func boxedText(mem []byte) any {
-	p := unsafe.Pointer(unsafe.SliceData(mem))
-	if uintptr(p)%unsafe.Alignof("") != 0 {
-		return string(mem[textAt:]) // (never: a make of 17 bytes or more is aligned)
-	}
-	*(*string)(p) = unsafe.String(&mem[textAt], len(mem)-textAt)
-	var v any
-	*(*[2]unsafe.Pointer)(unsafe.Pointer(&v)) = [2]unsafe.Pointer{stringType, p}
-	return v
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 func errTooLong() *format.Error {

@@ -2,9 +2,7 @@ package compiler
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -80,8 +78,7 @@ func TestInterpolatePlannedIsInterpolate(t *testing.T) {
 }
 
 // TestJoinTexts checks the texts interpolation writes: the right string,
-// in one allocation (its header and bytes together, see boxedText), which
-// stays what it is through garbage collections, however it is held.
+// its bytes in one allocation, and one more for boxing it as a value.
 func TestJoinTexts(t *testing.T) {
 	for _, tc := range []struct {
 		s     string
@@ -100,47 +97,17 @@ func TestJoinTexts(t *testing.T) {
 			size += len(tc.texts[i]) - (e.end - e.start)
 		}
 		got := joinTexts(tc.s, exprs, tc.texts, size)
-		if got != any(tc.want) {
-			t.Errorf("joinTexts(%q, %q) = %#v, want %q", tc.s, tc.texts, got, tc.want)
+		if got != tc.want {
+			t.Errorf("joinTexts(%q, %q) = %q, want %q", tc.s, tc.texts, got, tc.want)
 		}
 		if tc.want == "" {
 			continue
 		}
-		if a := testing.AllocsPerRun(100, func() { got = joinTexts(tc.s, exprs, tc.texts, size) }); a != 1 {
-			t.Errorf("joinTexts(%q): %v allocations, want 1", tc.s, a)
+		var v any
+		if a := testing.AllocsPerRun(100, func() { v = joinTexts(tc.s, exprs, tc.texts, size) }); a > 2 {
+			t.Errorf("joinTexts(%q) as a value: %v allocations, want at most 2", tc.s, a)
 		}
-	}
-
-	// Texts held as interfaces and as strings cut out of them survive
-	// collections that reuse what was freed around them.
-	var boxed []any
-	var strs []string
-	for i := range 2000 {
-		s := "host-%{trusted.certname}-%{n}"
-		texts := []string{fmt.Sprintf("node%04d", i), strconv.Itoa(i * 7)}
-		v := joinTexts(s, scanExprs(nil, s, nil), texts, len("host--")+len(texts[0])+len(texts[1]))
-		if i%2 == 0 {
-			boxed = append(boxed, v)
-		} else {
-			strs = append(strs, v.(string))
-		}
-		if i%100 == 0 {
-			runtime.GC()
-		}
-		_ = make([]byte, 64) // garbage in between
-	}
-	runtime.GC()
-	for i := range 2000 {
-		want := fmt.Sprintf("host-node%04d-%d", i, i*7)
-		var got string
-		if i%2 == 0 {
-			got = boxed[i/2].(string)
-		} else {
-			got = strs[i/2]
-		}
-		if got != want {
-			t.Fatalf("text %d = %q after collections, want %q", i, got, want)
-		}
+		_ = v
 	}
 }
 

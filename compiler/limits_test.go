@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 )
 
 // TestLimitsMakeKeyErrors: data of a few lines that would take the process
@@ -33,7 +33,7 @@ func TestLimitsMakeKeyErrors(t *testing.T) {
 		"env/hiera.yaml":       "version: 5\n",
 		"env/data/common.yaml": data.String(),
 	}, "role: web\n")
-	if _, err := format.Encode(b); err != nil {
+	if _, err := encode.Encode(b); err != nil {
 		t.Fatalf("the bundle must encode, whatever its keys hold: %v", err)
 	}
 	for _, tc := range []struct {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 )
 
 // orderFleet is a fleet whose nodes' names do not follow their slices.
@@ -96,7 +97,7 @@ func TestCompileOrderChangesNothing(t *testing.T) {
 			if b.Node != nodes[i].Name {
 				t.Fatalf("Bundles[%d] is %s, want %s", i, b.Node, nodes[i].Name)
 			}
-			out[b.Node], err = format.Encode(b)
+			out[b.Node], err = encode.Encode(b)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,13 +11,12 @@ package compiler
 
 import (
 	"encoding/binary"
-	"fmt"
 	"hash/maphash"
 	"slices"
-	"sync"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
+	"github.com/hieracc/hieracc/format/ruby"
 )
 
 // maxVariants bounds the results kept per key signature: a key that
@@ -114,6 +113,13 @@ type worker struct {
 	sliceBuf []byte
 	vars     map[string]*varStat // by variable expression
 	canon    []byte
+
+	// mergeIDs and convertIDs number merges and convert_to specs for
+	// keySig (see mergeID, convertID).
+	mergeIDs     map[format.Merge]uint32
+	convertIDs   map[string][]convertSpec // by the spec's Ruby inspection
+	convertCount uint32
+	keyLists     uint32 // the keyLists it made (see newKeyList)
 }
 
 func newWorker() *worker {
@@ -226,7 +232,7 @@ var seed = maphash.MakeSeed()
 // a module's default_hierarchy), level, location and file. The hierarchy
 // shape is part of it through the caller (see shapeID).
 func (w *worker) keySig(shape uint32, m format.Merge, conv uint32, locs []keyLoc) []uint32 {
-	s := append(w.scratch[:0], shape, mergeID(m), conv)
+	s := append(w.scratch[:0], shape, w.mergeID(m), conv)
 	for _, l := range locs {
 		layer := uint32(l.layer)
 		if l.def {
@@ -248,51 +254,46 @@ func hashSig(name string, s []uint32) uint64 {
 	return h
 }
 
-var (
-	mergeIDs   sync.Map // format.Merge → uint32
-	mergeIDsMu sync.Mutex
-	mergeCount uint32
-)
-
-// mergeID numbers each distinct merge configuration.
-func mergeID(m format.Merge) uint32 {
-	if v, ok := mergeIDs.Load(m); ok {
-		return v.(uint32)
+// mergeID numbers each distinct merge configuration, for the worker's
+// key signatures (see keySig).
+func (w *worker) mergeID(m format.Merge) uint32 {
+	id, ok := w.mergeIDs[m]
+	if !ok {
+		if w.mergeIDs == nil {
+			w.mergeIDs = map[format.Merge]uint32{}
+		}
+		id = uint32(len(w.mergeIDs) + 1)
+		w.mergeIDs[m] = id
 	}
-	mergeIDsMu.Lock()
-	defer mergeIDsMu.Unlock()
-	if v, ok := mergeIDs.Load(m); ok {
-		return v.(uint32)
-	}
-	mergeCount++
-	mergeIDs.Store(m, mergeCount)
-	return mergeCount
+	return id
 }
 
 // convertID numbers a key's convert_to (0 for none), so that keys are
-// shared only between nodes whose lookup_options convert them alike.
-func convertID(spec []format.Value) uint32 {
+// shared only between nodes whose lookup_options convert them alike: specs
+// with the same Ruby inspection are told apart by format.Identical.
+func (w *worker) convertID(spec []format.Value) uint32 {
 	if len(spec) == 0 {
 		return 0
 	}
-	k := fmt.Sprintf("%#v", spec)
-	if v, ok := convertIDs.Load(k); ok {
-		return v.(uint32)
+	k := ruby.Inspect(spec)
+	for _, c := range w.convertIDs[k] {
+		if slices.EqualFunc(c.spec, spec, format.Identical) {
+			return c.id
+		}
 	}
-	mergeIDsMu.Lock()
-	defer mergeIDsMu.Unlock()
-	if v, ok := convertIDs.Load(k); ok {
-		return v.(uint32)
+	if w.convertIDs == nil {
+		w.convertIDs = map[string][]convertSpec{}
 	}
-	convertCount++
-	convertIDs.Store(k, convertCount)
-	return convertCount
+	w.convertCount++
+	w.convertIDs[k] = append(w.convertIDs[k], convertSpec{spec, w.convertCount})
+	return w.convertCount
 }
 
-var (
-	convertIDs   sync.Map
-	convertCount uint32
-)
+// convertSpec is a convert_to a worker numbered (see convertID).
+type convertSpec struct {
+	spec []format.Value
+	id   uint32
+}
 
 // shapeID numbers the shape of the layers a key is searched in: how many
 // levels and locations each has. Merges nest by that shape (Puppet's
@@ -501,17 +502,10 @@ type keyList struct {
 	keys []string
 }
 
-var keyListIDs struct {
-	sync.Mutex
-	n uint32
-}
-
-func newKeyList(keys []string) *keyList {
-	keyListIDs.Lock()
-	keyListIDs.n++
-	id := keyListIDs.n
-	keyListIDs.Unlock()
-	return &keyList{id: id, keys: keys}
+// newKeyList makes a list numbered by the worker (see union).
+func (w *worker) newKeyList(keys []string) *keyList {
+	w.keyLists++
+	return &keyList{id: w.keyLists, keys: keys}
 }
 
 // union adds a file's keys to a list, reusing cached results: nodes that
@@ -531,9 +525,9 @@ func (w *worker) union(acc *keyList, df *dataFile) *keyList {
 	var u *keyList
 	switch {
 	case acc == nil:
-		u = newKeyList(df.keys)
+		u = w.newKeyList(df.keys)
 	default:
-		u = newKeyList(mergeSorted(acc.keys, df.keys))
+		u = w.newKeyList(mergeSorted(acc.keys, df.keys))
 		if len(u.keys) == len(acc.keys) {
 			u = acc // nothing new: keep sharing the same list
 		}

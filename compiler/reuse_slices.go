@@ -504,7 +504,7 @@ func (n *nodeRun) slotKey(t *sliceTable, j int, name string) (*format.Key, *form
 		if !s.perr {
 			layers := n.layersFor(s.mod)
 			s.locs = t.locs[j]
-			s.sig = n.w.keepSig(n.w.keySig(n.shapeID(s.mod, layers), ko.merge, convertID(ko.conv), s.locs))
+			s.sig = n.w.keepSig(n.w.keySig(n.shapeID(s.mod, layers), ko.merge, n.w.convertID(ko.conv), s.locs))
 			s.hash = hashSig(name, s.sig)
 		}
 	}

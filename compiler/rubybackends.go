@@ -84,7 +84,7 @@ func (n *nodeRun) rubyFile(conf *config, lvl *levelConf, l location) *dataFile {
 	if kind != rubybackend.DataHash {
 		req.Keys = c.rubyKeysFor(module)
 	}
-	df := &dataFile{path: shown, fsPath: l.path, id: fileIDs.Add(1)}
+	df := &dataFile{path: shown, fsPath: l.path, id: c.fileIDs.Add(1)}
 	a, err := c.ruby.Call(c.ctx, req)
 	switch {
 	case err != nil:

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hieracc/hieracc/compiler/internal/rubybackend"
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 )
 
 // nodeBackend is a fake Ruby backend whose answers depend on the node
@@ -147,11 +148,11 @@ func TestRubyAnswersAreTheNodes(t *testing.T) {
 		if len(want) > 0 {
 			t.Errorf("%s: keys missing: %v", node, want)
 		}
-		a, err := format.Encode(b)
+		a, err := encode.Encode(b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, _ := format.Encode(alone.Bundles[i])
+		o, _ := encode.Encode(alone.Bundles[i])
 		if string(a) != string(o) {
 			t.Errorf("%s: sharing changed the bundle", node)
 		}

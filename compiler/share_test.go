@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 )
 
 // compileBytes compiles every node of a case-shaped repo and encodes the
@@ -43,7 +44,7 @@ func compileInput(t *testing.T, fsys fs.FS, in Input) map[string][]byte {
 	}
 	out := map[string][]byte{}
 	for _, b := range res.Bundles {
-		data, err := format.Encode(b)
+		data, err := encode.Encode(b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +66,7 @@ func compileNodes(t *testing.T, fsys fs.FS, nodes []Node, share bool) (map[strin
 	}
 	out := map[string][]byte{}
 	for _, b := range res.Bundles {
-		if out[b.Node], err = format.Encode(b); err != nil {
+		if out[b.Node], err = encode.Encode(b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -750,7 +751,7 @@ func emitSame(t *testing.T, fsys fstest.MapFS, nodes []Node, want map[string][]b
 	var stats sliceStats
 	_, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1,
 		Emit: func(b *format.Bundle) error {
-			data, err := format.Encode(b)
+			data, err := encode.Encode(b)
 			got[b.Node] = data
 			return err
 		},

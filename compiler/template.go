@@ -33,7 +33,6 @@ import (
 	"encoding/binary"
 	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ruby"
@@ -205,7 +204,7 @@ func firstFound(k *format.Key, err *format.Error) bool {
 		return ok && kv == v
 	case string:
 		kv, ok := k.Value.(string)
-		return ok && len(kv) == len(v) && unsafe.StringData(kv) == unsafe.StringData(v)
+		return ok && sameString(kv, v)
 	}
 	return k.Value == k.Contributions[0].Value
 }

@@ -2,13 +2,14 @@
 // one node, and its versioned msgpack wire encoding (see SPEC.md).
 //
 // It also holds the value model every stage shares (Value, Hash). The
-// compiler produces a Bundle, Encode writes it, and the runtime reads it back;
-// neither the compiler nor the runtime depends on the other.
+// compiler produces a Bundle, package format/encode writes it, and the
+// runtime reads it back with this package; neither the compiler nor the
+// runtime depends on the other, and the runtime does not link the writer.
 //
-// From format version 4, EncodeWith signs a bundle and seals its secret
-// keys to the node's certificate (Protection); Index.VerifySignature and
-// Index.Unseal check and open them. The cryptography is package
-// format/trust's.
+// From format version 4, encode.EncodeWith signs a bundle and seals its
+// secret keys to the node's certificate (encode.Protection);
+// Index.VerifySignature and Index.Unseal check and open them. The
+// cryptography is package format/trust's.
 package format
 
 // Layer names one of Hiera's three data layers, in the order Puppet searches
@@ -173,12 +174,12 @@ type Key struct {
 
 	// Ciphertext is set by decoders on a key sealed to the node (format
 	// version 4): its value, error and details as encrypted, which
-	// changes exactly when they do. Encode ignores it: it seals the
-	// Secret and Sensitive keys when asked (Protection).
+	// changes exactly when they do. The encoder ignores it: it seals the
+	// Secret and Sensitive keys when asked (encode.Protection).
 	Ciphertext string
 	// Sealed is set by decoders on a sealed key that was not unsealed
 	// (no private key, Index.Unseal): Value, Err, Contributions and the
-	// rest are empty. Encode refuses such a key.
+	// rest are empty. The encoder refuses such a key.
 	Sealed bool
 }
 

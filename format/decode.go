@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hieracc/hieracc/format/internal/wire"
 	"github.com/hieracc/hieracc/format/trust"
 )
 
@@ -179,7 +180,7 @@ func parseHeader(s string) (Header, int, error) {
 		return Header{}, 0, r.errorf("want header checksum (uint32)")
 	}
 	sum, _ := r.be(5)
-	if uint32(sum) != crc32.Checksum([]byte(s[:end]), castagnoli) {
+	if uint32(sum) != crc32.Checksum([]byte(s[:end]), wire.Castagnoli) {
 		return Header{}, 0, r.errorf("header checksum mismatch")
 	}
 	if bodyLen < 0 || bodyLen > math.MaxInt64-int64(r.off) {
@@ -511,8 +512,8 @@ func (x *Index) decodeIndex(r *reader) error {
 		return err
 	}
 	nk := len(x.Keys)
-	if len(t) != 4*slotCount(nk) {
-		return r.errorf("index of %d bytes, want %d for %d keys", len(t), 4*slotCount(nk), nk)
+	if len(t) != 4*wire.SlotCount(nk) {
+		return r.errorf("index of %d bytes, want %d for %d keys", len(t), 4*wire.SlotCount(nk), nk)
 	}
 	// In memory, each slot also holds the high half of its key's hash, so
 	// that a probe compares names only when the hashes agree.
@@ -536,7 +537,7 @@ func (x *Index) decodeIndex(r *reader) error {
 	// unique), and lookups of absent keys end at an empty slot.
 	mask := uint64(len(x.slots) - 1)
 	for i := range x.Keys {
-		h := keyHash(x.Keys[i].Name)
+		h := wire.KeyHash(x.Keys[i].Name)
 		j := h & mask
 		for {
 			s := x.slots[j]
@@ -560,7 +561,7 @@ func (x *Index) Find(name string) int {
 	if n == 0 {
 		return -1
 	}
-	h := keyHash(name)
+	h := wire.KeyHash(name)
 	tag := h &^ 0xffffffff
 	mask := uint64(n - 1)
 	j := h & mask
@@ -644,22 +645,11 @@ func (t *valueTable) kid(r *reader, i int) (int, error) {
 	if v&1 != 0 {
 		k = i - 1 - k // a distance back
 	}
-	if kidRef(i, k) != v {
+	if wire.KidRef(i, k) != v {
 		return 0, r.errorf("value reference %d to entry %d not written the shortest way", v, k)
 	}
 	r.off = off
 	return k, nil
-}
-
-// kidRef is how version 5 writes a reference from entry own to an earlier
-// entry k: 2k, or 2d+1 for its distance back d = own-1-k, whichever is
-// smaller (the distance when equal). Children mostly sit just before
-// their parent, hash keys ("ensure", "port") where first used.
-func kidRef(own, k int) uint64 {
-	if d := own - 1 - k; d <= k {
-		return 2*uint64(d) + 1
-	}
-	return 2 * uint64(k)
 }
 
 func (t *valueTable) depth(i int) int32 { return int32(t.meta[i] >> 32) }

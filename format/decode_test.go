@@ -10,11 +10,12 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 )
 
 func sample(t testing.TB) []byte {
-	data, err := format.Encode(Sample())
+	data, err := encode.Encode(Sample())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,16 +200,16 @@ func TestSeal(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	data := sample(f)
 	f.Add(bodyOf(f, data))
-	syn, _ := format.Encode(Synthetic(20))
+	syn, _ := encode.Encode(Synthetic(20))
 	f.Add(bodyOf(f, syn))
-	v3, _ := format.Encode(sampleV3()) // key flags, convert_to, original paths, lookup_options entries
+	v3, _ := encode.Encode(sampleV3()) // key flags, convert_to, original paths, lookup_options entries
 	f.Add(bodyOf(f, v3))
 	v4, err := os.ReadFile("testdata/v4-sealed.bundle") // signed, with sealed keys
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(bodyOf(f, v4))
-	v4, _ = format.Encode(sampleV4()) // the options section
+	v4, _ = encode.Encode(sampleV4()) // the options section
 	f.Add(bodyOf(f, v4))
 	v5, err := os.ReadFile("testdata/v5-sealed.bundle") // the key table, sealed keys in it
 	if err != nil {
@@ -235,7 +236,7 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 		// What decodes must encode again and decode to the same bundle.
-		again, err := format.Encode(b)
+		again, err := encode.Encode(b)
 		if err != nil {
 			t.Fatalf("decoded bundle does not encode: %v", err)
 		}
@@ -267,7 +268,7 @@ func TestEveryByte(t *testing.T) {
 				failed++
 				continue
 			}
-			if _, err := format.Encode(got); err != nil {
+			if _, err := encode.Encode(got); err != nil {
 				t.Fatalf("byte %d = %#x: decoded bundle does not encode: %v", i, c, err)
 			}
 		}
@@ -280,7 +281,7 @@ func TestEveryByte(t *testing.T) {
 func TestIndexFind(t *testing.T) {
 	for _, n := range []int{0, 1, 7, 1000} {
 		b := Synthetic(n)
-		data, err := format.Encode(b)
+		data, err := encode.Encode(b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -327,7 +328,7 @@ func TestHeaderLimit(t *testing.T) {
 // and refuses every truncation, every bit flip and trailing bytes, which
 // ReadHeader alone lets through when the header is intact.
 func TestVerify(t *testing.T) {
-	big, err := format.Encode(Synthetic(5000))
+	big, err := encode.Encode(Synthetic(5000))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +383,7 @@ func FuzzVerify(f *testing.F) {
 	f.Add(data)
 	f.Add(data[:len(data)/2])
 	f.Add(append(bytes.Clone(data), 0))
-	big, _ := format.Encode(Synthetic(2000))
+	big, _ := encode.Encode(Synthetic(2000))
 	f.Add(big)
 	for _, v := range []string{"v4-sealed", "v5-sealed", "v6-sealed", "v6-shared"} { // signed and sealed; a view
 		if data, err := os.ReadFile("testdata/" + v + ".bundle"); err == nil {

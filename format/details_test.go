@@ -10,6 +10,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 )
 
@@ -70,7 +71,7 @@ func joinDetails(t testing.TB, data, prefix, details []byte) []byte {
 // by the msgpack that details writes, resealed.
 func withDetails(t *testing.T, b *format.Bundle, details func(e *msgpack.Encoder)) []byte {
 	t.Helper()
-	data, err := format.Encode(b)
+	data, err := encode.Encode(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func withDetails(t *testing.T, b *format.Bundle, details func(e *msgpack.Encoder
 // the version 4 sample, to the decoder: it must refuse them or return a
 // bundle that encodes again to a bundle that decodes to the same.
 func FuzzDetails(f *testing.F) {
-	data, err := format.Encode(sampleV4())
+	data, err := encode.Encode(sampleV4())
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func FuzzDetails(f *testing.F) {
 			}
 			return
 		}
-		again, err := format.Encode(b)
+		again, err := encode.Encode(b)
 		if err != nil {
 			t.Fatalf("decoded bundle does not encode: %v", err)
 		}
@@ -108,7 +109,7 @@ func FuzzDetails(f *testing.F) {
 		}
 		// The same bundle: the same bytes (comparing the values
 		// themselves could walk 2^24 nodes).
-		if third, err := format.Encode(got); err != nil || !bytes.Equal(third, again) {
+		if third, err := encode.Encode(got); err != nil || !bytes.Equal(third, again) {
 			t.Errorf("re-encoded bundle decodes to another (%v)", err)
 		}
 	})

@@ -20,6 +20,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 )
 
@@ -42,7 +43,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			data, err := format.Encode(tt.b)
+			data, err := encode.Encode(tt.b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,12 +104,12 @@ func checkTypes(t *testing.T, path string, want, got any) {
 }
 
 func TestDeterministic(t *testing.T) {
-	a, err := format.Encode(Sample())
+	a, err := encode.Encode(Sample())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 5 {
-		b, err := format.Encode(Sample()) // equal content, new pointers, new map seeds
+		b, err := encode.Encode(Sample()) // equal content, new pointers, new map seeds
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,11 +137,11 @@ func TestDedup(t *testing.T) {
 		}
 		return b
 	}
-	one, err := format.Encode(bundle(1))
+	one, err := encode.Encode(bundle(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	many, err := format.Encode(bundle(200))
+	many, err := encode.Encode(bundle(200))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestDedup(t *testing.T) {
 // TestMsgpack checks that a bundle is a plain msgpack stream (magic,
 // version, header, body) that any msgpack library reads.
 func TestMsgpack(t *testing.T) {
-	data, err := format.Encode(Sample())
+	data, err := encode.Encode(Sample())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +225,7 @@ func TestEncodeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := format.Encode(tt.b)
+			_, err := encode.Encode(tt.b)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Encode error = %v, want %q", err, tt.want)
 			}
@@ -237,7 +238,7 @@ func TestMaxDepthRoundTrips(t *testing.T) {
 	for range format.MaxDepth {
 		deep = []any{deep}
 	}
-	data, err := format.Encode(&format.Bundle{Keys: []format.Key{{Name: "a", Value: deep}}})
+	data, err := encode.Encode(&format.Bundle{Keys: []format.Key{{Name: "a", Value: deep}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +400,7 @@ func testGoldenShared(t *testing.T, version int) {
 	sample := sampleOf(version)
 	newest := version == format.Version
 	if *update && newest {
-		data, sd, err := format.EncodeShared(sample, format.Protection{})
+		data, sd, err := encode.EncodeShared(sample, encode.Protection{})
 		if err != nil || sd == nil {
 			t.Fatalf("EncodeShared = %v, %v", sd, err)
 		}
@@ -418,7 +419,7 @@ func testGoldenShared(t *testing.T, version int) {
 		t.Fatal(err)
 	}
 	if newest {
-		enc, sd, err := format.EncodeShared(sample, format.Protection{})
+		enc, sd, err := encode.EncodeShared(sample, encode.Protection{})
 		if err != nil || sd == nil {
 			t.Fatalf("EncodeShared = %v, %v", sd, err)
 		}
@@ -454,7 +455,7 @@ func testGoldenShared(t *testing.T, version int) {
 	if diff := cmp.Diff(sample, got, Cmp); diff != "" {
 		t.Errorf("decoded %s with %s (-want +got):\n%s", golden, shared, diff)
 	}
-	if plain, err := format.Encode(sample); err != nil || len(plain) <= len(data) {
+	if plain, err := encode.Encode(sample); err != nil || len(plain) <= len(data) {
 		t.Errorf("the bundle with a shared file takes %d bytes, without %d (%v)", len(data), len(plain), err)
 	}
 }
@@ -463,15 +464,15 @@ func testGoldenShared(t *testing.T, version int) {
 // sample. While version is the newest, -update rewrites the file and
 // Encode must reproduce it byte for byte.
 func testGolden(t *testing.T, version int, sample *format.Bundle) {
-	testGoldenWith(t, version, fmt.Sprintf("testdata/v%d.bundle", version), sample, format.Protection{}, nil)
+	testGoldenWith(t, version, fmt.Sprintf("testdata/v%d.bundle", version), sample, encode.Protection{}, nil)
 }
 
 // testGoldenWith is testGolden for the sample file golden of version,
 // encoded with protection p and opened with key.
-func testGoldenWith(t *testing.T, version int, golden string, sample *format.Bundle, p format.Protection, key crypto.PrivateKey) {
+func testGoldenWith(t *testing.T, version int, golden string, sample *format.Bundle, p encode.Protection, key crypto.PrivateKey) {
 	newest := version == format.Version
 	if *update && newest {
-		data, err := format.EncodeWith(sample, p)
+		data, err := encode.EncodeWith(sample, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -518,7 +519,7 @@ func testGoldenWith(t *testing.T, version int, golden string, sample *format.Bun
 		t.Errorf("header = %+v", h)
 	}
 	if newest {
-		enc, err := format.EncodeWith(sample, p)
+		enc, err := encode.EncodeWith(sample, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -531,7 +532,7 @@ func testGoldenWith(t *testing.T, version int, golden string, sample *format.Bun
 func TestReadHeader(t *testing.T) {
 	b := Sample()
 	b.Node = strings.Repeat("long-node-name.", 3000) // header larger than the first read
-	data, err := format.Encode(b)
+	data, err := encode.Encode(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -552,7 +553,7 @@ func TestReadHeader(t *testing.T) {
 	// Equal data, different revision and node: equal digests.
 	c := Sample()
 	c.Revision, c.Node = "rev-2", "other"
-	data2, _ := format.Encode(c)
+	data2, _ := encode.Encode(c)
 	h2, err := format.ReadHeader(bytes.NewReader(data2))
 	if err != nil {
 		t.Fatal(err)
@@ -561,7 +562,7 @@ func TestReadHeader(t *testing.T) {
 		t.Error("digest depends on node or revision")
 	}
 	c.Keys[1].Value = A("changed")
-	data3, _ := format.Encode(c)
+	data3, _ := encode.Encode(c)
 	h3, _ := format.ReadHeader(bytes.NewReader(data3))
 	if h3.Digest == h.Digest {
 		t.Error("digest ignores a changed value")

@@ -1,9 +1,6 @@
 package format
 
-import (
-	"encoding/binary"
-	"math/bits"
-)
+import "github.com/hieracc/hieracc/format/internal/wire"
 
 // The key table of format version 5 (SPEC.md, "Key table"): the keys in
 // name order, each name written as the bytes it shares with the name
@@ -14,15 +11,13 @@ import (
 
 // A key's head is its payload × 8 + the shared bit (tagShared: its
 // details are its record in the shared details file) + its kind, which
-// says what the payload is:
+// says what the payload is (see package wire):
 const (
-	kindValue  = 0 // its value entry, as a zigzag distance from the last key's
-	kindError  = 1 // its error's index
-	kindSealed = 2 // the length of its sealed blob, whose bytes follow
-	// kindFlagged: the key has flags; a second varint gives them, the
-	// shared bit and the kind, as flags × 8 + shared × 4 + kind.
-	kindFlagged = 3
-	tagShared   = 4
+	kindValue   = wire.KindValue
+	kindError   = wire.KindError
+	kindSealed  = wire.KindSealed
+	kindFlagged = wire.KindFlagged
+	tagShared   = wire.TagShared
 )
 
 // maxNameBytes bounds the names of one key table once their shared
@@ -30,99 +25,6 @@ const (
 // allocate much more than its size: at most 64 times the table's bytes,
 // plus 64 KiB.
 func maxNameBytes(table int) int { return 64*table + 1<<16 }
-
-// appendKeyTable appends the key table of keys (without the enclosing
-// bin header) to w, e.keyTab[:0]: refs holds each key's value and error
-// entries (two per key, -1 for none), blobs each key's sealed blob (nil
-// for a plain key; blobs is nil when none is) and memo, by key, its key
-// of the same name in the last bundle (keyMemo.named, memo.go).
-func (e *Encoder) appendKeyTable(w []byte, keys []Key, refs []int32, blobs [][]byte, memo []keyMemo) []byte {
-	w = binary.AppendUvarint(w, uint64(len(keys)))
-	// The last value entry of a key with the shared bit, and of one
-	// without (version 6: a bundle's value table starts with the values of
-	// its shared file's records, those of the keys with the shared bit,
-	// mostly; see view.go).
-	last := [2]int64{-1, -1}
-	for i := range keys {
-		at := len(w)
-		if p := memo[i].named; i == 0 && p == 0 || i > 0 && p > 0 && memo[i-1].named == p-1 {
-			// The name and the one before it are the last bundle's: so
-			// are their shared bytes, copied without reading the names.
-			pk := &e.prior[p]
-			w = append(w, e.lastTab[pk.nameAt:pk.nameAt+pk.nameLen]...)
-		} else {
-			name, prev := keys[i].Name, ""
-			if i > 0 {
-				prev = keys[i-1].Name
-			}
-			shared := commonPrefix(prev, name)
-			w = binary.AppendUvarint(w, uint64(shared))
-			w = binary.AppendUvarint(w, uint64(len(name)-shared))
-			w = append(w, name[shared:]...)
-		}
-		// A key the memo knows plain (its name, value and contributions
-		// alone, memo.go) has no flags: for most keys, the key table
-		// reads nothing of the Key itself.
-		var flags uint64
-		if i < len(e.cur) {
-			c := &e.cur[i]
-			c.nameAt, c.nameLen = uint32(at), uint32(len(w)-at)
-			if c.more >= 0 { // not plain
-				flags = keyFlags(&keys[i])
-			}
-		} else {
-			flags = keyFlags(&keys[i])
-		}
-		var bits uint64
-		if e.inShared(i) {
-			bits = tagShared
-		}
-		var payload uint64
-		switch {
-		case blobs != nil && blobs[i] != nil:
-			flags |= keySealed
-			bits |= kindSealed
-			payload = uint64(len(blobs[i]))
-		case refs[2*i] >= 0:
-			// The entry, as its distance from the last key's value
-			// entry (zigzag): keys' values are added to the table in key
-			// order, so it is mostly small.
-			c := bits & tagShared >> 2
-			d := int64(refs[2*i]) - last[c]
-			payload = uint64(d<<1) ^ uint64(d>>63)
-			last[c] = int64(refs[2*i])
-		default:
-			bits |= kindError
-			payload = uint64(refs[2*i+1])
-		}
-		if flags == 0 {
-			w = binary.AppendUvarint(w, payload<<3|bits)
-		} else {
-			w = binary.AppendUvarint(w, payload<<3|kindFlagged)
-			w = binary.AppendUvarint(w, flags<<3|bits)
-		}
-		if blobs != nil && blobs[i] != nil {
-			w = append(w, blobs[i]...)
-		}
-	}
-	return w
-}
-
-// commonPrefix is the number of leading bytes a and b share.
-func commonPrefix(a, b string) int {
-	n := min(len(a), len(b))
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		if x := le64(a[i:]) ^ le64(b[i:]); x != 0 {
-			// The first byte that differs is the lowest nonzero one.
-			return i + bits.TrailingZeros64(x)/8
-		}
-	}
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	return i
-}
 
 // uvarint reads a varint of the key table at off in t: at most 10 bytes,
 // minimal (no needless trailing zero group), at most maxInt.
@@ -297,11 +199,11 @@ func (x *Index) decodeKeyTable(r *reader) error {
 // of its key's hash, so that a probe compares names only when the hashes
 // agree).
 func (x *Index) buildIndex() {
-	n := slotCount(len(x.Keys))
+	n := wire.SlotCount(len(x.Keys))
 	x.slots = make([]uint64, n)
 	mask := uint64(n - 1)
 	for i := range x.Keys {
-		h := keyHash(x.Keys[i].Name)
+		h := wire.KeyHash(x.Keys[i].Name)
 		j := h & mask
 		for x.slots[j] != 0 {
 			j = (j + 1) & mask

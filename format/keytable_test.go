@@ -10,6 +10,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 )
 
@@ -51,7 +52,7 @@ func table(parts ...any) []byte {
 func TestKeyTable(t *testing.T) {
 	// A bundle with two values (entries 0 and 1) and no errors.
 	b := &format.Bundle{Node: "n", Keys: []format.Key{{Name: "a", Value: "x"}, {Name: "b", Value: int64(7)}}}
-	data, err := format.Encode(b)
+	data, err := encode.Encode(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestKeyTable(t *testing.T) {
 		t.Fatalf("the table Encode writes, written by hand: %v", err)
 	}
 	b.Keys = append(b.Keys, format.Key{Name: "c", Value: "x"})
-	data3, err := format.Encode(b)
+	data3, err := encode.Encode(b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package format
 import (
 	"fmt"
 	"math"
+
+	"github.com/hieracc/hieracc/format/internal/wire"
 )
 
 // reader reads msgpack from a string, so that decoded strings are slices of
@@ -14,31 +16,31 @@ type reader struct {
 	base int64 // offset of s in the file, for messages
 }
 
-// msgpack type codes used here.
+// msgpack type codes used here (package wire has them, for the writer too).
 const (
-	mNil     = 0xc0
-	mFalse   = 0xc2
-	mTrue    = 0xc3
-	mBin8    = 0xc4
-	mBin16   = 0xc5
-	mBin32   = 0xc6
-	mFloat32 = 0xca
-	mFloat64 = 0xcb
-	mUint8   = 0xcc
-	mUint16  = 0xcd
-	mUint32  = 0xce
-	mUint64  = 0xcf
-	mInt8    = 0xd0
-	mInt16   = 0xd1
-	mInt32   = 0xd2
-	mInt64   = 0xd3
-	mStr8    = 0xd9
-	mStr16   = 0xda
-	mStr32   = 0xdb
-	mArray16 = 0xdc
-	mArray32 = 0xdd
-	mMap16   = 0xde
-	mMap32   = 0xdf
+	mNil     = wire.Nil
+	mFalse   = wire.False
+	mTrue    = wire.True
+	mBin8    = wire.Bin8
+	mBin16   = wire.Bin16
+	mBin32   = wire.Bin32
+	mFloat32 = wire.Float32
+	mFloat64 = wire.Float64
+	mUint8   = wire.Uint8
+	mUint16  = wire.Uint16
+	mUint32  = wire.Uint32
+	mUint64  = wire.Uint64
+	mInt8    = wire.Int8
+	mInt16   = wire.Int16
+	mInt32   = wire.Int32
+	mInt64   = wire.Int64
+	mStr8    = wire.Str8
+	mStr16   = wire.Str16
+	mStr32   = wire.Str32
+	mArray16 = wire.Array16
+	mArray32 = wire.Array32
+	mMap16   = wire.Map16
+	mMap32   = wire.Map32
 )
 
 func (r *reader) errorf(format string, args ...any) error {

@@ -9,6 +9,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 )
 
@@ -45,7 +46,7 @@ func TestOptionScopeMatch(t *testing.T) {
 
 	// The same answers from a decoded bundle, whose patterns are compiled
 	// when decoded.
-	data, err := format.Encode(&format.Bundle{Options: []format.OptionScope{*s}})
+	data, err := encode.Encode(&format.Bundle{Options: []format.OptionScope{*s}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,11 +84,11 @@ func TestOptionsSectionErrors(t *testing.T) {
 		{"bad pattern", []format.OptionScope{{Pattern: []format.OptionEntry{{Name: "^a("}}}}, "pattern"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := format.Encode(&format.Bundle{Options: tt.scopes}); err == nil || !strings.Contains(err.Error(), tt.want) {
+			if _, err := encode.Encode(&format.Bundle{Options: tt.scopes}); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Encode = %v, want an error containing %q", err, tt.want)
 			}
 			// The same section, written by hand after an empty bundle's.
-			empty, err := format.Encode(&format.Bundle{})
+			empty, err := encode.Encode(&format.Bundle{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +121,7 @@ func TestOptionsSectionErrors(t *testing.T) {
 		})
 	}
 	// An error reference out of range.
-	empty, _ := format.Encode(&format.Bundle{})
+	empty, _ := encode.Encode(&format.Bundle{})
 	body := bodyOf(t, empty)
 	b := append(bytes.Clone(body[:len(body)-1]), 0x91, 0x95, 0xa0, 0xc2, 0x00, 0x90, 0x90)
 	if _, err := format.Decode(Seal(format.Version, "n", "e", "r", b)); !errors.Is(err, format.ErrCorrupt) {

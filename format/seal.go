@@ -7,73 +7,9 @@ import (
 	"crypto"
 	"fmt"
 
+	"github.com/hieracc/hieracc/format/internal/wire"
 	"github.com/hieracc/hieracc/format/trust"
 )
-
-// Protection says how EncodeWith and Encoder.AppendWith sign and seal a
-// bundle. The zero Protection writes a plain, unsigned bundle.
-type Protection struct {
-	// Signer signs the bundle: header (node, environment, revision, seal)
-	// and, through the header's digest, the body.
-	Signer *trust.Signer
-	// Recipient, when set, is the node's certificate: every key marked
-	// Secret or Sensitive is sealed whole (value or error, and details)
-	// to it.
-	Recipient *trust.Recipient
-}
-
-// EncodeWith is Encode with signing and sealing.
-func EncodeWith(b *Bundle, p Protection) ([]byte, error) {
-	e := encoderPool.Get().(*Encoder)
-	out, err := e.AppendWith(nil, b, p)
-	e.Reset()
-	if e.small() {
-		encoderPool.Put(e)
-	}
-	return out, err
-}
-
-// signatureContext opens the message a version 4 signature signs; the
-// bytes from the start of the bundle to the end of its header follow.
-const signatureContext = "hieracc bundle v4 signature\x00"
-
-func signedMessage(header string) []byte {
-	return append([]byte(signatureContext), header...)
-}
-
-// sealed reports whether k is sealed under p.
-func (p *Protection) sealed(k *Key) bool {
-	return p.Recipient != nil && (k.Secret || k.Sensitive())
-}
-
-// sealKey encrypts k whole: the plaintext is the body of a bundle of k
-// alone (its own value and error tables, no hierarchies), so that nothing
-// of it is shared with the plain keys.
-func sealKey(env *trust.Envelope, node string, k *Key) ([]byte, error) {
-	one := *k
-	one.Ciphertext, one.Sealed = "", false
-	data, err := Encode(&Bundle{Keys: []Key{one}})
-	if err != nil {
-		return nil, err
-	}
-	h, off, err := parseHeader(string(data))
-	if err != nil {
-		return nil, err
-	}
-	return env.Seal(node, k.Name, data[off:h.Size]), nil
-}
-
-// appendSeal writes a header's seal: nil, or array(3) [scheme,
-// recipient, wrapped].
-func appendSeal(w []byte, s *trust.Seal) []byte {
-	if s == nil || s.Scheme == "" {
-		return append(w, mNil)
-	}
-	w = append(w, 0x93)
-	w = appendString(w, s.Scheme)
-	w = appendBin(w, s.Recipient[:])
-	return appendBin(w, []byte(s.Wrapped))
-}
 
 func readSeal(r *reader) (trust.Seal, error) {
 	var s trust.Seal
@@ -105,21 +41,6 @@ func readSeal(r *reader) (trust.Seal, error) {
 		return s, r.errorf("empty wrapped key")
 	}
 	return s, nil
-}
-
-// appendSignature writes a version 4 signature: nil, or array(3)
-// [scheme, certs, sig].
-func appendSignature(w []byte, sig *trust.Signature) []byte {
-	if sig == nil {
-		return append(w, mNil)
-	}
-	w = append(w, 0x93)
-	w = appendString(w, sig.Scheme)
-	w = appendArrayLen(w, len(sig.Certs))
-	for _, c := range sig.Certs {
-		w = appendBin(w, c)
-	}
-	return appendBin(w, sig.Sig)
 }
 
 // trailer reads what follows the body of a bundle with header h: nothing
@@ -184,7 +105,7 @@ func (x *Index) VerifySignature(v *trust.Verifier) error {
 	if !has(x.Version, fSignature) {
 		return &trust.SignatureError{Err: trust.ErrUnsigned, Reason: fmt.Sprintf("format version %d has no signatures", x.Version)}
 	}
-	return v.Verify(x.Signature, signedMessage(x.signed))
+	return v.Verify(x.Signature, wire.SignedMessage(x.signed))
 }
 
 // Unseal opens the bundle's sealed keys with the node's private key: each

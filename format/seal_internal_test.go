@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"testing"
+
+	"github.com/hieracc/hieracc/format/internal/wire"
 )
 
 // Rename gives the bundle data of node from another node's name of the
@@ -18,6 +20,6 @@ func Rename(t *testing.T, data []byte, from, to string) []byte {
 	d := bytes.Clone(data)
 	i := bytes.Index(d[:off], []byte(from))
 	copy(d[i:], to)
-	binary.BigEndian.PutUint32(d[off-4:], crc32.Checksum(d[:off-5], castagnoli))
+	binary.BigEndian.PutUint32(d[off-4:], crc32.Checksum(d[:off-5], wire.Castagnoli))
 	return d
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/format/trust"
 )
@@ -73,9 +74,9 @@ func testGoldenSealed(t *testing.T, version int) {
 
 // protection reads the test fleet in dir: the node's certificate to seal
 // to, the signing key, and the node's private key.
-func protection(t testing.TB, dir, node, signKey string) (format.Protection, crypto.PrivateKey) {
+func protection(t testing.TB, dir, node, signKey string) (encode.Protection, crypto.PrivateKey) {
 	t.Helper()
-	var p format.Protection
+	var p encode.Protection
 	var err error
 	if signKey != "" {
 		if p.Signer, err = trust.ReadSigner(signKey, ""); err != nil {
@@ -153,7 +154,7 @@ func TestSealed(t *testing.T) {
 		p, keyA := protection(t, dir, "a.example.com", signKey)
 		_, keyB := protection(t, dir, "b.example.com", "")
 		want := secretBundle("a.example.com")
-		data, err := format.EncodeWith(want, p)
+		data, err := encode.EncodeWith(want, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +191,7 @@ func TestSealed(t *testing.T) {
 		}
 		// Signed, the body is reproducible: the same secrets give the
 		// same ciphertexts and digest (RSA-OAEP's header aside).
-		again, _ := format.EncodeWith(want, p)
+		again, _ := encode.EncodeWith(want, p)
 		y, err := format.DecodeIndex(again)
 		if err != nil {
 			t.Fatal(err)
@@ -209,7 +210,7 @@ func TestSealedEncoderAgain(t *testing.T) {
 	dir := fleet(t)
 	p, key := protection(t, dir, "a.example.com", filepath.Join(dir, "signer", "key.pem"))
 	want := secretBundle("a.example.com")
-	fresh, err := format.EncodeWith(want, p)
+	fresh, err := encode.EncodeWith(want, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestSealedEncoderAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := format.NewEncoder()
+	e := encode.NewEncoder()
 	for i := range 3 {
 		data, err := e.AppendWith(nil, want, p)
 		if err != nil {
@@ -248,7 +249,7 @@ func TestSealedEncoderAgain(t *testing.T) {
 func TestSealedUnsealable(t *testing.T) {
 	b := secretBundle("n")
 	b.Keys[0].Sealed = true
-	if _, err := format.Encode(b); err == nil || !strings.Contains(err.Error(), "sealed") {
+	if _, err := encode.Encode(b); err == nil || !strings.Contains(err.Error(), "sealed") {
 		t.Errorf("Encode of a sealed key = %v", err)
 	}
 }
@@ -258,7 +259,7 @@ func TestSealedUnsealable(t *testing.T) {
 func TestFlipEveryByte(t *testing.T) {
 	dir := fleet(t)
 	p, _ := protection(t, dir, "a.example.com", filepath.Join(dir, "signer", "ed25519.pem"))
-	data, err := format.EncodeWith(secretBundle("a.example.com"), p)
+	data, err := encode.EncodeWith(secretBundle("a.example.com"), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,11 +292,11 @@ func TestFlipEveryByte(t *testing.T) {
 func TestSignatureErrors(t *testing.T) {
 	dir := fleet(t)
 	p, _ := protection(t, dir, "a.example.com", filepath.Join(dir, "signer", "key.pem"))
-	signed, err := format.EncodeWith(secretBundle("a.example.com"), p)
+	signed, err := encode.EncodeWith(secretBundle("a.example.com"), p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	unsigned, _ := format.Encode(secretBundle("a.example.com"))
+	unsigned, _ := encode.Encode(secretBundle("a.example.com"))
 	ca, err := trust.ReadCAVerifier(filepath.Join(dir, "ssl", "certs", "ca.pem"), "ci-signer")
 	if err != nil {
 		t.Fatal(err)
@@ -343,13 +344,13 @@ func BenchmarkProtect(b *testing.B) {
 	dir := fleet(b)
 	rsaP, rsaKey := protection(b, dir, "a.example.com", filepath.Join(dir, "signer", "key.pem"))
 	ecP, ecKey := protection(b, goldenPKI, "web01.example.com", filepath.Join(goldenPKI, "signer", "ed25519.pem"))
-	signed := format.Protection{Signer: ecP.Signer}
+	signed := encode.Protection{Signer: ecP.Signer}
 	for _, c := range []struct {
 		name string
-		p    format.Protection
+		p    encode.Protection
 		key  crypto.PrivateKey
 	}{
-		{"plain", format.Protection{}, nil},
+		{"plain", encode.Protection{}, nil},
 		{"signed-ed25519", signed, nil},
 		{"sealed-ecdh-signed-ed25519", ecP, ecKey},
 		{"sealed-rsa-signed-ecdsa", rsaP, rsaKey},
@@ -362,12 +363,12 @@ func BenchmarkProtect(b *testing.B) {
 		b.Run("encode/"+c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := format.EncodeWith(bundle, c.p); err != nil {
+				if _, err := encode.EncodeWith(bundle, c.p); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
-		data, _ := format.EncodeWith(bundle, c.p)
+		data, _ := encode.EncodeWith(bundle, c.p)
 		b.Run("open/"+c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -393,13 +394,13 @@ func BenchmarkProtect(b *testing.B) {
 func TestAppendSharedSealed(t *testing.T) {
 	p, key := protection(t, goldenPKI, "web01.example.com", filepath.Join(goldenPKI, "signer", "ed25519.pem"))
 	sample := sampleV5()
-	e := format.NewEncoder()
+	e := encode.NewEncoder()
 	for round := range 3 {
 		data, sd, err := e.AppendShared(nil, sample, p)
 		if err != nil || sd == nil {
 			t.Fatalf("round %d: AppendShared = %v, %v", round, sd, err)
 		}
-		fresh, fsd, err := format.EncodeShared(sample, p)
+		fresh, fsd, err := encode.EncodeShared(sample, p)
 		if err != nil || !bytes.Equal(fresh, data) || !bytes.Equal(fsd.Data, sd.Data) {
 			t.Errorf("round %d: a warm encoder's bytes differ from a fresh one's (%v)", round, err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 )
 
@@ -42,11 +43,11 @@ func sharedNode(name string, own bool, commonLine int) *format.Bundle {
 // one shared details file; each bundle with it decodes to its own
 // details; a changed unbound contribution makes another file.
 func TestSharedDetails(t *testing.T) {
-	e := format.NewEncoder()
+	e := encode.NewEncoder()
 	type out struct {
 		b      *format.Bundle
 		data   []byte
-		shared format.SharedDetails
+		shared encode.SharedDetails
 	}
 	var outs []out
 	for _, b := range []*format.Bundle{
@@ -56,13 +57,13 @@ func TestSharedDetails(t *testing.T) {
 		sharedNode("web04", false, 20), // common.yaml moved its keys
 		sharedNode("web05", true, 10),  // web01's again, after another
 	} {
-		data, sd, err := e.AppendShared(nil, b, format.Protection{})
+		data, sd, err := e.AppendShared(nil, b, encode.Protection{})
 		if err != nil || sd == nil {
 			t.Fatalf("%s: AppendShared = %v, %v", b.Node, sd, err)
 		}
-		outs = append(outs, out{b, data, format.SharedDetails{Digest: sd.Digest, Data: bytes.Clone(sd.Data)}})
+		outs = append(outs, out{b, data, encode.SharedDetails{Digest: sd.Digest, Data: bytes.Clone(sd.Data)}})
 		// The same bytes from a fresh encoder, which remembers nothing.
-		fresh, fsd, err := format.EncodeShared(b, format.Protection{})
+		fresh, fsd, err := encode.EncodeShared(b, encode.Protection{})
 		if err != nil || !bytes.Equal(fresh, data) || !bytes.Equal(fsd.Data, sd.Data) {
 			t.Errorf("%s: a warm encoder's bytes differ from a fresh one's (%v)", b.Node, err)
 		}
@@ -100,7 +101,7 @@ func TestSharedDetails(t *testing.T) {
 		t.Errorf("AttachShared of another file = %v, want ErrCorrupt", err)
 	}
 	// Encode (no shared file) holds everything in the bundle.
-	plain, err := format.Encode(outs[1].b)
+	plain, err := encode.Encode(outs[1].b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func bodyLen(t *testing.T, data []byte) int {
 // read as details.
 func TestSharedDetailsHostile(t *testing.T) {
 	b := sharedNode("web01", true, 10)
-	data, sd, err := format.EncodeShared(b, format.Protection{})
+	data, sd, err := encode.EncodeShared(b, encode.Protection{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ func TestSharedDetailsHostile(t *testing.T) {
 // body is b's body, as the format says.
 func sharedFileOf(t *testing.T, b *format.Bundle) []byte {
 	t.Helper()
-	data, err := format.Encode(b)
+	data, err := encode.Encode(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,11 +240,11 @@ func withSharedRef(t *testing.T, data []byte, old, new [32]byte) []byte {
 // never panic.
 func FuzzSharedDetails(f *testing.F) {
 	b := sharedNode("web01", true, 10)
-	data, sd, err := format.EncodeShared(b, format.Protection{})
+	data, sd, err := encode.EncodeShared(b, encode.Protection{})
 	if err != nil {
 		f.Fatal(err)
 	}
-	rec, err := format.Encode(&format.Bundle{Keys: []format.Key{{Name: "a", Contributions: []format.Contribution{{Layer: format.LayerEnvironment, Level: 1, Value: "x"}}}}})
+	rec, err := encode.Encode(&format.Bundle{Keys: []format.Key{{Name: "a", Contributions: []format.Contribution{{Layer: format.LayerEnvironment, Level: 1, Value: "x"}}}}})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -294,7 +295,7 @@ func TestSharedDetailsRemembered(t *testing.T) {
 		return b
 	}
 	negZero := math.Copysign(0, -1)
-	e := format.NewEncoder()
+	e := encode.NewEncoder()
 	for _, v := range []format.Value{
 		[]any{"a", H("k", 1.0)}, []any{"a", H("k", 1.0)}, // equal, other Go values
 		0.0, negZero, 0.0,
@@ -302,11 +303,11 @@ func TestSharedDetailsRemembered(t *testing.T) {
 		[]any{int64(1)}, []any{1.0},
 	} {
 		b := withValue(v)
-		_, sd, err := e.AppendShared(nil, b, format.Protection{})
+		_, sd, err := e.AppendShared(nil, b, encode.Protection{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, fresh, err := format.EncodeShared(b, format.Protection{})
+		_, fresh, err := encode.EncodeShared(b, encode.Protection{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -326,13 +327,13 @@ func TestSharedDetailsRecentThenNew(t *testing.T) {
 	x2 := *x
 	x2.Keys = slices.Clone(x.Keys)
 	x2.Keys[1].Contributions = []format.Contribution{{Layer: format.LayerEnvironment, Level: 1, Line: 99, Column: 1, Value: "from common"}}
-	e := format.NewEncoder()
+	e := encode.NewEncoder()
 	for i, b := range []*format.Bundle{x, y, x, &x2} {
-		data, sd, err := e.AppendShared(nil, b, format.Protection{})
+		data, sd, err := e.AppendShared(nil, b, encode.Protection{})
 		if err != nil || sd == nil {
 			t.Fatalf("bundle %d: AppendShared = %v, %v", i, sd, err)
 		}
-		freshData, fresh, err := format.EncodeShared(b, format.Protection{})
+		freshData, fresh, err := encode.EncodeShared(b, encode.Protection{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -379,13 +380,13 @@ func TestSharedDetailsSwitchBack(t *testing.T) {
 	}
 	seq = append(seq, bundle(9, 2), // in the fourth's memory
 		bundle(1, 2)) // "b" is the last bundle's, not the first file's
-	e := format.NewEncoder()
+	e := encode.NewEncoder()
 	for i, bd := range seq {
-		data, sd, err := e.AppendShared(nil, bd, format.Protection{})
+		data, sd, err := e.AppendShared(nil, bd, encode.Protection{})
 		if err != nil || sd == nil {
 			t.Fatalf("bundle %d: AppendShared = %v, %v", i, sd, err)
 		}
-		freshData, fresh, err := format.EncodeShared(bd, format.Protection{})
+		freshData, fresh, err := encode.EncodeShared(bd, encode.Protection{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,3 +53,8 @@ var introduced = [numFeatures]int{
 
 // has reports whether format version v has feature f.
 func has(v int, f feature) bool { return v >= introduced[f] }
+
+// RecordsMergeFrom reports whether bundles of format version v record
+// which lookup_options entry set each key's merge (Key.MergeFrom): without
+// it, a key with no MergeFrom may still have had one.
+func RecordsMergeFrom(v int) bool { return has(v, fAsked) }

@@ -21,3 +21,13 @@ func TestFeaturesIntroduced(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordsMergeFrom: versions 1 and 2 do not record where a key's
+// merge comes from; version 3 on do.
+func TestRecordsMergeFrom(t *testing.T) {
+	for v, want := range map[int]bool{1: false, 2: false, 3: true, Version: true} {
+		if got := RecordsMergeFrom(v); got != want {
+			t.Errorf("RecordsMergeFrom(%d) = %v, want %v", v, got, want)
+		}
+	}
+}

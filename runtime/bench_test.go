@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/runtime"
 )
@@ -89,7 +89,7 @@ func BenchmarkLookupDotted(b *testing.B) {
 func BenchmarkOpen(b *testing.B) {
 	for _, n := range []int{2000, 100_000} {
 		b.Run(fmt.Sprintf("keys=%d", n), func(b *testing.B) {
-			data, err := format.Encode(Synthetic(n))
+			data, err := encode.Encode(Synthetic(n))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -108,7 +108,7 @@ func BenchmarkEncode(b *testing.B) {
 	src := Synthetic(2000)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := format.Encode(src); err != nil {
+		if _, err := encode.Encode(src); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/format/ptype"
 	"github.com/hieracc/hieracc/runtime"
@@ -18,7 +19,7 @@ import (
 
 // exampleBundle is a small bundle, as the compiler would write it.
 func exampleBundle() *runtime.Bundle {
-	data, err := format.Encode(&format.Bundle{Node: "web01.example.com", Keys: []format.Key{
+	data, err := encode.Encode(&format.Bundle{Node: "web01.example.com", Keys: []format.Key{
 		{Name: "accounts::users", Value: H("bob", H("uid", int64(1001), "shell", "/bin/bash"), "alice", H("uid", int64(1000), "shell", "/bin/zsh"))},
 		{Name: "nginx::worker_processes", Value: int64(4)},
 	}})
@@ -105,7 +106,7 @@ func ExampleReloader_Watch() {
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "web01.example.com.bundle")
 	write := func(workers int64) { // as hieracc compile does: a temporary file renamed over the old one
-		data, err := format.Encode(&format.Bundle{Node: "web01.example.com", Revision: fmt.Sprint(workers),
+		data, err := encode.Encode(&format.Bundle{Node: "web01.example.com", Revision: fmt.Sprint(workers),
 			Keys: []format.Key{{Name: "nginx::worker_processes", Value: workers}}})
 		if err != nil {
 			log.Fatal(err)
@@ -146,10 +147,10 @@ func ExampleReloader_Watch() {
 // the file its SharedDetailsFile names, given with AttachSharedDetails.
 func ExampleBundle_AttachSharedDetails() {
 	common := format.Contribution{Layer: format.LayerEnvironment, Line: 3, Column: 1, Value: A("ntp1.example.com")}
-	bundle, shared, err := format.EncodeShared(&format.Bundle{Node: "web01.example.com",
+	bundle, shared, err := encode.EncodeShared(&format.Bundle{Node: "web01.example.com",
 		Env:  format.Hierarchy{Present: true, Levels: []format.Level{{Name: "Common", Locations: []format.Location{{Path: "data/common.yaml", Exists: true}}}}},
 		Keys: []format.Key{{Name: "ntp::servers", Value: A("ntp1.example.com"), Contributions: []format.Contribution{common}}},
-	}, format.Protection{})
+	}, encode.Protection{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -8,13 +8,14 @@ import (
 	"path/filepath"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/runtime"
 )
 
 func Example() {
 	// The compiler writes one bundle per node; here, a small one by hand.
 	servers := []any{"0.pool.ntp.org", "1.pool.ntp.org"}
-	data, err := format.Encode(&format.Bundle{
+	data, err := encode.Encode(&format.Bundle{
 		Node:        "web01.example.com",
 		Environment: "production",
 		Keys:        []format.Key{{Name: "ntp::servers", Value: servers}},

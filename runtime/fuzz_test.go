@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/format/trust"
 	"github.com/hieracc/hieracc/runtime"
@@ -20,7 +21,7 @@ import (
 // its secrets sealed) is a seed, and each input is also opened with its
 // signer's public key and its node's private key.
 func FuzzOpen(f *testing.F) {
-	data, err := format.Encode(Sample())
+	data, err := encode.Encode(Sample())
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func FuzzOpen(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if b, err := runtime.OpenBytesWith(data, runtime.Trust{Verifier: v, Key: key}); err == nil {
+		if b, err := runtime.OpenBytes(data, runtime.Trust{Verifier: v, Key: key}); err == nil {
 			exercise(t, b, "ntp::servers")
 		}
 		b, err := runtime.OpenBytes(data)
@@ -56,7 +57,7 @@ func FuzzOpen(f *testing.F) {
 // then looks up every key every way. Seeds: testdata/fuzz/FuzzLookup.
 func FuzzLookup(f *testing.F) {
 	for _, b := range []*format.Bundle{testBundle(), Synthetic(30)} {
-		data, err := format.Encode(b)
+		data, err := encode.Encode(b)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -67,7 +68,7 @@ func FuzzLookup(f *testing.F) {
 		f.Add(body, "users.alice.uid")
 	}
 	ob, _ := optionsBundle() // failing lookup_options (format version 4)
-	data, err := format.Encode(ob)
+	data, err := encode.Encode(ob)
 	if err != nil {
 		f.Fatal(err)
 	}

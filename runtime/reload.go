@@ -24,15 +24,12 @@ type Reloader struct {
 	badErr error
 }
 
-// NewReloader opens the bundle at path.
-func NewReloader(path string) (*Reloader, error) { return NewReloaderWith(path, Trust{}) }
-
-// NewReloaderWith opens the bundle at path as OpenWith does, and every
-// new one the same way: a new bundle that t's verifier refuses, that is
-// another node's (ErrWrongNode: t.Node, or path's name), or that t's key
-// does not open, leaves the last good one in place.
-func NewReloaderWith(path string, t Trust) (*Reloader, error) {
-	r := &Reloader{path: path, trust: t}
+// NewReloader opens the bundle at path as Open does with opts, and every
+// new one the same way: a new bundle that the Trust's verifier refuses,
+// that is another node's (ErrWrongNode: Trust.Node, or path's name), or
+// that its key does not open, leaves the last good one in place.
+func NewReloader(path string, opts ...Option) (*Reloader, error) {
+	r := &Reloader{path: path, trust: trustOf(opts)}
 	if _, err := r.Reload(); err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -28,7 +29,7 @@ func revBundle(t *testing.T, i int) []byte {
 	// details, lazily, under the readers.
 	small := format.NewHash(1)
 	small.Set("entry0000", []any{int64(i), "low"})
-	data, err := format.Encode(&format.Bundle{Node: "n", Revision: "r" + strconv.Itoa(i),
+	data, err := encode.Encode(&format.Bundle{Node: "n", Revision: "r" + strconv.Itoa(i),
 		Env: format.Hierarchy{Present: true, Levels: []format.Level{
 			{Name: "Node", Locations: []format.Location{{Path: "data/node.yaml", Exists: true}}},
 			{Name: "Common", Locations: []format.Location{{Path: "data/common.yaml", Exists: true}}},

@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/runtime"
 )
 
 func writeBundle(t *testing.T, path string, rev string, value any) {
 	t.Helper()
-	data, err := format.Encode(&format.Bundle{Node: "n", Revision: rev, Keys: []format.Key{{Name: "k", Value: value}}})
+	data, err := encode.Encode(&format.Bundle{Node: "n", Revision: rev, Keys: []format.Key{{Name: "k", Value: value}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,17 +31,17 @@
 //
 // Shared details files: a compile writes the details that nodes share
 // (where each value came from, merge options) once, in
-// details/<digest>.details beside the bundles (format.SharedDetails).
+// details/<digest>.details beside the bundles (format.SharedDetailsName).
 // Lookups need only the bundle. Details, Explain, lookup-time merges and
 // some dotted lookups also need that file: a bundle opened from a file
-// (Open, OpenWith, a Reloader) reads it from its own folder on the first
+// (Open, a Reloader) reads it from its own folder on the first
 // call that needs it (LoadSharedDetails reads it at once); one opened from
 // bytes is given it with AttachSharedDetails. A missing, damaged or
 // foreign file fails those calls with a *SharedDetailsError
 // (ErrNoSharedDetails), never another answer.
 //
-// Signed and sealed bundles (format version 4): OpenWith, OpenBytesWith
-// and NewReloaderWith take a Trust, a verifier that refuses bundles CI
+// Signed and sealed bundles (format version 4): Open, OpenBytes
+// and NewReloader take a Trust, a verifier that refuses bundles CI
 // did not sign (a *SignatureError: ErrUnsigned, ErrBadSignature,
 // ErrUntrusted; under a CA, the signer must be named), the node the
 // bundle must be for (Trust.Node, or with a verifier the file's name
@@ -56,6 +56,7 @@ package runtime
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -96,12 +97,28 @@ type Bundle struct {
 }
 
 // Open reads and verifies the bundle at path (magic, version, checksums).
-// Only a regular file is read (see format.ReadFile).
-func Open(path string) (*Bundle, error) { return OpenWith(path, Trust{}) }
+// Only a regular file is read (see format.ReadFile). Options (a Trust)
+// add a verifier, the node the bundle must be for and the node's private
+// key.
+func Open(path string, opts ...Option) (*Bundle, error) {
+	t := trustOf(opts)
+	data, err := format.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	b, err := openBytes(data, &path, t)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: open %s: %w", path, err)
+	}
+	b.path = path
+	return b, nil
+}
 
 // OpenBytes verifies and opens an encoded bundle. It does not keep data.
-func OpenBytes(data []byte) (*Bundle, error) {
-	return OpenBytesWith(data, Trust{})
+// Options are Open's; a Trust's Node is checked (bytes have no file
+// name).
+func OpenBytes(data []byte, opts ...Option) (*Bundle, error) {
+	return openBytes(data, nil, trustOf(opts))
 }
 
 // newBundle makes the Bundle of a decoded index.
@@ -356,7 +373,7 @@ func (b *Bundle) find(key string, k hiera.Key, i int, merge *format.Merge) (any,
 		return nil, false, err
 	}
 	if dk := &d.Keys[i]; len(dk.Contributions) > 0 {
-		return b.fromDefaults(d, k, dk.DefaultMerge, leaf(dk.Defaults), len(dk.Defaults) > 0)
+		return b.fromDefaults(d, k, dk.DefaultMerge, hiera.ContributionLeaf(dk.Defaults), len(dk.Defaults) > 0)
 	}
 	return nil, false, nil
 }
@@ -375,7 +392,7 @@ func (b *Bundle) asked(key string, k hiera.Key, i int, merge *format.Merge) (any
 		m = *merge
 	}
 	a := dk.AskedAs(key)
-	cs, ds := leaf(a.Contributions), leaf(a.Defaults)
+	cs, ds := hiera.ContributionLeaf(a.Contributions), hiera.ContributionLeaf(a.Defaults)
 	if a.Text == "" {
 		cs, ds = chainFrom(key, a.Contributions), chainFrom(key, a.Defaults)
 	}
@@ -385,7 +402,7 @@ func (b *Bundle) asked(key string, k hiera.Key, i int, merge *format.Merge) (any
 // chainFrom answers hiera.Resolve from the contributions of Asked's entry
 // "", whose recursion chains leave out the key as asked: it comes first.
 func chainFrom(key string, cs []format.Contribution) hiera.Leaf {
-	l := leaf(cs)
+	l := hiera.ContributionLeaf(cs)
 	return func(layer format.Layer, level, loc int) (any, bool, error) {
 		v, found, err := l(layer, level, loc)
 		var fe *format.Error
@@ -410,7 +427,7 @@ func (b *Bundle) merged(key string, k hiera.Key, i int, m format.Merge) (any, bo
 		return nil, false, err
 	}
 	dk := &d.Keys[i]
-	return b.resolve(key, k, d, m, leaf(dk.Contributions), dk.DefaultMerge, leaf(dk.Defaults), len(dk.Defaults) > 0)
+	return b.resolve(key, k, d, m, hiera.ContributionLeaf(dk.Contributions), dk.DefaultMerge, hiera.ContributionLeaf(dk.Defaults), len(dk.Defaults) > 0)
 }
 
 // resolve merges what cs answers with m and digs into the result, falling
@@ -454,20 +471,4 @@ func (b *Bundle) fromDefaults(d *format.Bundle, k hiera.Key, dm format.Merge, ds
 		return nil, false, err
 	}
 	return k.Dig(v)
-}
-
-// leaf answers hiera.Resolve from a key's recorded contributions.
-func leaf(cs []format.Contribution) hiera.Leaf {
-	return func(layer format.Layer, level, loc int) (any, bool, error) {
-		for i := range cs {
-			c := &cs[i]
-			if c.Layer == layer && c.Level == level && c.Location == loc {
-				if c.Err != nil {
-					return nil, false, c.Err
-				}
-				return c.Value, true, nil
-			}
-		}
-		return nil, false, nil
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/format/ptype"
 	"github.com/hieracc/hieracc/runtime"
@@ -19,7 +20,7 @@ import (
 
 func open(t testing.TB, b *format.Bundle) *runtime.Bundle {
 	t.Helper()
-	data, err := format.Encode(b)
+	data, err := encode.Encode(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +307,7 @@ func TestKeysAndHeader(t *testing.T) {
 
 func TestOpenErrors(t *testing.T) {
 	dir := t.TempDir()
-	data, err := format.Encode(Sample())
+	data, err := encode.Encode(Sample())
 	if err != nil {
 		t.Fatal(err)
 	}

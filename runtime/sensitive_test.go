@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -24,7 +25,7 @@ func sensitiveBundle(t *testing.T) *runtime.Bundle {
 				Contributions: []format.Contribution{{Layer: format.LayerEnvironment, Value: h}}},
 			{Name: "plain", Value: "x"},
 		}}
-	data, err := format.Encode(b)
+	data, err := encode.Encode(b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 package runtime
 
-// Shared details files (format.SharedDetails): a bundle whose details
+// Shared details files (format.SharedDetailsName): a bundle whose details
 // continue in one is read without it, and its file is read on the first
 // call that needs the details.
 

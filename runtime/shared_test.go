@@ -13,21 +13,22 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/runtime"
 )
 
 // encodeShared encodes b with a shared details file, which it must have.
-func encodeShared(t testing.TB, b *format.Bundle) (bundle []byte, shared *format.SharedDetails) {
+func encodeShared(t testing.TB, b *format.Bundle) (bundle []byte, shared *encode.SharedDetails) {
 	t.Helper()
-	data, sh, err := format.EncodeShared(b, format.Protection{})
+	data, sh, err := encode.EncodeShared(b, encode.Protection{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sh == nil {
 		t.Fatal("EncodeShared wrote no shared details file: nothing to test")
 	}
-	return data, &format.SharedDetails{Digest: sh.Digest, Data: bytes.Clone(sh.Data)}
+	return data, &encode.SharedDetails{Digest: sh.Digest, Data: bytes.Clone(sh.Data)}
 }
 
 // writeShared writes b as dir/<node>.bundle and its shared details file
@@ -235,7 +236,7 @@ func TestSharedDetailsBad(t *testing.T) {
 		{"one byte changed", func(d []byte) []byte { d = bytes.Clone(d); d[len(d)-1] ^= 1; return d }, "cannot be used"},
 		{"cut short", func(d []byte) []byte { return d[:len(d)/2] }, "cannot be used"},
 		{"empty", func([]byte) []byte { return nil }, "cannot be used"},
-		{"a bundle", func([]byte) []byte { b, _ := format.Encode(testBundle()); return b }, "cannot be used"},
+		{"a bundle", func([]byte) []byte { b, _ := encode.Encode(testBundle()); return b }, "cannot be used"},
 		{"another bundle's", func([]byte) []byte { return otherShared.Data }, "cannot be used"},
 		{"a folder", nil, "a folder, not a regular file"},
 	}

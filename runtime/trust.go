@@ -11,9 +11,27 @@ import (
 	"github.com/hieracc/hieracc/format/trust"
 )
 
-// Trust is how OpenWith, OpenBytesWith and NewReloaderWith check a bundle
-// and open its sealed secrets (format version 4). The zero Trust checks
-// nothing beyond the digest and opens no secret, as Open does.
+// An Option says how Open, OpenBytes and NewReloader check and open a
+// bundle. A Trust is one; given several, the last applies.
+type Option interface{ apply(*Trust) }
+
+// trustOf is the Trust that opts say.
+func trustOf(opts []Option) Trust {
+	var t Trust
+	for _, o := range opts {
+		if o != nil {
+			o.apply(&t)
+		}
+	}
+	return t
+}
+
+func (t Trust) apply(dst *Trust) { *dst = t }
+
+// Trust is the Option by which Open, OpenBytes and NewReloader check a
+// bundle and open its sealed secrets (format version 4). The zero Trust
+// checks nothing beyond the digest and opens no secret, as Open without
+// options does.
 type Trust struct {
 	// Verifier, when set, refuses any bundle it does not verify: unsigned
 	// (ErrUnsigned), changed, renamed or damaged since it was signed
@@ -29,7 +47,7 @@ type Trust struct {
 	// where a symbolic link leads) and be that node's, and a file named
 	// otherwise is refused: the signature says who signed, the node says
 	// for whom, and a bundle another node was given, renamed or copied
-	// over this one's, verifies as well. OpenBytesWith, without a file
+	// over this one's, verifies as well. OpenBytes, without a file
 	// name, checks Node only.
 	Node string
 	// Key, when set, is the node's private key (Puppet's
@@ -72,25 +90,6 @@ func (e *SealedError) Error() string {
 
 // Is makes errors.Is(err, ErrSealed) true.
 func (e *SealedError) Is(target error) bool { return target == ErrSealed }
-
-// OpenWith is Open with a verifier, the node the bundle must be for and
-// the node's private key.
-func OpenWith(path string, t Trust) (*Bundle, error) {
-	data, err := format.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("runtime: %w", err)
-	}
-	b, err := openBytes(data, &path, t)
-	if err != nil {
-		return nil, fmt.Errorf("runtime: open %s: %w", path, err)
-	}
-	b.path = path
-	return b, nil
-}
-
-// OpenBytesWith is OpenBytes with a verifier, the node the bundle must be
-// for (Trust.Node: bytes have no file name) and the node's private key.
-func OpenBytesWith(data []byte, t Trust) (*Bundle, error) { return openBytes(data, nil, t) }
 
 // openBytes opens data, read from the file *path (nil for bytes).
 func openBytes(data []byte, path *string, t Trust) (*Bundle, error) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/format/trust"
 	"github.com/hieracc/hieracc/runtime"
@@ -75,7 +76,7 @@ func sealedFor(t testing.TB, node string) ([]byte, crypto.PrivateKey, *trust.Ver
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := format.EncodeWith(secrets(node), format.Protection{Signer: s, Recipient: r})
+	data, err := encode.EncodeWith(secrets(node), encode.Protection{Signer: s, Recipient: r})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func sealedFor(t testing.TB, node string) ([]byte, crypto.PrivateKey, *trust.Ver
 
 func TestOpenSealed(t *testing.T) {
 	data, key, v := sealedFor(t, "a.example.com")
-	b, err := runtime.OpenBytesWith(data, runtime.Trust{Verifier: v, Key: key})
+	b, err := runtime.OpenBytes(data, runtime.Trust{Verifier: v, Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestOpenSealed(t *testing.T) {
 	}
 
 	// Without the key: every plain key, no secret.
-	b, err = runtime.OpenBytesWith(data, runtime.Trust{Verifier: v})
+	b, err = runtime.OpenBytes(data, runtime.Trust{Verifier: v})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,16 +145,45 @@ func TestOpenSealed(t *testing.T) {
 func TestOpenWrongNode(t *testing.T) {
 	data, _, v := sealedFor(t, "a.example.com")
 	_, keyB, _ := sealedFor(t, "b.example.com")
-	_, err := runtime.OpenBytesWith(data, runtime.Trust{Verifier: v, Key: keyB})
+	_, err := runtime.OpenBytes(data, runtime.Trust{Verifier: v, Key: keyB})
 	if !errors.Is(err, runtime.ErrWrongKey) {
 		t.Errorf("open with another node's key = %v, want ErrWrongKey", err)
 	}
 }
 
+// TestOpenOptions: a Trust is an option of Open, OpenBytes and
+// NewReloader; given several, the last applies, and a nil Option is none.
+func TestOpenOptions(t *testing.T) {
+	data, _, _ := sealedFor(t, "a.example.com")
+	wrong := runtime.Trust{Node: "b.example.com"}
+	if _, err := runtime.OpenBytes(data, wrong, runtime.Trust{}); err != nil {
+		t.Errorf("OpenBytes(a's bundle, Node b, then the zero Trust) = %v, want the last to apply", err)
+	}
+	if _, err := runtime.OpenBytes(data, runtime.Trust{}, wrong); !errors.Is(err, runtime.ErrWrongNode) {
+		t.Errorf("OpenBytes(a's bundle, the zero Trust, then Node b) = %v, want ErrWrongNode", err)
+	}
+	if _, err := runtime.OpenBytes(data, nil); err != nil {
+		t.Errorf("OpenBytes(a's bundle, nil) = %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "a.example.com.bundle")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runtime.Open(path, wrong); !errors.Is(err, runtime.ErrWrongNode) {
+		t.Errorf("Open(a's bundle, Node b) = %v, want ErrWrongNode", err)
+	}
+	if _, err := runtime.NewReloader(path, wrong); !errors.Is(err, runtime.ErrWrongNode) {
+		t.Errorf("NewReloader(a's bundle, Node b) = %v, want ErrWrongNode", err)
+	}
+	if _, err := runtime.OpenWith(path, wrong); !errors.Is(err, runtime.ErrWrongNode) { // deprecated, kept for now
+		t.Errorf("OpenWith(a's bundle, Node b) = %v, want ErrWrongNode", err)
+	}
+}
+
 func TestOpenVerifier(t *testing.T) {
 	data, _, v := sealedFor(t, "a.example.com")
-	plain, _ := format.Encode(secrets("a.example.com"))
-	if _, err := runtime.OpenBytesWith(plain, runtime.Trust{Verifier: v}); !errors.Is(err, runtime.ErrUnsigned) {
+	plain, _ := encode.Encode(secrets("a.example.com"))
+	if _, err := runtime.OpenBytes(plain, runtime.Trust{Verifier: v}); !errors.Is(err, runtime.ErrUnsigned) {
 		t.Errorf("unsigned: %v", err)
 	}
 	// The same body, under another node's name: the signature fails.
@@ -173,13 +203,13 @@ func TestReloaderKeepsVerified(t *testing.T) {
 	data, key, v := sealedFor(t, "a.example.com")
 	path := filepath.Join(t.TempDir(), "a.example.com.bundle")
 	writeFile(t, path, data)
-	r, err := runtime.NewReloaderWith(path, runtime.Trust{Verifier: v, Key: key})
+	r, err := runtime.NewReloader(path, runtime.Trust{Verifier: v, Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}
 	forged := secrets("a.example.com")
 	forged.Keys[1].Value = "forged"
-	bad, _ := format.Encode(forged)
+	bad, _ := encode.Encode(forged)
 	writeFile(t, path, bad)
 	if changed, err := r.Reload(); changed || !errors.Is(err, runtime.ErrUnsigned) {
 		t.Errorf("Reload of an unsigned bundle = %v, %v", changed, err)
@@ -192,7 +222,7 @@ func TestReloaderKeepsVerified(t *testing.T) {
 	dir := pki(t)
 	s, _ := trust.ReadSigner(filepath.Join(dir, "signer", "key.pem"), "")
 	rcp, _ := trust.ReadRecipient(filepath.Join(dir, "ssl", "certs", "a.example.com.pem"))
-	next, err := format.EncodeWith(good, format.Protection{Signer: s, Recipient: rcp})
+	next, err := encode.EncodeWith(good, encode.Protection{Signer: s, Recipient: rcp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +244,7 @@ func TestWatchKeepsVerified(t *testing.T) {
 	data, key, v := sealedFor(t, "a.example.com")
 	path := filepath.Join(t.TempDir(), "a.example.com.bundle")
 	writeFile(t, path, data)
-	r, err := runtime.NewReloaderWith(path, runtime.Trust{Verifier: v, Key: key})
+	r, err := runtime.NewReloader(path, runtime.Trust{Verifier: v, Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +259,7 @@ func TestWatchKeepsVerified(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	forged := secrets("a.example.com")
 	forged.Keys[1].Value = "forged"
-	bad, _ := format.Encode(forged)
+	bad, _ := encode.Encode(forged)
 	writeFile(t, path, bad)
 	select {
 	case err := <-reports:
@@ -245,7 +275,7 @@ func TestWatchKeepsVerified(t *testing.T) {
 }
 
 // TestOpenWrongNodeFile: node a's bundle, signed by CI, under node b's
-// name is refused by OpenWith with a verifier, by a Reloader it is
+// name is refused by Open with a verifier, by a Reloader it is
 // renamed over (which keeps b's), and wherever Trust.Node names another
 // node; with a verifier, a file not named <certname>.bundle needs
 // Trust.Node.
@@ -256,30 +286,30 @@ func TestOpenWrongNodeFile(t *testing.T) {
 	pathB := filepath.Join(dir, "b.example.com.bundle")
 	writeFile(t, pathB, dataA)
 	for _, tr := range []runtime.Trust{{Verifier: v}, {Verifier: v, Node: "b.example.com"}, {Node: "b.example.com"}} {
-		if _, err := runtime.OpenWith(pathB, tr); !errors.Is(err, runtime.ErrWrongNode) || !strings.Contains(err.Error(), "holds the bundle of node a.example.com, not b.example.com") {
-			t.Errorf("OpenWith(a's bundle as b's, verifier %v, node %q) = %v, want ErrWrongNode", tr.Verifier != nil, tr.Node, err)
+		if _, err := runtime.Open(pathB, tr); !errors.Is(err, runtime.ErrWrongNode) || !strings.Contains(err.Error(), "holds the bundle of node a.example.com, not b.example.com") {
+			t.Errorf("Open(a's bundle as b's, verifier %v, node %q) = %v, want ErrWrongNode", tr.Verifier != nil, tr.Node, err)
 		}
 	}
-	if _, err := runtime.OpenWith(pathB, runtime.Trust{Verifier: v, Node: "a.example.com"}); err != nil {
-		t.Errorf("OpenWith(a's bundle, Node a) = %v", err)
+	if _, err := runtime.Open(pathB, runtime.Trust{Verifier: v, Node: "a.example.com"}); err != nil {
+		t.Errorf("Open(a's bundle, Node a) = %v", err)
 	}
-	if _, err := runtime.OpenBytesWith(dataA, runtime.Trust{Verifier: v, Node: "b.example.com"}); !errors.Is(err, runtime.ErrWrongNode) {
-		t.Errorf("OpenBytesWith(a's bundle, Node b) = %v, want ErrWrongNode", err)
+	if _, err := runtime.OpenBytes(dataA, runtime.Trust{Verifier: v, Node: "b.example.com"}); !errors.Is(err, runtime.ErrWrongNode) {
+		t.Errorf("OpenBytes(a's bundle, Node b) = %v, want ErrWrongNode", err)
 	}
 	other := filepath.Join(dir, "current")
 	writeFile(t, other, dataA)
-	if _, err := runtime.OpenWith(other, runtime.Trust{Verifier: v}); !errors.Is(err, runtime.ErrWrongNode) || !strings.Contains(err.Error(), "set Trust.Node") {
-		t.Errorf("OpenWith(file not named after a node, verifier) = %v", err)
+	if _, err := runtime.Open(other, runtime.Trust{Verifier: v}); !errors.Is(err, runtime.ErrWrongNode) || !strings.Contains(err.Error(), "set Trust.Node") {
+		t.Errorf("Open(file not named after a node, verifier) = %v", err)
 	}
-	if _, err := runtime.OpenWith(other, runtime.Trust{Verifier: v, Node: "a.example.com"}); err != nil {
-		t.Errorf("OpenWith(file not named after a node, Node a) = %v", err)
+	if _, err := runtime.Open(other, runtime.Trust{Verifier: v, Node: "a.example.com"}); err != nil {
+		t.Errorf("Open(file not named after a node, Node a) = %v", err)
 	}
 
 	// A Reloader of b's bundle, with or without b's key, does not swap to
 	// a's renamed over it.
 	for _, key := range []crypto.PrivateKey{nil, keyB} {
 		writeFile(t, pathB, dataB)
-		r, err := runtime.NewReloaderWith(pathB, runtime.Trust{Verifier: v, Key: key})
+		r, err := runtime.NewReloader(pathB, runtime.Trust{Verifier: v, Key: key})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -302,7 +332,7 @@ func TestOpenAgentSigned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forged, err := format.EncodeWith(secrets("b.example.com"), format.Protection{Signer: s})
+	forged, err := encode.EncodeWith(secrets("b.example.com"), encode.Protection{Signer: s})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,9 +350,9 @@ func TestOpenAgentSigned(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = runtime.OpenWith(path, runtime.Trust{Verifier: v})
+		_, err = runtime.Open(path, runtime.Trust{Verifier: v})
 		if c.ok && err != nil || !c.ok && !errors.Is(err, runtime.ErrUntrusted) {
-			t.Errorf("signers %v: OpenWith of a bundle node a signed = %v", c.signers, err)
+			t.Errorf("signers %v: Open of a bundle node a signed = %v", c.signers, err)
 		}
 	}
 	if _, err := trust.ReadCAVerifier(ca); err == nil {

@@ -2,9 +2,9 @@ package runtime
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"syscall"
-	"unsafe"
 )
 
 // noInotify makes Watch poll, for tests.
@@ -81,13 +81,12 @@ func watchFile(targets []watchTarget) (*fileWatch, error) {
 func scanEvents(buf []byte, names map[int32]map[string]bool) (hit, ended bool) {
 	const linkMask = syscall.IN_CREATE | syscall.IN_MOVED_FROM | syscall.IN_DELETE
 	for len(buf) >= syscall.SizeofInotifyEvent {
-		ev := (*syscall.InotifyEvent)(unsafe.Pointer(&buf[0]))
+		ev := inotifyEvent(buf)
 		end := syscall.SizeofInotifyEvent + int(ev.Len)
 		if end > len(buf) {
 			break
 		}
-		evName := string(bytes.TrimRight(buf[syscall.SizeofInotifyEvent:end], "\x00"))
-		link, watched := names[ev.Wd][evName]
+		link, watched := names[ev.Wd][string(bytes.TrimRight(buf[syscall.SizeofInotifyEvent:end], "\x00"))]
 		switch {
 		case ev.Mask&syscall.IN_Q_OVERFLOW != 0:
 			hit = true
@@ -102,4 +101,15 @@ func scanEvents(buf []byte, names map[int32]map[string]bool) (hit, ended bool) {
 		buf = buf[end:]
 	}
 	return hit, ended
+}
+
+// inotifyEvent reads the fixed part of the event buf starts with (at least
+// syscall.SizeofInotifyEvent bytes), in the kernel's byte order.
+func inotifyEvent(buf []byte) syscall.InotifyEvent {
+	return syscall.InotifyEvent{
+		Wd:     int32(binary.NativeEndian.Uint32(buf[0:])),
+		Mask:   binary.NativeEndian.Uint32(buf[4:]),
+		Cookie: binary.NativeEndian.Uint32(buf[8:]),
+		Len:    binary.NativeEndian.Uint32(buf[12:]),
+	}
 }

@@ -78,6 +78,102 @@ func (f *compileFlags) eyamlFlags(fl *flag.FlagSet) {
 
 func runCompile(c *cmdEnv, args []string) int {
 	var f compileFlags
+	fl := f.flagSet()
+	rest, code, ok := parseFlags(c, fl, args)
+	if !ok {
+		return code
+	}
+	// Arguments that are not flags are facts paths too, so that
+	// `--facts nodes/*.yaml` works after the shell expands it.
+	f.facts = append(f.facts, rest...)
+	v, msg := f.check(fl)
+	if msg != "" {
+		return c.usageError("%s", msg)
+	}
+
+	// Garbage collection as a compile wants it (GOGC, GOMEMLIMIT, when
+	// set, still rule).
+	defer build.TuneGC()()
+
+	start := time.Now()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	cfg := f.config()
+	cfg.Shard = v.shard
+	var stopMeter func()
+	cfg.Progress, stopMeter = meter(f.progress, c.term, "compile")
+	r, err := build.Run(ctx, cfg)
+	stopMeter()
+	// An error or warning that many nodes share is printed once.
+	errs, warns, promoted := 0, 0, 0
+	if r != nil {
+		groups := diagnostics.GroupAll(append(slices.Clip(r.Facts), r.Diagnostics...))
+		for _, g := range groups {
+			switch {
+			case g.Severity == compiler.Error:
+				errs++
+			case f.strict:
+				errs++
+				promoted++
+			default:
+				warns++
+			}
+		}
+		diagnostics.Write(c.stderr, groups, v.diagFormat, diagnostics.Options{Verbose: f.verbose})
+		if r.StateDamaged != "" {
+			c.errorf("warning: %s: not used, every node compiled", r.StateDamaged)
+		}
+	}
+	if err != nil {
+		c.errorf("%v", err)
+		return exitFail
+	}
+
+	errText := plural(errs, "error")
+	if promoted > 0 {
+		errText += fmt.Sprintf(" (%d from warnings, --strict)", promoted)
+	}
+	part := ""
+	if v.shard.N > 0 {
+		part = fmt.Sprintf("shard %v: ", v.shard)
+	}
+	summary := fmt.Sprintf("%s%s, %s, %s, %s", part, plural(r.Nodes, "node"), plural(r.Keys, "key"), errText, plural(warns, "warning"))
+	switch {
+	case f.envFromFacts:
+		summary = fmt.Sprintf("%s%s in %s, %s, %s, %s", part, plural(r.Nodes, "node"), plural(r.Environments, "environment"),
+			plural(r.Keys, "key"), errText, plural(warns, "warning"))
+	case r.Incremental:
+		summary = fmt.Sprintf("%s%s compiled (incremental: %d unchanged), %s, %s, %s",
+			part, plural(r.Nodes, "node"), r.Unchanged, plural(r.Keys, "key"), errText, plural(warns, "warning"))
+	}
+	if !r.Committed {
+		fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; nothing written (--keep-going writes bundles anyway)\n", summary, since(start))
+		return exitFail
+	}
+	var removed []string
+	switch {
+	case r.Removed > 0 && v.shard.N > 0:
+		removed = append(removed, fmt.Sprintf("%s of the shard's nodes whose facts were not given", plural(r.Removed, "bundle")))
+	case r.Removed > 0:
+		removed = append(removed, fmt.Sprintf("%s of nodes whose facts were not given", plural(r.Removed, "bundle")))
+	}
+	if r.SharedRemoved > 0 {
+		removed = append(removed, plural(r.SharedRemoved, "shared details file")+" no bundle refers to")
+	}
+	removedText := ""
+	if len(removed) > 0 {
+		removedText = ", removed " + strings.Join(removed, " and ")
+	}
+	fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; wrote %s and %s to %s%s\n", summary, since(start),
+		plural(r.Written, "bundle"), plural(r.SharedWritten, "shared details file"), f.out, removedText)
+	if r.Errors > 0 {
+		return exitFail
+	}
+	return exitOK
+}
+
+// flagSet is compile's flags, read into f.
+func (f *compileFlags) flagSet() *flag.FlagSet {
 	fl := flag.NewFlagSet("compile", flag.ContinueOnError)
 	fl.StringVar(&f.env, "env", "", "")
 	fl.StringVar(&f.modules, "modules", "", "")
@@ -109,151 +205,79 @@ func runCompile(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.sealTo, "seal-to", "", "")
 	fl.StringVar(&f.sealMissing, "seal-missing", "", "")
 	fl.Var(&f.sourceRevision, "source-revision", "")
-	rest, code, ok := parseFlags(c, fl, args)
-	if !ok {
-		return code
+	return fl
+}
+
+// checkedCompile is what check makes of flags that are not plain values.
+type checkedCompile struct {
+	diagFormat diagnostics.Format
+	shard      build.Shard
+}
+
+// check validates compile's flags once parsed (fl, read into f), and reads
+// those that need it; a message for the usage error when one is bad.
+func (f *compileFlags) check(fl *flag.FlagSet) (v checkedCompile, msg string) {
+	fail := func(format string, args ...any) (checkedCompile, string) {
+		return checkedCompile{}, fmt.Sprintf(format, args...)
 	}
-	// Arguments that are not flags are facts paths too, so that
-	// `--facts nodes/*.yaml` works after the shell expands it.
-	f.facts = append(f.facts, rest...)
 	envSet := false
 	fl.Visit(func(fl *flag.Flag) { envSet = envSet || fl.Name == "environment" })
 	switch {
 	case f.envFromFacts && envSet:
-		return c.usageError("--environment and --environment-from-facts do not go together: with --environment-from-facts each node is compiled in the environment its facts recorded")
+		return fail("--environment and --environment-from-facts do not go together: with --environment-from-facts each node is compiled in the environment its facts recorded")
 	case f.envFromFacts && (f.env != "" || f.modules != "" || f.envRoot == ""):
-		return c.usageError("--environment-from-facts takes --env-root DIR (a folder of environments), instead of --env and --modules")
+		return fail("--environment-from-facts takes --env-root DIR (a folder of environments), instead of --env and --modules")
 	case !f.envFromFacts && f.envRoot != "":
-		return c.usageError("--env-root goes with --environment-from-facts")
+		return fail("--env-root goes with --environment-from-facts")
 	case !f.envFromFacts && f.env == "":
-		return c.usageError("--env is required: the environment folder (with hiera.yaml, data/, modules/)")
+		return fail("--env is required: the environment folder (with hiera.yaml, data/, modules/)")
 	case len(f.facts) == 0 && f.puppetdb.URL == "":
-		return c.usageError("--facts or --puppetdb is required: where the nodes' facts are")
+		return fail("--facts or --puppetdb is required: where the nodes' facts are")
 	case f.puppetdb.URL == "" && (f.puppetdb.Query != "" || f.puppetdb.Cert != "" || f.puppetdb.Key != "" || f.puppetdb.CACert != ""):
-		return c.usageError("--puppetdb-query, --puppetdb-cert, --puppetdb-key and --puppetdb-cacert need --puppetdb URL")
+		return fail("--puppetdb-query, --puppetdb-cert, --puppetdb-key and --puppetdb-cacert need --puppetdb URL")
 	case f.out == "":
-		return c.usageError("--out is required: the folder the bundles are written to")
+		return fail("--out is required: the folder the bundles are written to")
 	case f.jobs < 0:
-		return c.usageError("--jobs must be 0 (one per CPU) or more, not %d", f.jobs)
+		return fail("--jobs must be 0 (one per CPU) or more, not %d", f.jobs)
 	case f.environment == "":
-		return c.usageError("--environment must not be empty")
+		return fail("--environment must not be empty")
 	case f.sealMissing != "" && f.sealMissing != build.SealMissingError && f.sealMissing != build.SealMissingPlain:
-		return c.usageError("--seal-missing must be %s or %s, not %q", build.SealMissingError, build.SealMissingPlain, f.sealMissing)
+		return fail("--seal-missing must be %s or %s, not %q", build.SealMissingError, build.SealMissingPlain, f.sealMissing)
 	case f.sealMissing != "" && f.sealTo == "":
-		return c.usageError("--seal-missing goes with --seal-to CERTDIR")
+		return fail("--seal-missing goes with --seal-to CERTDIR")
 	case f.signCert != "" && f.signKey == "":
-		return c.usageError("--sign-cert goes with --sign-key KEY")
+		return fail("--sign-cert goes with --sign-key KEY")
 	}
 	if msg := f.parseOverrides(); msg != "" {
-		return c.usageError("%s", msg)
+		return fail("%s", msg)
 	}
 	if msg := f.checkRuby(); msg != "" {
-		return c.usageError("%s", msg)
+		return fail("%s", msg)
 	}
 	if f.envFromFacts && !isDir(f.envRoot) {
 		_, err := os.Stat(f.envRoot)
 		if err == nil {
-			return c.usageError("--env-root %s: not a folder", f.envRoot)
+			return fail("--env-root %s: not a folder", f.envRoot)
 		}
-		return c.usageError("--env-root: %v", cleanPathErr(err))
+		return fail("--env-root: %v", cleanPathErr(err))
 	}
-	diagFormat, err := diagnostics.ParseFormat(f.diagFormat)
-	if err != nil {
-		return c.usageError("--format %v", err)
+	var err error
+	if v.diagFormat, err = diagnostics.ParseFormat(f.diagFormat); err != nil {
+		return fail("--format %v", err)
 	}
 	if !slices.Contains(progress.Modes, f.progress) {
-		return c.usageError("--progress must be %s, not %q", strings.Join(progress.Modes, ", "), f.progress)
+		return fail("--progress must be %s, not %q", strings.Join(progress.Modes, ", "), f.progress)
 	}
 	// --shard "" (a CI variable that is not set) is an error too, not the
 	// whole fleet compiled on every machine.
-	var shard build.Shard
 	shardSet := false
 	fl.Visit(func(fl *flag.Flag) { shardSet = shardSet || fl.Name == "shard" })
 	if shardSet {
-		if shard, err = build.ParseShard(f.shard); err != nil {
-			return c.usageError("--shard %v", err)
+		if v.shard, err = build.ParseShard(f.shard); err != nil {
+			return fail("--shard %v", err)
 		}
 	}
-
-	// Garbage collection as a compile wants it (GOGC, GOMEMLIMIT, when
-	// set, still rule).
-	defer build.TuneGC()()
-
-	start := time.Now()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	cfg := f.config()
-	cfg.Shard = shard
-	var stopMeter func()
-	cfg.Progress, stopMeter = meter(f.progress, c.term, "compile")
-	r, err := build.Run(ctx, cfg)
-	stopMeter()
-	// An error or warning that many nodes share is printed once.
-	errs, warns, promoted := 0, 0, 0
-	if r != nil {
-		groups := diagnostics.GroupAll(append(slices.Clip(r.Facts), r.Diagnostics...))
-		for _, g := range groups {
-			switch {
-			case g.Severity == compiler.Error:
-				errs++
-			case f.strict:
-				errs++
-				promoted++
-			default:
-				warns++
-			}
-		}
-		diagnostics.Write(c.stderr, groups, diagFormat, diagnostics.Options{Verbose: f.verbose})
-		if r.StateDamaged != "" {
-			c.errorf("warning: %s: not used, every node compiled", r.StateDamaged)
-		}
-	}
-	if err != nil {
-		c.errorf("%v", err)
-		return exitFail
-	}
-
-	errText := plural(errs, "error")
-	if promoted > 0 {
-		errText += fmt.Sprintf(" (%d from warnings, --strict)", promoted)
-	}
-	part := ""
-	if shard.N > 0 {
-		part = fmt.Sprintf("shard %v: ", shard)
-	}
-	summary := fmt.Sprintf("%s%s, %s, %s, %s", part, plural(r.Nodes, "node"), plural(r.Keys, "key"), errText, plural(warns, "warning"))
-	switch {
-	case f.envFromFacts:
-		summary = fmt.Sprintf("%s%s in %s, %s, %s, %s", part, plural(r.Nodes, "node"), plural(r.Environments, "environment"),
-			plural(r.Keys, "key"), errText, plural(warns, "warning"))
-	case r.Incremental:
-		summary = fmt.Sprintf("%s%s compiled (incremental: %d unchanged), %s, %s, %s",
-			part, plural(r.Nodes, "node"), r.Unchanged, plural(r.Keys, "key"), errText, plural(warns, "warning"))
-	}
-	if !r.Committed {
-		fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; nothing written (--keep-going writes bundles anyway)\n", summary, since(start))
-		return exitFail
-	}
-	var removed []string
-	switch {
-	case r.Removed > 0 && shard.N > 0:
-		removed = append(removed, fmt.Sprintf("%s of the shard's nodes whose facts were not given", plural(r.Removed, "bundle")))
-	case r.Removed > 0:
-		removed = append(removed, fmt.Sprintf("%s of nodes whose facts were not given", plural(r.Removed, "bundle")))
-	}
-	if r.SharedRemoved > 0 {
-		removed = append(removed, plural(r.SharedRemoved, "shared details file")+" no bundle refers to")
-	}
-	removedText := ""
-	if len(removed) > 0 {
-		removedText = ", removed " + strings.Join(removed, " and ")
-	}
-	fmt.Fprintf(c.stdout, "hieracc compile: %s in %s; wrote %s and %s to %s%s\n", summary, since(start),
-		plural(r.Written, "bundle"), plural(r.SharedWritten, "shared details file"), f.out, removedText)
-	if r.Errors > 0 {
-		return exitFail
-	}
-	return exitOK
+	return v, ""
 }
 
 // config is the build the flags ask for.

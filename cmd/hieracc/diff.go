@@ -7,12 +7,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundlediff"
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/progress"
+	"github.com/hieracc/hieracc/compiler/build"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -28,6 +30,7 @@ type diffFlags struct {
 	format, git             string
 	nodeList                string // --nodes: summary or full
 	showSecrets             bool
+	ignoreOrder             bool
 	compile                 compileFlags // --git only: what to compile at each revision
 	stderr                  io.Writer    // where progress goes
 	set                     map[string]bool
@@ -43,6 +46,7 @@ func runDiff(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.nodeList, "nodes", "summary", "")
 	fl.StringVar(&f.git, "git", "", "")
 	fl.BoolVar(&f.showSecrets, "show-secrets", false, "")
+	fl.BoolVar(&f.ignoreOrder, "ignore-order-changes", false, "")
 	fl.StringVar(&f.compile.env, "env", "", "")
 	fl.StringVar(&f.compile.modules, "modules", "", "")
 	fl.StringVar(&f.compile.global, "global", "", "")
@@ -61,9 +65,10 @@ func runDiff(c *cmdEnv, args []string) int {
 
 	write := map[string]func(io.Writer, *bundlediff.Report, bundlediff.Options) error{
 		"text": bundlediff.WriteText, "json": bundlediff.WriteJSON, "markdown": bundlediff.WriteMarkdown,
+		"github": bundlediff.WriteGitHub, "html": bundlediff.WriteHTML,
 	}[f.format]
 	if write == nil {
-		return c.usageError("--format must be text, json or markdown, not %q", f.format)
+		return c.usageError("--format must be text, json, markdown, github or html, not %q", f.format)
 	}
 	f.stderr = c.term
 	if !slices.Contains(progress.Modes, f.compile.progress) {
@@ -72,7 +77,7 @@ func runDiff(c *cmdEnv, args []string) int {
 	if f.nodeList != "summary" && f.nodeList != "full" {
 		return c.usageError("--nodes must be summary or full, not %q", f.nodeList)
 	}
-	filter := bundlediff.Filter{Nodes: f.nodes, Keys: f.keys, IgnoreKeys: f.ignoreKeys, ShowSecrets: f.showSecrets}
+	filter := bundlediff.Filter{Nodes: f.nodes, Keys: f.keys, IgnoreKeys: f.ignoreKeys, ShowSecrets: f.showSecrets, IgnoreOrder: f.ignoreOrder}
 	if err := filter.Validate(); err != nil {
 		return c.usageError("%v", err)
 	}
@@ -105,10 +110,13 @@ func runDiff(c *cmdEnv, args []string) int {
 			return bundlediff.ExitTrouble
 		}
 	} else {
-		for _, name := range []string{"env", "modules", "global", "environment", "facts", "fact-override", "ruby-backends", "keys"} {
+		for _, name := range []string{"environment", "facts", "fact-override", "ruby-backends", "keys"} {
 			if f.set[name] {
 				return c.usageError("--%s is for --git (what to compile at each revision); OLD and NEW are compiled already", name)
 			}
+		}
+		if (f.set["modules"] || f.set["global"]) && !f.set["env"] {
+			return c.usageError("--modules and --global need --env: with OLD and NEW, they name the folders compiled, to print files as the repository has them")
 		}
 		if len(rest) != 2 {
 			return c.usageError("give two folders of bundles, OLD and NEW (or --git REV1..REV2), not %s", plural(len(rest), "argument"))
@@ -125,7 +133,27 @@ func runDiff(c *cmdEnv, args []string) int {
 		return bundlediff.ExitTrouble
 	}
 	r.Old, r.New = oldName, newName
-	if err := write(c.stdout, r, bundlediff.Options{Color: isTerminal(c.stdout), FullNodes: f.nodeList == "full"}); err != nil {
+	// Files as the repository has them: the bundles name them inside
+	// compile's own file system (env/data/common.yaml).
+	if f.compile.env != "" {
+		display, err := build.Config{Env: f.compile.env, Modules: f.compile.modules, Global: f.compile.global}.DisplayPaths()
+		switch {
+		case err == nil:
+			r.MapPaths(display)
+		case f.set["git"]:
+			// The folders were read at each revision; the work tree
+			// may lack them. Files are then named as compile names them.
+			c.errorf("warning: files are named as the bundles record them: %v", err)
+		default:
+			c.errorf("%v", err)
+			return bundlediff.ExitTrouble
+		}
+	}
+	o := bundlediff.Options{Color: isTerminal(c.stdout), FullNodes: f.nodeList == "full", Links: bundlediff.LinksFromEnv(os.Getenv, r)}
+	if o.Links != nil && f.compile.env != "" {
+		o.Links.Dir = workDirInRepo(f.compile.env)
+	}
+	if err := write(c.stdout, r, o); err != nil {
 		c.errorf("writing the report: %v", err)
 		return bundlediff.ExitTrouble
 	}
@@ -156,6 +184,31 @@ func compare(ctx context.Context, oldDir, newDir string, filter bundlediff.Filte
 	case <-ctx.Done():
 		return nil, errInterrupted
 	}
+}
+
+// workDirInRepo is the current folder relative to the top of the git
+// work tree holding env ("" at the top), where the paths of a report are
+// relative to; "" when unknown.
+func workDirInRepo(env string) string {
+	top, err := repoTop(env)
+	if err != nil {
+		return ""
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	if wd, err = filepath.EvalSymlinks(wd); err != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(top, wd)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return ""
+	}
+	if rel == "." {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 // cleanDiffErr drops the "stat " of a missing folder's message; a
@@ -212,7 +265,9 @@ or changed, down to the path inside the value (a JSON Pointer, /bob/shell),
 with type changes (443 and "443") and hash key order changes, and where the
 old and the new value came from (hierarchy level, file:line). Errors that
 appear, disappear or change message are changes too. A summary comes
-first; then each distinct change once, with the nodes it touches.
+first; then each distinct change once, with the nodes it touches. A
+changed array is shown whole, old beside new, with its elements' changes
+inside it.
 
 OLD and NEW may each be a folder of the folders of a compile's shards
 (compile --shard K/N): their bundles are read as one folder. A node with
@@ -240,12 +295,22 @@ Flags:
   --ignore-key GLOB  never report the keys matching GLOB. Repeatable.
   --format FORMAT    text (the default; in colour on a terminal, unless
                      NO_COLOR is set), json (one document; the schema is in
-                     the README), or markdown (for a pull-request comment,
-                     cut to fit one: under 60,000 bytes).
+                     the README), markdown (for a pull-request comment,
+                     cut to fit one: under 60,000 bytes), github (GitHub
+                     Actions annotations on the changed data lines), or
+                     html (one self-contained page, for a CI artifact).
+  --ignore-order-changes
+                     leave out changes that only reorder an array or a
+                     hash's keys.
   --nodes LIST       summary (the default): the nodes of each change by name
                      up to five, else by patterns of their names with counts,
                      web*.fra1.example.net (1200 of 1250); full: every name.
                      JSON always lists every node.
+  --env DIR, --modules DIR, --global PATH
+                     with OLD NEW: the folders compiled, as given to
+                     compile; files are then named as the repository has
+                     them (data/common.yaml for --env .), not as bundles
+                     record them (env/data/common.yaml).
   --show-secrets     show the values of keys holding text decrypted from
                      eyaml's ENC[...]; otherwise such a key is reported as
                      one change, with where its values came from, not them.

@@ -22,7 +22,10 @@ import (
 // merge it configures. The values of a secret key are not shown, unless
 // showSecrets. A bundle compiled from a known source revision (compile
 // --source-revision) says so first, in a line Puppet does not print.
-func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Options, onlyOptions, showSecrets bool) int {
+//
+// display names a file the bundle records (env/data/common.yaml) as the
+// user gave its folder; nil leaves it as recorded.
+func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Options, onlyOptions, showSecrets bool, display func(string) string) int {
 	code := exitOK
 	if rev := b.Header().SourceRevision; rev != "" {
 		fmt.Fprintf(c.stdout, "Compiled from source revision %s\n", rev)
@@ -32,7 +35,7 @@ func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Optio
 			fmt.Fprintln(c.stdout)
 		}
 		v, err := b.LookupWith(key, opts)
-		if !explainKey(c.stdout, b, key, opts, v, err, onlyOptions, showSecrets) {
+		if !explainKey(c.stdout, b, key, opts, v, err, onlyOptions, showSecrets, display) {
 			code = exitFail
 		}
 		if err == nil || !errors.Is(err, runtime.ErrNotFound) {
@@ -44,8 +47,11 @@ func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Optio
 
 // explainKey writes the explanation of one key's lookup, whose result was
 // v or lerr; false when the bundle cannot explain it.
-func explainKey(w io.Writer, b *runtime.Bundle, key string, opts runtime.Options, v any, lerr error, onlyOptions, showSecrets bool) bool {
-	x := explainer{w: w, v1: b.Header().Version < 3}
+func explainKey(w io.Writer, b *runtime.Bundle, key string, opts runtime.Options, v any, lerr error, onlyOptions, showSecrets bool, display func(string) string) bool {
+	if display == nil {
+		display = func(p string) string { return p }
+	}
+	x := explainer{w: w, v1: !format.RecordsMergeFrom(b.Header().Version), display: display}
 	x.line(0, "Searching for %s", quote(key))
 	e, err := b.Explain(key)
 	ok := true
@@ -82,6 +88,14 @@ type explainer struct {
 	w    io.Writer
 	v1   bool // the bundle is of format version 1 or 2: no lookup_options entries recorded
 	hide bool // the key is secret: its values are not printed
+	// display names a recorded file as the user gave its folder.
+	display func(string) string
+}
+
+// pos is p with its file as the user gave it.
+func (x explainer) pos(p format.Pos) format.Pos {
+	p.File = x.display(p.File)
+	return p
 }
 
 // secretHidden stands for the value of a secret key.
@@ -113,7 +127,7 @@ func (x explainer) options(e *runtime.Explanation, inData bool) {
 	switch o := e.MergeFrom; {
 	case o != nil:
 		x.line(1, "lookup_options entry %s applies, from %s (level %s)", quote(o.Entry),
-			o.Pos, quote(o.Level))
+			x.pos(o.Pos), quote(o.Level))
 	case x.v1:
 		x.line(1, "The bundle (format version 1 or 2) does not record which lookup_options entry applies")
 	default:
@@ -174,7 +188,7 @@ func (x explainer) layer(root string, l runtime.LayerSearch, srcs []runtime.Sour
 		x.line(1, "%s layer", strings.ToUpper(l.Layer.String()[:1])+l.Layer.String()[1:])
 	}
 	if l.Err != nil {
-		x.line(2, "Error: %s", errorAt(l.Err))
+		x.line(2, "Error: %s", x.errorAt(l.Err))
 		return
 	}
 	switch {
@@ -194,7 +208,7 @@ func (x explainer) layer(root string, l runtime.LayerSearch, srcs []runtime.Sour
 			x.line(3, "No paths: the level names no data file for this node")
 		}
 		for _, loc := range lvl.Locations {
-			x.line(3, "Path %s", quote(loc.Path))
+			x.line(3, "Path %s", quote(x.display(loc.Path)))
 			if loc.Original != "" {
 				x.line(4, "Original path: %s", quote(loc.Original))
 			}
@@ -208,9 +222,9 @@ func (x explainer) layer(root string, l runtime.LayerSearch, srcs []runtime.Sour
 				x.line(4, "No such key: %s", quote(root))
 			default:
 				s := srcs[loc.Source]
-				x.line(4, "Found key: %s at %s", quote(root), s.Pos)
+				x.line(4, "Found key: %s at %s", quote(root), x.pos(s.Pos))
 				if s.Err != nil {
-					x.line(4, "Error: %s", s.Err.Message)
+					x.line(4, "Error: %s", x.message(s.Err))
 				} else {
 					x.value(4, "Value:", s.Value)
 				}
@@ -242,12 +256,24 @@ func emptyInterpolation(loc runtime.LocationSearch) string {
 func quote(s string) string { return `"` + s + `"` }
 
 // errorAt is a recorded error's message and where it arose.
-func errorAt(e *format.Error) string {
+func (x explainer) errorAt(e *format.Error) string {
 	msg := e.Message
-	if e.File != "" && !strings.Contains(msg, e.File) {
-		msg += " (" + e.Pos.String() + ")"
+	if e.File == "" {
+		return msg
 	}
-	return msg
+	if strings.Contains(msg, e.File) {
+		return strings.ReplaceAll(msg, e.File, x.display(e.File))
+	}
+	return msg + " (" + x.pos(e.Pos).String() + ")"
+}
+
+// message is an error's message, with the file it names as the user gave
+// its folder.
+func (x explainer) message(e *format.Error) string {
+	if e.File == "" {
+		return e.Message
+	}
+	return strings.ReplaceAll(e.Message, e.File, x.display(e.File))
 }
 
 // optionsFrom says where a key's merge comes from: the lookup_options entry
@@ -260,7 +286,7 @@ func (x explainer) optionsFrom(o *format.OptionsEntry) string {
 		return "the default: no lookup_options entry matches the key"
 	}
 	return fmt.Sprintf("lookup_options entry %s at %s, level %s", quote(o.Entry),
-		o.Pos, quote(o.Level))
+		x.pos(o.Pos), quote(o.Level))
 }
 
 // describeMerge names a strategy as lookup_options spell it.

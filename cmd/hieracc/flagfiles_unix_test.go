@@ -100,7 +100,7 @@ func TestFlagFilesSpecial(t *testing.T) {
 		{"puppetdb-cert", slices.Concat(pdb, []string{"--puppetdb-cert", "F", "--puppetdb-key", key}), "--puppetdb-cert"},
 		{"puppetdb-key", slices.Concat(pdb, []string{"--puppetdb-cert", cert, "--puppetdb-key", "F"}), "--puppetdb-key"},
 		{"verify-key", []string{"verify", "--key", "F", "out"}, "--key"},
-		{"verify-ca", []string{"verify", "--ca", "F", "out"}, "--ca"},
+		{"verify-ca", []string{"verify", "--ca", "F", "--signer", "ci.example.com", "out"}, "--ca"},
 		{"lookup-private-key", []string{"lookup", "--bundle", "out", "--node", "web01", "--private-key", "F", "k"}, "--private-key"},
 	} {
 		for special, path := range map[string]string{"fifo": fifo, "zero": "/dev/zero"} {

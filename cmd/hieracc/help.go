@@ -246,11 +246,12 @@ is printed once, with their count and the first three (all with --verbose):
 A summary (nodes, keys, distinct errors and warnings, time) goes to stdout.
 When there is any error, nothing is written, unless --keep-going is given.
 
-Only files inside --env, --modules, --global and --mount are read. Bundles,
-the messages recorded in them and 'lookup --explain' name files by the folder
-they come from: env/..., modules/..., global/... and mount/ABS/..., whatever
-the folders are called on disk, so the same inputs give the same bundles on
-every machine.
+Only files inside --env, --modules, --global and --mount are read. Bundles
+and the messages recorded in them name files by the folder they come from:
+env/..., modules/..., global/... and mount/ABS/..., whatever the folders are
+called on disk, so the same inputs give the same bundles on every machine;
+'diff' and 'lookup --explain' name them as the folders were given when told
+them (--env, --modules, --global).
 Each bundle records a digest of what it was compiled from: every file read,
 the facts, and --environment.
 
@@ -353,6 +354,11 @@ Flags:
                         key (the key itself or a regexp), the file, line and
                         level where it is written, and the merge it sets.
   --show-secrets        with --explain: show those values too.
+  --env DIR, --modules DIR, --global PATH
+                        with --explain: the folders the bundle was compiled
+                        from, as given to compile; files are then named as
+                        you named those folders (data/common.yaml for --env
+                        .), not as the bundle records them (env/...).
   --private-key FILE    the node's private key (Puppet's
                         ssl/private_keys/<certname>.pem), which opens the
                         keys 'compile --seal-to' sealed to the node. Without

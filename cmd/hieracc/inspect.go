@@ -161,7 +161,9 @@ func runInspect(c *cmdEnv, args []string) int {
 			return exitFail
 		}
 	} else {
-		printInspect(c.stdout, infos, totals)
+		// Header strings come from the bundles: no control character reaches
+		// the terminal as it is.
+		printInspect(safeWriter{c.stdout}, infos, totals)
 	}
 	if failed > 0 {
 		return exitFail

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundleset"
+	"github.com/hieracc/hieracc/compiler/build"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ptype"
 	"github.com/hieracc/hieracc/format/trust"
@@ -29,6 +30,7 @@ type lookupFlags struct {
 	sortArrays, hashArrays, explain, showSecrets bool
 	explainOptions                               bool
 	privateKey                                   string          // --private-key: opens sealed keys
+	env, modules, global                         string          // --env, --modules, --global: the folders compiled, for --explain
 	trust                                        *runtime.Trust  // of privateKey, once read
 	set                                          map[string]bool // flags given
 	folder                                       *bundleset.Set  // the bundles of --bundle, once read
@@ -48,6 +50,9 @@ func runLookup(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.typ, "type", "", "")
 	fl.BoolVar(&f.explain, "explain", false, "")
 	fl.BoolVar(&f.explainOptions, "explain-options", false, "")
+	fl.StringVar(&f.env, "env", "", "")
+	fl.StringVar(&f.modules, "modules", "", "")
+	fl.StringVar(&f.global, "global", "", "")
 	fl.BoolVar(&f.showSecrets, "show-secrets", false, "")
 	fl.StringVar(&f.privateKey, "private-key", "", "")
 	keys, code, ok := parseFlags(c, fl, args)
@@ -73,6 +78,10 @@ func runLookup(c *cmdEnv, args []string) int {
 		return c.usageError("several nodes (or a --node pattern) need --bundle to be the folder 'hieracc compile' wrote")
 	case multi && (f.explain || f.explainOptions):
 		return c.usageError("--explain looks up one node: give one --node")
+	case (f.set["env"] || f.set["modules"] || f.set["global"]) && !(f.explain || f.explainOptions):
+		return c.usageError("--env, --modules and --global are for --explain: they name the folders compiled, to print files as the repository has them")
+	case (f.set["modules"] || f.set["global"]) && !f.set["env"]:
+		return c.usageError("--modules and --global need --env")
 	case multi && f.renderAs == "yaml" && f.set["render-as"]:
 		return c.usageError("with several nodes, each value is printed on one line: --render-as json or s")
 	}
@@ -90,7 +99,14 @@ func runLookup(c *cmdEnv, args []string) int {
 	}
 	if f.explain || f.explainOptions {
 		opts.Default, opts.HasDefault = nil, false // --explain says what was found
-		return explainKeys(c, b, keys, opts, f.explainOptions && !f.explain, f.showSecrets)
+		var display func(string) string
+		if f.env != "" {
+			if display, err = (build.Config{Env: f.env, Modules: f.modules, Global: f.global}).DisplayPaths(); err != nil {
+				c.errorf("%v", err)
+				return exitFail
+			}
+		}
+		return explainKeys(c, b, keys, opts, f.explainOptions && !f.explain, f.showSecrets, display)
 	}
 	v, err := b.LookupNames(keys, opts)
 	if err != nil {
@@ -262,7 +278,7 @@ func (f *lookupFlags) open(node string) (*runtime.Bundle, error) {
 	// A renamed or misplaced file must not answer for another node.
 	t := *f.trust
 	t.Node = node
-	return runtime.OpenWith(file, t)
+	return runtime.Open(file, t)
 }
 
 // notFoundMessage is Puppet's message when no key has a value.

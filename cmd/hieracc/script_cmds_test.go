@@ -20,6 +20,7 @@ import (
 
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundleset"
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/format/trust"
 	"github.com/hieracc/hieracc/runtime"
@@ -144,13 +145,13 @@ func cmdCert(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // cmdSplitdetails re-encodes the bundles of folders with their details
-// shared (format.EncodeShared), writing each shared details file to
+// shared (encode.EncodeShared), writing each shared details file to
 // DIR/details/ as a compile does, and fails when a bundle shares none:
 // splitdetails [-sign KEY] DIR... The bundles are read through the
 // runtime, with their shared details files when they have some already;
 // -sign signs them again with KEY.
 func cmdSplitdetails(ts *testscript.TestScript, neg bool, args []string) {
-	var p format.Protection
+	var p encode.Protection
 	if len(args) > 1 && args[0] == "-sign" {
 		s, err := trust.ReadSigner(ts.MkAbs(args[1]), "")
 		ts.Check(err)
@@ -170,10 +171,10 @@ func cmdSplitdetails(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Check(err)
 			d, err := b.Details()
 			ts.Check(err)
-			data, sh, err := format.EncodeShared(d, p)
+			data, sh, err := encode.EncodeShared(d, p)
 			ts.Check(err)
 			if sh == nil {
-				ts.Fatalf("splitdetails: %s: format.EncodeShared wrote no shared details file", f)
+				ts.Fatalf("splitdetails: %s: encode.EncodeShared wrote no shared details file", f)
 			}
 			shared := filepath.Join(filepath.Dir(f), filepath.FromSlash(format.SharedDetailsName(sh.Digest)))
 			ts.Check(os.MkdirAll(filepath.Dir(shared), 0o755))

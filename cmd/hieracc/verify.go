@@ -85,7 +85,7 @@ func runVerify(c *cmdEnv, args []string) int {
 		}
 		for _, f := range files {
 			total++
-			b, err := runtime.OpenWith(f.file, runtime.Trust{Verifier: v, Node: f.node})
+			b, err := runtime.Open(f.file, runtime.Trust{Verifier: v, Node: f.node})
 			if err != nil {
 				fail(f.file, err)
 				continue
@@ -217,7 +217,7 @@ func (sc *sharedCheck) message() string {
 }
 
 // verifyFile is a bundle to verify, and the node its folder holds it for
-// ("" for a file given by name: runtime.OpenWith takes the node from the
+// ("" for a file given by name: runtime.Open takes the node from the
 // file's name).
 type verifyFile struct{ file, node string }
 

@@ -448,6 +448,11 @@ func (r *Report) collect(ds []compiler.Diagnostic, fsys *inputfs.FS, rec *stateR
 		}
 		file := d.File
 		d.File = fsys.Display(d.File)
+		if file != "" && d.File != file {
+			// Puppet's messages name the file too ("Unable to parse
+			// (env/data/x.yaml)"): as the user gave it there as well.
+			d.Message = strings.ReplaceAll(d.Message, file, d.File)
+		}
 		r.add(d, strict)
 		shown := d
 		rec.diag(d.Node, diagLine{Error: d.Severity == compiler.Error, File: file, Text: d.String(), Diag: &shown})

@@ -19,6 +19,7 @@ import (
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/format/trust"
 )
 
@@ -138,8 +139,8 @@ func (p *protector) check(nodes []string) []compiler.Diagnostic {
 
 // of is how node's bundle is protected; false when it must not be
 // written (its certificate is missing, reported by check).
-func (p *protector) of(node string) (format.Protection, bool) {
-	prot := format.Protection{Signer: p.signer}
+func (p *protector) of(node string) (encode.Protection, bool) {
+	prot := encode.Protection{Signer: p.signer}
 	if p.sealTo == "" {
 		return prot, true
 	}

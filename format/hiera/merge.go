@@ -427,6 +427,24 @@ func firstFound(layers []*format.Hierarchy, first format.Layer, leaf Leaf) (any,
 // A non-nil err aborts the lookup with that error (Puppet raised).
 type Leaf func(layer format.Layer, level, loc int) (v any, found bool, err error)
 
+// ContributionLeaf answers Resolve from a key's recorded contributions
+// (format.Key's Contributions or Defaults): a location's value, or its
+// error, as it was read.
+func ContributionLeaf(cs []format.Contribution) Leaf {
+	return func(layer format.Layer, level, loc int) (any, bool, error) {
+		for i := range cs {
+			c := &cs[i]
+			if c.Layer == layer && c.Level == level && c.Location == loc {
+				if c.Err != nil {
+					return nil, false, c.Err
+				}
+				return c.Value, true, nil
+			}
+		}
+		return nil, false, nil
+	}
+}
+
 // Resolve runs Puppet's MergeStrategy#lookup exactly as Puppet nests it:
 // over the three provider variants [global, environment, module] (a nil or
 // !Present hierarchy is a variant that is not found), each over its levels,

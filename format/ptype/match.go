@@ -46,33 +46,9 @@ func (t *Type) Match(v any) bool {
 		s, ok := v.(string)
 		return ok && t.size(int64(utf8.RuneCountInString(s)))
 	case Enum:
-		s, ok := v.(string)
-		if !ok {
-			return false
-		}
-		if len(t.names) == 0 {
-			return true
-		}
-		for _, n := range t.names {
-			if n == s {
-				return true
-			}
-		}
-		return false
+		return t.matchEnum(v)
 	case Pattern:
-		s, ok := v.(string)
-		if !ok {
-			return false
-		}
-		if len(t.patterns) == 0 {
-			return true
-		}
-		for _, re := range t.patterns {
-			if re.MatchString(s) {
-				return true
-			}
-		}
-		return false
+		return t.matchPattern(v)
 	case Scalar, ScalarData:
 		switch v.(type) {
 		case bool, int64, float64, string:
@@ -82,73 +58,132 @@ func (t *Type) Match(v any) bool {
 	case Data:
 		return typecalc.IsData(v)
 	case Array:
-		a, ok := v.([]any)
-		if !ok || !t.size(int64(len(a))) {
-			return false
-		}
-		for _, e := range a {
-			if !t.elems[0].Match(e) {
-				return false
-			}
-		}
-		return true
+		return t.matchArray(v)
 	case Hash:
-		h, ok := v.(*format.Hash)
-		if !ok || !t.size(int64(h.Len())) {
-			return false
-		}
-		for k, e := range h.All() {
-			if !t.elems[0].Match(k) || !t.elems[1].Match(e) {
-				return false
-			}
-		}
-		return true
+		return t.matchHash(v)
 	case Tuple:
-		a, ok := v.([]any)
-		if !ok {
-			return false
-		}
-		if len(t.elems) == 0 {
-			return !t.hasSize || t.size(int64(len(a)))
-		}
-		if !t.size(int64(len(a))) {
-			return false
-		}
-		for i, e := range a {
-			if !t.elems[min(i, len(t.elems)-1)].Match(e) {
-				return false
-			}
-		}
-		return true
+		return t.matchTuple(v)
 	case Struct:
-		h, ok := v.(*format.Hash)
-		if !ok {
-			return false
-		}
-		seen := 0
-		for i, name := range t.names {
-			e, ok := h.Get(name)
-			if !ok {
-				if !t.keyOptional(i) {
-					return false
-				}
-				continue
-			}
-			seen++
-			if !t.elems[i].Match(e) {
-				return false
-			}
-		}
-		return seen == h.Len()
+		return t.matchStruct(v)
 	case Optional:
 		return v == nil || (t.elem() != nil && t.elem().Match(v))
 	case Variant:
-		for _, e := range t.elems {
-			if e.Match(v) {
-				return true
-			}
-		}
+		return t.matchVariant(v)
+	}
+	return false
+}
+
+// matchEnum is Match for an Enum.
+func (t *Type) matchEnum(v any) bool {
+	s, ok := v.(string)
+	if !ok {
 		return false
+	}
+	if len(t.names) == 0 {
+		return true
+	}
+	for _, n := range t.names {
+		if n == s {
+			return true
+		}
+	}
+	return false
+}
+
+// matchPattern is Match for a Pattern.
+func (t *Type) matchPattern(v any) bool {
+	s, ok := v.(string)
+	if !ok {
+		return false
+	}
+	if len(t.patterns) == 0 {
+		return true
+	}
+	for _, re := range t.patterns {
+		if re.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchArray is Match for an Array.
+func (t *Type) matchArray(v any) bool {
+	a, ok := v.([]any)
+	if !ok || !t.size(int64(len(a))) {
+		return false
+	}
+	for _, e := range a {
+		if !t.elems[0].Match(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchHash is Match for a Hash.
+func (t *Type) matchHash(v any) bool {
+	h, ok := v.(*format.Hash)
+	if !ok || !t.size(int64(h.Len())) {
+		return false
+	}
+	for k, e := range h.All() {
+		if !t.elems[0].Match(k) || !t.elems[1].Match(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchTuple is Match for a Tuple.
+func (t *Type) matchTuple(v any) bool {
+	a, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	if len(t.elems) == 0 {
+		return !t.hasSize || t.size(int64(len(a)))
+	}
+	if !t.size(int64(len(a))) {
+		return false
+	}
+	for i, e := range a {
+		if !t.elems[min(i, len(t.elems)-1)].Match(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchStruct is Match for a Struct.
+func (t *Type) matchStruct(v any) bool {
+	h, ok := v.(*format.Hash)
+	if !ok {
+		return false
+	}
+	seen := 0
+	for i, name := range t.names {
+		e, ok := h.Get(name)
+		if !ok {
+			if !t.keyOptional(i) {
+				return false
+			}
+			continue
+		}
+		seen++
+		if !t.elems[i].Match(e) {
+			return false
+		}
+	}
+	return seen == h.Len()
+}
+
+// matchVariant is Match for a Variant.
+func (t *Type) matchVariant(v any) bool {
+	for _, e := range t.elems {
+		if e.Match(v) {
+			return true
+		}
 	}
 	return false
 }

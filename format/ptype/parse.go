@@ -301,6 +301,10 @@ func paramCount(name string, lo, hi, got int) error {
 	return fmt.Errorf("Invalid number of type parameters specified: %s requires %s, %d provided", name, want, got)
 }
 
+// simpleKinds are the types that take no parameters.
+var simpleKinds = map[string]Kind{"Any": Any, "Undef": Undef, "Default": Default, "Boolean": Boolean, "Numeric": Numeric,
+	"Scalar": Scalar, "ScalarData": ScalarData, "Data": Data, "RichData": RichData}
+
 // build turns a parsed type expression into a Type.
 func build(n *node) (*Type, error) {
 	if n.kind != tName {
@@ -308,241 +312,33 @@ func build(n *node) (*Type, error) {
 	}
 	name := strings.TrimPrefix(n.text, "::")
 	args := n.args
-	simple := map[string]Kind{"Any": Any, "Undef": Undef, "Default": Default, "Boolean": Boolean, "Numeric": Numeric,
-		"Scalar": Scalar, "ScalarData": ScalarData, "Data": Data, "RichData": RichData}
-	if k, ok := simple[name]; ok {
+	if k, ok := simpleKinds[name]; ok {
 		if args != nil {
 			return nil, fmt.Errorf("hieracc does not support parameters of %s: %s", name, n.src)
 		}
 		return &Type{Kind: k}, nil
 	}
-	types := func(ns []*node) ([]*Type, error) {
-		out := make([]*Type, len(ns))
-		for i, a := range ns {
-			t, err := build(a)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = t
-		}
-		return out, nil
-	}
 	switch name {
 	case "Integer", "String":
-		t := &Type{Kind: Integer, min: minInt, max: maxInt}
-		if name == "String" {
-			t = &Type{Kind: String, min: 0, max: maxInt}
-		}
-		if len(args) > 2 {
-			return nil, paramCount(name, 0, 2, len(args))
-		}
-		for i, a := range args {
-			var v int64
-			switch a.kind {
-			case tInt:
-				v, _ = strconv.ParseInt(a.text, 0, 64)
-			case tWord:
-				if a.text != "default" {
-					return nil, invalid(n.src)
-				}
-				v = [2]int64{t.min, maxInt}[i]
-				if t.Kind == Integer && i == 0 {
-					v = minInt
-				}
-			default:
-				return nil, invalid(n.src)
-			}
-			if i == 0 {
-				t.min = v
-				if len(args) == 1 && name == "Integer" {
-					t.max = maxInt
-				}
-			} else {
-				t.max = v
-			}
-		}
-		if name == "String" && t.min == minInt {
-			t.min = 0
-		}
-		t.hasSize = len(args) > 0
-		if t.min > t.max {
-			return nil, fmt.Errorf("'from' must be less or equal to 'to'. Got (%d, %d", t.min, t.max)
-		}
-		return t, nil
+		return buildIntegerOrString(n, name, args)
 	case "Float":
-		t := &Type{Kind: Float, fmin: negInf, fmax: posInf, hasRange: len(args) > 0}
-		if len(args) > 2 {
-			return nil, paramCount(name, 0, 2, len(args))
-		}
-		for i, a := range args {
-			v := negInf
-			if i == 1 {
-				v = posInf
-			}
-			switch a.kind {
-			case tInt, tFloat:
-				v, _ = strconv.ParseFloat(a.text, 64)
-				if a.kind == tInt {
-					iv, _ := strconv.ParseInt(a.text, 0, 64)
-					v = float64(iv)
-				}
-			case tWord:
-				if a.text != "default" {
-					return nil, invalid(n.src)
-				}
-			default:
-				return nil, invalid(n.src)
-			}
-			if i == 0 {
-				t.fmin = v
-			} else {
-				t.fmax = v
-			}
-		}
-		if t.fmin > t.fmax {
-			return nil, fmt.Errorf("'from' must be less or equal to 'to'. Got (%s, %s", ruby.Float(t.fmin), ruby.Float(t.fmax))
-		}
-		return t, nil
+		return buildFloat(n, args)
 	case "Enum":
-		t := &Type{Kind: Enum}
-		for _, a := range args {
-			if a.kind != tString && a.kind != tWord {
-				return nil, fmt.Errorf("hieracc does not support this parameter of Enum: %s", a.src)
-			}
-			t.names = append(t.names, a.text)
-		}
-		return t, nil
+		return buildEnum(args)
 	case "Pattern":
-		t := &Type{Kind: Pattern}
-		for _, a := range args {
-			if a.kind != tString && a.kind != tRegex {
-				return nil, invalid(n.src)
-			}
-			src := a.text
-			if a.kind == tString {
-				src = strings.ReplaceAll(src, "/", `\/`)
-			}
-			re, err := regexp.Compile(src)
-			if err != nil {
-				return nil, fmt.Errorf("hieracc cannot read the regexp /%s/ (Go's RE2 syntax): %v", src, err)
-			}
-			t.patterns = append(t.patterns, re)
-			t.sources = append(t.sources, src)
-		}
-		return t, nil
+		return buildPattern(n, args)
 	case "Array":
-		if len(args) > 3 {
-			return nil, paramCount(name, 0, 3, len(args))
-		}
-		t := &Type{Kind: Array, elems: []*Type{{Kind: Any}}, min: 0, max: maxInt}
-		rest := args
-		switch {
-		case len(args) > 0 && args[0].kind == tName:
-			e, err := build(args[0])
-			if err != nil {
-				return nil, err
-			}
-			t.elems[0] = e
-			rest = args[1:]
-		case len(args) == 2:
-			t.elems[0] = &Type{Kind: Default} // Puppet reads Array[1, 2] so
-		case len(args) == 1:
-			return nil, invalid(n.src)
-		}
-		if err := sizeArgs(t, rest, n.src); err != nil {
-			return nil, err
-		}
-		return t, nil
+		return buildArray(n, args)
 	case "Hash":
-		if len(args) == 1 || len(args) > 4 {
-			return nil, paramCount(name, 2, 4, len(args))
-		}
-		t := &Type{Kind: Hash, elems: []*Type{{Kind: Any}, {Kind: Any}}, min: 0, max: maxInt}
-		rest := args
-		switch {
-		case len(args) >= 2 && args[0].kind == tName:
-			kv, err := types(args[:2])
-			if err != nil {
-				return nil, err
-			}
-			t.elems = kv
-			rest = args[2:]
-		case len(args) == 2:
-			t.elems = []*Type{{Kind: Default}, {Kind: Default}} // Puppet reads Hash[1, 2] so
-		}
-		if err := sizeArgs(t, rest, n.src); err != nil {
-			return nil, err
-		}
-		return t, nil
+		return buildHash(n, args)
 	case "Tuple":
-		t := &Type{Kind: Tuple}
-		i := 0
-		for i < len(args) && args[i].kind == tName {
-			i++
-		}
-		elems, err := types(args[:i])
-		if err != nil {
-			return nil, err
-		}
-		t.elems = elems
-		t.min, t.max = int64(len(elems)), int64(len(elems))
-		if i < len(args) {
-			t.hasSize = true
-			t.min, t.max = 0, maxInt
-			if err := sizeArgs(t, args[i:], n.src); err != nil {
-				return nil, err
-			}
-		}
-		return t, nil
+		return buildTuple(n, args)
 	case "Struct":
-		if len(args) != 1 || args[0].kind != tPunct {
-			if len(args) != 1 {
-				return nil, paramCount(name, 1, 1, len(args))
-			}
-			return nil, invalid(n.src)
-		}
-		h := args[0]
-		t := &Type{Kind: Struct}
-		for i, k := range h.keys {
-			var kind uint8
-			if k.kind == tName && (k.text == "Optional" || k.text == "NotUndef") && len(k.args) == 1 {
-				kind = 1
-				if k.text == "NotUndef" {
-					kind = 2
-				}
-				k = k.args[0]
-			}
-			if k.kind != tString && k.kind != tWord {
-				return nil, invalid(n.src)
-			}
-			v, err := build(h.args[i])
-			if err != nil {
-				return nil, err
-			}
-			t.names = append(t.names, k.text)
-			t.keyKinds = append(t.keyKinds, kind)
-			t.elems = append(t.elems, v)
-		}
-		return t, nil
+		return buildStruct(n, args)
 	case "Optional", "NotUndef", "Sensitive":
-		k := map[string]Kind{"Optional": Optional, "NotUndef": NotUndef, "Sensitive": Sensitive}[name]
-		if len(args) > 1 {
-			return nil, paramCount(name, 1, 1, len(args))
-		}
-		elems, err := types(args)
-		if err != nil {
-			return nil, err
-		}
-		return &Type{Kind: k, elems: elems}, nil
+		return buildWrapper(name, args)
 	case "Variant":
-		elems, err := types(args)
-		if err != nil {
-			return nil, err
-		}
-		if len(elems) == 1 {
-			return elems[0], nil // as Puppet's parser does
-		}
-		return &Type{Kind: Variant, elems: elems}, nil
+		return buildVariant(args)
 	case "Collection", "Regexp", "Type", "Callable", "Iterable", "Iterator", "Runtime", "Object", "Init",
 		"SemVer", "SemVerRange", "Timespan", "Timestamp", "Binary", "URI", "Error", "TypeSet", "CatalogEntry",
 		"Resource", "Class", "NotYetImplemented", "Unit":
@@ -556,6 +352,264 @@ func build(n *node) (*Type, error) {
 		}
 	}
 	return &Type{Kind: Reference, name: n.src}, nil
+}
+
+// buildTypes builds each of ns.
+func buildTypes(ns []*node) ([]*Type, error) {
+	out := make([]*Type, len(ns))
+	for i, a := range ns {
+		t, err := build(a)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
+// buildIntegerOrString builds Integer[min, max] or String[min, max].
+func buildIntegerOrString(n *node, name string, args []*node) (*Type, error) {
+	t := &Type{Kind: Integer, min: minInt, max: maxInt}
+	if name == "String" {
+		t = &Type{Kind: String, min: 0, max: maxInt}
+	}
+	if len(args) > 2 {
+		return nil, paramCount(name, 0, 2, len(args))
+	}
+	for i, a := range args {
+		var v int64
+		switch a.kind {
+		case tInt:
+			v, _ = strconv.ParseInt(a.text, 0, 64)
+		case tWord:
+			if a.text != "default" {
+				return nil, invalid(n.src)
+			}
+			v = [2]int64{t.min, maxInt}[i]
+			if t.Kind == Integer && i == 0 {
+				v = minInt
+			}
+		default:
+			return nil, invalid(n.src)
+		}
+		if i == 0 {
+			t.min = v
+			if len(args) == 1 && name == "Integer" {
+				t.max = maxInt
+			}
+		} else {
+			t.max = v
+		}
+	}
+	if name == "String" && t.min == minInt {
+		t.min = 0
+	}
+	t.hasSize = len(args) > 0
+	if t.min > t.max {
+		return nil, fmt.Errorf("'from' must be less or equal to 'to'. Got (%d, %d", t.min, t.max)
+	}
+	return t, nil
+}
+
+// buildFloat builds Float[min, max].
+func buildFloat(n *node, args []*node) (*Type, error) {
+	t := &Type{Kind: Float, fmin: negInf, fmax: posInf, hasRange: len(args) > 0}
+	if len(args) > 2 {
+		return nil, paramCount("Float", 0, 2, len(args))
+	}
+	for i, a := range args {
+		v := negInf
+		if i == 1 {
+			v = posInf
+		}
+		switch a.kind {
+		case tInt, tFloat:
+			v, _ = strconv.ParseFloat(a.text, 64)
+			if a.kind == tInt {
+				iv, _ := strconv.ParseInt(a.text, 0, 64)
+				v = float64(iv)
+			}
+		case tWord:
+			if a.text != "default" {
+				return nil, invalid(n.src)
+			}
+		default:
+			return nil, invalid(n.src)
+		}
+		if i == 0 {
+			t.fmin = v
+		} else {
+			t.fmax = v
+		}
+	}
+	if t.fmin > t.fmax {
+		return nil, fmt.Errorf("'from' must be less or equal to 'to'. Got (%s, %s", ruby.Float(t.fmin), ruby.Float(t.fmax))
+	}
+	return t, nil
+}
+
+// buildEnum builds Enum[names...].
+func buildEnum(args []*node) (*Type, error) {
+	t := &Type{Kind: Enum}
+	for _, a := range args {
+		if a.kind != tString && a.kind != tWord {
+			return nil, fmt.Errorf("hieracc does not support this parameter of Enum: %s", a.src)
+		}
+		t.names = append(t.names, a.text)
+	}
+	return t, nil
+}
+
+// buildPattern builds Pattern[regexps...].
+func buildPattern(n *node, args []*node) (*Type, error) {
+	t := &Type{Kind: Pattern}
+	for _, a := range args {
+		if a.kind != tString && a.kind != tRegex {
+			return nil, invalid(n.src)
+		}
+		src := a.text
+		if a.kind == tString {
+			src = strings.ReplaceAll(src, "/", `\/`)
+		}
+		re, err := regexp.Compile(src)
+		if err != nil {
+			return nil, fmt.Errorf("hieracc cannot read the regexp /%s/ (Go's RE2 syntax): %v", src, err)
+		}
+		t.patterns = append(t.patterns, re)
+		t.sources = append(t.sources, src)
+	}
+	return t, nil
+}
+
+// buildArray builds Array[elem, min, max].
+func buildArray(n *node, args []*node) (*Type, error) {
+	if len(args) > 3 {
+		return nil, paramCount("Array", 0, 3, len(args))
+	}
+	t := &Type{Kind: Array, elems: []*Type{{Kind: Any}}, min: 0, max: maxInt}
+	rest := args
+	switch {
+	case len(args) > 0 && args[0].kind == tName:
+		e, err := build(args[0])
+		if err != nil {
+			return nil, err
+		}
+		t.elems[0] = e
+		rest = args[1:]
+	case len(args) == 2:
+		t.elems[0] = &Type{Kind: Default} // Puppet reads Array[1, 2] so
+	case len(args) == 1:
+		return nil, invalid(n.src)
+	}
+	if err := sizeArgs(t, rest, n.src); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// buildHash builds Hash[key, value, min, max].
+func buildHash(n *node, args []*node) (*Type, error) {
+	if len(args) == 1 || len(args) > 4 {
+		return nil, paramCount("Hash", 2, 4, len(args))
+	}
+	t := &Type{Kind: Hash, elems: []*Type{{Kind: Any}, {Kind: Any}}, min: 0, max: maxInt}
+	rest := args
+	switch {
+	case len(args) >= 2 && args[0].kind == tName:
+		kv, err := buildTypes(args[:2])
+		if err != nil {
+			return nil, err
+		}
+		t.elems = kv
+		rest = args[2:]
+	case len(args) == 2:
+		t.elems = []*Type{{Kind: Default}, {Kind: Default}} // Puppet reads Hash[1, 2] so
+	}
+	if err := sizeArgs(t, rest, n.src); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// buildTuple builds Tuple[elems..., min, max].
+func buildTuple(n *node, args []*node) (*Type, error) {
+	t := &Type{Kind: Tuple}
+	i := 0
+	for i < len(args) && args[i].kind == tName {
+		i++
+	}
+	elems, err := buildTypes(args[:i])
+	if err != nil {
+		return nil, err
+	}
+	t.elems = elems
+	t.min, t.max = int64(len(elems)), int64(len(elems))
+	if i < len(args) {
+		t.hasSize = true
+		t.min, t.max = 0, maxInt
+		if err := sizeArgs(t, args[i:], n.src); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// buildStruct builds Struct[{key => type, ...}].
+func buildStruct(n *node, args []*node) (*Type, error) {
+	if len(args) != 1 || args[0].kind != tPunct {
+		if len(args) != 1 {
+			return nil, paramCount("Struct", 1, 1, len(args))
+		}
+		return nil, invalid(n.src)
+	}
+	h := args[0]
+	t := &Type{Kind: Struct}
+	for i, k := range h.keys {
+		var kind uint8
+		if k.kind == tName && (k.text == "Optional" || k.text == "NotUndef") && len(k.args) == 1 {
+			kind = 1
+			if k.text == "NotUndef" {
+				kind = 2
+			}
+			k = k.args[0]
+		}
+		if k.kind != tString && k.kind != tWord {
+			return nil, invalid(n.src)
+		}
+		v, err := build(h.args[i])
+		if err != nil {
+			return nil, err
+		}
+		t.names = append(t.names, k.text)
+		t.keyKinds = append(t.keyKinds, kind)
+		t.elems = append(t.elems, v)
+	}
+	return t, nil
+}
+
+// buildWrapper builds Optional[t], NotUndef[t] and Sensitive[t].
+func buildWrapper(name string, args []*node) (*Type, error) {
+	k := map[string]Kind{"Optional": Optional, "NotUndef": NotUndef, "Sensitive": Sensitive}[name]
+	if len(args) > 1 {
+		return nil, paramCount(name, 1, 1, len(args))
+	}
+	elems, err := buildTypes(args)
+	if err != nil {
+		return nil, err
+	}
+	return &Type{Kind: k, elems: elems}, nil
+}
+
+// buildVariant builds Variant[types...].
+func buildVariant(args []*node) (*Type, error) {
+	elems, err := buildTypes(args)
+	if err != nil {
+		return nil, err
+	}
+	if len(elems) == 1 {
+		return elems[0], nil // as Puppet's parser does
+	}
+	return &Type{Kind: Variant, elems: elems}, nil
 }
 
 // sizeArgs reads the size range that ends Array's, Hash's and Tuple's

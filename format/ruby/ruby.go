@@ -301,6 +301,30 @@ func puppetDoubleQuote(s string) string {
 // keys are all non-empty strings a Struct, another a Hash.
 func TypeName(v any) string {
 	switch v := v.(type) {
+	case []any:
+		if len(v) > 0 {
+			return "Tuple"
+		}
+	case *format.Hash:
+		if v.Len() == 0 {
+			return "Hash"
+		}
+		for i := range v.Len() {
+			if s, ok := v.Key(i).(string); !ok || s == "" {
+				return "Hash"
+			}
+		}
+		return "Struct"
+	}
+	return KindName(v)
+}
+
+// KindName is the name of the Puppet type a value is an instance of,
+// without TypeName's finer Tuple and Struct: Undef, Boolean, Integer,
+// Float, String, Array, Hash, an Object's TypeName, or Any for a value
+// outside the format model.
+func KindName(v any) string {
+	switch v := v.(type) {
 	case nil:
 		return "Undef"
 	case bool:
@@ -312,20 +336,9 @@ func TypeName(v any) string {
 	case string:
 		return "String"
 	case []any:
-		if len(v) == 0 {
-			return "Array"
-		}
-		return "Tuple"
+		return "Array"
 	case *format.Hash:
-		if v.Len() == 0 {
-			return "Hash"
-		}
-		for i := range v.Len() {
-			if s, ok := v.Key(i).(string); !ok || s == "" {
-				return "Hash"
-			}
-		}
-		return "Struct"
+		return "Hash"
 	case Object:
 		return v.TypeName()
 	}

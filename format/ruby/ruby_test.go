@@ -171,3 +171,35 @@ func FuzzInspect(f *testing.F) {
 		_ = PuppetQuote(s)
 	})
 }
+
+// TestTypeNames: TypeName infers Tuple and Struct where KindName, the
+// plain kind a diff compares, says Array and Hash.
+func TestTypeNames(t *testing.T) {
+	str := format.NewHash(1)
+	str.Set("a", int64(1))
+	num := format.NewHash(1)
+	num.Set(int64(1), "a")
+	for _, tc := range []struct {
+		v          any
+		kind, name string
+	}{
+		{nil, "Undef", "Undef"},
+		{true, "Boolean", "Boolean"},
+		{int64(1), "Integer", "Integer"},
+		{1.5, "Float", "Float"},
+		{"s", "String", "String"},
+		{[]any{}, "Array", "Array"},
+		{[]any{int64(1)}, "Array", "Tuple"},
+		{format.NewHash(0), "Hash", "Hash"},
+		{str, "Hash", "Struct"},
+		{num, "Hash", "Hash"},
+		{struct{}{}, "Any", "Any"},
+	} {
+		if got := KindName(tc.v); got != tc.kind {
+			t.Errorf("KindName(%#v) = %s, want %s", tc.v, got, tc.kind)
+		}
+		if got := TypeName(tc.v); got != tc.name {
+			t.Errorf("TypeName(%#v) = %s, want %s", tc.v, got, tc.name)
+		}
+	}
+}

@@ -66,11 +66,7 @@ func infer(v any) *Type {
 		}
 		return &Type{kind: kArray, elem: reduceTypes(v), size: sizeOf(len(v))}
 	case *format.Hash:
-		vals := make([]any, v.Len())
-		for i := range vals {
-			vals[i] = v.Value(i)
-		}
-		return inferHash(v.Keys(), vals)
+		return inferHash(hashEntries(v))
 	case Entries:
 		return inferHash(v.Entries())
 	case Inferable:
@@ -79,9 +75,21 @@ func infer(v any) *Type {
 	return tAny
 }
 
+// hashEntries is h's keys and values, as Entries gives them.
+func hashEntries(h *format.Hash) (keys, vals []any) {
+	vals = make([]any, h.Len())
+	for i := range vals {
+		vals[i] = h.Value(i)
+	}
+	return h.Keys(), vals
+}
+
+// emptyHash is the type Infer and InferSet give an empty hash.
+func emptyHash() *Type { return &Type{kind: kHash, key: tUnit, elem: tUnit, size: sizeOf(0)} }
+
 func inferHash(keys, vals []any) *Type {
 	if len(keys) == 0 {
-		return &Type{kind: kHash, key: tUnit, elem: tUnit, size: sizeOf(0)}
+		return emptyHash()
 	}
 	return &Type{kind: kHash, key: reduceTypes(keys), elem: reduceTypes(vals), size: sizeOf(len(keys))}
 }
@@ -270,74 +278,99 @@ func assignable(t, o *Type) bool {
 		// not within.
 		return isNumeric(o) && !(o.kind == kFloat && (math.IsNaN(o.ffrom) || math.IsNaN(o.fto)))
 	case kString:
-		switch o.kind {
-		case kString:
-			return t.val == nil || t.val == o.val
-		case kEnum:
-			// Puppet only checks that the enum has one value, not which.
-			return t.val == nil || len(o.values) == 1
-		}
-		return false
+		return assignableString(t, o)
 	case kEnum:
-		if len(t.values) == 0 && (o.kind == kString || o.kind == kEnum) {
-			return true
-		}
-		switch o.kind {
-		case kString:
-			s, ok := o.val.(string)
-			return ok && containsString(t.values, s)
-		case kEnum:
-			if len(o.values) == 0 {
-				return false
-			}
-			for _, s := range o.values {
-				if !containsString(t.values, s) {
-					return false
-				}
-			}
-			return true
-		}
-		return false
+		return assignableEnum(t, o)
 	case kScalarData:
 		return isScalarData(o)
 	case kScalar:
 		return isScalar(o)
 	case kData:
-		// Variant[ScalarData, Undef, Hash[String, Data], Array[Data]]
-		switch {
-		case isScalarData(o), o.kind == kUndef, o.kind == kData:
-			return true
-		case o.kind == kArray:
-			return assignable(tData, o.elem)
-		case o.kind == kHash:
-			return isEmptyHash(o) || assignable(tString, o.key) && assignable(tData, o.elem)
-		}
-		return false
+		return assignableData(o)
 	case kRichData:
-		// Variant[Scalar, ..., Undef, Default, Hash[RichDataKey, RichData], Array[RichData]]
-		switch {
-		case isScalar(o), o.kind == kUndef, o.kind == kDefault, o.kind == kData, o.kind == kRichData:
-			return true
-		case o.kind == kArray:
-			return assignable(tRichData, o.elem)
-		case o.kind == kHash:
-			return isEmptyHash(o) || (assignable(tString, o.key) || assignable(tNumeric, o.key)) && assignable(tRichData, o.elem)
-		}
-		return false
+		return assignableRichData(o)
 	case kArray:
 		return o.kind == kArray && sizeContains(t.size, o.size) && assignable(t.elem, o.elem)
 	case kHash:
-		if o.kind != kHash {
-			return false
-		}
-		if (t.size == nil || t.size[0] == 0) && isEmptyHash(o) {
-			return true
-		}
-		return assignable(t.key, o.key) && assignable(t.elem, o.elem) && sizeContains(t.size, o.size)
+		return assignableHash(t, o)
 	case kRuntime:
 		return o.kind == kRuntime && o.name == t.name
 	}
 	return false
+}
+
+// assignableString is assignable for a String t.
+func assignableString(t, o *Type) bool {
+	switch o.kind {
+	case kString:
+		return t.val == nil || t.val == o.val
+	case kEnum:
+		// Puppet only checks that the enum has one value, not which.
+		return t.val == nil || len(o.values) == 1
+	}
+	return false
+}
+
+// assignableEnum is assignable for an Enum t.
+func assignableEnum(t, o *Type) bool {
+	if len(t.values) == 0 && (o.kind == kString || o.kind == kEnum) {
+		return true
+	}
+	switch o.kind {
+	case kString:
+		s, ok := o.val.(string)
+		return ok && containsString(t.values, s)
+	case kEnum:
+		if len(o.values) == 0 {
+			return false
+		}
+		for _, s := range o.values {
+			if !containsString(t.values, s) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// assignableData is assignable for a Data t:
+// Variant[ScalarData, Undef, Hash[String, Data], Array[Data]].
+func assignableData(o *Type) bool {
+	switch {
+	case isScalarData(o), o.kind == kUndef, o.kind == kData:
+		return true
+	case o.kind == kArray:
+		return assignable(tData, o.elem)
+	case o.kind == kHash:
+		return isEmptyHash(o) || assignable(tString, o.key) && assignable(tData, o.elem)
+	}
+	return false
+}
+
+// assignableRichData is assignable for a RichData t: Variant[Scalar, ...,
+// Undef, Default, Hash[RichDataKey, RichData], Array[RichData]].
+func assignableRichData(o *Type) bool {
+	switch {
+	case isScalar(o), o.kind == kUndef, o.kind == kDefault, o.kind == kData, o.kind == kRichData:
+		return true
+	case o.kind == kArray:
+		return assignable(tRichData, o.elem)
+	case o.kind == kHash:
+		return isEmptyHash(o) || (assignable(tString, o.key) || assignable(tNumeric, o.key)) && assignable(tRichData, o.elem)
+	}
+	return false
+}
+
+// assignableHash is assignable for a Hash t.
+func assignableHash(t, o *Type) bool {
+	if o.kind != kHash {
+		return false
+	}
+	if (t.size == nil || t.size[0] == 0) && isEmptyHash(o) {
+		return true
+	}
+	return assignable(t.key, o.key) && assignable(t.elem, o.elem) && sizeContains(t.size, o.size)
 }
 
 func isEmptyHash(t *Type) bool { return t.kind == kHash && isEmptyCollection(t) }

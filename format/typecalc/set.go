@@ -98,11 +98,7 @@ func InferSet(v any) *Type {
 			}
 			return t
 		}
-		vals := make([]any, v.Len())
-		for i := range vals {
-			vals[i] = v.Value(i)
-		}
-		return inferSetHash(v.Keys(), vals)
+		return inferSetHash(hashEntries(v))
 	case Entries:
 		return inferSetHash(v.Entries())
 	case Inferable:
@@ -113,7 +109,7 @@ func InferSet(v any) *Type {
 
 func inferSetHash(keys, vals []any) *Type {
 	if len(keys) == 0 {
-		return &Type{kind: kHash, key: tUnit, elem: tUnit, size: sizeOf(0)}
+		return emptyHash()
 	}
 	ks := make([]*Type, len(keys))
 	vs := make([]*Type, len(keys))

@@ -68,15 +68,18 @@ func Compare(oldDir, newDir string, f Filter) (*Report, error) {
 	errs := make([]error, len(common)+len(onlyOld)+len(onlyNew))
 	var g errgroup.Group
 	g.SetLimit(goruntime.GOMAXPROCS(0))
+	var revs revisions
 	for i, node := range common {
 		g.Go(func() error {
-			results[i], errs[i] = compareNode(node, oldSet.File(node), newSet.File(node), &f)
+			results[i], errs[i] = compareNode(node, oldSet.File(node), newSet.File(node), &f, &revs)
 			return nil
 		})
 	}
 	for i, file := range onlyFiles(oldSet, onlyOld, newSet, onlyNew) {
 		g.Go(func() error {
-			_, errs[len(common)+i] = verify(file.path, file.node)
+			var h format.Header
+			h, errs[len(common)+i] = verify(file.path, file.node)
+			revs.note(i < len(onlyOld), h.SourceRevision)
 			return nil
 		})
 	}
@@ -86,6 +89,7 @@ func Compare(oldDir, newDir string, f Filter) (*Report, error) {
 	}
 	r := group(common, results, onlyOld, onlyNew)
 	r.Old, r.New = oldDir, newDir
+	r.OldRevision, r.NewRevision = revs.get()
 	return r, nil
 }
 
@@ -163,7 +167,7 @@ func listBundles(dir string) (*bundleset.Set, error) {
 
 // compareNode diffs one node's two bundles; nil when they hold the same
 // data (or differ only in keys the filter leaves out).
-func compareNode(node, oldFile, newFile string, f *Filter) ([]Change, error) {
+func compareNode(node, oldFile, newFile string, f *Filter, revs *revisions) ([]Change, error) {
 	oh, err := verify(oldFile, node)
 	if err != nil {
 		return nil, err
@@ -172,6 +176,8 @@ func compareNode(node, oldFile, newFile string, f *Filter) ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
+	revs.note(true, oh.SourceRevision)
+	revs.note(false, nh.SourceRevision)
 	if oh.Digest == nh.Digest {
 		return nil, nil
 	}
@@ -264,6 +270,7 @@ func diffBundles(od, nd *format.Bundle, f *Filter) []Change {
 			continue
 		}
 		cs := diffKey(name, od, o, nd, n)
+		cs = wholeChanges(name, od, o, nd, n, cs, f.IgnoreOrder)
 		if !f.ShowSecrets && (hidden(o) || hidden(n)) {
 			cs = redact(name, od, o, nd, n, cs)
 		}

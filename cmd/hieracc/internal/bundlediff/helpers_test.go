@@ -2,10 +2,12 @@ package bundlediff
 
 import (
 	"flag"
-	goldenfile "github.com/hieracc/hieracc/cmd/hieracc/internal/golden"
 	"os"
 	"path/filepath"
 	"testing"
+
+	goldenfile "github.com/hieracc/hieracc/cmd/hieracc/internal/golden"
+	"github.com/hieracc/hieracc/format/encode"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -88,7 +90,7 @@ func writeDir(t testing.TB, bundles ...*format.Bundle) string {
 
 func writeBundle(t testing.TB, dir string, b *format.Bundle) {
 	t.Helper()
-	data, err := format.Encode(b)
+	data, err := encode.Encode(b)
 	if err != nil {
 		t.Fatalf("encoding %s: %v", b.Node, err)
 	}

@@ -33,6 +33,15 @@ func fleetReport(t *testing.T) *Report {
 		return format.Key{Name: name, Value: v, Defaults: []format.Contribution{{Layer: format.LayerModule, Line: line, Column: 1, Value: v}}}
 	}
 	oddValue := "a|b`c"
+	// A long list, one element of which changes: shown whole, folded in
+	// text, shortened (and saying so) in markdown, never silently cut.
+	var zones []any
+	for i := range 30 {
+		zones = append(zones, fmt.Sprintf("zone-%02d.internal.example.net", i))
+	}
+	dmzZones := slices.Clone(zones)
+	dmzZones[17] = "zone-17.dmz.example.net"
+	zonesNow := zones
 	web := func(name string, shell, port any, pkgs []any, order bool, motd format.Key, iburst bool) *format.Bundle {
 		users := hash("alice", hash("uid", int64(1001), "shell", "/bin/bash"), "bob", hash("uid", int64(1002), "shell", shell))
 		if order {
@@ -46,8 +55,10 @@ func fleetReport(t *testing.T) *Report {
 			modKey("ntp::servers", arr("0.pool.ntp.org", "1.pool.ntp.org"), 7),
 			key("odd `key` | pipe", oddValue, at(lvCommon, 50, oddValue)),
 			key("profile::packages", pkgs),
+			key("profile::zones", zonesNow),
 		))
 	}
+
 	motd := key("motd", "Welcome", at(lvCommon, 40, "Welcome"))
 	pkgs := arr("vim", "curl", "htop")
 
@@ -57,7 +68,9 @@ func fleetReport(t *testing.T) *Report {
 		n := fmt.Sprintf("web%02d.fra1.example.net", i)
 		old = append(old, web(n, "/bin/sh", int64(443), pkgs, false, motd, false))
 		oddValue = "a|b``c"
+		zonesNow = dmzZones
 		new = append(new, web(n, "/bin/zsh", "443", arr("vim", "git", "curl"), true, motd, true))
+		zonesNow = zones
 		oddValue = "a|b`c"
 	}
 	// One node: its motd now fails.
@@ -81,6 +94,13 @@ func fleetReport(t *testing.T) *Report {
 	old = append(old, node("same01.example.net", key("a", "x")), node("gone01.example.net", key("a", "x")))
 	new = append(new, node("same01.example.net", key("a", "x")), node("fresh01.example.net", key("a", "x")))
 
+	// Each side says the commit it was compiled from.
+	for _, b := range old {
+		b.SourceRevision = "3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a"
+	}
+	for _, b := range new {
+		b.SourceRevision = "9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d"
+	}
 	r, err := Compare(writeDir(t, old...), writeDir(t, new...), Filter{})
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +123,8 @@ func TestFormats(t *testing.T) {
 		{"fleet.md", func(b *bytes.Buffer) error { return WriteMarkdown(b, r, Options{}) }},
 		{"fleet.full.txt", func(b *bytes.Buffer) error { return WriteText(b, r, Options{FullNodes: true}) }},
 		{"fleet.full.md", func(b *bytes.Buffer) error { return WriteMarkdown(b, r, Options{FullNodes: true}) }},
+		{"fleet.github", func(b *bytes.Buffer) error { return WriteGitHub(b, r, Options{}) }},
+		{"fleet.html", func(b *bytes.Buffer) error { return WriteHTML(b, r, Options{}) }},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			var b bytes.Buffer
@@ -140,13 +162,16 @@ func TestJSONSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Version  int `json:"version"`
-		Old, New string
-		Summary  map[string]int `json:"summary"`
-		Changes  []struct {
+		Version     int `json:"version"`
+		Old, New    string
+		OldRevision string         `json:"old_revision"`
+		NewRevision string         `json:"new_revision"`
+		Summary     map[string]int `json:"summary"`
+		Changes     []struct {
 			Key, Module, Path, Kind string
 			Old, New                *map[string]json.RawMessage
-			Nodes                   []string `json:"nodes"`
+			Parts                   []map[string]any `json:"parts"`
+			Nodes                   []string         `json:"nodes"`
 			Patterns                []struct {
 				Glob      string
 				Nodes, Of int
@@ -158,6 +183,7 @@ func TestJSONSchema(t *testing.T) {
 			Changes []struct {
 				Key, Module, Path, Kind string
 				Old, New                *map[string]json.RawMessage
+				Parts                   []map[string]any `json:"parts"`
 			} `json:"changes"`
 		} `json:"groups"`
 	}
@@ -169,7 +195,10 @@ func TestJSONSchema(t *testing.T) {
 	if doc.Version != 1 {
 		t.Errorf("version %d", doc.Version)
 	}
-	wantSum := map[string]int{"nodes": 15, "changed": 14, "unchanged": 1, "only_old": 1, "only_new": 1, "keys_changed": 22,
+	if doc.OldRevision != r.OldRevision || doc.NewRevision != r.NewRevision || r.OldRevision == "" || r.NewRevision == "" {
+		t.Errorf("revisions %q, %q; the report's %q, %q", doc.OldRevision, doc.NewRevision, r.OldRevision, r.NewRevision)
+	}
+	wantSum := map[string]int{"nodes": 15, "changed": 14, "unchanged": 1, "only_old": 1, "only_new": 1, "keys_changed": 23,
 		"errors_appeared": 2, "errors_gone": 0, "errors_changed": 0, "error_nodes": 2}
 	if d := cmp.Diff(wantSum, doc.Summary); d != "" {
 		t.Errorf("summary (-want +got):\n%s", d)

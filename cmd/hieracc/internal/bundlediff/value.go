@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ruby"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -26,7 +27,7 @@ const maxLCS = 1 << 22
 
 // diffValues appends the differences between a and b, found at path.
 func diffValues(path []string, a, b any, out *[]valueDiff) {
-	if typeName(a) != typeName(b) {
+	if ruby.KindName(a) != ruby.KindName(b) {
 		*out = append(*out, valueDiff{path: path, kind: TypeChanged, old: a, new: b, hasOld: true, hasNew: true})
 		return
 	}
@@ -155,27 +156,6 @@ func lcs(a, b []any) [][2]int {
 		}
 	}
 	return out
-}
-
-// typeName is the Puppet type of a value, as messages name it.
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "Undef"
-	case bool:
-		return "Boolean"
-	case int64:
-		return "Integer"
-	case float64:
-		return "Float"
-	case string:
-		return "String"
-	case []any:
-		return "Array"
-	case *format.Hash:
-		return "Hash"
-	}
-	return "Unknown"
 }
 
 // keyToken is a hash key as a pointer token: the string itself, or for

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/format/formattest"
 )
 
@@ -28,7 +29,7 @@ func variant(node string, v int) *format.Bundle {
 // have, with its shared details file, and returns that file's name.
 func put(t *testing.T, out, node string, v int) string {
 	t.Helper()
-	data, shared, err := format.EncodeShared(variant(node, v), format.Protection{})
+	data, shared, err := encode.EncodeShared(variant(node, v), encode.Protection{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func put(t *testing.T, out, node string, v int) string {
 // sharedName is the base name of the shared details file of variant v.
 func sharedName(t *testing.T, v int) string {
 	t.Helper()
-	_, shared, err := format.EncodeShared(variant("any", v), format.Protection{})
+	_, shared, err := encode.EncodeShared(variant("any", v), encode.Protection{})
 	if err != nil || shared == nil {
 		t.Fatalf("variant %d: %v, %v", v, shared, err)
 	}
@@ -85,7 +86,7 @@ func TestStageSharedOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			v := []int{1, 2, 9}[i%3]
-			staged[i], errs[i] = w.Stage(variant("n"+string(rune('a'+i%26))+string(rune('a'+i/26)), v), format.Protection{})
+			staged[i], errs[i] = w.Stage(variant("n"+string(rune('a'+i%26))+string(rune('a'+i/26)), v), encode.Protection{})
 		}()
 	}
 	wg.Wait()
@@ -118,7 +119,7 @@ func TestStageSharedOnce(t *testing.T) {
 		t.Errorf("details/ (-want +got):\n%s", d)
 	}
 	for _, v := range []int{1, 2} {
-		_, shared, _ := format.EncodeShared(variant("x", v), format.Protection{})
+		_, shared, _ := encode.EncodeShared(variant("x", v), encode.Protection{})
 		data, err := os.ReadFile(filepath.Join(out, format.SharedDetailsDir, sharedName(t, v)))
 		if err != nil || string(data) != string(shared.Data) {
 			t.Errorf("variant %d: the shared details file written is not the encoder's (%v)", v, err)
@@ -180,7 +181,7 @@ func TestCommitPrunes(t *testing.T) {
 				}
 			}
 			w := NewWriter(out)
-			if _, err := w.Stage(variant("new", 5), format.Protection{}); err != nil {
+			if _, err := w.Stage(variant("new", 5), encode.Protection{}); err != nil {
 				t.Fatal(err)
 			}
 			res, err := w.Commit(tc.cleanup(t))
@@ -221,7 +222,7 @@ func TestEncodersKept(t *testing.T) {
 	w := NewWriter(t.TempDir())
 	defer w.Discard()
 	for i := range 3 {
-		if _, err := w.Stage(variant(fmt.Sprintf("n%d", i), 1), format.Protection{}); err != nil {
+		if _, err := w.Stage(variant(fmt.Sprintf("n%d", i), 1), encode.Protection{}); err != nil {
 			t.Fatal(err)
 		}
 		runtime.GC()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 )
 
 // TestStagedModeUnderUmask: a bundle is mode 0640 whatever the umask,
@@ -27,7 +28,7 @@ func TestStagedModeUnderUmask(t *testing.T) {
 		out := t.TempDir()
 		w := NewWriter(out)
 		b := &format.Bundle{Node: "web01", Environment: "production", Revision: "r"}
-		if _, err := w.Stage(b, format.Protection{}); err != nil {
+		if _, err := w.Stage(b, encode.Protection{}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := w.Commit(Cleanup{}); err != nil {

@@ -6,7 +6,7 @@
 // and its commit also removes the bundles of nodes it was not given, and
 // the shared details files no bundle refers to.
 //
-// Shared details files (format.SharedDetails) go to OUT/details/, one per
+// Shared details files (encode.SharedDetails) go to OUT/details/, one per
 // digest however many bundles refer to it, and are renamed into place
 // before any bundle: OUT never holds a bundle whose shared details file
 // is missing, even after a crash.
@@ -22,10 +22,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 )
 
 // Writer writes the bundles of one run: Stage encodes a bundle into a
@@ -93,7 +93,7 @@ type sharedFile struct {
 // folder of the writer that holds it, and the memory of the keys of the
 // last bundle it encoded.
 type encoderBuf struct {
-	enc  *format.Encoder
+	enc  *encode.Encoder
 	buf  []byte
 	dir  string
 	keys *format.Key
@@ -103,14 +103,14 @@ type encoderBuf struct {
 // encoded the last bundle whose keys are in the same memory, if free. A
 // compile worker reuses that memory from node to node (compiler.Input's
 // Emit), and an Encoder saves most when it gets the nodes of one worker,
-// one after the other (format.Encoder: what the last bundle held).
+// one after the other (encode.Encoder: what the last bundle held).
 func (w *Writer) encoder(b *format.Bundle) *encoderBuf {
-	keys := unsafe.SliceData(b.Keys)
+	keys := keyMemory(b.Keys)
 	w.freeMu.Lock()
 	defer w.freeMu.Unlock()
 	n := len(w.free)
 	if n == 0 {
-		return &encoderBuf{enc: format.NewEncoder()}
+		return &encoderBuf{enc: encode.NewEncoder()}
 	}
 	i := n - 1
 	for j, enc := range w.free {
@@ -125,9 +125,18 @@ func (w *Writer) encoder(b *format.Bundle) *encoderBuf {
 	return enc
 }
 
+// keyMemory is the memory keys are in (its first element), nil if it has
+// none.
+func keyMemory(keys []format.Key) *format.Key {
+	if cap(keys) == 0 {
+		return nil
+	}
+	return &keys[:1][0]
+}
+
 // release gives enc back, after it encoded b.
 func (w *Writer) release(enc *encoderBuf, b *format.Bundle) {
-	enc.keys = unsafe.SliceData(b.Keys)
+	enc.keys = keyMemory(b.Keys)
 	w.freeMu.Lock()
 	w.free = append(w.free, enc)
 	w.freeMu.Unlock()
@@ -147,7 +156,7 @@ func (w *Writer) mkdir() error {
 // OUT, with the shared details file it refers to when OUT does not hold
 // that one already (staged once, whatever the number of bundles that
 // refer to it), and says which shared details file that is.
-func (w *Writer) Stage(b *format.Bundle, p format.Protection) (Staged, error) {
+func (w *Writer) Stage(b *format.Bundle, p encode.Protection) (Staged, error) {
 	if err := w.mkdir(); err != nil {
 		return Staged{}, err
 	}
@@ -156,7 +165,7 @@ func (w *Writer) Stage(b *format.Bundle, p format.Protection) (Staged, error) {
 	enc := w.encoder(b)
 	defer w.release(enc, b)
 	var (
-		shared *format.SharedDetails
+		shared *encode.SharedDetails
 		err    error
 	)
 	enc.buf, shared, err = enc.enc.AppendShared(enc.buf[:0], b, p)
@@ -202,7 +211,7 @@ func (w *Writer) Stage(b *format.Bundle, p format.Protection) (Staged, error) {
 // bundles: the first bundle that refers to it stages it in its staging
 // folder dir, unless OUT holds it already, whole (its digest checked);
 // the others wait for that and find it done.
-func (w *Writer) stageShared(dir string, s *format.SharedDetails) error {
+func (w *Writer) stageShared(dir string, s *encode.SharedDetails) error {
 	w.mu.Lock()
 	if w.shared == nil {
 		w.shared = map[[32]byte]*sharedFile{}

@@ -1,4 +1,4 @@
-package format
+package encode
 
 import (
 	"flag"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/hieracc/hieracc/format"
 )
 
 var bundlesDir = flag.String("bundles", "", "BenchmarkEncodeSize: also re-encode the bundles of this folder (a compile's output) in every version")
@@ -18,7 +20,7 @@ var bundlesDir = flag.String("bundles", "", "BenchmarkEncodeSize: also re-encode
 // encoder in the same run.
 func BenchmarkEncodeSize(b *testing.B) {
 	bundles := fleet(100, 2000, true)
-	var old [Version + 1]int
+	var old [format.Version + 1]int
 	for _, v := range []int{1, 3} {
 		for _, bd := range bundles {
 			data, err := refEncodeVersion(bd, v)
@@ -44,12 +46,12 @@ func BenchmarkEncodeSize(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		x, err := DecodeIndex(data)
+		x, err := format.DecodeIndex(data)
 		if err != nil {
 			b.Fatal(err)
 		}
 		total += len(data)
-		details += len(x.details)
+		details += detailsLen(x)
 	}
 	b.ReportMetric(float64(total)/float64(len(bundles)), "bytes/node")
 	b.ReportMetric(float64(details)/float64(len(bundles)), "details-B/node")
@@ -75,22 +77,22 @@ func BenchmarkEncodeSizeCompiled(b *testing.B) {
 		b.Fatalf("no bundles in %s (%v)", *bundlesDir, err)
 	}
 	files = files[:min(len(files), 1000)]
-	var size [Version + 1]int
+	var size [format.Version + 1]int
 	written := 0 // the files as they are, shared details files added below
 	for b.Loop() {
-		size = [Version + 1]int{}
+		size = [format.Version + 1]int{}
 		written = 0
 		for _, f := range files {
 			data, err := os.ReadFile(f)
 			if err != nil {
 				b.Fatal(err)
 			}
-			x, err := DecodeIndex(data)
+			x, err := format.DecodeIndex(data)
 			if err != nil {
 				b.Fatalf("%s: %v", f, err)
 			}
 			if d, ok := x.SharedDigest(); ok {
-				sd, err := os.ReadFile(filepath.Join(*bundlesDir, filepath.FromSlash(SharedDetailsName(d))))
+				sd, err := os.ReadFile(filepath.Join(*bundlesDir, filepath.FromSlash(format.SharedDetailsName(d))))
 				if err == nil {
 					err = x.AttachShared(sd)
 				}
@@ -103,7 +105,7 @@ func BenchmarkEncodeSizeCompiled(b *testing.B) {
 				b.Fatalf("%s: %v", f, err)
 			}
 			written += len(data)
-			for v := 1; v <= Version; v++ {
+			for v := 1; v <= format.Version; v++ {
 				enc, err := refEncodeVersion(bd, v)
 				if err != nil {
 					b.Fatal(err)
@@ -112,13 +114,13 @@ func BenchmarkEncodeSizeCompiled(b *testing.B) {
 			}
 		}
 	}
-	for v := 1; v <= Version; v++ {
+	for v := 1; v <= format.Version; v++ {
 		b.ReportMetric(float64(size[v])/float64(len(files)), fmt.Sprintf("v%d-B/node", v))
 	}
-	b.ReportMetric(float64(size[Version])/float64(size[1]), "v1-ratio")
+	b.ReportMetric(float64(size[format.Version])/float64(size[1]), "v1-ratio")
 	// What the compile wrote: these bundles, and every shared details
 	// file of the folder over all its bundles.
-	shared, _ := filepath.Glob(filepath.Join(*bundlesDir, SharedDetailsDir, "*"+sharedSuffix))
+	shared, _ := filepath.Glob(filepath.Join(*bundlesDir, format.SharedDetailsDir, "*.details"))
 	all, _ := filepath.Glob(filepath.Join(*bundlesDir, "*.bundle"))
 	sharedBytes := 0
 	for _, f := range shared {
@@ -136,21 +138,21 @@ func BenchmarkEncodeSizeCompiled(b *testing.B) {
 // in versions 3 and 4.
 func BenchmarkDetails(b *testing.B) {
 	bundles := fleet(20, 2000, true)
-	for _, v := range []int{3, Version} {
+	for _, v := range []int{3, format.Version} {
 		b.Run(fmt.Sprintf("version=%d", v), func(b *testing.B) {
-			var xs []*Index
+			var xs []*format.Index
 			size := 0
 			for _, bd := range bundles {
 				data, err := refEncodeVersion(bd, v)
 				if err != nil {
 					b.Fatal(err)
 				}
-				x, err := DecodeIndex(data)
+				x, err := format.DecodeIndex(data)
 				if err != nil {
 					b.Fatal(err)
 				}
 				xs = append(xs, x)
-				size += len(x.details)
+				size += detailsLen(x)
 			}
 			b.ReportAllocs()
 			for b.Loop() {

@@ -1,4 +1,4 @@
-package format
+package encode
 
 // This file keeps the encoder as it was before Encoder (msgpack's encoder,
 // one table per bundle) as a reference: the new encoder must produce the
@@ -16,21 +16,23 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/internal/wire"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
 // refEncode is Encode as it was before Encoder.
-func refEncode(b *Bundle) ([]byte, error) { return refEncodeVersion(b, Version) }
+func refEncode(b *format.Bundle) ([]byte, error) { return refEncodeVersion(b, format.Version) }
 
 // refEncodeVersion encodes b in the given format version, leaving out
 // what older versions lack: the reference for their samples
 // (TestRefEncodesSamples) and for measuring sizes against them.
-func refEncodeVersion(b *Bundle, version int) ([]byte, error) {
+func refEncodeVersion(b *format.Bundle, version int) ([]byte, error) {
 	e := &refEncoder{
 		version: version,
 		vals:    map[string]int{},
-		errs:    map[Error]int{},
-		hashes:  map[*Hash]int{},
+		errs:    map[format.Error]int{},
+		hashes:  map[*format.Hash]int{},
 		slices:  map[refSliceID]int{},
 	}
 	e.sw = refNewWriter(&e.scratch)
@@ -43,13 +45,13 @@ func refEncodeVersion(b *Bundle, version int) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(len(body) + 128 + len(b.Node) + len(b.Environment) + len(b.Revision) + len(b.SourceRevision))
 	w := refNewWriter(&buf)
-	w.string(magic[1:])
+	w.string(wire.Magic[1:])
 	w.uint(uint64(version))
 	fields := 6
-	if has(version, fSeal) {
+	if version >= 4 /* the seal */ {
 		fields++
 	}
-	if has(version, fSourceRevision) {
+	if version >= 7 /* the source revision */ {
 		fields++
 	}
 	w.array(fields)
@@ -58,15 +60,15 @@ func refEncodeVersion(b *Bundle, version int) ([]byte, error) {
 	w.string(b.Node)
 	w.string(b.Environment)
 	w.string(b.Revision)
-	if has(version, fSourceRevision) {
+	if version >= 7 /* the source revision */ {
 		w.string(b.SourceRevision)
 	}
-	if has(version, fSeal) {
+	if version >= 4 /* the seal */ {
 		buf.WriteByte(0xc0) // no seal
 	}
-	w.fixed32(crc32.Checksum(buf.Bytes(), castagnoli))
-	if buf.Len() > maxHeader {
-		return nil, fmt.Errorf("format: header of %d bytes exceeds %d: node, environment, revision or source revision too long", buf.Len(), maxHeader)
+	w.fixed32(crc32.Checksum(buf.Bytes(), wire.Castagnoli))
+	if buf.Len() > wire.MaxHeader {
+		return nil, fmt.Errorf("format: header of %d bytes exceeds %d: node, environment, revision or source revision too long", buf.Len(), wire.MaxHeader)
 	}
 	buf.Write(body)
 	if version >= 4 {
@@ -121,20 +123,20 @@ type refEncoder struct {
 	entries [][]byte // msgpack of each entry, references as indexes
 	depth   []int32
 	nodes   []int64
-	vals    map[string]int // entry bytes -> index
-	hashes  map[*Hash]int  // a hash already added (shared subtrees)
+	vals    map[string]int       // entry bytes -> index
+	hashes  map[*format.Hash]int // a hash already added (shared subtrees)
 	slices  map[refSliceID]int
 	scratch bytes.Buffer
 	sw      *refWriter // writes to scratch
 
-	errList []Error
-	errs    map[Error]int
+	errList []format.Error
+	errs    map[format.Error]int
 }
 
 // value adds v and its children to the table and returns its index.
 func (e *refEncoder) value(v any, depth int) (int, error) {
-	if depth > MaxDepth {
-		return 0, fmt.Errorf("value nested deeper than %d", MaxDepth)
+	if depth > format.MaxDepth {
+		return 0, fmt.Errorf("value nested deeper than %d", format.MaxDepth)
 	}
 	var kids []int
 	container := false
@@ -155,7 +157,7 @@ func (e *refEncoder) value(v any, depth int) (int, error) {
 			}
 			kids[i] = k
 		}
-	case *Hash:
+	case *format.Hash:
 		if v == nil {
 			return 0, fmt.Errorf("nil *Hash")
 		}
@@ -194,7 +196,7 @@ func (e *refEncoder) value(v any, depth int) (int, error) {
 		w.string(v)
 	case []any:
 		w.array(len(kids))
-	case *Hash:
+	case *format.Hash:
 		w.mapLen(len(kids) / 2)
 	}
 	for _, k := range kids {
@@ -212,13 +214,13 @@ func (e *refEncoder) value(v any, depth int) (int, error) {
 		}
 		for _, k := range kids {
 			d = max(d, e.depth[k]+1)
-			n = min(n+e.nodes[k], MaxNodes+1)
+			n = min(n+e.nodes[k], format.MaxNodes+1)
 		}
-		if d > MaxDepth {
-			return 0, fmt.Errorf("value nested deeper than %d", MaxDepth)
+		if d > format.MaxDepth {
+			return 0, fmt.Errorf("value nested deeper than %d", format.MaxDepth)
 		}
-		if n > MaxNodes {
-			return 0, fmt.Errorf("value has more than %d nodes", MaxNodes)
+		if n > format.MaxNodes {
+			return 0, fmt.Errorf("value has more than %d nodes", format.MaxNodes)
 		}
 		i = len(e.entries)
 		key := e.scratch.String() // the entry with msgpack references
@@ -226,7 +228,7 @@ func (e *refEncoder) value(v any, depth int) (int, error) {
 		if e.version >= 5 && container {
 			// Version 5: the references are varints.
 			e.scratch.Reset()
-			if _, isHash := v.(*Hash); isHash {
+			if _, isHash := v.(*format.Hash); isHash {
 				w.mapLen(len(kids) / 2)
 			} else {
 				w.array(len(kids))
@@ -246,7 +248,7 @@ func (e *refEncoder) value(v any, depth int) (int, error) {
 		e.vals[key] = i
 	}
 	switch v := v.(type) {
-	case *Hash:
+	case *format.Hash:
 		e.hashes[v] = i
 	case []any:
 		if len(v) > 0 {
@@ -280,7 +282,7 @@ type refSliceID struct {
 }
 
 // err adds an error to the error table; -1 for nil.
-func (e *refEncoder) err(x *Error) int {
+func (e *refEncoder) err(x *format.Error) int {
 	if x == nil {
 		return -1
 	}
@@ -295,15 +297,15 @@ func (e *refEncoder) err(x *Error) int {
 
 // refContribution is a Contribution with its value and error as table indexes.
 type refContribution struct {
-	c        *Contribution
+	c        *format.Contribution
 	val, err int
 }
 
-func (e *refEncoder) contributions(cs []Contribution) ([]refContribution, error) {
+func (e *refEncoder) contributions(cs []format.Contribution) ([]refContribution, error) {
 	out := make([]refContribution, len(cs))
 	for i := range cs {
 		c := &cs[i]
-		if c.Layer > LayerModule {
+		if c.Layer > format.LayerModule {
 			return nil, fmt.Errorf("contribution %d: unknown layer %d", i, c.Layer)
 		}
 		if c.Level < 0 || c.Location < 0 || c.Level > math.MaxInt32 || c.Location > math.MaxInt32 {
@@ -321,7 +323,7 @@ func (e *refEncoder) contributions(cs []Contribution) ([]refContribution, error)
 	return out, nil
 }
 
-func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
+func (e *refEncoder) body(b *format.Bundle, version int) ([]byte, error) {
 	for i := range b.Keys {
 		if err := checkAsked(&b.Keys[i]); err != nil {
 			return nil, err
@@ -389,7 +391,7 @@ func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 				break // older versions have no Asked: nor their values
 			}
 			var pair [2][]refContribution
-			for j, cs := range [2][]Contribution{a.Contributions, a.Defaults} {
+			for j, cs := range [2][]format.Contribution{a.Contributions, a.Defaults} {
 				if pair[j], err = e.contributions(cs); err != nil {
 					return nil, fmt.Errorf("format: key %q: asked as %q: %w", k.Name, a.Text, err)
 				}
@@ -484,7 +486,7 @@ func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 		w.bool(sc.Default)
 		w.ref(optErrs[0])
 		optErrs = optErrs[1:]
-		for _, es := range [][]OptionEntry{sc.Literal, sc.Pattern} {
+		for _, es := range [][]format.OptionEntry{sc.Literal, sc.Pattern} {
 			w.array(len(es))
 			for _, o := range es {
 				w.array(2)
@@ -499,7 +501,7 @@ func (e *refEncoder) body(b *Bundle, version int) ([]byte, error) {
 
 // refKeyTable is version 5's key table, written the plain way: names
 // front-coded against the name before, everything else in varints.
-func refKeyTable(keys []Key, vals, errs []int) []byte {
+func refKeyTable(keys []format.Key, vals, errs []int) []byte {
 	t := binary.AppendUvarint(nil, uint64(len(keys)))
 	prev, last := "", -1
 	for i, k := range keys {
@@ -537,8 +539,8 @@ func refKeyTable(keys []Key, vals, errs []int) []byte {
 }
 
 // refWriteKeys writes the keys and the index of versions 1 to 4.
-func refWriteKeys(w *refWriter, keys []Key, version int, keyVals, keyErrs []int) {
-	b := &Bundle{Keys: keys}
+func refWriteKeys(w *refWriter, keys []format.Key, version int, keyVals, keyErrs []int) {
+	b := &format.Bundle{Keys: keys}
 	w.array(len(b.Keys))
 	for i := range b.Keys {
 		if version == 1 {
@@ -552,7 +554,7 @@ func refWriteKeys(w *refWriter, keys []Key, version int, keyVals, keyErrs []int)
 		if version >= 2 {
 			flags := keyFlags(&b.Keys[i])
 			if version < 3 {
-				flags &^= keyAsked
+				flags &^= wire.KeyAsked
 			}
 			w.uint(flags)
 		}
@@ -564,12 +566,12 @@ func refWriteKeys(w *refWriter, keys []Key, version int, keyVals, keyErrs []int)
 // committed sample of every version: the bundle each decodes to, encoded
 // again in its version, gives its bytes back.
 func TestRefEncodesSamples(t *testing.T) {
-	for v := 1; v <= Version; v++ {
-		data, err := os.ReadFile(fmt.Sprintf("testdata/v%d.bundle", v))
+	for v := 1; v <= format.Version; v++ {
+		data, err := os.ReadFile(fmt.Sprintf("../testdata/v%d.bundle", v))
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := Decode(data)
+		b, err := format.Decode(data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -578,17 +580,17 @@ func TestRefEncodesSamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, data) {
-			t.Errorf("version %d: the reference encoder does not give testdata/v%d.bundle back", v, v)
+			t.Errorf("version %d: the reference encoder does not give format/testdata/v%d.bundle back", v, v)
 		}
 	}
 }
 
 // refIndexTable builds the open-addressing table of the index section.
-func refIndexTable(keys []Key) []byte {
-	slots := make([]uint32, slotCount(len(keys)))
+func refIndexTable(keys []format.Key) []byte {
+	slots := make([]uint32, wire.SlotCount(len(keys)))
 	mask := uint64(len(slots) - 1)
 	for i := range keys {
-		j := keyHash(keys[i].Name) & mask
+		j := wire.KeyHash(keys[i].Name) & mask
 		for slots[j] != 0 {
 			j = (j + 1) & mask
 		}
@@ -601,7 +603,7 @@ func refIndexTable(keys []Key) []byte {
 	return out
 }
 
-func refWriteHierarchy(w *refWriter, h *Hierarchy, version int) {
+func refWriteHierarchy(w *refWriter, h *format.Hierarchy, version int) {
 	w.array(2)
 	w.bool(h.Present)
 	w.array(len(h.Levels))
@@ -624,8 +626,8 @@ func refWriteHierarchy(w *refWriter, h *Hierarchy, version int) {
 	}
 }
 
-func refWriteMerge(w *refWriter, m Merge) {
-	if m == (Merge{}) {
+func refWriteMerge(w *refWriter, m format.Merge) {
+	if m == (format.Merge{}) {
 		w.nil()
 		return
 	}
@@ -664,14 +666,14 @@ func refWriteContributions(w *refWriter, cs []refContribution, own, version int)
 }
 
 // refWriteKeyDetailsV4 writes the keys' details as version 4 does.
-func refWriteKeyDetailsV4(d *refWriter, b *Bundle, version int, keyVals []int, contribs, defaults [][]refContribution, asked [][][2][]refContribution) {
+func refWriteKeyDetailsV4(d *refWriter, b *format.Bundle, version int, keyVals []int, contribs, defaults [][]refContribution, asked [][][2][]refContribution) {
 	// Version 4: the tables of merges and lookup_options sources, in
 	// order of first use, then each key's shape and fields.
-	var merges []Merge
+	var merges []format.Merge
 	var sources [][2]string
 	for _, k := range b.Keys {
-		for _, m := range []Merge{k.Merge, k.DefaultMerge} {
-			if m != (Merge{}) && !slices.Contains(merges, m) {
+		for _, m := range []format.Merge{k.Merge, k.DefaultMerge} {
+			if m != (format.Merge{}) && !slices.Contains(merges, m) {
 				merges = append(merges, m)
 			}
 		}
@@ -702,10 +704,10 @@ func refWriteKeyDetailsV4(d *refWriter, b *Bundle, version int, keyVals []int, c
 		if len(k.Defaults) > 0 {
 			add(1, func() { refWriteContributions(d, defaults[i], own, version) })
 		}
-		if k.Merge != (Merge{}) {
+		if k.Merge != (format.Merge{}) {
 			add(2, func() { d.uint(uint64(slices.Index(merges, k.Merge))) })
 		}
-		if k.DefaultMerge != (Merge{}) {
+		if k.DefaultMerge != (format.Merge{}) {
 			add(4, func() { d.uint(uint64(slices.Index(merges, k.DefaultMerge))) })
 		}
 		if len(k.ConvertTo) > 0 {
@@ -745,7 +747,7 @@ func refWriteKeyDetailsV4(d *refWriter, b *Bundle, version int, keyVals []int, c
 }
 
 // refWriteConvertTo writes a key's convert_to: its type and arguments.
-func refWriteConvertTo(d *refWriter, c []Value) {
+func refWriteConvertTo(d *refWriter, c []format.Value) {
 	d.array(len(c))
 	for _, v := range c {
 		switch v := v.(type) {
@@ -760,7 +762,7 @@ func refWriteConvertTo(d *refWriter, c []Value) {
 }
 
 // refWriteKeyDetailsV3 writes the keys' details as versions 1 to 3 do.
-func refWriteKeyDetailsV3(d *refWriter, b *Bundle, version int, contribs, defaults [][]refContribution, asked [][][2][]refContribution) {
+func refWriteKeyDetailsV3(d *refWriter, b *format.Bundle, version int, contribs, defaults [][]refContribution, asked [][][2][]refContribution) {
 	d.array(len(b.Keys))
 	for i := range b.Keys {
 		k := &b.Keys[i]

@@ -1,4 +1,4 @@
-package format
+package encode
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/internal/wire"
 	"github.com/hieracc/hieracc/internal/cputime"
 )
 
@@ -23,7 +25,7 @@ import (
 // shared), interpolated strings a new string per node. With shareKeys,
 // nodes that resolve a key alike also share its Key struct (its
 // contributions' slice).
-func fleet(n, k int, shareKeys bool) []*Bundle {
+func fleet(n, k int, shareKeys bool) []*format.Bundle {
 	r := rand.New(rand.NewPCG(1, 2))
 	const roles, dcs, oses = 12, 4, 3
 	type file struct {
@@ -51,53 +53,53 @@ func fleet(n, k int, shareKeys bool) []*Bundle {
 		osF = append(osF, newFile(3, 0.2))
 	}
 	names := make([]string, k)
-	merge := make([]Merge, k)
+	merge := make([]format.Merge, k)
 	for i := range names {
 		names[i] = fmt.Sprintf("profile::mod%02d::param_%04d", i%40, i)
 		if i%20 == 7 {
-			merge[i] = Merge{Strategy: "deep"}
+			merge[i] = format.Merge{Strategy: "deep"}
 		}
 	}
 	slices.Sort(names)
-	modules := make([]Module, 10)
+	modules := make([]format.Module, 10)
 	for i := range modules {
-		modules[i] = Module{Name: fmt.Sprintf("mod%d", i), Hierarchy: Hierarchy{Present: true, Levels: []Level{
-			{Name: "OS", Locations: []Location{{Path: "data/os/Debian.yaml", Exists: i%2 == 0}}},
-			{Name: "Common", Locations: []Location{{Path: "data/common.yaml", Exists: true}}},
+		modules[i] = format.Module{Name: fmt.Sprintf("mod%d", i), Hierarchy: format.Hierarchy{Present: true, Levels: []format.Level{
+			{Name: "OS", Locations: []format.Location{{Path: "data/os/Debian.yaml", Exists: i%2 == 0}}},
+			{Name: "Common", Locations: []format.Location{{Path: "data/common.yaml", Exists: true}}},
 		}}}
 	}
-	type keyCache = map[[5]*file]*Key
+	type keyCache = map[[5]*file]*format.Key
 	shared := make([]keyCache, k)
 	for i := range shared {
 		shared[i] = keyCache{}
 	}
-	var out []*Bundle
+	var out []*format.Bundle
 	for node := range n {
 		cert := fmt.Sprintf("node%05d.dc%d.example.com", node, node%dcs)
 		role, dc, os := r.IntN(roles), node%dcs, r.IntN(oses)
 		nodeF := newFile(0, 0.01)
 		files := [5]*file{nodeF, roleF[role], dcF[dc], osF[os], common}
-		b := &Bundle{Node: cert, Environment: "production", Revision: "r1",
-			Env: Hierarchy{Present: true, Levels: []Level{
-				{Name: "Per-node", Locations: []Location{{Path: "data/nodes/" + cert + ".yaml", Exists: true}}},
-				{Name: "Role", Locations: []Location{{Path: fmt.Sprintf("data/role/r%d.yaml", role), Exists: true}}},
-				{Name: "DC", Locations: []Location{{Path: fmt.Sprintf("data/dc/dc%d.yaml", dc), Exists: true}}},
-				{Name: "OS", Locations: []Location{{Path: fmt.Sprintf("data/os/os%d.yaml", os), Exists: true}}},
-				{Name: "Common", Locations: []Location{{Path: "data/common.yaml", Exists: true}}},
+		b := &format.Bundle{Node: cert, Environment: "production", Revision: "r1",
+			Env: format.Hierarchy{Present: true, Levels: []format.Level{
+				{Name: "Per-node", Locations: []format.Location{{Path: "data/nodes/" + cert + ".yaml", Exists: true}}},
+				{Name: "Role", Locations: []format.Location{{Path: fmt.Sprintf("data/role/r%d.yaml", role), Exists: true}}},
+				{Name: "DC", Locations: []format.Location{{Path: fmt.Sprintf("data/dc/dc%d.yaml", dc), Exists: true}}},
+				{Name: "OS", Locations: []format.Location{{Path: fmt.Sprintf("data/os/os%d.yaml", os), Exists: true}}},
+				{Name: "Common", Locations: []format.Location{{Path: "data/common.yaml", Exists: true}}},
 			}},
 			Modules: modules,
-			Keys:    make([]Key, k),
+			Keys:    make([]format.Key, k),
 		}
 		for i := range k {
 			var key [5]*file // the files that hold the key: what decides its result
-			var cs []Contribution
+			var cs []format.Contribution
 			for j, f := range files {
 				if v, ok := f.vals[i]; ok {
 					key[j] = f
 					if s, ok := v.(string); ok && i%10 == 3 { // interpolated: a new string per node
 						v = s + "." + cert
 					}
-					cs = append(cs, Contribution{Layer: LayerEnvironment, Level: f.level, Line: 1 + i%300, Column: 3, Value: v})
+					cs = append(cs, format.Contribution{Layer: format.LayerEnvironment, Level: f.level, Line: 1 + i%300, Column: 3, Value: v})
 				}
 			}
 			if key[0] == nil && shareKeys && i%10 != 3 {
@@ -106,7 +108,7 @@ func fleet(n, k int, shareKeys bool) []*Bundle {
 					continue
 				}
 			}
-			kk := Key{Name: names[i], Merge: merge[i], Contributions: cs, Value: cs[0].Value}
+			kk := format.Key{Name: names[i], Merge: merge[i], Contributions: cs, Value: cs[0].Value}
 			if merge[i].Strategy != "" && len(cs) > 1 {
 				kk.Value = fleetMerge(cs)
 			}
@@ -122,7 +124,7 @@ func fleet(n, k int, shareKeys bool) []*Bundle {
 
 // fleetMerge merges the contributions' values (a stand-in for a deep
 // merge: a new container, equal for equal inputs).
-func fleetMerge(cs []Contribution) any {
+func fleetMerge(cs []format.Contribution) any {
 	switch cs[0].Value.(type) {
 	case []any:
 		var a []any
@@ -132,10 +134,10 @@ func fleetMerge(cs []Contribution) any {
 			}
 		}
 		return a
-	case *Hash:
-		h := NewHash(8)
+	case *format.Hash:
+		h := format.NewHash(8)
 		for i := len(cs) - 1; i >= 0; i-- {
-			if x, ok := cs[i].Value.(*Hash); ok {
+			if x, ok := cs[i].Value.(*format.Hash); ok {
 				for k, v := range x.All() {
 					h.Set(k, v)
 				}
@@ -166,32 +168,32 @@ func fleetValue(r *rand.Rand, key int) any {
 	case 6:
 		return 0.5 + float64(r.IntN(8))
 	}
-	h := NewHash(4)
+	h := format.NewHash(4)
 	h.Set("ensure", "present")
 	h.Set("port", int64(8000+r.IntN(100)))
 	h.Set("path", "/etc/"+word())
 	if r.IntN(2) == 0 {
-		h.Set("options", &Hash{keys: []any{"timeout", "retries"}, vals: []any{int64(r.IntN(60)), int64(3)}})
+		h.Set("options", format.HashOf([]any{"timeout", "retries"}, []any{int64(r.IntN(60)), int64(3)}, nil))
 	}
 	return h
 }
 
 // sampleBundles are the bundles the encoders must agree on.
-func sampleBundles() []*Bundle {
+func sampleBundles() []*format.Bundle {
 	deep := any("leaf")
-	for range MaxDepth {
+	for range format.MaxDepth {
 		deep = []any{deep}
 	}
 	tooDeep := []any{deep}
-	wide := &Hash{keys: []any{"x"}, vals: []any{int64(1)}}
+	wide := format.HashOf([]any{"x"}, []any{int64(1)}, nil)
 	for i := range 25 {
-		wide = &Hash{keys: []any{"a", "b", "i"}, vals: []any{wide, wide, int64(i)}}
+		wide = format.HashOf([]any{"a", "b", "i"}, []any{wide, wide, int64(i)}, nil)
 	}
 	big := make([]any, 70000)
 	for i := range big {
 		big[i] = int64(i) - 35000
 	}
-	bigH := NewHash(70000)
+	bigH := format.NewHash(70000)
 	for i := range 70000 {
 		bigH.Set(fmt.Sprint("k", i), float64(i))
 	}
@@ -201,56 +203,56 @@ func sampleBundles() []*Bundle {
 		int64(math.MinInt32), int64(math.MinInt32) - 1, int64(math.MaxInt64), int64(math.MinInt64),
 		0.0, math.Copysign(0, -1), 1.0, math.NaN(), math.Inf(-1), "", "x", strings.Repeat("s", 31),
 		strings.Repeat("s", 32), strings.Repeat("s", 255), strings.Repeat("s", 256), strings.Repeat("s", 65535),
-		strings.Repeat("s", 65536), []any{}, &Hash{}, make([]any, 15), make([]any, 16), make([]any, 65536)}
-	errA := &Error{Message: "a", Pos: Pos{File: "f", Line: -5, Column: 1 << 40}, Level: "L"}
-	out := []*Bundle{
+		strings.Repeat("s", 65536), []any{}, &format.Hash{}, make([]any, 15), make([]any, 16), make([]any, 65536)}
+	errA := &format.Error{Message: "a", Pos: format.Pos{File: "f", Line: -5, Column: 1 << 40}, Level: "L"}
+	out := []*format.Bundle{
 		{},
 		{Node: "n", NodeError: errA},
-		{Keys: []Key{{Name: "a", Value: scalars}, {Name: "b", Value: &Hash{keys: scalars[:29], vals: scalars[:29]}}}},
-		{Keys: []Key{{Name: "deep", Value: deep}, {Name: "deep2", Value: []any{deep, "x"}}}},
-		{Keys: []Key{{Name: "big", Value: big}, {Name: "bigh", Value: bigH}, {Name: "c", Value: []any{big, bigH}}}},
-		{Keys: []Key{{Name: "b", Value: "x"}, {Name: "a", Value: "y"}}},
-		{Keys: []Key{{Name: "a", Value: 1}}},
-		{Keys: []Key{{Name: "a", Value: []any{"ok", map[string]any{}}}}},
-		{Keys: []Key{{Name: "a", Value: (*Hash)(nil)}}},
-		{Keys: []Key{{Name: "a", Value: tooDeep}}},
-		{Keys: []Key{{Name: "a", Value: wide}}},
-		{Keys: []Key{{Name: "a", Contributions: []Contribution{{Value: "x"}, {Layer: 3}}}}},
-		{Keys: []Key{{Name: "a", Defaults: []Contribution{{Value: "x"}, {Level: -1}}}}},
-		{Keys: []Key{{Name: "a", Defaults: []Contribution{{Value: int32(1)}}}}},
+		{Keys: []format.Key{{Name: "a", Value: scalars}, {Name: "b", Value: rawHash(scalars[:29], scalars[:29])}}},
+		{Keys: []format.Key{{Name: "deep", Value: deep}, {Name: "deep2", Value: []any{deep, "x"}}}},
+		{Keys: []format.Key{{Name: "big", Value: big}, {Name: "bigh", Value: bigH}, {Name: "c", Value: []any{big, bigH}}}},
+		{Keys: []format.Key{{Name: "b", Value: "x"}, {Name: "a", Value: "y"}}},
+		{Keys: []format.Key{{Name: "a", Value: 1}}},
+		{Keys: []format.Key{{Name: "a", Value: []any{"ok", map[string]any{}}}}},
+		{Keys: []format.Key{{Name: "a", Value: (*format.Hash)(nil)}}},
+		{Keys: []format.Key{{Name: "a", Value: tooDeep}}},
+		{Keys: []format.Key{{Name: "a", Value: wide}}},
+		{Keys: []format.Key{{Name: "a", Contributions: []format.Contribution{{Value: "x"}, {Layer: 3}}}}},
+		{Keys: []format.Key{{Name: "a", Defaults: []format.Contribution{{Value: "x"}, {Level: -1}}}}},
+		{Keys: []format.Key{{Name: "a", Defaults: []format.Contribution{{Value: int32(1)}}}}},
 		{Revision: strings.Repeat("r", 1<<16)},
 		{Revision: strings.Repeat("r", 1<<16-200)},
-		{Modules: []Module{{Name: "b"}, {Name: "a"}}},
-		{Node: "errs", NodeError: errA, Modules: []Module{
-			{Name: "a", Err: errA, Default: &Hierarchy{Present: true, Levels: []Level{{Name: "x", Locations: []Location{{"p", true, "%{x}"}}}}}},
-			{Name: "b", Hierarchy: Hierarchy{Levels: make([]Level, 20)}},
-			{Name: "c", Err: &Error{Message: "c"}},
-		}, Keys: []Key{
-			{Name: "a", Err: &Error{Message: "c"}, Contributions: []Contribution{{Err: errA, Layer: LayerModule, Level: math.MaxInt32, Location: 300, Line: -1, Column: -100000}}},
-			{Name: "b", Value: "v", Merge: Merge{Strategy: "deep", KnockoutPrefix: "--", MergeHashArrays: true}, MergeFrom: &OptionsEntry{Entry: "^b", Pos: Pos{File: "f", Line: -1, Column: 1 << 40}, Level: "l"},
-				DefaultMerge: Merge{SortMergedArrays: true}, Defaults: []Contribution{{Value: "v"}, {Err: &Error{Message: "d"}}}},
+		{Modules: []format.Module{{Name: "b"}, {Name: "a"}}},
+		{Node: "errs", NodeError: errA, Modules: []format.Module{
+			{Name: "a", Err: errA, Default: &format.Hierarchy{Present: true, Levels: []format.Level{{Name: "x", Locations: []format.Location{{Path: "p", Exists: true, Original: "%{x}"}}}}}},
+			{Name: "b", Hierarchy: format.Hierarchy{Levels: make([]format.Level, 20)}},
+			{Name: "c", Err: &format.Error{Message: "c"}},
+		}, Keys: []format.Key{
+			{Name: "a", Err: &format.Error{Message: "c"}, Contributions: []format.Contribution{{Err: errA, Layer: format.LayerModule, Level: math.MaxInt32, Location: 300, Line: -1, Column: -100000}}},
+			{Name: "b", Value: "v", Merge: format.Merge{Strategy: "deep", KnockoutPrefix: "--", MergeHashArrays: true}, MergeFrom: &format.OptionsEntry{Entry: "^b", Pos: format.Pos{File: "f", Line: -1, Column: 1 << 40}, Level: "l"},
+				DefaultMerge: format.Merge{SortMergedArrays: true}, Defaults: []format.Contribution{{Value: "v"}, {Err: &format.Error{Message: "d"}}}},
 		}},
-		{Keys: []Key{{Name: "n", Err: errA, Contributions: []Contribution{{Value: "top"}, {Err: errA, Level: 1}},
-			Asked: []Asked{
-				{Contributions: []Contribution{{Value: "top"}, {Value: []any{"low", "top"}, Level: 1}}},
-				{Text: "n.b", Contributions: []Contribution{{Value: "top"}, {Err: &Error{Message: "r"}, Level: 1}}, Defaults: []Contribution{{Value: "d"}}},
+		{Keys: []format.Key{{Name: "n", Err: errA, Contributions: []format.Contribution{{Value: "top"}, {Err: errA, Level: 1}},
+			Asked: []format.Asked{
+				{Contributions: []format.Contribution{{Value: "top"}, {Value: []any{"low", "top"}, Level: 1}}},
+				{Text: "n.b", Contributions: []format.Contribution{{Value: "top"}, {Err: &format.Error{Message: "r"}, Level: 1}}, Defaults: []format.Contribution{{Value: "d"}}},
 			}}}},
-		{Keys: []Key{{Name: "n", Asked: []Asked{{Text: "n.b"}}}}},
-		{Keys: []Key{{Name: "n", Asked: []Asked{{}, {}}}}},
-		{Keys: []Key{{Name: "n", Asked: []Asked{{Contributions: []Contribution{{Layer: 7}}}}}}},
-		{Keys: []Key{{Name: "a", Err: errA, Contributions: []Contribution{{Err: &Error{Message: "c"}}}}}, Modules: []Module{{Name: "m", Err: &Error{Message: "m"}}},
-			Options: []OptionScope{
-				{Literal: []OptionEntry{{Name: "x", Err: errA}, {Name: "y"}}, Pattern: []OptionEntry{{Name: "^z", Err: &Error{Message: "z"}}, {Name: "^c", Err: &Error{Message: "c"}}}},
+		{Keys: []format.Key{{Name: "n", Asked: []format.Asked{{Text: "n.b"}}}}},
+		{Keys: []format.Key{{Name: "n", Asked: []format.Asked{{}, {}}}}},
+		{Keys: []format.Key{{Name: "n", Asked: []format.Asked{{Contributions: []format.Contribution{{Layer: 7}}}}}}},
+		{Keys: []format.Key{{Name: "a", Err: errA, Contributions: []format.Contribution{{Err: &format.Error{Message: "c"}}}}}, Modules: []format.Module{{Name: "m", Err: &format.Error{Message: "m"}}},
+			Options: []format.OptionScope{
+				{Literal: []format.OptionEntry{{Name: "x", Err: errA}, {Name: "y"}}, Pattern: []format.OptionEntry{{Name: "^z", Err: &format.Error{Message: "z"}}, {Name: "^c", Err: &format.Error{Message: "c"}}}},
 				{Module: "m"},
-				{Module: "m", Default: true, Err: &Error{Message: "m"}},
+				{Module: "m", Default: true, Err: &format.Error{Message: "m"}},
 			}},
-		{Options: []OptionScope{{Module: "m", Default: true}, {Module: "m"}}},
-		{Options: []OptionScope{{Pattern: []OptionEntry{{Name: "^("}}}}},
+		{Options: []format.OptionScope{{Module: "m", Default: true}, {Module: "m"}}},
+		{Options: []format.OptionScope{{Pattern: []format.OptionEntry{{Name: "^("}}}}},
 	}
-	many := &Bundle{}
+	many := &format.Bundle{}
 	for i := range 40 {
-		many.Keys = append(many.Keys, Key{Name: fmt.Sprintf("k%03d", i), Value: slices.Repeat([]any{"x"}, i),
-			Contributions: slices.Repeat([]Contribution{{Value: int64(i)}}, i)})
+		many.Keys = append(many.Keys, format.Key{Name: fmt.Sprintf("k%03d", i), Value: slices.Repeat([]any{"x"}, i),
+			Contributions: slices.Repeat([]format.Contribution{{Value: int64(i)}}, i)})
 	}
 	out = append(out, many)
 	out = append(out, sharedContributions()...)
@@ -260,21 +262,21 @@ func sampleBundles() []*Bundle {
 
 // sharedContributions are bundles whose keys share Contributions and
 // Defaults slices in every way the Encoder must tell apart.
-func sharedContributions() []*Bundle {
-	h := &Hash{keys: []any{"k"}, vals: []any{[]any{"v", int64(1)}}}
-	cs := []Contribution{{Value: "a", Line: 1}, {Value: h, Layer: LayerModule, Level: 300, Location: 70000, Line: -40, Column: 1 << 33}, {Value: []any{h}}}
-	ecs := []Contribution{{Value: "a"}, {Err: &Error{Message: "boom"}}, {Value: "b"}}
-	deep := Merge{Strategy: "deep"}
-	var out []*Bundle
+func sharedContributions() []*format.Bundle {
+	h := format.HashOf([]any{"k"}, []any{[]any{"v", int64(1)}}, nil)
+	cs := []format.Contribution{{Value: "a", Line: 1}, {Value: h, Layer: format.LayerModule, Level: 300, Location: 70000, Line: -40, Column: 1 << 33}, {Value: []any{h}}}
+	ecs := []format.Contribution{{Value: "a"}, {Err: &format.Error{Message: "boom"}}, {Value: "b"}}
+	deep := format.Merge{Strategy: "deep"}
+	var out []*format.Bundle
 	for i := range 3 {
 		v := any("x")
 		if i == 1 {
 			v = h
 		}
-		b := &Bundle{Node: fmt.Sprint("shared", i), Keys: []Key{
+		b := &format.Bundle{Node: fmt.Sprint("shared", i), Keys: []format.Key{
 			{Name: "a", Contributions: cs, Value: v},
 			{Name: "b", Contributions: cs[:1], Value: "y"},
-			{Name: "c", Defaults: cs, Value: h, DefaultMerge: Merge{Strategy: Strategy(fmt.Sprint(i))}},
+			{Name: "c", Defaults: cs, Value: h, DefaultMerge: format.Merge{Strategy: format.Strategy(fmt.Sprint(i))}},
 			{Name: "d", Contributions: cs, Defaults: cs[1:], Value: "x", Merge: deep},
 			{Name: "e", Contributions: cs[1:], Defaults: cs, Value: cs[2].Value},
 			{Name: "f", Contributions: ecs, Value: "a"},
@@ -282,7 +284,7 @@ func sharedContributions() []*Bundle {
 			{Name: "h", Value: "nothing"},
 		}}
 		if i == 2 {
-			b.Keys[0].Err = &Error{Message: "a failed"}
+			b.Keys[0].Err = &format.Error{Message: "a failed"}
 			b.Keys[1].Value = nil
 			b.Keys[6].Defaults = ecs[2:]
 		}
@@ -292,7 +294,7 @@ func sharedContributions() []*Bundle {
 }
 
 // encodeBoth encodes b with refEncode and with e, and fails if they differ.
-func encodeBoth(t *testing.T, e *Encoder, b *Bundle) {
+func encodeBoth(t *testing.T, e *Encoder, b *format.Bundle) {
 	t.Helper()
 	want, werr := refEncode(b)
 	got, gerr := e.Encode(b)
@@ -365,10 +367,10 @@ func TestEncoderGenerationWraps(t *testing.T) {
 
 // TestEncoderReset checks that Reset forgets values that were modified.
 func TestEncoderReset(t *testing.T) {
-	h := &Hash{}
+	h := &format.Hash{}
 	h.Set("a", int64(1))
 	a := []any{"x", h}
-	b := &Bundle{Keys: []Key{{Name: "k", Value: a}, {Name: "l", Value: h}}}
+	b := &format.Bundle{Keys: []format.Key{{Name: "k", Value: a}, {Name: "l", Value: h}}}
 	e := NewEncoder()
 	encodeBoth(t, e, b)
 	h.Set("b", int64(2))
@@ -379,9 +381,9 @@ func TestEncoderReset(t *testing.T) {
 
 // TestEncodeForgets checks that Encode keeps nothing of the caller's.
 func TestEncodeForgets(t *testing.T) {
-	h := &Hash{}
+	h := &format.Hash{}
 	h.Set("a", int64(1))
-	b := &Bundle{Keys: []Key{{Name: "k", Value: h}}}
+	b := &format.Bundle{Keys: []format.Key{{Name: "k", Value: h}}}
 	if _, err := Encode(b); err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +408,7 @@ func FuzzEncoderMatchesReference(f *testing.F) {
 	}
 	e := NewEncoder()
 	f.Fuzz(func(t *testing.T, body []byte) {
-		b, err := Decode(sealForTest(body))
+		b, err := format.Decode(sealForTest(body))
 		if err != nil {
 			return
 		}
@@ -417,24 +419,21 @@ func FuzzEncoderMatchesReference(f *testing.F) {
 
 // splitForTest returns the header and body of an encoding.
 func splitForTest(t testing.TB, data []byte) (header, body []byte) {
-	_, start, err := parseHeader(string(data))
-	if err != nil {
-		t.Fatal(err)
-	}
+	start := headerLen(t, data)
 	return data[:start], data[start:]
 }
 
 // sealForTest wraps a body in a valid header.
 func sealForTest(body []byte) []byte {
 	digest := sha256.Sum256(body)
-	out := appendUint([]byte(magic), Version)
+	out := appendUint([]byte(wire.Magic), format.Version)
 	out = appendArrayLen(out, 6)
 	out = appendBin(out, digest[:])
 	out = appendUint(out, uint64(len(body)))
 	for _, s := range []string{"n", "e", "r"} {
 		out = appendString(out, s)
 	}
-	out = appendFixed32(out, crc32.Checksum(out, castagnoli))
+	out = appendFixed32(out, crc32.Checksum(out, wire.Castagnoli))
 	return append(out, body...)
 }
 
@@ -548,7 +547,7 @@ func TestEncodeAllocs(t *testing.T) {
 // they share in every way: the same pointers, equal copies, values shared
 // in part, contributions shared whole or not, values first met in one key
 // and then in another.
-func randomFleet(seed uint64, bundles, keys int) []*Bundle {
+func randomFleet(seed uint64, bundles, keys int) []*format.Bundle {
 	r := rand.New(rand.NewPCG(seed, 7))
 	var scalars []any
 	for i := range 12 {
@@ -570,7 +569,7 @@ func randomFleet(seed uint64, bundles, keys int) []*Bundle {
 			}
 			return a
 		default:
-			h := NewHash(3)
+			h := format.NewHash(3)
 			for range r.IntN(4) {
 				h.Set(scalars[r.IntN(len(scalars))], build(depth+1))
 			}
@@ -590,8 +589,8 @@ func randomFleet(seed uint64, bundles, keys int) []*Bundle {
 				a[i] = copyOf(v[i])
 			}
 			return a
-		case *Hash:
-			h := NewHash(v.Len())
+		case *format.Hash:
+			h := format.NewHash(v.Len())
 			for k, x := range v.All() {
 				h.Set(k, copyOf(x))
 			}
@@ -606,28 +605,28 @@ func randomFleet(seed uint64, bundles, keys int) []*Bundle {
 		}
 		return v
 	}
-	contribs := func() []Contribution {
-		cs := make([]Contribution, r.IntN(3))
+	contribs := func() []format.Contribution {
+		cs := make([]format.Contribution, r.IntN(3))
 		for i := range cs {
-			cs[i] = Contribution{Layer: Layer(r.IntN(3)), Level: r.IntN(3), Line: r.IntN(300), Value: pick()}
+			cs[i] = format.Contribution{Layer: format.Layer(r.IntN(3)), Level: r.IntN(3), Line: r.IntN(300), Value: pick()}
 			if r.IntN(20) == 0 {
-				cs[i] = Contribution{Err: &Error{Message: fmt.Sprint("e", r.IntN(3))}}
+				cs[i] = format.Contribution{Err: &format.Error{Message: fmt.Sprint("e", r.IntN(3))}}
 			}
 		}
 		return cs
 	}
-	var pool [][]Contribution
+	var pool [][]format.Contribution
 	for range 30 {
 		pool = append(pool, contribs())
 	}
-	var out []*Bundle
+	var out []*format.Bundle
 	for i := range bundles {
-		b := &Bundle{Node: fmt.Sprint("node", i)}
+		b := &format.Bundle{Node: fmt.Sprint("node", i)}
 		for k := range keys {
 			if r.IntN(5) == 0 {
 				continue
 			}
-			key := Key{Name: fmt.Sprintf("k%03d", k), Value: pick()}
+			key := format.Key{Name: fmt.Sprintf("k%03d", k), Value: pick()}
 			switch r.IntN(3) {
 			case 0:
 				key.Contributions = pool[r.IntN(len(pool))]
@@ -638,7 +637,7 @@ func randomFleet(seed uint64, bundles, keys int) []*Bundle {
 				key.Defaults = pool[r.IntN(len(pool))]
 			}
 			if r.IntN(30) == 0 {
-				key.Err = &Error{Message: "key error"}
+				key.Err = &format.Error{Message: "key error"}
 			}
 			b.Keys = append(b.Keys, key)
 		}
@@ -765,10 +764,10 @@ func TestSubEncoderSharesTable(t *testing.T) {
 // some keys gone, some back; the modules changed now and then. With
 // reuse, each bundle's Keys are the memory of the one before's, rewritten
 // (as compiler.Input.Emit's are).
-func evolve(seed uint64, n, keys int, reuse bool, visit func(*Bundle)) {
+func evolve(seed uint64, n, keys int, reuse bool, visit func(*format.Bundle)) {
 	r := rand.New(rand.NewPCG(seed, 11))
 	sources := randomFleet(seed, 6, keys) // variants of each key, met again and again
-	variants := map[string][]Key{}
+	variants := map[string][]format.Key{}
 	var names []string
 	for _, b := range sources {
 		for _, k := range b.Keys {
@@ -779,25 +778,25 @@ func evolve(seed uint64, n, keys int, reuse bool, visit func(*Bundle)) {
 		}
 	}
 	slices.Sort(names)
-	mods := [2][]Module{
-		{{Name: "m", Hierarchy: Hierarchy{Present: true, Levels: []Level{{Name: "c", Locations: []Location{{"data/c.yaml", true, "c.yaml"}}}}}}},
-		{{Name: "m", Hierarchy: Hierarchy{Present: true, Levels: []Level{{Name: "c", Locations: []Location{{"data/c.yaml", false, "c.yaml"}}}}}}},
+	mods := [2][]format.Module{
+		{{Name: "m", Hierarchy: format.Hierarchy{Present: true, Levels: []format.Level{{Name: "c", Locations: []format.Location{{Path: "data/c.yaml", Exists: true, Original: "c.yaml"}}}}}}},
+		{{Name: "m", Hierarchy: format.Hierarchy{Present: true, Levels: []format.Level{{Name: "c", Locations: []format.Location{{Path: "data/c.yaml", Exists: false, Original: "c.yaml"}}}}}}},
 	}
 	// change returns k with one thing changed.
-	change := func(k Key, node int) Key {
+	change := func(k format.Key, node int) format.Key {
 		switch r.IntN(9) {
 		case 0:
 			k.Value = fmt.Sprint("value of node ", node)
 		case 1: // a bound contribution: the node's own file, or interpolated
 			cs := slices.Clone(k.Contributions)
-			c := Contribution{Line: node, Value: fmt.Sprint("bound ", node), Bound: true}
+			c := format.Contribution{Line: node, Value: fmt.Sprint("bound ", node), Bound: true}
 			if r.IntN(2) == 0 && len(cs) > 0 {
 				cs[r.IntN(len(cs))] = c
 			} else {
-				cs = append([]Contribution{c}, cs...)
+				cs = append([]format.Contribution{c}, cs...)
 			}
 			if r.IntN(8) == 0 {
-				cs[0].Value, cs[0].Err = nil, &Error{Message: fmt.Sprint("bound error ", node%3)}
+				cs[0].Value, cs[0].Err = nil, &format.Error{Message: fmt.Sprint("bound error ", node%3)}
 			}
 			k.Contributions = cs
 		case 2:
@@ -806,23 +805,23 @@ func evolve(seed uint64, n, keys int, reuse bool, visit func(*Bundle)) {
 				k.Defaults[0].Bound = true
 			}
 		case 3:
-			k.Err = &Error{Message: fmt.Sprint("error of node ", node%4)}
+			k.Err = &format.Error{Message: fmt.Sprint("error of node ", node%4)}
 		case 4:
 			x := r.IntN(3)
 			if x != 0 {
-				k.Merge = Merge{Strategy: MergeDeep, KnockoutPrefix: fmt.Sprint(node % 2)}
+				k.Merge = format.Merge{Strategy: format.MergeDeep, KnockoutPrefix: fmt.Sprint(node % 2)}
 			}
 			if x != 1 {
-				k.MergeFrom = &OptionsEntry{Entry: k.Name, Pos: Pos{File: "data/c.yaml", Line: node % 3}, Level: "c"}
+				k.MergeFrom = &format.OptionsEntry{Entry: k.Name, Pos: format.Pos{File: "data/c.yaml", Line: node % 3}, Level: "c"}
 			}
 		case 5:
-			k.ConvertTo = []Value{"String"}
+			k.ConvertTo = []format.Value{"String"}
 		case 6:
-			a := Asked{Contributions: slices.Clone(k.Contributions)}
+			a := format.Asked{Contributions: slices.Clone(k.Contributions)}
 			if len(a.Contributions) > 0 {
 				a.Contributions[0].Bound = r.IntN(2) == 0
 			}
-			k.Asked = []Asked{a, {Text: k.Name + ".x", Defaults: k.Defaults}}
+			k.Asked = []format.Asked{a, {Text: k.Name + ".x", Defaults: k.Defaults}}
 		case 7:
 			k.Secret = !k.Secret
 		default:
@@ -830,10 +829,10 @@ func evolve(seed uint64, n, keys int, reuse bool, visit func(*Bundle)) {
 		}
 		return k
 	}
-	var prev, next []Key
+	var prev, next []format.Key
 	mod := 0
 	for node := range n {
-		byName := map[string]*Key{}
+		byName := map[string]*format.Key{}
 		for i := range prev {
 			byName[prev[i].Name] = &prev[i]
 		}
@@ -871,7 +870,7 @@ func evolve(seed uint64, n, keys int, reuse bool, visit func(*Bundle)) {
 			case quiet && x == gone && old != nil:
 			case quiet && y < 3:
 				k := *old // a bound contribution more: the same record
-				k.Contributions = append([]Contribution{{Value: fmt.Sprint("bound ", node), Bound: true}}, k.Contributions...)
+				k.Contributions = append([]format.Contribution{{Value: fmt.Sprint("bound ", node), Bound: true}}, k.Contributions...)
 				next = append(next, k)
 			case quiet:
 				next = append(next, *old)
@@ -889,7 +888,7 @@ func evolve(seed uint64, n, keys int, reuse bool, visit func(*Bundle)) {
 		if r.IntN(6) == 0 {
 			mod = 1 - mod
 		}
-		b := &Bundle{Node: fmt.Sprint("node", node), Modules: mods[mod]}
+		b := &format.Bundle{Node: fmt.Sprint("node", node), Modules: mods[mod]}
 		if reuse {
 			// The last bundle's memory, rewritten.
 			prev = append(prev[:0], next...)
@@ -917,7 +916,7 @@ func TestEncoderEvolvingFleets(t *testing.T) {
 			for _, x := range []*Encoder{e, es} {
 				x.weakHash, x.maxRemembered, x.recs.maxOnce = cfg.weak, cfg.max, cfg.once
 			}
-			evolve(seed, 40, 50, cfg.reuse, func(b *Bundle) {
+			evolve(seed, 40, 50, cfg.reuse, func(b *format.Bundle) {
 				encodeBoth(t, e, b)
 				got, gsd, gerr := es.AppendShared(nil, b, Protection{})
 				want, wsd, werr := EncodeShared(b, Protection{})
@@ -945,27 +944,27 @@ func TestEncoderEvolvingFleets(t *testing.T) {
 // bundle's, or named as its keys, are still refused out of order or
 // twice.
 func TestEncoderMemoKeepsOrder(t *testing.T) {
-	a := &Bundle{Keys: []Key{{Name: "a", Value: "x"}, {Name: "b", Value: "y"}, {Name: "c", Value: "z"}}}
-	b := &Bundle{Keys: a.Keys[1:]}
+	a := &format.Bundle{Keys: []format.Key{{Name: "a", Value: "x"}, {Name: "b", Value: "y"}, {Name: "c", Value: "z"}}}
+	b := &format.Bundle{Keys: a.Keys[1:]}
 	for _, c := range []struct {
-		last *Bundle
-		keys []Key
+		last *format.Bundle
+		keys []format.Key
 	}{
-		{b, []Key{{Name: "b", Value: "other"}, b.Keys[0]}}, // the same name twice, the second the last bundle's first
-		{a, []Key{{Name: "b", Value: "other"}, a.Keys[1]}},
-		{a, []Key{a.Keys[0], a.Keys[0]}},
-		{a, []Key{a.Keys[1], a.Keys[0]}},
-		{a, []Key{a.Keys[0], a.Keys[2], a.Keys[1]}},
+		{b, []format.Key{{Name: "b", Value: "other"}, b.Keys[0]}}, // the same name twice, the second the last bundle's first
+		{a, []format.Key{{Name: "b", Value: "other"}, a.Keys[1]}},
+		{a, []format.Key{a.Keys[0], a.Keys[0]}},
+		{a, []format.Key{a.Keys[1], a.Keys[0]}},
+		{a, []format.Key{a.Keys[0], a.Keys[2], a.Keys[1]}},
 		// Keys named as the last bundle's, not identical.
-		{a, []Key{{Name: "b", Value: "other"}, {Name: "a", Value: "other"}}},
-		{a, []Key{{Name: "a", Value: "other"}, {Name: "c", Value: "other"}, {Name: "b", Value: "other"}}},
-		{a, []Key{{Name: "b", Value: "other"}, {Name: "b", Value: "another"}}},
+		{a, []format.Key{{Name: "b", Value: "other"}, {Name: "a", Value: "other"}}},
+		{a, []format.Key{{Name: "a", Value: "other"}, {Name: "c", Value: "other"}, {Name: "b", Value: "other"}}},
+		{a, []format.Key{{Name: "b", Value: "other"}, {Name: "b", Value: "another"}}},
 	} {
 		e := NewEncoder()
 		if _, err := e.Encode(c.last); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.Encode(&Bundle{Keys: c.keys}); err == nil || !strings.Contains(err.Error(), "not sorted and unique") {
+		if _, err := e.Encode(&format.Bundle{Keys: c.keys}); err == nil || !strings.Contains(err.Error(), "not sorted and unique") {
 			t.Errorf("keys %v: error %v, want not sorted and unique", c.keys, err)
 		}
 	}
@@ -980,15 +979,15 @@ func TestEncoderMemoFinds(t *testing.T) {
 	if _, err := e.Encode(b); err != nil {
 		t.Fatal(err)
 	}
-	same := &Bundle{Node: "same", Keys: slices.Clone(b.Keys)}
+	same := &format.Bundle{Node: "same", Keys: slices.Clone(b.Keys)}
 	if _, err := e.Encode(same); err != nil {
 		t.Fatal(err)
 	}
 	if e.priorHits != len(b.Keys) {
 		t.Errorf("a bundle of the last bundle's keys found %d of %d", e.priorHits, len(b.Keys))
 	}
-	other := func() *Bundle {
-		o := &Bundle{Node: "other", Keys: slices.Clone(b.Keys)}
+	other := func() *format.Bundle {
+		o := &format.Bundle{Node: "other", Keys: slices.Clone(b.Keys)}
 		for i := range o.Keys {
 			o.Keys[i].Contributions = slices.Clone(o.Keys[i].Contributions)
 		}
@@ -1025,7 +1024,7 @@ func TestEncoderStringsShareMemory(t *testing.T) {
 		// A value built anew each time, as an interpolated one: its
 		// strings met in two bundles go to the global table (and the
 		// cache).
-		encodeBoth(t, e, &Bundle{Node: "n", Keys: []Key{{Name: "k", Value: []any{v, "x"}}, {Name: "l", Value: v}}})
+		encodeBoth(t, e, &format.Bundle{Node: "n", Keys: []format.Key{{Name: "k", Value: []any{v, "x"}}, {Name: "l", Value: v}}})
 	}
 }
 
@@ -1034,10 +1033,10 @@ func TestEncoderStringsShareMemory(t *testing.T) {
 // never met again) among the keyRecs, and remembers the others'.
 func TestEncoderBoundKeysNotRemembered(t *testing.T) {
 	e := NewEncoder()
-	shared := []Contribution{{Line: 1, Value: "shared"}}
+	shared := []format.Contribution{{Line: 1, Value: "shared"}}
 	for node := range 4 {
-		bound := []Contribution{{Line: 2, Value: fmt.Sprint("bound ", node), Bound: true}}
-		b := &Bundle{Node: fmt.Sprint("node", node), Keys: []Key{
+		bound := []format.Contribution{{Line: 2, Value: fmt.Sprint("bound ", node), Bound: true}}
+		b := &format.Bundle{Node: fmt.Sprint("node", node), Keys: []format.Key{
 			{Name: "a", Value: bound[0].Value, Contributions: bound},
 			{Name: "b", Value: "shared", Contributions: shared},
 		}}
@@ -1062,7 +1061,7 @@ func TestEncoderBoundValuesLikeLast(t *testing.T) {
 	for seed := range uint64(8) {
 		r := rand.New(rand.NewPCG(seed, 12))
 		// Children met again and again, by identity.
-		inner := NewHash(2)
+		inner := format.NewHash(2)
 		inner.Set("x", []any{"a", "b"})
 		inner.Set("y", "z")
 		pool := []any{"name", "port", int64(80), []any{"a", "b"}, "ensure", "present", 2.5, true, nil, inner}
@@ -1074,7 +1073,7 @@ func TestEncoderBoundValuesLikeLast(t *testing.T) {
 				switch x := kr.IntN(7); {
 				case depth < 3 && x < 3:
 					n := 1 + kr.IntN(4)
-					h := NewHash(n)
+					h := format.NewHash(n)
 					for i := range n {
 						h.Set(fmt.Sprint("k", i), mk(depth+1))
 					}
@@ -1099,11 +1098,11 @@ func TestEncoderBoundValuesLikeLast(t *testing.T) {
 			}
 			return 0
 		}
-		shared := []Contribution{{Line: 1, Value: "shared"}}
+		shared := []format.Contribution{{Line: 1, Value: "shared"}}
 		last := map[string]any{}
 		e := NewEncoder()
 		for node := range 30 {
-			var keys []Key
+			var keys []format.Key
 			for _, name := range []string{"a", "b", "c", "d", "e"} {
 				v := last[name]
 				switch x := r.IntN(8); {
@@ -1118,16 +1117,16 @@ func TestEncoderBoundValuesLikeLast(t *testing.T) {
 				if r.IntN(6) == 0 { // the key's own value
 					own = v
 				}
-				bound := []Contribution{{Line: 2, Value: v, Bound: true}}
+				bound := []format.Contribution{{Line: 2, Value: v, Bound: true}}
 				if r.IntN(10) == 0 {
-					bound[0].Value, bound[0].Err = nil, &Error{Message: "bound error"}
+					bound[0].Value, bound[0].Err = nil, &format.Error{Message: "bound error"}
 				}
 				for x := range r.IntN(3) { // more bound contributions
-					bound = append(bound, Contribution{Line: 3 + x, Value: build(fmt.Sprint(name, x), variant(), node), Bound: true})
+					bound = append(bound, format.Contribution{Line: 3 + x, Value: build(fmt.Sprint(name, x), variant(), node), Bound: true})
 				}
-				keys = append(keys, Key{Name: name, Value: own, Contributions: append(bound, shared...)})
+				keys = append(keys, format.Key{Name: name, Value: own, Contributions: append(bound, shared...)})
 			}
-			b := &Bundle{Node: fmt.Sprint("node", node), Keys: keys}
+			b := &format.Bundle{Node: fmt.Sprint("node", node), Keys: keys}
 			got, gsd, gerr := e.AppendShared(nil, b, Protection{})
 			want, wsd, werr := EncodeShared(b, Protection{})
 			if gerr != nil || werr != nil || !bytes.Equal(got, want) {
@@ -1146,23 +1145,23 @@ func TestEncoderBoundValuesLikeLast(t *testing.T) {
 // of its children, the local containers among them referring to lists of
 // their own children in the tree, nested.
 func TestEncoderKeepsBoundKids(t *testing.T) {
-	node := func(n int) *Bundle {
+	node := func(n int) *format.Bundle {
 		host := fmt.Sprint("host", n) // a local string: its containers are local
-		nested := NewHash(2)
+		nested := format.NewHash(2)
 		nested.Set("name", host)
 		nested.Set("list", []any{"a", host, []any{host}})
-		h := NewHash(3)
+		h := format.NewHash(3)
 		h.Set("ensure", "present")
 		h.Set("nested", nested)
 		h.Set("port", int64(80))
-		bound := []Contribution{
+		bound := []format.Contribution{
 			{Line: 1, Value: h, Bound: true},
 			{Line: 2, Value: "scalar", Bound: true},
-			{Line: 3, Err: &Error{Message: "error"}, Bound: true},
+			{Line: 3, Err: &format.Error{Message: "error"}, Bound: true},
 			{Line: 4, Value: "unbound"},
 			{Line: 5, Value: []any{host, nested, "b"}, Bound: true},
 		}
-		return &Bundle{Node: fmt.Sprint("node", n), Keys: []Key{{Name: "k", Value: "own", Contributions: bound}}}
+		return &format.Bundle{Node: fmt.Sprint("node", n), Keys: []format.Key{{Name: "k", Value: "own", Contributions: bound}}}
 	}
 	e := NewEncoder()
 	for n := range 2 {
@@ -1177,9 +1176,9 @@ func TestEncoderKeepsBoundKids(t *testing.T) {
 		check = func(path string, v any, kids []int32) {
 			var children []any
 			switch x := v.(type) {
-			case *Hash:
-				for i := range x.keys {
-					children = append(children, x.keys[i], x.vals[i])
+			case *format.Hash:
+				for i := range x.Len() {
+					children = append(children, x.Key(i), x.Value(i))
 				}
 			case []any:
 				children = x
@@ -1218,9 +1217,9 @@ func TestEncoderKeepsBoundKids(t *testing.T) {
 // (remember reuses the memo's buffer) keeps nothing of it.
 func TestRememberOverwrites(t *testing.T) {
 	e := NewEncoder()
-	k := &Key{Name: "k", Value: "v", Contributions: []Contribution{{Value: "v"}}}
+	k := &format.Key{Name: "k", Value: "v", Contributions: []format.Contribution{{Value: "v"}}}
 	buf := make([]priorKey, 1, 2)
-	buf[0] = priorKey{name: "old", value: int64(1), contribs: &Contribution{}, priorFound: priorFound{
+	buf[0] = priorKey{name: "old", value: int64(1), contribs: &format.Contribution{}, priorFound: priorFound{
 		nc: 7, more: 7, valueID: 7, rec: 7, record: 7, bound: 7, usable: true,
 		nameAt: 7, nameLen: 7, kidsAt: 7, kidsN: 7, boundAt: 7, boundN: 7,
 	}}
@@ -1235,8 +1234,8 @@ func TestRememberOverwrites(t *testing.T) {
 		t.Errorf("remember wrote %+v over the same key's old entry, want %+v", got, want)
 	}
 	// A key that is not plain: its copy over an old one, other then the same.
-	s := &Key{Name: "s", Value: "v", Secret: true}
-	e.more = append(e.more[:0], Key{Name: "old", Value: int64(1), Contributions: k.Contributions})[:0]
+	s := &format.Key{Name: "s", Value: "v", Secret: true}
+	e.more = append(e.more[:0], format.Key{Name: "old", Value: int64(1), Contributions: k.Contributions})[:0]
 	for range 2 {
 		got := e.remember(buf[:0], s, -1)
 		if len(got) != 1 || got[0].more != 0 || len(e.more) != 1 || !identical(&e.more[0], s) {
@@ -1305,7 +1304,7 @@ func TestEncoderNodeStrings(t *testing.T) {
 			// Built for the node, its text that of a global string.
 			own = strings.Clone("common")
 		}
-		b := &Bundle{Node: host, Keys: []Key{
+		b := &format.Bundle{Node: host, Keys: []format.Key{
 			{Name: "a", Value: "common"}, // met in every bundle: global
 			{Name: "k", Value: []any{own, "x", []any{strings.Clone(host), "y"}}},
 			{Name: "l", Value: []any{strings.Clone(host), strings.Clone(own)}},
@@ -1315,8 +1314,8 @@ func TestEncoderNodeStrings(t *testing.T) {
 }
 
 // decodeShared decodes a bundle with its shared details file.
-func decodeShared(data, shared []byte) (*Bundle, error) {
-	x, err := DecodeIndex(data)
+func decodeShared(data, shared []byte) (*format.Bundle, error) {
+	x, err := format.DecodeIndex(data)
 	if err != nil {
 		return nil, err
 	}
@@ -1328,7 +1327,7 @@ func decodeShared(data, shared []byte) (*Bundle, error) {
 
 // refEncodeOrErr is the reference encoding of b, or its error, as a
 // string to compare.
-func refEncodeOrErr(b *Bundle) string {
+func refEncodeOrErr(b *format.Bundle) string {
 	data, err := refEncode(b)
 	if err != nil {
 		return "error: " + err.Error()
@@ -1353,7 +1352,7 @@ func TestKeyMemoSize(t *testing.T) {
 func TestEncoderNamedValue(t *testing.T) {
 	for seed := range uint64(12) {
 		r := rand.New(rand.NewPCG(seed, 13))
-		inner := NewHash(1)
+		inner := format.NewHash(1)
 		inner.Set("x", "y")
 		fresh := func() any {
 			switch r.IntN(9) {
@@ -1364,7 +1363,7 @@ func TestEncoderNamedValue(t *testing.T) {
 			case 2:
 				return []any{"a", strings.Clone("b"), inner}
 			case 3:
-				h := NewHash(2)
+				h := format.NewHash(2)
 				h.Set("x", "y")
 				h.Set(strings.Clone("k"), []any{int64(1), "a"})
 				return h
@@ -1383,7 +1382,7 @@ func TestEncoderNamedValue(t *testing.T) {
 			e := NewEncoder()
 			last := map[string]any{}
 			for node := range 40 {
-				var keys []Key
+				var keys []format.Key
 				for _, name := range []string{"a", "b", "c", "d"} {
 					v, ok := last[name]
 					switch x := r.IntN(10); {
@@ -1401,14 +1400,14 @@ func TestEncoderNamedValue(t *testing.T) {
 					}
 					last[name] = v
 					// New contributions: the key is not the last bundle's.
-					cs := []Contribution{{Line: 1 + r.IntN(2), Value: v, Bound: r.IntN(3) == 0}, {Line: 9, Value: "other"}}
-					k := Key{Name: name, Value: v, Contributions: cs}
+					cs := []format.Contribution{{Line: 1 + r.IntN(2), Value: v, Bound: r.IntN(3) == 0}, {Line: 9, Value: "other"}}
+					k := format.Key{Name: name, Value: v, Contributions: cs}
 					if r.IntN(12) == 0 {
-						k.Value, k.Err = nil, &Error{Message: "key error"}
+						k.Value, k.Err = nil, &format.Error{Message: "key error"}
 					}
 					keys = append(keys, k)
 				}
-				b := &Bundle{Node: fmt.Sprint("node", node), Keys: keys}
+				b := &format.Bundle{Node: fmt.Sprint("node", node), Keys: keys}
 				if !shared {
 					encodeBoth(t, e, b)
 					continue

@@ -1,8 +1,10 @@
-package format
+package encode
 
 import (
 	"reflect"
 	"testing"
+
+	"github.com/hieracc/hieracc/format"
 )
 
 // TestKeyFieldsCompared changes each field of a Key in turn and checks that
@@ -16,7 +18,7 @@ func TestKeyFieldsCompared(t *testing.T) {
 	// The fields a plain key has: plain does not look at them.
 	plainHas := map[string]bool{"Name": true, "Value": true, "Contributions": true, "Ciphertext": true}
 
-	base := Key{Name: "k", Value: "v", Contributions: []Contribution{{}}}
+	base := format.Key{Name: "k", Value: "v", Contributions: []format.Contribution{{}}}
 	rt := reflect.TypeOf(base)
 	for i := range rt.NumField() {
 		name := rt.Field(i).Name
@@ -46,10 +48,10 @@ func changeField(t *testing.T, name string, v reflect.Value) {
 	case reflect.Interface:
 		v.Set(reflect.ValueOf("another value"))
 	case reflect.Struct:
-		if v.Type() != reflect.TypeOf(Merge{}) {
+		if v.Type() != reflect.TypeOf(format.Merge{}) {
 			t.Fatalf("Key.%s: a struct of type %s: teach changeField to change it", name, v.Type())
 		}
-		v.Set(reflect.ValueOf(Merge{Strategy: MergeDeep}))
+		v.Set(reflect.ValueOf(format.Merge{Strategy: format.MergeDeep}))
 	default:
 		t.Fatalf("Key.%s: kind %s: teach changeField to change it", name, v.Kind())
 	}

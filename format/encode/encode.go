@@ -1,4 +1,4 @@
-package format
+package encode
 
 import (
 	"crypto/sha256"
@@ -13,19 +13,21 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/internal/wire"
 	"github.com/hieracc/hieracc/format/trust"
 )
 
 // Encode writes b in the newest format version. The output depends only on
 // b: the same bundle always gives the same bytes.
 //
-// Encode rejects bundles that break the invariants documented on Bundle
+// Encode rejects bundles that break the invariants documented on format.Bundle
 // (Keys and Modules sorted and unique, values of the Value types only) and
 // values beyond MaxDepth or MaxNodes.
 //
 // Encode remembers nothing between calls. To encode many bundles that share
 // values (a fleet compiled at once), an Encoder is faster.
-func Encode(b *Bundle) ([]byte, error) {
+func Encode(b *format.Bundle) ([]byte, error) {
 	e := encoderPool.Get().(*Encoder)
 	out, err := e.Append(nil, b)
 	e.Reset() // forget b's values: nothing of the caller's stays reachable
@@ -41,8 +43,6 @@ var encoderPool = sync.Pool{New: func() any {
 	e.oneShot = true
 	return e
 }}
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // An Encoder encodes bundles like Encode, byte for byte, but remembers
 // across calls what the bundles of a fleet share, so that the second bundle
@@ -103,25 +103,25 @@ type Encoder struct {
 	vals      []byte // the value table's entries, in order
 	nVals     int
 	fastBytes uint32 // the fast part's entries are vals[:fastBytes]
-	errList   []Error
-	errs      map[Error]int32
+	errList   []format.Error
+	errs      map[format.Error]int32
 	tables    detailTables // merges and lookup_options sources
 	refs      []int32      // value and error index of each key, then of each contribution
 	keyRecs   []keyMemo    // by key
 	ids       []int32
 	modErrs   []int32
-	optIDs    []int32  // error references of the options section, see optionErrs
-	keyTab    []byte   // the key table, see appendKeyTable
-	lastTab   []byte   // the last bundle's (priorKey.nameAt)
-	priorHits int      // the keys of the last bundle found identical (keyMemo.prior)
-	kids      []int32  // ids of the children of this bundle's keys' local values (priorKey.kidsAt)
-	lastKids  []int32  // the last bundle's
-	boundKids []int32  // ids of the children of this bundle's keys' bound values (priorKey.boundAt)
-	lastBound []int32  // the last bundle's
-	more      []Key    // copies of this bundle's keys that are not plain (priorKey.more)
-	lastMore  []Key    // the last bundle's
-	share     *sharing // AppendShared's state (shared.go), nil until first used
-	capture   []int32  // the ids of the entries added, while capturing (buildView)
+	optIDs    []int32      // error references of the options section, see optionErrs
+	keyTab    []byte       // the key table, see appendKeyTable
+	lastTab   []byte       // the last bundle's (priorKey.nameAt)
+	priorHits int          // the keys of the last bundle found identical (keyMemo.prior)
+	kids      []int32      // ids of the children of this bundle's keys' local values (priorKey.kidsAt)
+	lastKids  []int32      // the last bundle's
+	boundKids []int32      // ids of the children of this bundle's keys' bound values (priorKey.boundAt)
+	lastBound []int32      // the last bundle's
+	more      []format.Key // copies of this bundle's keys that are not plain (priorKey.more)
+	lastMore  []format.Key // the last bundle's
+	share     *sharing     // AppendShared's state (shared.go), nil until first used
+	capture   []int32      // the ids of the entries added, while capturing (buildView)
 	capturing bool
 	// The bundle's view's file (view.go), when it has one; and whether
 	// the body is written as version 5's (a shared details file's: no
@@ -159,7 +159,7 @@ type Encoder struct {
 // everything but the value and error indexes. Only variants without errors
 // are remembered so.
 type keyRec struct {
-	contribs, defaults *Contribution
+	contribs, defaults *format.Contribution
 	nc, nd             int32
 	data               uint32 // offset in recData; metOnce for a variant met in one bundle
 	value              any    // the key's value when the variant was met
@@ -171,7 +171,7 @@ const metOnce = math.MaxUint32
 
 // first is the variant's first contribution, or default if it has none:
 // what a recTable finds it by.
-func (rec *keyRec) first() *Contribution {
+func (rec *keyRec) first() *format.Contribution {
 	if rec.contribs != nil {
 		return rec.contribs
 	}
@@ -200,7 +200,7 @@ type recTable struct {
 
 // find returns the position in t.recs of the keyRec whose first
 // contribution is p, or -1 and the index slot where it goes.
-func (t *recTable) find(p *Contribution) (rec int32, slot int) {
+func (t *recTable) find(p *format.Contribution) (rec int32, slot int) {
 	h := uint64(uintptr(unsafe.Pointer(p))) * fibonacci
 	mask := len(t.index) - 1
 	tag := h << 32 // the low bits: the slot is the high ones
@@ -318,7 +318,7 @@ func NewEncoder() *Encoder {
 		glob:          newTable(0),
 		loc:           newTable(localBit),
 		recs:          recTable{maxOnce: maxOnce},
-		errs:          map[Error]int32{},
+		errs:          map[format.Error]int32{},
 		sha:           sha256.New(),
 		maxRemembered: defaultMaxRemembered,
 	}
@@ -384,19 +384,19 @@ func (e *Encoder) small() bool {
 
 // Encode is like the package's Encode, using and adding to what e
 // remembers.
-func (e *Encoder) Encode(b *Bundle) ([]byte, error) {
+func (e *Encoder) Encode(b *format.Bundle) ([]byte, error) {
 	return e.Append(nil, b)
 }
 
 // Append appends the encoding of b to dst and returns the extended slice,
 // like Encode; on error it returns dst unchanged. With a reused dst, it
 // allocates nothing once e has seen a few bundles.
-func (e *Encoder) Append(dst []byte, b *Bundle) ([]byte, error) {
+func (e *Encoder) Append(dst []byte, b *format.Bundle) ([]byte, error) {
 	return e.AppendWith(dst, b, Protection{})
 }
 
 // AppendWith is Append with signing and sealing (see Protection).
-func (e *Encoder) AppendWith(dst []byte, b *Bundle, p Protection) ([]byte, error) {
+func (e *Encoder) AppendWith(dst []byte, b *format.Bundle, p Protection) ([]byte, error) {
 	var seal *trust.Seal
 	e.envelope = nil
 	if p.Recipient != nil {
@@ -465,8 +465,8 @@ func (e *Encoder) AppendWith(dst []byte, b *Bundle, p Protection) ([]byte, error
 		out = make([]byte, len(dst), len(dst)+n)
 		copy(out, dst)
 	}
-	out = append(out, magic...)
-	out = appendUint(out, Version)
+	out = append(out, wire.Magic...)
+	out = appendUint(out, format.Version)
 	out = appendArrayLen(out, 8)
 	out = appendBin(out, digest)
 	out = appendUint(out, uint64(bodyLen))
@@ -475,14 +475,14 @@ func (e *Encoder) AppendWith(dst []byte, b *Bundle, p Protection) ([]byte, error
 	out = appendString(out, b.Revision)
 	out = appendString(out, b.SourceRevision)
 	out = appendSeal(out, seal)
-	out = appendFixed32(out, crc32.Checksum(out[start:], castagnoli))
-	if n := len(out) - start; n > maxHeader {
-		return dst, fmt.Errorf("format: header of %d bytes exceeds %d: node, environment, revision or source revision too long", n, maxHeader)
+	out = appendFixed32(out, crc32.Checksum(out[start:], wire.Castagnoli))
+	if n := len(out) - start; n > wire.MaxHeader {
+		return dst, fmt.Errorf("format: header of %d bytes exceeds %d: node, environment, revision or source revision too long", n, wire.MaxHeader)
 	}
 	var sig *trust.Signature
 	if p.Signer != nil {
 		var err error
-		if sig, err = p.Signer.Sign(signedMessage(string(out[start:]))); err != nil {
+		if sig, err = p.Signer.Sign(wire.SignedMessage(string(out[start:]))); err != nil {
 			return dst, err
 		}
 	}
@@ -504,8 +504,72 @@ func (e *Encoder) curAt(cur []priorKey, i int) *priorKey {
 // fastEnd is where the fast part of the value table ends in e.vals.
 func (e *Encoder) fastEnd() int { return int(e.fastBytes) }
 
-// encodeBody builds the body of b in parts (see Append).
-func (e *Encoder) encodeBody(b *Bundle) error {
+// encodeBody builds the body of b in parts (see Append), in passes over
+// its keys: their checks (checkKeys), what is known of them and their
+// sealing (readKeys), their values (internValues), their contributions
+// (contributionRefs); then the sections around the value table.
+func (e *Encoder) encodeBody(b *format.Bundle) error {
+	memo := e.keyRecs[:0] // by key, what is found for it
+	refs := e.refs[:0]
+	defer func() { e.refs, e.keyRecs = refs, memo }()
+	var err error
+	if memo, err = e.checkKeys(b, memo); err != nil {
+		return err
+	}
+	useRecs, sharing := e.startBody(b)
+	cur := e.cur[:0]
+	defer func() { e.cur = cur }()
+
+	// Fast part first, so that its values take the low indexes and a
+	// reader can decode them without the details.
+	// Each key's sealed blob (nil for a key not sealed), only when keys
+	// may be sealed (an envelope): else blobs stays nil, and none of the
+	// passes over the keys reads 24 bytes a key to find it so.
+	var blobs [][]byte
+	if e.envelope != nil {
+		blobs = e.blobs[:0]
+		defer func() { clear(blobs); e.blobs = blobs[:0] }()
+	}
+	if sharing {
+		e.share.planStart() // each key planned as it is read (planKey)
+	}
+	if cur, blobs, refs, err = e.readKeys(b, memo, cur, blobs, refs, useRecs, sharing); err != nil {
+		return err
+	}
+	e.cur = cur // addRec completes it
+	if err := e.planShared(b); err != nil {
+		return err
+	}
+	// The value table starts with the view of the shared file, if any
+	// (view.go); then come the values of the keys, in their order.
+	if err := e.startWithView(b); err != nil {
+		return err
+	}
+	if err := e.internValues(b, memo, refs, blobs, cur); err != nil {
+		return err
+	}
+	nFast := e.nVals
+	e.fastBytes = uint32(len(e.vals))
+	nodeErr := e.err(b.NodeError)
+	modErrs := e.modErrs[:0]
+	for i := range b.Modules {
+		modErrs = append(modErrs, e.err(b.Modules[i].Err))
+	}
+	e.modErrs = modErrs
+	optIDs := e.optionErrs(b.Options)
+	if refs, err = e.contributionRefs(b, memo, refs, blobs, useRecs); err != nil {
+		return err
+	}
+	// The details, but for their value table.
+	e.tail = e.appendDetails(e.tail[:0], b, memo, refs, blobs)
+	e.appendSections(b, memo, refs, blobs, nFast, nodeErr, optIDs)
+	return nil
+}
+
+// checkKeys finds each key of b in the memo of the last bundle, into memo
+// (by key), and checks the order of b's keys and modules and what the
+// readers would refuse.
+func (e *Encoder) checkKeys(b *format.Bundle, memo []keyMemo) ([]keyMemo, error) {
 	// Each key's identical key of the last bundle, if any (memo.go), and
 	// its key of the same name: two keys named as consecutive keys of the
 	// last bundle are in order, and a key identical to the last bundle's
@@ -514,9 +578,6 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	// given in no particular order share few keys, and searching costs.
 	// The first key refused by the checks is reported before the first
 	// out of order.
-	memo := e.keyRecs[:0] // by key, what is found for it
-	refs := e.refs[:0]
-	defer func() { e.refs, e.keyRecs = refs, memo }()
 	j := 0 // where the keys of the last bundle are searched from (priorOf)
 	probe, hits := 4*e.priorHits < len(e.prior), 0
 	var checkErr, orderErr error
@@ -544,24 +605,27 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	}
 	e.priorHits = hits
 	if checkErr != nil {
-		return checkErr
+		return memo, checkErr
 	}
 	if orderErr != nil {
-		return orderErr
+		return memo, orderErr
 	}
 	for i := 1; i < len(b.Modules); i++ {
 		if b.Modules[i-1].Name >= b.Modules[i].Name {
-			return fmt.Errorf("format: Modules not sorted and unique: %q before %q", b.Modules[i-1].Name, b.Modules[i].Name)
+			return memo, fmt.Errorf("format: Modules not sorted and unique: %q before %q", b.Modules[i-1].Name, b.Modules[i].Name)
 		}
 	}
-	if err := checkOptionScopes(b.Options); err != nil {
-		return err
-	}
+	return memo, checkOptionScopes(b.Options)
+}
+
+// startBody readies e for the body of b: it reports whether the keyRecs
+// are used for it, and whether it is written for AppendShared.
+func (e *Encoder) startBody(b *format.Bundle) (useRecs, sharing bool) {
 	e.nextGen()
 	e.vals = e.vals[:0]
 	e.nVals = 0
-	useRecs := !e.oneShot && e.recPause == 0
-	sharing := e.share != nil && e.share.on
+	useRecs = !e.oneShot && e.recPause == 0
+	sharing = e.share != nil && e.share.on
 	if useRecs && e.recs.reserve(len(b.Keys)) {
 		for j := range e.prior { // the keyRecs moved
 			e.prior[j].rec = -1
@@ -570,33 +634,24 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	if e.share != nil && !e.share.on {
 		e.share.prevFile = nil // this bundle has no shared file
 	}
-	cur := e.cur[:0]
-	defer func() { e.cur = cur }()
 	if !e.oneShot && e.strCache == nil {
 		e.strCache = make([]strSlot, 1<<strCacheBits)
 	}
 	if e.recPause > 0 {
 		e.recPause--
 	}
+	return useRecs, sharing
+}
 
-	// Fast part first, so that its values take the low indexes and a
-	// reader can decode them without the details.
-	// Each key's sealed blob (nil for a key not sealed), only when keys
-	// may be sealed (an envelope): else blobs stays nil, and none of the
-	// passes over the keys reads 24 bytes a key to find it so.
-	var blobs [][]byte
-	if e.envelope != nil {
-		blobs = e.blobs[:0]
-		defer func() { clear(blobs); e.blobs = blobs[:0] }()
-	}
-	if sharing {
-		e.share.planStart() // each key planned as it is read (planKey)
-	}
+// readKeys is the first pass over b's keys: it remembers each (memo.go),
+// seals those to seal (their blobs), and finds what the memo and the
+// keyRecs know of the others' values and contributions.
+func (e *Encoder) readKeys(b *format.Bundle, memo []keyMemo, cur []priorKey, blobs [][]byte, refs []int32, useRecs, sharing bool) ([]priorKey, [][]byte, []int32, error) {
 	for i := range b.Keys {
 		k := &b.Keys[i]
 		m := &memo[i]
 		if k.Sealed {
-			return fmt.Errorf("format: key %q is sealed and was not unsealed: it cannot be written again", k.Name)
+			return cur, blobs, refs, fmt.Errorf("format: key %q is sealed and was not unsealed: it cannot be written again", k.Name)
 		}
 		if !e.oneShot {
 			cur = e.remember(cur, k, m.prior)
@@ -604,7 +659,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		if e.envelope != nil && e.protect.sealed(k) {
 			blob, err := sealKey(e.envelope, b.Node, k)
 			if err != nil {
-				return fmt.Errorf("format: sealing key %q: %w", k.Name, err)
+				return cur, blobs, refs, fmt.Errorf("format: sealing key %q: %w", k.Name, err)
 			}
 			blobs = append(blobs, blob)
 			refs = append(refs, -1, -1)
@@ -658,15 +713,12 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			e.planKey(i, k, false, m, e.curAt(cur, i))
 		}
 	}
-	e.cur = cur // addRec completes it
-	if err := e.planShared(b); err != nil {
-		return err
-	}
-	// The value table starts with the view of the shared file, if any
-	// (view.go); then come the values of the keys, in their order.
-	if err := e.startWithView(b); err != nil {
-		return err
-	}
+	return cur, blobs, refs, nil
+}
+
+// internValues is the pass over b's values: each key's value is found
+// or interned, its entry in refs.
+func (e *Encoder) internValues(b *format.Bundle, memo []keyMemo, refs []int32, blobs [][]byte, cur []priorKey) error {
 	for i := range b.Keys {
 		k := &b.Keys[i]
 		if blobs != nil && blobs[i] != nil {
@@ -707,15 +759,13 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			refs[2*i] = e.entry(m.value)
 		}
 	}
-	nFast := e.nVals
-	e.fastBytes = uint32(len(e.vals))
-	nodeErr := e.err(b.NodeError)
-	modErrs := e.modErrs[:0]
-	for i := range b.Modules {
-		modErrs = append(modErrs, e.err(b.Modules[i].Err))
-	}
-	e.modErrs = modErrs
-	optIDs := e.optionErrs(b.Options)
+	return nil
+}
+
+// contributionRefs is the pass over the contributions of the keys whose
+// details the bundle holds: their values' and errors' entries, appended
+// to refs.
+func (e *Encoder) contributionRefs(b *format.Bundle, memo []keyMemo, refs []int32, blobs [][]byte, useRecs bool) ([]int32, error) {
 	hits, misses := 0, 0
 	for i := range b.Keys {
 		k := &b.Keys[i]
@@ -726,7 +776,7 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 			// Its bound contributions only: the shared file has the rest.
 			var err error
 			if refs, err = e.boundRefs(refs, i, k, &memo[i]); err != nil {
-				return err
+				return refs, err
 			}
 			continue
 		}
@@ -745,17 +795,17 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 		var hasErr bool
 		ids := e.ids[:0]
 		if refs, ids, hasErr, err = e.contributions(refs, ids, k.Contributions, memo[i].global, k.Value, memo[i].value); err != nil {
-			return fmt.Errorf("format: key %q: %w", k.Name, err)
+			return refs, fmt.Errorf("format: key %q: %w", k.Name, err)
 		}
 		var defErr bool
 		if refs, ids, defErr, err = e.contributions(refs, ids, k.Defaults, memo[i].global, k.Value, memo[i].value); err != nil {
-			return fmt.Errorf("format: key %q: defaults: %w", k.Name, err)
+			return refs, fmt.Errorf("format: key %q: defaults: %w", k.Name, err)
 		}
 		for j := range k.Asked {
 			a := &k.Asked[j]
-			for _, cs := range [2][]Contribution{a.Contributions, a.Defaults} {
+			for _, cs := range [2][]format.Contribution{a.Contributions, a.Defaults} {
 				if refs, ids, _, err = e.contributions(refs, ids, cs, memo[i].global, k.Value, memo[i].value); err != nil {
-					return fmt.Errorf("format: key %q: asked as %q: %w", k.Name, a.Text, err)
+					return refs, fmt.Errorf("format: key %q: asked as %q: %w", k.Name, a.Text, err)
 				}
 			}
 		}
@@ -771,11 +821,16 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	if useRecs && !e.v5Body { // shared files: remembering pays (see m.global)
 		e.judgeRecs(hits, misses)
 	}
+	return refs, nil
+}
 
-	// The details, but for their value table.
-	e.tail = e.appendDetails(e.tail[:0], b, memo, refs, blobs)
+// appendSections writes the body's parts around the value table (see
+// AppendWith) once the details are in e.tail: nFast values are in the
+// fast part, nodeErr and optIDs are the error references of the node and
+// the options section.
+func (e *Encoder) appendSections(b *format.Bundle, memo []keyMemo, refs []int32, blobs [][]byte, nFast int, nodeErr int32, optIDs []int32) {
 	t := e.tail
-
+	modErrs := e.modErrs
 	// Version 6: the view section, then the rest of the fast part's
 	// entries (see AppendWith); version 5 (a shared file's body): one
 	// section.
@@ -830,7 +885,6 @@ func (e *Encoder) encodeBody(b *Bundle) error {
 	// section (version 4).
 	e.tail = e.appendSharedRef(e.tail)
 	e.tail = appendOptionScopes(e.tail, b.Options, optIDs)
-	return nil
 }
 
 // namedValue returns the node id of v, the value of a key that is not
@@ -850,26 +904,26 @@ func (e *Encoder) namedValue(n int32, v any) int32 {
 }
 
 // keyFlags is a key's flags field.
-func keyFlags(k *Key) uint64 {
+func keyFlags(k *format.Key) uint64 {
 	var f uint64
 	if k.Secret {
-		f |= keySecret
+		f |= wire.KeySecret
 	}
 	if k.Sensitive() {
-		f |= keySensitive
+		f |= wire.KeySensitive
 	}
 	if len(k.ConvertTo) > 0 {
-		f |= keyConverts
+		f |= wire.KeyConverts
 	}
 	if k.Asked != nil {
-		f |= keyAsked
+		f |= wire.KeyAsked
 	}
 	return f
 }
 
 // checkAsked refuses a key's Asked that readers would reject: not nil, it
 // starts with "" and is sorted and unique.
-func checkAsked(k *Key) error {
+func checkAsked(k *format.Key) error {
 	if k.Asked == nil {
 		return nil
 	}
@@ -885,9 +939,9 @@ func checkAsked(k *Key) error {
 }
 
 // appendConvertTo writes a key's convert_to (checked by checkConvertTo).
-func appendConvertTo(w []byte, c []Value) []byte {
+func appendConvertTo(w []byte, c []format.Value) []byte {
 	if len(c) == 0 {
-		return append(w, mNil)
+		return append(w, wire.Nil)
 	}
 	w = appendArrayLen(w, len(c))
 	for _, v := range c {
@@ -904,7 +958,7 @@ func appendConvertTo(w []byte, c []Value) []byte {
 }
 
 // checkConvertTo refuses what appendConvertTo cannot write.
-func checkConvertTo(k *Key) error {
+func checkConvertTo(k *format.Key) error {
 	for i, v := range k.ConvertTo {
 		switch v.(type) {
 		case string:
@@ -920,7 +974,7 @@ func checkConvertTo(k *Key) error {
 }
 
 // err adds an error to the error table; -1 for nil.
-func (e *Encoder) err(x *Error) int32 {
+func (e *Encoder) err(x *format.Error) int32 {
 	if x == nil {
 		return -1
 	}
@@ -938,7 +992,7 @@ func (e *Encoder) err(x *Error) int32 {
 // whether one is an error. global is intern's. own is the key's value and
 // ownID its node id (-1 for none): a contribution whose value is own (the
 // winning one, most often) has that id without a lookup.
-func (e *Encoder) contributions(refs, ids []int32, cs []Contribution, global bool, own any, ownID int32) ([]int32, []int32, bool, error) {
+func (e *Encoder) contributions(refs, ids []int32, cs []format.Contribution, global bool, own any, ownID int32) ([]int32, []int32, bool, error) {
 	hasErr := false
 	for i := range cs {
 		c := &cs[i]
@@ -965,8 +1019,8 @@ func (e *Encoder) contributions(refs, ids []int32, cs []Contribution, global boo
 
 // checkPlace refuses the i-th contribution of a list if its layer, level
 // or location cannot be written.
-func checkPlace(i int, c *Contribution) error {
-	if c.Layer > LayerModule {
+func checkPlace(i int, c *format.Contribution) error {
+	if c.Layer > format.LayerModule {
 		return fmt.Errorf("contribution %d: unknown layer %d", i, c.Layer)
 	}
 	if c.Level < 0 || c.Location < 0 || c.Level > math.MaxInt32 || c.Location > math.MaxInt32 {
@@ -989,7 +1043,7 @@ func allGlobal(value int32, ids []int32) bool {
 	return true
 }
 
-func first(cs []Contribution) *Contribution {
+func first(cs []format.Contribution) *format.Contribution {
 	if len(cs) == 0 {
 		return nil
 	}
@@ -1001,7 +1055,7 @@ func first(cs []Contribution) *Contribution {
 // first contribution was met in a bundle before (k's values are then
 // worth remembering), and remembers that k's was met now. k is the i-th
 // key of its bundle, whose keys have room in e.recs (reserve).
-func (e *Encoder) findRec(i int, k *Key) (rec int32, metBefore bool) {
+func (e *Encoder) findRec(i int, k *format.Key) (rec int32, metBefore bool) {
 	c, d := first(k.Contributions), first(k.Defaults)
 	if c == nil && d == nil {
 		return -1, false
@@ -1034,13 +1088,13 @@ func (e *Encoder) findRec(i int, k *Key) (rec int32, metBefore bool) {
 // bundles, the latest first; p is the variant's first contribution (or
 // default).
 type hintSet [4]struct {
-	p   *Contribution
+	p   *format.Contribution
 	rec int32
 }
 
 // hint records that the i-th key of a bundle has variant r, met twice,
 // whose first contribution (or default) is p.
-func (t *recTable) hint(i int, p *Contribution, r int32) {
+func (t *recTable) hint(i int, p *format.Contribution, r int32) {
 	for len(t.hints) <= i {
 		t.hints = append(t.hints, hintSet{})
 	}
@@ -1051,7 +1105,7 @@ func (t *recTable) hint(i int, p *Contribution, r int32) {
 
 // is reports whether rec is the variant of k, whose contributions and
 // defaults start at c and d.
-func (rec *keyRec) is(k *Key, c, d *Contribution) bool {
+func (rec *keyRec) is(k *format.Key, c, d *format.Contribution) bool {
 	return rec.contribs == c && rec.defaults == d && int(rec.nc) == len(k.Contributions) && int(rec.nd) == len(k.Defaults)
 }
 
@@ -1061,7 +1115,7 @@ func (rec *keyRec) is(k *Key, c, d *Contribution) bool {
 // stays (this bundle's keys may be using it). k is the i-th key of its
 // bundle, which findRec met (their first contribution has a slot) or which
 // the last bundle had (it has room, see reserve).
-func (e *Encoder) addRec(i int, k *Key, valueID int32, ids []int32) {
+func (e *Encoder) addRec(i int, k *format.Key, valueID int32, ids []int32) {
 	rec := keyRec{
 		contribs: first(k.Contributions), defaults: first(k.Defaults),
 		nc: int32(len(k.Contributions)), nd: int32(len(k.Defaults)),
@@ -1085,7 +1139,7 @@ func (e *Encoder) addRec(i int, k *Key, valueID int32, ids []int32) {
 	for _, id := range ids {
 		t = binary.LittleEndian.AppendUint32(t, uint32(id))
 	}
-	for _, cs := range [2][]Contribution{k.Contributions, k.Defaults} {
+	for _, cs := range [2][]format.Contribution{k.Contributions, k.Defaults} {
 		for i := range cs {
 			c := &cs[i]
 			n := len(t)
@@ -1136,7 +1190,7 @@ func (e *Encoder) judgeRecs(hits, misses int) {
 	e.recHits, e.recMisses = 0, 0
 }
 
-func appendHierarchy(w []byte, h *Hierarchy) []byte {
+func appendHierarchy(w []byte, h *format.Hierarchy) []byte {
 	w = appendArrayLen(w, 2)
 	w = appendBool(w, h.Present)
 	w = appendArrayLen(w, len(h.Levels))
@@ -1155,9 +1209,9 @@ func appendHierarchy(w []byte, h *Hierarchy) []byte {
 	return w
 }
 
-func appendMerge(w []byte, m Merge) []byte {
-	if m == (Merge{}) {
-		return append(w, mNil)
+func appendMerge(w []byte, m format.Merge) []byte {
+	if m == (format.Merge{}) {
+		return append(w, wire.Nil)
 	}
 	w = appendArrayLen(w, 4)
 	w = appendString(w, string(m.Strategy))

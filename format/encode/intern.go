@@ -1,4 +1,4 @@
-package format
+package encode
 
 import (
 	"encoding/binary"
@@ -6,6 +6,9 @@ import (
 	"math"
 	"math/bits"
 	"unsafe"
+
+	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/internal/wire"
 )
 
 // Interning. Every distinct value an Encoder meets gets a node id; equal
@@ -35,7 +38,7 @@ type table struct {
 	cons    map[uint64]int32
 	// By identity or by value; they hold ids (either table's, for the
 	// identity caches of the local table).
-	hashes  map[*Hash]int32
+	hashes  map[*format.Hash]int32
 	slices  map[sliceID]int32
 	seen    addrFilter // the addresses hashes and slices hold
 	strs    map[string]int32
@@ -50,7 +53,7 @@ type table struct {
 func newTable(bit int32) *table {
 	t := &table{
 		cons:   map[uint64]int32{},
-		hashes: map[*Hash]int32{},
+		hashes: map[*format.Hash]int32{},
 		slices: map[sliceID]int32{},
 		strs:   map[string]int32{},
 		ints:   map[int64]int32{},
@@ -80,7 +83,7 @@ func (t *table) reset() {
 func (t *table) size() int { return len(t.nodes) + len(t.hashes) + len(t.slices) }
 
 // hashID returns the id the identity cache holds for h, if any.
-func (t *table) hashID(h *Hash) (int32, bool) {
+func (t *table) hashID(h *format.Hash) (int32, bool) {
 	if !t.seen.has(unsafe.Pointer(h)) {
 		return 0, false
 	}
@@ -88,7 +91,7 @@ func (t *table) hashID(h *Hash) (int32, bool) {
 	return id, ok
 }
 
-func (t *table) setHashID(h *Hash, id int32) {
+func (t *table) setHashID(h *format.Hash, id int32) {
 	t.hashes[h] = id
 	t.remember(unsafe.Pointer(h))
 }
@@ -253,7 +256,7 @@ func (e *Encoder) addEntry(t *table, i int32) int32 {
 		}
 		own := e.nVals
 		for _, k := range idx {
-			v = binary.AppendUvarint(v, kidRef(own, int(k)))
+			v = binary.AppendUvarint(v, wire.KidRef(own, int(k)))
 		}
 		e.vals = v
 		e.stack = e.stack[:start]
@@ -272,8 +275,8 @@ func (e *Encoder) addEntry(t *table, i int32) int32 {
 // all there, else to the local one. depth is v's nesting in the value
 // being walked.
 func (e *Encoder) intern(v any, depth int, global bool) (int32, error) {
-	if depth > MaxDepth {
-		return 0, fmt.Errorf("value nested deeper than %d", MaxDepth)
+	if depth > format.MaxDepth {
+		return 0, fmt.Errorf("value nested deeper than %d", format.MaxDepth)
 	}
 	g, l := e.glob, e.loc
 	add := l
@@ -282,12 +285,12 @@ func (e *Encoder) intern(v any, depth int, global bool) (int32, error) {
 	}
 	switch v := v.(type) {
 	case nil:
-		return e.oneByte(&g.nilID, &l.nilID, global, mNil), nil
+		return e.oneByte(&g.nilID, &l.nilID, global, wire.Nil), nil
 	case bool:
 		if v {
-			return e.oneByte(&g.trueID, &l.trueID, global, mTrue), nil
+			return e.oneByte(&g.trueID, &l.trueID, global, wire.True), nil
 		}
-		return e.oneByte(&g.falseID, &l.falseID, global, mFalse), nil
+		return e.oneByte(&g.falseID, &l.falseID, global, wire.False), nil
 	case int64:
 		return internScalar(g.ints, l.ints, add.ints, add, v, v, appendInt), nil
 	case float64:
@@ -319,7 +322,7 @@ func (e *Encoder) intern(v any, depth int, global bool) (int32, error) {
 			e.tableFor(global && id&localBit == 0).setSliceID(key, id)
 		}
 		return id, err
-	case *Hash:
+	case *format.Hash:
 		if v == nil {
 			return 0, fmt.Errorf("nil *Hash")
 		}
@@ -330,13 +333,13 @@ func (e *Encoder) intern(v any, depth int, global bool) (int32, error) {
 			return id, nil
 		}
 		start := len(e.stack)
-		for i, k := range v.keys {
+		for i, k := range v.Keys() {
 			ki, err := e.intern(k, depth+1, global)
 			if err != nil {
 				e.stack = e.stack[:start]
 				return 0, err
 			}
-			vi, err := e.intern(v.vals[i], depth+1, global)
+			vi, err := e.intern(v.Value(i), depth+1, global)
 			if err != nil {
 				e.stack = e.stack[:start]
 				return 0, err
@@ -372,12 +375,12 @@ func (e *Encoder) intern(v any, depth int, global bool) (int32, error) {
 // linear: it follows like's tree (each list in it is one child's), and
 // intern remembers what it walks.
 func (e *Encoder) internLike(v, like any, kids, tree []int32, global bool, depth int) (int32, error) {
-	if depth > MaxDepth {
-		return 0, fmt.Errorf("value nested deeper than %d", MaxDepth)
+	if depth > format.MaxDepth {
+		return 0, fmt.Errorf("value nested deeper than %d", format.MaxDepth)
 	}
 	switch x := v.(type) {
-	case *Hash:
-		y, ok := like.(*Hash)
+	case *format.Hash:
+		y, ok := like.(*format.Hash)
 		if !ok || x == nil || y == nil || x.Len() != y.Len() || len(kids) != 2*x.Len() {
 			break
 		}
@@ -388,11 +391,11 @@ func (e *Encoder) internLike(v, like any, kids, tree []int32, global bool, depth
 			return id, nil
 		}
 		start := len(e.stack)
-		for i := range x.keys {
-			ki, err := e.internKid(x.keys[i], y.keys[i], kids[2*i], tree, global, depth+1)
+		for i := range x.Len() {
+			ki, err := e.internKid(x.Key(i), y.Key(i), kids[2*i], tree, global, depth+1)
 			var vi int32
 			if err == nil {
-				vi, err = e.internKid(x.vals[i], y.vals[i], kids[2*i+1], tree, global, depth+1)
+				vi, err = e.internKid(x.Value(i), y.Value(i), kids[2*i+1], tree, global, depth+1)
 			}
 			if err != nil {
 				e.stack = e.stack[:start]
@@ -449,7 +452,7 @@ func (e *Encoder) internKid(v, w any, id int32, tree []int32, global bool, depth
 	if kids := subList(tree, id); kids != nil {
 		return e.internLike(v, w, kids, tree, global, depth)
 	}
-	if s, ok := v.(string); ok && depth <= MaxDepth {
+	if s, ok := v.(string); ok && depth <= format.MaxDepth {
 		// Not the last bundle's string at this place: built anew for the
 		// node (interpolating its facts).
 		return e.internNodeString(s, e.tableFor(global)), nil
@@ -659,13 +662,13 @@ func (e *Encoder) container(kind uint8, start int, global bool) (int32, error) {
 	for _, k := range kids {
 		nd := e.node(k)
 		d = max(d, int32(nd.depth)+1)
-		n = min(n+int64(nd.size), MaxNodes+1)
+		n = min(n+int64(nd.size), format.MaxNodes+1)
 	}
-	if d > MaxDepth {
-		return 0, fmt.Errorf("value nested deeper than %d", MaxDepth)
+	if d > format.MaxDepth {
+		return 0, fmt.Errorf("value nested deeper than %d", format.MaxDepth)
 	}
-	if n > MaxNodes {
-		return 0, fmt.Errorf("value has more than %d nodes", MaxNodes)
+	if n > format.MaxNodes {
+		return 0, fmt.Errorf("value has more than %d nodes", format.MaxNodes)
 	}
 	t := e.tableFor(global && !local)
 	if t == e.glob {
@@ -683,13 +686,13 @@ func (e *Encoder) container(kind uint8, start int, global bool) (int32, error) {
 // consHash hashes a container's structure: any well-mixed function does,
 // since candidates are compared in full.
 func consHash(kind uint8, kids []int32) uint64 {
-	h := uint64(len(kids))<<8 ^ uint64(kind) ^ hashP0
+	h := uint64(len(kids))<<8 ^ uint64(kind) ^ wire.HashP0
 	for len(kids) >= 2 {
-		h = mix(uint64(uint32(kids[0]))|uint64(kids[1])<<32^hashP1, h^hashP2)
+		h = wire.Mix(uint64(uint32(kids[0]))|uint64(kids[1])<<32^wire.HashP1, h^wire.HashP2)
 		kids = kids[2:]
 	}
 	if len(kids) == 1 {
-		h = mix(uint64(uint32(kids[0]))^hashP1, h^hashP2)
+		h = wire.Mix(uint64(uint32(kids[0]))^wire.HashP1, h^wire.HashP2)
 	}
 	return h
 }
@@ -710,8 +713,8 @@ func same(a, b any) bool {
 	case string:
 		y, ok := b.(string)
 		return ok && x == y
-	case *Hash:
-		y, ok := b.(*Hash)
+	case *format.Hash:
+		y, ok := b.(*format.Hash)
 		return ok && x == y
 	case []any:
 		y, ok := b.([]any)

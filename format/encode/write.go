@@ -1,8 +1,10 @@
-package format
+package encode
 
 import (
 	"encoding/binary"
 	"math"
+
+	"github.com/hieracc/hieracc/format/internal/wire"
 )
 
 // The msgpack writers below use the shortest encodings, as every msgpack
@@ -15,13 +17,13 @@ func appendUint(w []byte, n uint64) []byte {
 	case n <= 0x7f:
 		return append(w, byte(n))
 	case n <= math.MaxUint8:
-		return append(w, mUint8, byte(n))
+		return append(w, wire.Uint8, byte(n))
 	case n <= math.MaxUint16:
-		return append(w, mUint16, byte(n>>8), byte(n))
+		return append(w, wire.Uint16, byte(n>>8), byte(n))
 	case n <= math.MaxUint32:
-		return append(w, mUint32, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+		return append(w, wire.Uint32, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
 	}
-	return binary.BigEndian.AppendUint64(append(w, mUint64), n)
+	return binary.BigEndian.AppendUint64(append(w, wire.Uint64), n)
 }
 
 func appendInt(w []byte, n int64) []byte {
@@ -31,36 +33,36 @@ func appendInt(w []byte, n int64) []byte {
 	case n >= -32:
 		return append(w, byte(n)) // negative fixint
 	case n >= math.MinInt8:
-		return append(w, mInt8, byte(n))
+		return append(w, wire.Int8, byte(n))
 	case n >= math.MinInt16:
-		return append(w, mInt16, byte(n>>8), byte(n))
+		return append(w, wire.Int16, byte(n>>8), byte(n))
 	case n >= math.MinInt32:
-		return append(w, mInt32, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+		return append(w, wire.Int32, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
 	}
-	return binary.BigEndian.AppendUint64(append(w, mInt64), uint64(n))
+	return binary.BigEndian.AppendUint64(append(w, wire.Int64), uint64(n))
 }
 
 // appendRef appends a reference, or nil for -1.
 func appendRef(w []byte, i int32) []byte {
 	if i < 0 {
-		return append(w, mNil)
+		return append(w, wire.Nil)
 	}
 	return appendUint(w, uint64(i))
 }
 
 func appendFloat(w []byte, f float64) []byte {
-	return binary.BigEndian.AppendUint64(append(w, mFloat64), math.Float64bits(f))
+	return binary.BigEndian.AppendUint64(append(w, wire.Float64), math.Float64bits(f))
 }
 
 func appendBool(w []byte, b bool) []byte {
 	if b {
-		return append(w, mTrue)
+		return append(w, wire.True)
 	}
-	return append(w, mFalse)
+	return append(w, wire.False)
 }
 
 func appendFixed32(w []byte, n uint32) []byte {
-	return binary.BigEndian.AppendUint32(append(w, mUint32), n)
+	return binary.BigEndian.AppendUint32(append(w, wire.Uint32), n)
 }
 
 // appendLen appends a length with the codes for 8 (if any), 16 and 32 bits.
@@ -78,12 +80,12 @@ func appendString(w []byte, s string) []byte {
 	if n := len(s); n < 32 {
 		w = append(w, 0xa0|byte(n))
 	} else {
-		w = appendLen(w, n, mStr8, mStr16, mStr32)
+		w = appendLen(w, n, wire.Str8, wire.Str16, wire.Str32)
 	}
 	return append(w, s...)
 }
 
-func appendBinLen(w []byte, n int) []byte { return appendLen(w, n, mBin8, mBin16, mBin32) }
+func appendBinLen(w []byte, n int) []byte { return appendLen(w, n, wire.Bin8, wire.Bin16, wire.Bin32) }
 
 func appendBin(w []byte, b []byte) []byte { return append(appendBinLen(w, len(b)), b...) }
 
@@ -91,14 +93,14 @@ func appendArrayLen(w []byte, n int) []byte {
 	if n < 16 {
 		return append(w, 0x90|byte(n))
 	}
-	return appendLen(w, n, 0, mArray16, mArray32)
+	return appendLen(w, n, 0, wire.Array16, wire.Array32)
 }
 
 func appendMapLen(w []byte, n int) []byte {
 	if n < 16 {
 		return append(w, 0x80|byte(n))
 	}
-	return appendLen(w, n, 0, mMap16, mMap32)
+	return appendLen(w, n, 0, wire.Map16, wire.Map32)
 }
 
 // appendValuesHead appends the head of a version 5 value table of n

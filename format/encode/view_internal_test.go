@@ -1,4 +1,4 @@
-package format
+package encode
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/hieracc/hieracc/format"
 )
 
 // viewNode is a bundle of node name whose keys show what the view of its
@@ -13,26 +15,26 @@ import (
 // also in the node's own data file, bound, when own is set); "d" in
 // common data interpolating the node's name (bound) over a default
 // level's value.
-func viewNode(name string, own bool) *Bundle {
-	env := Hierarchy{Present: true, Levels: []Level{
-		{Name: "Per-node data", Locations: []Location{{Path: "data/nodes/" + name + ".yaml", Exists: own, Original: "data/nodes/%{trusted.certname}.yaml"}}},
-		{Name: "Common", Locations: []Location{{Path: "data/common.yaml", Exists: true, Original: "data/common.yaml"}}},
-		{Name: "Defaults", Locations: []Location{{Path: "data/defaults.yaml", Exists: true, Original: "data/defaults.yaml"}}},
+func viewNode(name string, own bool) *format.Bundle {
+	env := format.Hierarchy{Present: true, Levels: []format.Level{
+		{Name: "Per-node data", Locations: []format.Location{{Path: "data/nodes/" + name + ".yaml", Exists: own, Original: "data/nodes/%{trusted.certname}.yaml"}}},
+		{Name: "Common", Locations: []format.Location{{Path: "data/common.yaml", Exists: true, Original: "data/common.yaml"}}},
+		{Name: "Defaults", Locations: []format.Location{{Path: "data/defaults.yaml", Exists: true, Original: "data/defaults.yaml"}}},
 	}}
 	list := []any{int64(1), int64(2)}
 	a := hashOf("list", list)
-	b := &Bundle{Node: name, Environment: "production", Env: env, Keys: []Key{
-		{Name: "a", Value: a, Contributions: []Contribution{{Layer: LayerEnvironment, Level: 1, Line: 1, Column: 1, Value: a}}},
-		{Name: "b", Value: "B", Contributions: []Contribution{{Layer: LayerEnvironment, Level: 1, Line: 2, Column: 1, Value: "B"}}},
-		{Name: "d", Value: "d on " + name, Contributions: []Contribution{
-			{Layer: LayerEnvironment, Level: 1, Line: 3, Column: 1, Value: "d on " + name, Bound: true},
-			{Layer: LayerEnvironment, Level: 2, Line: 1, Column: 1, Value: "D default"},
+	b := &format.Bundle{Node: name, Environment: "production", Env: env, Keys: []format.Key{
+		{Name: "a", Value: a, Contributions: []format.Contribution{{Layer: format.LayerEnvironment, Level: 1, Line: 1, Column: 1, Value: a}}},
+		{Name: "b", Value: "B", Contributions: []format.Contribution{{Layer: format.LayerEnvironment, Level: 1, Line: 2, Column: 1, Value: "B"}}},
+		{Name: "d", Value: "d on " + name, Contributions: []format.Contribution{
+			{Layer: format.LayerEnvironment, Level: 1, Line: 3, Column: 1, Value: "d on " + name, Bound: true},
+			{Layer: format.LayerEnvironment, Level: 2, Line: 1, Column: 1, Value: "D default"},
 		}},
 	}}
 	if own {
 		k := &b.Keys[1]
 		k.Value = hashOf("mine", list)
-		k.Contributions = append([]Contribution{{Layer: LayerEnvironment, Level: 0, Line: 1, Column: 1, Value: k.Value, Bound: true}}, k.Contributions...)
+		k.Contributions = append([]format.Contribution{{Layer: format.LayerEnvironment, Level: 0, Line: 1, Column: 1, Value: k.Value, Bound: true}}, k.Contributions...)
 	}
 	return b
 }
@@ -46,23 +48,23 @@ func TestView(t *testing.T) {
 	plain, mine := viewNode("web01", false), viewNode("web02", true)
 	view := []any{"list", int64(1), int64(2), []any{int64(1), int64(2)}, hashOf("list", []any{int64(1), int64(2)}), "B"}
 	var tables [][]byte
-	for _, b := range []*Bundle{plain, mine} {
+	for _, b := range []*format.Bundle{plain, mine} {
 		e := NewEncoder()
 		data, sd, err := e.AppendShared(nil, b, Protection{})
 		if err != nil || sd == nil {
 			t.Fatalf("%s: AppendShared = %v, %v", b.Node, sd, err)
 		}
 		tables = append(tables, bytes.Clone(e.vals))
-		x, err := DecodeIndex(data)
+		x, err := format.DecodeIndex(data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		vals := x.values.vals
+		vals := decodedValues(x)
 		if len(vals) < len(view) {
 			t.Fatalf("%s: %d values, want at least the view's %d", b.Node, len(vals), len(view))
 		}
 		for i, v := range view {
-			if !Equal(v, vals[i]) {
+			if !format.Equal(v, vals[i]) {
 				t.Errorf("%s: value %d is %v, want the view's %v", b.Node, i, vals[i], v)
 			}
 		}
@@ -79,7 +81,7 @@ func TestView(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range b.Keys {
-			if !Equal(b.Keys[i].Value, got.Keys[i].Value) || len(got.Keys[i].Contributions) != len(b.Keys[i].Contributions) {
+			if !format.Equal(b.Keys[i].Value, got.Keys[i].Value) || len(got.Keys[i].Contributions) != len(b.Keys[i].Contributions) {
 				t.Errorf("%s: key %s decoded as %v (%d contributions), want %v (%d)", b.Node, b.Keys[i].Name,
 					got.Keys[i].Value, len(got.Keys[i].Contributions), b.Keys[i].Value, len(b.Keys[i].Contributions))
 			}
@@ -92,7 +94,7 @@ func TestView(t *testing.T) {
 }
 
 // viewBytes is the view of b's shared file, as a fresh encoder writes it.
-func viewBytes(t *testing.T, b *Bundle) []byte {
+func viewBytes(t *testing.T, b *format.Bundle) []byte {
 	e := NewEncoder()
 	if _, _, err := e.AppendShared(nil, b, Protection{}); err != nil {
 		t.Fatal(err)
@@ -108,7 +110,7 @@ func viewBytes(t *testing.T, b *Bundle) []byte {
 // order, the records of the keys with a record, and among them those of
 // the keys with a bound contribution (or default) from a place a
 // contribution (or default) of one of f's records comes from.
-func refViewSkips(sh *sharing, b *Bundle, f *sharedFile) []int32 {
+func refViewSkips(sh *sharing, b *format.Bundle, f *sharedFile) []int32 {
 	locs := map[uint64]bool{}
 	for i := range f.keys {
 		for j := range f.keys[i].Contributions {
@@ -118,7 +120,7 @@ func refViewSkips(sh *sharing, b *Bundle, f *sharedFile) []int32 {
 			locs[locKey(&f.keys[i].Defaults[j], true)] = true
 		}
 	}
-	from := func(cs []Contribution, defaults bool) bool {
+	from := func(cs []format.Contribution, defaults bool) bool {
 		for j := range cs {
 			if cs[j].Bound && locs[locKey(&cs[j], defaults)] {
 				return true
@@ -146,20 +148,20 @@ func refViewSkips(sh *sharing, b *Bundle, f *sharedFile) []int32 {
 // that some keys are left out of the view and some not, through their
 // contributions or their defaults. A bundle's slice file is one of a few
 // (its location), so the encoder meets several shared files.
-func skipFleet(seed uint64, n, keys int) []*Bundle {
+func skipFleet(seed uint64, n, keys int) []*format.Bundle {
 	r := rand.New(rand.NewPCG(seed, 5))
-	var out []*Bundle
+	var out []*format.Bundle
 	for node := range n {
 		slice := r.IntN(3)
-		b := &Bundle{Node: fmt.Sprint("node", node)}
+		b := &format.Bundle{Node: fmt.Sprint("node", node)}
 		for i := range keys {
-			k := Key{Name: fmt.Sprintf("k%03d", i), Value: int64(i)}
-			add := func(cs []Contribution, level int, bound bool) []Contribution {
+			k := format.Key{Name: fmt.Sprintf("k%03d", i), Value: int64(i)}
+			add := func(cs []format.Contribution, level int, bound bool) []format.Contribution {
 				loc := 0
 				if level == 1 {
 					loc = slice
 				}
-				return append(cs, Contribution{Layer: LayerEnvironment, Level: level, Location: loc, Line: i + 1, Column: 1, Value: int64(i), Bound: bound})
+				return append(cs, format.Contribution{Layer: format.LayerEnvironment, Level: level, Location: loc, Line: i + 1, Column: 1, Value: int64(i), Bound: bound})
 			}
 			switch r.IntN(4) {
 			case 0:

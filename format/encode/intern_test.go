@@ -1,10 +1,12 @@
-package format
+package encode
 
 import (
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/hieracc/hieracc/format"
 )
 
 // TestIdentityCachesFilter checks a table's identity caches
@@ -18,12 +20,12 @@ func TestIdentityCachesFilter(t *testing.T) {
 }
 
 func testIdentityCachesFilter(t *testing.T, g *table) {
-	var hs []*Hash
+	var hs []*format.Hash
 	var ss []sliceID
 	// Past several growths of the filter.
 	n := 3 * minAddrFilter / addrFilterLoad
 	for i := range n {
-		h := NewHash(0)
+		h := format.NewHash(0)
 		g.setHashID(h, int32(i))
 		hs = append(hs, h)
 		a := []any{i}
@@ -82,9 +84,9 @@ func TestInternLikeRemembersOnlyGlobal(t *testing.T) {
 	ka, _ := e.intern("a", 0, true)
 	kb, _ := e.intern("b", 0, true)
 	like := []any{"a", "b"}
-	h := NewHash(1)
+	h := format.NewHash(1)
 	h.Set("k", "a")
-	like2 := NewHash(1)
+	like2 := format.NewHash(1)
 	like2.Set("k", "b")
 	kk, _ := e.intern("k", 0, true)
 	for _, tc := range []struct {
@@ -112,7 +114,7 @@ func TestInternLikeRemembersOnlyGlobal(t *testing.T) {
 			_, inLoc := e.loc.slices[sliceID{&v[0], len(v)}]
 			_, inGlob := e.glob.slices[sliceID{&v[0], len(v)}]
 			cached = inLoc || inGlob
-		case *Hash:
+		case *format.Hash:
 			_, inLoc := e.loc.hashes[v]
 			_, inGlob := e.glob.hashes[v]
 			cached = inLoc || inGlob
@@ -126,8 +128,8 @@ func TestInternLikeRemembersOnlyGlobal(t *testing.T) {
 	}
 }
 
-func hashOf(k string, v any) *Hash {
-	h := NewHash(1)
+func hashOf(k string, v any) *format.Hash {
+	h := format.NewHash(1)
 	h.Set(k, v)
 	return h
 }

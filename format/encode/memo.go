@@ -1,6 +1,10 @@
-package format
+package encode
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/hieracc/hieracc/format"
+)
 
 // The memo of the last bundle's keys. A compile hands an Encoder the nodes
 // of one hierarchy slice one after the other, and the compiler shares a
@@ -33,8 +37,8 @@ import "unsafe"
 type priorKey struct {
 	name       string
 	value      any
-	contribs   *Contribution // the key's Contributions (their array, or nil), nc of them
-	priorFound               // the rest: no pointer, so written at once without write barriers
+	contribs   *format.Contribution // the key's Contributions (their array, or nil), nc of them
+	priorFound                      // the rest: no pointer, so written at once without write barriers
 }
 
 // priorFound is the part of a priorKey that holds no pointer.
@@ -70,15 +74,15 @@ var freshFound = priorFound{more: -1, valueID: -1, rec: -1, record: -1}
 
 // plain reports whether k has nothing but a name, a value and
 // contributions: no error, defaults, merge, convert_to, asked, nor flag.
-func plain(k *Key) bool {
+func plain(k *format.Key) bool {
 	return k.Err == nil && k.Defaults == nil && k.MergeFrom == nil && k.ConvertTo == nil && k.Asked == nil &&
-		!k.Secret && !k.Sealed && k.Merge.isDefault() && k.DefaultMerge.isDefault()
+		!k.Secret && !k.Sealed && isDefault(&k.Merge) && isDefault(&k.DefaultMerge)
 }
 
 // remember appends the memo entry of k to cur, with a copy of k in e.more
 // unless k is plain; same is the last bundle's key identical to k (then
 // plain if it was), or -1.
-func (e *Encoder) remember(cur []priorKey, k *Key, same int32) []priorKey {
+func (e *Encoder) remember(cur []priorKey, k *format.Key, same int32) []priorKey {
 	n := len(cur)
 	if n < cap(cur) {
 		cur = cur[:n+1] // the old entry, overwritten
@@ -122,13 +126,13 @@ func (e *Encoder) remember(cur []priorKey, k *Key, same int32) []priorKey {
 
 // sameBits reports whether a and b hold the same bytes: the same key,
 // its pointers and all.
-func sameBits(a, b *Key) bool {
-	const n = unsafe.Sizeof(Key{})
+func sameBits(a, b *format.Key) bool {
+	const n = unsafe.Sizeof(format.Key{})
 	return *(*[n]byte)(unsafe.Pointer(a)) == *(*[n]byte)(unsafe.Pointer(b))
 }
 
 // is reports whether k is the key p remembers (identical).
-func (e *Encoder) is(p *priorKey, k *Key) bool {
+func (e *Encoder) is(p *priorKey, k *format.Key) bool {
 	if !sameString(p.name, k.Name) || !sameIface(p.value, k.Value) ||
 		p.contribs != unsafe.SliceData(k.Contributions) || int(p.nc) != len(k.Contributions) {
 		return false
@@ -144,7 +148,7 @@ func (e *Encoder) is(p *priorKey, k *Key) bool {
 // and asked by identity. Everything an Encoder derives from a key
 // follows from these (Ciphertext is not written; a Sealed key is
 // refused).
-func identical(a, b *Key) bool {
+func identical(a, b *format.Key) bool {
 	return sameString(a.Name, b.Name) && sameIface(a.Value, b.Value) && a.Err == b.Err &&
 		sameSlice(a.Contributions, b.Contributions) && sameSlice(a.Defaults, b.Defaults) &&
 		a.Merge == b.Merge && a.DefaultMerge == b.DefaultMerge && a.MergeFrom == b.MergeFrom &&
@@ -175,7 +179,7 @@ func sameSlice[T any](a, b []T) bool {
 // past the last bundle's keys that sort before k, and past the one it
 // found (the next key sorts after it): the next key, most often the next
 // of the last bundle's, is then found without comparing names.
-func (e *Encoder) priorOf(k *Key, j *int) (same, named int32) {
+func (e *Encoder) priorOf(k *format.Key, j *int) (same, named int32) {
 	prior := e.prior
 	for *j < len(prior) && !sameString(prior[*j].name, k.Name) && prior[*j].name < k.Name {
 		*j++

@@ -1,6 +1,6 @@
-//go:build race
+//go:build !race
 
-package format
+package encode
 
 // raceDetector: the race detector makes code allocate that otherwise does not.
-const raceDetector = true
+const raceDetector = false

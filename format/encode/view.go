@@ -1,8 +1,10 @@
-package format
+package encode
 
 import (
 	"fmt"
 	"slices"
+
+	"github.com/hieracc/hieracc/format"
 )
 
 // The view of a shared details file (SPEC.md, "Value table", version 6):
@@ -24,7 +26,7 @@ import (
 // once per file and builds it again only when they change.
 
 // viewValue returns the value record r implies, if any.
-func viewValue(r *Key) (any, bool) {
+func viewValue(r *format.Key) (any, bool) {
 	if len(r.ConvertTo) > 0 && !(len(r.ConvertTo) == 1 && r.ConvertTo[0] == "Sensitive") {
 		return nil, false
 	}
@@ -43,7 +45,7 @@ func viewValue(r *Key) (any, bool) {
 // runs before any value of the bundle is interned, so that the view's
 // values are all in the global table, where they stay while the file is
 // remembered (Reset forgets both).
-func (e *Encoder) startWithView(b *Bundle) error {
+func (e *Encoder) startWithView(b *format.Bundle) error {
 	e.viewFile = nil
 	sh := e.share
 	if sh == nil || !sh.on || !sh.exists || sh.prevFile == nil {
@@ -140,7 +142,7 @@ func (e *Encoder) nextGen() {
 // that nodes whose own files hold different keys share one view. Only
 // the keys with bound contributions and a record can be left out:
 // planKey lists them (sharing.overs).
-func (e *Encoder) viewSkips(b *Bundle, f *sharedFile) []int32 {
+func (e *Encoder) viewSkips(b *format.Bundle, f *sharedFile) []int32 {
 	sh := e.share
 	if !f.locsKnown {
 		f.locs, f.locsKnown = recordLocs(f.locs[:0], f.keys), true
@@ -160,9 +162,9 @@ func (e *Encoder) viewSkips(b *Bundle, f *sharedFile) []int32 {
 // contributions and defaults of recs come from, sorted, each once. They
 // are few (a file's records come from a few data files), and a record's
 // mostly those of the record before it.
-func recordLocs(locs []uint64, recs []Key) []uint64 {
+func recordLocs(locs []uint64, recs []format.Key) []uint64 {
 	last := ^uint64(0) // the place added last (no place: a layer beyond LayerModule)
-	add := func(cs []Contribution, defaults bool) {
+	add := func(cs []format.Contribution, defaults bool) {
 		for i := range cs {
 			if k := locKey(&cs[i], defaults); k != last {
 				last = k
@@ -181,7 +183,7 @@ func recordLocs(locs []uint64, recs []Key) []uint64 {
 
 // boundFrom reports whether a bound contribution of cs comes from a place
 // in locs (sorted).
-func boundFrom(cs []Contribution, defaults bool, locs []uint64) bool {
+func boundFrom(cs []format.Contribution, defaults bool, locs []uint64) bool {
 	for i := range cs {
 		if cs[i].Bound {
 			if _, ok := slices.BinarySearch(locs, locKey(&cs[i], defaults)); ok {
@@ -194,7 +196,7 @@ func boundFrom(cs []Contribution, defaults bool, locs []uint64) bool {
 
 // locKey identifies the data file of a contribution: its layer, level
 // and location, and whether it is a default.
-func locKey(c *Contribution, defaults bool) uint64 {
+func locKey(c *format.Contribution, defaults bool) uint64 {
 	k := uint64(c.Layer)<<61 | uint64(uint32(c.Level))<<28 | uint64(uint32(c.Location))&(1<<28-1)
 	if defaults {
 		k |= 1 << 60

@@ -1,0 +1,107 @@
+package runtime_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Packages that must never be in what an agent links: the writer of
+// bundles (format/encode), the compiler and its YAML readers, the CLI and
+// the test helpers. TestDeps allows runtime and format's packages only;
+// this names the writer, which sits under format/, and keeps the rule
+// readable should the allowed list grow.
+var neverInRuntime = []string{
+	"github.com/hieracc/hieracc/format/encode",
+	"github.com/hieracc/hieracc/format/formattest",
+	"github.com/hieracc/hieracc/compiler",
+	"github.com/hieracc/hieracc/cmd",
+	"github.com/hieracc/hieracc/benchmarks",
+	"gopkg.in/yaml",
+	"github.com/vmihailenco/msgpack",
+}
+
+// maxRuntimeCode bounds the lines of code (neither blank nor only a //
+// comment) of this module's Go files, tests aside, that an agent importing
+// runtime compiles: 13,485 (16,978 lines in all) before the encoder left
+// format for format/encode, 10,756 (13,331 in all) after. Raise it only
+// for code an agent needs: the writer side of anything belongs to the
+// compiler's packages.
+const maxRuntimeCode = 11000
+
+type listedPackage struct {
+	ImportPath string
+	Dir        string
+	GoFiles    []string
+	Standard   bool
+	Module     *struct{ Path string }
+}
+
+// runtimeDeps is go list's view of runtime's dependencies (runtime
+// included), tests aside.
+func runtimeDeps(t *testing.T) []listedPackage {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "-json=ImportPath,Dir,GoFiles,Standard,Module", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []listedPackage
+	for d := json.NewDecoder(bytes.NewReader(out)); d.More(); {
+		var p listedPackage
+		if err := d.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("go list returned %d packages", len(pkgs))
+	}
+	return pkgs
+}
+
+// TestDepsNoWriter fails when the encoder, or any compiler, CLI or YAML
+// package, creeps back into what runtime links.
+func TestDepsNoWriter(t *testing.T) {
+	for _, p := range runtimeDeps(t) {
+		for _, bad := range neverInRuntime {
+			if p.ImportPath == bad || strings.HasPrefix(p.ImportPath, bad+"/") {
+				t.Errorf("runtime depends on %s", p.ImportPath)
+			}
+		}
+	}
+}
+
+// TestDepsSize measures what an agent importing runtime compiles of this
+// module (go test -run TestDepsSize -v ./runtime prints it by package:
+// lines of code, then lines in all) and holds it to maxRuntimeCode.
+func TestDepsSize(t *testing.T) {
+	code, all := 0, 0
+	for _, p := range runtimeDeps(t) {
+		if p.Standard || p.Module == nil || p.Module.Path != "github.com/hieracc/hieracc" {
+			continue
+		}
+		c, n := 0, 0
+		for _, f := range p.GoFiles {
+			data, err := os.ReadFile(filepath.Join(p.Dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for line := range strings.Lines(string(data)) {
+				n++
+				if l := strings.TrimSpace(line); l != "" && !strings.HasPrefix(l, "//") {
+					c++
+				}
+			}
+		}
+		t.Logf("%6d %6d %s", c, n, p.ImportPath)
+		code, all = code+c, all+n
+	}
+	t.Logf("%6d %6d in all (lines of code, lines)", code, all)
+	if code > maxRuntimeCode {
+		t.Errorf("an agent importing runtime compiles %d lines of code of this module, more than %d: does the new code belong to the compiler's side?", code, maxRuntimeCode)
+	}
+}
