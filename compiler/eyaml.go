@@ -339,7 +339,7 @@ func decryptFile(df *dataFile, kr *keyring, keys keyringKey, invalid map[any]dat
 	dec := kr.decrypters[keys]
 	problem := func(i int, derr *decryptError) dataload.Problem {
 		msg := derr.message(df.hash.Key(i), df.path)
-		if u := kr.uses[keys]; u != nil && derr.err == dec.KeyErr() {
+		if u := kr.uses[keys]; u != nil && dec != nil && derr.err == dec.KeyErr() {
 			kr.failed.Store(msg, u)
 		}
 		return dataload.Problem{Pos: df.pos[i], Message: msg}
