@@ -148,14 +148,14 @@ compile_base() {
 	want=$(stamp "$sha")
 	if [ -f "$base_out/.hieracc-action-stamp" ] && [ "$(cat "$base_out/.hieracc-action-stamp")" = "$want" ]; then
 		note "base ${sha:0:12}: reusing its output in $base_out"
-		base_reused=true
 		return
 	fi
-	base_reused=false
 	rm -f "$base_out/.hieracc-action-stamp"
 	mkdir -p "$base_out"
+	# The work tree itself when it is the base exactly (mode base, on a
+	# push), else a checkout of the base beside it.
 	local root=$top
-	if [ "$sha" != "$(git -C "$top" rev-parse HEAD)" ] || [ -n "$(git -C "$top" status --porcelain --untracked-files=no)" ]; then
+	if [ "$sha" != "$(git -C "$top" rev-parse HEAD)" ] || [ -n "$(git -C "$top" status --porcelain)" ]; then
 		root=$work/base
 		git -C "$top" worktree add --quiet --detach "$root" "$sha" >&2 ||
 			die "cannot check out the base revision $sha"
@@ -163,7 +163,9 @@ compile_base() {
 	note "base ${sha:0:12}: compiling into $base_out"
 	local status=0
 	compile_to "$root" "$base_out" text >"$work/base.log" 2>&1 || status=$?
-	if ! compgen -G "$base_out/*.bundle" >/dev/null && ! compgen -G "$base_out/*/*.bundle" >/dev/null; then
+	# compile --keep-going says "wrote" once its output is whole, errors
+	# or not; the folder may hold an older output.
+	if ! grep -q '^hieracc compile: .*; wrote ' "$work/base.log"; then
 		cat "$work/base.log" >&2
 		die "the base revision ${sha:0:12} does not compile"
 	fi
@@ -208,7 +210,7 @@ run_diff() {
 	cat "$work/head.out" >&2
 	if [ "$status" != 0 ]; then
 		errors=true
-		if ! compgen -G "$work/head/*.bundle" >/dev/null; then
+		if ! grep -q '^hieracc compile: .*; wrote ' "$work/head.out"; then
 			die "the checkout does not compile (see the log above)"
 		fi
 	fi
