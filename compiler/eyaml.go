@@ -12,6 +12,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/compiler/internal/eyaml"
@@ -46,6 +47,13 @@ func eyamlKeysOf(opts any) eyamlKeyPaths {
 // keyring holds a decrypter for each key pair eyaml levels name.
 type keyring struct {
 	decrypters map[keyringKey]*eyaml.Decrypter
+	// uses says, for each key pair, which levels use it and where their
+	// keys come from: a compile's diagnostics report keys that cannot be
+	// used once per level (see keysFailure), not once per value.
+	uses map[keyringKey]*keyUse
+	// failed maps the message of each value that failed for want of its
+	// level's keys (Puppet's, which a bundle keeps) to its key pair's use.
+	failed sync.Map
 	// sum digests every key used, for revisions: new keys may decrypt
 	// the same files to other values. Zero when no level uses eyaml.
 	sum [32]byte
@@ -65,7 +73,7 @@ type keyringKey struct {
 // files hieracc reads outside its input folders); a relative one inside
 // the layer's folder.
 func newKeyring(in Input, configs []*config) *keyring {
-	kr := &keyring{decrypters: map[keyringKey]*eyaml.Decrypter{}}
+	kr := &keyring{decrypters: map[keyringKey]*eyaml.Decrypter{}, uses: map[keyringKey]*keyUse{}}
 	readAbs := in.ReadKeyFile
 	if readAbs == nil {
 		readAbs = func(p string) ([]byte, error) { return format.ReadRegular(p, dataload.MaxFileSize) }
@@ -91,7 +99,8 @@ func newKeyring(in Input, configs []*config) *keyring {
 				continue
 			}
 			k := keyringKey{c.root, lvl.keys}
-			if kr.decrypters[k] != nil {
+			if u := kr.uses[k]; u != nil {
+				u.levels = append(u.levels, lvl.name)
 				continue
 			}
 			used = true
@@ -108,13 +117,165 @@ func newKeyring(in Input, configs []*config) *keyring {
 			}
 			fmt.Fprintf(h, "%d:%s%d:%s%x%x\n", len(kp.PrivatePath), kp.PrivatePath, len(kp.PublicPath), kp.PublicPath,
 				sha256.Sum256(kp.Private), sha256.Sum256(kp.Public))
-			kr.decrypters[k] = eyaml.NewDecrypter(kp)
+			dec := eyaml.NewDecrypter(kp)
+			kr.decrypters[k] = dec
+			kr.uses[k] = &keyUse{
+				dec: dec, pos: lvl.pos.In(c.file), levels: []string{lvl.name}, v3: lvl.noRoot,
+				private: keySource{path: kp.PrivatePath, flag: in.PKCS7PrivateKey != nil},
+				public:  keySource{path: kp.PublicPath, flag: in.PKCS7PublicKey != nil},
+				mounts:  mounts,
+			}
 		}
 	}
 	if used {
 		h.Sum(kr.sum[:0])
 	}
 	return kr
+}
+
+// keyUse is a key pair as the levels that use it name it.
+type keyUse struct {
+	dec     *eyaml.Decrypter
+	pos     format.Pos // the first level's, in its hiera.yaml
+	levels  []string   // the levels' names, the first first
+	v3      bool       // a Hiera 3 config's :eyaml: section names the keys
+	private keySource
+	public  keySource
+	mounts  []Mount
+
+	once sync.Once
+	diag Diagnostic
+}
+
+// keySource is where a key file comes from: the path an option names (""
+// when it names none), or the one a flag gives.
+type keySource struct {
+	path string
+	flag bool
+}
+
+// eyamlErrorStart starts hiera-eyaml's message for a value it cannot
+// decrypt (decryptError.message).
+const eyamlErrorStart = "hiera-eyaml backend error decrypting "
+
+// keysFailure returns, for the message of a lookup that failed because
+// its eyaml level's keys cannot be used, the compile's diagnostic for
+// those keys: one for the level however many values and keys fail, which
+// names the level, the key files it looked for and the flags that supply
+// them, and quotes no ciphertext. The lookup's own error (in the bundle)
+// stays Puppet's.
+func (kr *keyring) keysFailure(msg string) (Diagnostic, bool) {
+	if kr == nil {
+		return Diagnostic{}, false
+	}
+	i := strings.Index(msg, eyamlErrorStart)
+	if i < 0 {
+		return Diagnostic{}, false
+	}
+	v, ok := kr.failed.Load(msg[i:])
+	if !ok {
+		return Diagnostic{}, false
+	}
+	u := v.(*keyUse)
+	u.once.Do(func() { u.diag = u.diagnostic() })
+	return u.diag, true
+}
+
+// diagnostic words the keys' problem for people: the eyaml error, where
+// each key was looked for, and the flags that supply them.
+func (u *keyUse) diagnostic() Diagnostic {
+	options := "the level's options"
+	if u.v3 {
+		options = "the :eyaml: section"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "cannot decrypt this level's ENC[...] values, every lookup that reads one fails: %v.", u.dec.KeyErr())
+	if len(u.levels) > 1 {
+		fmt.Fprintf(&b, " (The same keys serve level %s.)", quoteList(u.levels[1:]))
+	}
+	describe := func(option, flag string, s keySource) string {
+		switch {
+		case s.flag:
+			return fmt.Sprintf("%s (%s)", s.path, flag)
+		case s.path == "":
+			return fmt.Sprintf("none (no %s in %s)", option, options)
+		default:
+			return fmt.Sprintf("%s (%s in %s)", s.path, option, options)
+		}
+	}
+	fmt.Fprintf(&b, " Private key: %s; public key: %s.",
+		describe("pkcs7_private_key", "--pkcs7-private-key", u.private),
+		describe("pkcs7_public_key", "--pkcs7-public-key", u.public))
+	var missing []string
+	if !u.private.flag {
+		missing = append(missing, "--pkcs7-private-key FILE")
+	}
+	if !u.public.flag {
+		missing = append(missing, "--pkcs7-public-key FILE")
+	}
+	if len(missing) == 0 {
+		b.WriteString(" Check the files those flags name.")
+		return Diagnostic{Pos: u.pos, Level: u.levels[0], Message: b.String()}
+	}
+	fmt.Fprintf(&b, " Pass the keys with %s", strings.Join(missing, " and "))
+	// An absolute path of the options may name a file of the Puppet
+	// server's disk, which --mount supplies.
+	var dirs []string
+	for _, s := range []keySource{u.private, u.public} {
+		if !s.flag && path.IsAbs(s.path) {
+			if _, ok := mapServerPath(u.mounts, path.Clean(s.path)); !ok {
+				dirs = append(dirs, "--mount "+path.Dir(path.Clean(s.path))+"=DIR")
+			}
+		}
+	}
+	if dirs = slices.Compact(dirs); len(dirs) > 0 {
+		fmt.Fprintf(&b, ", or supply their folder with %s", strings.Join(dirs, " "))
+	}
+	b.WriteString(".")
+	return Diagnostic{Pos: u.pos, Level: u.levels[0], Message: b.String()}
+}
+
+// quoteList is `"a"`, `"a" and "b"`, `"a", "b" and "c"`.
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+}
+
+// shortenEncrypted shortens each ENC[...] block of a message for people:
+// the scheme and the first characters of its text, and how many more
+// there were (ENC[PKCS7,MIIBeQYJ…(412 more characters)]). A bundle's
+// errors keep Puppet's whole message; a person reading a compile's
+// diagnostics has no use for 500 characters of base64.
+func shortenEncrypted(msg string) string {
+	if !strings.Contains(msg, "ENC[") {
+		return msg
+	}
+	const keep = 8
+	var b strings.Builder
+	for _, t := range eyaml.Parse(msg) {
+		if !t.Enc {
+			b.WriteString(t.Text)
+			continue
+		}
+		// t.Text is ENC[SCHEME,TEXT] or ENC[TEXT].
+		body := t.Text[len("ENC[") : len(t.Text)-1]
+		head := ""
+		if i := strings.IndexByte(body, ','); i >= 0 {
+			head, body = body[:i+1], body[i+1:]
+		}
+		if len(body) <= keep+24 {
+			b.WriteString(t.Text)
+			continue
+		}
+		fmt.Fprintf(&b, "ENC[%s%s…(%d more characters)]", head, body[:keep], len(body)-keep)
+	}
+	return b.String()
 }
 
 // v3DataHash prefixes the function of a Hiera 3 level that reads YAML or
@@ -171,7 +332,18 @@ func relabelInvalid(invalid map[any]dataload.Problem, function string, v3 bool) 
 // its strings), fails with the first error of that walk. Decryption
 // happens here, for every node; interpolation per node, when the key is
 // read.
-func decryptFile(df *dataFile, dec *eyaml.Decrypter, invalid map[any]dataload.Problem, invalidTexts map[any][]dataload.Text) (map[any]dataload.Problem, map[any]bool, map[any]*pendingTexts) {
+//
+// A value that fails for want of the keys (not one the keys cannot
+// decrypt) is noted in kr, for the compile's diagnostics (keysFailure).
+func decryptFile(df *dataFile, kr *keyring, keys keyringKey, invalid map[any]dataload.Problem, invalidTexts map[any][]dataload.Text) (map[any]dataload.Problem, map[any]bool, map[any]*pendingTexts) {
+	dec := kr.decrypters[keys]
+	problem := func(i int, derr *decryptError) dataload.Problem {
+		msg := derr.message(df.hash.Key(i), df.path)
+		if u := kr.uses[keys]; u != nil && dec != nil && derr.err == dec.KeyErr() {
+			kr.failed.Store(msg, u)
+		}
+		return dataload.Problem{Pos: df.pos[i], Message: msg}
+	}
 	var secret map[any]bool
 	var pending map[any]*pendingTexts
 	walk := func(k any, ts []dataload.Text) *decryptError {
@@ -189,7 +361,7 @@ func decryptFile(df *dataFile, dec *eyaml.Decrypter, invalid map[any]dataload.Pr
 		if _, bad := invalid[k]; bad {
 			// Not data: its strings are walked first.
 			if derr := walk(k, invalidTexts[k]); derr != nil {
-				invalid[k] = dataload.Problem{Pos: df.pos[i], Message: derr.message(k, df.path)}
+				invalid[k] = problem(i, derr)
 			}
 			continue
 		}
@@ -199,7 +371,7 @@ func decryptFile(df *dataFile, dec *eyaml.Decrypter, invalid map[any]dataload.Pr
 				invalid = map[any]dataload.Problem{}
 			}
 			walk(k, dataload.Texts(nil, df.hash.Value(i)))
-			invalid[k] = dataload.Problem{Pos: df.pos[i], Message: err.message(k, df.path)}
+			invalid[k] = problem(i, err)
 			continue
 		}
 		if changed {

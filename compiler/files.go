@@ -180,7 +180,7 @@ func (c *compilation) loadFile(fsPath, p, function, module string, keys keyringK
 	var secret map[any]bool
 	var pending map[any]*pendingTexts
 	if function == eyamlFunction {
-		invalid, secret, pending = decryptFile(df, c.keys.decrypters[keys], invalid, doc.InvalidTexts)
+		invalid, secret, pending = decryptFile(df, c.keys, keys, invalid, doc.InvalidTexts)
 	}
 	if module != "" {
 		df.filterModule(module, function)

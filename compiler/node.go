@@ -61,9 +61,16 @@ func (n *nodeRun) newBundle() *format.Bundle {
 }
 
 // report records a key's (or the node's, or a module's) error.
+// An eyaml level's keys that cannot be used are reported once for the
+// level, and ciphertexts are not quoted whole (eyaml.go).
 func (n *nodeRun) report(err *format.Error, key string) {
+	if d, ok := n.c.keys.keysFailure(err.Message); ok {
+		d.Node = n.node.Name
+		n.diags = append(n.diags, d)
+		return
+	}
 	n.diags = append(n.diags, Diagnostic{Pos: err.Pos,
-		Level: err.Level, Node: n.node.Name, Key: key, Message: err.Message})
+		Level: err.Level, Node: n.node.Name, Key: key, Message: shortenEncrypted(err.Message)})
 }
 
 // checkOptions assembles the node's lookup_options, and each module's:
