@@ -106,10 +106,16 @@ type Input struct {
 	RubyBackends RubyBackend
 	RubyKeys     []string
 
-	// Test switches (share_test.go): noSharing compiles every key from
-	// scratch, to prove that sharing work across nodes changes nothing;
-	// workerDone, when set, sees each worker when its compile is done.
-	noSharing  bool
+	// NoSharing compiles every node on its own: no result, hierarchy
+	// expansion or lookup_options of one node is reused for another
+	// (reuse.go, reuse_slices.go, template.go). The bundles are
+	// byte-identical, the compile slower: a debugging switch, to tell a
+	// bug of Hiera's rules from one of the sharing (share_test.go proves
+	// the two equal).
+	NoSharing bool
+
+	// workerDone, a test switch (share_test.go), when set, sees each
+	// worker when its compile is done.
 	workerDone func(*worker)
 }
 
@@ -203,7 +209,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 		g.Go(func() error {
 			w := newWorker()
 			w.reuseKeys = in.Emit != nil
-			w.noSharing = in.noSharing
+			w.noSharing = in.NoSharing
 			var order []int // the run being compiled, in the order sortRun gives
 			for {
 				r := int(next.Add(1) - 1)

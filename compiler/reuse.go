@@ -97,7 +97,7 @@ type worker struct {
 	// last node's at that position is not copied again (nodeRun.appendKey).
 	keyFrom []*format.Key
 
-	// noSharing (Input.noSharing, for tests) compiles every key from
+	// noSharing (Input.NoSharing) compiles every key from
 	// scratch.
 	noSharing bool
 
