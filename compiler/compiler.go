@@ -48,6 +48,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hieracc/hieracc/format"
 	"golang.org/x/sync/errgroup"
@@ -134,6 +135,17 @@ type Node struct {
 type Result struct {
 	Bundles     []*format.Bundle // one per node, in Input.Nodes order
 	Diagnostics []Diagnostic     // every error and warning, sorted
+	// Stages says where the compile's time went: reading the
+	// configurations, then each stage of the per-node pipeline (node.go's
+	// nodeStages), in order, summed over the nodes (and so over workers
+	// running in parallel).
+	Stages []StageTime
+}
+
+// StageTime is the time a compile spent in one stage.
+type StageTime struct {
+	Name string
+	Time time.Duration
 }
 
 // Errors counts the error diagnostics.
@@ -186,9 +198,14 @@ var validModuleName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 // layers are recorded in the bundles and reported as diagnostics; Compile
 // itself fails only when the context is cancelled.
 func Compile(ctx context.Context, in Input) (*Result, error) {
+	t0 := time.Now()
 	c := prepare(in)
 	c.ctx = ctx
-	res := &Result{}
+	res := &Result{Stages: []StageTime{{Name: "configs", Time: time.Since(t0)}}}
+	for _, st := range nodeStages {
+		res.Stages = append(res.Stages, StageTime{Name: st.name})
+	}
+	var stagesMu sync.Mutex
 	if in.Emit == nil {
 		res.Bundles = make([]*format.Bundle, len(in.Nodes))
 	}
@@ -214,6 +231,11 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 			for {
 				r := int(next.Add(1) - 1)
 				if r >= len(runs) {
+					stagesMu.Lock()
+					for i, d := range w.stageTime {
+						res.Stages[1+i].Time += d
+					}
+					stagesMu.Unlock()
 					if in.workerDone != nil {
 						in.workerDone(w)
 					}

@@ -1,8 +1,8 @@
 package compiler
 
-// Stage: compile one node. compileNode is the whole per-node pipeline, in
-// order; each step is below it, and the stages it calls live in the files
-// the package doc lists.
+// Stage: compile one node. nodeStages is the whole per-node pipeline, in
+// order; the steps of this file are below it, and the stages it calls
+// live in the files the package doc lists.
 
 import (
 	"crypto/sha256"
@@ -11,37 +11,75 @@ import (
 	"hash"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
 )
 
-// compileNode compiles one node into its bundle.
+// nodeStages is the per-node pipeline, in order: each stage reads what
+// the ones before it left in the nodeStep, and returns false when the node
+// is done (it failed as a whole). The stages themselves live in the files
+// the package doc lists; Result.Stages says how long each took.
+var nodeStages = [numNodeStages]struct {
+	name string
+	run  func(*nodeStep) bool
+}{
+	// The node's scope, and every layer's hierarchy expanded into data
+	// files for it (scope.go, hierarchy.go, files.go).
+	{"hierarchies", func(s *nodeStep) bool { s.n = newNodeRun(s.c, s.w, s.node); return true }},
+	// The bundle's header: hierarchies and revision.
+	{"header", func(s *nodeStep) bool { s.b = s.n.newBundle(); return true }},
+	// lookup_options from every level (options.go): Puppet reads them
+	// before any lookup, so a failure fails the node or a module.
+	{"lookup_options", func(s *nodeStep) bool { s.modErr = s.n.checkOptions(s.b); return s.b.NodeError == nil }},
+	// Every key the hierarchies reach, each resolved (emit.go: lookups,
+	// interpolation, merges, convert_to).
+	{"keys", func(s *nodeStep) bool { s.b.Keys = s.n.compileKeys(s.modErr); return true }},
+	// The lookup_options entries whose merge fails a key no level holds
+	// (options.go): the runtime answers such keys from them.
+	{"options", func(s *nodeStep) bool { s.b.Options = s.n.optionScopes(s.modErr); return true }},
+	// The node's own data files are not kept for others (files.go).
+	{"release", func(s *nodeStep) bool { s.n.releaseOwn(); return true }},
+}
+
+// numNodeStages is len(nodeStages).
+const numNodeStages = 6
+
+// nodeStep is what the stages of one node hand on to each other.
+type nodeStep struct {
+	c      *compilation
+	w      *worker
+	node   Node
+	n      *nodeRun
+	b      *format.Bundle
+	modErr map[string]bool // modules whose lookup_options failed
+}
+
+// compileNode compiles one node into its bundle, running nodeStages in
+// order and adding each one's time to the worker's.
 func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []Diagnostic) {
-	// 1. The node's scope, and every layer's hierarchy expanded into data
-	//    files for it (hierarchy.go, files.go).
-	n := newNodeRun(c, w, node)
-	// 2. The bundle's header: hierarchies and revision.
-	b := n.newBundle()
-	// 3. lookup_options from every level (options.go): Puppet reads them
-	//    before any lookup, so a failure fails the node or a module.
-	modErr := n.checkOptions(b)
-	if b.NodeError != nil {
-		return b, n.diags
+	s := nodeStep{c: c, w: w, node: node}
+	t0 := time.Now()
+	for i := range nodeStages {
+		ok := nodeStages[i].run(&s)
+		t1 := time.Now()
+		w.stageTime[i] += t1.Sub(t0)
+		t0 = t1
+		if !ok {
+			break
+		}
 	}
-	// 4. Every key the hierarchies reach, each resolved (emit.go), reusing
-	//    other nodes' results where they hold (reuse.go, reuse_slices.go).
-	b.Keys = n.compileKeys(modErr)
-	// 5. The lookup_options entries whose merge fails a key no level
-	//    holds (options.go): the runtime answers such keys from them.
-	b.Options = n.optionScopes(modErr)
-	// 6. The node's own data files are not kept for others (files.go).
+	return s.b, s.n.diags
+}
+
+// releaseOwn lets go of the node's own data files (files.go).
+func (n *nodeRun) releaseOwn() {
 	for _, df := range n.own {
 		if n.c.release(df) {
 			n.w.stats.released++
 		}
 	}
-	return b, n.diags
 }
 
 // newBundle starts the node's bundle: everything but its keys and modules.

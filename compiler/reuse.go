@@ -15,6 +15,7 @@ import (
 	"hash/maphash"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
@@ -102,6 +103,8 @@ type worker struct {
 	noSharing bool
 
 	stats sliceStats
+	// stageTime is the time spent in each of nodeStages (node.go).
+	stageTime [numNodeStages]time.Duration
 
 	// Slices (see reuse_slices.go); tableBuf is tableLocs' buffer; run
 	// counts the runs of nodes the worker took (see startRun).
