@@ -10,29 +10,6 @@ import (
 	"strings"
 )
 
-// sharedKey compiles a key, or reuses the result of a node whose data for
-// the key lies in the same files, at the same places, and whose reads
-// (variables, nested lookups) give the same answers (see reuse.go). The
-// result is kept for other nodes.
-func (n *nodeRun) sharedKey(name, mod string) (*format.Key, *format.Error) {
-	merge, perr := n.optionsFor(mod).mergeOf(name)
-	conv, cerr := n.optionsFor(mod).convertTo(name)
-	if perr != nil || cerr != nil || n.w.noSharing || n.w.optID(n.optsOf(mod)) == 0 {
-		// Options computed for this node alone (see optID) may set the
-		// key's merge in a place of their own: nothing is shared.
-		return n.compileKey(name, mod, nil, nil, nil)
-	}
-	layers := n.layersFor(mod)
-	locs := n.locsOf(name, layers)
-	sig := n.w.keySig(n.shapeID(mod, layers), merge, convertID(conv), locs)
-	h := hashSig(name, sig)
-	e, reused, k, err := n.findOrCompile(name, mod, sig, h, locs)
-	if e != nil && !reused {
-		n.w.remember(h, sig, e)
-	}
-	return k, err
-}
-
 // compileKey resolves one key at the top level. Every location's value is
 // recorded (interpolated), and the configured merge is computed from those
 // records with the same driver the runtime uses, so the two cannot differ.
