@@ -12,6 +12,33 @@ import (
 	"github.com/hieracc/hieracc/format/hiera"
 )
 
+// nodeShare is what sharing work across nodes keeps of one node: the
+// reads and warnings of the key being compiled (recorded by the semantic
+// stages' hooks: record, emitWarning), and where the node's slice puts it.
+type nodeShare struct {
+	// serial numbers the worker's nodes: what is found out for a node
+	// (varSet) says for which.
+	serial uint64
+	// own are the node's files at per-node positions (see slice), which
+	// the file cache releases once the node is compiled.
+	own []*dataFile
+	// delta are the sorted keys of own (see nodeSlice).
+	delta []string
+	// firstOf is set by perNodeKey when the key it returns (the
+	// worker's) is a template's first key but for its Value and
+	// Contributions, the only fields written in it (appendKey takes the
+	// rest from firstOf); compileKeysShared clears it before each slot key.
+	firstOf *format.Key
+	shapes  map[string]uint32 // shapeID by module
+	deps    *[]dep            // reads of the key being compiled, when recording
+	nested  int               // depth of nested lookups (their reads are not recorded)
+	// keyWarns collects the warnings of the key being compiled, so that a
+	// node reusing the result reports them too; quiet > 0 while checking
+	// whether a result can be reused (its warnings are replayed instead).
+	keyWarns *[]Diagnostic
+	quiet    int
+}
+
 // sharedKey compiles a key, or reuses the result of a node whose data for
 // the key lies in the same files, at the same places, and whose reads
 // (variables, nested lookups) give the same answers (see reuse.go). The
