@@ -281,42 +281,6 @@ func (n *nodeRun) locsIn(name string, layers [3]*layerRun, only []*dataFile) []k
 	return out
 }
 
-// withOwn is locsOf for a key that the node's per-node files (own) hold
-// and so do its slice's files, where the key's locations are slice (see
-// tableLocs): the two lists merged in the order a lookup reads them, in
-// the worker's buffer until its next call (the caller compiles the key
-// from them and keeps them no longer).
-func (n *nodeRun) withOwn(slice []keyLoc, name, mod string, own []*dataFile) []keyLoc {
-	mine := n.locsIn(name, n.layersFor(mod), own)
-	out := slices.Grow(n.w.ownLocs[:0], len(slice)+len(mine))
-	for len(slice) > 0 && len(mine) > 0 {
-		if locBefore(&mine[0], &slice[0]) {
-			out, mine = append(out, mine[0]), mine[1:]
-		} else {
-			out, slice = append(out, slice[0]), slice[1:]
-		}
-	}
-	out = append(append(out, slice...), mine...)
-	n.w.ownLocs = out
-	return out
-}
-
-// locBefore reports whether a lookup reads location a before b: by
-// layer, then the hierarchy before the module's default_hierarchy, then
-// level and location.
-func locBefore(a, b *keyLoc) bool {
-	if a.layer != b.layer {
-		return a.layer < b.layer
-	}
-	if a.def != b.def {
-		return !a.def
-	}
-	if a.level != b.level {
-		return a.level < b.level
-	}
-	return a.loc < b.loc
-}
-
 // contributions reads a key from its locations in the hierarchies, or in
 // the module's default_hierarchy when def is set.
 func (n *nodeRun) contributions(name string, locs []keyLoc, def bool, layers [3]*layerRun) []format.Contribution {
