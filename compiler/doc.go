@@ -66,8 +66,12 @@
 //	order.go         the nodes of a slice one after the other, on one worker
 //
 // The semantic stages reach the sharing only through a few hooks: record
-// (interpolate.go: a variable or nested lookup a key read), emitWarning
-// (lookup.go: a warning to replay where the result is reused), and the
-// calls that dispatch to the files above (compileKeys, expandLevelShared,
-// worker.options).
+// (interpolate.go: a variable or nested lookup a key read; lookup.go's
+// nested marks the reads a nested lookup covers), emitWarning and warn
+// (lookup.go: a key's warnings, kept to replay where its result is reused,
+// and silenced while a result is checked), compileKey's pre and rc
+// (emit.go: what other nodes of a slice found out of a key, its options
+// and contributions), and the calls that dispatch to the files above
+// (compileKeys, expandLevelShared, worker.options). Reading a stage
+// without them leaves Hiera's rule as Puppet writes it.
 package compiler
