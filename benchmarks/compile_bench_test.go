@@ -98,6 +98,8 @@ var fleet100k = flag.Bool("fleet100k", false, "BenchmarkCompile: also compile 10
 // included, on every core) over the baseline's (one core): wall time on a
 // busy machine suffers more from other jobs than CPU time does, so the two
 // ratios together tell a slower compile from a busier machine.
+// "stage-NAME-ns/node" say where the compile's time went
+// (compiler.Result.Stages, over every worker).
 //
 // The garbage collector is set as hieracc compile sets it (build.TuneGC:
 // GOGC=200 and a 3 GiB soft limit, unless GOGC or GOMEMLIMIT are set), so
@@ -124,6 +126,7 @@ func BenchmarkCompile(b *testing.B) {
 			var bytes, sharedBytes atomic.Int64
 			var shared sync.Map // digest → struct{}: each shared details file once
 			cpu0 := cputime.Used()
+			var stages []compiler.StageTime
 			for b.Loop() {
 				bytes.Store(0)
 				sharedBytes.Store(0)
@@ -182,8 +185,14 @@ func BenchmarkCompile(b *testing.B) {
 				if res.Errors() > 0 {
 					b.Fatalf("compile errors: %v", res.Diagnostics[0])
 				}
+				stages = res.Stages
 			}
 			base.report(b, cputime.Used()-cpu0, size.nodes)
+			// Where the last compile's time went, stage by stage
+			// (compiler.Result.Stages; summed over workers).
+			for _, st := range stages {
+				b.ReportMetric(float64(st.Time.Nanoseconds())/float64(size.nodes), "stage-"+st.Name+"-ns/node")
+			}
 			b.ReportMetric(float64(bytes.Load())/float64(size.nodes), "bundle-B/node")
 			b.ReportMetric(float64(bytes.Load())/float64(size.nodes*size.keys), "bundle-B/key")
 			n := 0

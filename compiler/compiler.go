@@ -1,41 +1,3 @@
-// Package compiler turns a Puppet control repo and node facts into fully
-// resolved Hiera data: for every node, every key its hierarchy reaches,
-// resolved and merged exactly as `puppet lookup` (Puppet 7) would, plus the
-// per-location contributions that explain it. The result is a format.Bundle
-// per node.
-//
-// Compile reads every layer's hiera.yaml once (config.go), then compiles
-// each node; node.go's compileNode holds a node's steps, in order. The
-// stages, one file each:
-//
-//	config.go       read and validate each layer's hiera.yaml (once per compile);
-//	                config_legacy.go: versions 3 and 4; backends.go: levels
-//	                whose function is Ruby code (rubybackends.go: run with
-//	                Puppet, Input.RubyBackends)
-//	node.go         compile one node: its steps in order, and its revision
-//	hierarchy.go    expand each hierarchy for a node into data files (glob.go:
-//	                globs; outside.go: absolute paths on the server's disk, mounts)
-//	scope.go        read a node's facts; its top scope
-//	files.go        load each data file once, shared by every node
-//	options.go      assemble the node's lookup_options
-//	interpolate.go  resolve %{...} in paths and data
-//	lookup.go       nested lookups over the global, environment and module layers, recursion detection
-//	emit.go         compile one key: its contributions, merged, with its error placed
-//	limits.go       bounds on the work one node's data can ask for
-//
-// An optimisation that never changes a value: each worker reuses results
-// across nodes (reuse.go: a key's result, kept with what it read from its
-// node; reuse_slices.go: the bookkeeping of nodes that reach the same
-// files; template.go: what the keys reading the node's name read but for
-// the strings naming it; hierarchy.go: a level's expansion, for the nodes
-// that read the same values). share_test.go proves that compiling with
-// and without it gives byte-identical bundles. Likewise order.go only
-// chooses the order nodes are compiled in (the nodes of a slice one after
-// the other, on one worker), and files.go's release only when a node's
-// own data is let go.
-//
-// Merge strategies and dotted keys live in format/hiera, which the runtime
-// shares, so compile-time and lookup-time merges cannot disagree.
 package compiler
 
 import (
@@ -48,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hieracc/hieracc/format"
 	"golang.org/x/sync/errgroup"
@@ -107,10 +70,16 @@ type Input struct {
 	RubyBackends RubyBackend
 	RubyKeys     []string
 
-	// Test switches (share_test.go): noSharing compiles every key from
-	// scratch, to prove that sharing work across nodes changes nothing;
-	// workerDone, when set, sees each worker when its compile is done.
-	noSharing  bool
+	// NoSharing compiles every node on its own: no result, hierarchy
+	// expansion or lookup_options of one node is reused for another
+	// (reuse.go, reuse_slices.go, template.go). The bundles are
+	// byte-identical, the compile slower: a debugging switch, to tell a
+	// bug of Hiera's rules from one of the sharing (share_test.go proves
+	// the two equal).
+	NoSharing bool
+
+	// workerDone, a test switch (share_test.go), when set, sees each
+	// worker when its compile is done.
 	workerDone func(*worker)
 }
 
@@ -129,6 +98,17 @@ type Node struct {
 type Result struct {
 	Bundles     []*format.Bundle // one per node, in Input.Nodes order
 	Diagnostics []Diagnostic     // every error and warning, sorted
+	// Stages says where the compile's time went: reading the
+	// configurations, then each stage of the per-node pipeline (node.go's
+	// nodeStages), in order, summed over the nodes (and so over workers
+	// running in parallel).
+	Stages []StageTime
+}
+
+// StageTime is the time a compile spent in one stage.
+type StageTime struct {
+	Name string
+	Time time.Duration
 }
 
 // Errors counts the error diagnostics.
@@ -183,9 +163,14 @@ var validModuleName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 // layers are recorded in the bundles and reported as diagnostics; Compile
 // itself fails only when the context is cancelled.
 func Compile(ctx context.Context, in Input) (*Result, error) {
+	t0 := time.Now()
 	c := prepare(in)
 	c.ctx = ctx
-	res := &Result{}
+	res := &Result{Stages: []StageTime{{Name: "configs", Time: time.Since(t0)}}}
+	for _, st := range nodeStages {
+		res.Stages = append(res.Stages, StageTime{Name: st.name})
+	}
+	var stagesMu sync.Mutex
 	if in.Emit == nil {
 		res.Bundles = make([]*format.Bundle, len(in.Nodes))
 	}
@@ -206,11 +191,16 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 		g.Go(func() error {
 			w := newWorker()
 			w.reuseKeys = in.Emit != nil
-			w.noSharing = in.noSharing
+			w.noSharing = in.NoSharing
 			var order []int // the run being compiled, in the order sortRun gives
 			for {
 				r := int(next.Add(1) - 1)
 				if r >= len(runs) {
+					stagesMu.Lock()
+					for i, d := range w.stageTime {
+						res.Stages[1+i].Time += d
+					}
+					stagesMu.Unlock()
 					if in.workerDone != nil {
 						in.workerDone(w)
 					}

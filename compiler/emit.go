@@ -10,29 +10,6 @@ import (
 	"strings"
 )
 
-// sharedKey compiles a key, or reuses the result of a node whose data for
-// the key lies in the same files, at the same places, and whose reads
-// (variables, nested lookups) give the same answers (see reuse.go). The
-// result is kept for other nodes.
-func (n *nodeRun) sharedKey(name, mod string) (*format.Key, *format.Error) {
-	merge, perr := n.optionsFor(mod).mergeOf(name)
-	conv, cerr := n.optionsFor(mod).convertTo(name)
-	if perr != nil || cerr != nil || n.w.noSharing || n.w.optID(n.optsOf(mod)) == 0 {
-		// Options computed for this node alone (see optID) may set the
-		// key's merge in a place of their own: nothing is shared.
-		return n.compileKey(name, mod, nil, nil, nil)
-	}
-	layers := n.layersFor(mod)
-	locs := n.locsOf(name, layers)
-	sig := n.w.keySig(n.shapeID(mod, layers), merge, n.w.convertID(conv), locs)
-	h := hashSig(name, sig)
-	e, reused, k, err := n.findOrCompile(name, mod, sig, h, locs)
-	if e != nil && !reused {
-		n.w.remember(h, sig, e)
-	}
-	return k, err
-}
-
 // compileKey resolves one key at the top level. Every location's value is
 // recorded (interpolated), and the configured merge is computed from those
 // records with the same driver the runtime uses, so the two cannot differ.
@@ -302,42 +279,6 @@ func (n *nodeRun) locsIn(name string, layers [3]*layerRun, only []*dataFile) []k
 	}
 	n.w.locs = out
 	return out
-}
-
-// withOwn is locsOf for a key that the node's per-node files (own) hold
-// and so do its slice's files, where the key's locations are slice (see
-// tableLocs): the two lists merged in the order a lookup reads them, in
-// the worker's buffer until its next call (the caller compiles the key
-// from them and keeps them no longer).
-func (n *nodeRun) withOwn(slice []keyLoc, name, mod string, own []*dataFile) []keyLoc {
-	mine := n.locsIn(name, n.layersFor(mod), own)
-	out := slices.Grow(n.w.ownLocs[:0], len(slice)+len(mine))
-	for len(slice) > 0 && len(mine) > 0 {
-		if locBefore(&mine[0], &slice[0]) {
-			out, mine = append(out, mine[0]), mine[1:]
-		} else {
-			out, slice = append(out, slice[0]), slice[1:]
-		}
-	}
-	out = append(append(out, slice...), mine...)
-	n.w.ownLocs = out
-	return out
-}
-
-// locBefore reports whether a lookup reads location a before b: by
-// layer, then the hierarchy before the module's default_hierarchy, then
-// level and location.
-func locBefore(a, b *keyLoc) bool {
-	if a.layer != b.layer {
-		return a.layer < b.layer
-	}
-	if a.def != b.def {
-		return !a.def
-	}
-	if a.level != b.level {
-		return a.level < b.level
-	}
-	return a.loc < b.loc
 }
 
 // contributions reads a key from its locations in the hierarchies, or in

@@ -125,63 +125,6 @@ func (w *worker) dataFiles(n int) []*dataFile {
 // dfBlock is the size of the worker's blocks of data files (see dataFiles).
 const dfBlock = 256
 
-// levelMemo is a level's expansion for the nodes whose reads give the
-// same answers (the level's variables, say role and datacenter): the
-// locations it names and, once a node has looked its files up, the
-// bundle's record of them (whether a file exists is the same for every
-// node: the input does not change during a compile).
-type levelMemo struct {
-	deps  []dep
-	locs  []location
-	flocs []format.Location
-}
-
-// expandLevelShared is expandLevel, reusing the expansion of an earlier
-// node of the worker whose reads (the variables the level interpolates)
-// gave the same answers. Only expansions that warned of nothing and
-// failed in nothing are kept, and none that read a per-node variable
-// (nodes/%{trusted.certname}, say): no other node reads its value. A
-// mapped_paths level reads its own variable, which no dep records: it is
-// expanded for each node. The memo returned (nil if none) is the one the
-// locations came from.
-func (n *nodeRun) expandLevelShared(c *config, lvl *levelConf) ([]location, *levelMemo, *format.Error) {
-	w := n.w
-	if w.noSharing || lvl.kind == locMappedPaths || n.deps != nil || n.keyWarns != nil || n.nested > 0 || n.quiet > 0 {
-		// Inside a key's computation (a module expanded late), its reads
-		// and warnings are the key's: the expansion is done as it is.
-		locs, err := n.expandLevel(c, lvl)
-		return locs, nil, err
-	}
-	if memos := w.levels[lvl]; len(memos) > 0 {
-		n.quiet++ // a variable a memo read may be undefined here: its warning comes from the expansion below
-		for _, m := range memos {
-			if n.depsHold(m.deps) {
-				n.quiet--
-				return m.locs, m, nil
-			}
-		}
-		n.quiet--
-	}
-	w.levelDeps = w.levelDeps[:0]
-	n.deps = &w.levelDeps
-	warned := n.warnings
-	locs, err := n.expandLevel(c, lvl)
-	n.deps = nil
-	if err != nil || n.warnings != warned || w.readsPerNode(w.levelDeps) {
-		return locs, nil, err
-	}
-	m := &levelMemo{deps: cloneOrNil(w.levelDeps), locs: locs}
-	if w.levels == nil {
-		w.levels = map[*levelConf][]*levelMemo{}
-	}
-	list := w.levels[lvl]
-	if len(list) >= maxVariants {
-		list = list[1:]
-	}
-	w.levels[lvl] = append(list, m)
-	return locs, m, nil
-}
-
 // location is a data file a level names: its FS path, the path Puppet
 // shows in messages when that differs ("" if not; see shownPath), and what
 // the hierarchy wrote for it (Puppet's "Original path" in --explain: the

@@ -23,9 +23,6 @@ type nodeRun struct {
 	local map[string]any // mapped_paths' per-element variable
 	// scopeMemo holds the value of each variable expression read so far.
 	scopeMemo map[string]any
-	// serial numbers the worker's nodes: what is found out for a node
-	// (varSet) says for which.
-	serial uint64
 
 	global, env *layerRun
 	modules     map[string]*layerRun // expanded on first use
@@ -33,11 +30,6 @@ type nodeRun struct {
 	// compiled in order, so a module's keys come one after another.
 	lastMod   string
 	lastLayer *layerRun
-	// own are the node's files at per-node positions (see slice), which
-	// the file cache releases once the node is compiled.
-	own []*dataFile
-	// delta are the sorted keys of own (see nodeSlice).
-	delta []string
 
 	stack []string // keys being looked up, for recursion detection
 	// globalOnly > 0 while the data of a global layer that confines its
@@ -53,18 +45,9 @@ type nodeRun struct {
 	// text decrypted from ENC[...] (memo entries say it of themselves).
 	secret bool
 	keys   []format.Key // keys compiled so far, sorted: nested lookups reuse them
-	// firstOf is set by perNodeKey when the key it returns (the
-	// worker's) is a template's first key but for its Value and
-	// Contributions, the only fields written in it (appendKey takes the
-	// rest from firstOf); compileKeys clears it before each slot key.
-	firstOf *format.Key
 	// keyTested holds the names each key of keys tested (see checks),
 	// for the keys that tested any, in order (see setKeyChecks).
 	keyTested []testedAt
-
-	shapes map[string]uint32 // shapeID by module
-	deps   *[]dep            // reads of the key being compiled, when recording
-	nested int               // depth of nested lookups (their reads are not recorded)
 
 	envOpts *optsResult
 	modOpts map[string]*optsResult
@@ -83,15 +66,13 @@ type nodeRun struct {
 	// globText: interpolation is building a glob pattern, and escapes
 	// the text it inserts (see interpolatePath).
 	globText bool
-	// keyWarns collects the warnings of the key being compiled, so that a
-	// node reusing the result reports them too; quiet > 0 while checking
-	// whether a result can be reused (its warnings are replayed instead).
-	keyWarns *[]Diagnostic
-	quiet    int
 	// hide > 0 while interpolating text decrypted from ENC[...]: its
 	// messages write hiera.Redacted for what they would quote of it (a
 	// variable's name, a key, the text itself).
 	hide int
+
+	// What sharing work across nodes keeps of the node (reuse_keys.go).
+	nodeShare
 }
 
 // site is a place interpolation reads from: a data file's key, or a level

@@ -1,47 +1,84 @@
 package compiler
 
-// Stage: compile one node. compileNode is the whole per-node pipeline, in
-// order; each step is below it, and the stages it calls live in the files
-// the package doc lists.
+// Stage: compile one node. nodeStages is the whole per-node pipeline, in
+// order; the steps of this file are below it, and the stages it calls
+// live in the files the package doc lists.
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"hash"
-	"slices"
 	"strconv"
+	"time"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
 )
 
-// compileNode compiles one node into its bundle.
+// nodeStages is the per-node pipeline, in order: each stage reads what
+// the ones before it left in the nodeStep, and returns false when the node
+// is done (it failed as a whole). The stages themselves live in the files
+// the package doc lists; Result.Stages says how long each took.
+var nodeStages = [numNodeStages]struct {
+	name string
+	run  func(*nodeStep) bool
+}{
+	// The node's scope, and every layer's hierarchy expanded into data
+	// files for it (scope.go, hierarchy.go, files.go).
+	{"hierarchies", func(s *nodeStep) bool { s.n = newNodeRun(s.c, s.w, s.node); return true }},
+	// The bundle's header: hierarchies and revision.
+	{"header", func(s *nodeStep) bool { s.b = s.n.newBundle(); return true }},
+	// lookup_options from every level (options.go): Puppet reads them
+	// before any lookup, so a failure fails the node or a module.
+	{"lookup_options", func(s *nodeStep) bool { s.modErr = s.n.checkOptions(s.b); return s.b.NodeError == nil }},
+	// Every key the hierarchies reach, each resolved (emit.go: lookups,
+	// interpolation, merges, convert_to).
+	{"keys", func(s *nodeStep) bool { s.b.Keys = s.n.compileKeys(s.modErr); return true }},
+	// The lookup_options entries whose merge fails a key no level holds
+	// (options.go): the runtime answers such keys from them.
+	{"options", func(s *nodeStep) bool { s.b.Options = s.n.optionScopes(s.modErr); return true }},
+	// The node's own data files are not kept for others (files.go).
+	{"release", func(s *nodeStep) bool { s.n.releaseOwn(); return true }},
+}
+
+// numNodeStages is len(nodeStages).
+const numNodeStages = 6
+
+// nodeStep is what the stages of one node hand on to each other.
+type nodeStep struct {
+	c      *compilation
+	w      *worker
+	node   Node
+	n      *nodeRun
+	b      *format.Bundle
+	modErr map[string]bool // modules whose lookup_options failed
+}
+
+// compileNode compiles one node into its bundle, running nodeStages in
+// order and adding each one's time to the worker's.
 func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []Diagnostic) {
-	// 1. The node's scope, and every layer's hierarchy expanded into data
-	//    files for it (hierarchy.go, files.go).
-	n := newNodeRun(c, w, node)
-	// 2. The bundle's header: hierarchies and revision.
-	b := n.newBundle()
-	// 3. lookup_options from every level (options.go): Puppet reads them
-	//    before any lookup, so a failure fails the node or a module.
-	modErr := n.checkOptions(b)
-	if b.NodeError != nil {
-		return b, n.diags
+	s := nodeStep{c: c, w: w, node: node}
+	t0 := time.Now()
+	for i := range nodeStages {
+		ok := nodeStages[i].run(&s)
+		t1 := time.Now()
+		w.stageTime[i] += t1.Sub(t0)
+		t0 = t1
+		if !ok {
+			break
+		}
 	}
-	// 4. Every key the hierarchies reach, each resolved (emit.go), reusing
-	//    other nodes' results where they hold (reuse.go, reuse_slices.go).
-	b.Keys = n.compileKeys(modErr)
-	// 5. The lookup_options entries whose merge fails a key no level
-	//    holds (options.go): the runtime answers such keys from them.
-	b.Options = n.optionScopes(modErr)
-	// 6. The node's own data files are not kept for others (files.go).
+	return s.b, s.n.diags
+}
+
+// releaseOwn lets go of the node's own data files (files.go).
+func (n *nodeRun) releaseOwn() {
 	for _, df := range n.own {
 		if n.c.release(df) {
 			n.w.stats.released++
 		}
 	}
-	return b, n.diags
 }
 
 // newBundle starts the node's bundle: everything but its keys and modules.
@@ -105,221 +142,36 @@ func (n *nodeRun) checkOptions(b *format.Bundle) map[string]bool {
 }
 
 // compileKeys compiles every key the node's hierarchies reach, but those
-// of failed modules, in order.
+// of failed modules, in order. Unless sharing is off (Input.NoSharing),
+// compileKeysShared does it, reusing other nodes' results where they
+// hold (reuse_keys.go): the bundles are the same.
 func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
-	w := n.w
-	// Keys are walked in order; the slice's keys are a subset of the
-	// node's, so a second cursor finds each key's slot without a lookup.
-	var names, shared, delta []string
-	var t *sliceTable
-	sl := n.slice()
-	if sl != nil {
-		w.stats.slices++
-		n.own, n.delta = sl.masked, sl.delta
-		t = sl.table
-		t.countRuns()
-		shared, delta = t.keys, sl.delta
-		var built bool
-		names, w.deltaAt, built = placeDelta(w.names, w.deltaAt, shared, delta)
-		if built {
-			w.names = names
-		}
-	} else {
-		w.stats.noSlice++
-		names = n.keyNames(nil)
+	if !n.w.noSharing {
+		return n.compileKeysShared(modErr)
 	}
-	if w.reuseKeys {
-		n.keys = slices.Grow(w.keyBuf[:0], len(names))
-		w.markKeys(n.keys, t)
-	} else {
-		n.keys = make([]format.Key, 0, len(names))
-	}
-	n.keyTested = w.keyTested[:0]
-	defer func() { w.keyTested = n.keyTested[:0] }()
-	j, d := 0, 0
-	// stop is where the next key of a per-node file (delta[stopFor])
-	// would sit among the slice's keys: static runs end before it.
-	stop, stopFor := 0, -1
-	for i := 0; i < len(names); i++ {
-		name := names[i]
-		n.checks = n.checks[:0]
-		slot := -1 // the key's slot in t
-		if j < len(shared) && shared[j] == name {
-			slot = j
-			j++
-		}
-		own := -1 // the slot of a key a per-node file holds too
-		if d < len(delta) && delta[d] == name {
-			slot, own = -1, slot // a per-node file holds it: the general path
-			d++
-		} else if slot >= 0 && len(modErr) == 0 {
-			// Slice keys whose results hold for every node of the
-			// slice, up to the next key of a per-node file: copied.
-			if stopFor != d {
-				stop, stopFor = len(shared), d
-				if d < len(delta) {
-					stop = int(w.deltaAt[d])
-				}
-			}
-			if r := t.staticRun(slot, stop); r > 0 {
-				n.appendStatics(t, slot, r)
-				w.stats.static += r
-				i, j = i+r-1, slot+r
-				continue
-			}
-		}
-		// A slot key's module is the slot's, read only when a module
-		// failed (slotKey reads what else it needs of the slot).
-		var mod string
-		switch {
-		case slot < 0:
-			mod = hiera.ModuleOf(name)
-		case len(modErr) == 0:
-		case t.slots[slot].ready:
-			mod = t.slots[slot].mod
-		default:
-			mod = hiera.ModuleOf(name)
-		}
+	names := n.keyNames(nil)
+	n.keys = make([]format.Key, 0, len(names))
+	// keyTested is what each compiled key tested against the lookup
+	// stack: nested lookups of a compiled key reuse it (see lookup).
+	n.keyTested = n.w.keyTested[:0]
+	defer func() { n.w.keyTested = n.keyTested[:0] }()
+	for _, name := range names {
+		mod := hiera.ModuleOf(name)
 		if mod != "" && modErr[mod] {
 			continue
 		}
-		var k *format.Key
-		var err *format.Error
-		switch {
-		case slot >= 0:
-			n.firstOf = nil
-			k, err = n.slotKey(t, slot, name)
-		case sl != nil && own >= 0:
-			// A per-node file holds the key, and so do the slice's: its
-			// options are the slot's, and its locations the slot's and
-			// the per-node files'.
-			w.stats.general++
-			locs := n.withOwn(t.locs[own], name, mod, sl.masked)
-			k, err = n.compileKey(name, mod, locs, &t.slots[own].pre, nil)
-		case sl != nil:
-			// A per-node file holds the key: its signature names that
-			// file, which no other node reaches (or one loaded again, under
-			// another id, once released): no result to look for or keep.
-			w.stats.general++
-			k, err = n.compileKey(name, mod, nil, nil, nil)
-		default:
-			w.stats.general++
-			k, err = n.sharedKey(name, mod)
-		}
+		n.checks = n.checks[:0]
+		k, err := n.compileKey(name, mod, nil, nil, nil)
 		if err != nil {
 			n.report(err, name)
 		}
-		if k != nil {
-			// A slot key is either a kept result's or compiled for this
-			// node in the worker's key (w.key), possibly from a
-			// template's first key (see perNodeKey).
-			switch {
-			case slot < 0:
-				n.appendKey(k, nil)
-			case k != &w.key:
-				n.appendKey(k, k)
-			default:
-				n.appendKey(k, n.firstOf)
-			}
-		} else {
+		if k == nil {
 			n.dropChecks()
-		}
-	}
-	return n.keys
-}
-
-// markKeys makes w.keyMarks describe keys, the memory (w.keyBuf, grown) a
-// node whose slice table is t (nil for none) writes its keys in: what
-// it held for the last node holds still, if that memory and table are the
-// last node's.
-func (w *worker) markKeys(keys []format.Key, t *sliceTable) {
-	var mem *format.Key
-	if cap(keys) > 0 {
-		mem = &keys[:1][0]
-	}
-	if mem != w.keyMem || t != w.keyTable {
-		clear(w.keyMarks)
-		clear(w.keyFrom)
-		w.keyMem, w.keyTable = mem, t
-	}
-	if len(w.keyMarks) < cap(keys) {
-		w.keyMarks = append(w.keyMarks, make([]int32, cap(keys)-len(w.keyMarks))...)
-		w.keyFrom = append(w.keyFrom, make([]*format.Key, cap(keys)-len(w.keyFrom))...)
-	}
-}
-
-// Marks of worker.keyMarks for positions holding *keyFrom[p] (keptMark),
-// or *keyFrom[p] but for its Value and Contributions (firstMark).
-const (
-	keptMark  = -1
-	firstMark = -2
-)
-
-// appendKey appends a key to n.keys: *k, or, when from is a template's
-// first key (keyTmpl.first), *from with k's Value and Contributions (k's
-// other fields are not set). from, when not nil, is a key nothing changes
-// once made: k itself (a kept result's, sharedKey.key) or that first key.
-// Reusing the last node's memory (Input.Emit), a key found there in place
-// (the last node's key at the same position came from the same, as
-// consecutive nodes of a slice mostly do) is not copied again: at most its
-// Value and Contributions are written.
-func (n *nodeRun) appendKey(k, from *format.Key) {
-	w, p := n.w, len(n.keys)
-	mark := int32(0)
-	switch {
-	case from == k:
-		mark = keptMark
-	case from != nil:
-		mark = firstMark
-	}
-	switch {
-	case w.reuseKeys && mark != 0 && w.keyMarks[p] == mark && w.keyFrom[p] == from:
-		n.keys = n.keys[:p+1]
-		if mark == keptMark {
-			w.stats.keptInPlace++
-			return
-		}
-		w.stats.firstInPlace++
-	case mark == firstMark:
-		n.keys = append(n.keys, *from)
-	default:
-		n.keys = append(n.keys, *k)
-	}
-	if mark == firstMark {
-		n.keys[p].Value, n.keys[p].Contributions = k.Value, k.Contributions
-	}
-	if w.reuseKeys {
-		w.keyMarks[p], w.keyFrom[p] = mark, from
-	}
-}
-
-// appendStatics appends the static results of t's slots slot to slot+r-1
-// to n.keys. Reusing the last node's memory (Input.Emit), it copies only
-// those not found in place (see worker.keyMarks): most nodes of a slice
-// copy a few of their ~2,000 keys of 256 bytes, not all.
-func (n *nodeRun) appendStatics(t *sliceTable, slot, r int) {
-	w, p := n.w, len(n.keys)
-	if !w.reuseKeys {
-		n.keys = append(n.keys, t.statics[slot:slot+r]...)
-		return
-	}
-	n.keys = n.keys[:p+r]
-	marks := w.keyMarks[p : p+r]
-	for i := 0; i < r; {
-		if marks[i] == int32(slot+i+1) {
-			w.stats.inPlace++
-			i++
 			continue
 		}
-		e := i + 1
-		for e < r && marks[e] != int32(slot+e+1) {
-			e++
-		}
-		copy(n.keys[p+i:p+e], t.statics[slot+i:slot+e])
-		for ; i < e; i++ {
-			marks[i] = int32(slot + i + 1)
-		}
+		n.keys = append(n.keys, *k)
 	}
+	return n.keys
 }
 
 // keyNames lists every key of every data file the node's hierarchies reach

@@ -13,6 +13,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"slices"
+	"time"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
@@ -96,11 +97,13 @@ type worker struct {
 	// last node's at that position is not copied again (nodeRun.appendKey).
 	keyFrom []*format.Key
 
-	// noSharing (Input.noSharing, for tests) compiles every key from
+	// noSharing (Input.NoSharing) compiles every key from
 	// scratch.
 	noSharing bool
 
 	stats sliceStats
+	// stageTime is the time spent in each of nodeStages (node.go).
+	stageTime [numNodeStages]time.Duration
 
 	// Slices (see reuse_slices.go); tableBuf is tableLocs' buffer; run
 	// counts the runs of nodes the worker took (see startRun).

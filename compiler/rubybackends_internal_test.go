@@ -110,7 +110,7 @@ func TestRubyAnswersAreTheNodes(t *testing.T) {
 	}
 	compile := func(share bool) *Result {
 		res, err := Compile(context.Background(), Input{FS: rubyRepo, EnvDir: "env", ModulesDir: "modules", Nodes: rubyNodes(names...),
-			Jobs: 1, noSharing: !share, RubyBackends: &nodeBackend{}})
+			Jobs: 1, NoSharing: !share, RubyBackends: &nodeBackend{}})
 		if err != nil {
 			t.Fatal(err)
 		}

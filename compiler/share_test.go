@@ -22,7 +22,7 @@ import (
 // bundles, with or without sharing work across nodes.
 func compileBytes(t *testing.T, fsys fs.FS, share bool) map[string][]byte {
 	t.Helper()
-	return compileInput(t, fsys, Input{noSharing: !share})
+	return compileInput(t, fsys, Input{NoSharing: !share})
 }
 
 // compileInput is compileBytes with in's test switches.
@@ -60,7 +60,7 @@ func compileNodes(t *testing.T, fsys fs.FS, nodes []Node, share bool) (map[strin
 	t.Helper()
 	var stats sliceStats
 	res, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1,
-		noSharing: !share, workerDone: func(w *worker) { stats.add(w.stats) }})
+		NoSharing: !share, workerDone: func(w *worker) { stats.add(w.stats) }})
 	if err != nil {
 		t.Fatal(err)
 	}

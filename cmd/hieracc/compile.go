@@ -41,6 +41,7 @@ type compileFlags struct {
 	keepGoing, strict, full, envFromFacts  bool
 	envRoot                                string
 	jobs                                   int
+	noShare                                bool   // --no-share: every node compiled on its own
 	diagFormat                             string // --format: how errors and warnings are printed
 	verbose                                bool   // --verbose: every node of a shared error
 	progress                               string // --progress: auto, always or never
@@ -194,6 +195,7 @@ func (f *compileFlags) flagSet() *flag.FlagSet {
 	fl.BoolVar(&f.strict, "strict", false, "")
 	fl.BoolVar(&f.full, "full", false, "")
 	fl.IntVar(&f.jobs, "jobs", 0, "")
+	fl.BoolVar(&f.noShare, "no-share", false, "")
 	fl.StringVar(&f.diagFormat, "format", "text", "")
 	fl.BoolVar(&f.verbose, "verbose", false, "")
 	fl.StringVar(&f.progress, "progress", "auto", "")
@@ -283,7 +285,7 @@ func (f *compileFlags) check(fl *flag.FlagSet) (v checkedCompile, msg string) {
 // config is the build the flags ask for.
 func (f *compileFlags) config() build.Config {
 	cfg := build.Config{Env: f.env, Modules: f.modules, Global: f.global, Environment: f.environment,
-		Facts: f.facts, Out: f.out, KeepGoing: f.keepGoing, Strict: f.strict, Full: f.full, Jobs: f.jobs,
+		Facts: f.facts, Out: f.out, KeepGoing: f.keepGoing, Strict: f.strict, Full: f.full, Jobs: f.jobs, NoSharing: f.noShare,
 		PKCS7PrivateKey: f.pkcs7Private, PKCS7PublicKey: f.pkcs7Public, Mounts: f.mounts,
 		PuppetDB: f.puppetdb, FactOverrides: f.overrides,
 		SignKey: f.signKey, SignCert: f.signCert, SealTo: f.sealTo, SealMissing: f.sealMissing,

@@ -162,6 +162,10 @@ Flags:
                        up reports it. The exit code is still 1.
   --strict             treat warnings as errors.
   --jobs N             nodes compiled in parallel (default 0: one per CPU).
+  --no-share           compile every node on its own, reusing nothing another
+                       node's compile found out: the same bundles, slower. A
+                       debugging switch, to tell whether a wrong value comes
+                       from Hiera's rules or from sharing work across nodes.
   --full               compile every node, even when --out holds an earlier
                        compile that could be updated incrementally.
   --format FORMAT      how errors and warnings are printed: text (the

@@ -71,6 +71,9 @@ type Config struct {
 	Strict    bool // count warnings as errors
 	Full      bool // compile every node, even when Out could be updated incrementally
 	Jobs      int  // nodes compiled in parallel; 0 = one per CPU
+	// NoSharing compiles every node on its own (compiler.Input.NoSharing,
+	// --no-share): the same bundles, slower; a debugging switch.
+	NoSharing bool
 
 	// PKCS7PrivateKey and PKCS7PublicKey, when set, are the key files of
 	// every eyaml level (eyaml's --pkcs7-private-key, --pkcs7-public-key),

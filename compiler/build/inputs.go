@@ -18,7 +18,7 @@ import (
 // compiler's Input over it. roots names the real folders (and file) that
 // the FS shows, absolute and with symbolic links resolved.
 func (cfg *Config) input() (in compiler.Input, fsys *inputfs.FS, roots []string, err error) {
-	in = compiler.Input{EnvDir: "env", Environment: cfg.Environment, Jobs: cfg.Jobs, Revision: cfg.Revision, SourceRevision: cfg.SourceRevision}
+	in = compiler.Input{EnvDir: "env", Environment: cfg.Environment, Jobs: cfg.Jobs, NoSharing: cfg.NoSharing, Revision: cfg.Revision, SourceRevision: cfg.SourceRevision}
 	envAbs, err := dirArg("--env", cfg.Env)
 	if err != nil {
 		return in, nil, nil, err

@@ -47,10 +47,6 @@ func NewDecrypter(kp KeyPair) *Decrypter {
 	return d
 }
 
-// KeyErr is the keys' problem (nil: none), the error Decrypt returns for
-// every block: a key that is not defined, or cannot be read or parsed.
-func (d *Decrypter) KeyErr() error { return d.err }
-
 // Decrypt returns s with every encrypted block replaced by its plain text,
 // as eyaml_lookup_key does for a string that Encrypted reports (one trailing
 // line break of the result removed, blocks or not); decrypted says whether

@@ -9,7 +9,7 @@ _hieracc() {
 	local flags="" valued=""
 	case "${COMP_WORDS[1]}" in
 	compile)
-		flags="--env --env-root --environment --environment-from-facts --fact-override --facts --format --full --global --jobs --keep-going --keys --modules --mount --out --pkcs7-private-key --pkcs7-public-key --progress --puppetdb --puppetdb-cacert --puppetdb-cert --puppetdb-key --puppetdb-query --ruby-backends --seal-missing --seal-to --shard --sign-cert --sign-key --source-revision --strict --verbose"
+		flags="--env --env-root --environment --environment-from-facts --fact-override --facts --format --full --global --jobs --keep-going --keys --modules --mount --no-share --out --pkcs7-private-key --pkcs7-public-key --progress --puppetdb --puppetdb-cacert --puppetdb-cert --puppetdb-key --puppetdb-query --ruby-backends --seal-missing --seal-to --shard --sign-cert --sign-key --source-revision --strict --verbose"
 		valued=" --env --env-root --environment --fact-override --facts --format --global --jobs --keys --modules --mount --out --pkcs7-private-key --pkcs7-public-key --progress --puppetdb --puppetdb-cacert --puppetdb-cert --puppetdb-key --puppetdb-query --ruby-backends --seal-missing --seal-to --shard --sign-cert --sign-key --source-revision " ;;
 	check)
 		flags="--env --facts --format --global --modules --mount --pkcs7-private-key --pkcs7-public-key --strict --verbose"

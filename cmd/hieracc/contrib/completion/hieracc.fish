@@ -24,6 +24,7 @@ complete -c hieracc -n '__fish_seen_subcommand_from compile' -l keep-going -d 'w
 complete -c hieracc -n '__fish_seen_subcommand_from compile' -l keys -r -F -d 'with --ruby-backends=puppet: more keys to ask'
 complete -c hieracc -n '__fish_seen_subcommand_from compile' -l modules -r -F -d 'the environment\'s modules folder (default: DIR/modules'
 complete -c hieracc -n '__fish_seen_subcommand_from compile' -l mount -r -F -d 'supply the Puppet server\'s folder ABS (an absolute'
+complete -c hieracc -n '__fish_seen_subcommand_from compile' -l no-share -d 'compile every node on its own, reusing nothing another'
 complete -c hieracc -n '__fish_seen_subcommand_from compile' -l out -r -F -d 'where bundles are written (created when missing).'
 complete -c hieracc -n '__fish_seen_subcommand_from compile' -l pkcs7-private-key -r -F -d 'the keys of every eyaml level (lookup_key:'
 complete -c hieracc -n '__fish_seen_subcommand_from compile' -l pkcs7-public-key -r -F -d 'the keys of every eyaml level (lookup_key:'
