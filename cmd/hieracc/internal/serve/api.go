@@ -457,7 +457,7 @@ func (s *Server) allKeys(snap *snapshot) ([]string, error) {
 	}
 	seen := map[string]bool{}
 	for _, node := range snap.set.Nodes {
-		o, err := s.open(snap, node, false)
+		o, err := s.open(snap, node, s.fits(snap))
 		if err != nil {
 			return nil, err
 		}
@@ -475,6 +475,11 @@ func (s *Server) allKeys(snap *snapshot) ([]string, error) {
 	snap.keys = keys
 	return keys, nil
 }
+
+// fits reports whether every bundle of snap fits in the cache: a
+// fleet-wide read then keeps them open; else it would push out the
+// bundles in use, and opens them without keeping them.
+func (s *Server) fits(snap *snapshot) bool { return len(snap.set.Nodes) <= s.cfg.Cache }
 
 // group is the nodes that get one value of a key.
 type group struct {
@@ -517,7 +522,7 @@ func (s *Server) groups(r *http.Request, snap *snapshot, key string) ([]*group, 
 	byValue := map[string]*group{}
 	var groups []*group
 	for _, node := range snap.set.Nodes {
-		o, err := s.open(snap, node, false)
+		o, err := s.open(snap, node, s.fits(snap))
 		if err != nil {
 			return nil, err
 		}
