@@ -9,45 +9,17 @@ import (
 	"container/list"
 	"sync"
 
-	"github.com/hieracc/hieracc/format/hiera"
 	"github.com/hieracc/hieracc/runtime"
 )
 
 // opened is a bundle and what the server learned of it.
 type opened struct {
 	b *runtime.Bundle
-
-	secretOnce sync.Once
-	secret     map[string]bool // root keys whose values are not shown
-	secretErr  error
 }
 
 // isSecret reports whether key's value is secret: decrypted from
-// ENC[...], or Sensitive. A bundle whose details cannot be read cannot
-// say, and the error is returned: the caller shows nothing.
-func (o *opened) isSecret(key string) (bool, error) {
-	o.secretOnce.Do(func() {
-		d, err := o.b.Details()
-		if err != nil {
-			o.secretErr = err
-			return
-		}
-		o.secret = map[string]bool{}
-		for i := range d.Keys {
-			if k := &d.Keys[i]; k.Secret || k.Sensitive() {
-				o.secret[k.Name] = true
-			}
-		}
-	})
-	if o.secretErr != nil {
-		return false, o.secretErr
-	}
-	root := key
-	if k, err := hiera.ParseKey(key); err == nil {
-		root = k.Root
-	}
-	return o.secret[root], nil
-}
+// ENC[...], or Sensitive.
+func (o *opened) isSecret(key string) (bool, error) { return o.b.Secret(key), nil }
 
 // lru keeps at most max bundles open.
 type lru struct {
