@@ -146,7 +146,7 @@ func readSnapshot(dir string, prev *snapshot) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if states && !sameStamps(before, after) {
+	if states && !sameStamps(statesOf(before), statesOf(after)) {
 		return nil, errBusy
 	}
 	s.stamps = after
@@ -179,8 +179,28 @@ func readHeader(p string) (format.Header, error) {
 	return format.ReadHeader(f)
 }
 
-// changed reports whether dir looks otherwise than when s was read.
+// statesOf is the state files' stamps of ss.
+func statesOf(ss []stamp) []stamp {
+	var out []stamp
+	for _, s := range ss {
+		if !s.isDir {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// changed reports whether dir looks otherwise than when s was read: for a
+// compile's folder, whether its state files changed (a compile's staging
+// inside it changes the folder, not its output); for another, whether
+// the folders changed.
 func (s *snapshot) changed(dir string) bool {
 	now, _, err := stamps(dir)
-	return err != nil || !sameStamps(now, s.stamps)
+	if err != nil {
+		return true
+	}
+	if hasStates(s.stamps) {
+		return !sameStamps(statesOf(now), statesOf(s.stamps))
+	}
+	return !sameStamps(now, s.stamps)
 }

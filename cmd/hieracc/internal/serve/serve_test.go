@@ -471,3 +471,53 @@ func TestOps(t *testing.T) {
 		t.Errorf("/metrics Content-Type %q", ct)
 	}
 }
+
+// TestHTTPReloaderSharedDetails: an agent's reloader fetches its bundle
+// and the shared details file the bundle names relative to its URL, and
+// explains from them; restarted with the server down, from its copies.
+func TestHTTPReloaderSharedDetails(t *testing.T) {
+	dir := t.TempDir()
+	data, sd, err := format.EncodeShared(bundleOf("web01", "r1", "role", "web"), format.Protection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sd == nil {
+		t.Fatal("the bundle has no shared details file: the test tests nothing")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, format.SharedDetailsDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(format.SharedDetailsName(sd.Digest))), sd.Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "web01.bundle"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(newServer(t, dir).Handler())
+	cache := filepath.Join(t.TempDir(), "web01.bundle")
+	explainRole := func(r *runtime.HTTPReloader) {
+		t.Helper()
+		e, err := r.Bundle().Explain("role")
+		if err != nil {
+			t.Fatalf("Explain: %v", err)
+		}
+		if len(e.Sources) != 1 || e.Sources[0].File != "data/common.yaml" {
+			t.Fatalf("sources %+v", e.Sources)
+		}
+	}
+	r, err := runtime.NewHTTPReloader(ts.URL+"/v1/nodes/web01/bundle", runtime.Trust{Node: "web01"}, cache, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	explainRole(r)
+	status, hdr, body := get(t, ts.Client(), ts.URL+"/v1/nodes/web01/details")
+	if status != 200 || string(body) != string(sd.Data) || hdr.Get("ETag") != etag(sd.Digest) {
+		t.Fatalf("GET details: %d, ETag %s, %d bytes", status, hdr.Get("ETag"), len(body))
+	}
+	ts.Close()
+	r2, err := runtime.NewHTTPReloader(ts.URL+"/v1/nodes/web01/bundle", runtime.Trust{Node: "web01"}, cache, nil)
+	if err != nil {
+		t.Fatalf("restart with the server down: %v", err)
+	}
+	explainRole(r2)
+}
