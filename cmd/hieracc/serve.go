@@ -84,9 +84,6 @@ func runServe(c *cmdEnv, args []string) int {
 		c.errorf("--listen: %v", err)
 		return exitFail
 	}
-	if hs.TLSConfig != nil {
-		ln = tls.NewListener(ln, hs.TLSConfig)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go srv.Watch(ctx)
@@ -102,7 +99,13 @@ func runServe(c *cmdEnv, args []string) int {
 		}
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() {
+		if hs.TLSConfig != nil {
+			errc <- hs.ServeTLS(ln, "", "") // the certificate is in TLSConfig
+		} else {
+			errc <- hs.Serve(ln)
+		}
+	}()
 	select {
 	case err := <-errc:
 		c.errorf("%v", err)
@@ -128,7 +131,7 @@ func (f *serveFlags) tlsConfig() (*tls.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--tls-cert/--tls-key: %v", cleanPathErr(err))
 	}
-	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}}
+	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	if f.clientCA != "" {
 		pem, err := format.ReadRegular(f.clientCA, 16<<20)
 		if err != nil {

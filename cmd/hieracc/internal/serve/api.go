@@ -123,7 +123,11 @@ func (s *Server) nodes(w http.ResponseWriter, r *http.Request) {
 	if nodes == nil {
 		nodes = []string{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"nodes": nodes, "revision": snap.revision, "source_revision": snap.sourceRevision})
+	writeJSON(w, http.StatusOK, struct {
+		Nodes          []string `json:"nodes"`
+		Revision       string   `json:"revision"`
+		SourceRevision string   `json:"source_revision"`
+	}{nodes, snap.revision, snap.sourceRevision})
 }
 
 func etag(d [32]byte) string { return `"` + hex.EncodeToString(d[:]) + `"` }
@@ -404,7 +408,7 @@ func (s *Server) nodeKeys(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		hdr = o.b.Header()
-		out = out[:0]
+		out = []entry{}
 		for _, k := range o.b.Keys() {
 			if k == "lookup_options" {
 				continue
@@ -426,7 +430,12 @@ func (s *Server) nodeKeys(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"node": node, "environment": hdr.Environment, "revision": hdr.Revision, "keys": out})
+	writeJSON(w, http.StatusOK, struct {
+		Node        string  `json:"node"`
+		Environment string  `json:"environment"`
+		Revision    string  `json:"revision"`
+		Keys        []entry `json:"keys"`
+	}{node, hdr.Environment, hdr.Revision, out})
 }
 
 // keys is GET /v1/keys: every key of the fleet.
@@ -515,7 +524,10 @@ func (s *Server) key(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"key": key, "groups": groups})
+	writeJSON(w, http.StatusOK, struct {
+		Key    string   `json:"key"`
+		Groups []*group `json:"groups"`
+	}{key, groups})
 }
 
 func (s *Server) groups(r *http.Request, snap *snapshot, key string) ([]*group, error) {
@@ -601,7 +613,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		keys := append(oa.b.Keys(), ob.b.Keys()...)
 		slices.Sort(keys)
 		keys = slices.Compact(keys)
-		rows = rows[:0]
+		rows = []row{}
 		get := func(node string, o *opened, k string) side {
 			v, secret, err := lookup(r, node, o, k)
 			if err != nil {
@@ -623,5 +635,9 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"a": a, "b": b, "keys": rows})
+	writeJSON(w, http.StatusOK, struct {
+		A    string `json:"a"`
+		B    string `json:"b"`
+		Keys []row  `json:"keys"`
+	}{a, b, rows})
 }
