@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
@@ -28,6 +29,7 @@ var serveCmd = &command{
 
 type serveFlags struct {
 	listen, tlsCert, tlsKey, clientCA string
+	crl                               string // --crl: Puppet's ssl/crl.pem
 	allow                             stringList
 	poll                              time.Duration
 	cache                             int
@@ -41,6 +43,7 @@ func runServe(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.tlsCert, "tls-cert", "", "")
 	fl.StringVar(&f.tlsKey, "tls-key", "", "")
 	fl.StringVar(&f.clientCA, "client-ca", "", "")
+	fl.StringVar(&f.crl, "crl", "", "")
 	fl.Var(&f.allow, "allow", "")
 	fl.DurationVar(&f.poll, "poll", time.Second, "")
 	fl.IntVar(&f.cache, "cache", 1024, "")
@@ -56,6 +59,8 @@ func runServe(c *cmdEnv, args []string) int {
 		return c.usageError("--tls-cert and --tls-key go together")
 	case f.clientCA != "" && f.tlsCert == "":
 		return c.usageError("--client-ca needs TLS: give --tls-cert and --tls-key")
+	case f.crl != "" && f.clientCA == "":
+		return c.usageError("--crl checks client certificates: give --client-ca")
 	case len(f.allow) > 0 && f.clientCA == "":
 		return c.usageError("--allow names client certificates: give --client-ca")
 	case f.poll <= 0:
@@ -133,17 +138,96 @@ func (f *serveFlags) tlsConfig() (*tls.Config, error) {
 	}
 	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	if f.clientCA != "" {
-		pem, err := format.ReadRegular(f.clientCA, 16<<20)
+		caPEM, err := format.ReadRegular(f.clientCA, 16<<20)
 		if err != nil {
 			return nil, fmt.Errorf("--client-ca: %v", cleanPathErr(err))
 		}
 		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
+		if !pool.AppendCertsFromPEM(caPEM) {
 			return nil, fmt.Errorf("--client-ca %s: no PEM certificate in it", f.clientCA)
 		}
 		cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
+		if f.crl != "" {
+			revoked, err := readCRL(f.crl, caPEM)
+			if err != nil {
+				return nil, err
+			}
+			cfg.VerifyPeerCertificate = revoked.check
+		}
 	}
 	return cfg, nil
+}
+
+// revocations are the serial numbers a CRL revokes, by issuer.
+type revocations map[string]map[string]bool // raw issuer -> serial (decimal) -> revoked
+
+// readCRL reads the CRLs of file (PEM: Puppet's ssl/crl.pem holds one
+// per CA of the chain), each signed by a certificate of caPEM.
+func readCRL(file string, caPEM []byte) (revocations, error) {
+	data, err := format.ReadRegular(file, 64<<20)
+	if err != nil {
+		return nil, fmt.Errorf("--crl: %v", cleanPathErr(err))
+	}
+	var cas []*x509.Certificate
+	for rest := caPEM; ; {
+		var b *pem.Block
+		if b, rest = pem.Decode(rest); b == nil {
+			break
+		}
+		if c, err := x509.ParseCertificate(b.Bytes); err == nil && b.Type == "CERTIFICATE" {
+			cas = append(cas, c)
+		}
+	}
+	r := revocations{}
+	n := 0
+	for rest := data; ; {
+		var b *pem.Block
+		if b, rest = pem.Decode(rest); b == nil {
+			break
+		}
+		if b.Type != "X509 CRL" {
+			continue
+		}
+		rl, err := x509.ParseRevocationList(b.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("--crl %s: %v", file, err)
+		}
+		signed := false
+		for _, ca := range cas {
+			if rl.CheckSignatureFrom(ca) == nil {
+				signed = true
+				break
+			}
+		}
+		if !signed {
+			return nil, fmt.Errorf("--crl %s: a CRL (issuer %s) is not signed by a CA of --client-ca", file, rl.Issuer)
+		}
+		n++
+		issuer := string(rl.RawIssuer)
+		if r[issuer] == nil {
+			r[issuer] = map[string]bool{}
+		}
+		for _, e := range rl.RevokedCertificateEntries {
+			r[issuer][e.SerialNumber.String()] = true
+		}
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("--crl %s: no PEM X509 CRL in it", file)
+	}
+	return r, nil
+}
+
+// check refuses a client certificate the CRLs revoke: each certificate of
+// each verified chain is checked.
+func (r revocations) check(_ [][]byte, chains [][]*x509.Certificate) error {
+	for _, chain := range chains {
+		for _, c := range chain {
+			if r[string(c.RawIssuer)][c.SerialNumber.String()] {
+				return fmt.Errorf("certificate %q (serial %s) is revoked", c.Subject.CommonName, c.SerialNumber)
+			}
+		}
+	}
+	return nil
 }
 
 const serveUsage = `Usage:
@@ -168,6 +252,9 @@ Flags:
                     and its keys, and its secret values. Without it, anyone
                     who reaches --listen reads every node (secret values
                     never).
+  --crl FILE        refuse the client certificates these CRLs revoke (PEM:
+                    Puppet's ssl/crl.pem), each signed by a --client-ca CA.
+                    Read at start: restart the server for a new one.
   --allow NAME      a certificate that may read every node and the fleet-wide
                     views (repeatable; NAME may be a pattern, as Go's
                     path.Match: 'ci.*'): reviewers, CI. Needs --client-ca.

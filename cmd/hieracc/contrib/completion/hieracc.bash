@@ -24,8 +24,8 @@ _hieracc() {
 		flags="--format --keys"
 		valued=" --format " ;;
 	serve)
-		flags="--allow --cache --client-ca --listen --poll --ready-file --tls-cert --tls-key"
-		valued=" --allow --cache --client-ca --listen --poll --ready-file --tls-cert --tls-key " ;;
+		flags="--allow --cache --client-ca --crl --listen --poll --ready-file --tls-cert --tls-key"
+		valued=" --allow --cache --client-ca --crl --listen --poll --ready-file --tls-cert --tls-key " ;;
 	completion)
 		COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur"))
 		return ;;

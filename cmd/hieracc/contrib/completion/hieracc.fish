@@ -81,6 +81,7 @@ complete -c hieracc -n '__fish_seen_subcommand_from inspect' -l keys -d 'also li
 complete -c hieracc -n '__fish_seen_subcommand_from serve' -l allow -r -F -d 'a certificate that may read every node and the fleet-wide'
 complete -c hieracc -n '__fish_seen_subcommand_from serve' -l cache -r -F -d 'how many bundles are kept open (default 1024); others are'
 complete -c hieracc -n '__fish_seen_subcommand_from serve' -l client-ca -r -F -d 'require a client certificate issued by this CA (PEM:'
+complete -c hieracc -n '__fish_seen_subcommand_from serve' -l crl -r -F -d 'refuse the client certificates these CRLs revoke (PEM:'
 complete -c hieracc -n '__fish_seen_subcommand_from serve' -l listen -r -F -d 'the address to listen on (default 127.0.0.1:8150).'
 complete -c hieracc -n '__fish_seen_subcommand_from serve' -l poll -r -F -d 'how often DIR is checked for a new compile (default 1s).'
 complete -c hieracc -n '__fish_seen_subcommand_from serve' -l ready-file -r -F -d 'scripts and tests: --listen 127.0.0.1:0 picks a port).'
