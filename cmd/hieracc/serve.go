@@ -76,6 +76,7 @@ func runServe(c *cmdEnv, args []string) int {
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	hs.RegisterOnShutdown(srv.Stop)
 	if f.tlsCert != "" {
 		cfg, err := f.tlsConfig()
 		if err != nil {

@@ -181,6 +181,7 @@ func (s *Server) bundle(w http.ResponseWriter, r *http.Request) {
 				continue
 			case <-deadline:
 			case <-r.Context().Done():
+			case <-s.stopping:
 			}
 			break
 		}

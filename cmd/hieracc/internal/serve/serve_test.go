@@ -521,3 +521,65 @@ func TestHTTPReloaderSharedDetails(t *testing.T) {
 	}
 	explainRole(r2)
 }
+
+// TestShards: a folder of the shards' folders is served as their union,
+// and a shard compiled again is picked up.
+func TestShards(t *testing.T) {
+	dir := t.TempDir()
+	shard := func(k int, gen string, nodes ...string) {
+		t.Helper()
+		d := filepath.Join(dir, fmt.Sprintf("shard%d", k))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var bs []*format.Bundle
+		for _, n := range nodes {
+			bs = append(bs, bundleOf(n, gen, "gen", gen))
+		}
+		compileInto(t, d, 0, bs...)
+		state := filepath.Join(d, build.StateFileOf(build.Shard{K: k, N: 2}))
+		if err := os.Rename(filepath.Join(d, build.StateFile), state); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shard(1, "g1", "a1", "a2")
+	shard(2, "g1", "b1")
+	s := newServer(t, dir)
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	if _, _, body := get(t, ts.Client(), ts.URL+"/v1/nodes"); !contains(string(body), `"nodes":["a1","a2","b1"]`) {
+		t.Fatalf("nodes: %s", body)
+	}
+	shard(2, "g2", "b1")
+	if _, err := s.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, body := get(t, ts.Client(), ts.URL+"/v1/nodes/b1/keys/gen"); !contains(string(body), `"value":"g2"`) {
+		t.Fatalf("b1 after its shard's compile: %s", body)
+	}
+}
+
+// TestStopEndsLongPolls: Stop answers a long poll at once, so that a
+// shutdown does not wait for it.
+func TestStopEndsLongPolls(t *testing.T) {
+	s := newServer(t, fleet(t))
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	url := ts.URL + "/v1/nodes/web01.example.net/bundle"
+	_, hdr, _ := get(t, ts.Client(), url)
+	done := make(chan int)
+	go func() {
+		st, _, _ := get(t, ts.Client(), url, "If-None-Match", hdr.Get("ETag"), "Prefer", "wait=30")
+		done <- st
+	}()
+	time.Sleep(100 * time.Millisecond)
+	s.Stop()
+	select {
+	case st := <-done:
+		if st != 304 {
+			t.Fatalf("long poll ended by Stop: %d, want 304", st)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Stop did not end the long poll")
+	}
+}

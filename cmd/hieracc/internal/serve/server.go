@@ -56,6 +56,9 @@ type Server struct {
 	log     *slog.Logger
 	handler http.Handler
 
+	stopping chan struct{} // closed by Stop: long polls answer at once
+	stopOnce sync.Once
+
 	reloadMu sync.Mutex
 	newMu    sync.Mutex
 	newSnap  chan struct{} // closed when a new snapshot is served
@@ -78,7 +81,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("reader %q: bad pattern", p)
 		}
 	}
-	s := &Server{cfg: cfg, cache: newLRU(cfg.Cache), metrics: newMetrics(), log: cfg.Logger, newSnap: make(chan struct{})}
+	s := &Server{cfg: cfg, cache: newLRU(cfg.Cache), metrics: newMetrics(), log: cfg.Logger, newSnap: make(chan struct{}), stopping: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -97,6 +100,12 @@ func New(cfg Config) (*Server, error) {
 	s.handler = s.routes()
 	return s, nil
 }
+
+// Stop ends the long polls in flight (they answer 304 at once) and every
+// later one: call it when the HTTP server shuts down
+// (http.Server.RegisterOnShutdown), so that shutdown need not wait for
+// them.
+func (s *Server) Stop() { s.stopOnce.Do(func() { close(s.stopping) }) }
 
 // Handler is the server's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }
