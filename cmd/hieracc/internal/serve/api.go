@@ -311,21 +311,41 @@ func render(v any) (json.RawMessage, error) {
 }
 
 // lookup looks key up in o for the client: a secret value only for the
-// node's own certificate.
-func lookup(r *http.Request, node string, o *opened, key string) (value json.RawMessage, secret bool, err error) {
+// node's own certificate. With ?render=yaml (the web view), yaml is the
+// value as 'hieracc lookup' prints it by default, less its "---" line.
+func lookup(r *http.Request, node string, o *opened, key string) (value json.RawMessage, yaml string, secret bool, err error) {
 	v, err := o.b.Lookup(key)
 	if err != nil {
-		return nil, false, err
+		return nil, "", false, err
 	}
 	secret, err = o.isSecret(key)
 	if err != nil {
-		return nil, false, fmt.Errorf("cannot tell whether %s is secret: %v", key, err)
+		return nil, "", false, fmt.Errorf("cannot tell whether %s is secret: %v", key, err)
 	}
 	if secret && !(authenticated(r) && who(r) == node) {
-		return nil, true, nil
+		return nil, "", true, nil
 	}
-	value, err = render(v)
-	return value, secret, err
+	if value, err = render(v); err != nil {
+		return nil, "", false, err
+	}
+	yaml, err = renderYAML(r, v)
+	return value, yaml, secret, err
+}
+
+// renderYAML is v in YAML when the request asks for it (?render=yaml).
+func renderYAML(r *http.Request, v any) (string, error) {
+	if r.URL.Query().Get("render") != "yaml" {
+		return "", nil
+	}
+	out, err := runtime.Render(v, runtime.YAML)
+	if err != nil {
+		return "", err
+	}
+	y := strings.TrimSuffix(string(out), "\n")
+	if rest, ok := strings.CutPrefix(y, "--- "); ok {
+		return rest, nil
+	}
+	return strings.TrimPrefix(strings.TrimPrefix(y, "---"), "\n"), nil
 }
 
 func (s *Server) nodeKey(w http.ResponseWriter, r *http.Request) {
@@ -342,7 +362,7 @@ func (s *Server) nodeKey(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		a = keyAnswer{Node: node, Key: key}
-		if a.Value, a.Secret, err = lookup(r, node, o, key); err != nil {
+		if a.Value, _, a.Secret, err = lookup(r, node, o, key); err != nil {
 			return err
 		}
 		if explain != "" && explain != "0" && explain != "false" {
@@ -397,6 +417,7 @@ func (s *Server) nodeKeys(w http.ResponseWriter, r *http.Request) {
 	type entry struct {
 		Key    string          `json:"key"`
 		Value  json.RawMessage `json:"value,omitempty"`
+		YAML   string          `json:"yaml,omitempty"`
 		Secret bool            `json:"secret,omitempty"`
 		Error  string          `json:"error,omitempty"`
 		From   *source         `json:"from,omitempty"`
@@ -416,7 +437,7 @@ func (s *Server) nodeKeys(w http.ResponseWriter, r *http.Request) {
 			}
 			e := entry{Key: k}
 			var lerr error
-			e.Value, e.Secret, lerr = lookup(r, node, o, k)
+			e.Value, e.YAML, e.Secret, lerr = lookup(r, node, o, k)
 			if lerr != nil {
 				e.Error = lerr.Error()
 			}
@@ -494,6 +515,7 @@ func (s *Server) fits(snap *snapshot) bool { return len(snap.set.Nodes) <= s.cfg
 // group is the nodes that get one value of a key.
 type group struct {
 	Value json.RawMessage `json:"value,omitempty"`
+	YAML  string          `json:"yaml,omitempty"` // with ?render=yaml
 	// Secret: the nodes' values are secret, and not shown (nor compared).
 	Secret bool `json:"secret,omitempty"`
 	// Error: the lookup fails on these nodes, with this message
@@ -553,6 +575,8 @@ func (s *Server) groups(r *http.Request, snap *snapshot, key string) ([]*group, 
 				g.Secret = true
 			} else if g.Value, err = render(v); err != nil {
 				return nil, err
+			} else if g.YAML, err = renderYAML(r, v); err != nil {
+				return nil, err
 			}
 		}
 		id := fmt.Sprintf("%t\x00%s\x00%s", g.Secret, g.Error, g.Value)
@@ -592,6 +616,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	}
 	type side struct {
 		Value  json.RawMessage `json:"value,omitempty"`
+		YAML   string          `json:"yaml,omitempty"`
 		Secret bool            `json:"secret,omitempty"`
 		Error  string          `json:"error,omitempty"`
 	}
@@ -616,11 +641,11 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		keys = slices.Compact(keys)
 		rows = []row{}
 		get := func(node string, o *opened, k string) side {
-			v, secret, err := lookup(r, node, o, k)
+			v, y, secret, err := lookup(r, node, o, k)
 			if err != nil {
 				return side{Error: err.Error()}
 			}
-			return side{Value: v, Secret: secret}
+			return side{Value: v, YAML: y, Secret: secret}
 		}
 		for _, k := range keys {
 			if k == "lookup_options" {

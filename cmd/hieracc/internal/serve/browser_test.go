@@ -152,15 +152,15 @@ func TestWebView(t *testing.T) {
 
 	// A node's keys, values and where each came from.
 	got = visit("#/node/web01.example.net", "#node-keys", "node")
-	must("node", got, "ntp::servers", "role", `"web"`, "Common", "data/common.yaml:7", "db::password", "secret: not shown")
+	must("node", got, "ntp::servers", "- a\n- b", "role\tweb\t", "Common", "data/common.yaml:7", "db::password", "secret: not shown")
 
 	// Who gets what.
 	got = visit("#/key/ntp::servers", "#groups", "key")
-	must("who gets what", got, `"a"`, `"c"`, "web01.example.net", "web02.example.net", "db01.example.net")
+	must("who gets what", got, "- a\n- b\t2\t", "- c\t1\t", "web01.example.net", "web02.example.net", "db01.example.net")
 
 	// Two nodes side by side.
 	got = visit("#/compare/web01.example.net/db01.example.net", "#compare", "compare")
-	must("compare", got, "3 of 3 keys differ", `"web"`, `"db"`)
+	must("compare", got, "3 of 3 keys differ", "role\tweb\tdb")
 
 	// An error is shown, not a blank page.
 	got = visit("#/node/nobody", "#error", "error")

@@ -141,6 +141,12 @@ func TestAPI(t *testing.T) {
 		{"/v1/keys/ntp::servers", 200, `{"key":"ntp::servers","groups":[` +
 			`{"value":["a","b"],"count":2,"nodes":["web01.example.net","web02.example.net"],"patterns":["web01.example.net","web02.example.net"]},` +
 			`{"value":["c"],"count":1,"nodes":["db01.example.net"],"patterns":["db01.example.net"]}]}`},
+		{"/v1/keys/role?render=yaml", 200, `{"key":"role","groups":[` +
+			`{"value":"web","yaml":"web","count":2,"nodes":["web01.example.net","web02.example.net"],"patterns":["web01.example.net","web02.example.net"]},` +
+			`{"value":"db","yaml":"db","count":1,"nodes":["db01.example.net"],"patterns":["db01.example.net"]}]}`},
+		{"/v1/compare/web01.example.net/db01.example.net?render=yaml", 200, `{"a":"web01.example.net","b":"db01.example.net","keys":[` +
+			`{"key":"ntp::servers","a":{"value":["a","b"],"yaml":"- a\n- b"},"b":{"value":["c"],"yaml":"- c"},"same":false},` +
+			`{"key":"role","a":{"value":"web","yaml":"web"},"b":{"value":"db","yaml":"db"},"same":false}]}`},
 		{"/v1/keys/nope", 200, `{"key":"nope","groups":[{"error":"Function lookup() did not find a value for the name 'nope'","count":3,"nodes":["db01.example.net","web01.example.net","web02.example.net"],"patterns":["db01.example.net","web01.example.net","web02.example.net"]}]}`},
 		{"/v1/compare/web01.example.net/db01.example.net", 200, `{"a":"web01.example.net","b":"db01.example.net","keys":[` +
 			`{"key":"ntp::servers","a":{"value":["a","b"]},"b":{"value":["c"]},"same":false},` +

@@ -29,7 +29,9 @@ const link = (hash, text) => el("a", { href: "#" + hash }, text);
 function valueCell(v) {
   if (v.secret && v.value === undefined) return el("td", { class: "secret" }, "secret: not shown");
   if (v.error) return el("td", { class: "error" }, v.error);
-  return el("td", { class: "value" }, JSON.stringify(v.value, null, 2));
+  // YAML as 'hieracc lookup' prints it (the server renders it: key order
+  // and large integers as they are, which JSON.parse would not keep).
+  return el("td", { class: "value" }, v.yaml !== undefined ? v.yaml : JSON.stringify(v.value));
 }
 
 function show(...children) { main().replaceChildren(...children); }
@@ -56,7 +58,7 @@ async function searchView(q) {
 }
 
 async function nodeView(node) {
-  const n = await api(`/v1/nodes/${enc(node)}/keys`);
+  const n = await api(`/v1/nodes/${enc(node)}/keys?render=yaml`);
   const rows = n.keys.map((k) => el("tr", {},
     el("td", {}, link("/key/" + enc(k.key), k.key)),
     valueCell(k),
@@ -68,7 +70,7 @@ async function nodeView(node) {
 }
 
 async function keyView(key) {
-  const k = await api(`/v1/keys/${enc(key)}`);
+  const k = await api(`/v1/keys/${enc(key)}?render=yaml`);
   const rows = k.groups.map((g) => el("tr", {},
     valueCell(g),
     el("td", {}, String(g.count)),
@@ -85,7 +87,7 @@ async function compareView(a, b) {
   go.addEventListener("click", () => { location.hash = `/compare/${enc(fa.value)}/${enc(fb.value)}`; });
   const parts = [el("h1", {}, "Compare two nodes"), el("p", {}, fa, " ", fb, " ", go)];
   if (a && b) {
-    const c = await api(`/v1/compare/${enc(a)}/${enc(b)}`);
+    const c = await api(`/v1/compare/${enc(a)}/${enc(b)}?render=yaml`);
     const rows = c.keys.map((r) => el("tr", { class: r.same ? "" : "differs" },
       el("td", {}, link("/key/" + enc(r.key), r.key)), valueCell(r.a), valueCell(r.b)));
     parts.push(el("p", {}, `${c.keys.filter((r) => !r.same).length} of ${c.keys.length} keys differ.`),
