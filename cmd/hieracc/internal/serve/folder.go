@@ -15,8 +15,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundleset"
@@ -58,10 +60,10 @@ func sameStamps(a, b []stamp) bool {
 }
 
 // stamps lists the state files of dir and of its subfolders (the shards'),
-// and the folders themselves, sorted by path.
-func stamps(dir string) ([]stamp, bool, error) {
-	var out []stamp
-	states := false
+// and the folders themselves, sorted by path. states says whether there
+// were state files; temps whether a running compile's temporary files or
+// staging folders were there.
+func stamps(dir string) (out []stamp, states, temps bool, err error) {
 	var walk func(d string, top bool) error
 	walk = func(d string, top bool) error {
 		st, err := os.Stat(d)
@@ -76,6 +78,10 @@ func stamps(dir string) ([]stamp, bool, error) {
 		for _, e := range entries {
 			name := e.Name()
 			p := filepath.Join(d, name)
+			if build.IsTemp(name) {
+				temps = temps || running(name)
+				continue
+			}
 			if _, ok := build.ShardOfStateFile(name); ok || name == build.StateFile {
 				st, err := os.Stat(p)
 				if err != nil {
@@ -96,10 +102,27 @@ func stamps(dir string) ([]stamp, bool, error) {
 		return nil
 	}
 	if err := walk(dir, true); err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
 	slices.SortFunc(out, func(a, b stamp) int { return strings.Compare(a.path, b.path) })
-	return out, states, nil
+	return out, states, temps, nil
+}
+
+// running reports whether the compile whose temporary file is name (its
+// process id in the name: .X.tmp-<pid>-<n>) still runs, as far as this
+// system can tell.
+func running(name string) bool {
+	i := strings.LastIndex(name, ".tmp-")
+	if i < 0 {
+		return false
+	}
+	pidText, _, _ := strings.Cut(name[i+len(".tmp-"):], "-")
+	pid, err := strconv.Atoi(pidText)
+	if err != nil || pid <= 0 {
+		return false
+	}
+	p, err := os.FindProcess(pid)
+	return err == nil && p.Signal(syscall.Signal(0)) == nil
 }
 
 // errBusy is a folder being written: a compile is committing into it.
@@ -107,13 +130,15 @@ var errBusy = errors.New("a compile is writing into the folder")
 
 // readSnapshot reads dir as a whole. prev, the snapshot served, tells
 // whether dir had state files: a folder that had them and has none is
-// being written (errBusy).
-func readSnapshot(dir string, prev *snapshot) (*snapshot, error) {
-	before, states, err := stamps(dir)
+// being written (errBusy), as is one without state files that holds a
+// compile's temporary files, unless anyway (a compile killed long ago
+// may have left them).
+func readSnapshot(dir string, prev *snapshot, anyway bool) (*snapshot, error) {
+	before, states, temps, err := stamps(dir)
 	if err != nil {
 		return nil, err
 	}
-	if !states && prev != nil && hasStates(prev.stamps) {
+	if !states && (prev != nil && hasStates(prev.stamps) || temps && !anyway) {
 		return nil, errBusy
 	}
 	set, _, err := bundleset.Read(dir)
@@ -142,7 +167,7 @@ func readSnapshot(dir string, prev *snapshot) (*snapshot, error) {
 			}
 		}
 	}
-	after, _, err := stamps(dir)
+	after, _, _, err := stamps(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +220,7 @@ func statesOf(ss []stamp) []stamp {
 // inside it changes the folder, not its output); for another, whether
 // the folders changed.
 func (s *snapshot) changed(dir string) bool {
-	now, _, err := stamps(dir)
+	now, _, _, err := stamps(dir)
 	if err != nil {
 		return true
 	}

@@ -589,3 +589,42 @@ func TestStopEndsLongPolls(t *testing.T) {
 		t.Fatal("Stop did not end the long poll")
 	}
 }
+
+// TestStartDuringCompile: a folder without state files that holds a
+// running compile's temporary file is waited for; a dead compile's is
+// not.
+func TestStartDuringCompile(t *testing.T) {
+	dir := t.TempDir()
+	compileInto(t, dir, 0, bundleOf("n1", "r1", "gen", "old"), bundleOf("n2", "r1", "gen", "old"))
+	// The compile (this process) has removed the state and renamed n1.
+	os.Remove(filepath.Join(dir, build.StateFile))
+	temp := filepath.Join(dir, fmt.Sprintf(".n2.bundle.tmp-%d-1", os.Getpid()))
+	if err := os.WriteFile(temp, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	finish := func() {
+		// As build.Run: the renames, the staging removed, the state written.
+		time.Sleep(200 * time.Millisecond)
+		compileInto(t, dir, 0, bundleOf("n1", "r2", "gen", "new"), bundleOf("n2", "r2", "gen", "new"))
+		os.Remove(temp)
+	}
+	done := make(chan struct{})
+	go func() { finish(); close(done) }()
+	s := newServer(t, dir)
+	if got := s.cur.Load().revision; got != "r2" {
+		t.Fatalf("started on revision %q, want the compile's, r2", got)
+	}
+	<-done
+
+	// A dead process's temporary file: served at once.
+	dead := filepath.Join(dir, ".n2.bundle.tmp-999999999-1")
+	if err := os.WriteFile(dead, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, build.StateFile))
+	start := time.Now()
+	newServer(t, dir)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("a dead compile's temporary file held the start for %v", d)
+	}
+}

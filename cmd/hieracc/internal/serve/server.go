@@ -64,8 +64,11 @@ type Server struct {
 	newSnap  chan struct{} // closed when a new snapshot is served
 }
 
+// startWait is how long New waits for a compile writing into the folder.
+var startWait = time.Minute
+
 // New reads the folder and returns its server. A compile writing into the
-// folder is waited for (up to a minute).
+// folder is waited for (up to startWait).
 func New(cfg Config) (*Server, error) {
 	if cfg.Poll <= 0 {
 		cfg.Poll = time.Second
@@ -85,14 +88,18 @@ func New(cfg Config) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(startWait)
 	for {
-		snap, err := readSnapshot(cfg.Dir, nil)
+		late := time.Now().After(deadline)
+		snap, err := readSnapshot(cfg.Dir, nil, late)
 		if err == nil {
+			if late {
+				s.log.Warn("serving a folder that holds a compile's temporary files, without state files: a compile killed, or still writing", "dir", cfg.Dir)
+			}
 			s.store(snap)
 			break
 		}
-		if !errors.Is(err, errBusy) || time.Now().After(deadline) {
+		if !errors.Is(err, errBusy) || late {
 			return nil, err
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -138,7 +145,7 @@ func (s *Server) Refresh() (bool, error) {
 	if !cur.changed(s.cfg.Dir) {
 		return false, nil
 	}
-	snap, err := readSnapshot(s.cfg.Dir, cur)
+	snap, err := readSnapshot(s.cfg.Dir, cur, false)
 	if errors.Is(err, errBusy) {
 		return false, nil
 	}
