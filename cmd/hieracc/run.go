@@ -62,7 +62,7 @@ func (c *cmdEnv) usageError(format string, args ...any) int {
 var commands []*command
 
 func init() {
-	commands = []*command{compileCmd, checkCmd, lookupCmd, diffCmd, verifyCmd, inspectCmd, completionCmd, manCmd, versionCmd, helpCmd}
+	commands = []*command{compileCmd, checkCmd, lookupCmd, diffCmd, verifyCmd, inspectCmd, serveCmd, completionCmd, manCmd, versionCmd, helpCmd}
 }
 
 func findCommand(name string) *command {

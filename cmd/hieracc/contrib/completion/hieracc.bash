@@ -3,7 +3,7 @@
 _hieracc() {
 	local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
 	if [[ $COMP_CWORD -eq 1 ]]; then
-		COMPREPLY=($(compgen -W "compile check lookup diff verify inspect completion man version help" -- "$cur"))
+		COMPREPLY=($(compgen -W "compile check lookup diff verify inspect serve completion man version help" -- "$cur"))
 		return
 	fi
 	local flags="" valued=""
@@ -26,6 +26,9 @@ _hieracc() {
 	inspect)
 		flags="--format --keys"
 		valued=" --format " ;;
+	serve)
+		flags="--allow --cache --client-ca --crl --listen --poll --ready-file --tls-cert --tls-key"
+		valued=" --allow --cache --client-ca --crl --listen --poll --ready-file --tls-cert --tls-key " ;;
 	completion)
 		COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur"))
 		return ;;
@@ -36,7 +39,7 @@ _hieracc() {
 		flags=""
 		valued="  " ;;
 	help)
-		COMPREPLY=($(compgen -W "compile check lookup diff verify inspect completion man version help" -- "$cur"))
+		COMPREPLY=($(compgen -W "compile check lookup diff verify inspect serve completion man version help" -- "$cur"))
 		return ;;
 	esac
 	if [[ "$valued" == *" $prev "* ]]; then
