@@ -28,10 +28,12 @@ var neverInRuntime = []string{
 // maxRuntimeCode bounds the lines of code (neither blank nor only a //
 // comment) of this module's Go files, tests aside, that an agent importing
 // runtime compiles: 13,485 (16,978 lines in all) before the encoder left
-// format for format/encode, 10,756 (13,331 in all) after. Raise it only
-// for code an agent needs: the writer side of anything belongs to the
-// compiler's packages.
-const maxRuntimeCode = 11000
+// format for format/encode, 10,756 (13,331 in all) after; 11,245 (14,042)
+// with what agents needed next: the HTTP reloader (fetch.go), signer rules
+// and the checks of certificates and of the node a bundle is for. Raise it
+// only for code an agent needs: the writer side of anything belongs to the
+// compiler's packages. (Issue #30's goal, 11,000 lines in all, is not met.)
+const maxRuntimeCode = 11300
 
 type listedPackage struct {
 	ImportPath string

@@ -26,7 +26,7 @@ const MaxFetchSize = 1 << 30
 // `hieracc serve`'s /v1/nodes/<node>/bundle, or any server that sends
 // ETags (nginx over the compile's folder, an object store). Each Reload
 // asks with If-None-Match, so an unchanged bundle costs a 304; a new one
-// is verified with the Trust given, as NewReloaderWith does, and a bundle
+// is verified with the Trust given, as NewReloader does, and a bundle
 // that fails leaves the last good one in place. Each good bundle is
 // copied to a file on disk (cacheFile), from which an agent restarted
 // while the server is unreachable still answers.

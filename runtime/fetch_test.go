@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -52,7 +53,7 @@ func newBundleServer(t *testing.T) *bundleServer {
 
 func (s *bundleServer) set(t *testing.T, node, rev string, v any) {
 	t.Helper()
-	data, err := format.Encode(&format.Bundle{Node: node, Revision: rev, Keys: []format.Key{{Name: "k", Value: v}}})
+	data, err := encode.Encode(&format.Bundle{Node: node, Revision: rev, Keys: []format.Key{{Name: "k", Value: v}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestHTTPReloaderNoCopy(t *testing.T) {
 	}
 	// A copy that is another node's is not used.
 	cache := filepath.Join(t.TempDir(), "web01.bundle")
-	data, err := format.Encode(&format.Bundle{Node: "db01", Keys: []format.Key{{Name: "k", Value: "x"}}})
+	data, err := encode.Encode(&format.Bundle{Node: "db01", Keys: []format.Key{{Name: "k", Value: "x"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,12 +4,13 @@ import (
 	"testing"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/runtime"
 )
 
 // TestSecret: Secret agrees with Explain's Secret, without the details.
 func TestSecret(t *testing.T) {
-	data, err := format.Encode(&format.Bundle{Node: "n", Keys: []format.Key{
+	data, err := encode.Encode(&format.Bundle{Node: "n", Keys: []format.Key{
 		{Name: "db::password", Value: "hunter2", Secret: true},
 		{Name: "hash", Value: hashAB()},
 		{Name: "plain", Value: "x"},

@@ -175,9 +175,6 @@ func TestOpenOptions(t *testing.T) {
 	if _, err := runtime.NewReloader(path, wrong); !errors.Is(err, runtime.ErrWrongNode) {
 		t.Errorf("NewReloader(a's bundle, Node b) = %v, want ErrWrongNode", err)
 	}
-	if _, err := runtime.OpenWith(path, wrong); !errors.Is(err, runtime.ErrWrongNode) { // deprecated, kept for now
-		t.Errorf("OpenWith(a's bundle, Node b) = %v, want ErrWrongNode", err)
-	}
 }
 
 func TestOpenVerifier(t *testing.T) {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/hieracc/hieracc/compiler/build"
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -54,7 +55,7 @@ func compileInto(t testing.TB, dir string, pause time.Duration, bundles ...*form
 		t.Fatal(err)
 	}
 	for _, b := range bundles {
-		data, err := format.Encode(b)
+		data, err := encode.Encode(b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,7 +241,7 @@ func TestBundleETag(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("GET bundle: %d %s", status, body)
 	}
-	b, err := runtime.OpenBytesWith(body, runtime.Trust{Node: "web01.example.net"})
+	b, err := runtime.OpenBytes(body, runtime.Trust{Node: "web01.example.net"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,7 +484,7 @@ func TestOps(t *testing.T) {
 // explains from them; restarted with the server down, from its copies.
 func TestHTTPReloaderSharedDetails(t *testing.T) {
 	dir := t.TempDir()
-	data, sd, err := format.EncodeShared(bundleOf("web01", "r1", "role", "web"), format.Protection{})
+	data, sd, err := encode.EncodeShared(bundleOf("web01", "r1", "role", "web"), encode.Protection{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -196,7 +196,7 @@ func (s *Server) open(snap *snapshot, node string, keep bool) (*opened, error) {
 	if o := s.cache.get(d); o != nil {
 		return o, nil
 	}
-	b, err := runtime.OpenWith(snap.set.File(node), runtime.Trust{Node: node})
+	b, err := runtime.Open(snap.set.File(node), runtime.Trust{Node: node})
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, errStale
 	}
