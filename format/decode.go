@@ -213,6 +213,7 @@ type Index struct {
 	errs     []*Error
 	details  string
 	detOff   int64 // offset of details in the file, for messages
+	views    *ViewCache
 
 	// The shared details file the details continue in (version 5), and
 	// its body once attached.
@@ -267,7 +268,9 @@ func Decode(data []byte) (*Bundle, error) {
 
 // DecodeIndex verifies data (magic, version, checksum, digest) and decodes
 // the part of the bundle that lookups need. It does not keep data.
-func DecodeIndex(data []byte) (*Index, error) {
+func DecodeIndex(data []byte) (*Index, error) { return decodeIndex(data, nil) }
+
+func decodeIndex(data []byte, views *ViewCache) (*Index, error) {
 	s := string(data) // one copy; every decoded string is a slice of it
 	h, off, err := parseHeader(s)
 	if err != nil {
@@ -281,7 +284,7 @@ func DecodeIndex(data []byte) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &Index{Header: h, Signature: sig, signed: s[:off]}
+	x := &Index{Header: h, Signature: sig, signed: s[:off], views: views}
 	r := &reader{s: s[off:end], base: int64(off)}
 	if err := x.decodeBody(r); err != nil {
 		return nil, err
@@ -304,7 +307,7 @@ func (x *Index) decodeBody(r *reader) error {
 		return err
 	}
 	if has(x.Version, fView) {
-		if err := x.values.readSection(r, x.Version); err != nil {
+		if err := x.readView(r); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,287 @@
+package bundlediff
+
+// Stage: compare a node's two bundles at the cost of what is its own.
+//
+// Nodes of one slice (role, datacenter, OS...) name the same shared
+// details file, and their bundles hold the same view: almost every key's
+// value and details are the same for all of them. A node's bundles are
+// decoded without their details, the view decoded once for all the
+// bundles that hold it (format.ViewCache), so that the values the nodes
+// share are the same Go values; the keys are compared by value, the
+// containers met before looked up in a memo of pairs. Only the keys that
+// differ have their details decoded (format.Index.PartialBundle), the
+// shared details files decoded once each (format.SharedRecords), and are
+// diffed as before (keyChanges). A node or module error, a failing
+// lookup_options entry or anything the fast path cannot read is left to
+// the slow path: the node's whole bundles, as before, which also names
+// what cannot be read.
+
+import (
+	"path/filepath"
+	"sync"
+	"unsafe"
+
+	"github.com/hieracc/hieracc/format"
+)
+
+// maxViews bounds the views kept decoded, maxShared the shared details
+// files, maxMemo a worker's memo of values.
+const (
+	maxViews  = 256
+	maxShared = 64
+	maxMemo   = 1 << 16
+)
+
+// comparer holds what the nodes of a comparison share.
+type comparer struct {
+	f     *Filter
+	views *format.ViewCache
+
+	mu     sync.Mutex
+	shared map[string]*sharedEntry // by path
+	order  []string                // oldest first
+}
+
+type sharedEntry struct {
+	once sync.Once
+	recs *format.SharedRecords
+	err  error
+}
+
+func newComparer(f *Filter) *comparer {
+	return &comparer{f: f, views: format.NewViewCache(maxViews), shared: map[string]*sharedEntry{}}
+}
+
+// records returns the shared details file that the bundle file x was read
+// from names, beside it (details/), decoded; nil when it cannot be read.
+func (c *comparer) records(file string, x *format.Index) *format.SharedRecords {
+	d, ok := x.SharedDigest()
+	if !ok {
+		return nil
+	}
+	p := filepath.Join(filepath.Dir(file), filepath.FromSlash(format.SharedDetailsName(d)))
+	c.mu.Lock()
+	e := c.shared[p]
+	if e == nil {
+		if len(c.order) >= maxShared {
+			delete(c.shared, c.order[0])
+			c.order = c.order[1:]
+		}
+		e = &sharedEntry{}
+		c.shared[p] = e
+		c.order = append(c.order, p)
+	}
+	c.mu.Unlock()
+	e.once.Do(func() {
+		data, err := format.ReadFile(p)
+		if err == nil {
+			e.recs, err = format.ReadSharedRecords(data)
+		}
+		if err == nil && e.recs.Digest != d {
+			e.recs = nil
+		}
+		e.err = err
+	})
+	return e.recs
+}
+
+// worker is one goroutine's comparer.
+type worker struct {
+	*comparer
+	memo map[memoKey]bool // pairs of containers: no difference?
+}
+
+type memoKey struct {
+	a, b   unsafe.Pointer
+	la, lb int
+}
+
+func (c *comparer) worker() *worker { return &worker{comparer: c, memo: map[memoKey]bool{}} }
+
+// compareNode diffs one node's two bundles; nil when they hold the same
+// data (or differ only in keys the filter leaves out). ids are the
+// changes' changeIDs.
+func (w *worker) compareNode(node, oldFile, newFile string) (cs []Change, ids [][32]byte, err error) {
+	oh, err := verify(oldFile, node)
+	if err != nil {
+		return nil, nil, err
+	}
+	nh, err := verify(newFile, node)
+	if err != nil {
+		return nil, nil, err
+	}
+	if oh.Digest == nh.Digest {
+		return nil, nil, nil
+	}
+	if cs, ok := w.fast(oldFile, newFile); ok {
+		return cs, changeIDs(cs), nil
+	}
+	od, err := details(oldFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	nd, err := details(newFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	cs = diffBundles(od, nd, w.f)
+	return cs, changeIDs(cs), nil
+}
+
+func changeIDs(cs []Change) [][32]byte {
+	ids := make([][32]byte, len(cs))
+	for i, c := range cs {
+		ids[i] = changeID(c)
+	}
+	return ids
+}
+
+// index decodes a bundle's fast part; nil when it cannot (the slow path
+// then says why, as it always did).
+func (w *worker) index(file string) *format.Index {
+	data, err := format.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	x, err := format.DecodeIndexCached(data, w.views)
+	if err != nil {
+		return nil
+	}
+	return x
+}
+
+// fast compares a node's bundles from their fast parts, and the details
+// of the keys that differ. ok is false when it cannot: the slow path then
+// does.
+func (w *worker) fast(oldFile, newFile string) (cs []Change, ok bool) {
+	ox, nx := w.index(oldFile), w.index(newFile)
+	if ox == nil || nx == nil {
+		return nil, false
+	}
+	if ox.NodeError != nil || nx.NodeError != nil || len(ox.ModuleErrors) > 0 || len(nx.ModuleErrors) > 0 {
+		return nil, false
+	}
+	if w.f.wantsKey("lookup_options") && len(diffOptionErrors(optionErrorsOf(ox.Options), optionErrorsOf(nx.Options))) > 0 {
+		return nil, false
+	}
+	var opos, npos []int         // positions of the keys that differ
+	type pair struct{ o, n int } // index in opos, npos; -1 for absent
+	var differ []pair
+	oks, nks := ox.Keys, nx.Keys
+	for i, j := 0, 0; i < len(oks) || j < len(nks); {
+		var o, n *format.IndexKey
+		oi, ni := -1, -1
+		switch {
+		case j == len(nks) || (i < len(oks) && oks[i].Name < nks[j].Name):
+			o, oi = &oks[i], i
+			i++
+		case i == len(oks) || nks[j].Name < oks[i].Name:
+			n, ni = &nks[j], j
+			j++
+		default:
+			o, n, oi, ni = &oks[i], &nks[j], i, j
+			i, j = i+1, j+1
+		}
+		name := indexKeyName(o, n)
+		if !w.f.wantsKey(name) || !w.keyDiffers(o, n) {
+			continue
+		}
+		p := pair{-1, -1}
+		if o != nil {
+			p.o = len(opos)
+			opos = append(opos, oi)
+		}
+		if n != nil {
+			p.n = len(npos)
+			npos = append(npos, ni)
+		}
+		differ = append(differ, p)
+	}
+	if len(differ) == 0 {
+		return nil, true
+	}
+	ob, err := ox.PartialBundle(opos, w.records(oldFile, ox))
+	if err != nil {
+		return nil, false
+	}
+	nb, err := nx.PartialBundle(npos, w.records(newFile, nx))
+	if err != nil {
+		return nil, false
+	}
+	for _, p := range differ {
+		var o, n *format.Key
+		if p.o >= 0 {
+			o = &ob.Keys[p.o]
+		}
+		if p.n >= 0 {
+			n = &nb.Keys[p.n]
+		}
+		cs = append(cs, keyChanges(keyName(o, n), ob, o, nb, n, w.f)...)
+	}
+	return cs, true
+}
+
+// keyDiffers reports whether a key's lookups give another answer, as
+// diffKey finds it, without its details.
+func (w *worker) keyDiffers(o, n *format.IndexKey) bool {
+	switch {
+	case o == nil || n == nil:
+		return true
+	case o.Sealed || n.Sealed:
+		return !(o.Sealed && n.Sealed && o.Ciphertext == n.Ciphertext)
+	case o.Err != nil || n.Err != nil:
+		return !sameError(o.Err, n.Err)
+	}
+	return !w.sameValues(o.Value, n.Value)
+}
+
+// sameValues reports whether diffValues finds no difference between a
+// and b; containers met before are looked up in the memo.
+func (w *worker) sameValues(a, b any) bool {
+	var k memoKey
+	switch a := a.(type) {
+	case []any:
+		bs, ok := b.([]any)
+		if !ok {
+			return false
+		}
+		if len(a) == len(bs) && unsafe.SliceData(a) == unsafe.SliceData(bs) {
+			return true
+		}
+		k = memoKey{unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(bs)), len(a), len(bs)}
+	case *format.Hash:
+		bh, ok := b.(*format.Hash)
+		if !ok {
+			return false
+		}
+		if a == bh {
+			return true
+		}
+		k = memoKey{a: unsafe.Pointer(a), b: unsafe.Pointer(bh)}
+	default:
+		var vds []valueDiff
+		diffValues(nil, a, b, &vds)
+		return len(vds) == 0
+	}
+	if same, ok := w.memo[k]; ok {
+		return same
+	}
+	same := format.Identical(a, b) // implies no difference, allocates nothing
+	if !same {
+		var vds []valueDiff
+		diffValues(nil, a, b, &vds)
+		same = len(vds) == 0
+	}
+	if len(w.memo) >= maxMemo {
+		clear(w.memo)
+	}
+	w.memo[k] = same
+	return same
+}
+
+func indexKeyName(o, n *format.IndexKey) string {
+	if o != nil {
+		return o.Name
+	}
+	return n.Name
+}
