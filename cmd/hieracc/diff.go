@@ -5,11 +5,13 @@ import (
 	"flag"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundlediff"
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/progress"
+	"github.com/hieracc/hieracc/compiler/build"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -25,6 +27,7 @@ type diffFlags struct {
 	format, git             string
 	nodeList                string // --nodes: summary or full
 	showSecrets             bool
+	ignoreOrder             bool
 	compile                 compileFlags // --git only: what to compile at each revision
 	stderr                  io.Writer    // where progress goes
 	set                     map[string]bool
@@ -40,6 +43,7 @@ func runDiff(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.nodeList, "nodes", "summary", "")
 	fl.StringVar(&f.git, "git", "", "")
 	fl.BoolVar(&f.showSecrets, "show-secrets", false, "")
+	fl.BoolVar(&f.ignoreOrder, "ignore-order-changes", false, "")
 	fl.StringVar(&f.compile.env, "env", "", "")
 	fl.StringVar(&f.compile.modules, "modules", "", "")
 	fl.StringVar(&f.compile.global, "global", "", "")
@@ -57,9 +61,10 @@ func runDiff(c *cmdEnv, args []string) int {
 
 	write := map[string]func(io.Writer, *bundlediff.Report, bundlediff.Options) error{
 		"text": bundlediff.WriteText, "json": bundlediff.WriteJSON, "markdown": bundlediff.WriteMarkdown,
+		"github": bundlediff.WriteGitHub, "html": bundlediff.WriteHTML,
 	}[f.format]
 	if write == nil {
-		return c.usageError("--format must be text, json or markdown, not %q", f.format)
+		return c.usageError("--format must be text, json, markdown, github or html, not %q", f.format)
 	}
 	f.stderr = c.term
 	if !slices.Contains(progress.Modes, f.compile.progress) {
@@ -68,7 +73,7 @@ func runDiff(c *cmdEnv, args []string) int {
 	if f.nodeList != "summary" && f.nodeList != "full" {
 		return c.usageError("--nodes must be summary or full, not %q", f.nodeList)
 	}
-	filter := bundlediff.Filter{Nodes: f.nodes, Keys: f.keys, IgnoreKeys: f.ignoreKeys, ShowSecrets: f.showSecrets}
+	filter := bundlediff.Filter{Nodes: f.nodes, Keys: f.keys, IgnoreKeys: f.ignoreKeys, ShowSecrets: f.showSecrets, IgnoreOrder: f.ignoreOrder}
 	if err := filter.Validate(); err != nil {
 		return c.usageError("%v", err)
 	}
@@ -89,10 +94,13 @@ func runDiff(c *cmdEnv, args []string) int {
 			return bundlediff.ExitTrouble
 		}
 	} else {
-		for _, name := range []string{"env", "modules", "global", "environment", "facts", "fact-override"} {
+		for _, name := range []string{"environment", "facts", "fact-override"} {
 			if f.set[name] {
 				return c.usageError("--%s is for --git (what to compile at each revision); OLD and NEW are compiled already", name)
 			}
+		}
+		if (f.set["modules"] || f.set["global"]) && !f.set["env"] {
+			return c.usageError("--modules and --global need --env: with OLD and NEW, they name the folders compiled, to print files as the repository has them")
 		}
 		if len(rest) != 2 {
 			return c.usageError("give two folders of bundles, OLD and NEW (or --git REV1..REV2), not %s", plural(len(rest), "argument"))
@@ -109,11 +117,50 @@ func runDiff(c *cmdEnv, args []string) int {
 		return bundlediff.ExitTrouble
 	}
 	r.Old, r.New = oldName, newName
-	if err := write(c.stdout, r, bundlediff.Options{Color: isTerminal(c.stdout), FullNodes: f.nodeList == "full"}); err != nil {
+	// Files as the repository has them: the bundles name them inside
+	// compile's own file system (env/data/common.yaml).
+	if f.compile.env != "" {
+		display, err := build.Config{Env: f.compile.env, Modules: f.compile.modules, Global: f.compile.global}.DisplayPaths()
+		if err != nil {
+			c.errorf("%v", err)
+			return bundlediff.ExitTrouble
+		}
+		r.MapPaths(display)
+	}
+	o := bundlediff.Options{Color: isTerminal(c.stdout), FullNodes: f.nodeList == "full", Links: bundlediff.LinksFromEnv(os.Getenv, r)}
+	if o.Links != nil && f.compile.env != "" {
+		o.Links.Dir = workDirInRepo(f.compile.env)
+	}
+	if err := write(c.stdout, r, o); err != nil {
 		c.errorf("writing the report: %v", err)
 		return bundlediff.ExitTrouble
 	}
 	return bundlediff.ExitCode(r, nil)
+}
+
+// workDirInRepo is the current folder relative to the top of the git
+// work tree holding env ("" at the top), where the paths of a report are
+// relative to; "" when unknown.
+func workDirInRepo(env string) string {
+	top, err := repoTop(env)
+	if err != nil {
+		return ""
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	if wd, err = filepath.EvalSymlinks(wd); err != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(top, wd)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return ""
+	}
+	if rel == "." {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 // cleanDiffErr drops the "stat " of a missing folder's message; a

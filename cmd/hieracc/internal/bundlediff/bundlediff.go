@@ -20,6 +20,7 @@ package bundlediff
 import (
 	"errors"
 	"path"
+	"sync"
 
 	"github.com/hieracc/hieracc/format"
 )
@@ -39,6 +40,9 @@ type Filter struct {
 	// which are otherwise reported as one change of the whole key, with
 	// their sources but without their values.
 	ShowSecrets bool
+	// IgnoreOrder leaves out the changes that only reorder an array's
+	// elements or a hash's keys (as dyff's --ignore-order-changes).
+	IgnoreOrder bool
 }
 
 // Validate reports the first malformed glob.
@@ -67,7 +71,11 @@ type Report struct {
 	// Old and New name the two sides in the output: the folders compared,
 	// unless the caller names them otherwise (revisions, for --git).
 	Old, New string
-	Summary  Summary
+	// OldRevision and NewRevision name the source each side was compiled
+	// from (format.Header.SourceRevision, a git commit say); "" when
+	// unknown, or when the bundles of a side disagree.
+	OldRevision, NewRevision string
+	Summary                  Summary
 	// Entries hold each distinct change once, with the nodes it touches,
 	// sorted by key, module and path, then by nodes touched (most first)
 	// and first node. This is what the renderers show.
@@ -157,8 +165,10 @@ const (
 	// TypeChanged: the value's type changed (443 to "443", a hash to an
 	// array); the values are not compared further.
 	TypeChanged Kind = "type"
-	// Reordered: a hash holds the same keys in another order. Side.Keys
-	// hold the orders; changes to the entries are reported on their own.
+	// Reordered: a hash holds the same keys in another order (Side.Keys
+	// hold the orders; changes to the entries are reported on their own),
+	// or an array the same elements in another order (Side.Value holds
+	// the arrays, Parts the moves).
 	Reordered Kind = "order"
 	// ErrorChanged: an error appeared, disappeared, or its message changed.
 	ErrorChanged Kind = "error"
@@ -177,6 +187,11 @@ type Change struct {
 	// Old and New are the two sides; nil on the side where the key or
 	// path is absent (or, for an error change, where there is no error).
 	Old, New *Side
+	// Parts are the element-level changes of a change shown whole: a
+	// changed array is one change at the array's path whose sides hold the
+	// whole old and new arrays, and Parts the changes inside it, at their
+	// own paths. Nil for any other change.
+	Parts []Change
 }
 
 // Side is one side of a change.
@@ -206,4 +221,39 @@ type Source struct {
 	// Default is set when the value comes from the module's
 	// default_hierarchy (no regular level has the key).
 	Default bool
+}
+
+// revisions gathers the source revision of each side's bundles
+// (format.Header.SourceRevision): one that all of a side's bundles share,
+// else "".
+type revisions struct {
+	mu       sync.Mutex
+	seen     [2]bool
+	rev      [2]string
+	disagree [2]bool
+}
+
+// note records the revision of one bundle of OLD (old) or NEW.
+func (r *revisions) note(old bool, rev string) {
+	i := 1
+	if old {
+		i = 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case !r.seen[i]:
+		r.seen[i], r.rev[i] = true, rev
+	case r.rev[i] != rev:
+		r.disagree[i] = true
+	}
+}
+
+func (r *revisions) get() (old, new string) {
+	for i := range 2 {
+		if r.disagree[i] {
+			r.rev[i] = ""
+		}
+	}
+	return r.rev[0], r.rev[1]
 }

@@ -138,7 +138,9 @@ func compareAll(common []string, oldSet *bundleset.Set, onlyOld []string, newSet
 	eg.SetLimit(workers)
 	for i, file := range onlyFiles(oldSet, onlyOld, newSet, onlyNew) {
 		eg.Go(func() error {
-			_, errs[len(common)+i] = verify(file.path, file.node)
+			var h format.Header
+			h, errs[len(common)+i] = verify(file.path, file.node)
+			c.revs.note(i < len(onlyOld), h.SourceRevision)
 			return nil
 		})
 	}
@@ -149,7 +151,9 @@ func compareAll(common []string, oldSet *bundleset.Set, onlyOld []string, newSet
 	if err := badBundles(errs); err != nil {
 		return nil, err
 	}
-	return g.finish(onlyOld, onlyNew), nil
+	r := g.finish(onlyOld, onlyNew)
+	r.OldRevision, r.NewRevision = c.revs.get()
+	return r, nil
 }
 
 type nodeFile struct{ node, path string }
@@ -310,6 +314,7 @@ func diffBundles(od, nd *format.Bundle, f *Filter) []Change {
 // redacted.
 func keyChanges(name string, od *format.Bundle, o *format.Key, nd *format.Bundle, n *format.Key, f *Filter) []Change {
 	cs := diffKey(name, od, o, nd, n)
+	cs = wholeChanges(name, od, o, nd, n, cs, f.IgnoreOrder)
 	if !f.ShowSecrets && (hidden(o) || hidden(n)) {
 		cs = redact(name, od, o, nd, n, cs)
 	}

@@ -198,7 +198,13 @@ func TestChanges(t *testing.T) {
 			}
 			var got []Change
 			for _, g := range r.Groups {
-				got = append(got, g.Changes...)
+				for _, c := range g.Changes {
+					if c.Parts != nil { // an array shown whole: its element-level changes
+						got = append(got, c.Parts...)
+					} else {
+						got = append(got, c)
+					}
+				}
 			}
 			if d := cmp.Diff(tc.want, got, cmpOpts); d != "" {
 				t.Errorf("changes (-want +got):\n%s", d)
@@ -293,7 +299,13 @@ func TestNodeLevel(t *testing.T) {
 			}
 			var got []Change
 			for _, g := range r.Groups {
-				got = append(got, g.Changes...)
+				for _, c := range g.Changes {
+					if c.Parts != nil { // an array shown whole: its element-level changes
+						got = append(got, c.Parts...)
+					} else {
+						got = append(got, c)
+					}
+				}
 			}
 			if d := cmp.Diff(tc.want, got, cmpOpts); d != "" {
 				t.Errorf("changes (-want +got):\n%s", d)

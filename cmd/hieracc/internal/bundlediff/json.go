@@ -19,6 +19,8 @@ const JSONVersion = 1
 //	{
 //	  "version": 1,
 //	  "old": "OLD", "new": "NEW",                 // as Report.Old, Report.New
+//	  "old_revision": "3f2a…", "new_revision": "9c8d…",   // the source revision each side was
+//	                                              //   compiled from, when known (else left out)
 //	  "summary": {"nodes": 8, "changed": 2, "unchanged": 6,
 //	              "only_old": 0, "only_new": 1, "keys_changed": 3,
 //	              "errors_appeared": 1, "errors_gone": 0, "errors_changed": 0,   // distinct changes
@@ -43,7 +45,10 @@ const JSONVersion = 1
 //	          "path": "/bob/shell",               // JSON Pointer into the value; "" is the whole value
 //	          "kind": "changed",                  // added, removed, changed, type, order, error
 //	          "old": SIDE,                        // left out where the key or path is absent
-//	          "new": SIDE                         // (for "error": where there is no error)
+//	          "new": SIDE,                        // (for "error": where there is no error)
+//	          "parts": [CHANGE, ...]              // only for a changed array, shown whole (old and
+//	                                              //   new hold the whole arrays; "order": the same
+//	                                              //   elements): the changes inside it, at their paths
 //	        }
 //	      ]
 //	    }
@@ -73,6 +78,8 @@ func WriteJSON(w io.Writer, r *Report, _ Options) error {
 		Version: JSONVersion,
 		Old:     r.Old,
 		New:     r.New,
+		OldRev:  r.OldRevision,
+		NewRev:  r.NewRevision,
 		Summary: jsonSummary(r.Summary),
 		Changes: make([]jsonEntry, len(r.Entries)),
 		Groups:  make([]jsonGroup, len(r.Groups)),
@@ -99,6 +106,8 @@ type jsonReport struct {
 	Version int         `json:"version"`
 	Old     string      `json:"old"`
 	New     string      `json:"new"`
+	OldRev  string      `json:"old_revision,omitempty"`
+	NewRev  string      `json:"new_revision,omitempty"`
 	Summary jsonSummary `json:"summary"`
 	Changes []jsonEntry `json:"changes"`
 	Groups  []jsonGroup `json:"groups"`
@@ -150,6 +159,8 @@ type jsonChange struct {
 	Kind   string    `json:"kind"`
 	Old    *jsonSide `json:"old,omitempty"`
 	New    *jsonSide `json:"new,omitempty"`
+	// Parts: the element-level changes of an array shown whole.
+	Parts []jsonChange `json:"parts,omitempty"`
 }
 
 type jsonSide struct {
@@ -184,6 +195,9 @@ func jsonChanges(cs []Change) []jsonChange {
 	out := make([]jsonChange, len(cs))
 	for i, c := range cs {
 		out[i] = jsonChange{Key: c.Key, Module: c.Module, Path: c.Path, Kind: string(c.Kind), Old: newJSONSide(c.Old), New: newJSONSide(c.New)}
+		if c.Parts != nil {
+			out[i].Parts = jsonChanges(c.Parts)
+		}
 	}
 	return out
 }

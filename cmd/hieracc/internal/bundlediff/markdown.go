@@ -23,6 +23,7 @@ type mdCut struct {
 	patterns  int  // names or patterns of a change's nodes
 	sources   int  // sources shown per side; -1 for all
 	note      string
+	links     *Links // links sources to their files, when set
 }
 
 var mdCuts = []mdCut{
@@ -49,6 +50,7 @@ func WriteMarkdown(w io.Writer, r *Report, o Options) error {
 			continue
 		}
 		out.Reset()
+		c.links = o.Links
 		switch {
 		case i > 1 && o.FullNodes:
 			c.note = "Cut to fit a pull-request comment: node lists, " + c.note + "."
@@ -78,7 +80,7 @@ func writeMarkdown(out *bytes.Buffer, r *Report, c mdCut, of map[string]int, dro
 		title = fmt.Sprintf("%d of %s changed", r.Summary.Changed, plural(r.Summary.Nodes, "node"))
 	}
 	fmt.Fprintf(out, "### hieracc diff: %s\n\n", title)
-	fmt.Fprintf(out, "%s → %s\n\n", code(r.Old), code(r.New))
+	fmt.Fprintf(out, "%s → %s\n\n", mdSideName(r.Old, r.OldRevision), mdSideName(r.New, r.NewRevision))
 	fmt.Fprintf(out, "**%s**\n", mdEscape(summaryLine(r.Summary)))
 
 	// The tail (nodes on one side only, what was cut) is written first to
@@ -136,7 +138,33 @@ func writeMarkdownRow(b *bytes.Buffer, r *Report, e Entry, c mdCut, of map[strin
 	if e.Path != "" {
 		path = code(e.Path)
 	}
-	fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", nodes, key, path, mdEscape(describe(e.Change)), mdSide(e.Old, c), mdSide(e.New, c))
+	fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", nodes, key, path, mdChange(e.Change, c), mdSide(e.Old, c, true), mdSide(e.New, c, false))
+}
+
+// mdChange says what happened, then the parts of a change shown whole,
+// one a line, as many as the cut's sources allow (all at first).
+func mdChange(e Change, c mdCut) string {
+	parts := []string{mdEscape(describe(e))}
+	for i, p := range e.Parts {
+		if c.sources >= 0 && i == max(c.sources, 1)*mdPartsPerSource {
+			parts = append(parts, "and "+plural(len(e.Parts)-i, "more part"))
+			break
+		}
+		parts = append(parts, code(cut(partText(e, p), c.value)))
+	}
+	return strings.Join(parts, "<br>")
+}
+
+// mdPartsPerSource is how many parts of a change are listed for each
+// source a cut shows.
+const mdPartsPerSource = 5
+
+// mdSideName is sideName in markdown.
+func mdSideName(name, rev string) string {
+	if rev == "" || strings.Contains(name, shortRev(rev)) {
+		return code(name)
+	}
+	return code(name) + " (revision " + code(shortRev(rev)) + ")"
 }
 
 // mdNodes is nodes as names or patterns, at most max of them.
@@ -173,7 +201,7 @@ func mdNames(nodes []string) string {
 
 // mdSide is one side of a change in a table cell: the value, then its
 // sources.
-func mdSide(s *Side, c mdCut) string {
+func mdSide(s *Side, c mdCut, old bool) string {
 	if s == nil {
 		return ""
 	}
@@ -192,7 +220,11 @@ func mdSide(s *Side, c mdCut) string {
 			}
 			break
 		}
-		parts = append(parts, "from "+code(lineOf(src.Pos))+" ("+mdEscape(where(src))+")")
+		loc := code(lineOf(src.Pos))
+		if u := c.links.url(old, src.File, src.Line); u != "" {
+			loc = "[" + loc + "](" + u + ")"
+		}
+		parts = append(parts, "from "+loc+" ("+mdEscape(where(src))+")")
 	}
 	return strings.Join(parts, "<br>")
 }

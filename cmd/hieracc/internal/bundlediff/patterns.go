@@ -18,7 +18,8 @@ type Pattern struct {
 	// when it stands for one node.
 	Glob string
 	// Nodes counts the nodes of the set that Glob stands for; the
-	// patterns of one set share its nodes out, without overlap.
+	// patterns of one set share its nodes out, without overlap: a node
+	// that several globs match is counted under the first of them.
 	Nodes int
 	// Of counts the nodes of the whole comparison that Glob matches: Nodes
 	// == Of says that every such node is in the set.
@@ -67,14 +68,47 @@ func Summarise(nodes, all []string, max int, of map[string]int) []Pattern {
 			if c == 1 {
 				k = escapeGlob(first[k])
 			}
-			out = append(out, Pattern{Glob: k, Nodes: c, Of: matching(k, all, of)})
+			out = append(out, Pattern{Glob: k, Nodes: c})
 		}
-		slices.SortFunc(out, func(a, b Pattern) int {
-			return cmp.Or(cmp.Compare(b.Nodes, a.Nodes), strings.Compare(a.Glob, b.Glob))
-		})
+		out = exact(out, nodes)
+		for i := range out {
+			out[i].Of = matching(out[i].Glob, all, of)
+		}
 		return out
 	}
 	return nil // the last generalisation has one key
+}
+
+// exact makes the counts of ps true of the globs: a glob matches more than
+// the names it was made from ("*.example.com" matches
+// "win2022.ad.example.com"), so each node is counted under the first glob
+// that matches it (those standing for most nodes first), and a pattern left
+// with no node is dropped. The patterns thus still share the nodes out, and
+// a pattern's Nodes are all the nodes of the set its glob matches but the
+// earlier globs do not.
+func exact(ps []Pattern, nodes []string) []Pattern {
+	byCount := func(a, b Pattern) int {
+		return cmp.Or(cmp.Compare(b.Nodes, a.Nodes), strings.Compare(a.Glob, b.Glob))
+	}
+	slices.SortFunc(ps, byCount)
+	n := make([]int, len(ps))
+	for _, name := range nodes {
+		for i, p := range ps {
+			if ok, _ := path.Match(p.Glob, name); ok {
+				n[i]++
+				break
+			}
+		}
+	}
+	out := ps[:0]
+	for i, p := range ps {
+		if n[i] > 0 {
+			p.Nodes = n[i]
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, byCount)
+	return out
 }
 
 // matching counts the names of all that glob matches.

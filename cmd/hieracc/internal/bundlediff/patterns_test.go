@@ -19,6 +19,12 @@ func TestSummarise(t *testing.T) {
 	}
 	db := []string{"db01.fra1.example.net", "db02.fra1.example.net", "db01.ams2.example.net", "db7.fra9.example.net"}
 	odd := []string{"ip-10-0-1-23.ec2.internal", "ip-10-0-7-4.ec2.internal", "weird*name[1]", "solo"}
+	var ex []string // as examples/fleet-like control repos name their nodes
+	for i := range 8 {
+		ex = append(ex, fmt.Sprintf("web%02d.example.com", i), fmt.Sprintf("db-%c.example.com", 'a'+i))
+	}
+	ex = append(ex, "win2022.ad.example.com", "example-node")
+	slices.Sort(ex)
 	all = slices.Concat(fra, ams, db, odd)
 	slices.Sort(all)
 
@@ -44,8 +50,15 @@ func TestSummarise(t *testing.T) {
 		{"numbered names", odd[:2], 1, []Pattern{{"ip-*-*-*-*.ec2.internal", 2, 2}}},
 		{"glob characters are escaped", odd[2:], 5, []Pattern{{`solo`, 1, 1}, {`weird\*name\[1]`, 1, 1}}},
 		{"nothing", nil, 5, nil},
+		// The example's fleet: "*.example.com" matches the node in a
+		// subdomain too, which is counted under it, not named apart.
+		{"a glob counts every node it matches", ex, 5, []Pattern{{"*.example.com", 17, 17}, {"example-node", 1, 1}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			all := all
+			if tc.name == "a glob counts every node it matches" {
+				all = ex
+			}
 			got := Summarise(tc.nodes, all, tc.max, map[string]int{})
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("Summarise (-want +got):\n%s", d)

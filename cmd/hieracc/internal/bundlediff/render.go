@@ -3,6 +3,8 @@ package bundlediff
 // What the renderers share: how a change, a value and a source read.
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -20,6 +22,9 @@ type Options struct {
 	// outputs, rather than their names up to five, else patterns of them.
 	// JSON always lists them all.
 	FullNodes bool
+	// Links, when set, link each source line to its file in the
+	// repository, in the markdown and HTML outputs.
+	Links *Links
 }
 
 // summaryPatterns is how many names or patterns describe a change's nodes.
@@ -73,11 +78,89 @@ func describe(c Change) string {
 		}
 		return fmt.Sprintf("type changed (%s to %s)", typeName(c.Old.Value), typeName(c.New.Value))
 	case Reordered:
+		if c.Parts != nil {
+			return "order changed (same elements)"
+		}
 		return "key order changed"
 	case ErrorChanged:
 		return "error " + errorKind(c)
 	}
+	if c.Parts != nil {
+		return string(c.Kind) + " (" + partCounts(c.Parts) + ")"
+	}
 	return string(c.Kind)
+}
+
+// partCounts counts the parts of a change shown whole by kind: "1
+// changed, 2 added".
+func partCounts(ps []Change) string {
+	n := map[Kind]int{}
+	var order []Kind
+	for _, p := range ps {
+		if n[p.Kind] == 0 {
+			order = append(order, p.Kind)
+		}
+		n[p.Kind]++
+	}
+	var out []string
+	for _, k := range order {
+		word := string(k)
+		switch k {
+		case TypeChanged:
+			word = "type changed"
+		case Reordered:
+			word = "reordered"
+		}
+		out = append(out, fmt.Sprintf("%d %s", n[k], word))
+	}
+	return strings.Join(out, ", ")
+}
+
+// partText is one part of a change shown whole, in one line, its path
+// relative to the whole: `/1: "1.pool.ntp.org" → "9.pool.ntp.org"`,
+// `/3: added "x"`.
+func partText(whole, p Change) string {
+	path := strings.TrimPrefix(p.Path, whole.Path)
+	if path == "" {
+		path = "/"
+	}
+	switch {
+	case p.Kind == Reordered:
+		return path + ": key order " + display(p.Old.Keys) + " → " + display(p.New.Keys)
+	case p.Old != nil && p.New != nil:
+		return path + ": " + describe(p) + " " + foldLine(display(p.Old.Value)) + " → " + foldLine(display(p.New.Value))
+	case p.New != nil:
+		return path + ": added " + foldLine(display(p.New.Value))
+	case p.Old != nil:
+		return path + ": removed " + foldLine(display(p.Old.Value))
+	}
+	return path + ": " + describe(p)
+}
+
+// foldLine keeps a detail line short: a value past partMax runes is
+// shortened, and says how long it is (the whole value is shown above).
+func foldLine(s string) string {
+	if r := []rune(s); len(r) > partMax {
+		return string(r[:partMax]) + fmt.Sprintf("… (%d characters)", len(r))
+	}
+	return s
+}
+
+// partMax is how many runes of a value a part's line shows.
+const partMax = 80
+
+// foldValue shows a long value over several lines: a JSON array or hash
+// longer than width is indented, one element a line; anything else is as
+// it is.
+func foldValue(s string, width int) string {
+	if len(s) <= width || (s[0] != '[' && s[0] != '{') {
+		return s
+	}
+	var b bytes.Buffer
+	if json.Indent(&b, []byte(s), "", "  ") != nil {
+		return s
+	}
+	return b.String()
 }
 
 // display is a value as the text and markdown outputs show it: JSON as
@@ -143,6 +226,24 @@ func where(s Source) string {
 		layer = "global layer, "
 	}
 	return fmt.Sprintf("%slevel %q", layer, s.Level)
+}
+
+// sideName names a side of the comparison with the source revision its
+// bundles were compiled from, when known: "bundles-main (revision
+// 3f2a1b0c9d8e)". A revision that is a full git commit is shortened to 12
+// digits; the JSON output gives it whole.
+func sideName(name, rev string) string {
+	if rev == "" || strings.Contains(name, shortRev(rev)) { // diff --git names the commit
+		return name
+	}
+	return name + " (revision " + shortRev(rev) + ")"
+}
+
+func shortRev(rev string) string {
+	if len(rev) == 40 && strings.Trim(rev, "0123456789abcdef") == "" {
+		return rev[:12]
+	}
+	return rev
 }
 
 // summaryLine is the one-line summary every format shows first. Errors

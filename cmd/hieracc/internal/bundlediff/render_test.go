@@ -81,6 +81,13 @@ func fleetReport(t *testing.T) *Report {
 	old = append(old, node("same01.example.net", key("a", "x")), node("gone01.example.net", key("a", "x")))
 	new = append(new, node("same01.example.net", key("a", "x")), node("fresh01.example.net", key("a", "x")))
 
+	// Each side says the commit it was compiled from.
+	for _, b := range old {
+		b.SourceRevision = "3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a"
+	}
+	for _, b := range new {
+		b.SourceRevision = "9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d"
+	}
 	r, err := Compare(writeDir(t, old...), writeDir(t, new...), Filter{})
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +110,8 @@ func TestFormats(t *testing.T) {
 		{"fleet.md", func(b *bytes.Buffer) error { return WriteMarkdown(b, r, Options{}) }},
 		{"fleet.full.txt", func(b *bytes.Buffer) error { return WriteText(b, r, Options{FullNodes: true}) }},
 		{"fleet.full.md", func(b *bytes.Buffer) error { return WriteMarkdown(b, r, Options{FullNodes: true}) }},
+		{"fleet.github", func(b *bytes.Buffer) error { return WriteGitHub(b, r, Options{}) }},
+		{"fleet.html", func(b *bytes.Buffer) error { return WriteHTML(b, r, Options{}) }},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			var b bytes.Buffer
@@ -140,13 +149,16 @@ func TestJSONSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Version  int `json:"version"`
-		Old, New string
-		Summary  map[string]int `json:"summary"`
-		Changes  []struct {
+		Version     int `json:"version"`
+		Old, New    string
+		OldRevision string         `json:"old_revision"`
+		NewRevision string         `json:"new_revision"`
+		Summary     map[string]int `json:"summary"`
+		Changes     []struct {
 			Key, Module, Path, Kind string
 			Old, New                *map[string]json.RawMessage
-			Nodes                   []string `json:"nodes"`
+			Parts                   []map[string]any `json:"parts"`
+			Nodes                   []string         `json:"nodes"`
 			Patterns                []struct {
 				Glob      string
 				Nodes, Of int
@@ -158,6 +170,7 @@ func TestJSONSchema(t *testing.T) {
 			Changes []struct {
 				Key, Module, Path, Kind string
 				Old, New                *map[string]json.RawMessage
+				Parts                   []map[string]any `json:"parts"`
 			} `json:"changes"`
 		} `json:"groups"`
 	}
@@ -168,6 +181,9 @@ func TestJSONSchema(t *testing.T) {
 	}
 	if doc.Version != 1 {
 		t.Errorf("version %d", doc.Version)
+	}
+	if doc.OldRevision != r.OldRevision || doc.NewRevision != r.NewRevision || r.OldRevision == "" || r.NewRevision == "" {
+		t.Errorf("revisions %q, %q; the report's %q, %q", doc.OldRevision, doc.NewRevision, r.OldRevision, r.NewRevision)
 	}
 	wantSum := map[string]int{"nodes": 15, "changed": 14, "unchanged": 1, "only_old": 1, "only_new": 1, "keys_changed": 22,
 		"errors_appeared": 2, "errors_gone": 0, "errors_changed": 0, "error_nodes": 2}
@@ -204,8 +220,8 @@ func TestJSONSchema(t *testing.T) {
 			inChanges[n]++
 		}
 	}
-	if len(doc.Changes) != 25 {
-		t.Errorf("%d distinct changes, want 25", len(doc.Changes))
+	if len(doc.Changes) != 24 {
+		t.Errorf("%d distinct changes, want 24", len(doc.Changes))
 	}
 	if d := cmp.Diff(inGroups, inChanges); d != "" {
 		t.Errorf("changes per node, groups vs changes (-groups +changes):\n%s", d)

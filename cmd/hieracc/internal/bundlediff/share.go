@@ -36,6 +36,7 @@ const (
 type comparer struct {
 	f     *Filter
 	views *format.ViewCache
+	revs  revisions // each side's source revision
 
 	mu     sync.Mutex
 	shared map[string]*sharedEntry // by path
@@ -110,6 +111,8 @@ func (w *worker) compareNode(node, oldFile, newFile string) (cs []Change, ids []
 	if err != nil {
 		return nil, nil, err
 	}
+	w.revs.note(true, oh.SourceRevision)
+	w.revs.note(false, nh.SourceRevision)
 	if oh.Digest == nh.Digest {
 		return nil, nil, nil
 	}

@@ -42,8 +42,8 @@ func WriteText(w io.Writer, r *Report, o Options) error {
 		}
 		return s + text + styleReset
 	}
-	bw.WriteString(style(styleBold, "--- old: "+r.Old) + "\n")
-	bw.WriteString(style(styleBold, "+++ new: "+r.New) + "\n")
+	bw.WriteString(style(styleBold, "--- old: "+sideName(r.Old, r.OldRevision)) + "\n")
+	bw.WriteString(style(styleBold, "+++ new: "+sideName(r.New, r.NewRevision)) + "\n")
 	bw.WriteString("\n" + style(styleBold, summaryLine(r.Summary)) + "\n")
 	of := map[string]int{}
 	for _, e := range r.Entries {
@@ -58,11 +58,18 @@ func WriteText(w io.Writer, r *Report, o Options) error {
 			if side.s == nil {
 				continue
 			}
-			v := strings.ReplaceAll(sideValue(side.s), "\n", "\n      ")
+			v := sideValue(side.s)
+			if side.s.Err == nil && !side.s.Secret {
+				v = foldValue(v, wrapAt-6)
+			}
+			v = strings.ReplaceAll(v, "\n", "\n      ")
 			bw.WriteString(style(side.colour, "    "+side.mark+" "+v) + "\n")
 			for _, src := range side.s.Sources {
 				bw.WriteString(style(styleDim, "        from "+lineOf(src.Pos)+" ("+where(src)+")") + "\n")
 			}
+		}
+		for _, p := range c.Parts {
+			bw.WriteString(style(styleDim, "    · "+partText(c, p)) + "\n")
 		}
 	}
 	for _, g := range r.Groups {
