@@ -51,6 +51,7 @@ func (x *Index) readView(r *reader) error {
 	if err != nil {
 		return err
 	}
+	defer func() { x.viewLen = len(x.values.vals) }()
 	c.mu.Lock()
 	v := c.views[b]
 	c.mu.Unlock()
@@ -77,6 +78,12 @@ func (x *Index) readView(r *reader) error {
 	}
 	return nil
 }
+
+// InView reports whether the key's value is an entry of the bundle's view
+// (format version 6), read through a ViewCache: the same Go value for
+// every bundle read through that cache that holds the same view, as long
+// as the cache keeps it.
+func (x *Index) InView(k *IndexKey) bool { return k.valueAt >= 0 && int(k.valueAt) < x.viewLen }
 
 // DetailsShared reports whether the key's details are all its record in
 // the bundle's shared details file (format version 5): the same for every

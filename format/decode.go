@@ -214,6 +214,7 @@ type Index struct {
 	details  string
 	detOff   int64 // offset of details in the file, for messages
 	views    *ViewCache
+	viewLen  int // entries of the view read through views
 
 	// The shared details file the details continue in (version 5), and
 	// its body once attached.

@@ -17,6 +17,9 @@ package bundlediff
 // what cannot be read.
 
 import (
+	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"sync"
 	"unsafe"
@@ -31,6 +34,9 @@ const (
 	maxShared = 64
 	maxMemo   = 1 << 16
 )
+
+// fastPath is off in tests that compare the fast path with the slow.
+var fastPath = true
 
 // comparer holds what the nodes of a comparison share.
 type comparer struct {
@@ -90,6 +96,7 @@ func (c *comparer) records(file string, x *format.Index) *format.SharedRecords {
 type worker struct {
 	*comparer
 	memo map[memoKey]bool // pairs of containers: no difference?
+	buf  []byte
 }
 
 type memoKey struct {
@@ -116,8 +123,10 @@ func (w *worker) compareNode(node, oldFile, newFile string) (cs []Change, ids []
 	if oh.Digest == nh.Digest {
 		return nil, nil, nil
 	}
-	if cs, ok := w.fast(oldFile, newFile); ok {
-		return cs, changeIDs(cs), nil
+	if fastPath {
+		if cs, ok := w.fast(oldFile, newFile); ok {
+			return cs, changeIDs(cs), nil
+		}
 	}
 	od, err := details(oldFile)
 	if err != nil {
@@ -142,15 +151,43 @@ func changeIDs(cs []Change) [][32]byte {
 // index decodes a bundle's fast part; nil when it cannot (the slow path
 // then says why, as it always did).
 func (w *worker) index(file string) *format.Index {
-	data, err := format.ReadFile(file)
+	data, err := w.read(file)
 	if err != nil {
 		return nil
 	}
-	x, err := format.DecodeIndexCached(data, w.views)
+	x, err := format.DecodeIndexCached(data, w.views) // keeps no reference to data
 	if err != nil {
 		return nil
 	}
 	return x
+}
+
+// read reads a regular file whole into the worker's buffer, reused from
+// file to file (DecodeIndex keeps no reference to it). Opening a named
+// pipe would block: os.Open is safe here since the file was verified
+// (format.VerifyFile) just before, as a regular file.
+func (w *worker) read(file string) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, format.NotRegular(st.Mode())
+	}
+	size := int(st.Size())
+	if cap(w.buf) < size+1 {
+		w.buf = make([]byte, size+1)
+	}
+	n, err := io.ReadFull(f, w.buf[:size+1])
+	if err != io.ErrUnexpectedEOF || n != size {
+		return nil, fmt.Errorf("%s: changed while read", file)
+	}
+	return w.buf[:n], nil
 }
 
 // fast compares a node's bundles from their fast parts, and the details
@@ -186,7 +223,7 @@ func (w *worker) fast(oldFile, newFile string) (cs []Change, ok bool) {
 			i, j = i+1, j+1
 		}
 		name := indexKeyName(o, n)
-		if !w.f.wantsKey(name) || !w.keyDiffers(o, n) {
+		if !w.f.wantsKey(name) || !w.keyDiffers(o, n, o != nil && n != nil && ox.InView(o) && nx.InView(n)) {
 			continue
 		}
 		p := pair{-1, -1}
@@ -226,7 +263,7 @@ func (w *worker) fast(oldFile, newFile string) (cs []Change, ok bool) {
 
 // keyDiffers reports whether a key's lookups give another answer, as
 // diffKey finds it, without its details.
-func (w *worker) keyDiffers(o, n *format.IndexKey) bool {
+func (w *worker) keyDiffers(o, n *format.IndexKey, views bool) bool {
 	switch {
 	case o == nil || n == nil:
 		return true
@@ -235,12 +272,14 @@ func (w *worker) keyDiffers(o, n *format.IndexKey) bool {
 	case o.Err != nil || n.Err != nil:
 		return !sameError(o.Err, n.Err)
 	}
-	return !w.sameValues(o.Value, n.Value)
+	return !w.sameValues(o.Value, n.Value, views)
 }
 
 // sameValues reports whether diffValues finds no difference between a
-// and b; containers met before are looked up in the memo.
-func (w *worker) sameValues(a, b any) bool {
+// and b. Values of views (memo) are looked up in the memo of pairs of
+// containers met before: only they come back, and the memo keeps what it
+// holds from being collected.
+func (w *worker) sameValues(a, b any, memo bool) bool {
 	var k memoKey
 	switch a := a.(type) {
 	case []any:
@@ -266,14 +305,19 @@ func (w *worker) sameValues(a, b any) bool {
 		diffValues(nil, a, b, &vds)
 		return len(vds) == 0
 	}
-	if same, ok := w.memo[k]; ok {
-		return same
+	if memo {
+		if same, ok := w.memo[k]; ok {
+			return same
+		}
 	}
 	same := format.Identical(a, b) // implies no difference, allocates nothing
 	if !same {
 		var vds []valueDiff
 		diffValues(nil, a, b, &vds)
 		same = len(vds) == 0
+	}
+	if !memo {
+		return same
 	}
 	if len(w.memo) >= maxMemo {
 		clear(w.memo)
