@@ -111,7 +111,9 @@ func runDiff(c *cmdEnv, args []string) int {
 		oldDir, newDir, oldName, newName = rest[0], rest[1], rest[0], rest[1]
 	}
 
-	r, err := bundlediff.Compare(oldDir, newDir, filter)
+	show, stop := meter(f.compile.progress, f.stderr, "diff")
+	r, err := bundlediff.CompareProgress(oldDir, newDir, filter, show)
+	stop()
 	if err != nil {
 		c.errorf("%v", cleanDiffErr(err))
 		return bundlediff.ExitTrouble
@@ -252,8 +254,9 @@ Flags:
                      eyaml's ENC[...]; otherwise such a key is reported as
                      one change, with where its values came from, not them.
   --git REV1..REV2   compile the two revisions and compare them.
-  --progress WHEN    with --git: auto (the default) shows each compile's
-                     progress on stderr when it is a terminal; always; never.
+  --progress WHEN    auto (the default) shows the comparison's progress (and
+                     with --git each compile's) on stderr when it is a
+                     terminal; always; never.
   --env DIR, --modules DIR, --global PATH, --environment NAME, --facts PATH...,
   --fact-override NAME=JSON, --pkcs7-private-key PATH, --pkcs7-public-key PATH
                      with --git: as for 'hieracc compile' (its --puppetdb

@@ -246,3 +246,24 @@ func TestSharedFastPathErrors(t *testing.T) {
 		t.Errorf("Compare with %s gone: %v, want an error naming it", gone, err)
 	}
 }
+
+// TestCompareProgress checks that the progress callback counts every node,
+// those on one side only included, up to the total.
+func TestCompareProgress(t *testing.T) {
+	oldB, newB := sliceFleet(false), sliceFleet(true)
+	old, new := writeSharedDir(t, oldB[:20]...), writeSharedDir(t, newB[2:]...)
+	var calls []int
+	total := 0
+	r, err := CompareProgress(old, new, Filter{}, func(done, n int) { calls = append(calls, done); total = n })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := len(r.Nodes); total != want || len(calls) != want || calls[len(calls)-1] != want {
+		t.Errorf("progress: %d calls, last %v, total %d; want %d calls up to %d", len(calls), calls[len(calls)-1:], total, want, want)
+	}
+	for i, d := range calls {
+		if d != i+1 {
+			t.Fatalf("call %d says %d done", i, d)
+		}
+	}
+}
