@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -111,6 +112,11 @@ func runDiff(c *cmdEnv, args []string) int {
 		oldDir, newDir, oldName, newName = rest[0], rest[1], rest[0], rest[1]
 	}
 
+	// The comparison keeps little alive (the views and shared details
+	// files of the slices at hand, the distinct changes, the nodes'
+	// names) and makes much garbage: collect less often, within a bound.
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(384 << 20))
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	show, stop := meter(f.compile.progress, f.stderr, "diff")
 	r, err := bundlediff.CompareProgress(oldDir, newDir, filter, show)
 	stop()

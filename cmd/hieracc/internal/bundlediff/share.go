@@ -30,8 +30,8 @@ import (
 // maxViews bounds the views kept decoded, maxShared the shared details
 // files, maxMemo a worker's memo of values.
 const (
-	maxViews  = 256
-	maxShared = 64
+	maxViews  = 64
+	maxShared = 32
 	maxMemo   = 1 << 16
 )
 
