@@ -15,7 +15,7 @@ import (
 // table") that DecodeIndexCached decoded, by their bytes: a bundle whose
 // view is byte for byte one already decoded shares its values (read-only,
 // as every decoded value). It holds at most the number of views given to
-// NewViewCache, forgetting the oldest first. Safe for concurrent use.
+// NewViewCache, forgetting the least recently used first. Safe for concurrent use.
 type ViewCache struct {
 	mu    sync.Mutex
 	max   int
@@ -54,6 +54,9 @@ func (x *Index) readView(r *reader) error {
 	defer func() { x.viewLen = len(x.values.vals) }()
 	c.mu.Lock()
 	v := c.views[b]
+	if v != nil {
+		c.touch(b)
+	}
 	c.mu.Unlock()
 	if v != nil {
 		// Clipped: the values section appends to copies.
@@ -84,6 +87,16 @@ func (x *Index) readView(r *reader) error {
 // every bundle read through that cache that holds the same view, as long
 // as the cache keeps it.
 func (x *Index) InView(k *IndexKey) bool { return k.valueAt >= 0 && int(k.valueAt) < x.viewLen }
+
+// touch makes the view of bytes b the last to be forgotten.
+func (c *ViewCache) touch(b string) {
+	for i, k := range c.order {
+		if k == b {
+			c.order = append(append(c.order[:i:i], c.order[i+1:]...), k)
+			return
+		}
+	}
+}
 
 // DetailsShared reports whether the key's details are all its record in
 // the bundle's shared details file (format version 5): the same for every

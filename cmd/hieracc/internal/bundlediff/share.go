@@ -28,10 +28,12 @@ import (
 )
 
 // maxViews bounds the views kept decoded, maxShared the shared details
-// files, maxMemo a worker's memo of values.
+// files (the least recently used forgotten first; a role's nodes, which
+// sort together, use a few dozen of each), maxMemo a worker's memo of
+// values.
 const (
-	maxViews  = 64
-	maxShared = 32
+	maxViews  = 128
+	maxShared = 128
 	maxMemo   = 1 << 16
 )
 
@@ -69,7 +71,14 @@ func (c *comparer) records(file string, x *format.Index) *format.SharedRecords {
 	p := filepath.Join(filepath.Dir(file), filepath.FromSlash(format.SharedDetailsName(d)))
 	c.mu.Lock()
 	e := c.shared[p]
-	if e == nil {
+	if e != nil { // the last to be forgotten
+		for i, q := range c.order {
+			if q == p {
+				c.order = append(append(c.order[:i:i], c.order[i+1:]...), p)
+				break
+			}
+		}
+	} else {
 		if len(c.order) >= maxShared {
 			delete(c.shared, c.order[0])
 			c.order = c.order[1:]
@@ -237,14 +246,23 @@ func (w *worker) fast(oldFile, newFile string) (cs []Change, ok bool) {
 		}
 		differ = append(differ, p)
 	}
+	orecs, nrecs := w.records(oldFile, ox), w.records(newFile, nx)
+	for _, side := range []struct {
+		x    *format.Index
+		recs *format.SharedRecords
+	}{{ox, orecs}, {nx, nrecs}} {
+		if _, ok := side.x.SharedDigest(); ok && side.recs == nil {
+			return nil, false // missing or damaged: the slow path says so
+		}
+	}
 	if len(differ) == 0 {
 		return nil, true
 	}
-	ob, err := ox.PartialBundle(opos, w.records(oldFile, ox))
+	ob, err := ox.PartialBundle(opos, orecs)
 	if err != nil {
 		return nil, false
 	}
-	nb, err := nx.PartialBundle(npos, w.records(newFile, nx))
+	nb, err := nx.PartialBundle(npos, nrecs)
 	if err != nil {
 		return nil, false
 	}

@@ -267,3 +267,33 @@ func TestCompareProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedFastPathMovedOnly checks that nodes whose bundles differ only
+// in their details (a value that moved to another line: no change) are
+// unchanged, and that their shared details files are still read: one
+// missing is trouble, as for the nodes that changed.
+func TestSharedFastPathMovedOnly(t *testing.T) {
+	moved := sliceFleet(false)
+	for _, b := range moved {
+		for i := range b.Keys {
+			if b.Keys[i].Name == "motd" {
+				b.Keys[i].Contributions[0].Line++
+			}
+		}
+	}
+	old, new := writeSharedDir(t, sliceFleet(false)...), writeSharedDir(t, moved...)
+	r, err := Compare(old, new, Filter{})
+	if err != nil || r.Differs() || r.Summary.Unchanged != 24 {
+		t.Fatalf("Compare = %+v, %v; want 24 nodes unchanged", r, err)
+	}
+	ents, err := os.ReadDir(filepath.Join(new, "details"))
+	if err != nil || len(ents) == 0 {
+		t.Fatal(ents, err)
+	}
+	if err := os.Remove(filepath.Join(new, "details", ents[0].Name())); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = Compare(old, new, Filter{}); err == nil || !strings.Contains(err.Error(), ents[0].Name()) {
+		t.Errorf("Compare with %s gone: %v, want an error naming it", ents[0].Name(), err)
+	}
+}
