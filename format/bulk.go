@@ -20,12 +20,14 @@ type ViewCache struct {
 	mu    sync.Mutex
 	max   int
 	views map[string]*cachedView
-	order []string // oldest first
+	order []string // least recently used first
+	ids   uint64
 }
 
 type cachedView struct {
 	vals []Value
 	meta []uint64
+	id   uint64
 }
 
 // NewViewCache returns a cache of at most max views (at least 1).
@@ -61,6 +63,7 @@ func (x *Index) readView(r *reader) error {
 	if v != nil {
 		// Clipped: the values section appends to copies.
 		x.values.vals, x.values.meta, x.values.varints = v.vals, v.meta, true
+		x.viewID = v.id
 		return nil
 	}
 	r.off = start
@@ -71,16 +74,36 @@ func (x *Index) readView(r *reader) error {
 	key := strings.Clone(b)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.views[key]; !ok {
-		if len(c.order) >= c.max {
-			delete(c.views, c.order[0])
-			c.order = c.order[1:]
-		}
-		c.views[key] = v
-		c.order = append(c.order, key)
+	if w, ok := c.views[key]; ok {
+		x.viewID = w.id // its values are this x's: the same entries
+		return nil
 	}
+	if len(c.order) >= c.max {
+		delete(c.views, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.ids++
+	v.id = c.ids
+	x.viewID = v.id
+	c.views[key] = v
+	c.order = append(c.order, key)
 	return nil
 }
+
+// View identifies the view x was read with through a ViewCache (a number
+// the cache gave it, never 0) and tells its length in entries; 0, 0 when
+// none. Bundles read through one cache whose View is the same hold the
+// same values at the same indexes of the view (ValueIndex).
+func (x *Index) View() (id uint64, entries int) {
+	if x.viewID == 0 {
+		return 0, 0
+	}
+	return x.viewID, x.viewLen
+}
+
+// ValueIndex is the index of the key's value in the bundle's value table
+// (the view's entries first), -1 for a key without one.
+func (x *Index) ValueIndex(k *IndexKey) int { return int(k.valueAt) }
 
 // InView reports whether the key's value is an entry of the bundle's view
 // (format version 6), read through a ViewCache: the same Go value for

@@ -214,7 +214,8 @@ type Index struct {
 	details  string
 	detOff   int64 // offset of details in the file, for messages
 	views    *ViewCache
-	viewLen  int // entries of the view read through views
+	viewLen  int    // entries of the view read through views
+	viewID   uint64 // its number in views
 
 	// The shared details file the details continue in (version 5), and
 	// its body once attached.

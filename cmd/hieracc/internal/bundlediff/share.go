@@ -17,6 +17,7 @@ package bundlediff
 // what cannot be read.
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -104,8 +105,41 @@ func (c *comparer) records(file string, x *format.Index) *format.SharedRecords {
 // worker is one goroutine's comparer.
 type worker struct {
 	*comparer
-	memo map[memoKey]bool // pairs of containers: no difference?
-	buf  []byte
+	memo  map[memoKey]bool // pairs of containers: no difference?
+	pairs map[[2]uint64][]slot
+	obuf  []byte // the last bundle read of OLD
+	nbuf  []byte // of NEW
+}
+
+// slot says whether the value at an index of one view (OLD's) is the same
+// as the value at index n of another (NEW's): state 1 same, 2 not, 0
+// unknown.
+type slot struct {
+	n     int32
+	state uint8
+}
+
+// maxPairs bounds the pairs of views a worker remembers.
+const maxPairs = 512
+
+// slots are the slots of the pair of views of ox and nx, indexed by ox's
+// value indexes; nil when either was read without a view.
+func (w *worker) slots(ox, nx *format.Index) []slot {
+	oid, olen := ox.View()
+	nid, _ := nx.View()
+	if oid == 0 || nid == 0 {
+		return nil
+	}
+	k := [2]uint64{oid, nid}
+	s, ok := w.pairs[k]
+	if !ok {
+		if len(w.pairs) >= maxPairs {
+			clear(w.pairs)
+		}
+		s = make([]slot, olen)
+		w.pairs[k] = s
+	}
+	return s
 }
 
 type memoKey struct {
@@ -113,12 +147,20 @@ type memoKey struct {
 	la, lb int
 }
 
-func (c *comparer) worker() *worker { return &worker{comparer: c, memo: map[memoKey]bool{}} }
+func (c *comparer) worker() *worker {
+	return &worker{comparer: c, memo: map[memoKey]bool{}, pairs: map[[2]uint64][]slot{}}
+}
 
 // compareNode diffs one node's two bundles; nil when they hold the same
 // data (or differ only in keys the filter leaves out). ids are the
 // changes' changeIDs.
 func (w *worker) compareNode(node, oldFile, newFile string) (cs []Change, ids [][32]byte, err error) {
+	if fastPath {
+		if cs, ok := w.fast(node, oldFile, newFile); ok {
+			return cs, changeIDs(cs), nil
+		}
+	}
+	// The slow path, which also says what is wrong with a bundle.
 	oh, err := verify(oldFile, node)
 	if err != nil {
 		return nil, nil, err
@@ -131,11 +173,6 @@ func (w *worker) compareNode(node, oldFile, newFile string) (cs []Change, ids []
 	w.revs.note(false, nh.SourceRevision)
 	if oh.Digest == nh.Digest {
 		return nil, nil, nil
-	}
-	if fastPath {
-		if cs, ok := w.fast(oldFile, newFile); ok {
-			return cs, changeIDs(cs), nil
-		}
 	}
 	od, err := details(oldFile)
 	if err != nil {
@@ -157,56 +194,79 @@ func changeIDs(cs []Change) [][32]byte {
 	return ids
 }
 
-// index decodes a bundle's fast part; nil when it cannot (the slow path
-// then says why, as it always did).
-func (w *worker) index(file string) *format.Index {
-	data, err := w.read(file)
-	if err != nil {
-		return nil
-	}
-	x, err := format.DecodeIndexCached(data, w.views) // keeps no reference to data
-	if err != nil {
-		return nil
-	}
-	return x
-}
-
-// read reads a regular file whole into the worker's buffer, reused from
-// file to file (DecodeIndex keeps no reference to it). Opening a named
-// pipe would block: os.Open is safe here since the file was verified
-// (format.VerifyFile) just before, as a regular file.
-func (w *worker) read(file string) ([]byte, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
+// read reads a regular file whole into buf, reused from file to file
+// (DecodeIndex keeps no reference to it). A file that is not a regular
+// one (a named pipe would block) is left to the slow path.
+func read(file string, buf *[]byte) ([]byte, error) {
+	st, err := os.Stat(file)
 	if err != nil {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
 		return nil, format.NotRegular(st.Mode())
 	}
-	size := int(st.Size())
-	if cap(w.buf) < size+1 {
-		w.buf = make([]byte, size+1)
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
 	}
-	n, err := io.ReadFull(f, w.buf[:size+1])
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, format.NotRegular(st.Mode())
+	}
+	size := int(st.Size())
+	if cap(*buf) < size+1 {
+		*buf = make([]byte, size+1)
+	}
+	n, err := io.ReadFull(f, (*buf)[:size+1])
 	if err != io.ErrUnexpectedEOF || n != size {
 		return nil, fmt.Errorf("%s: changed while read", file)
 	}
-	return w.buf[:n], nil
+	return (*buf)[:n], nil
 }
 
 // fast compares a node's bundles from their fast parts, and the details
 // of the keys that differ. ok is false when it cannot: the slow path then
 // does.
-func (w *worker) fast(oldFile, newFile string) (cs []Change, ok bool) {
-	ox, nx := w.index(oldFile), w.index(newFile)
-	if ox == nil || nx == nil {
+//
+// Each bundle is read once: equal digests (headers) are then verified on
+// the bytes read, different ones decoded, which verifies them too.
+func (w *worker) fast(node, oldFile, newFile string) (cs []Change, ok bool) {
+	odata, err := read(oldFile, &w.obuf)
+	if err != nil {
 		return nil, false
 	}
+	ndata, err := read(newFile, &w.nbuf)
+	if err != nil {
+		return nil, false
+	}
+	oh, oerr := format.ReadHeader(bytes.NewReader(odata))
+	nh, nerr := format.ReadHeader(bytes.NewReader(ndata))
+	if oerr != nil || nerr != nil || oh.Node != node || nh.Node != node {
+		return nil, false
+	}
+	if oh.Digest == nh.Digest {
+		for _, data := range [][]byte{odata, ndata} {
+			if _, err := format.Verify(bytes.NewReader(data)); err != nil {
+				return nil, false
+			}
+		}
+		w.revs.note(true, oh.SourceRevision)
+		w.revs.note(false, nh.SourceRevision)
+		return nil, true
+	}
+	ox, err := format.DecodeIndexCached(odata, w.views)
+	if err != nil {
+		return nil, false
+	}
+	nx, err := format.DecodeIndexCached(ndata, w.views)
+	if err != nil {
+		return nil, false
+	}
+	w.revs.note(true, oh.SourceRevision)
+	w.revs.note(false, nh.SourceRevision)
 	if ox.NodeError != nil || nx.NodeError != nil || len(ox.ModuleErrors) > 0 || len(nx.ModuleErrors) > 0 {
 		return nil, false
 	}
@@ -216,6 +276,7 @@ func (w *worker) fast(oldFile, newFile string) (cs []Change, ok bool) {
 	var opos, npos []int         // positions of the keys that differ
 	type pair struct{ o, n int } // index in opos, npos; -1 for absent
 	var differ []pair
+	slots := w.slots(ox, nx)
 	oks, nks := ox.Keys, nx.Keys
 	for i, j := 0, 0; i < len(oks) || j < len(nks); {
 		var o, n *format.IndexKey
@@ -232,7 +293,23 @@ func (w *worker) fast(oldFile, newFile string) (cs []Change, ok bool) {
 			i, j = i+1, j+1
 		}
 		name := indexKeyName(o, n)
-		if !w.f.wantsKey(name) || !w.keyDiffers(o, n, o != nil && n != nil && ox.InView(o) && nx.InView(n)) {
+		if !w.f.wantsKey(name) {
+			continue
+		}
+		if o != nil && n != nil && slots != nil && ox.InView(o) && nx.InView(n) && !o.Sealed && !n.Sealed && o.Err == nil && n.Err == nil {
+			// Both values in the views: the same for every node of
+			// the pair of views, compared once.
+			s, ni := &slots[ox.ValueIndex(o)], int32(nx.ValueIndex(n))
+			if s.state == 0 || s.n != ni {
+				s.n, s.state = ni, 1
+				if !w.sameValues(o.Value, n.Value, false) {
+					s.state = 2
+				}
+			}
+			if s.state == 1 {
+				continue
+			}
+		} else if !w.keyDiffers(o, n, o != nil && n != nil && ox.InView(o) && nx.InView(n)) {
 			continue
 		}
 		p := pair{-1, -1}
