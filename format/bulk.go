@@ -212,12 +212,28 @@ func (x *Index) PartialBundle(keys []int, s *SharedRecords) (*Bundle, error) {
 	if x.hasShared && (s == nil || s.Digest != x.sharedRef) {
 		return nil, fmt.Errorf("format: bundle of node %s: its details continue in %s: %w", x.Node, SharedDetailsName(x.sharedRef), ErrNoSharedDetails)
 	}
+	// Most keys' details need no value of the details' own values
+	// section: try without it, then, on any trouble, with it.
+	if b, err := x.partialBundle(keys, s, false); err == nil {
+		return b, nil
+	}
+	return x.partialBundle(keys, s, true)
+}
+
+// partialBundle is PartialBundle, reading the details' values section
+// when detailValues is set, else skipping it (a contribution referring to
+// one of its entries is then out of range).
+func (x *Index) partialBundle(keys []int, s *SharedRecords, detailValues bool) (*Bundle, error) {
 	r := &reader{s: x.details, base: x.detOff}
 	if err := r.arrayOf(7, "details"); err != nil {
 		return nil, err
 	}
 	vals := x.values // clipped: appending copies, x is left alone
-	if err := vals.readSection(r, x.Version); err != nil {
+	if detailValues {
+		if err := vals.readSection(r, x.Version); err != nil {
+			return nil, err
+		}
+	} else if _, err := r.bin(); err != nil {
 		return nil, err
 	}
 	b := &Bundle{

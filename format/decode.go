@@ -216,6 +216,9 @@ type Index struct {
 	views    *ViewCache
 	viewLen  int    // entries of the view read through views
 	viewID   uint64 // its number in views
+	// lazyIndex builds slots on the first Find of an index read
+	// through a ViewCache (a diff finds no key by name).
+	lazyIndex sync.Once
 
 	// The shared details file the details continue in (version 5), and
 	// its body once attached.
@@ -561,6 +564,9 @@ func (x *Index) decodeIndex(r *reader) error {
 // Find returns the position of key name in Keys, or -1. It allocates
 // nothing and takes constant time.
 func (x *Index) Find(name string) int {
+	if x.views != nil && has(x.Version, fKeyTable) {
+		x.lazyIndex.Do(x.buildIndex)
+	}
 	n := len(x.slots)
 	if n == 0 {
 		return -1
