@@ -2,6 +2,7 @@ package bundlediff
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -295,5 +296,31 @@ func TestSharedFastPathMovedOnly(t *testing.T) {
 	}
 	if _, err = Compare(old, new, Filter{}); err == nil || !strings.Contains(err.Error(), ents[0].Name()) {
 		t.Errorf("Compare with %s gone: %v, want an error naming it", ents[0].Name(), err)
+	}
+}
+
+// TestSharedFleetGolden pins each format's report of sliceFleet's change,
+// compared through the fast path (TestSharedFastPath holds it to the
+// whole bundles' report).
+func TestSharedFleetGolden(t *testing.T) {
+	old, new := writeSharedDir(t, sliceFleet(false)...), writeSharedDir(t, sliceFleet(true)...)
+	r, err := Compare(old, new, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Old, r.New = "bundles-main", "bundles-pr"
+	for _, f := range []struct {
+		file  string
+		write func(io.Writer, *Report, Options) error
+	}{
+		{"testdata/shared.txt.golden", WriteText},
+		{"testdata/shared.md.golden", WriteMarkdown},
+		{"testdata/shared.json.golden", WriteJSON},
+	} {
+		var b strings.Builder
+		if err := f.write(&b, r, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, f.file, b.String())
 	}
 }
