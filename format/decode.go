@@ -214,6 +214,12 @@ type Index struct {
 	errs     []*Error
 	details  string
 	detOff   int64 // offset of details in the file, for messages
+	views    *ViewCache
+	viewLen  int    // entries of the view read through views
+	viewID   uint64 // its number in views
+	// lazyIndex builds slots on the first Find of an index read
+	// through a ViewCache (a diff finds no key by name).
+	lazyIndex sync.Once
 
 	// The shared details file the details continue in (version 5), and
 	// its body once attached.
@@ -268,7 +274,9 @@ func Decode(data []byte) (*Bundle, error) {
 
 // DecodeIndex verifies data (magic, version, checksum, digest) and decodes
 // the part of the bundle that lookups need. It does not keep data.
-func DecodeIndex(data []byte) (*Index, error) {
+func DecodeIndex(data []byte) (*Index, error) { return decodeIndex(data, nil) }
+
+func decodeIndex(data []byte, views *ViewCache) (*Index, error) {
 	s := string(data) // one copy; every decoded string is a slice of it
 	h, off, err := parseHeader(s)
 	if err != nil {
@@ -282,7 +290,7 @@ func DecodeIndex(data []byte) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &Index{Header: h, Signature: sig, signed: s[:off]}
+	x := &Index{Header: h, Signature: sig, signed: s[:off], views: views}
 	r := &reader{s: s[off:end], base: int64(off)}
 	if err := x.decodeBody(r); err != nil {
 		return nil, err
@@ -305,7 +313,7 @@ func (x *Index) decodeBody(r *reader) error {
 		return err
 	}
 	if has(x.Version, fView) {
-		if err := x.values.readSection(r, x.Version); err != nil {
+		if err := x.readView(r); err != nil {
 			return err
 		}
 	}
@@ -557,6 +565,9 @@ func (x *Index) decodeIndex(r *reader) error {
 // Find returns the position of key name in Keys, or -1. It allocates
 // nothing and takes constant time.
 func (x *Index) Find(name string) int {
+	if x.views != nil && has(x.Version, fKeyTable) {
+		x.lazyIndex.Do(x.buildIndex)
+	}
 	n := len(x.slots)
 	if n == 0 {
 		return -1

@@ -190,7 +190,9 @@ func (x *Index) decodeKeyTable(r *reader) error {
 		x.Keys[i].Name = all[start:ends[i]]
 		start = ends[i]
 	}
-	x.buildIndex()
+	if x.views == nil {
+		x.buildIndex()
+	} // else built by Find, when first asked (see DecodeIndexCached)
 	return nil
 }
 

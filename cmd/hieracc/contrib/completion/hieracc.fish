@@ -86,7 +86,7 @@ complete -c hieracc -n '__fish_seen_subcommand_from diff' -l node -r -F -d 'comp
 complete -c hieracc -n '__fish_seen_subcommand_from diff' -l nodes -r -F -d 'summary (the default): the nodes of each change by name'
 complete -c hieracc -n '__fish_seen_subcommand_from diff' -l pkcs7-private-key -r -F -d 'with --git: as for \'hieracc compile\' (its --puppetdb'
 complete -c hieracc -n '__fish_seen_subcommand_from diff' -l pkcs7-public-key -r -F -d 'with --git: as for \'hieracc compile\' (its --puppetdb'
-complete -c hieracc -n '__fish_seen_subcommand_from diff' -l progress -r -F -d 'with --git: auto (the default) shows each compile\'s'
+complete -c hieracc -n '__fish_seen_subcommand_from diff' -l progress -r -F -d 'auto (the default) shows the comparison\'s progress (and'
 complete -c hieracc -n '__fish_seen_subcommand_from diff' -l ruby-backends -r -F -d 'with --git: as for \'hieracc compile\' (its --puppetdb'
 complete -c hieracc -n '__fish_seen_subcommand_from diff' -l show-secrets -d 'show the values of keys holding text decrypted from'
 complete -c hieracc -n '__fish_seen_subcommand_from verify' -l ca -r -F -d 'the CA certificates that must have issued the signer\'s'

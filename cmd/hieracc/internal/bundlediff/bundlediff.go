@@ -5,8 +5,11 @@
 //
 // Compare verifies every bundle (length and digest, see format.Verify),
 // does not decode those whose digests match (equal digests mean equal
-// data), and decodes the others through the runtime package, as agents
-// do. A bundle that cannot be read or is damaged fails the comparison.
+// data), and decodes of the others what the nodes do not share: their fast
+// parts and the details of the keys that differ, each slice's view and
+// shared details file once (share.go); or, for a node or module error, the
+// whole bundles through the runtime package, as agents do. A bundle that
+// cannot be read or is damaged fails the comparison.
 // Each distinct change is reported once with the nodes it touches, so a
 // change to common data reads once however many nodes it reaches; those
 // nodes are summarised by patterns of their names (Summarise).

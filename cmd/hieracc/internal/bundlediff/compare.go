@@ -26,6 +26,12 @@ import (
 // that cannot be read, holds no bundle, or a selection of no node is an
 // error, as is a bundle that cannot be read; the error names the file.
 func Compare(oldDir, newDir string, f Filter) (*Report, error) {
+	return CompareProgress(oldDir, newDir, f, nil)
+}
+
+// CompareProgress is Compare, calling progress (when not nil) after each
+// node, with the nodes done and their total, from one goroutine.
+func CompareProgress(oldDir, newDir string, f Filter, progress func(done, total int)) (*Report, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
@@ -60,36 +66,93 @@ func Compare(oldDir, newDir string, f Filter) (*Report, error) {
 		}
 	}
 
-	// Nodes are independent: compare them in parallel. Every bundle is
-	// verified (length and digest, without decoding), so an equal digest
-	// is one that holds; the few nodes whose digests differ are decoded.
-	// Every bundle that cannot be read is named, not only the first.
-	results := make([][]Change, len(common))
-	errs := make([]error, len(common)+len(onlyOld)+len(onlyNew))
-	var g errgroup.Group
-	g.SetLimit(goruntime.GOMAXPROCS(0))
-	var revs revisions
-	for i, node := range common {
-		g.Go(func() error {
-			results[i], errs[i] = compareNode(node, oldSet.File(node), newSet.File(node), &f, &revs)
-			return nil
-		})
+	r, err := compareAll(common, oldSet, onlyOld, newSet, onlyNew, &f, progress)
+	if err != nil {
+		return nil, err
 	}
+	r.Old, r.New = oldDir, newDir
+	return r, nil
+}
+
+// compareAll compares the nodes of both sets (common) and verifies the
+// bundles of the others, streaming: nodes are compared in parallel, a
+// bounded window ahead of the report, which takes them in order and keeps
+// only the distinct changes and the nodes' names (grouper). Every bundle is
+// verified (length and digest, without decoding), so an equal digest is
+// one that holds; the nodes whose digests differ are decoded, sharing
+// what the nodes of one slice share (comparer). Every bundle that cannot
+// be read is named, not only the first.
+func compareAll(common []string, oldSet *bundleset.Set, onlyOld []string, newSet *bundleset.Set, onlyNew []string, f *Filter, progress func(done, total int)) (*Report, error) {
+	total := len(common) + len(onlyOld) + len(onlyNew)
+	errs := make([]error, total)
+	done := 0
+	step := func() {
+		done++
+		if progress != nil {
+			progress(done, total)
+		}
+	}
+	workers := goruntime.GOMAXPROCS(0)
+	window := 64 * workers
+	c := newComparer(f)
+	type result struct {
+		cs  []Change
+		ids [][32]byte
+		err error
+	}
+	sem := make(chan struct{}, window)
+	ready := make([]chan result, window)
+	for i := range ready {
+		ready[i] = make(chan result, 1)
+	}
+	jobs := make(chan int)
+	go func() {
+		for i := range common {
+			sem <- struct{}{}
+			jobs <- i
+		}
+		close(jobs)
+	}()
+	for range workers {
+		go func() {
+			w := c.worker()
+			for i := range jobs {
+				node := common[i]
+				cs, ids, err := w.compareNode(node, oldSet.File(node), newSet.File(node))
+				ready[i%window] <- result{cs, ids, err}
+			}
+		}()
+	}
+	g := newGrouper()
+	for i, node := range common {
+		res := <-ready[i%window]
+		<-sem
+		errs[i] = res.err
+		if res.err == nil {
+			g.add(node, res.cs, res.ids)
+		}
+		step()
+	}
+
+	var eg errgroup.Group
+	eg.SetLimit(workers)
 	for i, file := range onlyFiles(oldSet, onlyOld, newSet, onlyNew) {
-		g.Go(func() error {
+		eg.Go(func() error {
 			var h format.Header
 			h, errs[len(common)+i] = verify(file.path, file.node)
-			revs.note(i < len(onlyOld), h.SourceRevision)
+			c.revs.note(i < len(onlyOld), h.SourceRevision)
 			return nil
 		})
 	}
-	g.Wait()
+	eg.Wait()
+	for range len(onlyOld) + len(onlyNew) {
+		step()
+	}
 	if err := badBundles(errs); err != nil {
 		return nil, err
 	}
-	r := group(common, results, onlyOld, onlyNew)
-	r.Old, r.New = oldDir, newDir
-	r.OldRevision, r.NewRevision = revs.get()
+	r := g.finish(onlyOld, onlyNew)
+	r.OldRevision, r.NewRevision = c.revs.get()
 	return r, nil
 }
 
@@ -163,33 +226,6 @@ func listBundles(dir string) (*bundleset.Set, error) {
 		return nil, fmt.Errorf("%w: no bundles (*%s) in %s", ErrNothingToCompare, bundleset.Ext, dir)
 	}
 	return set, nil
-}
-
-// compareNode diffs one node's two bundles; nil when they hold the same
-// data (or differ only in keys the filter leaves out).
-func compareNode(node, oldFile, newFile string, f *Filter, revs *revisions) ([]Change, error) {
-	oh, err := verify(oldFile, node)
-	if err != nil {
-		return nil, err
-	}
-	nh, err := verify(newFile, node)
-	if err != nil {
-		return nil, err
-	}
-	revs.note(true, oh.SourceRevision)
-	revs.note(false, nh.SourceRevision)
-	if oh.Digest == nh.Digest {
-		return nil, nil
-	}
-	od, err := details(oldFile)
-	if err != nil {
-		return nil, err
-	}
-	nd, err := details(newFile)
-	if err != nil {
-		return nil, err
-	}
-	return diffBundles(od, nd, f), nil
 }
 
 // verify checks that file is a whole, undamaged bundle of node (see
@@ -269,14 +305,20 @@ func diffBundles(od, nd *format.Bundle, f *Filter) []Change {
 		if failed[hiera.ModuleOf(name)] || !f.wantsKey(name) {
 			continue
 		}
-		cs := diffKey(name, od, o, nd, n)
-		cs = wholeChanges(name, od, o, nd, n, cs, f.IgnoreOrder)
-		if !f.ShowSecrets && (hidden(o) || hidden(n)) {
-			cs = redact(name, od, o, nd, n, cs)
-		}
-		out = append(out, cs...)
+		out = append(out, keyChanges(name, od, o, nd, n, f)...)
 	}
 	return out
+}
+
+// keyChanges lists the changes of one key that f shows: secret keys'
+// redacted.
+func keyChanges(name string, od *format.Bundle, o *format.Key, nd *format.Bundle, n *format.Key, f *Filter) []Change {
+	cs := diffKey(name, od, o, nd, n)
+	cs = wholeChanges(name, od, o, nd, n, cs, f.IgnoreOrder)
+	if !f.ShowSecrets && (hidden(o) || hidden(n)) {
+		cs = redact(name, od, o, nd, n, cs)
+	}
+	return cs
 }
 
 // diffOptions compares the lookup_options entries whose merge fails keys
@@ -284,7 +326,10 @@ func diffBundles(od, nd *format.Bundle, f *Filter) []Change {
 // changes what looking such a key up gives, though no key changed. Each is
 // a change of key "lookup_options" at the entry's name.
 func diffOptions(od, nd *format.Bundle) []Change {
-	oe, ne := optionErrors(od), optionErrors(nd)
+	return diffOptionErrors(optionErrorsOf(od.Options), optionErrorsOf(nd.Options))
+}
+
+func diffOptionErrors(oe, ne map[string]*format.Error) []Change {
 	var out []Change
 	for _, name := range sortedUnion(oe, ne) {
 		if o, n := oe[name], ne[name]; !sameError(o, n) {
@@ -294,12 +339,12 @@ func diffOptions(od, nd *format.Bundle) []Change {
 	return out
 }
 
-// optionErrors maps each failing lookup_options entry of b's options to
-// its failure: the first met, scopes in order (an environment entry shows
-// in each module's scope too).
-func optionErrors(b *format.Bundle) map[string]*format.Error {
+// optionErrorsOf maps each failing lookup_options entry of a bundle's
+// options to its failure: the first met, scopes in order (an environment
+// entry shows in each module's scope too).
+func optionErrorsOf(options []format.OptionScope) map[string]*format.Error {
 	m := map[string]*format.Error{}
-	for _, sc := range b.Options {
+	for _, sc := range options {
 		for _, es := range [2][]format.OptionEntry{sc.Literal, sc.Pattern} {
 			for _, e := range es {
 				if _, seen := m[e.Name]; !seen && e.Err != nil {

@@ -14,52 +14,96 @@ import (
 
 // group builds the report: results[i] are the changes of common[i].
 func group(common []string, results [][]Change, onlyOld, onlyNew []string) *Report {
-	r := &Report{Summary: Summary{Nodes: len(common), OnlyOld: len(onlyOld), OnlyNew: len(onlyNew)}}
-	byChanges := map[[32]byte]int{} // index in r.Groups
-	byChange := map[[32]byte]int{}  // index in r.Entries
-	keys := map[string]bool{}
+	g := newGrouper()
 	for i, cs := range results {
-		if len(cs) == 0 {
-			r.Summary.Unchanged++
-			continue
-		}
-		r.Summary.Changed++
-		sortChanges(cs)
-		// Changes are the same when everything shown about them is the
-		// same, sources included: the JSON form is exactly that.
-		var all []byte
-		failing := false
-		for _, c := range cs {
-			fp := fingerprint([]Change{c})
-			all = append(all, fp...)
-			id := sha256.Sum256(fp)
-			ei, ok := byChange[id]
-			if !ok {
-				ei = len(r.Entries)
-				byChange[id] = ei
-				r.Entries = append(r.Entries, Entry{Change: c})
-				if c.Key != "" {
-					keys[c.Key] = true
-				}
-			}
-			r.Entries[ei].Nodes = append(r.Entries[ei].Nodes, common[i]) // common is sorted
-			if k := errorKind(c); k == "appeared" || k == "changed" {
-				failing = true
-			}
-		}
-		if failing {
-			r.Summary.ErrorNodes++
-		}
-		id := sha256.Sum256(all)
-		gi, ok := byChanges[id]
-		if !ok {
-			gi = len(r.Groups)
-			byChanges[id] = gi
-			r.Groups = append(r.Groups, Group{Status: NodeChanged, Changes: cs})
-		}
-		r.Groups[gi].Nodes = append(r.Groups[gi].Nodes, common[i])
+		g.add(common[i], cs, nil)
 	}
-	r.Summary.KeysChanged = len(keys)
+	return g.finish(onlyOld, onlyNew)
+}
+
+// grouper builds a report from the nodes compared, given one at a time in
+// sorted order, keeping only the distinct changes and the nodes' names.
+type grouper struct {
+	r         *Report
+	common    []string
+	byChanges map[[32]byte]int // index in r.Groups
+	byChange  map[[32]byte]int // index in r.Entries
+	keys      map[string]bool
+}
+
+func newGrouper() *grouper {
+	return &grouper{r: &Report{}, byChanges: map[[32]byte]int{}, byChange: map[[32]byte]int{}, keys: map[string]bool{}}
+}
+
+// add records node's changes cs; ids, when not nil, are their
+// fingerprints' digests (changeID), in the same order.
+func (g *grouper) add(node string, cs []Change, ids [][32]byte) {
+	r := &g.r.Summary
+	g.common = append(g.common, node)
+	if len(cs) == 0 {
+		r.Unchanged++
+		return
+	}
+	r.Changed++
+	if ids == nil {
+		sortChanges(cs)
+		ids = make([][32]byte, len(cs))
+		for i, c := range cs {
+			ids[i] = changeID(c)
+		}
+	} else {
+		// Sort both, changes by key and path, stably.
+		perm := make([]int, len(cs))
+		for i := range perm {
+			perm[i] = i
+		}
+		slices.SortStableFunc(perm, func(a, b int) int { return compareChanges(cs[a], cs[b]) })
+		sc, si := make([]Change, len(cs)), make([][32]byte, len(cs))
+		for i, j := range perm {
+			sc[i], si[i] = cs[j], ids[j]
+		}
+		cs, ids = sc, si
+	}
+	// Changes are the same when everything shown about them is the same,
+	// sources included: the JSON form is exactly that (changeID).
+	all := make([]byte, 0, 32*len(ids))
+	failing := false
+	for i, c := range cs {
+		id := ids[i]
+		all = append(all, id[:]...)
+		ei, ok := g.byChange[id]
+		if !ok {
+			ei = len(g.r.Entries)
+			g.byChange[id] = ei
+			g.r.Entries = append(g.r.Entries, Entry{Change: c})
+			if c.Key != "" {
+				g.keys[c.Key] = true
+			}
+		}
+		g.r.Entries[ei].Nodes = append(g.r.Entries[ei].Nodes, node) // nodes come sorted
+		if k := errorKind(c); k == "appeared" || k == "changed" {
+			failing = true
+		}
+	}
+	if failing {
+		r.ErrorNodes++
+	}
+	id := sha256.Sum256(all)
+	gi, ok := g.byChanges[id]
+	if !ok {
+		gi = len(g.r.Groups)
+		g.byChanges[id] = gi
+		g.r.Groups = append(g.r.Groups, Group{Status: NodeChanged, Changes: cs})
+	}
+	g.r.Groups[gi].Nodes = append(g.r.Groups[gi].Nodes, node)
+}
+
+// finish completes the report with the nodes found on one side only.
+func (g *grouper) finish(onlyOld, onlyNew []string) *Report {
+	r := g.r
+	r.Summary.Nodes = len(g.common)
+	r.Summary.OnlyOld, r.Summary.OnlyNew = len(onlyOld), len(onlyNew)
+	r.Summary.KeysChanged = len(g.keys)
 	for _, e := range r.Entries {
 		switch errorKind(e.Change) {
 		case "appeared":
@@ -80,10 +124,13 @@ func group(common []string, results [][]Change, onlyOld, onlyNew []string) *Repo
 		r.Groups = append(r.Groups, Group{Status: NodeOnlyNew, Nodes: onlyNew})
 	}
 	slices.SortStableFunc(r.Groups, func(a, b Group) int { return strings.Compare(a.Nodes[0], b.Nodes[0]) })
-	r.Nodes = slices.Concat(common, onlyOld, onlyNew)
+	r.Nodes = slices.Concat(g.common, onlyOld, onlyNew)
 	slices.Sort(r.Nodes)
 	return r
 }
+
+// changeID identifies a change by everything shown about it.
+func changeID(c Change) [32]byte { return sha256.Sum256(fingerprint([]Change{c})) }
 
 // errorKind says what a change does to errors: "appeared", "gone",
 // "changed" (its message), or "" when it holds none.
