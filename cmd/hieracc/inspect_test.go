@@ -27,3 +27,29 @@ func TestInspectEscapes(t *testing.T) {
 		t.Errorf("inspect does not show the source revision escaped:\n%s", stdout)
 	}
 }
+
+// TestInspectGolden pins inspect's text and JSON on the example, compiled
+// with a given source revision (go test -update rewrites
+// testdata/inspect/*.golden).
+func TestInspectGolden(t *testing.T) {
+	ex := filepath.Join("..", "..", "testdata", "example")
+	out := t.TempDir()
+	if code, _, stderr := runCLI("compile", "--env", filepath.Join(ex, "env"), "--modules", filepath.Join(ex, "modules"),
+		"--facts", filepath.Join(ex, "nodes"), "--out", out, "--source-revision", "0123456789abcdef0123456789abcdef01234567"); code != exitOK {
+		t.Fatalf("compile: exit %d\n%s", code, stderr)
+	}
+	for file, args := range map[string][]string{
+		"folder.txt":  {"inspect", out},
+		"bundle.txt":  {"inspect", "--keys", filepath.Join(out, "web01.fra1.example.net.bundle")},
+		"bundle.json": {"inspect", "--keys", "--format", "json", filepath.Join(out, "web01.fra1.example.net.bundle")},
+	} {
+		code, stdout, stderr := runCLI(args...)
+		if code != exitOK {
+			t.Fatalf("hieracc %v: exit %d\n%s", args, code, stderr)
+		}
+		// The output folder's name is the test's own.
+		stdout = strings.ReplaceAll(stdout, filepath.ToSlash(out), "OUT")
+		stdout = strings.ReplaceAll(stdout, out, "OUT")
+		golden(t, filepath.Join("testdata", "inspect", file+".golden"), stdout)
+	}
+}
