@@ -79,3 +79,34 @@ func TestSourceRevisionEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceRevisionTooLong: a --source-revision past 4096 bytes is refused
+// when the flag is read, with a clear message and nothing written; also by
+// an incremental compile that would write no bundle (and so never meets the
+// header's 64 KiB cap), which kept it silently before.
+func TestSourceRevisionTooLong(t *testing.T) {
+	ex := filepath.Join("..", "..", "testdata", "example")
+	out := filepath.Join(t.TempDir(), "out")
+	compile := func(rev string) (int, string) {
+		code, _, stderr := runCLI("compile", "--env", filepath.Join(ex, "env"), "--modules", filepath.Join(ex, "modules"),
+			"--facts", filepath.Join(ex, "nodes", "web01.fra1.example.net.yaml"), "--out", out, "--source-revision", rev)
+		return code, stderr
+	}
+	if code, stderr := compile("r1"); code != exitOK {
+		t.Fatalf("compile: exit %d\n%s", code, stderr)
+	}
+	long := strings.Repeat("a", 4097)
+	if code, stderr := compile(long); code != exitUsage || !strings.Contains(stderr, "source-revision: 4097 bytes: at most 4096") {
+		t.Errorf("incremental compile with a 4097-byte revision: exit %d, stderr %.300q", code, stderr)
+	}
+	if code, stderr := compile(strings.Repeat("a", 4096)); code != exitOK {
+		t.Errorf("compile with a 4096-byte revision: exit %d\n%.300s", code, stderr)
+	}
+	out = filepath.Join(t.TempDir(), "fresh")
+	if code, _ := compile(long); code != exitUsage {
+		t.Errorf("fresh compile with a 4097-byte revision: exit %d", code)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("fresh compile with a 4097-byte revision left %s (%v)", out, err)
+	}
+}
