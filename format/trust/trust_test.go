@@ -272,6 +272,9 @@ func TestVerifySigners(t *testing.T) {
 		{[]string{"ci.example.com"}, node, false},
 		{[]string{"ci.example.com"}, ci2, false},
 		{[]string{"*.ci.example.com"}, ci2, true},
+		{[]string{"*.ci.*.com"}, ci2, true}, // a pattern that names a domain is not refused
+		{[]string{"build?.ci.example.com"}, ci2, true},
+		{[]string{"ci*"}, ci, true},
 		{[]string{"*.ci.example.com"}, ci, false},
 		{[]string{"*.ci.example.com"}, node, false},
 		{[]string{"web01.example.com"}, node, true}, // named, a node may sign
@@ -298,7 +301,10 @@ func TestVerifySigners(t *testing.T) {
 			t.Errorf("rules %v: %v", c.rules, err)
 		}
 	}
-	for _, bad := range [][]string{nil, {""}, {"*"}, {"**?"}, {"[x"}, {"pp_nope=x"}, {"1=x"}, {"1.2.x=y"}, {"pp_role="}, {"1.02.3=x"}} {
+	for _, bad := range [][]string{nil, {""}, {"*"}, {"**?"}, {"[x"}, {"pp_nope=x"}, {"1=x"}, {"1.2.x=y"}, {"pp_role="}, {"1.02.3=x"},
+		// Patterns that match every certname, or every one of some number of
+		// labels (every agent's FQDN), name no signer either.
+		{"[^.]*"}, {`*[a-z0-9_\-]*`}, {"*.*"}, {"*.*.*"}, {"?*.*"}, {`[\-a-z0-9_]*.*`}, {"*[^/]"}} {
 		if _, err := NewCAVerifier(pool, bad...); err == nil {
 			t.Errorf("NewCAVerifier with %q succeeded", bad)
 		} else if bad == nil && !strings.Contains(err.Error(), "name the signer") {
