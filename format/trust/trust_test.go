@@ -196,6 +196,20 @@ func TestEnvelope(t *testing.T) {
 			if _, err := OpenEnvelope(seal, c.other); !errors.Is(err, ErrWrongKey) {
 				t.Errorf("%s: another type of key: %v", seal.Scheme, err)
 			}
+			// Keys that are nil or empty, of either type, are wrong keys, not
+			// a panic.
+			for _, k := range []crypto.PrivateKey{nil, (*rsa.PrivateKey)(nil), (*ecdsa.PrivateKey)(nil), &rsa.PrivateKey{}, &ecdsa.PrivateKey{}} {
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							t.Errorf("%s: OpenEnvelope with a %T key %v: panic: %v", seal.Scheme, k, k, r)
+						}
+					}()
+					if _, err := OpenEnvelope(seal, k); !errors.Is(err, ErrWrongKey) {
+						t.Errorf("%s: OpenEnvelope with a %T key %v: %v, want ErrWrongKey", seal.Scheme, k, k, err)
+					}
+				}()
+			}
 			again, _, _ := NewEnvelope(r, s, "node", "production")
 			if want := s != nil && seal.Scheme == SealECDH; (*again == *seal) != want {
 				t.Errorf("%s, signed %v: equal seals = %v", seal.Scheme, s != nil, *again == *seal)
