@@ -436,6 +436,12 @@ func (k *checker) files() []Diagnostic {
 	keys := map[string]bool{}
 	for _, df := range k.loaded {
 		ds = append(ds, df.diags...)
+		if df.err != nil && !slices.ContainsFunc(df.diags, func(d Diagnostic) bool { return d.Message == df.err.Message }) {
+			// A file that cannot even be examined (a link that loops, a
+			// folder it may not enter) fails each lookup that reaches it
+			// in a compile, with no diagnostic of its own: the check says it.
+			ds = append(ds, Diagnostic{Pos: df.err.Pos, Message: df.err.Message})
+		}
 		for _, key := range df.keys {
 			keys[key] = true
 		}

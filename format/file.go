@@ -2,11 +2,13 @@ package format
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 
 	"github.com/hieracc/hieracc/format/internal/regular"
+	"github.com/hieracc/hieracc/format/internal/wire"
 )
 
 // ReadFile reads the bundle file name, as os.ReadFile would, but reads
@@ -20,7 +22,11 @@ func ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, st.Size()+1))
+	size, err := readBound(f, st.Size())
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, size+1))
 	if err != nil {
 		return nil, err
 	}
@@ -28,6 +34,30 @@ func ReadFile(name string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("the file grew while it was read")}
 	}
 	return data, nil
+}
+
+// readBound is how much of the file f, of size bytes, ReadFile reads: all
+// of a shared details file; all of a bundle, and not a file longer than
+// its header allows (with the error DecodeIndex would give); and only the
+// first bytes of anything else, which DecodeIndex needs no more of to
+// refuse. A large file named *.bundle costs no more than its header.
+func readBound(f io.ReaderAt, size int64) (int64, error) {
+	head := make([]byte, len(wire.SharedMagic))
+	n, _ := f.ReadAt(head, 0)
+	if string(head[:n]) == wire.SharedMagic {
+		return size, nil
+	}
+	h, err := ReadHeader(f)
+	if err != nil {
+		return min(size, maxHeader), nil // DecodeIndex gives the header's error
+	}
+	if !has(h.Version, fSignature) && size > h.Size {
+		return 0, fmt.Errorf("format: %w: %d bytes after the end of the bundle (its header says %d bytes)", ErrCorrupt, size-h.Size, h.Size)
+	}
+	if size > h.Size+maxSignature {
+		return 0, fmt.Errorf("format: %w: signature longer than %d bytes", ErrCorrupt, maxSignature)
+	}
+	return size, nil
 }
 
 // VerifyFile checks the bundle file name as Verify does (magic, version,

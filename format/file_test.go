@@ -5,10 +5,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"testing"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 )
 
@@ -125,5 +127,58 @@ func TestReadRegular(t *testing.T) {
 	}
 	if _, err := format.ReadRegular(filepath.Join(dir, "nosuch"), 10); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("ReadRegular(nosuch) = %v, want not exist", err)
+	}
+}
+
+// TestReadFileBounded: ReadFile reads a bundle whole and no file longer
+// than its header allows, and of a file that is no bundle only its first
+// bytes: a large file named *.bundle (here 64 MiB, sparse) is refused
+// without being read, with the error DecodeIndex gives, while a bundle and
+// a shared details file read as they are.
+func TestReadFileBounded(t *testing.T) {
+	dir := t.TempDir()
+	data := sample(t)
+	_, sd, err := encode.EncodeShared(sharedNode("web01", false, 10), encode.Protection{})
+	if err != nil || sd == nil {
+		t.Fatalf("EncodeShared: %v", err)
+	}
+	const big = 64 << 20
+	for _, c := range []struct {
+		name string
+		data []byte
+		size int64 // the file's, zeros after data; 0: data's
+		want error // of ReadFile, or of DecodeIndex of what it read
+	}{
+		{"bundle", data, 0, nil},
+		{"shared", sd.Data, 0, nil},
+		{"not a bundle", []byte("PK\x03\x04"), big, format.ErrNotBundle},
+		{"bundle then zeros", data, big, format.ErrCorrupt},
+		{"bundle then a byte", data, int64(len(data)) + 1, format.ErrCorrupt},
+	} {
+		file := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".bundle")
+		if err := os.WriteFile(file, c.data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if c.size > 0 {
+			if err := os.Truncate(file, c.size); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var before, after goruntime.MemStats
+		goruntime.ReadMemStats(&before)
+		got, err := format.ReadFile(file)
+		goruntime.ReadMemStats(&after)
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+			t.Errorf("%s: ReadFile allocated %d bytes", c.name, alloc)
+		}
+		if err == nil && c.want != nil {
+			_, err = format.DecodeIndex(got)
+		}
+		switch {
+		case c.want == nil && (err != nil || !bytes.Equal(got, c.data)):
+			t.Errorf("%s: ReadFile = %d bytes, %v; want the file as it is", c.name, len(got), err)
+		case c.want != nil && !errors.Is(err, c.want):
+			t.Errorf("%s: %v, want %v", c.name, err, c.want)
+		}
 	}
 }

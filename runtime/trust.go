@@ -19,7 +19,9 @@ type Option interface{ apply(*Trust) }
 func trustOf(opts []Option) Trust {
 	var t Trust
 	for _, o := range opts {
-		if o != nil {
+		// A nil *Trust, an Option too, is none, as a nil Option is: not a
+		// panic in a Trust's method.
+		if p, ok := o.(*Trust); o != nil && (!ok || p != nil) {
 			o.apply(&t)
 		}
 	}

@@ -152,7 +152,8 @@ func TestOpenWrongNode(t *testing.T) {
 }
 
 // TestOpenOptions: a Trust is an option of Open, OpenBytes and
-// NewReloader; given several, the last applies, and a nil Option is none.
+// NewReloader; given several, the last applies, and a nil Option (or a nil
+// *Trust) is none.
 func TestOpenOptions(t *testing.T) {
 	data, _, _ := sealedFor(t, "a.example.com")
 	wrong := runtime.Trust{Node: "b.example.com"}
@@ -164,6 +165,16 @@ func TestOpenOptions(t *testing.T) {
 	}
 	if _, err := runtime.OpenBytes(data, nil); err != nil {
 		t.Errorf("OpenBytes(a's bundle, nil) = %v", err)
+	}
+	var none *runtime.Trust
+	if _, err := runtime.OpenBytes(data, none); err != nil {
+		t.Errorf("OpenBytes(a's bundle, a nil *Trust) = %v", err)
+	}
+	if _, err := runtime.OpenBytes(data, &wrong, none); !errors.Is(err, runtime.ErrWrongNode) {
+		t.Errorf("OpenBytes(a's bundle, &Node b, a nil *Trust) = %v, want ErrWrongNode: the nil *Trust is no option", err)
+	}
+	if _, err := runtime.NewReloader("no such file", none); err == nil {
+		t.Errorf("NewReloader(no such file, a nil *Trust) succeeded")
 	}
 	path := filepath.Join(t.TempDir(), "a.example.com.bundle")
 	if err := os.WriteFile(path, data, 0o600); err != nil {

@@ -28,7 +28,8 @@ import (
 func explainKeys(c *cmdEnv, b *runtime.Bundle, keys []string, opts runtime.Options, onlyOptions, showSecrets bool, display func(string) string) int {
 	code := exitOK
 	if rev := b.Header().SourceRevision; rev != "" {
-		fmt.Fprintf(c.stdout, "Compiled from source revision %s\n", rev)
+		// The bundle's string: no control character reaches the terminal.
+		fmt.Fprintf(safeWriter{c.stdout}, "Compiled from source revision %s\n", rev)
 	}
 	for i, key := range keys {
 		if i > 0 {

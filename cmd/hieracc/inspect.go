@@ -81,7 +81,7 @@ type keyInfo struct {
 	// Kind is "value", "error" (the lookup fails), "secret" (text
 	// decrypted from eyaml), "sensitive" (convert_to Sensitive) or "sealed".
 	Kind  string `json:"kind"`
-	Bytes *int   `json:"bytes,omitempty"` // for a value: the length of lookup --render-as json's output
+	Bytes *int   `json:"bytes,omitempty"` // for a value: the length of lookup --render-as json's output (none when that fails: NaN, infinities)
 }
 
 // inspectTotals sums the bundles inspected.
@@ -240,12 +240,13 @@ func inspectBundle(f verifyFile, listKeys bool) (*bundleInfo, error) {
 			if _, ok := v.(*runtime.Sensitive); ok {
 				ki.Kind = "sensitive"
 			} else if listKeys {
-				data, err := runtime.Render(v, runtime.JSON)
-				if err != nil {
-					return nil, fmt.Errorf("key %s: %w", k, err)
+				// A value JSON cannot hold (a NaN or an infinity, as YAML's
+				// .nan and .inf give) has no length: lookup --render-as json
+				// fails on it, as Puppet's does. The bundle is whole.
+				if data, err := runtime.Render(v, runtime.JSON); err == nil {
+					n := len(bytes.TrimSuffix(data, []byte("\n")))
+					ki.Bytes = &n
 				}
-				n := len(bytes.TrimSuffix(data, []byte("\n")))
-				ki.Bytes = &n
 			}
 		}
 		if listKeys {
@@ -451,7 +452,8 @@ line a bundle and the totals.
 Flags:
   --keys           also list each bundle's keys: its name, its kind (value,
                    error, secret, sensitive, sealed) and, for a value, the
-                   length of its JSON rendering in bytes. No value is printed,
+                   length of its JSON rendering in bytes (none for a NaN or
+                   an infinity, which JSON cannot hold). No value is printed,
                    and a secret's length is not either.
   --format FORMAT  text (the default) or json.
 

@@ -108,7 +108,39 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "%s\n\n%s", msg, mainUsage())
 		return exitUsage
 	}
-	return cmd.run(&cmdEnv{name: name, stdin: stdin, stdout: stdout, stderr: stderr, term: term}, args[1:])
+	// Output that could not be written (a full disk, a closed file) is a
+	// failure, not a success with a file cut short: a script reading
+	// `hieracc lookup ... > value` would take it for the value.
+	out := &checkedWriter{w: stdout}
+	if isTerminal(stdout) {
+		stdout = out.w // diff looks for a terminal, for colour
+	} else {
+		stdout = out
+	}
+	code = cmd.run(&cmdEnv{name: name, stdin: stdin, stdout: stdout, stderr: stderr, term: term}, args[1:])
+	if out.err != nil && code == exitOK {
+		fmt.Fprintf(stderr, "hieracc %s: writing the output: %v\n", name, out.err)
+		code = exitFail
+	}
+	return code
+}
+
+// checkedWriter keeps the first error of its writes, and fails every
+// write after it.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err != nil {
+		c.err = err
+	}
+	return n, err
 }
 
 // parseFlags parses flags wherever they appear among the arguments (as

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	goldenfile "github.com/hieracc/hieracc/cmd/hieracc/internal/golden"
 	"os"
@@ -190,6 +191,36 @@ func TestRawBytesEscaped(t *testing.T) {
 			if r == utf8.RuneError || r != '\t' && unicode.IsControl(r) {
 				t.Errorf("lookup %q: stderr holds %q: %q", tc.args, r, stderr)
 			}
+		}
+	}
+}
+
+// failWriter fails every write, as a full disk does.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestStdoutWriteFails: output that cannot be written makes every command
+// fail with that said, never exit 0 with its output lost.
+func TestStdoutWriteFails(t *testing.T) {
+	out := t.TempDir()
+	if code, stdout, stderr := runCLI("compile", "--env", filepath.Join("..", "..", "testdata", "example", "env"),
+		"--facts", filepath.Join("..", "..", "testdata", "example", "nodes", "web01.fra1.example.net.yaml"), "--out", out); code != exitOK {
+		t.Fatalf("compile: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, args := range [][]string{
+		{"lookup", "--bundle", out, "--node", "web01.fra1.example.net", "ntp::servers"},
+		{"lookup", "--bundle", out, "--node", "web01.fra1.example.net", "--explain", "ntp::servers"},
+		{"inspect", out},
+		{"man"},
+		{"completion", "bash"},
+		{"version"},
+		{"help", "lookup"},
+	} {
+		var stderr bytes.Buffer
+		code := run(args, strings.NewReader(""), failWriter{}, &stderr)
+		if code == exitOK || !strings.Contains(stderr.String(), "no space left on device") {
+			t.Errorf("%q with stdout failing: exit %d, stderr %q", args, code, stderr.String())
 		}
 	}
 }

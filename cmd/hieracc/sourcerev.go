@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -19,8 +20,20 @@ type sourceRevisionFlag struct {
 	set   bool
 }
 
-func (s *sourceRevisionFlag) String() string     { return s.value }
-func (s *sourceRevisionFlag) Set(v string) error { s.value, s.set = v, true; return nil }
+// maxSourceRevision bounds --source-revision: a commit, a tag or a build's
+// name is far shorter, and a bundle's header (which holds it, with the
+// node's name) is capped at 64 KiB. Checked when the flag is read, so that
+// an incremental compile that writes no bundle refuses it too.
+const maxSourceRevision = 4096
+
+func (s *sourceRevisionFlag) String() string { return s.value }
+func (s *sourceRevisionFlag) Set(v string) error {
+	if len(v) > maxSourceRevision {
+		return fmt.Errorf("%d bytes: at most %d (a commit, a tag, a build's name)", len(v), maxSourceRevision)
+	}
+	s.value, s.set = v, true
+	return nil
+}
 
 // resolve returns the source revision of a compile of the control repo
 // at dir.

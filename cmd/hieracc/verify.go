@@ -110,7 +110,8 @@ func runVerify(c *cmdEnv, args []string) int {
 	if n := len(shared.order); n > 0 {
 		fmt.Fprintf(c.stdout, "hieracc verify: %s whole, as the bundles name them\n", plural(n, "shared details file"))
 	}
-	fmt.Fprintf(c.stdout, "hieracc verify: %s\n", describeSources(sources))
+	// The bundles' strings: no control character reaches the terminal.
+	fmt.Fprintf(safeWriter{c.stdout}, "hieracc verify: %s\n", describeSources(sources))
 	return exitOK
 }
 

@@ -160,6 +160,9 @@ func OpenEnvelope(seal *Seal, key crypto.PrivateKey) (*Envelope, error) {
 		if !ok {
 			return nil, wrong(fmt.Sprintf("the bundle is sealed with RSA, the key is %T", key))
 		}
+		if k == nil {
+			return nil, wrong("a nil key")
+		}
 		bk, err := rsa.DecryptOAEP(sha256.New(), nil, k, []byte(seal.Wrapped), []byte(sealLabel))
 		if err != nil || len(bk) != 32 {
 			return nil, wrong("it is another node's key")
@@ -170,8 +173,11 @@ func OpenEnvelope(seal *Seal, key crypto.PrivateKey) (*Envelope, error) {
 		if !ok {
 			return nil, wrong(fmt.Sprintf("the bundle is sealed with ECDH P-256, the key is %T", key))
 		}
+		if k == nil {
+			return nil, wrong("a nil key")
+		}
 		ek, err := k.ECDH()
-		if err != nil || k.Curve.Params().Name != "P-256" {
+		if err != nil || k.Curve == nil || k.Curve.Params().Name != "P-256" {
 			return nil, wrong("not a P-256 key")
 		}
 		pub, err := ecdh.P256().NewPublicKey([]byte(seal.Wrapped))

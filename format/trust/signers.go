@@ -106,8 +106,41 @@ func parseSignerRule(s string) (signerRule, error) {
 	if _, err := path.Match(s, ""); err != nil {
 		return bad("bad pattern")
 	}
+	if matchesAnyName(s) {
+		return bad("it matches every certificate the CA issued: name the signer")
+	}
 	r.glob = s
 	return r, nil
+}
+
+// anyLabels are labels of every shape a certname's may have (Puppet's are
+// lower case: letters, digits, '-', '_').
+var anyLabels = []string{"a", "zz9", "0", "9-x", "_y", "-"}
+
+// matchesAnyName reports whether the pattern glob matches every certname of
+// some number of labels, so names no signer: "*" and "?*" do, and so do
+// "[^.]*", "*[a-z0-9_\-]*" and "*.*" (every name with a dot, which every
+// agent's is). It tries, for 1 to 6 labels, names whose every label takes
+// each shape of anyLabels in turn: a pattern matching all of them leaves
+// no label of that count of labels to choose.
+func matchesAnyName(glob string) bool {
+	for n := 1; n <= 6; n++ {
+		all := true
+		for i := range anyLabels {
+			labels := make([]string, n)
+			for j := range labels {
+				labels[j] = anyLabels[(i+j)%len(anyLabels)]
+			}
+			if ok, _ := path.Match(glob, strings.Join(labels, ".")); !ok {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 // matches reports whether the certificate c matches the rule.

@@ -196,6 +196,20 @@ func TestEnvelope(t *testing.T) {
 			if _, err := OpenEnvelope(seal, c.other); !errors.Is(err, ErrWrongKey) {
 				t.Errorf("%s: another type of key: %v", seal.Scheme, err)
 			}
+			// Keys that are nil or empty, of either type, are wrong keys, not
+			// a panic.
+			for _, k := range []crypto.PrivateKey{nil, (*rsa.PrivateKey)(nil), (*ecdsa.PrivateKey)(nil), &rsa.PrivateKey{}, &ecdsa.PrivateKey{}} {
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							t.Errorf("%s: OpenEnvelope with a %T key %v: panic: %v", seal.Scheme, k, k, r)
+						}
+					}()
+					if _, err := OpenEnvelope(seal, k); !errors.Is(err, ErrWrongKey) {
+						t.Errorf("%s: OpenEnvelope with a %T key %v: %v, want ErrWrongKey", seal.Scheme, k, k, err)
+					}
+				}()
+			}
 			again, _, _ := NewEnvelope(r, s, "node", "production")
 			if want := s != nil && seal.Scheme == SealECDH; (*again == *seal) != want {
 				t.Errorf("%s, signed %v: equal seals = %v", seal.Scheme, s != nil, *again == *seal)
@@ -272,6 +286,9 @@ func TestVerifySigners(t *testing.T) {
 		{[]string{"ci.example.com"}, node, false},
 		{[]string{"ci.example.com"}, ci2, false},
 		{[]string{"*.ci.example.com"}, ci2, true},
+		{[]string{"*.ci.*.com"}, ci2, true}, // a pattern that names a domain is not refused
+		{[]string{"build?.ci.example.com"}, ci2, true},
+		{[]string{"ci*"}, ci, true},
 		{[]string{"*.ci.example.com"}, ci, false},
 		{[]string{"*.ci.example.com"}, node, false},
 		{[]string{"web01.example.com"}, node, true}, // named, a node may sign
@@ -298,7 +315,10 @@ func TestVerifySigners(t *testing.T) {
 			t.Errorf("rules %v: %v", c.rules, err)
 		}
 	}
-	for _, bad := range [][]string{nil, {""}, {"*"}, {"**?"}, {"[x"}, {"pp_nope=x"}, {"1=x"}, {"1.2.x=y"}, {"pp_role="}, {"1.02.3=x"}} {
+	for _, bad := range [][]string{nil, {""}, {"*"}, {"**?"}, {"[x"}, {"pp_nope=x"}, {"1=x"}, {"1.2.x=y"}, {"pp_role="}, {"1.02.3=x"},
+		// Patterns that match every certname, or every one of some number of
+		// labels (every agent's FQDN), name no signer either.
+		{"[^.]*"}, {`*[a-z0-9_\-]*`}, {"*.*"}, {"*.*.*"}, {"?*.*"}, {`[\-a-z0-9_]*.*`}, {"*[^/]"}} {
 		if _, err := NewCAVerifier(pool, bad...); err == nil {
 			t.Errorf("NewCAVerifier with %q succeeded", bad)
 		} else if bad == nil && !strings.Contains(err.Error(), "name the signer") {

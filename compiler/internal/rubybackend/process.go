@@ -115,6 +115,7 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 	}
 	cmd := exec.Command(cfg.Ruby, "-e", helperSource)
 	cmd.Stderr = nil // discarded: functions' output never reaches hieracc's logs
+	ownGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -233,7 +234,7 @@ func (p *Process) fail(err error) {
 	if p.dead == nil {
 		p.dead = err
 		if p.cmd.Process != nil {
-			p.cmd.Process.Kill()
+			killGroup(p.cmd.Process)
 		}
 	}
 }
@@ -250,9 +251,9 @@ func (p *Process) Close() error {
 		select {
 		case <-done:
 		case <-time.After(5 * time.Second):
-			p.cmd.Process.Kill()
-			<-done
 		}
+		killGroup(p.cmd.Process) // and what its functions left running
+		<-done
 	}
 	return nil
 }
