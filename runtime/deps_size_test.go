@@ -33,10 +33,12 @@ var neverInRuntime = []string{
 // and the checks of certificates and of the node a bundle is for; 11,588
 // (14,455) with format/bulk.go, the diff's partial readers, which sit in
 // format only because they read its internals (they should leave it, as
-// the encoder did). Raise it only for code an agent needs: the writer side
+// the encoder did); 11,641 (14,526) with the hostile round's fixes that
+// agents need (bounded reads of bundle files, checks of signer patterns
+// and of nil keys). Raise it only for code an agent needs: the writer side
 // of anything belongs to the compiler's packages. (Issue #30's goal,
 // 11,000 lines in all, is not met.)
-const maxRuntimeCode = 11600
+const maxRuntimeCode = 11700
 
 type listedPackage struct {
 	ImportPath string
