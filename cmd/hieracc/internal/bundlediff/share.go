@@ -23,7 +23,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"unsafe"
 
 	"github.com/hieracc/hieracc/format"
 )
@@ -143,8 +142,18 @@ func (w *worker) slots(ox, nx *format.Index) []slot {
 }
 
 type memoKey struct {
-	a, b   unsafe.Pointer
-	la, lb int
+	sa, sb *any         // two arrays' first elements
+	la, lb int          // and their lengths
+	ha, hb *format.Hash // or two hashes
+}
+
+// firstOf is the address of s's first element, which names its array;
+// nil for an empty s.
+func firstOf(s []any) *any {
+	if len(s) == 0 {
+		return nil
+	}
+	return &s[0]
 }
 
 func (c *comparer) worker() *worker {
@@ -273,9 +282,48 @@ func (w *worker) fast(node, oldFile, newFile string) (cs []Change, ok bool) {
 	if w.f.wantsKey("lookup_options") && len(diffOptionErrors(optionErrorsOf(ox.Options), optionErrorsOf(nx.Options))) > 0 {
 		return nil, false
 	}
-	var opos, npos []int         // positions of the keys that differ
-	type pair struct{ o, n int } // index in opos, npos; -1 for absent
-	var differ []pair
+	opos, npos, differ := w.differingKeys(ox, nx)
+	orecs, nrecs := w.records(oldFile, ox), w.records(newFile, nx)
+	for _, side := range []struct {
+		x    *format.Index
+		recs *format.SharedRecords
+	}{{ox, orecs}, {nx, nrecs}} {
+		if _, ok := side.x.SharedDigest(); ok && side.recs == nil {
+			return nil, false // missing or damaged: the slow path says so
+		}
+	}
+	if len(differ) == 0 {
+		return nil, true
+	}
+	ob, err := ox.PartialBundle(opos, orecs)
+	if err != nil {
+		return nil, false
+	}
+	nb, err := nx.PartialBundle(npos, nrecs)
+	if err != nil {
+		return nil, false
+	}
+	for _, p := range differ {
+		var o, n *format.Key
+		if p.o >= 0 {
+			o = &ob.Keys[p.o]
+		}
+		if p.n >= 0 {
+			n = &nb.Keys[p.n]
+		}
+		cs = append(cs, keyChanges(keyName(o, n), ob, o, nb, n, w.f)...)
+	}
+	return cs, true
+}
+
+// keyPair is a key that differs between two bundles: its index in the
+// positions of each side's differing keys, -1 where it is absent.
+type keyPair struct{ o, n int }
+
+// differingKeys walks two bundles' keys in name order and returns the
+// positions of the keys that differ on each side, and the pairs they
+// make, as the filter wants them.
+func (w *worker) differingKeys(ox, nx *format.Index) (opos, npos []int, differ []keyPair) {
 	slots := w.slots(ox, nx)
 	oks, nks := ox.Keys, nx.Keys
 	for i, j := 0, 0; i < len(oks) || j < len(nks); {
@@ -312,7 +360,7 @@ func (w *worker) fast(node, oldFile, newFile string) (cs []Change, ok bool) {
 		} else if !w.keyDiffers(o, n, o != nil && n != nil && ox.InView(o) && nx.InView(n)) {
 			continue
 		}
-		p := pair{-1, -1}
+		p := keyPair{-1, -1}
 		if o != nil {
 			p.o = len(opos)
 			opos = append(opos, oi)
@@ -323,37 +371,7 @@ func (w *worker) fast(node, oldFile, newFile string) (cs []Change, ok bool) {
 		}
 		differ = append(differ, p)
 	}
-	orecs, nrecs := w.records(oldFile, ox), w.records(newFile, nx)
-	for _, side := range []struct {
-		x    *format.Index
-		recs *format.SharedRecords
-	}{{ox, orecs}, {nx, nrecs}} {
-		if _, ok := side.x.SharedDigest(); ok && side.recs == nil {
-			return nil, false // missing or damaged: the slow path says so
-		}
-	}
-	if len(differ) == 0 {
-		return nil, true
-	}
-	ob, err := ox.PartialBundle(opos, orecs)
-	if err != nil {
-		return nil, false
-	}
-	nb, err := nx.PartialBundle(npos, nrecs)
-	if err != nil {
-		return nil, false
-	}
-	for _, p := range differ {
-		var o, n *format.Key
-		if p.o >= 0 {
-			o = &ob.Keys[p.o]
-		}
-		if p.n >= 0 {
-			n = &nb.Keys[p.n]
-		}
-		cs = append(cs, keyChanges(keyName(o, n), ob, o, nb, n, w.f)...)
-	}
-	return cs, true
+	return opos, npos, differ
 }
 
 // keyDiffers reports whether a key's lookups give another answer, as
@@ -382,10 +400,10 @@ func (w *worker) sameValues(a, b any, memo bool) bool {
 		if !ok {
 			return false
 		}
-		if len(a) == len(bs) && unsafe.SliceData(a) == unsafe.SliceData(bs) {
+		if len(a) == len(bs) && firstOf(a) == firstOf(bs) {
 			return true
 		}
-		k = memoKey{unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(bs)), len(a), len(bs)}
+		k = memoKey{sa: firstOf(a), sb: firstOf(bs), la: len(a), lb: len(bs)}
 	case *format.Hash:
 		bh, ok := b.(*format.Hash)
 		if !ok {
@@ -394,7 +412,7 @@ func (w *worker) sameValues(a, b any, memo bool) bool {
 		if a == bh {
 			return true
 		}
-		k = memoKey{a: unsafe.Pointer(a), b: unsafe.Pointer(bh)}
+		k = memoKey{ha: a, hb: bh}
 	default:
 		var vds []valueDiff
 		diffValues(nil, a, b, &vds)
