@@ -80,13 +80,7 @@ func (c *compilation) failedForeignFile(conf *config, lvl *levelConf) *dataFile 
 		module = conf.module
 	}
 	k := fileKey{path: conf.file + "#" + lvl.name, function: lvl.function, module: module}
-	c.files.mu.Lock()
-	e := c.files.entries[k]
-	if e == nil {
-		e = &fileEntry{}
-		c.files.entries[k] = e
-	}
-	c.files.mu.Unlock()
+	e := c.files.entry(k)
 	e.once.Do(func() {
 		msg := foreignMessage(lvl.function)
 		d := Diagnostic{Pos: lvl.pos.In(conf.file), Level: lvl.name, Message: msg}

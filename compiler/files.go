@@ -65,6 +65,19 @@ type fileCache struct {
 	released []Diagnostic
 }
 
+// entry returns k's entry, made empty when there is none: whoever first
+// runs its once loads it.
+func (fc *fileCache) entry(k fileKey) *fileEntry {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	e := fc.entries[k]
+	if e == nil {
+		e = &fileEntry{}
+		fc.entries[k] = e
+	}
+	return e
+}
+
 // file returns the loaded data file at l, or nil when it does not exist.
 // A file shown under another name (l.shown) is loaded apart, so that its
 // messages name it as Puppet does whichever node reads it first. An eyaml
@@ -81,13 +94,7 @@ func (c *compilation) file(l location, function string, layer format.Layer, modu
 		shown = l.shown
 	}
 	k := fileKey{shown, function, module, keys}
-	c.files.mu.Lock()
-	e := c.files.entries[k]
-	if e == nil {
-		e = &fileEntry{}
-		c.files.entries[k] = e
-	}
-	c.files.mu.Unlock()
+	e := c.files.entry(k)
 	e.once.Do(func() {
 		e.df = c.loadFile(l.path, shown, function, module, keys)
 		if e.df != nil {
@@ -231,13 +238,7 @@ func (c *compilation) optionsFile(conf *config, lvl *levelConf) *dataFile {
 		module = conf.module
 	}
 	k := fileKey{path: conf.file + "#" + lvl.name, function: "options:" + lvl.function, module: module}
-	c.files.mu.Lock()
-	e := c.files.entries[k]
-	if e == nil {
-		e = &fileEntry{}
-		c.files.entries[k] = e
-	}
-	c.files.mu.Unlock()
+	e := c.files.entry(k)
 	e.once.Do(func() {
 		d := Diagnostic{Pos: lvl.pos.In(conf.file), Level: lvl.name, Message: lvl.optionsErr}
 		e.df = &dataFile{path: conf.file, id: c.fileIDs.Add(1), diags: []Diagnostic{d},
