@@ -2,8 +2,12 @@ package bundlediff
 
 import (
 	"bufio"
+	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ANSI styles of the text output, used only with Options.Color.
@@ -36,7 +40,10 @@ const wrapAt = 100
 //	        from env/data/datacenters/fra1.yaml:3 (level "Datacenter")
 func WriteText(w io.Writer, r *Report, o Options) error {
 	bw := bufio.NewWriter(w)
+	// Every text but the styles' own codes is escaped: key names, node
+	// names and revisions come from the bundles.
 	style := func(s, text string) string {
+		text = escapeControls(text)
 		if !o.Color {
 			return text
 		}
@@ -49,7 +56,7 @@ func WriteText(w io.Writer, r *Report, o Options) error {
 	for _, e := range r.Entries {
 		c := e.Change
 		bw.WriteString("\n" + style(styleBold, heading(c)+": "+describe(c)) + "\n")
-		bw.WriteString(textNodes("  on "+plural(len(e.Nodes), "node"), e.Nodes, r.Nodes, o, of) + "\n")
+		bw.WriteString(escapeControls(textNodes("  on "+plural(len(e.Nodes), "node"), e.Nodes, r.Nodes, o, of)) + "\n")
 		for _, side := range []struct {
 			s      *Side
 			mark   string
@@ -78,6 +85,37 @@ func WriteText(w io.Writer, r *Report, o Options) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// escapeControls escapes every control character of s but newline and
+// tab, and every byte that is not UTF-8, as Go quotes them (\x1b, \u0085,
+// \xe9), so that no text of a bundle reaches a terminal as it is.
+func escapeControls(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || r != '\n' && r != '\t' && unicode.IsControl(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r != '\n' && r != '\t' && unicode.IsControl(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // textNodes is head, then the nodes: their names, or patterns of them.
