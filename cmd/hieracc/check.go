@@ -9,7 +9,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build"
 	"github.com/hieracc/hieracc/compiler/diagnostics"
 )
@@ -55,19 +54,8 @@ func runCheck(c *cmdEnv, args []string) int {
 		c.errorf("%v", err)
 		return exitFail
 	}
-	errs, warns, promoted := 0, 0, 0
 	groups := diagnostics.GroupAll(append(slices.Clip(r.Facts), r.Diagnostics...))
-	for _, g := range groups {
-		switch {
-		case g.Severity == compiler.Error:
-			errs++
-		case f.strict:
-			errs++
-			promoted++
-		default:
-			warns++
-		}
-	}
+	errs, warns, promoted := countGroups(groups, f.strict)
 	diagnostics.Write(c.stderr, groups, diagFormat, diagnostics.Options{Verbose: f.verbose})
 	errText := plural(errs, "error")
 	if promoted > 0 {

@@ -109,17 +109,7 @@ func runCompile(c *cmdEnv, args []string) int {
 	errs, warns, promoted := 0, 0, 0
 	if r != nil {
 		groups := diagnostics.GroupAll(append(slices.Clip(r.Facts), r.Diagnostics...))
-		for _, g := range groups {
-			switch {
-			case g.Severity == compiler.Error:
-				errs++
-			case f.strict:
-				errs++
-				promoted++
-			default:
-				warns++
-			}
-		}
+		errs, warns, promoted = countGroups(groups, f.strict)
 		diagnostics.Write(c.stderr, groups, v.diagFormat, diagnostics.Options{Verbose: f.verbose})
 		if r.StateDamaged != "" {
 			c.errorf("warning: %s: not used, every node compiled", r.StateDamaged)
@@ -346,4 +336,22 @@ func since(t time.Time) time.Duration {
 		return d.Round(10 * time.Millisecond)
 	}
 	return d.Round(100 * time.Microsecond)
+}
+
+// countGroups counts the errors and warnings of grouped diagnostics (a
+// group counts once, however many nodes share it); with strict, warnings
+// count as errors, promoted of them.
+func countGroups(groups []diagnostics.Group, strict bool) (errs, warns, promoted int) {
+	for _, g := range groups {
+		switch {
+		case g.Severity == compiler.Error:
+			errs++
+		case strict:
+			errs++
+			promoted++
+		default:
+			warns++
+		}
+	}
+	return errs, warns, promoted
 }
