@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -74,6 +75,19 @@ func (f *diffFlags) compileRevisions(ctx context.Context, tmp string) (oldDir, n
 			return "", "", "", "", fmt.Errorf("%s: %v", names[i], err)
 		}
 		dirs[i] = filepath.Join(side, "bundles")
+		f.revs[i] = commit
+		if f.baseOut != "" {
+			// Each side starts from the output before it (the base's
+			// for the old one), compiled again only where its inputs
+			// differ: the same bundles as a full compile of the side.
+			from := f.baseOut
+			if i > 0 {
+				from = dirs[0]
+			}
+			if err := copyOut(from, dirs[i]); err != nil {
+				return "", "", "", "", fmt.Errorf("--base-out %s: %v", f.baseOut, err)
+			}
+		}
 		if err := f.compileAt(ctx, top, tree, commit, dirs[i]); err != nil {
 			var fe factsError
 			if errors.As(err, &fe) {
@@ -116,6 +130,13 @@ func (f *diffFlags) compileAt(ctx context.Context, top, tree, commit string, out
 	}
 	cfg := cf.config()
 	cfg.Out, cfg.Revision, cfg.SourceRevision, cfg.KeepGoing, cfg.Full = out, commit, commit, true, true
+	if f.baseOut != "" {
+		// Incremental, from a copy of an earlier output compiled at
+		// another place: each bundle records the digest of its own
+		// inputs, as compile's do, so that one whose inputs did not
+		// change is kept.
+		cfg.Revision, cfg.Full, cfg.Relocated = "", false, true
+	}
 	var stopMeter func()
 	cfg.Progress, stopMeter = meter(f.compile.progress, f.stderr, "compile "+commit[:min(len(commit), 12)])
 	r, err := build.Run(ctx, cfg)
@@ -133,10 +154,79 @@ func (f *diffFlags) compileAt(ctx context.Context, top, tree, commit string, out
 		return factsError(factErrs)
 	case err != nil:
 		return err
-	case r.Nodes == 0:
+	case r.Nodes+r.Unchanged == 0:
 		return factsError(nil)
 	}
 	return nil
+}
+
+// copyOut makes dst a copy of the output folder src (--base-out, or the
+// old side's output), its files hard links where it can: a compile into
+// dst replaces a file by renaming another over it, and never writes
+// into one, so src is never changed. Files of other kinds than regular
+// ones and folders (symbolic links) are not copied: a compile does not
+// make them.
+func copyOut(src, dst string) error {
+	st, err := os.Stat(src)
+	switch {
+	case err != nil:
+		return fmt.Errorf("not a folder of bundles (the output of 'hieracc compile' of the base revision, or of an earlier one): %v", unwrapPath(err))
+	case !st.IsDir():
+		return errors.New("not a folder of bundles (the output of 'hieracc compile' of the base revision, or of an earlier one)")
+	}
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		switch {
+		case build.IsTemp(d.Name()) && filepath.Dir(rel) == ".":
+			if d.IsDir() {
+				return fs.SkipDir // a run's, killed: not the output
+			}
+			return nil
+		case d.IsDir():
+			return os.MkdirAll(to, 0o700)
+		case !d.Type().IsRegular():
+			return nil
+		}
+		if os.Link(p, to) == nil {
+			return nil
+		}
+		return copyFile(p, to)
+	})
+}
+
+// copyFile copies the regular file src to dst, a new file.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// unwrapPath is err without the path an fs.PathError names (the flag's
+// value is named already).
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // errLinkOutOfTree: a folder of a revision is, or is under, a symbolic
