@@ -335,6 +335,12 @@ Flags:
                      eyaml's ENC[...]; otherwise such a key is reported as
                      one change, with where its values came from, not them.
   --git REV1..REV2   compile the two revisions and compare them.
+  --base-out DIR     with --git: an output of 'hieracc compile' of REV1 (or
+                     of an older revision: CI's cache of the base branch's
+                     output), by the same hieracc. Each revision is compiled
+                     into a copy of it (DIR is not changed), again only for
+                     the nodes whose data or facts differ; the report is
+                     the one without it.
   --progress WHEN    auto (the default) shows the comparison's progress (and
                      with --git each compile's) on stderr when it is a
                      terminal; always; never.
