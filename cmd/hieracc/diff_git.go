@@ -13,10 +13,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build"
+	"github.com/hieracc/hieracc/format"
 )
 
 // parseRange splits REV1..REV2 (or REV1...REV2, from their merge base, as
@@ -71,8 +73,21 @@ func (f *diffFlags) compileRevisions(ctx context.Context, tmp string) (oldDir, n
 		names[i] = fmt.Sprintf("%s (%s)", rev, commit[:min(len(commit), 12)])
 		side := filepath.Join(tmp, []string{"old", "new"}[i])
 		tree := filepath.Join(side, "tree")
-		if err := checkout(top, commit, side, tree); err != nil {
+		switch {
+		case f.baseOut == "":
+			err = checkout(top, commit, side, tree)
+		case i == 0:
+			err = checkoutTree(top, commit, tmp, filepath.Join(tmp, "tree"), f.factsOnly(top))
+		default:
+			err = updateTree(top, f.revs[0], commit, tmp, filepath.Join(tmp, "tree"), f.factsOnly(top))
+		}
+		if err != nil {
 			return "", "", "", "", fmt.Errorf("%s: %v", names[i], err)
+		}
+		if f.baseOut != "" {
+			// One tree, the old revision's then updated to the new one:
+			// writing a fleet's files is most of a checkout's time.
+			tree = filepath.Join(tmp, "tree")
 		}
 		dirs[i] = filepath.Join(side, "bundles")
 		f.revs[i] = commit
@@ -165,7 +180,9 @@ func (f *diffFlags) compileAt(ctx context.Context, top, tree, commit string, out
 // dst replaces a file by renaming another over it, and never writes
 // into one, so src is never changed. Files of other kinds than regular
 // ones and folders (symbolic links) are not copied: a compile does not
-// make them.
+// make them; nor are the folders of a sharded output (compile --shard
+// K/N), which a compile of the whole fleet would not read: the copy of
+// such an output is compiled in full.
 func copyOut(src, dst string) error {
 	st, err := os.Stat(src)
 	switch {
@@ -184,11 +201,11 @@ func copyOut(src, dst string) error {
 		}
 		to := filepath.Join(dst, rel)
 		switch {
-		case build.IsTemp(d.Name()) && filepath.Dir(rel) == ".":
+		case rel != "." && filepath.Dir(rel) == "." && (build.IsTemp(d.Name()) || d.IsDir() && rel != format.SharedDetailsDir):
 			if d.IsDir() {
-				return fs.SkipDir // a run's, killed: not the output
+				return fs.SkipDir // a killed run's, or a shard's
 			}
-			return nil
+			return nil // a killed run's
 		case d.IsDir():
 			return os.MkdirAll(to, 0o700)
 		case !d.Type().IsRegular():
@@ -418,11 +435,125 @@ func checkout(top, commit, side, tree string) error {
 	return err
 }
 
+// checkoutTree writes the files of commit to tree, but for those under
+// the folders skip (repository paths), through the index in folder side
+// (which updateTree then uses): the repository's work tree, index and
+// worktree list are not touched.
+func checkoutTree(top, commit, side, tree string, skip []string) error {
+	if err := os.MkdirAll(tree, 0o700); err != nil {
+		return err
+	}
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(side, "index")}
+	if _, err := git(top, env, "read-tree", commit); err != nil {
+		return err
+	}
+	if len(skip) == 0 {
+		_, err := git(top, env, "--work-tree="+tree, "checkout-index", "--all")
+		return err
+	}
+	list, err := gitIn(top, env, "", "ls-files", "-z")
+	if err != nil {
+		return err
+	}
+	return checkoutPaths(top, env, tree, strings.Split(list, "\x00"), skip)
+}
+
+// updateTree makes tree, which checkoutTree wrote at commit from, the
+// files of commit to: only those that differ are written (or removed).
+func updateTree(top, from, to, side, tree string, skip []string) error {
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(side, "index")}
+	changes, err := gitIn(top, env, "", "diff-tree", "-r", "-z", "--no-renames", "--name-status", from, to)
+	if err != nil {
+		return err
+	}
+	if _, err := git(top, env, "read-tree", to); err != nil {
+		return err
+	}
+	var write []string
+	fields := strings.Split(changes, "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		status, p := fields[i], fields[i+1]
+		if skipped(p, skip) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(tree, filepath.FromSlash(p))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if status != "D" {
+			write = append(write, p)
+		}
+	}
+	return checkoutPaths(top, env, tree, write, nil)
+}
+
+// checkoutPaths writes the files paths of the index of env to tree, but
+// for those under the folders skip.
+func checkoutPaths(top string, env []string, tree string, paths, skip []string) error {
+	var in strings.Builder
+	for _, p := range paths {
+		if p != "" && !skipped(p, skip) {
+			in.WriteString(p + "\x00")
+		}
+	}
+	if in.Len() == 0 {
+		return nil
+	}
+	_, err := gitIn(top, env, in.String(), "--work-tree="+tree, "checkout-index", "-f", "-z", "--stdin")
+	return err
+}
+
+// skipped reports whether the repository path p is under one of the
+// folders skip.
+func skipped(p string, skip []string) bool {
+	for _, s := range skip {
+		if p == s || strings.HasPrefix(p, s+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// factsOnly are the folders and files of the facts flags inside the
+// repository top that no folder a compile reads holds or is in (facts are
+// read from the work tree): --base-out does not check them out.
+func (f *diffFlags) factsOnly(top string) []string {
+	var read []string
+	for _, p := range []string{f.compile.env, f.compile.modules, f.compile.global} {
+		if p == "" {
+			continue
+		}
+		rel, inRepo, err := repoPath(top, p)
+		if err != nil || !inRepo || rel == "." {
+			return nil // the layer may hold anything
+		}
+		read = append(read, filepath.ToSlash(rel))
+	}
+	var skip []string
+	for _, p := range f.compile.facts {
+		rel, inRepo, err := repoPath(top, p)
+		if err != nil || !inRepo || rel == "." {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		if !slices.ContainsFunc(read, func(r string) bool { return skipped(r, []string{rel}) || skipped(rel, []string{r}) }) {
+			skip = append(skip, rel)
+		}
+	}
+	return skip
+}
+
 // git runs git in dir and returns its output, trimmed; an error holds
 // what git printed.
 func git(dir string, env []string, args ...string) (string, error) {
+	out, err := gitIn(dir, env, "", args...)
+	return strings.TrimSpace(out), err
+}
+
+// gitIn is git with stdin as its standard input, its output as it is.
+func gitIn(dir string, env []string, stdin string, args ...string) (string, error) {
 	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -431,5 +562,5 @@ func git(dir string, env []string, args ...string) (string, error) {
 		}
 		return "", fmt.Errorf("git %s: %v", args[0], err)
 	}
-	return strings.TrimSpace(stdout.String()), nil
+	return stdout.String(), nil
 }
