@@ -476,7 +476,9 @@ func updateTree(top, from, to, side, tree string, skip []string) error {
 		if skipped(p, skip) {
 			continue
 		}
-		if err := os.Remove(filepath.Join(tree, filepath.FromSlash(p))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// A file, or a folder that the new revision makes a file
+		// (listed before the files it held).
+		if err := os.RemoveAll(filepath.Join(tree, filepath.FromSlash(p))); err != nil {
 			return err
 		}
 		if status != "D" {
