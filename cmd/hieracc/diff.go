@@ -29,7 +29,9 @@ var diffCmd = &command{
 type diffFlags struct {
 	nodes, keys, ignoreKeys stringList
 	format, git             string
-	nodeList                string // --nodes: summary or full
+	baseOut                 string    // --base-out: an earlier compile to build on (--git)
+	revs                    [2]string // --git: the commits compared
+	nodeList                string    // --nodes: summary or full
 	showSecrets             bool
 	ignoreOrder             bool
 	compile                 compileFlags // --git only: what to compile at each revision
@@ -46,6 +48,7 @@ func runDiff(c *cmdEnv, args []string) int {
 	fl.StringVar(&f.format, "format", "text", "")
 	fl.StringVar(&f.nodeList, "nodes", "summary", "")
 	fl.StringVar(&f.git, "git", "", "")
+	fl.StringVar(&f.baseOut, "base-out", "", "")
 	fl.BoolVar(&f.showSecrets, "show-secrets", false, "")
 	fl.BoolVar(&f.ignoreOrder, "ignore-order-changes", false, "")
 	fl.StringVar(&f.compile.env, "env", "", "")
@@ -111,7 +114,7 @@ func runDiff(c *cmdEnv, args []string) int {
 			return bundlediff.ExitTrouble
 		}
 	} else {
-		for _, name := range []string{"environment", "facts", "fact-override", "ruby-backends", "keys"} {
+		for _, name := range []string{"environment", "facts", "fact-override", "ruby-backends", "keys", "base-out"} {
 			if f.set[name] {
 				return c.usageError("--%s is for --git (what to compile at each revision); OLD and NEW are compiled already", name)
 			}
@@ -141,6 +144,12 @@ func runDiff(c *cmdEnv, args []string) int {
 		return bundlediff.ExitTrouble
 	}
 	r.Old, r.New = oldName, newName
+	if f.baseOut != "" {
+		// The bundles kept from --base-out carry the revision they were
+		// compiled from: each side is its commit, as a full compile of
+		// it would record in every bundle.
+		r.OldRevision, r.NewRevision = f.revs[0], f.revs[1]
+	}
 	// Files as the repository has them: the bundles name them inside
 	// compile's own file system (env/data/common.yaml).
 	if f.compile.env != "" {
@@ -254,6 +263,9 @@ func (f *diffFlags) gitUsage(rest []string) string {
 	if msg := f.compile.checkRuby(); msg != "" {
 		return msg
 	}
+	if f.set["base-out"] && f.baseOut == "" {
+		return "--base-out must name a folder of bundles, not be empty"
+	}
 	if msg := f.compile.parseOverrides(); msg != "" {
 		return msg
 	}
@@ -323,6 +335,12 @@ Flags:
                      eyaml's ENC[...]; otherwise such a key is reported as
                      one change, with where its values came from, not them.
   --git REV1..REV2   compile the two revisions and compare them.
+  --base-out DIR     with --git: an output of 'hieracc compile' of REV1 (or
+                     of an older revision: CI's cache of the base branch's
+                     output), by the same hieracc. Each revision is compiled
+                     into a copy of it (DIR is not changed), again only for
+                     the nodes whose data or facts differ; the report is
+                     the one without it.
   --progress WHEN    auto (the default) shows the comparison's progress (and
                      with --git each compile's) on stderr when it is a
                      terminal; always; never.

@@ -8,14 +8,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build"
+	"github.com/hieracc/hieracc/format"
 )
 
 // parseRange splits REV1..REV2 (or REV1...REV2, from their merge base, as
@@ -70,10 +73,36 @@ func (f *diffFlags) compileRevisions(ctx context.Context, tmp string) (oldDir, n
 		names[i] = fmt.Sprintf("%s (%s)", rev, commit[:min(len(commit), 12)])
 		side := filepath.Join(tmp, []string{"old", "new"}[i])
 		tree := filepath.Join(side, "tree")
-		if err := checkout(top, commit, side, tree); err != nil {
+		switch {
+		case f.baseOut == "":
+			err = checkout(top, commit, side, tree)
+		case i == 0:
+			err = checkoutTree(top, commit, tmp, filepath.Join(tmp, "tree"), f.factsOnly(top))
+		default:
+			err = updateTree(top, f.revs[0], commit, tmp, filepath.Join(tmp, "tree"), f.factsOnly(top))
+		}
+		if err != nil {
 			return "", "", "", "", fmt.Errorf("%s: %v", names[i], err)
 		}
+		if f.baseOut != "" {
+			// One tree, the old revision's then updated to the new one:
+			// writing a fleet's files is most of a checkout's time.
+			tree = filepath.Join(tmp, "tree")
+		}
 		dirs[i] = filepath.Join(side, "bundles")
+		f.revs[i] = commit
+		if f.baseOut != "" {
+			// Each side starts from the output before it (the base's
+			// for the old one), compiled again only where its inputs
+			// differ: the same bundles as a full compile of the side.
+			from := f.baseOut
+			if i > 0 {
+				from = dirs[0]
+			}
+			if err := copyOut(from, dirs[i]); err != nil {
+				return "", "", "", "", fmt.Errorf("--base-out %s: %v", f.baseOut, err)
+			}
+		}
 		if err := f.compileAt(ctx, top, tree, commit, dirs[i]); err != nil {
 			var fe factsError
 			if errors.As(err, &fe) {
@@ -116,6 +145,13 @@ func (f *diffFlags) compileAt(ctx context.Context, top, tree, commit string, out
 	}
 	cfg := cf.config()
 	cfg.Out, cfg.Revision, cfg.SourceRevision, cfg.KeepGoing, cfg.Full = out, commit, commit, true, true
+	if f.baseOut != "" {
+		// Incremental, from a copy of an earlier output compiled at
+		// another place: each bundle records the digest of its own
+		// inputs, as compile's do, so that one whose inputs did not
+		// change is kept.
+		cfg.Revision, cfg.Full, cfg.Relocated = "", false, true
+	}
 	var stopMeter func()
 	cfg.Progress, stopMeter = meter(f.compile.progress, f.stderr, "compile "+commit[:min(len(commit), 12)])
 	r, err := build.Run(ctx, cfg)
@@ -133,10 +169,81 @@ func (f *diffFlags) compileAt(ctx context.Context, top, tree, commit string, out
 		return factsError(factErrs)
 	case err != nil:
 		return err
-	case r.Nodes == 0:
+	case r.Nodes+r.Unchanged == 0:
 		return factsError(nil)
 	}
 	return nil
+}
+
+// copyOut makes dst a copy of the output folder src (--base-out, or the
+// old side's output), its files hard links where it can: a compile into
+// dst replaces a file by renaming another over it, and never writes
+// into one, so src is never changed. Files of other kinds than regular
+// ones and folders (symbolic links) are not copied: a compile does not
+// make them; nor are the folders of a sharded output (compile --shard
+// K/N), which a compile of the whole fleet would not read: the copy of
+// such an output is compiled in full.
+func copyOut(src, dst string) error {
+	st, err := os.Stat(src)
+	switch {
+	case err != nil:
+		return fmt.Errorf("not a folder of bundles (the output of 'hieracc compile' of the base revision, or of an earlier one): %v", unwrapPath(err))
+	case !st.IsDir():
+		return errors.New("not a folder of bundles (the output of 'hieracc compile' of the base revision, or of an earlier one)")
+	}
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		switch {
+		case rel != "." && filepath.Dir(rel) == "." && (build.IsTemp(d.Name()) || d.IsDir() && rel != format.SharedDetailsDir):
+			if d.IsDir() {
+				return fs.SkipDir // a killed run's, or a shard's
+			}
+			return nil // a killed run's
+		case d.IsDir():
+			return os.MkdirAll(to, 0o700)
+		case !d.Type().IsRegular():
+			return nil
+		}
+		if os.Link(p, to) == nil {
+			return nil
+		}
+		return copyFile(p, to)
+	})
+}
+
+// copyFile copies the regular file src to dst, a new file.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// unwrapPath is err without the path an fs.PathError names (the flag's
+// value is named already).
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // errLinkOutOfTree: a folder of a revision is, or is under, a symbolic
@@ -328,11 +435,127 @@ func checkout(top, commit, side, tree string) error {
 	return err
 }
 
+// checkoutTree writes the files of commit to tree, but for those under
+// the folders skip (repository paths), through the index in folder side
+// (which updateTree then uses): the repository's work tree, index and
+// worktree list are not touched.
+func checkoutTree(top, commit, side, tree string, skip []string) error {
+	if err := os.MkdirAll(tree, 0o700); err != nil {
+		return err
+	}
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(side, "index")}
+	if _, err := git(top, env, "read-tree", commit); err != nil {
+		return err
+	}
+	if len(skip) == 0 {
+		_, err := git(top, env, "--work-tree="+tree, "checkout-index", "--all")
+		return err
+	}
+	list, err := gitIn(top, env, "", "ls-files", "-z")
+	if err != nil {
+		return err
+	}
+	return checkoutPaths(top, env, tree, strings.Split(list, "\x00"), skip)
+}
+
+// updateTree makes tree, which checkoutTree wrote at commit from, the
+// files of commit to: only those that differ are written (or removed).
+func updateTree(top, from, to, side, tree string, skip []string) error {
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(side, "index")}
+	changes, err := gitIn(top, env, "", "diff-tree", "-r", "-z", "--no-renames", "--name-status", from, to)
+	if err != nil {
+		return err
+	}
+	if _, err := git(top, env, "read-tree", to); err != nil {
+		return err
+	}
+	var write []string
+	fields := strings.Split(changes, "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		status, p := fields[i], fields[i+1]
+		if skipped(p, skip) {
+			continue
+		}
+		// A file, or a folder that the new revision makes a file
+		// (listed before the files it held).
+		if err := os.RemoveAll(filepath.Join(tree, filepath.FromSlash(p))); err != nil {
+			return err
+		}
+		if status != "D" {
+			write = append(write, p)
+		}
+	}
+	return checkoutPaths(top, env, tree, write, nil)
+}
+
+// checkoutPaths writes the files paths of the index of env to tree, but
+// for those under the folders skip.
+func checkoutPaths(top string, env []string, tree string, paths, skip []string) error {
+	var in strings.Builder
+	for _, p := range paths {
+		if p != "" && !skipped(p, skip) {
+			in.WriteString(p + "\x00")
+		}
+	}
+	if in.Len() == 0 {
+		return nil
+	}
+	_, err := gitIn(top, env, in.String(), "--work-tree="+tree, "checkout-index", "-f", "-z", "--stdin")
+	return err
+}
+
+// skipped reports whether the repository path p is under one of the
+// folders skip.
+func skipped(p string, skip []string) bool {
+	for _, s := range skip {
+		if p == s || strings.HasPrefix(p, s+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// factsOnly are the folders and files of the facts flags inside the
+// repository top that no folder a compile reads holds or is in (facts are
+// read from the work tree): --base-out does not check them out.
+func (f *diffFlags) factsOnly(top string) []string {
+	var read []string
+	for _, p := range []string{f.compile.env, f.compile.modules, f.compile.global} {
+		if p == "" {
+			continue
+		}
+		rel, inRepo, err := repoPath(top, p)
+		if err != nil || !inRepo || rel == "." {
+			return nil // the layer may hold anything
+		}
+		read = append(read, filepath.ToSlash(rel))
+	}
+	var skip []string
+	for _, p := range f.compile.facts {
+		rel, inRepo, err := repoPath(top, p)
+		if err != nil || !inRepo || rel == "." {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		if !slices.ContainsFunc(read, func(r string) bool { return skipped(r, []string{rel}) || skipped(rel, []string{r}) }) {
+			skip = append(skip, rel)
+		}
+	}
+	return skip
+}
+
 // git runs git in dir and returns its output, trimmed; an error holds
 // what git printed.
 func git(dir string, env []string, args ...string) (string, error) {
+	out, err := gitIn(dir, env, "", args...)
+	return strings.TrimSpace(out), err
+}
+
+// gitIn is git with stdin as its standard input, its output as it is.
+func gitIn(dir string, env []string, stdin string, args ...string) (string, error) {
 	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -341,5 +564,5 @@ func git(dir string, env []string, args ...string) (string, error) {
 		}
 		return "", fmt.Errorf("git %s: %v", args[0], err)
 	}
-	return strings.TrimSpace(stdout.String()), nil
+	return stdout.String(), nil
 }

@@ -99,6 +99,15 @@ type Config struct {
 	// digest of its own inputs (`diff --git` records the commit).
 	Revision string
 
+	// Relocated says that Out is a copy of an earlier build's output,
+	// whose folders may have been read at other places (another checkout
+	// of the same repository, as `diff --git --base-out` compiles): the
+	// build is incremental all the same, when the folders hold the same
+	// files but for a few. Every input is then read again (the stats the
+	// state recorded are other files'), and a file's digest says whether
+	// it changed.
+	Relocated bool
+
 	// SourceRevision names the source compiled (a git commit) in every
 	// bundle compiled; not an input: an incremental compile keeps the
 	// bundles whose inputs did not change, with the source revision they
@@ -218,6 +227,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if !cfg.Full {
 		prev, damaged = loadState(cfg.Out, stateFile)
 	}
+	if cfg.Relocated && prev != nil {
+		// The files' stats, and the facts files', are those of other
+		// copies: every input is read again, and compared by its digest.
+		prev.Stats, prev.FactsStats = nil, nil
+	}
 	roots = relativeRoots(roots, cfg.Out)
 	var (
 		cur       *buildState
@@ -236,8 +250,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, err
 		}
 		cur = &buildState{Version: stateVersion, Binary: binaryDigest(), Files: files, Stats: stats,
-			Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s;revision=%s;read=%s",
-				cfg.Environment, in.ModulesDir, in.GlobalDir, cfg.Revision, strings.Join(roots, ";")) + prot.settings}
+			Settings: fmt.Sprintf("environment=%s;modules=%s;global=%s;revision=%s",
+				cfg.Environment, in.ModulesDir, in.GlobalDir, cfg.Revision) + prot.settings,
+			Read: strings.Join(roots, ";"), relocated: cfg.Relocated}
 		if in.RubyBackends != nil {
 			cur.Settings += ";ruby-backends=" + cfg.RubyBackends
 		}

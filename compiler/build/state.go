@@ -34,12 +34,13 @@ import (
 )
 
 // stateVersion changes whenever the state's meaning does.
-const stateVersion = 8 // 2: facts digested from their files' bytes; 3: file stats; 4: real folders in Settings, bundles' stats; 5: facts files' nodes; 6: facts files' stats; 7: shared details files, bundles' digests; 8: files' inodes, folders relative to OUT, facts files by their real paths and digested with their base names
+const stateVersion = 9 // 2: facts digested from their files' bytes; 3: file stats; 4: real folders in Settings, bundles' stats; 5: facts files' nodes; 6: facts files' stats; 7: shared details files, bundles' digests; 8: files' inodes, folders relative to OUT, facts files by their real paths and digested with their base names; 9: the folders read apart from Settings
 
 type buildState struct {
 	Version  int                  `json:"version"`
 	Binary   string               `json:"binary"`   // SHA-256 of the hieracc executable
-	Settings string               `json:"settings"` // flags that change every bundle, and the real folders read (relative to OUT's)
+	Settings string               `json:"settings"` // flags that change every bundle
+	Read     string               `json:"read"`     // the real folders read (relative to OUT's)
 	Files    map[string]string    `json:"files"`    // input path -> SHA-256
 	Stats    map[string]fileStat  `json:"stats"`    // input path -> size and time when hashed
 	Paths    []string             `json:"paths"`    // interned dependency paths
@@ -60,6 +61,9 @@ type buildState struct {
 	Shared []sharedState `json:"shared,omitempty"`
 
 	changed map[string]bool // files changed since this state, once compared
+	// relocated (of the current build's state) says that Read is not
+	// compared: Config.Relocated.
+	relocated bool
 }
 
 // sharedState is a shared details file in OUT.
@@ -264,7 +268,7 @@ func (s *buildState) check() string {
 // changedNodes returns the names of the nodes to recompile, or all=true
 // when nothing may be reused.
 func (s *buildState) changedNodes(cur *buildState, certnames []string, facts map[string]string) (dirty map[string]bool, all bool) {
-	if s == nil || s.Binary == "" || s.Binary != cur.Binary || s.Settings != cur.Settings || len(s.Files) != len(cur.Files) {
+	if s == nil || s.Binary == "" || s.Binary != cur.Binary || s.Settings != cur.Settings || s.Read != cur.Read && !cur.relocated || len(s.Files) != len(cur.Files) {
 		return nil, true
 	}
 	changed := map[string]bool{}

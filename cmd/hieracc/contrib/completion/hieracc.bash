@@ -18,8 +18,8 @@ _hieracc() {
 		flags="--bundle --default --env --explain --explain-options --global --knock-out-prefix --merge --merge-hash-arrays --modules --node --private-key --render-as --show-secrets --sort-merged-arrays --type"
 		valued=" --bundle --default --env --global --knock-out-prefix --merge --modules --node --private-key --render-as --type " ;;
 	diff)
-		flags="--env --environment --fact-override --facts --format --git --global --ignore-key --ignore-order-changes --key --keys --modules --node --nodes --pkcs7-private-key --pkcs7-public-key --progress --ruby-backends --show-secrets"
-		valued=" --env --environment --fact-override --facts --format --git --global --ignore-key --key --keys --modules --node --nodes --pkcs7-private-key --pkcs7-public-key --progress --ruby-backends " ;;
+		flags="--base-out --env --environment --fact-override --facts --format --git --global --ignore-key --ignore-order-changes --key --keys --modules --node --nodes --pkcs7-private-key --pkcs7-public-key --progress --ruby-backends --show-secrets"
+		valued=" --base-out --env --environment --fact-override --facts --format --git --global --ignore-key --key --keys --modules --node --nodes --pkcs7-private-key --pkcs7-public-key --progress --ruby-backends " ;;
 	verify)
 		flags="--ca --key --signer"
 		valued=" --ca --key --signer " ;;

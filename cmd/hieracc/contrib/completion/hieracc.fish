@@ -70,6 +70,7 @@ complete -c hieracc -n '__fish_seen_subcommand_from lookup' -l render-as -r -F -
 complete -c hieracc -n '__fish_seen_subcommand_from lookup' -l show-secrets -d 'with --explain: show those values too.'
 complete -c hieracc -n '__fish_seen_subcommand_from lookup' -l sort-merged-arrays -d 'with --merge deep: sort merged arrays.'
 complete -c hieracc -n '__fish_seen_subcommand_from lookup' -l type -r -F -d 'the value must be of this Puppet type (String,'
+complete -c hieracc -n '__fish_seen_subcommand_from diff' -l base-out -r -F -d 'with --git: an output of \'hieracc compile\' of REV1 (or'
 complete -c hieracc -n '__fish_seen_subcommand_from diff' -l env -r -F -d 'with OLD NEW: the folders compiled, as given to'
 complete -c hieracc -n '__fish_seen_subcommand_from diff' -l environment -r -F -d 'with --git: as for \'hieracc compile\' (its --puppetdb'
 complete -c hieracc -n '__fish_seen_subcommand_from diff' -l fact-override -r -F -d 'with --git: as for \'hieracc compile\' (its --puppetdb'
