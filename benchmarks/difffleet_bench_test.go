@@ -96,17 +96,7 @@ func changeCommon(b *testing.B, file string) {
 		if seen++; (seen-1)%90 != 0 {
 			continue
 		}
-		switch {
-		case strings.HasSuffix(l, ": true"):
-			l = strings.TrimSuffix(l, "true") + "false"
-		case strings.HasSuffix(l, ": false"):
-			l = strings.TrimSuffix(l, "false") + "true"
-		case strings.HasSuffix(l, `"`):
-			l = strings.TrimSuffix(l, `"`) + `9"`
-		default:
-			l += "9"
-		}
-		lines[i] = l
+		lines[i] = changeScalar(l)
 		changed++
 	}
 	if changed != 12 {
@@ -159,4 +149,19 @@ func diffFleet(b *testing.B, hieracc, dir string, nodes int) {
 	b.ReportMetric(float64(cpu/n)/float64((c1.cpu+c2.cpu)/2), "cpu-ratio")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
 	b.ReportMetric(float64(max(c1.peak, c2.peak))/(1<<20), "compile-peak-MiB")
+}
+
+// changeScalar changes the value of a line "key: scalar" of a data file:
+// a boolean flipped, a "9" appended to anything else (inside the quotes of
+// a quoted string).
+func changeScalar(l string) string {
+	switch {
+	case strings.HasSuffix(l, ": true"):
+		return strings.TrimSuffix(l, "true") + "false"
+	case strings.HasSuffix(l, ": false"):
+		return strings.TrimSuffix(l, "false") + "true"
+	case strings.HasSuffix(l, `"`):
+		return strings.TrimSuffix(l, `"`) + `9"`
+	}
+	return l + "9"
 }

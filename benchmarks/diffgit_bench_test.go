@@ -122,17 +122,7 @@ func changeOneScalar(b *testing.B, dir string) {
 		if !scalar.MatchString(l) || strings.Contains(l, "%{") {
 			continue
 		}
-		switch {
-		case strings.HasSuffix(l, ": true"):
-			l = strings.TrimSuffix(l, "true") + "false"
-		case strings.HasSuffix(l, ": false"):
-			l = strings.TrimSuffix(l, "false") + "true"
-		case strings.HasSuffix(l, `"`):
-			l = strings.TrimSuffix(l, `"`) + `9"`
-		default:
-			l += "9"
-		}
-		lines[i] = l
+		lines[i] = changeScalar(l)
 		if err := os.WriteFile(files[0], []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 			b.Fatal(err)
 		}
