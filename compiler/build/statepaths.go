@@ -27,6 +27,8 @@ import (
 // show cannot place). A folder that is no longer there keeps the
 // compiler's name too. ok is false, and display nil, when state is not a
 // state file this hieracc reads or no folder it names is shown otherwise.
+// The folders are the environment, modules and global ones (and a global
+// hiera.yaml of another name): a --mount's files keep their names.
 func StatePaths(state string, show func(real string) string) (display func(string) string, ok bool) {
 	read, ok := readOfState(state)
 	if !ok {
@@ -37,8 +39,12 @@ func StatePaths(state string, show func(real string) string) (display func(strin
 	shown := false
 	for _, r := range splitRead(read) {
 		name, p := r[0], r[1]
-		if strings.HasPrefix(name, "-") || p == "" {
-			continue // an eyaml key's digest
+		if strings.HasPrefix(name, "-") || strings.HasPrefix(name, "mount/") || p == "" {
+			// An eyaml key's digest; a --mount's folder, whose files
+			// keep the names that say where they are on the Puppet
+			// server (mount/etc/puppetlabs/...), as DisplayPaths, given
+			// no Mounts, keeps them.
+			continue
 		}
 		p = filepath.FromSlash(p)
 		if !filepath.IsAbs(p) {

@@ -27,7 +27,7 @@ func TestStatePaths(t *testing.T) {
 	}
 	out := filepath.Join(root, "out")
 	mustRun(t, Config{Env: filepath.Join(repo, "env"), Modules: filepath.Join(repo, "modules"), Global: filepath.Join(conf, "hiera-global.yaml"),
-		Facts: []string{filepath.Join(repo, "nodes")}, Out: out})
+		Mounts: []string{"/srv/hiera=" + filepath.Join(repo, "env")}, Facts: []string{filepath.Join(repo, "nodes")}, Out: out})
 
 	// show names each folder from root; it cannot place conf.
 	show := func(top string) func(string) string {
@@ -47,6 +47,7 @@ func TestStatePaths(t *testing.T) {
 		"elsewhere/data/common.yaml":     "elsewhere/data/common.yaml",
 		"environment/data/common.yaml":   "environment/data/common.yaml",
 		"modules-old/ntp/data/this.yaml": "modules-old/ntp/data/this.yaml",
+		"mount/srv/hiera/data/x.yaml":    "mount/srv/hiera/data/x.yaml", // the server's path, as DisplayPaths keeps it
 	}
 	check := func(name, state, top string) {
 		t.Helper()
