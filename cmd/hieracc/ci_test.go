@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -204,9 +205,24 @@ func TestActionMetadata(t *testing.T) {
 		}
 	}
 	for name, out := range action.Outputs {
-		m := regexp.MustCompile(`steps\.([a-z]+)\.outputs\.([a-z]+)`).FindStringSubmatch(out.Value)
+		m := regexp.MustCompile(`steps\.([a-z]+)\.outputs\.([a-z-]+)`).FindStringSubmatch(out.Value)
 		if m == nil || !ids[m[1]] || !bytes.Contains(script, []byte("output "+m[2]+" ")) {
 			t.Errorf("output %s: %q is no output run.sh sets", name, out.Value)
+		}
+	}
+
+	// The README's section on the action names every input and output.
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(readme), "\n### GitHub Actions\n")
+	section, _, _ = strings.Cut(section, "\n### ")
+	for kind, names := range map[string][]string{"input": slices.Collect(maps.Keys(action.Inputs)), "output": slices.Collect(maps.Keys(action.Outputs))} {
+		for _, name := range names {
+			if !strings.Contains(section, "`"+name+"`") {
+				t.Errorf("README.md, GitHub Actions: the %s `%s` is not named", kind, name)
+			}
 		}
 	}
 }

@@ -151,8 +151,20 @@ func runDiff(c *cmdEnv, args []string) int {
 		r.OldRevision, r.NewRevision = f.revs[0], f.revs[1]
 	}
 	// Files as the repository has them: the bundles name them inside
-	// compile's own file system (env/data/common.yaml).
-	if f.compile.env != "" {
+	// compile's own file system (env/data/common.yaml). Without --env,
+	// the folders each side's compile read say where they are, as its
+	// state file records them; a side without one (a bare folder of
+	// bundles, or its folders gone) is named as the other is.
+	if f.compile.env == "" {
+		oldShow, newShow := stateDisplay(oldDir), stateDisplay(newDir)
+		if oldShow == nil {
+			oldShow = newShow
+		}
+		if newShow == nil {
+			newShow = oldShow
+		}
+		r.MapSidePaths(oldShow, newShow)
+	} else {
 		display, err := build.Config{Env: f.compile.env, Modules: f.compile.modules, Global: f.compile.global}.DisplayPaths()
 		switch {
 		case err == nil:
@@ -330,7 +342,12 @@ Flags:
                      with OLD NEW: the folders compiled, as given to
                      compile; files are then named as the repository has
                      them (data/common.yaml for --env .), not as bundles
-                     record them (env/data/common.yaml).
+                     record them (env/data/common.yaml). Without them, each
+                     side's files are named from the folders its compile
+                     read, as its state file records them: from the top of
+                     their git work tree (or the current folder); a side
+                     without one is named as the other; as recorded when
+                     neither has one or the folders are gone.
   --show-secrets     show the values of keys holding text decrypted from
                      eyaml's ENC[...]; otherwise such a key is reported as
                      one change, with where its values came from, not them.

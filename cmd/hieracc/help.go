@@ -417,6 +417,10 @@ Flags:
                         from, as given to compile; files are then named as
                         you named those folders (data/common.yaml for --env
                         .), not as the bundle records them (env/...).
+                        Without them, the folders that compile's state file
+                        beside the bundle records, from the top of their git
+                        work tree (or the current folder); as recorded when
+                        there is none or they are gone.
   --private-key FILE    the node's private key (Puppet's
                         ssl/private_keys/<certname>.pem), which opens the
                         keys 'compile --seal-to' sealed to the node. Without

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -105,6 +106,16 @@ func runLookup(c *cmdEnv, args []string) int {
 				c.errorf("%v", err)
 				return exitFail
 			}
+		} else {
+			// The folders the bundle's compile read, as its state
+			// file beside it says.
+			file := f.bundle
+			if isDir(file) {
+				if set, err := f.bundles(); err == nil {
+					file = set.File(node)
+				}
+			}
+			display = stateDisplay(filepath.Dir(file))
 		}
 		return explainKeys(c, b, keys, opts, f.explainOptions && !f.explain, f.showSecrets, display)
 	}

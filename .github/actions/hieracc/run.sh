@@ -2,7 +2,9 @@
 # The shell side of hieracc's GitHub Action (action.yml beside this file),
 # runnable by itself: `run.sh install` builds hieracc, `run.sh base`
 # compiles the checkout as a base for later pull requests, `run.sh diff`
-# compiles the checkout and its base revision and reports what changed.
+# compiles the checkout and its base revision and reports what changed
+# (given the base branch's output, it compares the two commits with
+# `hieracc diff --git --base-out`, which compiles both incrementally).
 #
 # Inputs come from the environment (action.yml maps its inputs to them):
 #   HIERACC_FACTS          facts files or folders, separated by spaces (required)
@@ -14,6 +16,12 @@
 #   HIERACC_BASE           diff: the base revision (a pull request's base SHA)
 #   HIERACC_BASE_OUT       where the base's bundles are kept between runs (the
 #                          action caches it, keyed by the base's SHA)
+#   HIERACC_GIVEN_BASE_OUT the base branch's compiled output, kept by the
+#                          workflow (actions/cache, an artifact): base
+#                          compiles into it; diff compares the base and
+#                          HEAD commits with `hieracc diff --git --base-out`
+#                          from it (as HIERACC_BASE_OUT is used when it is
+#                          missing, or the checkout has uncommitted changes)
 #   HIERACC_PR             diff: the pull request number, for the comment
 #   HIERACC_COMMENT        diff: true (default) posts the report as a sticky PR
 #                          comment with gh (skipped, with a notice, when gh is
@@ -83,10 +91,15 @@ setup() {
 	done
 	read -r -a compile_args <<<"${HIERACC_COMPILE_ARGS:-}"
 	read -r -a diff_args <<<"${HIERACC_DIFF_ARGS:-}"
+	check_flags
 	work=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/hieracc.XXXXXX")
 	trap cleanup EXIT
 	base_out=${HIERACC_BASE_OUT:-$work/base-out}
 	base_out=$(realpath -m "$base_out")
+	given_base=
+	if [ -n "${HIERACC_GIVEN_BASE_OUT:-}" ]; then
+		given_base=$(realpath -m "$HIERACC_GIVEN_BASE_OUT")
+	fi
 }
 
 cleanup() {
@@ -194,12 +207,26 @@ run_base() {
 	else
 		sha=$(git -C "$top" rev-parse HEAD)
 	fi
+	if [ -n "$given_base" ]; then
+		base_out=$given_base
+	fi
 	compile_base "$sha"
+	output base-out "$base_out"
 }
 
 run_diff() {
 	setup
 	resolve_base
+	if [ -n "$given_base" ]; then
+		if [ ! -e "$given_base" ]; then
+			note "base-out $given_base does not exist (a cache miss?): the base is compiled as without it"
+		elif [ -n "$(git -C "$top" status --porcelain --untracked-files=no)" ]; then
+			note "the checkout has uncommitted changes, which diff --git does not compare: base-out is not used"
+		else
+			diff_git
+			return
+		fi
+	fi
 	compile_base "$sha"
 
 	# The checkout: its errors as workflow commands, which GitHub shows on
@@ -216,7 +243,7 @@ run_diff() {
 	fi
 
 	# Compared under the revisions' names, which the report shows.
-	local old new diffstatus=0 changed=false
+	local old new diffstatus=0
 	old=${sha:0:12}
 	new=$(git -C "$top" rev-parse --short=12 HEAD)
 	if [ -n "$(git -C "$top" status --porcelain --untracked-files=no)" ]; then
@@ -227,6 +254,64 @@ run_diff() {
 	ln -s "$work/head" "$work/cmp/head/$new"
 	(cd "$work/cmp" && hieracc diff "base/$old" "head/$new" --format markdown ${diff_args[@]+"${diff_args[@]}"}) \
 		>"$work/diff.md" 2>"$work/diff.err" || diffstatus=$?
+	report "$diffstatus" "$errors" "The compile of $new has errors" "$work/head.out"
+}
+
+# diff_git compares the base and HEAD commits with diff --git, each
+# compiled incrementally from the given base output (a copy of it: the
+# folder is not changed). The checkout's errors are hieracc check's
+# (every data file, no node compiled): annotations on the pull request's
+# lines; errors that only some node's facts bring out are in the report,
+# as errors that appear.
+diff_git() {
+	local old layers status=0 errors=false diffstatus=0
+	old=$(git -C "$top" rev-parse --short=12 "$sha")
+	mapfile -t layers < <(layer_flags)
+	note "base $old: comparing with HEAD from the base output in $given_base (diff --git --base-out)"
+	(cd "$top" && hieracc check --format github "${layers[@]}" ${check_args[@]+"${check_args[@]}"}) \
+		>"$work/check.out" 2>"$work/check.err" || status=$?
+	cat "$work/check.err"
+	cat "$work/check.out" >&2
+	case $status in
+	0) ;;
+	1) errors=true ;;
+	*) die "hieracc check failed: $(head -n1 "$work/check.err")" ;;
+	esac
+	# Its temporary folder beside the base output, so that the copy of
+	# it is hard links where the file system allows.
+	(cd "$top" && TMPDIR=$work hieracc diff --git "$old..HEAD" --base-out "$given_base" "${layers[@]}" \
+		--facts "${facts[@]}" --progress never --format markdown \
+		${compile_args[@]+"${compile_args[@]}"} ${diff_args[@]+"${diff_args[@]}"}) \
+		>"$work/diff.md" 2>"$work/diff.err" || diffstatus=$?
+	report "$diffstatus" "$errors" "The data of $(git -C "$top" rev-parse --short=12 HEAD) has errors" "$work/check.out"
+}
+
+# check_flags sets check_args: the compile-args that hieracc check takes
+# too (eyaml's keys, --mount), for diff_git.
+check_flags() {
+	check_args=()
+	local i=0 a n=${#compile_args[@]}
+	while [ "$i" -lt "$n" ]; do
+		a=${compile_args[i]}
+		case $a in
+		-pkcs7-private-key=* | --pkcs7-private-key=* | -pkcs7-public-key=* | --pkcs7-public-key=* | -mount=* | --mount=*)
+			check_args+=("$a")
+			;;
+		-pkcs7-private-key | --pkcs7-private-key | -pkcs7-public-key | --pkcs7-public-key | -mount | --mount)
+			check_args+=("$a" "${compile_args[i + 1]:-}")
+			i=$((i + 1))
+			;;
+		esac
+		i=$((i + 1))
+	done
+}
+
+# report DIFFSTATUS ERRORS HEADLINE LOG writes the report of diff's
+# markdown ($work/diff.md), headed by HEADLINE when ERRORS is true (with
+# the count of errors LOG says), to the job summary, the outputs and the
+# pull request's comment, and exits 1 when the errors fail the step.
+report() {
+	local diffstatus=$1 errors=$2 headline=$3 log=$4 changed=false
 	case $diffstatus in
 	0) ;;
 	1) changed=true ;;
@@ -237,28 +322,28 @@ run_diff() {
 	esac
 
 	local tag=${HIERACC_COMMENT_TAG:-hieracc}
-	local report=$work/report.md
+	local file=$work/report.md
 	{
 		echo "<!-- hieracc-action: $tag -->"
 		if [ "$errors" = true ]; then
-			echo "**The compile of $new has errors** (see the annotations and the job's log): $(grep -o '[0-9][0-9]* errors\?' "$work/head.out" | head -n1)."
+			echo "**$headline** (see the annotations and the job's log): $(grep -o '[0-9][0-9]* errors\?' "$log" | head -n1)."
 			echo
 		fi
 		cat "$work/diff.md"
-	} >"$report"
+	} >"$file"
 
 	if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-		cat "$report" >>"$GITHUB_STEP_SUMMARY"
+		cat "$file" >>"$GITHUB_STEP_SUMMARY"
 	fi
 	mkdir -p "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/hieracc-report"
 	local kept=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/hieracc-report/$tag.md
-	cp "$report" "$kept"
+	cp "$file" "$kept"
 	output changed "$changed"
 	output errors "$errors"
 	output report "$kept"
 
 	if istrue "${HIERACC_COMMENT:-true}"; then
-		comment "$report" "$tag" || note "the pull request comment was not posted (see above); the report is in the job summary"
+		comment "$file" "$tag" || note "the pull request comment was not posted (see above); the report is in the job summary"
 	fi
 	if [ "$errors" = true ] && istrue "${HIERACC_FAIL_ON_ERRORS:-true}"; then
 		exit 1

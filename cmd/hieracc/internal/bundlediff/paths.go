@@ -19,13 +19,20 @@ import (
 // names it) by display, as build.Config.DisplayPaths gives it. The
 // comparison is not affected: call it after Compare, before writing.
 func (r *Report) MapPaths(display func(string) string) {
-	if display == nil {
+	r.MapSidePaths(display, display)
+}
+
+// MapSidePaths is MapPaths with a display for each side: old for OLD's
+// files, new for NEW's (OLD and NEW compiled from folders at different
+// places); a nil one leaves its side as it is.
+func (r *Report) MapSidePaths(old, new func(string) string) {
+	if old == nil && new == nil {
 		return
 	}
 	seen := map[*Side]bool{} // entries and groups share their sides
 	var mapChange func(c *Change)
-	mapSide := func(s *Side) {
-		if s == nil || seen[s] {
+	mapSide := func(s *Side, display func(string) string) {
+		if s == nil || display == nil || seen[s] {
 			return
 		}
 		seen[s] = true
@@ -41,8 +48,8 @@ func (r *Report) MapPaths(display func(string) string) {
 		}
 	}
 	mapChange = func(c *Change) {
-		mapSide(c.Old)
-		mapSide(c.New)
+		mapSide(c.Old, old)
+		mapSide(c.New, new)
 		for i := range c.Parts {
 			mapChange(&c.Parts[i])
 		}

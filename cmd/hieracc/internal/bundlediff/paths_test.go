@@ -2,6 +2,7 @@ package bundlediff
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,6 +39,59 @@ func TestMapPaths(t *testing.T) {
 	WriteJSON(&b, r, Options{})
 	if strings.Contains(b.String(), "x/x/") {
 		t.Error("a path was mapped twice")
+	}
+}
+
+// Each side's files are mapped by its own display (OLD and NEW compiled
+// from folders at different places), and only by it.
+func TestMapSidePaths(t *testing.T) {
+	r := fleetReport(t)
+	r.MapSidePaths(func(p string) string { return "old/" + p }, func(p string) string { return "new/" + p })
+	var b bytes.Buffer
+	if err := WriteJSON(&b, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Changes []struct {
+			Old, New *struct {
+				Sources []struct{ File string }
+				Error   *struct{ File string }
+			}
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	for _, c := range doc.Changes {
+		for prefix, s := range map[string]*struct {
+			Sources []struct{ File string }
+			Error   *struct{ File string }
+		}{"old/": c.Old, "new/": c.New} {
+			if s == nil {
+				continue
+			}
+			for _, src := range s.Sources {
+				files++
+				if !strings.HasPrefix(src.File, prefix) || strings.HasPrefix(src.File, prefix+"old/") || strings.HasPrefix(src.File, prefix+"new/") {
+					t.Errorf("a source of the %s side: %q", prefix, src.File)
+				}
+			}
+			if s.Error != nil && s.Error.File != "" && !strings.HasPrefix(s.Error.File, prefix) {
+				t.Errorf("an error of the %s side: %q", prefix, s.Error.File)
+			}
+		}
+	}
+	if files == 0 {
+		t.Fatal("no file in the report")
+	}
+	// A nil display leaves its side alone.
+	r = fleetReport(t)
+	r.MapSidePaths(nil, func(p string) string { return "new/" + p })
+	b.Reset()
+	WriteJSON(&b, r, Options{})
+	if !strings.Contains(b.String(), `"file": "new/`) || !strings.Contains(b.String(), `"file": "env/`) {
+		t.Error("MapSidePaths(nil, new): want NEW's files mapped and OLD's as they were")
 	}
 }
 
