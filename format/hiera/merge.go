@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ptype"
 	"github.com/hieracc/hieracc/format/ruby"
 	"github.com/hieracc/hieracc/format/typecalc"
 )
@@ -13,8 +14,19 @@ import (
 // order Puppet declares (and so reports) them.
 var deepOptionKeys = []string{"strategy", "knockout_prefix", "merge_debug", "merge_hash_arrays", "sort_merged_arrays"}
 
-const deepOptionsStruct = "Struct[{'strategy' => Optional[Pattern[/deep/]], 'knockout_prefix' => Optional[String], " +
-	"'merge_debug' => Optional[Boolean], 'merge_hash_arrays' => Optional[Boolean], 'sort_merged_arrays' => Optional[Boolean]}]"
+// The types Puppet asserts of merge options and of the values a merge
+// merges; package ptype words their mismatch messages, as Puppet's
+// TypeAsserter and TypeMismatchDescriber do.
+var (
+	deepOptionsType = ptype.MustParse("Struct[{'strategy' => Optional[Pattern[/deep/]], 'knockout_prefix' => Optional[String], " +
+		"'merge_debug' => Optional[Boolean], 'merge_hash_arrays' => Optional[Boolean], 'sort_merged_arrays' => Optional[Boolean]}]")
+	unconstrainedType = ptype.MustParse("Hash[String[1], Any]")         // unconstrained_deep's options
+	uniqueType        = ptype.MustParse("Variant[Scalar, Array[Data]]") // what unique merges
+	hashType          = ptype.MustParse("Hash[String, Data]")           // what hash merges
+)
+
+// mergeOptions is the subject of the options' type mismatch messages.
+const mergeOptions = "The merge options"
 
 // ParseMerge converts a lookup_options `merge` value (a string, or a hash
 // with `strategy` and deep options) or a lookup-time merge into a
@@ -57,7 +69,7 @@ func ParseMerge(v any) (format.Merge, error) {
 	switch format.Strategy(str) {
 	case "default", format.MergeFirst, format.MergeHash, format.MergeUnique:
 		if opts != nil {
-			if err := checkStruct(opts, []string{"strategy"}, "Struct[{'strategy' => Optional[Pattern[/"+str+"/]]}]"); err != nil {
+			if err := checkStruct(opts, []string{"strategy"}, ptype.MustParse("Struct[{'strategy' => Optional[Pattern[/"+str+"/]]}]")); err != nil {
 				return format.Merge{}, err
 			}
 		}
@@ -70,7 +82,7 @@ func ParseMerge(v any) (format.Merge, error) {
 		if opts == nil {
 			return m, nil
 		}
-		if err := checkStruct(opts, deepOptionKeys, deepOptionsStruct); err != nil {
+		if err := checkStruct(opts, deepOptionKeys, deepOptionsType); err != nil {
 			return format.Merge{}, err
 		}
 		return deepOptions(m, opts)
@@ -79,9 +91,8 @@ func ParseMerge(v any) (format.Merge, error) {
 		if opts == nil {
 			return m, nil
 		}
-		if kindOf(opts) != kStruct {
-			return format.Merge{}, assertionError("The merge options", []mismatch{tm(nil,
-				"expects a Hash[String[1], Any] value, got "+typecalc.HashTypeOf(opts))})
+		if err := unconstrainedType.Check(mergeOptions, opts); err != nil {
+			return format.Merge{}, err
 		}
 		return deepOptions(m, opts)
 	case "reverse_deep":
@@ -94,47 +105,20 @@ func ParseMerge(v any) (format.Merge, error) {
 	return format.Merge{}, err
 }
 
-// checkStruct is the assertion of a strategy's options Struct (all
-// entries optional) on an options hash.
-func checkStruct(opts *format.Hash, keys []string, structType string) error {
-	if kindOf(opts) != kStruct {
-		if opts.Len() > len(keys) {
-			return assertionError("The merge options", []mismatch{tm(nil,
-				fmt.Sprintf("expects size to be at most %d, got %d", len(keys), opts.Len()))})
-		}
-		return assertionError("The merge options", []mismatch{tm(nil,
-			"expects a "+structType+" value, got "+typecalc.HashTypeOf(opts))})
-	}
-	var ms []mismatch
-	for _, k := range keys {
-		v, ok := opts.Get(k)
-		if !ok || v == nil {
-			continue
-		}
-		switch k {
-		case "strategy":
-			// Always the strategy's own name here, which its Pattern matches.
-		case "knockout_prefix":
-			if _, ok := v.(string); !ok {
-				ms = append(ms, tm([]string{entry(k)}, "expects a value of type Undef or String, got "+ruby.TypeName(v)))
-			}
-		default:
-			if _, ok := v.(bool); !ok {
-				ms = append(ms, tm([]string{entry(k)}, "expects a value of type Undef or Boolean, got "+ruby.TypeName(v)))
-			}
-		}
+// checkStruct is the assertion of a strategy's options Struct t (all
+// entries optional, their names keys) on an options hash, with a hint when
+// a key is not one of them.
+func checkStruct(opts *format.Hash, keys []string, t *ptype.Type) error {
+	err := t.Check(mergeOptions, opts)
+	if err == nil || !typecalc.IsStruct(opts) {
+		return err
 	}
 	unknown := false
 	for _, k := range opts.Keys() {
 		if ks, _ := k.(string); !containsKey(keys, ks) {
-			ms = append(ms, tm(nil, "unrecognized key '"+ks+"'"))
 			unknown = true
 		}
 	}
-	if len(ms) == 0 {
-		return nil
-	}
-	err := assertionError("The merge options", ms)
 	switch {
 	case !unknown:
 		return err
@@ -246,21 +230,21 @@ func (s strategy) merge(e1, e2 any) (any, error) {
 	switch s.name {
 	case format.MergeUnique:
 		if !isUniqueValue(e1) {
-			return nil, uniqueTypeError("The first element of the merge", e1)
+			return nil, typeError(uniqueType, "The first element of the merge", e1)
 		}
 		if !isUniqueValue(e2) {
-			return nil, uniqueTypeError("The second element of the merge", e2)
+			return nil, typeError(uniqueType, "The second element of the merge", e2)
 		}
 		c1, c2 := s.convert(e1).([]any), s.convert(e2).([]any)
 		return uniqAppend(uniqAppend(make([]any, 0, len(c1)+len(c2)), c1), c2), nil
 	case format.MergeHash:
 		h1, ok := e1.(*format.Hash)
 		if !ok || !typecalc.IsData(h1) {
-			return nil, hashTypeError("The first element of the merge", e1)
+			return nil, typeError(hashType, "The first element of the merge", e1)
 		}
 		h2, ok := e2.(*format.Hash)
 		if !ok || !typecalc.IsData(h2) {
-			return nil, hashTypeError("The second element of the merge", e2)
+			return nil, typeError(hashType, "The second element of the merge", e2)
 		}
 		// e2.merge(e1)
 		switch {
@@ -278,6 +262,18 @@ func (s strategy) merge(e1, e2 any) (any, error) {
 		return s.deep.merge(e1, e2)
 	}
 	return e1, nil
+}
+
+// typeError is the failure of a merge's assertion that v is an instance of
+// t: Puppet's message, which t.Check words. The merges test their values
+// with faster predicates of their own (isUniqueValue, typecalc.IsData),
+// which TestMergePredicates holds to t.Match; should they ever disagree,
+// the merge still fails.
+func typeError(t *ptype.Type, subject string, v any) error {
+	if err := t.Check(subject, v); err != nil {
+		return err
+	}
+	return fmt.Errorf("%s has wrong type, expects a %s value", subject, t)
 }
 
 // isUniqueValue is Variant[Scalar, Array[Data]].
