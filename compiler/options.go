@@ -12,6 +12,7 @@ import (
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
+	"github.com/hieracc/hieracc/format/hiera/lookupopts"
 )
 
 const lookupOptionsKey = "lookup_options"
@@ -152,7 +153,7 @@ func mergeFor(entry any) (format.Merge, error) {
 		return format.Merge{}, nil
 	}
 	m, _ := h.Get("merge")
-	return hiera.ParseMerge(m)
+	return lookupopts.ParseMerge(m)
 }
 
 type optsResult struct {

@@ -87,7 +87,7 @@ func TestMergeTypeAssertions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := ParseMerge(tc.merge)
+			m, err := parseMerge(tc.merge)
 			if err != nil {
 				t.Fatal(err)
 			}

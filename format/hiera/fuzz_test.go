@@ -74,7 +74,7 @@ func FuzzMergeValues(f *testing.F) {
 		if ruby.Inspect(e1)+ruby.Inspect(e2) != before {
 			t.Fatal("inputs modified")
 		}
-		_, _ = ParseMerge(e1)
+		_, _ = parseMerge(e1)
 	})
 }
 
