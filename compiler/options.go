@@ -61,7 +61,7 @@ func (o *lookupOptions) of(root string) *keyOptions {
 	ko.merge, ko.mergeErr = o.mergeFor(ko.val)
 	if h, ok := ko.val.(*format.Hash); ok {
 		setting, _ := h.Get("convert_to")
-		ko.conv, ko.convErr = hiera.ParseConvertTo(root, setting)
+		ko.conv, ko.convErr = lookupopts.ParseConvertTo(root, setting)
 	}
 	if o.secret && ko.val != nil {
 		ko.secret = true

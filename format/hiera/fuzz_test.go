@@ -115,7 +115,7 @@ func FuzzConvert(f *testing.F) {
 		case 3:
 			setting = append(setting, s)
 		}
-		spec, err := ParseConvertTo("k", setting)
+		spec, err := parseConvertTo("k", setting)
 		if err != nil || len(spec) == 0 || spec[0] == "Sensitive" {
 			return
 		}

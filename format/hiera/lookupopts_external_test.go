@@ -6,4 +6,6 @@ import (
 )
 
 // See lookupopts_hook_test.go.
-func init() { hiera.UseLookupopts(lookupopts.ParseMerge, lookupopts.PuppetMessage) }
+func init() {
+	hiera.UseLookupopts(lookupopts.ParseMerge, lookupopts.PuppetMessage, lookupopts.ParseConvertTo)
+}

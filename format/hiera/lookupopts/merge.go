@@ -1,14 +1,18 @@
-// Package lookupopts reads the merge settings of Hiera's lookup_options,
-// and of lookup()'s merge argument, as the compiler meets them: ParseMerge
-// turns one into a format.Merge, or fails with Puppet's message, to which
-// it appends a hint when a name is misspelt ("Unknown merge strategy:
-// 'deeep' (did you mean 'deep'?)"). Nearest, which finds those hints, also
-// serves the compiler's other messages about misspelt names.
+// Package lookupopts reads the settings of Hiera's lookup_options as the
+// compiler meets them, with Puppet's messages:
 //
-// Bundles hold merges already parsed, so agents never parse one: this
-// package is the compiler's, and package runtime does not link it. How a
-// merge then combines values is package hiera's (MergeValues, Resolve),
-// which both sides share.
+//   - ParseMerge turns a merge setting (or lookup()'s merge argument) into
+//     a format.Merge, and appends a hint to Puppet's message when a name
+//     is misspelt ("Unknown merge strategy: 'deeep' (did you mean
+//     'deep'?)"); Nearest, which finds those hints, also serves the
+//     compiler's other messages about misspelt names;
+//   - ParseConvertTo reads a convert_to setting, and refuses those hieracc
+//     cannot apply ahead of time.
+//
+// Bundles hold these settings already read, so agents never parse one:
+// this package is the compiler's, and package runtime does not link it.
+// What a setting then does is package hiera's (MergeValues, Resolve,
+// Convert), which both sides share.
 package lookupopts
 
 import (
