@@ -18,7 +18,7 @@ import (
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
-	"github.com/hieracc/hieracc/format/hiera"
+	"github.com/hieracc/hieracc/format/hiera/lookupopts"
 )
 
 // builtinFunctions are functions Puppet ships that hieracc does not run
@@ -85,7 +85,7 @@ func (c *compilation) failedForeignFile(conf *config, lvl *levelConf) *dataFile 
 		msg := foreignMessage(lvl.function)
 		d := Diagnostic{Pos: lvl.pos.In(conf.file), Level: lvl.name, Message: msg}
 		if !strings.Contains(lvl.function, ":") {
-			if near := hiera.Nearest(lvl.function, supportedFunctions); near != "" {
+			if near := lookupopts.Nearest(lvl.function, supportedFunctions); near != "" {
 				d.Message += fmt.Sprintf(" (did you mean '%s'?)", near)
 			}
 		}

@@ -39,7 +39,9 @@
 //
 // Merge strategies, dotted keys and convert_to's conversions live in
 // format/hiera, which the runtime shares, so compile-time and lookup-time
-// merges cannot disagree. Data files are parsed by internal/dataload.
+// merges cannot disagree; reading lookup_options' merge and convert_to
+// settings, which only the compiler does, in format/hiera/lookupopts.
+// Data files are parsed by internal/dataload.
 //
 // # Sharing work across nodes
 //

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
+	"github.com/hieracc/hieracc/format/hiera/lookupopts"
 )
 
 const lookupOptionsKey = "lookup_options"
@@ -60,7 +61,7 @@ func (o *lookupOptions) of(root string) *keyOptions {
 	ko.merge, ko.mergeErr = o.mergeFor(ko.val)
 	if h, ok := ko.val.(*format.Hash); ok {
 		setting, _ := h.Get("convert_to")
-		ko.conv, ko.convErr = hiera.ParseConvertTo(root, setting)
+		ko.conv, ko.convErr = lookupopts.ParseConvertTo(root, setting)
 	}
 	if o.secret && ko.val != nil {
 		ko.secret = true
@@ -152,7 +153,7 @@ func mergeFor(entry any) (format.Merge, error) {
 		return format.Merge{}, nil
 	}
 	m, _ := h.Get("merge")
-	return hiera.ParseMerge(m)
+	return lookupopts.ParseMerge(m)
 }
 
 type optsResult struct {

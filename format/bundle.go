@@ -9,7 +9,8 @@
 // From format version 4, encode.EncodeWith signs a bundle and seals its
 // secret keys to the node's certificate (encode.Protection);
 // Index.VerifySignature and Index.Unseal check and open them. The
-// cryptography is package format/trust's.
+// cryptography is package format/trust's (format/trust/sign's for the
+// writer's half).
 package format
 
 // Layer names one of Hiera's three data layers, in the order Puppet searches

@@ -18,6 +18,7 @@ import (
 	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/format/trust"
+	"github.com/hieracc/hieracc/format/trust/sign"
 )
 
 // goldenPKI is the committed test fleet of testdata/v<N>-sealed.bundle: an EC P-256
@@ -79,11 +80,11 @@ func protection(t testing.TB, dir, node, signKey string) (encode.Protection, cry
 	var p encode.Protection
 	var err error
 	if signKey != "" {
-		if p.Signer, err = trust.ReadSigner(signKey, ""); err != nil {
+		if p.Signer, err = sign.ReadSigner(signKey, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if p.Recipient, err = trust.ReadRecipient(filepath.Join(dir, "ssl", "certs", node+".pem")); err != nil {
+	if p.Recipient, err = sign.ReadRecipient(filepath.Join(dir, "ssl", "certs", node+".pem")); err != nil {
 		t.Fatal(err)
 	}
 	key, _, err := trust.ReadPrivateKey(filepath.Join(dir, "ssl", "private_keys", node+".pem"))

@@ -11,12 +11,18 @@ import (
 )
 
 // Packages that must never be in what an agent links: the writer of
-// bundles (format/encode), the compiler and its YAML readers, the CLI and
-// the test helpers. TestDeps allows runtime and format's packages only;
-// this names the writer, which sits under format/, and keeps the rule
-// readable should the allowed list grow.
+// bundles (format/encode) and its signing and sealing (format/trust/sign),
+// the compiler's reading of lookup_options (format/hiera/lookupopts), the
+// compiler and its YAML readers, the CLI and the test helpers; and
+// puppet lookup's --render-as renderings (runtime/render), which an agent
+// imports only to print values as the CLI does. TestDeps allows runtime
+// and format's packages only; this names the compiler's, which sit under
+// format/, and keeps the rule readable should the allowed list grow.
 var neverInRuntime = []string{
 	"github.com/hieracc/hieracc/format/encode",
+	"github.com/hieracc/hieracc/format/trust/sign",
+	"github.com/hieracc/hieracc/format/hiera/lookupopts",
+	"github.com/hieracc/hieracc/runtime/render",
 	"github.com/hieracc/hieracc/format/formattest",
 	"github.com/hieracc/hieracc/compiler",
 	"github.com/hieracc/hieracc/cmd",
@@ -35,10 +41,19 @@ var neverInRuntime = []string{
 // format only because they read its internals (they should leave it, as
 // the encoder did); 11,641 (14,526) with the hostile round's fixes that
 // agents need (bounded reads of bundle files, checks of signer patterns
-// and of nil keys). Raise it only for code an agent needs: the writer side
-// of anything belongs to the compiler's packages. (Issue #30's goal,
-// 11,000 lines in all, is not met.)
-const maxRuntimeCode = 11700
+// and of nil keys); 10,437 (13,114) once what only the compiler or the CLI
+// uses left: signing and sealing (format/trust/sign), the reading of
+// lookup_options' merge and convert_to settings (format/hiera/lookupopts),
+// puppet lookup's --render-as renderings (runtime/render), and hiera's own
+// port of Puppet's type mismatch messages (merges use ptype's). Raise it
+// only for code an agent needs: the writer side of anything belongs to the
+// compiler's packages. (Issue #30's goal, 11,000 lines in all, is not met:
+// what is left is what lookups run, their messages included.)
+const maxRuntimeCode = 10500
+
+// maxRuntimeLines bounds the same lines, comments and blank lines included
+// (13,114 when it was set).
+const maxRuntimeLines = 13200
 
 type listedPackage struct {
 	ImportPath string
@@ -84,7 +99,8 @@ func TestDepsNoWriter(t *testing.T) {
 
 // TestDepsSize measures what an agent importing runtime compiles of this
 // module (go test -run TestDepsSize -v ./runtime prints it by package:
-// lines of code, then lines in all) and holds it to maxRuntimeCode.
+// lines of code, then lines in all) and holds it to maxRuntimeCode and
+// maxRuntimeLines.
 func TestDepsSize(t *testing.T) {
 	code, all := 0, 0
 	for _, p := range runtimeDeps(t) {
@@ -110,5 +126,8 @@ func TestDepsSize(t *testing.T) {
 	t.Logf("%6d %6d in all (lines of code, lines)", code, all)
 	if code > maxRuntimeCode {
 		t.Errorf("an agent importing runtime compiles %d lines of code of this module, more than %d: does the new code belong to the compiler's side?", code, maxRuntimeCode)
+	}
+	if all > maxRuntimeLines {
+		t.Errorf("an agent importing runtime compiles %d lines of this module, more than %d: does the new code belong to the compiler's side?", all, maxRuntimeLines)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/render"
 )
 
 func Example() {
@@ -47,7 +48,7 @@ func Example() {
 	fmt.Println(v)
 	_, err = b.Lookup("ntp::pool")
 	fmt.Println(errors.Is(err, runtime.ErrNotFound))
-	out, _ := runtime.Render(servers, runtime.JSON)
+	out, _ := render.As(servers, render.JSON)
 	fmt.Print(string(out))
 	// Output:
 	// [0.pool.ntp.org 1.pool.ntp.org]

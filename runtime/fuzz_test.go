@@ -12,6 +12,7 @@ import (
 	. "github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/format/trust"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/render"
 )
 
 // FuzzOpen opens arbitrary bytes: mostly a test of the header and the
@@ -115,8 +116,8 @@ func exercise(t *testing.T, b *runtime.Bundle, extra string) {
 				continue
 			}
 			if err == nil {
-				for _, f := range []runtime.Format{runtime.JSON, runtime.YAML, runtime.Text} {
-					runtime.Render(v, f)
+				for _, f := range []render.Format{render.JSON, render.YAML, render.Text} {
+					render.As(v, f)
 				}
 			}
 			for _, m := range merges {

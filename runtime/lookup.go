@@ -16,8 +16,8 @@ import (
 // stops the lookup: later names are not tried.
 //
 // Values given here are returned as they are, and must be of the kinds a
-// format.Value holds (int64, not int) for ValueType and Render to know
-// them.
+// format.Value holds (int64, not int) for ValueType and runtime/render to
+// know them.
 type Options struct {
 	// Merge, when set, replaces the merge strategy lookup_options give the
 	// key: the value is merged again from the contributions.

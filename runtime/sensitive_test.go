@@ -10,6 +10,7 @@ import (
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/render"
 )
 
 // sensitiveBundle has a key converted to Sensitive, holding a hash.
@@ -70,10 +71,10 @@ func TestSensitive(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _, _ = b.Lookup("db") }); n != 0 {
 		t.Errorf("Lookup of a Sensitive key allocates %v times", n)
 	}
-	for f, want := range map[runtime.Format]string{runtime.JSON: "\"Sensitive [value redacted]\"\n", runtime.Text: "Sensitive [value redacted]\n"} {
+	for f, want := range map[render.Format]string{render.JSON: "\"Sensitive [value redacted]\"\n", render.Text: "Sensitive [value redacted]\n"} {
 		v, _ := b.Lookup("db")
-		if out, err := runtime.Render(v, f); err != nil || string(out) != want {
-			t.Errorf("Render(%v) = %q, %v; want %q", f, out, err, want)
+		if out, err := render.As(v, f); err != nil || string(out) != want {
+			t.Errorf("render.As(%v) = %q, %v; want %q", f, out, err, want)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/format/trust"
+	"github.com/hieracc/hieracc/format/trust/sign"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -68,11 +69,11 @@ func secrets(node string) *format.Bundle {
 func sealedFor(t testing.TB, node string) ([]byte, crypto.PrivateKey, *trust.Verifier) {
 	t.Helper()
 	dir := pki(t)
-	s, err := trust.ReadSigner(filepath.Join(dir, "signer", "key.pem"), "")
+	s, err := sign.ReadSigner(filepath.Join(dir, "signer", "key.pem"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := trust.ReadRecipient(filepath.Join(dir, "ssl", "certs", node+".pem"))
+	r, err := sign.ReadRecipient(filepath.Join(dir, "ssl", "certs", node+".pem"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,8 +229,8 @@ func TestReloaderKeepsVerified(t *testing.T) {
 	good := secrets("a.example.com")
 	good.Revision, good.Keys[1].Value = "r2", "new"
 	dir := pki(t)
-	s, _ := trust.ReadSigner(filepath.Join(dir, "signer", "key.pem"), "")
-	rcp, _ := trust.ReadRecipient(filepath.Join(dir, "ssl", "certs", "a.example.com.pem"))
+	s, _ := sign.ReadSigner(filepath.Join(dir, "signer", "key.pem"), "")
+	rcp, _ := sign.ReadRecipient(filepath.Join(dir, "ssl", "certs", "a.example.com.pem"))
 	next, err := encode.EncodeWith(good, encode.Protection{Signer: s, Recipient: rcp})
 	if err != nil {
 		t.Fatal(err)
@@ -336,7 +337,7 @@ func TestOpenWrongNodeFile(t *testing.T) {
 // unless a signer rule names it; the CI signer named is trusted.
 func TestOpenAgentSigned(t *testing.T) {
 	dir := pki(t)
-	s, err := trust.ReadSigner(filepath.Join(dir, "ssl", "private_keys", "a.example.com.pem"), filepath.Join(dir, "ssl", "certs", "a.example.com.pem"))
+	s, err := sign.ReadSigner(filepath.Join(dir, "ssl", "private_keys", "a.example.com.pem"), filepath.Join(dir, "ssl", "certs", "a.example.com.pem"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/render"
 )
 
 // explainKeys is lookup --explain: for each key in turn, until one is
@@ -328,7 +329,7 @@ func indentValue(v any, pad string) string {
 	if v == nil {
 		return " null" // Psych writes nothing at all
 	}
-	out, err := runtime.Render(v, runtime.YAML)
+	out, err := render.As(v, render.YAML)
 	if err != nil {
 		return fmt.Sprintf(" %v", v)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/render"
 )
 
 var inspectCmd = &command{
@@ -243,7 +244,7 @@ func inspectBundle(f verifyFile, listKeys bool) (*bundleInfo, error) {
 				// A value JSON cannot hold (a NaN or an infinity, as YAML's
 				// .nan and .inf give) has no length: lookup --render-as json
 				// fails on it, as Puppet's does. The bundle is whole.
-				if data, err := runtime.Render(v, runtime.JSON); err == nil {
+				if data, err := render.As(v, render.JSON); err == nil {
 					n := len(bytes.TrimSuffix(data, []byte("\n")))
 					ki.Bytes = &n
 				}

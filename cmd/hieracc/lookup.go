@@ -16,6 +16,7 @@ import (
 	"github.com/hieracc/hieracc/format/ptype"
 	"github.com/hieracc/hieracc/format/trust"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/render"
 )
 
 var lookupCmd = &command{
@@ -136,9 +137,9 @@ func (f *lookupFlags) lookupNodes(c *cmdEnv, keys []string, opts runtime.Options
 		c.errorf("%v", err)
 		return exitFail
 	}
-	format := runtime.JSON
+	format := render.JSON
 	if f.renderAs == "s" {
-		format = runtime.Text
+		format = render.Text
 	}
 	code := exitOK
 	for _, node := range nodes {
@@ -149,7 +150,7 @@ func (f *lookupFlags) lookupNodes(c *cmdEnv, keys []string, opts runtime.Options
 		}
 		var out []byte
 		if err == nil {
-			out, err = runtime.Render(v, format)
+			out, err = render.As(v, format)
 		}
 		if err != nil {
 			c.errorf("%s: %s", node, lookupError(err))
@@ -311,11 +312,11 @@ func lookupError(err error) string {
 	return msg
 }
 
-var renderFormats = map[string]runtime.Format{"json": runtime.JSON, "yaml": runtime.YAML, "s": runtime.Text}
+var renderFormats = map[string]render.Format{"json": render.JSON, "yaml": render.YAML, "s": render.Text}
 
 // print renders v to stdout as --render-as asks.
 func (c *cmdEnv) print(v any, renderAs string) int {
-	out, err := runtime.Render(v, renderFormats[renderAs])
+	out, err := render.As(v, renderFormats[renderAs])
 	if err != nil {
 		c.errorf("%v", err)
 		return exitFail

@@ -22,7 +22,7 @@ import (
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/format/formattest"
-	"github.com/hieracc/hieracc/format/trust"
+	"github.com/hieracc/hieracc/format/trust/sign"
 	"github.com/hieracc/hieracc/runtime"
 )
 
@@ -153,7 +153,7 @@ func cmdCert(ts *testscript.TestScript, neg bool, args []string) {
 func cmdSplitdetails(ts *testscript.TestScript, neg bool, args []string) {
 	var p encode.Protection
 	if len(args) > 1 && args[0] == "-sign" {
-		s, err := trust.ReadSigner(ts.MkAbs(args[1]), "")
+		s, err := sign.ReadSigner(ts.MkAbs(args[1]), "")
 		ts.Check(err)
 		p.Signer, args = s, args[2:]
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/encode"
-	"github.com/hieracc/hieracc/format/trust"
+	"github.com/hieracc/hieracc/format/trust/sign"
 )
 
 // SealMissing values: what a build does with a node whose certificate is
@@ -32,18 +32,18 @@ const (
 
 // protector signs and seals a build's bundles.
 type protector struct {
-	signer *trust.Signer
+	signer *sign.Signer
 	sealTo string
 	plain  bool // SealMissingPlain
 
 	mu         sync.Mutex
-	recipients map[string]*trust.Recipient // by node; nil: no certificate (plain)
-	settings   string                      // what the state's settings record of it (certificates: certSums)
+	recipients map[string]*sign.Recipient // by node; nil: no certificate (plain)
+	settings   string                     // what the state's settings record of it (certificates: certSums)
 }
 
 // protector reads the signing key and checks the sealing settings.
 func (c *Config) protector() (*protector, error) {
-	p := &protector{sealTo: c.SealTo, recipients: map[string]*trust.Recipient{}}
+	p := &protector{sealTo: c.SealTo, recipients: map[string]*sign.Recipient{}}
 	switch c.SealMissing {
 	case "", SealMissingError:
 	case SealMissingPlain:
@@ -60,7 +60,7 @@ func (c *Config) protector() (*protector, error) {
 	h := sha256.New()
 	if c.SignKey != "" {
 		var err error
-		if p.signer, err = trust.ReadSigner(c.SignKey, c.SignCert); err != nil {
+		if p.signer, err = sign.ReadSigner(c.SignKey, c.SignCert); err != nil {
 			return nil, fmt.Errorf("--sign-key: %v", inputfs.CleanPathErr(err))
 		}
 		for _, f := range []string{c.SignKey, c.SignCert} {
@@ -115,7 +115,7 @@ func (p *protector) check(nodes []string) []compiler.Diagnostic {
 	var ds []compiler.Diagnostic
 	for _, node := range nodes {
 		file := filepath.Join(p.sealTo, node+".pem")
-		r, err := trust.ReadRecipient(file)
+		r, err := sign.ReadRecipient(file)
 		switch {
 		case err == nil && r.Name != node:
 			// Sealed to it, the node's secrets would open with the key of

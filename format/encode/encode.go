@@ -15,6 +15,7 @@ import (
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/internal/wire"
 	"github.com/hieracc/hieracc/format/trust"
+	"github.com/hieracc/hieracc/format/trust/sign"
 )
 
 // Encode writes b in the newest format version. The output depends only on
@@ -400,7 +401,7 @@ func (e *Encoder) AppendWith(dst []byte, b *format.Bundle, p Protection) ([]byte
 	e.envelope = nil
 	if p.Recipient != nil {
 		var err error
-		if seal, e.envelope, err = trust.NewEnvelope(p.Recipient, p.Signer, b.Node, b.Environment); err != nil {
+		if seal, e.envelope, err = sign.NewEnvelope(p.Recipient, p.Signer, b.Node, b.Environment); err != nil {
 			return dst, err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/internal/wire"
 	"github.com/hieracc/hieracc/format/trust"
+	"github.com/hieracc/hieracc/format/trust/sign"
 )
 
 // Protection says how EncodeWith and Encoder.AppendWith sign and seal a
@@ -13,11 +14,11 @@ import (
 type Protection struct {
 	// Signer signs the bundle: header (node, environment, revision, seal)
 	// and, through the header's digest, the body.
-	Signer *trust.Signer
+	Signer *sign.Signer
 	// Recipient, when set, is the node's certificate: every key marked
 	// Secret or Sensitive is sealed whole (value or error, and details)
 	// to it.
-	Recipient *trust.Recipient
+	Recipient *sign.Recipient
 }
 
 // EncodeWith is Encode with signing and sealing.

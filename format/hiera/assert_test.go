@@ -1,7 +1,11 @@
 package hiera
 
 import (
+	"math/rand"
 	"testing"
+
+	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/typecalc"
 )
 
 // The messages below are Puppet 7.23's MergeStrategy#merge errors for these
@@ -83,7 +87,7 @@ func TestMergeTypeAssertions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := ParseMerge(tc.merge)
+			m, err := parseMerge(tc.merge)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,5 +99,54 @@ func TestMergeTypeAssertions(t *testing.T) {
 				t.Fatalf("error = %v\nwant    %s", err, tc.err)
 			}
 		})
+	}
+}
+
+// TestMergePredicates holds the merges' own tests of their values
+// (isUniqueValue, a Data hash) to the types whose messages they give
+// (uniqueType, hashType): a value one accepts and the other refuses would
+// fail a merge without Puppet's message, or merge what Puppet refuses.
+func TestMergePredicates(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	var gen func(depth int) any
+	gen = func(depth int) any {
+		n := 9
+		if depth > 3 {
+			n = 5
+		}
+		switch r.Intn(n) {
+		case 0:
+			return nil
+		case 1:
+			return r.Intn(2) == 0
+		case 2:
+			return int64(r.Intn(3))
+		case 3:
+			return 1.5
+		case 4:
+			return []string{"", "a", "b"}[r.Intn(3)]
+		case 5, 6:
+			l := make([]any, r.Intn(3))
+			for i := range l {
+				l[i] = gen(depth + 1)
+			}
+			return l
+		}
+		m := format.NewHash(0)
+		for range r.Intn(3) {
+			keys := []any{"a", "b", "", int64(1), nil, true}
+			m.Set(keys[r.Intn(len(keys))], gen(depth+1))
+		}
+		return m
+	}
+	for range 20000 {
+		v := gen(0)
+		if got, want := isUniqueValue(v), uniqueType.Match(v); got != want {
+			t.Errorf("isUniqueValue(%v) = %v, %s.Match = %v", v, got, uniqueType, want)
+		}
+		hv, ok := v.(*format.Hash)
+		if got, want := ok && typecalc.IsData(hv), hashType.Match(v); got != want {
+			t.Errorf("hash merge accepts %v: %v, %s.Match = %v", v, got, hashType, want)
+		}
 	}
 }

@@ -507,7 +507,7 @@ func TestConformanceLookupOptionsMerge(t *testing.T) {
 			return format.Merge{}
 		}
 		mv, _ := o.(*format.Hash).Get("merge")
-		m, err := ParseMerge(mv)
+		m, err := parseMerge(mv)
 		if err != nil {
 			t.Fatalf("ParseMerge(%v): %v", mv, err)
 		}
@@ -573,7 +573,7 @@ func TestConformanceLookupOptionsMerge(t *testing.T) {
 
 	bogus, _ := commonLO.Get("bogus")
 	mv, _ := bogus.(*format.Hash).Get("merge")
-	if _, err := ParseMerge(mv); err == nil || err.Error() != "Unknown merge strategy: 'bogus'" {
+	if _, err := parseMerge(mv); err == nil || err.Error() != "Unknown merge strategy: 'bogus'" {
 		t.Errorf("ParseMerge(bogus) error = %v, want Unknown merge strategy: 'bogus'", err)
 	}
 }

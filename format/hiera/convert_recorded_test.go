@@ -54,7 +54,7 @@ func TestConvertRecorded(t *testing.T) {
 		}
 		name := ruby.Inspect(spec) + " of " + ruby.Inspect(v)
 		var got any
-		parsed, err := ParseConvertTo("k", spec)
+		parsed, err := parseConvertTo("k", spec)
 		if err == nil {
 			got, err = Convert("k", parsed, v, false)
 		}

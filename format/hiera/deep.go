@@ -110,7 +110,7 @@ func (o *deepOpts) merge(src, dst any) (any, error) {
 	if src == nil {
 		return dst, nil // nil never overrides
 	}
-	if !truthy(dst) {
+	if !Truthy(dst) {
 		return src, nil // nothing (nil or false) to merge into
 	}
 	switch s := src.(type) {
@@ -132,7 +132,7 @@ func (o *deepOpts) merge(src, dst any) (any, error) {
 				v   any
 				err error
 			)
-			if dv, _ := out.Get(k); truthy(dv) {
+			if dv, _ := out.Get(k); Truthy(dv) {
 				v, err = o.merge(sv, dv)
 			} else {
 				v, err = o.mergeIntoDup(sv)
@@ -287,7 +287,7 @@ func (o *deepOpts) mergeSelfEntries(h *format.Hash, from int) (any, error) {
 	var out *format.Hash
 	for i := from; i < h.Len(); i++ {
 		v := h.Value(i)
-		if !truthy(v) {
+		if !Truthy(v) {
 			continue
 		}
 		nv, err := o.mergeSelf(v)
@@ -484,9 +484,10 @@ func containsEql(a []any, v any) bool {
 	return false
 }
 
-// truthy is Ruby truthiness: only nil and false are false. deep_merge tests
-// `if dest[key]` and `!(dest)`, so a false value behaves like a missing one.
-func truthy(v any) bool {
+// Truthy is Ruby truthiness: only nil and false are false. deep_merge tests
+// `if dest[key]` and `!(dest)`, so a false value behaves like a missing
+// one; its options are read the same way (`options[:sort_merged_arrays]`).
+func Truthy(v any) bool {
 	switch v := v.(type) {
 	case nil:
 		return false

@@ -95,7 +95,7 @@ func TestPuppetDifferential(t *testing.T) {
 	for range n / 3 {
 		opt := randMergeOption(r)
 		add(map[string]any{"op": "parse", "merge": enc(opt)}, func(resp map[string]json.RawMessage) string {
-			m, err := ParseMerge(opt)
+			m, err := parseMerge(opt)
 			if e, ok := resp["err"]; ok {
 				var msg string
 				_ = json.Unmarshal(e, &msg)
@@ -127,9 +127,9 @@ func TestPuppetDifferential(t *testing.T) {
 				ko, _ := o.Get("knockout_prefix")
 				want.KnockoutPrefix, _ = ko.(string)
 				sm, _ := o.Get("sort_merged_arrays")
-				want.SortMergedArrays = truthy(sm)
+				want.SortMergedArrays = Truthy(sm)
 				mh, _ := o.Get("merge_hash_arrays")
-				want.MergeHashArrays = truthy(mh)
+				want.MergeHashArrays = Truthy(mh)
 			}
 			if m != want {
 				return fmt.Sprintf("want %+v (%s), got %+v", want, resp["ok"], m)
@@ -505,7 +505,7 @@ func randMerge(r *rand.Rand) format.Merge {
 // mergeValue is m as a lookup_options merge value.
 func mergeValue(m format.Merge) any {
 	if m.Strategy != "deep" {
-		return m.Strategy
+		return string(m.Strategy) // a format.Strategy is not a value enc knows
 	}
 	h := format.NewHash(4)
 	h.Set("strategy", "deep")

@@ -7,7 +7,7 @@
 // and the agent runtime, which merges again from the recorded contributions
 // when a lookup asks for a different merge. It lives under format/ because
 // the runtime may import nothing but format/... and msgpack, so it depends
-// on the standard library and package format only.
+// on the standard library and format's packages only.
 //
 // Everything here reproduces Puppet 7's Ruby code path by path, including
 // its quirks and error messages:
@@ -15,9 +15,13 @@
 //   - MergeStrategy#lookup and its nesting over layers, levels and
 //     locations (Resolve, ResolveDefault);
 //   - the first, unique, hash and deep strategies, with their type
-//     assertions (MergeValues), deep being the deep_merge gem 1.1.1;
-//   - MergeStrategy.strategy's parsing of a merge option (ParseMerge);
+//     assertions (MergeValues; package ptype words their messages), deep
+//     being the deep_merge gem 1.1.1;
 //   - LookupKey's key splitting and SubLookup's digging (ParseKey, Key.Dig).
+//
+// MergeStrategy.strategy's parsing of a merge option, which only the
+// compiler meets (bundles hold merges parsed), is package
+// format/hiera/lookupopts (ParseMerge).
 //
 // Values are never modified; results may share structure with the inputs
 // and must be treated as read-only.

@@ -74,7 +74,7 @@ func FuzzMergeValues(f *testing.F) {
 		if ruby.Inspect(e1)+ruby.Inspect(e2) != before {
 			t.Fatal("inputs modified")
 		}
-		_, _ = ParseMerge(e1)
+		_, _ = parseMerge(e1)
 	})
 }
 
@@ -115,7 +115,7 @@ func FuzzConvert(f *testing.F) {
 		case 3:
 			setting = append(setting, s)
 		}
-		spec, err := ParseConvertTo("k", setting)
+		spec, err := parseConvertTo("k", setting)
 		if err != nil || len(spec) == 0 || spec[0] == "Sensitive" {
 			return
 		}

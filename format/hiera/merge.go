@@ -5,200 +5,17 @@ import (
 	"fmt"
 
 	"github.com/hieracc/hieracc/format"
-	"github.com/hieracc/hieracc/format/ruby"
+	"github.com/hieracc/hieracc/format/ptype"
 	"github.com/hieracc/hieracc/format/typecalc"
 )
 
-// deepOptionKeys are the keys of the deep strategy's options Struct, in the
-// order Puppet declares (and so reports) them.
-var deepOptionKeys = []string{"strategy", "knockout_prefix", "merge_debug", "merge_hash_arrays", "sort_merged_arrays"}
-
-const deepOptionsStruct = "Struct[{'strategy' => Optional[Pattern[/deep/]], 'knockout_prefix' => Optional[String], " +
-	"'merge_debug' => Optional[Boolean], 'merge_hash_arrays' => Optional[Boolean], 'sort_merged_arrays' => Optional[Boolean]}]"
-
-// ParseMerge converts a lookup_options `merge` value (a string, or a hash
-// with `strategy` and deep options) or a lookup-time merge into a
-// format.Merge, validating it with Puppet's messages ("Unknown merge
-// strategy: 'x'", options type errors, ...). A message about a name that
-// does not exist ends with a hint after Puppet's text: "Unknown merge
-// strategy: 'deeep' (did you mean 'deep'?)". nil (and false) give the zero
-// Merge: first found.
-//
-// It follows MergeStrategy.strategy: "default" is first found; a hash with
-// only `strategy` carries no options; other keys are checked against the
-// strategy's options type (only deep has any). "unconstrained_deep" is deep
-// with unchecked options. Options hieracc cannot represent fail: the
-// "reverse_deep" strategy and the deep_merge options preserve_unmergeables,
-// overwrite_arrays, unpack_arrays and extend_existing_arrays (which only
-// unconstrained_deep admits). An empty knockout_prefix is taken as none,
-// where Puppet fails once two values merge.
-func ParseMerge(v any) (format.Merge, error) {
-	name := v
-	var opts *format.Hash
-	switch x := v.(type) {
-	case nil:
-		return format.Merge{}, nil
-	case bool:
-		if !x {
-			return format.Merge{}, nil
-		}
-	case *format.Hash:
-		s, _ := x.Get("strategy")
-		if s == nil {
-			err := errors.New("The hash given as 'merge' must contain the name of a strategy in string form for the key 'strategy'")
-			return format.Merge{}, withHint(err, didYouMean(misspelt(x, []string{"strategy"})))
-		}
-		name = s
-		if x.Len() > 1 {
-			opts = x
-		}
-	}
-	str, _ := name.(string)
-	switch format.Strategy(str) {
-	case "default", format.MergeFirst, format.MergeHash, format.MergeUnique:
-		if opts != nil {
-			if err := checkStruct(opts, []string{"strategy"}, "Struct[{'strategy' => Optional[Pattern[/"+str+"/]]}]"); err != nil {
-				return format.Merge{}, err
-			}
-		}
-		if str == "default" {
-			return format.Merge{}, nil
-		}
-		return format.Merge{Strategy: format.Strategy(str)}, nil
-	case format.MergeDeep:
-		m := format.Merge{Strategy: format.MergeDeep}
-		if opts == nil {
-			return m, nil
-		}
-		if err := checkStruct(opts, deepOptionKeys, deepOptionsStruct); err != nil {
-			return format.Merge{}, err
-		}
-		return deepOptions(m, opts)
-	case "unconstrained_deep":
-		m := format.Merge{Strategy: format.MergeDeep}
-		if opts == nil {
-			return m, nil
-		}
-		if kindOf(opts) != kStruct {
-			return format.Merge{}, assertionError("The merge options", []mismatch{tm(nil,
-				"expects a Hash[String[1], Any] value, got "+typecalc.HashTypeOf(opts))})
-		}
-		return deepOptions(m, opts)
-	case "reverse_deep":
-		return format.Merge{}, errors.New("hieracc does not support the merge strategy 'reverse_deep'")
-	}
-	err := fmt.Errorf("Unknown merge strategy: '%s'", ruby.ToS(name))
-	if w := nearest(str, strategyNames); w != "" {
-		err = withHint(err, didYouMean([]misspelling{{str, w}}))
-	}
-	return format.Merge{}, err
-}
-
-// checkStruct is the assertion of a strategy's options Struct (all
-// entries optional) on an options hash.
-func checkStruct(opts *format.Hash, keys []string, structType string) error {
-	if kindOf(opts) != kStruct {
-		if opts.Len() > len(keys) {
-			return assertionError("The merge options", []mismatch{tm(nil,
-				fmt.Sprintf("expects size to be at most %d, got %d", len(keys), opts.Len()))})
-		}
-		return assertionError("The merge options", []mismatch{tm(nil,
-			"expects a "+structType+" value, got "+typecalc.HashTypeOf(opts))})
-	}
-	var ms []mismatch
-	for _, k := range keys {
-		v, ok := opts.Get(k)
-		if !ok || v == nil {
-			continue
-		}
-		switch k {
-		case "strategy":
-			// Always the strategy's own name here, which its Pattern matches.
-		case "knockout_prefix":
-			if _, ok := v.(string); !ok {
-				ms = append(ms, tm([]string{entry(k)}, "expects a value of type Undef or String, got "+ruby.TypeName(v)))
-			}
-		default:
-			if _, ok := v.(bool); !ok {
-				ms = append(ms, tm([]string{entry(k)}, "expects a value of type Undef or Boolean, got "+ruby.TypeName(v)))
-			}
-		}
-	}
-	unknown := false
-	for _, k := range opts.Keys() {
-		if ks, _ := k.(string); !containsKey(keys, ks) {
-			ms = append(ms, tm(nil, "unrecognized key '"+ks+"'"))
-			unknown = true
-		}
-	}
-	if len(ms) == 0 {
-		return nil
-	}
-	err := assertionError("The merge options", ms)
-	switch {
-	case !unknown:
-		return err
-	case len(keys) == 1: // first, unique, hash: only 'strategy'
-		return withHint(err, " (only strategy 'deep' takes options)")
-	}
-	return withHint(err, didYouMean(misspelt(opts, keys)))
-}
-
-// misspelt lists the string keys of h that are not among known but near
-// one of them.
-func misspelt(h *format.Hash, known []string) []misspelling {
-	var ms []misspelling
-	for _, k := range h.Keys() {
-		ks, _ := k.(string)
-		if containsKey(known, ks) {
-			continue
-		}
-		if w := nearest(ks, known); w != "" {
-			ms = append(ms, misspelling{ks, w})
-		}
-	}
-	return ms
-}
-
-func containsKey(keys []string, k string) bool {
-	for _, x := range keys {
-		if x == k {
-			return true
-		}
-	}
-	return false
-}
-
-// deepOptions reads deep_merge options with Ruby truthiness, as
-// DeepMerge.deep_merge! does (`options[:sort_merged_arrays] || false`).
-func deepOptions(m format.Merge, opts *format.Hash) (format.Merge, error) {
-	for i := 0; i < opts.Len(); i++ {
-		k, _ := opts.Key(i).(string)
-		v := opts.Value(i)
-		switch k {
-		case "knockout_prefix":
-			switch p := v.(type) {
-			case string:
-				m.KnockoutPrefix = p
-			default:
-				if truthy(v) {
-					return format.Merge{}, fmt.Errorf("hieracc does not support a %s knockout_prefix", ruby.ClassName(v))
-				}
-			}
-		case "sort_merged_arrays":
-			m.SortMergedArrays = truthy(v)
-		case "merge_hash_arrays":
-			m.MergeHashArrays = truthy(v)
-		case "preserve_unmergeables", "overwrite_arrays", "unpack_arrays", "extend_existing_arrays":
-			if truthy(v) {
-				return format.Merge{}, fmt.Errorf("hieracc does not support the deep merge option '%s'", k)
-			}
-		}
-		// strategy, merge_debug (console output only) and keys deep_merge
-		// does not know have no effect on the result.
-	}
-	return m, nil
-}
+// The types Puppet asserts of the values a merge merges; package ptype
+// words their mismatch messages, as Puppet's TypeAsserter and
+// TypeMismatchDescriber do.
+var (
+	uniqueType = ptype.MustParse("Variant[Scalar, Array[Data]]") // what unique merges
+	hashType   = ptype.MustParse("Hash[String, Data]")           // what hash merges
+)
 
 // strategy is a parsed format.Merge, ready to merge.
 type strategy struct {
@@ -246,21 +63,21 @@ func (s strategy) merge(e1, e2 any) (any, error) {
 	switch s.name {
 	case format.MergeUnique:
 		if !isUniqueValue(e1) {
-			return nil, uniqueTypeError("The first element of the merge", e1)
+			return nil, typeError(uniqueType, "The first element of the merge", e1)
 		}
 		if !isUniqueValue(e2) {
-			return nil, uniqueTypeError("The second element of the merge", e2)
+			return nil, typeError(uniqueType, "The second element of the merge", e2)
 		}
 		c1, c2 := s.convert(e1).([]any), s.convert(e2).([]any)
 		return uniqAppend(uniqAppend(make([]any, 0, len(c1)+len(c2)), c1), c2), nil
 	case format.MergeHash:
 		h1, ok := e1.(*format.Hash)
 		if !ok || !typecalc.IsData(h1) {
-			return nil, hashTypeError("The first element of the merge", e1)
+			return nil, typeError(hashType, "The first element of the merge", e1)
 		}
 		h2, ok := e2.(*format.Hash)
 		if !ok || !typecalc.IsData(h2) {
-			return nil, hashTypeError("The second element of the merge", e2)
+			return nil, typeError(hashType, "The second element of the merge", e2)
 		}
 		// e2.merge(e1)
 		switch {
@@ -278,6 +95,18 @@ func (s strategy) merge(e1, e2 any) (any, error) {
 		return s.deep.merge(e1, e2)
 	}
 	return e1, nil
+}
+
+// typeError is the failure of a merge's assertion that v is an instance of
+// t: Puppet's message, which t.Check words. The merges test their values
+// with faster predicates of their own (isUniqueValue, typecalc.IsData),
+// which TestMergePredicates holds to t.Match; should they ever disagree,
+// the merge still fails.
+func typeError(t *ptype.Type, subject string, v any) error {
+	if err := t.Check(subject, v); err != nil {
+		return err
+	}
+	return fmt.Errorf("%s has wrong type, expects a %s value", subject, t)
 }
 
 // isUniqueValue is Variant[Scalar, Array[Data]].

@@ -9,10 +9,7 @@ import (
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
-	"errors"
 	"fmt"
-	"strconv"
-	"time"
 )
 
 // Signature is a bundle's signature: its scheme, the signer's certificate
@@ -24,98 +21,15 @@ type Signature struct {
 	Sig    []byte
 }
 
-// Signer signs bundles with one private key, deterministically: the same
-// message always gets the same signature (Ed25519, ECDSA per RFC 6979,
-// RSA PKCS#1 v1.5). It also derives from its key the bundle keys and
-// ephemeral keys of the bundles it seals, so that a signed and sealed
-// bundle is reproducible.
-type Signer struct {
-	key    crypto.Signer
-	scheme string
-	certs  [][]byte
-	secret []byte // the key in PKCS#8: the secret derivations start from
-}
-
-// MinRSABits is the smallest RSA key a Signer, a Verifier or a Recipient
-// takes.
+// MinRSABits is the smallest RSA key a Verifier takes, and package sign's
+// signers and recipients.
 const MinRSABits = 2048
 
-// NewSigner returns a Signer for key (Ed25519, ECDSA P-256 or RSA of at
-// least MinRSABits) and its certificate chain, leaf first (may be empty).
-// The leaf must hold key's public key, and every certificate of the chain
-// must be valid now: a verifier would refuse what it signs.
-func NewSigner(key crypto.Signer, chain []*x509.Certificate) (*Signer, error) {
-	s := &Signer{key: key}
-	switch k := key.(type) {
-	case ed25519.PrivateKey:
-		s.scheme = SchemeEd25519
-	case *ecdsa.PrivateKey:
-		if k.Curve.Params().Name != "P-256" {
-			return nil, fmt.Errorf("trust: ECDSA signing key on %s: only P-256 is supported", k.Curve.Params().Name)
-		}
-		s.scheme = SchemeECDSA
-	case *rsa.PrivateKey:
-		if err := rsaSize(&k.PublicKey); err != nil {
-			return nil, fmt.Errorf("trust: signing key: %v", err)
-		}
-		s.scheme = SchemeRSA
-	default:
-		return nil, fmt.Errorf("trust: unsupported signing key type %T", key)
-	}
-	if len(chain) > 0 {
-		if !samePublic(chain[0].PublicKey, key.Public()) {
-			return nil, errors.New("trust: the signing certificate does not hold the signing key's public key")
-		}
-		now := time.Now()
-		for i, c := range chain {
-			what := "the signing certificate"
-			if i > 0 {
-				what = "certificate " + strconv.Itoa(i+1) + " of the signing chain"
-			}
-			if err := validAt(c, now); err != nil {
-				return nil, fmt.Errorf("trust: %s: %v", what, err)
-			}
-			s.certs = append(s.certs, c.Raw)
-		}
-	}
-	var err error
-	if s.secret, err = x509.MarshalPKCS8PrivateKey(key); err != nil {
-		return nil, fmt.Errorf("trust: %v", err)
-	}
-	return s, nil
-}
-
-// ReadSigner reads a signing key from the PEM file keyFile, with the
-// certificates that follow the key in it, or, when certFile is not "",
-// those of certFile instead.
-func ReadSigner(keyFile, certFile string) (*Signer, error) {
-	key, chain, err := ReadPrivateKey(keyFile)
-	if err != nil {
-		return nil, err
-	}
-	if certFile != "" {
-		if chain, err = ReadCertificates(certFile); err != nil {
-			return nil, err
-		}
-	}
-	return NewSigner(key, chain)
-}
-
-// rsaSize refuses an RSA key under MinRSABits.
-func rsaSize(k *rsa.PublicKey) error {
+// CheckRSAKey refuses an RSA key under MinRSABits: a verifier's rule, and
+// the one package sign applies to signing keys and recipients.
+func CheckRSAKey(k *rsa.PublicKey) error {
 	if n := k.N.BitLen(); n < MinRSABits {
 		return fmt.Errorf("RSA key of %d bits: at least %d are needed", n, MinRSABits)
-	}
-	return nil
-}
-
-// validAt refuses a certificate that is not valid at t.
-func validAt(c *x509.Certificate, t time.Time) error {
-	switch {
-	case t.Before(c.NotBefore):
-		return fmt.Errorf("%q is not valid before %s", c.Subject.CommonName, c.NotBefore.UTC().Format(time.RFC3339))
-	case t.After(c.NotAfter):
-		return fmt.Errorf("%q expired on %s", c.Subject.CommonName, c.NotAfter.UTC().Format(time.RFC3339))
 	}
 	return nil
 }
@@ -125,30 +39,12 @@ func samePublic(a, b crypto.PublicKey) bool {
 	return ok && x.Equal(b)
 }
 
-// Sign signs msg.
-func (s *Signer) Sign(msg []byte) (*Signature, error) {
-	var sig []byte
-	var err error
-	switch s.scheme {
-	case SchemeEd25519:
-		sig, err = s.key.Sign(nil, msg, crypto.Hash(0))
-	default:
-		sum := sha256.Sum256(msg)
-		sig, err = s.key.Sign(nil, sum[:], crypto.SHA256) // nil random: deterministic
-	}
-	if err != nil {
-		return nil, fmt.Errorf("trust: signing: %v", err)
-	}
-	return &Signature{Scheme: s.scheme, Certs: s.certs, Sig: sig}, nil
-}
-
-// derive is a secret of n bytes for purpose, from the signing key and the
+// Derive is the key derivation of signed and sealed bundles (format/SPEC.md):
+// n bytes of HKDF-SHA256 of secret, salt "hieracc v4", for purpose and the
 // parts of info (each length-prefixed, so that no two lists collide).
-func (s *Signer) derive(purpose string, n int, info ...[]byte) []byte {
-	return derive(s.secret, purpose, n, info...)
-}
-
-func derive(secret []byte, purpose string, n int, info ...[]byte) []byte {
+// Package sign derives a signer's bundle keys with it; the envelopes'
+// nonce keys and the ECDH bundle keys (ECDHKey) derive with it here.
+func Derive(secret []byte, purpose string, n int, info ...[]byte) []byte {
 	var b bytes.Buffer
 	b.WriteString(purpose)
 	for _, p := range info {
@@ -334,7 +230,7 @@ func (v *Verifier) Verify(sig *Signature, msg []byte) error {
 // check verifies sig over msg with pub; the scheme must fit the key.
 func check(sig *Signature, pub crypto.PublicKey, msg []byte) error {
 	if k, isRSA := pub.(*rsa.PublicKey); isRSA {
-		if err := rsaSize(k); err != nil {
+		if err := CheckRSAKey(k); err != nil {
 			return &SignatureError{Err: ErrUntrusted, Reason: "the signer's " + err.Error()}
 		}
 	}

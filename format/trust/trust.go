@@ -1,10 +1,14 @@
 // Package trust is the cryptography of signed and sealed bundles (format
-// version 4, see format/SPEC.md): signing a bundle's header and checking
-// the signature (Signer, Verifier), and sealing a node's secrets to its
-// Puppet agent certificate (Recipient, Envelope) and opening them with
-// its private key. It reads the keys a Puppet fleet already has: PEM
-// files, PKCS#8, or PKCS#1 RSA and SEC1 EC private keys as Puppet writes
-// them, and X.509 certificates.
+// version 4, see format/SPEC.md), as agents need it: checking a bundle's
+// signature (Verifier) and opening the secrets sealed to the node with its
+// private key (OpenEnvelope). It reads the keys a Puppet fleet already
+// has: PEM files, PKCS#8, or PKCS#1 RSA and SEC1 EC private keys as Puppet
+// writes them, and X.509 certificates.
+//
+// The writer's half, signing a bundle and sealing secrets to a node's
+// certificate, is package format/trust/sign, which the compiler uses and
+// agents do not link; the rules both halves apply (schemes, key sizes,
+// the key derivation, the envelopes' encryption) are written once, here.
 //
 // It uses the standard library only, and knows nothing of the bundle's
 // encoding: package format decides what is signed and what is sealed.
@@ -48,9 +52,11 @@ const (
 
 // Seal schemes, as written in a bundle's seal.
 const (
-	SealRSA   = "RSA-OAEP-SHA256/AES-256-GCM"
-	SealECDH  = "ECDH-P256-HKDF-SHA256/AES-256-GCM"
-	sealLabel = "hieracc bundle key v4"
+	SealRSA  = "RSA-OAEP-SHA256/AES-256-GCM"
+	SealECDH = "ECDH-P256-HKDF-SHA256/AES-256-GCM"
+	// SealLabel is SealRSA's OAEP label and the purpose of SealECDH's key
+	// derivation (ECDHKey).
+	SealLabel = "hieracc bundle key v4"
 )
 
 // readPEM reads the PEM blocks of the file name; a file without any is an

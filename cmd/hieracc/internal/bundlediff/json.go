@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/hieracc/hieracc/format/ruby"
-	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/render"
 )
 
 // JSONVersion is the version of WriteJSON's schema. Fields may be added
@@ -228,7 +228,7 @@ func newJSONSide(s *Side) *jsonSide {
 // jsonValue renders v as puppet lookup --render-as json does, or, for what
 // JSON cannot hold, as a JSON string of its Ruby inspect form.
 func jsonValue(v any) json.RawMessage {
-	if out, err := runtime.Render(v, runtime.JSON); err == nil {
+	if out, err := render.As(v, render.JSON); err == nil {
 		return json.RawMessage(strings.TrimSuffix(string(out), "\n"))
 	}
 	b, _ := json.Marshal(ruby.ToS(v)) // Marshal replaces invalid UTF-8

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ruby"
-	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/render"
 )
 
 // Options tune the renderers.
@@ -170,7 +170,7 @@ func foldValue(s string, width int) string {
 // puppet lookup --render-as json prints it, which keeps 443 and "443"
 // apart; Ruby's inspect form for what JSON cannot hold.
 func display(v any) string {
-	if out, err := runtime.Render(v, runtime.JSON); err == nil {
+	if out, err := render.As(v, render.JSON); err == nil {
 		return strings.TrimSuffix(string(out), "\n")
 	}
 	return ruby.ToS(v) // as puppet lookup --render-as s prints it

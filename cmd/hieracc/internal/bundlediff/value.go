@@ -8,7 +8,7 @@ import (
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ruby"
-	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/render"
 )
 
 // valueDiff is one difference between two values, at path (unescaped
@@ -165,7 +165,7 @@ func keyToken(k any) string {
 	if s, ok := k.(string); ok {
 		return s
 	}
-	out, err := runtime.Render(k, runtime.Text)
+	out, err := render.As(k, render.Text)
 	if err != nil {
 		return ""
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundlediff"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/runtime"
+	rendering "github.com/hieracc/hieracc/runtime/render"
 )
 
 // apiError is an answer with an error status.
@@ -303,7 +304,7 @@ type source struct {
 
 // render is a value as `lookup --render-as json` prints it.
 func render(v any) (json.RawMessage, error) {
-	out, err := runtime.Render(v, runtime.JSON)
+	out, err := rendering.As(v, rendering.JSON)
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +338,7 @@ func renderYAML(r *http.Request, v any) (string, error) {
 	if r.URL.Query().Get("render") != "yaml" {
 		return "", nil
 	}
-	out, err := runtime.Render(v, runtime.YAML)
+	out, err := rendering.As(v, rendering.YAML)
 	if err != nil {
 		return "", err
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/runtime"
+	rendering "github.com/hieracc/hieracc/runtime/render"
 )
 
 // bundleOf is node's bundle: keys as given (name, value pairs), from
@@ -186,7 +187,7 @@ func TestKeyValueAsLookupRenders(t *testing.T) {
 	ts := httptest.NewServer(newServer(t, dir).Handler())
 	defer ts.Close()
 	_, _, body := get(t, ts.Client(), ts.URL+"/v1/nodes/n1/keys/h")
-	want, err := runtime.Render(h, runtime.JSON)
+	want, err := rendering.As(h, rendering.JSON)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,16 @@
-package runtime
+// Package render prints lookup results as `puppet lookup --render-as`
+// does: JSON as Ruby's JSON generator writes it, YAML as Psych dumps it,
+// and text as Ruby's to_s (As, with JSON, YAML or Text).
+//
+// It is apart from package runtime because agents use the values a lookup
+// returns and rarely print them the way the puppet lookup command does:
+// the CLI (lookup, explain, inspect) and the bundle server do, and an
+// agent that wants the same output imports this package. What it renders
+// with is what runtime's own closure keeps: Ruby's renderings of a value
+// (to_s, inspect, Float#to_s), which lookups and Puppet's messages need,
+// live once in format/ruby, and this package adds only the JSON and YAML
+// emitters' own rules (escapes, nesting limit, Psych's styles and quotes).
+package render
 
 import (
 	"bytes"
@@ -13,9 +25,10 @@ import (
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ruby"
+	"github.com/hieracc/hieracc/runtime"
 )
 
-// Format is an output format of Render, named after puppet lookup's
+// Format is an output format of As, named after puppet lookup's
 // --render-as.
 type Format int
 
@@ -25,26 +38,26 @@ const (
 	Text               // --render-as s: Ruby's to_s
 )
 
-// Render renders v as `puppet lookup --render-as` prints it, final newline
+// As renders v as `puppet lookup --render-as` prints it, final newline
 // included. JSON is byte for byte what Puppet 7 prints (Ruby's float
 // formatting, its escapes). YAML follows Psych's choice of styles and
 // quotes but does not fold long lines. It fails only for what Puppet
 // cannot render either: NaN or infinity in JSON, invalid UTF-8 in JSON,
 // arrays and hashes nested more than 100 deep in JSON.
 //
-// A *Sensitive renders as puppet lookup renders one: "Sensitive [value
-// redacted]" in JSON and text, and in YAML as Psych dumps the Ruby object,
-// value included.
-func Render(v any, f Format) ([]byte, error) {
-	if s, ok := v.(*Sensitive); ok {
+// A *runtime.Sensitive renders as puppet lookup renders one: "Sensitive
+// [value redacted]" in JSON and text, and in YAML as Psych dumps the Ruby
+// object, value included.
+func As(v any, f Format) ([]byte, error) {
+	if s, ok := v.(*runtime.Sensitive); ok {
 		switch f {
 		case JSON:
-			return []byte(`"` + Redacted + `"` + "\n"), nil
+			return []byte(`"` + runtime.Redacted + `"` + "\n"), nil
 		case Text:
-			return []byte(Redacted + "\n"), nil
+			return []byte(runtime.Redacted + "\n"), nil
 		case YAML:
 			h := format.NewHash(1)
-			h.Set("value", s.v)
+			h.Set("value", s.Unwrap())
 			doc := appendYAMLDoc(nil, h)
 			rest, _ := bytes.CutPrefix(doc, []byte("---\n"))
 			return append([]byte("--- !ruby/object:Puppet::Pops::Types::PSensitiveType::Sensitive\n"), rest...), nil
@@ -60,7 +73,7 @@ func Render(v any, f Format) ([]byte, error) {
 	case Text:
 		out = ruby.AppendToS(out, v)
 	default:
-		return nil, fmt.Errorf("runtime: unknown format %d", f)
+		return nil, fmt.Errorf("render: unknown format %d", f)
 	}
 	if err != nil {
 		return nil, err
@@ -130,7 +143,7 @@ func appendJSON(b []byte, v any, depth int) ([]byte, error) {
 		}
 		b = append(b, '}')
 	default:
-		return nil, fmt.Errorf("runtime: cannot render %T", v)
+		return nil, fmt.Errorf("render: cannot render %T", v)
 	}
 	return b, nil
 }
@@ -139,7 +152,7 @@ func appendJSON(b []byte, v any, depth int) ([]byte, error) {
 // backslashes and control characters; everything else stays UTF-8.
 func appendJSONString(b []byte, s string) ([]byte, error) {
 	if !utf8.ValidString(s) {
-		return nil, fmt.Errorf("runtime: source sequence is illegal/malformed utf-8")
+		return nil, fmt.Errorf("render: source sequence is illegal/malformed utf-8")
 	}
 	b = append(b, '"')
 	for i := 0; i < len(s); i++ {

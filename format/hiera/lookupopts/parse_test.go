@@ -1,4 +1,4 @@
-package hiera
+package lookupopts
 
 import (
 	"testing"
@@ -104,7 +104,7 @@ func TestParseMerge(t *testing.T) {
 				if err == nil || err.Error() != tc.err+tc.hint {
 					t.Fatalf("ParseMerge error = %v\nwant %q", err, tc.err+tc.hint)
 				}
-				if got := puppetMessage(err); got != tc.err {
+				if got := PuppetMessage(err); got != tc.err {
 					t.Fatalf("Puppet's part of the message = %q\nwant %q", got, tc.err)
 				}
 				return
@@ -117,4 +117,21 @@ func TestParseMerge(t *testing.T) {
 			}
 		})
 	}
+}
+
+// h builds a hash from alternating keys and values, keeping their order.
+func h(kv ...any) *format.Hash {
+	m := format.NewHash(len(kv) / 2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		m.Set(kv[i], kv[i+1])
+	}
+	return m
+}
+
+// a builds an array.
+func a(elems ...any) []any {
+	if elems == nil {
+		return []any{}
+	}
+	return elems
 }

@@ -1,4 +1,4 @@
-package runtime_test
+package render_test
 
 import (
 	"encoding/json"
@@ -11,10 +11,10 @@ import (
 
 	"github.com/hieracc/hieracc/format"
 	. "github.com/hieracc/hieracc/format/formattest"
-	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/render"
 )
 
-// TestRenderRuby checks Render against testdata/render.json, produced by
+// TestRenderRuby checks As against testdata/render.json, produced by
 // the Ruby Puppet 7 runs on (see testdata/render.rb).
 func TestRenderRuby(t *testing.T) {
 	data, err := os.ReadFile("testdata/render.json")
@@ -43,10 +43,10 @@ func TestRenderRuby(t *testing.T) {
 		v := decodeJSON(t, c.Value)
 		for _, f := range []struct {
 			name string
-			f    runtime.Format
+			f    render.Format
 			want *string
-		}{{"json", runtime.JSON, c.JSON}, {"yaml", runtime.YAML, &c.YAML}, {"s", runtime.Text, &c.S}} {
-			got, err := runtime.Render(v, f.f)
+		}{{"json", render.JSON, c.JSON}, {"yaml", render.YAML, &c.YAML}, {"s", render.Text, &c.S}} {
+			got, err := render.As(v, f.f)
 			if f.want == nil {
 				if err == nil {
 					t.Errorf("%s as %s: no error, Ruby fails", c.Value, f.name)
@@ -125,7 +125,7 @@ func TestRenderPuppet(t *testing.T) {
 		{A("\u0080\u0085", 1234567890123456.8), "[\"\u0080\u0085\",1234567890123456.8]", "[\"\\u0080\u0085\", 1234567890123456.8]", "---\n- \"\\x80\\N\"\n- 1234567890123456.8\n"},
 	}
 	for _, tt := range tests {
-		j, err := runtime.Render(tt.v, runtime.JSON)
+		j, err := render.As(tt.v, render.JSON)
 		if tt.json == "" {
 			if err == nil {
 				t.Errorf("%v as JSON: no error", tt.v)
@@ -133,10 +133,10 @@ func TestRenderPuppet(t *testing.T) {
 		} else if string(j) != tt.json+"\n" || err != nil {
 			t.Errorf("%v as JSON = %q, %v, want %q", tt.v, j, err, tt.json)
 		}
-		if s, err := runtime.Render(tt.v, runtime.Text); string(s) != tt.s+"\n" || err != nil {
+		if s, err := render.As(tt.v, render.Text); string(s) != tt.s+"\n" || err != nil {
 			t.Errorf("%v as s = %q, %v, want %q", tt.v, s, err, tt.s)
 		}
-		if y, err := runtime.Render(tt.v, runtime.YAML); string(y) != tt.y || err != nil {
+		if y, err := render.As(tt.v, render.YAML); string(y) != tt.y || err != nil {
 			t.Errorf("%v as YAML = %q, %v, want %q", tt.v, y, err, tt.y)
 		}
 	}
@@ -146,12 +146,12 @@ func TestRenderPuppet(t *testing.T) {
 		math.Inf(-1): "1000: -Infinity not allowed in JSON",
 		math.NaN():   "1003: NaN not allowed in JSON",
 	} {
-		if _, err := runtime.Render(A(H("a", v)), runtime.JSON); err == nil || err.Error() != want {
+		if _, err := render.As(A(H("a", v)), render.JSON); err == nil || err.Error() != want {
 			t.Errorf("%v as JSON: error %v, want %q", v, err, want)
 		}
 	}
-	if _, err := runtime.Render(1, runtime.JSON); err == nil {
-		t.Error("Render(int) succeeded")
+	if _, err := render.As(1, render.JSON); err == nil {
+		t.Error("As(int) succeeded")
 	}
 }
 
@@ -189,21 +189,21 @@ func TestRenderJSONNesting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			j, err := runtime.Render(tt.v, runtime.JSON)
+			j, err := render.As(tt.v, render.JSON)
 			switch {
 			case tt.err == "" && err != nil:
 				t.Errorf("as JSON: %v", err)
 			case tt.err != "" && (err == nil || err.Error() != tt.err):
 				t.Errorf("as JSON: %.40q, error %v, want %q", j, err, tt.err)
 			}
-			for _, f := range []runtime.Format{runtime.YAML, runtime.Text} {
-				if _, err := runtime.Render(tt.v, f); err != nil {
+			for _, f := range []render.Format{render.YAML, render.Text} {
+				if _, err := render.As(tt.v, f); err != nil {
 					t.Errorf("format %d: %v", f, err)
 				}
 			}
 		})
 	}
-	if _, err := runtime.Render("x", runtime.Format(9)); err == nil {
-		t.Error("Render(format 9) succeeded")
+	if _, err := render.As("x", render.Format(9)); err == nil {
+		t.Error("As(format 9) succeeded")
 	}
 }

@@ -1,6 +1,7 @@
-package hiera
+package lookupopts
 
 import (
+	"errors"
 	"strings"
 	"unicode/utf8"
 )
@@ -22,6 +23,16 @@ type hintError struct {
 }
 
 func (e *hintError) Error() string { return e.puppet + e.hint }
+
+// PuppetMessage is err's message without the hint hieracc appended to it:
+// Puppet's own text, which the conformance corpus compares.
+func PuppetMessage(err error) string {
+	var h *hintError
+	if errors.As(err, &h) {
+		return h.puppet
+	}
+	return err.Error()
+}
 
 // withHint appends hint to err's message; err is returned as it is when
 // there is no hint.

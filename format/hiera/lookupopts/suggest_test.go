@@ -1,19 +1,8 @@
-package hiera
+package lookupopts
 
 import (
-	"errors"
 	"testing"
 )
-
-// puppetMessage is err's message without the hint hieracc appended: what
-// Puppet says.
-func puppetMessage(err error) string {
-	var h *hintError
-	if errors.As(err, &h) {
-		return h.puppet
-	}
-	return err.Error()
-}
 
 func TestNearest(t *testing.T) {
 	deep := []string{"strategy", "knockout_prefix", "merge_debug", "merge_hash_arrays", "sort_merged_arrays"}
