@@ -12,7 +12,10 @@ import (
 )
 
 // An Option says how Open, OpenBytes and NewReloader check and open a
-// bundle. A Trust is one; given several, the last applies.
+// bundle. A Trust is one; given several, they add up: each sets the fields
+// it gives (a later one replacing an earlier one's), and none clears a
+// check another asked for, so an option appended to a caller's list can
+// never turn verification off.
 type Option interface{ apply(*Trust) }
 
 // trustOf is the Trust that opts say.
@@ -28,7 +31,17 @@ func trustOf(opts []Option) Trust {
 	return t
 }
 
-func (t Trust) apply(dst *Trust) { *dst = t }
+func (t Trust) apply(dst *Trust) {
+	if t.Verifier != nil {
+		dst.Verifier = t.Verifier
+	}
+	if t.Node != "" {
+		dst.Node = t.Node
+	}
+	if t.Key != nil {
+		dst.Key = t.Key
+	}
+}
 
 // Trust is the Option by which Open, OpenBytes and NewReloader check a
 // bundle and open its sealed secrets (format version 4). The zero Trust

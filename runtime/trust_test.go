@@ -153,13 +153,20 @@ func TestOpenWrongNode(t *testing.T) {
 }
 
 // TestOpenOptions: a Trust is an option of Open, OpenBytes and
-// NewReloader; given several, the last applies, and a nil Option (or a nil
-// *Trust) is none.
+// NewReloader; given several, they add up and none clears another's check,
+// and a nil Option (or a nil *Trust) is none.
 func TestOpenOptions(t *testing.T) {
-	data, _, _ := sealedFor(t, "a.example.com")
+	data, _, v := sealedFor(t, "a.example.com")
 	wrong := runtime.Trust{Node: "b.example.com"}
-	if _, err := runtime.OpenBytes(data, wrong, runtime.Trust{}); err != nil {
-		t.Errorf("OpenBytes(a's bundle, Node b, then the zero Trust) = %v, want the last to apply", err)
+	if _, err := runtime.OpenBytes(data, wrong, runtime.Trust{}); !errors.Is(err, runtime.ErrWrongNode) {
+		t.Errorf("OpenBytes(a's bundle, Node b, then the zero Trust) = %v, want ErrWrongNode: the zero Trust clears no check", err)
+	}
+	plain, _ := encode.Encode(secrets("a.example.com"))
+	if _, err := runtime.OpenBytes(plain, runtime.Trust{Verifier: v}, runtime.Trust{Node: "a.example.com"}); !errors.Is(err, runtime.ErrUnsigned) {
+		t.Errorf("OpenBytes(unsigned, a Verifier, then a Node) = %v, want ErrUnsigned: the Node adds to the Verifier", err)
+	}
+	if _, err := runtime.OpenBytes(data, wrong, runtime.Trust{Node: "a.example.com"}); err != nil {
+		t.Errorf("OpenBytes(a's bundle, Node b, then Node a) = %v, want the later Node to replace the earlier", err)
 	}
 	if _, err := runtime.OpenBytes(data, runtime.Trust{}, wrong); !errors.Is(err, runtime.ErrWrongNode) {
 		t.Errorf("OpenBytes(a's bundle, the zero Trust, then Node b) = %v, want ErrWrongNode", err)
