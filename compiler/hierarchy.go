@@ -52,7 +52,7 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 	files := make([][]*dataFile, 0, len(levels))
 	for i := range levels {
 		lvl := &levels[i]
-		locs, memo, err := n.expandLevelShared(c, lvl)
+		locs, memo, err := n.share.expandLevelShared(c, lvl)
 		if err != nil {
 			err.File, err.Level = c.file, lvl.name
 			if err.Line == 0 {

@@ -366,10 +366,10 @@ func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bo
 		switch method {
 		case "lookup", "hiera":
 			val, err = n.lookupWithDefault(arg)
-			n.record(dep{lookup: true, global: n.globalOnly > 0, name: arg, value: val, err: errText(err)})
+			n.share.record(dep{lookup: true, global: n.globalOnly > 0, name: arg, value: val, err: errText(err)})
 		case "alias":
 			val, err = n.aliasWithDefault(arg)
-			n.record(dep{lookup: true, alias: true, global: n.globalOnly > 0, name: arg, value: val, err: errText(err)})
+			n.share.record(dep{lookup: true, alias: true, global: n.globalOnly > 0, name: arg, value: val, err: errText(err)})
 		case "scope":
 			val, err = n.scopeLookup(arg, s)
 		case "literal":
@@ -500,7 +500,7 @@ func (n *nodeRun) warnUnclosed(s string) {
 // dug into with the rest of the key. A missing variable or sub-key is nil/"".
 func (n *nodeRun) scopeLookup(expr, subject string) (any, error) {
 	v, err := n.scopeValue(expr, subject)
-	n.record(dep{name: expr, value: v, err: errText(err)})
+	n.share.record(dep{name: expr, value: v, err: errText(err)})
 	return v, err
 }
 

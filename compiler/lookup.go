@@ -71,8 +71,9 @@ type nodeRun struct {
 	// variable's name, a key, the text itself).
 	hide int
 
-	// What sharing work across nodes keeps of the node (reuse_keys.go).
-	nodeShare
+	// share is what sharing work across nodes keeps of the node
+	// (reuse_keys.go), and the only way the stages above reach it.
+	share nodeShare
 }
 
 // site is a place interpolation reads from: a data file's key, or a level
@@ -99,7 +100,7 @@ func newNodeRun(c *compilation, w *worker, node Node) *nodeRun {
 		warned:  map[string]bool{},
 	}
 	w.nodes++
-	n.serial = w.nodes
+	n.share = nodeShare{n: n, w: w, serial: w.nodes}
 	n.global = n.expandLayer(c.global)
 	n.env = n.expandLayer(c.env)
 	return n
@@ -167,9 +168,9 @@ func (n *nodeRun) withStack(key string, f func()) {
 // meta runs a lookup of lookup_options: its reads are the node's, not the
 // current key's.
 func (n *nodeRun) meta(f func()) {
-	n.nested++
+	n.share.nested++
 	n.withStack(lookupOptionsKey, f)
-	n.nested--
+	n.share.nested--
 }
 
 // push is Puppet's Invocation#check: a name already on the stack is a
@@ -556,7 +557,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	}
 	mark := len(n.checks)
 	n.stack = append(n.stack, text)
-	n.nested++
+	n.share.nested++
 	outer := n.secret
 	n.secret = false
 	// The key's own data is hidden only if it is secret itself (its
@@ -567,7 +568,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	n.hide = hide
 	secret := n.secret
 	n.secret = outer || secret
-	n.nested--
+	n.share.nested--
 	n.pop()
 	if ferr != nil {
 		return nil, ferr
@@ -705,7 +706,7 @@ func (n *nodeRun) warnUndefined(name string) {
 // warn reports a warning at the site being interpolated, once per node and
 // place.
 func (n *nodeRun) warn(msg string) {
-	if n.quiet > 0 {
+	if n.share.quiet > 0 {
 		return
 	}
 	d := Diagnostic{Severity: Warning, Pos: n.at.pos,
@@ -718,8 +719,8 @@ func (n *nodeRun) warn(msg string) {
 
 func (n *nodeRun) emitWarning(d Diagnostic) {
 	n.warnings++
-	if n.keyWarns != nil {
-		*n.keyWarns = append(*n.keyWarns, d)
+	if n.share.keyWarns != nil {
+		*n.share.keyWarns = append(*n.share.keyWarns, d)
 	}
 	if s := d.String(); !n.warned[s] {
 		n.warned[s] = true

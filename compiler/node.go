@@ -74,7 +74,7 @@ func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []Diagn
 
 // releaseOwn lets go of the node's own data files (files.go).
 func (n *nodeRun) releaseOwn() {
-	for _, df := range n.own {
+	for _, df := range n.share.own {
 		if n.c.release(df) {
 			n.w.stats.released++
 		}
@@ -147,7 +147,7 @@ func (n *nodeRun) checkOptions(b *format.Bundle) map[string]bool {
 // hold (reuse_keys.go): the bundles are the same.
 func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 	if !n.w.noSharing {
-		return n.compileKeysShared(modErr)
+		return n.share.compileKeysShared(modErr)
 	}
 	names := n.keyNames(nil)
 	n.keys = make([]format.Key, 0, len(names))
