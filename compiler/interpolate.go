@@ -397,7 +397,7 @@ func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bo
 		}
 		// What a lookup or a variable gives is interpolated again (so a
 		// literal('%') escape in it is expanded here), under a recursion check.
-		if err := n.push(checkName); err != nil {
+		if err := n.stack.push(checkName); err != nil {
 			return nil, n.hidden(err, s[e.start+2:e.end-1], call)
 		}
 		if valSecret {
@@ -407,7 +407,7 @@ func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bo
 		if valSecret {
 			n.hide--
 		}
-		n.pop()
+		n.stack.pop()
 		if err != nil {
 			return nil, n.hidden(err, s[e.start+2:e.end-1], call)
 		}
@@ -513,7 +513,7 @@ func (n *nodeRun) scopeValue(expr, subject string) (any, error) {
 			return v, nil
 		}
 	}
-	k, err := n.parseExpr(expr)
+	k, err := n.w.parseExpr(expr)
 	if err != nil {
 		if n.hide > 0 {
 			subject = hiera.Redacted

@@ -58,7 +58,7 @@ func TestInterpolatePlannedIsInterpolate(t *testing.T) {
 	changed := 0
 	for _, v := range values {
 		n := &nodeRun{w: newWorker(), scope: newScope("n1", "production", facts, nil),
-			stack: make([]string, 0, 8), warned: map[string]bool{}, memo: map[string]memoEntry{}}
+			stack: lookupStack{names: make([]string, 0, 8)}, warned: map[string]bool{}, memo: map[string]memoEntry{}}
 		before := ruby.Inspect(v)
 		want, werr := n.interpolate(v, true)
 		got, gerr := n.interpolatePlanned(v, planFor(v), true)

@@ -4,7 +4,6 @@ package compiler
 // global, environment and module layers, with recursion detection.
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -31,16 +30,11 @@ type nodeRun struct {
 	lastMod   string
 	lastLayer *layerRun
 
-	stack []string // keys being looked up, for recursion detection
+	stack lookupStack // keys being looked up, for recursion detection
 	// globalOnly > 0 while the data of a global layer that confines its
 	// nested lookups is read (see confinesLookups): they search it alone.
 	globalOnly int
-	top        string // the key the current top-level lookup started from
-	// checks logs every name tested against the stack: a result whose
-	// computation tested a name holds only where that name is not on the
-	// stack (Puppet would have reported a recursion). See holds.
-	checks []string
-	memo   map[string]memoEntry // successful nested lookups by key text
+	memo       map[string]memoEntry // successful nested lookups by key text
 	// secret is set when a value read since it was last cleared holds
 	// text decrypted from ENC[...] (memo entries say it of themselves).
 	secret bool
@@ -91,7 +85,7 @@ func newNodeRun(c *compilation, w *worker, node Node) *nodeRun {
 		c:       c,
 		w:       w,
 		node:    node,
-		stack:   make([]string, 0, 32),
+		stack:   lookupStack{names: make([]string, 0, 32)},
 		scope:   newScope(node.Name, c.environment, node.Facts, node.Trusted),
 		modules: make(map[string]*layerRun, len(c.moduleNames)),
 		memo:    map[string]memoEntry{},
@@ -140,6 +134,17 @@ func (n *nodeRun) layersFor(mod string) [3]*layerRun {
 	return [3]*layerRun{n.global, n.env, n.module(mod)}
 }
 
+// lookupStack is Puppet's Invocation name stack: the keys being looked up,
+// for recursion detection, and a log of the names tested against it.
+type lookupStack struct {
+	names []string
+	top   string // the key the current top-level lookup started from
+	// checks logs every name tested against the stack: a result whose
+	// computation tested a name holds only where that name is not on the
+	// stack (Puppet would have reported a recursion). See holds.
+	checks []string
+}
+
 // frame is a saved lookup stack.
 type frame struct {
 	stack []string
@@ -149,44 +154,44 @@ type frame struct {
 // enter starts a new top-level lookup of key; leave restores the previous
 // one. The new stack reuses the spare capacity after the current one, so a
 // lookup allocates nothing here.
-func (n *nodeRun) enter(key string) frame {
-	f := frame{n.stack, n.top}
-	n.stack = append(n.stack[len(n.stack):], key)
-	n.top = key
+func (st *lookupStack) enter(key string) frame {
+	f := frame{st.names, st.top}
+	st.names = append(st.names[len(st.names):], key)
+	st.top = key
 	return f
 }
 
-func (n *nodeRun) leave(f frame) { n.stack, n.top = f.stack, f.top }
+func (st *lookupStack) leave(f frame) { st.names, st.top = f.stack, f.top }
 
 // withStack runs f as a new top-level lookup of key.
-func (n *nodeRun) withStack(key string, f func()) {
-	fr := n.enter(key)
+func (st *lookupStack) withStack(key string, f func()) {
+	fr := st.enter(key)
 	f()
-	n.leave(fr)
+	st.leave(fr)
 }
 
 // meta runs a lookup of lookup_options: its reads are the node's, not the
 // current key's.
 func (n *nodeRun) meta(f func()) {
 	n.share.nested++
-	n.withStack(lookupOptionsKey, f)
+	n.stack.withStack(lookupOptionsKey, f)
 	n.share.nested--
 }
 
 // push is Puppet's Invocation#check: a name already on the stack is a
 // recursion.
-func (n *nodeRun) push(name string) error {
-	if n.onStack(name) {
-		return lookupError(fmt.Sprintf("Recursive lookup detected in [%s]", strings.Join(n.stack, ", ")))
+func (st *lookupStack) push(name string) error {
+	if st.onStack(name) {
+		return lookupError(fmt.Sprintf("Recursive lookup detected in [%s]", strings.Join(st.names, ", ")))
 	}
-	n.stack = append(n.stack, name)
+	st.names = append(st.names, name)
 	return nil
 }
 
 // onStack tests name against the stack, logging the test (see checks).
-func (n *nodeRun) onStack(name string) bool {
-	n.checks = append(n.checks, name)
-	return slices.Contains(n.stack, name)
+func (st *lookupStack) onStack(name string) bool {
+	st.checks = append(st.checks, name)
+	return slices.Contains(st.names, name)
 }
 
 // memoEntry is a nested lookup's result and the names its computation
@@ -197,38 +202,7 @@ type memoEntry struct {
 	secret bool // the value holds text decrypted from ENC[...]
 }
 
-// since returns the names tested from mark on, sorted and without
-// duplicates, for a result to keep (nil when none). The lists are the
-// worker's, shared by every result that tested the same names (most that
-// test any test one variable or key): never modify one.
-func (n *nodeRun) since(mark int) []string {
-	if len(n.checks) == mark {
-		return nil
-	}
-	w := n.w
-	t := append(w.testedBuf[:0], n.checks[mark:]...)
-	slices.Sort(t)
-	t = slices.Compact(t)
-	w.testedBuf = t
-	b := w.testedKey[:0]
-	for _, name := range t {
-		b = append(binary.AppendUvarint(b, uint64(len(name))), name...)
-	}
-	w.testedKey = b
-	if l, ok := w.tested[string(b)]; ok {
-		return l
-	}
-	l := slices.Clone(t)
-	if len(w.tested) < maxTestedLists {
-		if w.tested == nil {
-			w.tested = map[string][]string{}
-		}
-		w.tested[string(b)] = l
-	}
-	return l
-}
-
-// maxTestedLists bounds the lists since keeps per worker.
+// maxTestedLists bounds the lists testedList keeps per worker.
 const maxTestedLists = 1 << 14
 
 // testedAt is what the key at position i of nodeRun.keys tested.
@@ -265,17 +239,17 @@ func (n *nodeRun) testedOf(i int) []string {
 // holds reports whether a result that tested these names is the answer
 // here too: none of them is on the stack, so every test passes again. A
 // result reused counts its tests as made, for the results that contain it.
-func (n *nodeRun) holds(tested []string) bool {
+func (st *lookupStack) holds(tested []string) bool {
 	for _, t := range tested {
-		if slices.Contains(n.stack, t) {
+		if slices.Contains(st.names, t) {
 			return false
 		}
 	}
-	n.checks = append(n.checks, tested...)
+	st.checks = append(st.checks, tested...)
 	return true
 }
 
-func (n *nodeRun) pop() { n.stack = n.stack[:len(n.stack)-1] }
+func (st *lookupStack) pop() { st.names = st.names[:len(st.names)-1] }
 
 // leaf answers one location for a key: its value, interpolated for the node.
 // Interpolation happens here, lazily, as Puppet does it when it reads the
@@ -514,7 +488,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	if text == lookupOptionsKey || strings.HasPrefix(text, lookupOptionsKey+".") {
 		return nil, errNotFound
 	}
-	k, err := n.parseExpr(text)
+	k, err := n.w.parseExpr(text)
 	if err != nil {
 		return nil, asFormatError(err)
 	}
@@ -528,8 +502,8 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	// Puppet tests the key against the stack before any data is read, in
 	// the global layer's provider, whose error handler prefixes the key of
 	// this lookup (the one that met the cycle).
-	if n.onStack(text) {
-		return nil, lookupError(fmt.Sprintf("Lookup of key '%s' failed: Recursive lookup detected in [%s]", text, strings.Join(n.stack, ", ")))
+	if n.stack.onStack(text) {
+		return nil, lookupError(fmt.Sprintf("Lookup of key '%s' failed: Recursive lookup detected in [%s]", text, strings.Join(n.stack.names, ", ")))
 	}
 	// Results computed earlier (here, or as a compiled key) are reused only
 	// where they hold: their computation tested no name now on the stack.
@@ -537,14 +511,14 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	if n.globalOnly > 0 {
 		memoKey = "\x00global:" + text // a confined lookup's answer is its own
 	}
-	if e, ok := n.memo[memoKey]; ok && n.holds(e.tested) {
+	if e, ok := n.memo[memoKey]; ok && n.stack.holds(e.tested) {
 		n.secret = n.secret || e.secret
 		return e.value, nil
 	}
 	// Only a text that is its own root names a compiled key: a quoted
 	// text, "x", names root x, not a key written "x" with its quotes.
 	if len(k.Segments) == 0 && k.Root == text && n.globalOnly == 0 {
-		if i, ok := slices.BinarySearchFunc(n.keys, text, func(k format.Key, name string) int { return strings.Compare(k.Name, name) }); ok && n.keys[i].Err == nil && n.holds(n.testedOf(i)) {
+		if i, ok := slices.BinarySearchFunc(n.keys, text, func(k format.Key, name string) int { return strings.Compare(k.Name, name) }); ok && n.keys[i].Err == nil && n.stack.holds(n.testedOf(i)) {
 			if n.keys[i].Sensitive() {
 				return nil, &sensitiveKey{text}
 			}
@@ -552,11 +526,11 @@ func (n *nodeRun) lookup(text string) (any, error) {
 			return n.keys[i].Value, nil
 		}
 	}
-	if len(n.stack) >= maxLookupDepth {
-		return nil, limitError("lookup of key '%s' nested %d deep", text, len(n.stack))
+	if len(n.stack.names) >= maxLookupDepth {
+		return nil, limitError("lookup of key '%s' nested %d deep", text, len(n.stack.names))
 	}
-	mark := len(n.checks)
-	n.stack = append(n.stack, text)
+	mark := len(n.stack.checks)
+	n.stack.names = append(n.stack.names, text)
 	n.share.nested++
 	outer := n.secret
 	n.secret = false
@@ -569,7 +543,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	secret := n.secret
 	n.secret = outer || secret
 	n.share.nested--
-	n.pop()
+	n.stack.pop()
 	if ferr != nil {
 		return nil, ferr
 	}
@@ -584,7 +558,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 		}
 		return nil, asFormatError(err)
 	}
-	n.memo[memoKey] = memoEntry{value: v, tested: n.since(mark), secret: secret}
+	n.memo[memoKey] = memoEntry{value: v, tested: n.w.testedList(n.stack.checks[mark:]), secret: secret}
 	return v, nil
 }
 
@@ -710,7 +684,7 @@ func (n *nodeRun) warn(msg string) {
 		return
 	}
 	d := Diagnostic{Severity: Warning, Pos: n.at.pos,
-		Level: n.at.level, Key: n.top, Node: n.node.Name, Message: msg}
+		Level: n.at.level, Key: n.stack.top, Node: n.node.Name, Message: msg}
 	if d.Key == lookupOptionsKey {
 		d.Key = ""
 	}

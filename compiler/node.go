@@ -160,7 +160,7 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 		if mod != "" && modErr[mod] {
 			continue
 		}
-		n.checks = n.checks[:0]
+		n.stack.checks = n.stack.checks[:0]
 		k, err := n.compileKey(name, mod, nil, nil, nil)
 		if err != nil {
 			n.report(err, name)

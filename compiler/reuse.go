@@ -71,7 +71,7 @@ type worker struct {
 	nodes uint64
 	// revBuf and revFacts are the buffers of nodeRun.revision.
 	revBuf, revFacts []byte
-	// tested holds the lists of names nodeRun.since returns, by their
+	// tested holds the lists of names testedList returns, by their
 	// names; testedBuf and testedKey are its buffers.
 	tested    map[string][]string
 	testedBuf []string
@@ -411,7 +411,7 @@ func (sh *nodeShare) reusable(name string, candidates []*sharedKey, sig ...[]uin
 		return nil
 	}
 	var hit *sharedKey
-	fr := sh.n.enter(name)
+	fr := sh.n.stack.enter(name)
 	sh.quiet++
 	for _, e := range candidates {
 		if e.key.Name != name || len(sig) > 0 && !slices.Equal(e.sig, sig[0]) {
@@ -423,7 +423,7 @@ func (sh *nodeShare) reusable(name string, candidates []*sharedKey, sig ...[]uin
 		}
 	}
 	sh.quiet--
-	sh.n.leave(fr)
+	sh.n.stack.leave(fr)
 	return hit
 }
 
@@ -441,8 +441,8 @@ func (sh *nodeShare) reuse(e *sharedKey) (*format.Key, *format.Error) {
 // inside a nested lookup are covered by the lookup's own dep.
 func (sh *nodeShare) record(d dep) {
 	if sh.deps != nil && sh.nested == 0 {
-		if d.lookup && len(sh.n.stack) > 1 {
-			d.stack = slices.Clone(sh.n.stack)
+		if d.lookup && len(sh.n.stack.names) > 1 {
+			d.stack = slices.Clone(sh.n.stack.names)
 		}
 		*sh.deps = append(*sh.deps, d)
 	}
@@ -454,9 +454,9 @@ func (sh *nodeShare) depsHold(deps []dep) bool {
 		var v any
 		var err error
 		if d.lookup {
-			saved := sh.n.stack
+			saved := sh.n.stack.names
 			if d.stack != nil {
-				sh.n.stack = append(sh.n.stack[len(sh.n.stack):], d.stack...)
+				sh.n.stack.names = append(sh.n.stack.names[len(sh.n.stack.names):], d.stack...)
 			}
 			if d.global {
 				sh.n.globalOnly++
@@ -469,7 +469,7 @@ func (sh *nodeShare) depsHold(deps []dep) bool {
 			if d.global {
 				sh.n.globalOnly--
 			}
-			sh.n.stack = saved
+			sh.n.stack.names = saved
 		} else {
 			v, err = sh.n.scopeLookup(d.name, d.name)
 		}
@@ -488,15 +488,46 @@ func errText(err error) string {
 }
 
 // parseExpr parses a scope or lookup expression once per worker.
-func (n *nodeRun) parseExpr(expr string) (hiera.Key, error) {
-	if k, ok := n.w.exprs[expr]; ok {
+func (w *worker) parseExpr(expr string) (hiera.Key, error) {
+	if k, ok := w.exprs[expr]; ok {
 		return k, nil
 	}
 	k, err := hiera.ParseKey(expr)
 	if err == nil {
-		n.w.exprs[expr] = k
+		w.exprs[expr] = k
 	}
 	return k, err
+}
+
+// testedList returns checks (names tested against a lookup stack, see
+// lookupStack.checks) sorted and without duplicates, for a result to keep
+// (nil when none). The lists are the worker's, shared by every result that
+// tested the same names (most that test any test one variable or key):
+// never modify one.
+func (w *worker) testedList(checks []string) []string {
+	if len(checks) == 0 {
+		return nil
+	}
+	t := append(w.testedBuf[:0], checks...)
+	slices.Sort(t)
+	t = slices.Compact(t)
+	w.testedBuf = t
+	b := w.testedKey[:0]
+	for _, name := range t {
+		b = append(binary.AppendUvarint(b, uint64(len(name))), name...)
+	}
+	w.testedKey = b
+	if l, ok := w.tested[string(b)]; ok {
+		return l
+	}
+	l := slices.Clone(t)
+	if len(w.tested) < maxTestedLists {
+		if w.tested == nil {
+			w.tested = map[string][]string{}
+		}
+		w.tested[string(b)] = l
+	}
+	return l
 }
 
 // keyList is a sorted, duplicate-free list of key names.

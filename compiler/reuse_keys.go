@@ -104,7 +104,7 @@ func (sh *nodeShare) compileKeysShared(modErr map[string]bool) []format.Key {
 	stop, stopFor := 0, -1
 	for i := 0; i < len(names); i++ {
 		name := names[i]
-		sh.n.checks = sh.n.checks[:0]
+		sh.n.stack.checks = sh.n.stack.checks[:0]
 		slot := -1 // the key's slot in t
 		if j < len(shared) && shared[j] == name {
 			slot = j

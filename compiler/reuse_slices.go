@@ -599,7 +599,7 @@ func (sh *nodeShare) lookupsStatic(t *sliceTable, s *slot, e *sharedKey) {
 		if !d.lookup || d.global || d.stack != nil || d.err != "" || d.name == lookupOptionsKey {
 			return
 		}
-		if k, err := sh.n.parseExpr(d.name); err != nil || len(k.Segments) > 0 || k.Root != d.name {
+		if k, err := sh.w.parseExpr(d.name); err != nil || len(k.Segments) > 0 || k.Root != d.name {
 			return
 		}
 		j, found := slices.BinarySearch(t.keys, d.name)

@@ -157,15 +157,15 @@ func rebindable(p *interpPlan) bool {
 func (sh *nodeShare) compileTemplate(s *slot, name string) (*format.Key, *format.Error) {
 	w := sh.w
 	layers := sh.n.layersFor(s.mod)
-	rc := &readContribs{mark: len(sh.n.checks)}
+	rc := &readContribs{mark: len(sh.n.stack.checks)}
 	outer := sh.n.secret
 	sh.n.secret = false
 	w.deps, w.warns = w.deps[:0], w.warns[:0]
 	sh.deps, sh.keyWarns = &w.deps, &w.warns
 	aliases := sh.n.aliases
-	fr := sh.n.enter(name)
+	fr := sh.n.stack.enter(name)
 	rc.cs = sh.n.contributions(name, s.locs, false, layers)
-	sh.n.leave(fr)
+	sh.n.stack.leave(fr)
 	sh.deps, sh.keyWarns = nil, nil
 	rc.secret, sh.n.secret = sh.n.secret, outer
 	var t *keyTmpl
@@ -244,7 +244,7 @@ func (sh *nodeShare) newTemplate(rc *readContribs, deps []dep, locs []keyLoc, la
 		}
 	}
 	sh.w.varKey = b
-	t := &keyTmpl{checks: sh.n.since(rc.mark), cs: slices.Clone(rc.cs)}
+	t := &keyTmpl{checks: sh.w.testedList(sh.n.stack.checks[rc.mark:]), cs: slices.Clone(rc.cs)}
 	for i, l := range locs {
 		if df := l.df; df.bound[l.idx] {
 			t.bound = append(t.bound, tmplBound{i: i, v: df.hash.Value(l.idx), plan: df.plans[l.idx],
@@ -299,10 +299,10 @@ func (sh *nodeShare) fromTemplate(t *keyTmpl, name string) *readContribs {
 		return nil
 	}
 	rc := &sh.w.rc
-	*rc = readContribs{mark: len(sh.n.checks)}
+	*rc = readContribs{mark: len(sh.n.stack.checks)}
 	cs := append(sh.w.contributionsBuf(len(t.cs)), t.cs...)
 	saved := sh.n.at
-	fr := sh.n.enter(name)
+	fr := sh.n.stack.enter(name)
 	ok := true
 	for _, b := range t.bound {
 		sh.n.at = b.at
@@ -310,14 +310,14 @@ func (sh *nodeShare) fromTemplate(t *keyTmpl, name string) *readContribs {
 			break
 		}
 	}
-	sh.n.leave(fr)
+	sh.n.stack.leave(fr)
 	sh.n.at = saved
 	if !ok {
-		sh.n.checks = sh.n.checks[:rc.mark]
+		sh.n.stack.checks = sh.n.stack.checks[:rc.mark]
 		return nil
 	}
 	// The names tested are the template's (rebinding tested some of them).
-	sh.n.checks = append(sh.n.checks[:rc.mark], t.checks...)
+	sh.n.stack.checks = append(sh.n.stack.checks[:rc.mark], t.checks...)
 	rc.cs = cs
 	return rc
 }
