@@ -64,9 +64,9 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 	var ko *keyOptions
 	switch {
 	case pre == nil:
-		ko = n.optionsFor(mod).of(name)
+		ko = n.opts.optionsFor(mod).of(name)
 	case pre.ko == nil:
-		pre.ko = n.optionsFor(mod).of(name)
+		pre.ko = n.opts.optionsFor(mod).of(name)
 		fallthrough
 	default:
 		ko = pre.ko
@@ -95,13 +95,13 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 	var err error
 	if perr != nil {
 		// Place it where the lookup_options entry sets the merge.
-		err = n.placeOption(optionError(ko.entry, true, "%s", perr.Error()), layers[:]...)
+		err = n.opts.placeOption(optionError(ko.entry, true, "%s", perr.Error()), layers[:]...)
 	} else {
 		k.Merge = merge
 		if pre != nil && pre.fromSet {
 			k.MergeFrom = pre.from
 		} else {
-			k.MergeFrom = n.mergeFrom(ko, layers)
+			k.MergeFrom = n.opts.mergeFrom(ko, layers)
 			if pre != nil {
 				pre.from, pre.fromSet = k.MergeFrom, true
 			}
@@ -115,7 +115,7 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 	// and when the key's configured merge fails, for lookup-time merges.
 	if lr := n.module(mod); lr != nil && lr.def != nil {
 		failed := err != nil
-		dopts, derr := n.defaultOptions(mod, lr)
+		dopts, derr := n.opts.defaultOptions(mod, lr)
 		var dm format.Merge
 		var merr error
 		if derr == nil {
@@ -129,7 +129,7 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 			err = derr
 		case merr != nil:
 			entry, _ := dopts.entryFor(name)
-			err = n.placeOption(optionError(entry, true, "%s", merr.Error()), lr)
+			err = n.opts.placeOption(optionError(entry, true, "%s", merr.Error()), lr)
 		default:
 			k.DefaultMerge = dm
 			fr := n.stack.enter(name)

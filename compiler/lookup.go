@@ -43,9 +43,7 @@ type nodeRun struct {
 	// for the keys that tested any, in order (see setKeyChecks).
 	keyTested []testedAt
 
-	envOpts *optsResult
-	modOpts map[string]*optsResult
-	defOpts map[string]*optsResult
+	opts nodeOptions // lookup_options (options.go)
 
 	diags  []Diagnostic
 	warned map[string]bool
@@ -89,9 +87,11 @@ func newNodeRun(c *compilation, w *worker, node Node) *nodeRun {
 		scope:   newScope(node.Name, c.environment, node.Facts, node.Trusted),
 		modules: make(map[string]*layerRun, len(c.moduleNames)),
 		memo:    map[string]memoEntry{},
+		warned:  map[string]bool{},
+	}
+	n.opts = nodeOptions{n: n,
 		modOpts: make(map[string]*optsResult, len(c.moduleNames)),
 		defOpts: map[string]*optsResult{},
-		warned:  map[string]bool{},
 	}
 	w.nodes++
 	n.share = nodeShare{n: n, w: w, serial: w.nodes}
@@ -440,7 +440,7 @@ func (n *nodeRun) convertsToSensitive(key any) bool {
 	if ks == "" || ks == lookupOptionsKey {
 		return false
 	}
-	spec, _ := n.optionsFor(hiera.ModuleOf(ks)).convertTo(ks)
+	spec, _ := n.opts.optionsFor(hiera.ModuleOf(ks)).convertTo(ks)
 	return len(spec) > 0 && spec[0] == "Sensitive"
 }
 
@@ -567,7 +567,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 // *sensitiveKey (see lookupWithDefault). secret says v holds decrypted
 // text, which its error does not quote.
 func (n *nodeRun) convert(k hiera.Key, v any, secret bool) (any, error) {
-	opts, oerr := n.keyOptions(k.Module)
+	opts, oerr := n.opts.keyOptions(k.Module)
 	if oerr != nil {
 		return nil, oerr
 	}
@@ -620,7 +620,7 @@ func (n *nodeRun) resolveKey(text string, k hiera.Key) (any, bool, *format.Error
 
 // mergeOfKey is the merge the lookup_options of k's root key configure.
 func (n *nodeRun) mergeOfKey(k hiera.Key) (format.Merge, *format.Error) {
-	opts, oerr := n.keyOptions(k.Module)
+	opts, oerr := n.opts.keyOptions(k.Module)
 	if oerr != nil {
 		return format.Merge{}, oerr
 	}
@@ -638,7 +638,7 @@ func (n *nodeRun) resolveDefault(k hiera.Key) (any, bool, *format.Error) {
 	if lr == nil || lr.def == nil {
 		return nil, false, nil
 	}
-	dopts, derr := n.defaultOptions(k.Module, lr)
+	dopts, derr := n.opts.defaultOptions(k.Module, lr)
 	if derr != nil {
 		return nil, false, derr
 	}

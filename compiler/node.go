@@ -37,7 +37,7 @@ var nodeStages = [numNodeStages]struct {
 	{"keys", func(s *nodeStep) bool { s.b.Keys = s.n.compileKeys(s.modErr); return true }},
 	// The lookup_options entries whose merge fails a key no level holds
 	// (options.go): the runtime answers such keys from them.
-	{"options", func(s *nodeStep) bool { s.b.Options = s.n.optionScopes(s.modErr); return true }},
+	{"options", func(s *nodeStep) bool { s.b.Options = s.n.opts.optionScopes(s.modErr); return true }},
 	// The node's own data files are not kept for others (files.go).
 	{"release", func(s *nodeStep) bool { s.n.releaseOwn(); return true }},
 }
@@ -115,7 +115,7 @@ func (n *nodeRun) report(err *format.Error, key string) {
 // node's error, or every key of a module fails. It adds the modules to b
 // and returns the modules that failed.
 func (n *nodeRun) checkOptions(b *format.Bundle) map[string]bool {
-	if _, err := n.envOptions(); err != nil {
+	if _, err := n.opts.envOptions(); err != nil {
 		b.NodeError = err
 		n.report(err, "")
 	}
@@ -127,7 +127,7 @@ func (n *nodeRun) checkOptions(b *format.Bundle) map[string]bool {
 		}
 		m := format.Module{Name: name, Hierarchy: lr.hier, Default: lr.def}
 		if b.NodeError == nil {
-			if _, err := n.moduleOptions(name); err != nil {
+			if _, err := n.opts.moduleOptions(name); err != nil {
 				m.Err = err
 				modErr[name] = true
 				n.report(err, name+"::*")

@@ -309,7 +309,7 @@ func (sh *nodeShare) shapeID(mod string, layers [3]*layerRun) uint32 {
 	if id, ok := sh.shapes[mod]; ok {
 		return id
 	}
-	b := binary.AppendUvarint([]byte{'o'}, uint64(sh.w.optID(sh.n.optsOf(mod))))
+	b := binary.AppendUvarint([]byte{'o'}, uint64(sh.w.optID(sh.n.opts.optsOf(mod))))
 	for _, lr := range layers {
 		b = append(b, '|')
 		if lr == nil || !lr.hier.Present {
@@ -335,15 +335,6 @@ func (sh *nodeShare) shapeID(mod string, layers [3]*layerRun) uint32 {
 	}
 	sh.shapes[mod] = id
 	return id
-}
-
-// optsOf returns the lookup_options result the keys of module mod are
-// resolved under, once keyOptions(mod) has been asked.
-func (n *nodeRun) optsOf(mod string) *optsResult {
-	if mod == "" {
-		return n.envOpts
-	}
-	return n.modOpts[mod]
 }
 
 // optID numbers the worker's shared lookup_options results (see

@@ -46,9 +46,9 @@ type nodeShare struct {
 // (variables, nested lookups) give the same answers (see reuse.go). The
 // result is kept for other nodes.
 func (sh *nodeShare) sharedKey(name, mod string) (*format.Key, *format.Error) {
-	merge, perr := sh.n.optionsFor(mod).mergeOf(name)
-	conv, cerr := sh.n.optionsFor(mod).convertTo(name)
-	if perr != nil || cerr != nil || sh.w.noSharing || sh.w.optID(sh.n.optsOf(mod)) == 0 {
+	merge, perr := sh.n.opts.optionsFor(mod).mergeOf(name)
+	conv, cerr := sh.n.opts.optionsFor(mod).convertTo(name)
+	if perr != nil || cerr != nil || sh.w.noSharing || sh.w.optID(sh.n.opts.optsOf(mod)) == 0 {
 		// Options computed for this node alone (see optID) may set the
 		// key's merge in a place of their own: nothing is shared.
 		return sh.n.compileKey(name, mod, nil, nil, nil)

@@ -293,7 +293,7 @@ func (sh *nodeShare) slice() *nodeSlice {
 		b = binary.AppendUvarint(b, uint64(id))
 		return id != 0
 	}
-	if !opts(sh.n.envOpts) {
+	if !opts(sh.n.opts.envOpts) {
 		return nil
 	}
 	files := func(layer uint32, def bool, fs [][]*dataFile) bool {
@@ -352,7 +352,7 @@ func (sh *nodeShare) slice() *nodeSlice {
 		if !layer(uint32(2+i), sh.n.module(name)) {
 			return nil
 		}
-		if r, ok := sh.n.modOpts[name]; ok && !opts(r) {
+		if r, ok := sh.n.opts.modOpts[name]; ok && !opts(r) {
 			return nil
 		}
 	}
@@ -498,7 +498,7 @@ func (sh *nodeShare) slotKey(t *sliceTable, j int, name string) (*format.Key, *f
 	if !s.ready {
 		s.ready = true
 		s.mod = hiera.ModuleOf(name)
-		ko := sh.n.optionsFor(s.mod).of(name)
+		ko := sh.n.opts.optionsFor(s.mod).of(name)
 		s.pre.ko = ko // (what compileKey would find)
 		s.perr = ko.mergeErr != nil || ko.convErr != nil
 		if !s.perr {
