@@ -135,9 +135,9 @@ type location struct {
 
 // expandLevel returns the data files a level names for the node.
 func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Error) {
-	saved := n.at
-	n.at = site{lvl.pos.In(c.file), lvl.name}
-	defer func() { n.at = saved }()
+	saved := n.interp.at
+	n.interp.at = site{lvl.pos.In(c.file), lvl.name}
+	defer func() { n.interp.at = saved }()
 	// In a glob, what interpolation inserts is literal text (see
 	// interpolatePath), in the datadir too: both are part of the pattern.
 	glob := lvl.kind == locGlob || lvl.kind == locGlobs
@@ -154,7 +154,7 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 	dd := tmpl
 	if !lvl.literalDatadir {
 		var err *format.Error
-		if dd, err = n.interpolatePath(tmpl, glob); err != nil {
+		if dd, err = n.interp.interpolatePath(tmpl, glob); err != nil {
 			return nil, err
 		}
 	}
@@ -179,7 +179,7 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 		}
 	}
 	resolve := func(tmpl string) (location, *format.Error) {
-		p, err := n.interpolatePath(tmpl, glob)
+		p, err := n.interp.interpolatePath(tmpl, glob)
 		if err != nil {
 			return location{}, err
 		}
@@ -224,7 +224,7 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 			}
 		}
 	case locMappedPaths:
-		vars, err := n.scopeLookup(lvl.mapped[0], "mapped_path[0]")
+		vars, err := n.interp.scopeLookup(lvl.mapped[0], "mapped_path[0]")
 		if err != nil {
 			return nil, asFormatError(err)
 		}
@@ -248,9 +248,9 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 			return nil, limitError("hierarchy level '%s' maps %d values, more than %d", lvl.name, len(elems), maxLocations)
 		}
 		for _, e := range elems {
-			n.local = map[string]any{lvl.mapped[1]: e}
+			n.interp.local = map[string]any{lvl.mapped[1]: e}
 			p, err := resolve(lvl.mapped[2])
-			n.local = nil
+			n.interp.local = nil
 			if err != nil {
 				return nil, err
 			}
@@ -258,7 +258,7 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 		}
 	case locURIs:
 		for _, t := range lvl.locs {
-			u, err := n.interpolatePath(t, false)
+			u, err := n.interp.interpolatePath(t, false)
 			if err != nil {
 				return nil, err
 			}
@@ -281,13 +281,13 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 // inserts has its glob characters escaped: a fact or certname holding "*"
 // or "{a,b}" names one file, never other nodes' (Puppet would expand them;
 // README, "Where hieracc differs").
-func (n *nodeRun) interpolatePath(s string, literal bool) (string, *format.Error) {
+func (ip *interpolator) interpolatePath(s string, literal bool) (string, *format.Error) {
 	if !strings.Contains(s, "%{") {
 		return s, nil
 	}
-	n.globText = literal
-	v, err := n.interpolateString(s, false)
-	n.globText = false
+	ip.globText = literal
+	v, err := ip.interpolateString(s, false)
+	ip.globText = false
 	if err != nil {
 		return "", asFormatError(err)
 	}

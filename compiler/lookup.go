@@ -19,9 +19,6 @@ type nodeRun struct {
 	w     *worker
 	node  Node
 	scope *scope
-	local map[string]any // mapped_paths' per-element variable
-	// scopeMemo holds the value of each variable expression read so far.
-	scopeMemo map[string]any
 
 	global, env *layerRun
 	modules     map[string]*layerRun // expanded on first use
@@ -51,17 +48,7 @@ type nodeRun struct {
 	// node has already been given is not reported again).
 	warnings int
 
-	// at is what is being interpolated, for the position of warnings.
-	at site
-	// aliases counts the alias() results of a collection interpolated.
-	aliases int
-	// globText: interpolation is building a glob pattern, and escapes
-	// the text it inserts (see interpolatePath).
-	globText bool
-	// hide > 0 while interpolating text decrypted from ENC[...]: its
-	// messages write hiera.Redacted for what they would quote of it (a
-	// variable's name, a key, the text itself).
-	hide int
+	interp interpolator // %{...} in paths and data (interpolate.go)
 
 	// share is what sharing work across nodes keeps of the node
 	// (reuse_keys.go), and the only way the stages above reach it.
@@ -89,6 +76,7 @@ func newNodeRun(c *compilation, w *worker, node Node) *nodeRun {
 		memo:    map[string]memoEntry{},
 		warned:  map[string]bool{},
 	}
+	n.interp.n = n
 	n.opts = nodeOptions{n: n,
 		modOpts: make(map[string]*optsResult, len(c.moduleNames)),
 		defOpts: map[string]*optsResult{},
@@ -364,21 +352,21 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 	if !df.interp[i] {
 		return v, nil
 	}
-	saved := n.at
-	n.at = site{df.pos[i].In(df.path), level}
-	aliases := n.aliases
+	saved := n.interp.at
+	n.interp.at = site{df.pos[i].In(df.path), level}
+	aliases := n.interp.aliases
 	// Decrypted text, or the value of a key that lookup_options convert
 	// to Sensitive: its messages do not quote it.
 	secret := df.secret != nil && df.secret[i] || n.convertsToSensitive(df.hash.Key(i))
 	if secret {
-		n.hide++
+		n.interp.hide++
 	}
-	x, err := n.interpolatePlanned(v, df.plans[i], true)
+	x, err := n.interp.interpolatePlanned(v, df.plans[i], true)
 	if secret {
-		n.hide--
+		n.interp.hide--
 	}
-	n.at = saved
-	if err == nil && n.aliases != aliases {
+	n.interp.at = saved
+	if err == nil && n.interp.aliases != aliases {
 		// Only an alias() inserts structure: a value grows past what its
 		// data file holds (which dataload bounds) only through one.
 		if serr := checkSize(x); serr != nil {
@@ -407,15 +395,15 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 // (see pendingTexts), and returns the first error they give.
 func (n *nodeRun) interpolatePending(df *dataFile, i int, level string) error {
 	p := df.pending[i]
-	saved := n.at
-	n.at = site{df.pos[i].In(df.path), level}
-	defer func() { n.at = saved }()
+	saved := n.interp.at
+	n.interp.at = site{df.pos[i].In(df.path), level}
+	defer func() { n.interp.at = saved }()
 	if p.secret {
-		n.hide++
-		defer func() { n.hide-- }()
+		n.interp.hide++
+		defer func() { n.interp.hide-- }()
 	}
 	for _, t := range p.texts {
-		if _, err := n.interpolateString(t, true); err != nil {
+		if _, err := n.interp.interpolateString(t, true); err != nil {
 			fe := asFormatError(err)
 			if fe.File == "" {
 				fe = &format.Error{Message: fe.Message, Pos: df.pos[i].In(df.path)}
@@ -536,10 +524,10 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	n.secret = false
 	// The key's own data is hidden only if it is secret itself (its
 	// errors pass back through the caller's, see hidden).
-	hide := n.hide
-	n.hide = 0
+	hide := n.interp.hide
+	n.interp.hide = 0
 	v, found, ferr := n.resolveKey(text, k)
-	n.hide = hide
+	n.interp.hide = hide
 	secret := n.secret
 	n.secret = outer || secret
 	n.share.nested--
@@ -671,7 +659,7 @@ func asFormatError(err error) *format.Error {
 // warnUndefined reports a variable that is not in scope, as Puppet's
 // "Undefined variable" warning.
 func (n *nodeRun) warnUndefined(name string) {
-	if n.hide > 0 {
+	if n.interp.hide > 0 {
 		name = hiera.Redacted
 	}
 	n.warn(fmt.Sprintf("Undefined variable '%s'", name))
@@ -683,8 +671,8 @@ func (n *nodeRun) warn(msg string) {
 	if n.share.quiet > 0 {
 		return
 	}
-	d := Diagnostic{Severity: Warning, Pos: n.at.pos,
-		Level: n.at.level, Key: n.stack.top, Node: n.node.Name, Message: msg}
+	d := Diagnostic{Severity: Warning, Pos: n.interp.at.pos,
+		Level: n.interp.at.level, Key: n.stack.top, Node: n.node.Name, Message: msg}
 	if d.Key == lookupOptionsKey {
 		d.Key = ""
 	}

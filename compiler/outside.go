@@ -30,7 +30,7 @@ func (n *nodeRun) serverPath(abs, tmpl string) string {
 		return p
 	}
 	static, _, _ := strings.Cut(tmpl, "%{")
-	n.warnOutside(Diagnostic{Severity: Warning, Pos: n.at.pos, Level: n.at.level,
+	n.warnOutside(Diagnostic{Severity: Warning, Pos: n.interp.at.pos, Level: n.interp.at.level,
 		Message: fmt.Sprintf("%s is on the Puppet server's disk, outside the folders given to hieracc: read as absent (compile --mount %s=LOCAL_DIR supplies it)", tmpl, path.Dir(static+"x"))})
 	return abs
 }

@@ -462,7 +462,7 @@ func (sh *nodeShare) depsHold(deps []dep) bool {
 			}
 			sh.n.stack.names = saved
 		} else {
-			v, err = sh.n.scopeLookup(d.name, d.name)
+			v, err = sh.n.interp.scopeLookup(d.name, d.name)
 		}
 		if errText(err) != d.err || !format.Identical(v, d.value) {
 			return false

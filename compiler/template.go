@@ -162,14 +162,14 @@ func (sh *nodeShare) compileTemplate(s *slot, name string) (*format.Key, *format
 	sh.n.secret = false
 	w.deps, w.warns = w.deps[:0], w.warns[:0]
 	sh.deps, sh.keyWarns = &w.deps, &w.warns
-	aliases := sh.n.aliases
+	aliases := sh.n.interp.aliases
 	fr := sh.n.stack.enter(name)
 	rc.cs = sh.n.contributions(name, s.locs, false, layers)
 	sh.n.stack.leave(fr)
 	sh.deps, sh.keyWarns = nil, nil
 	rc.secret, sh.n.secret = sh.n.secret, outer
 	var t *keyTmpl
-	if !rc.secret && len(w.warns) == 0 && sh.n.aliases == aliases && len(rc.cs) == len(s.locs) {
+	if !rc.secret && len(w.warns) == 0 && sh.n.interp.aliases == aliases && len(rc.cs) == len(s.locs) {
 		if t = sh.newTemplate(rc, w.deps, s.locs, layers); t != nil {
 			if len(s.tmpls) >= maxVariants {
 				s.tmpls = s.tmpls[1:]
@@ -272,7 +272,7 @@ func (sh *nodeShare) holdFor(vs *tmplVars) bool {
 	vs.at, vs.holds = sh.serial, true
 	sh.quiet++ // an undefined variable warns where the key is compiled
 	for _, d := range vs.same {
-		if v, err := sh.n.scopeValue(d.name, d.name); err != nil || !format.Identical(v, d.value) {
+		if v, err := sh.n.interp.scopeValue(d.name, d.name); err != nil || !format.Identical(v, d.value) {
 			vs.holds = false
 			break
 		}
@@ -281,7 +281,7 @@ func (sh *nodeShare) holdFor(vs *tmplVars) bool {
 		if !vs.holds {
 			break
 		}
-		v, err := sh.n.scopeValue(name, name)
+		v, err := sh.n.interp.scopeValue(name, name)
 		str, isStr := v.(string)
 		vs.holds = err == nil && isStr && !strings.Contains(str, "%{")
 	}
@@ -301,17 +301,17 @@ func (sh *nodeShare) fromTemplate(t *keyTmpl, name string) *readContribs {
 	rc := &sh.w.rc
 	*rc = readContribs{mark: len(sh.n.stack.checks)}
 	cs := append(sh.w.contributionsBuf(len(t.cs)), t.cs...)
-	saved := sh.n.at
+	saved := sh.n.interp.at
 	fr := sh.n.stack.enter(name)
 	ok := true
 	for _, b := range t.bound {
-		sh.n.at = b.at
+		sh.n.interp.at = b.at
 		if cs[b.i].Value, ok = sh.rebind(b.v, b.plan, cs[b.i].Value); !ok {
 			break
 		}
 	}
 	sh.n.stack.leave(fr)
-	sh.n.at = saved
+	sh.n.interp.at = saved
 	if !ok {
 		sh.n.stack.checks = sh.n.stack.checks[:rc.mark]
 		return nil
@@ -345,7 +345,7 @@ func (sh *nodeShare) rebindString(s string, exprs []interpExpr) (any, bool) {
 				v = c.arg
 			case c.method == "scope":
 				var read bool
-				if v, read = sh.n.scopeMemo[c.arg]; !read {
+				if v, read = sh.n.interp.scopeMemo[c.arg]; !read {
 					return nil, false
 				}
 			default:
@@ -406,7 +406,7 @@ func (sh *nodeShare) rebind(v any, p *interpPlan, t any) (any, bool) {
 		x, ok := sh.rebindString(v, p.exprs)
 		if !ok {
 			var err error
-			x, err = sh.n.interpolateExprs(v, p.exprs, true)
+			x, err = sh.n.interp.interpolateExprs(v, p.exprs, true)
 			ok = err == nil
 		}
 		return x, ok
