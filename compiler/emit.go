@@ -23,7 +23,7 @@ func (n *nodeRun) compileKey(name, mod string, locs []keyLoc, pre *keyPre, rc *r
 	if rc != nil {
 		mark = rc.mark
 	}
-	layers := n.layersFor(mod)
+	layers := n.layers.of(mod)
 	if locs == nil {
 		locs = n.locsOf(name, layers)
 	}
@@ -113,7 +113,7 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 	// key; it is recorded even when something has, for dotted keys: Puppet
 	// digs there too when digging into the regular value finds nothing;
 	// and when the key's configured merge fails, for lookup-time merges.
-	if lr := n.module(mod); lr != nil && lr.def != nil {
+	if lr := n.layers.module(mod); lr != nil && lr.def != nil {
 		failed := err != nil
 		dopts, derr := n.opts.defaultOptions(mod, lr)
 		var dm format.Merge

@@ -20,12 +20,7 @@ type nodeRun struct {
 	node  Node
 	scope *scope
 
-	global, env *layerRun
-	modules     map[string]*layerRun // expanded on first use
-	// lastMod and lastLayer are what module found last: keys are
-	// compiled in order, so a module's keys come one after another.
-	lastMod   string
-	lastLayer *layerRun
+	layers nodeLayers // every layer's hierarchy expanded (hierarchy.go)
 
 	stack lookupStack // keys being looked up, for recursion detection
 	// globalOnly > 0 while the data of a global layer that confines its
@@ -67,14 +62,13 @@ var errNotFound = errors.New("not found")
 
 func newNodeRun(c *compilation, w *worker, node Node) *nodeRun {
 	n := &nodeRun{
-		c:       c,
-		w:       w,
-		node:    node,
-		stack:   lookupStack{names: make([]string, 0, 32)},
-		scope:   newScope(node.Name, c.environment, node.Facts, node.Trusted),
-		modules: make(map[string]*layerRun, len(c.moduleNames)),
-		memo:    map[string]memoEntry{},
-		warned:  map[string]bool{},
+		c:      c,
+		w:      w,
+		node:   node,
+		stack:  lookupStack{names: make([]string, 0, 32)},
+		scope:  newScope(node.Name, c.environment, node.Facts, node.Trusted),
+		memo:   map[string]memoEntry{},
+		warned: map[string]bool{},
 	}
 	n.interp.n = n
 	n.opts = nodeOptions{n: n,
@@ -83,28 +77,10 @@ func newNodeRun(c *compilation, w *worker, node Node) *nodeRun {
 	}
 	w.nodes++
 	n.share = nodeShare{n: n, w: w, serial: w.nodes}
-	n.global = n.expandLayer(c.global)
-	n.env = n.expandLayer(c.env)
+	n.layers = nodeLayers{n: n, modules: make(map[string]*layerRun, len(c.moduleNames))}
+	n.layers.global = n.layers.expandLayer(c.global)
+	n.layers.env = n.layers.expandLayer(c.env)
 	return n
-}
-
-// module returns the module layer for a module name, nil if there is none.
-func (n *nodeRun) module(name string) *layerRun {
-	if name == "" {
-		return nil
-	}
-	if name == n.lastMod {
-		return n.lastLayer
-	}
-	lr, ok := n.modules[name]
-	if !ok {
-		if conf := n.c.modules[name]; conf != nil && conf.present {
-			lr = n.expandLayer(conf)
-		}
-		n.modules[name] = lr
-	}
-	n.lastMod, n.lastLayer = name, lr
-	return lr
 }
 
 func hierarchies(layers [3]*layerRun) [3]*format.Hierarchy {
@@ -115,11 +91,6 @@ func hierarchies(layers [3]*layerRun) [3]*format.Hierarchy {
 		}
 	}
 	return hs
-}
-
-// layersFor returns the layers a key is searched in.
-func (n *nodeRun) layersFor(mod string) [3]*layerRun {
-	return [3]*layerRun{n.global, n.env, n.module(mod)}
 }
 
 // lookupStack is Puppet's Invocation name stack: the keys being looked up,
@@ -583,9 +554,9 @@ func (n *nodeRun) resolveKey(text string, k hiera.Key) (any, bool, *format.Error
 	if ferr != nil {
 		return nil, false, ferr
 	}
-	layers := n.layersFor(k.Module)
+	layers := n.layers.of(k.Module)
 	if n.globalOnly > 0 {
-		layers = [3]*layerRun{n.global, nil, nil}
+		layers = [3]*layerRun{n.layers.global, nil, nil}
 	}
 	v, found, err := hiera.Resolve(merge, hierarchies(layers), n.leaf(k.Root, text, layers[0], layers[1], layers[2], false))
 	err = hiera.InLookupOf(text, err)
@@ -622,7 +593,7 @@ func (n *nodeRun) mergeOfKey(k hiera.Key) (format.Merge, *format.Error) {
 // resolveDefault searches the module's default_hierarchy, under its own
 // lookup_options only.
 func (n *nodeRun) resolveDefault(k hiera.Key) (any, bool, *format.Error) {
-	lr := n.module(k.Module)
+	lr := n.layers.module(k.Module)
 	if lr == nil || lr.def == nil {
 		return nil, false, nil
 	}

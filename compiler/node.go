@@ -88,8 +88,8 @@ func (n *nodeRun) newBundle() *format.Bundle {
 		Environment:    n.c.environment,
 		Revision:       n.c.revision,
 		SourceRevision: n.c.sourceRev,
-		Global:         hierarchyOf(n.global),
-		Env:            hierarchyOf(n.env),
+		Global:         hierarchyOf(n.layers.global),
+		Env:            hierarchyOf(n.layers.env),
 	}
 	if b.Revision == "" {
 		b.Revision = n.revision()
@@ -121,7 +121,7 @@ func (n *nodeRun) checkOptions(b *format.Bundle) map[string]bool {
 	}
 	modErr := map[string]bool{}
 	for _, name := range n.c.moduleNames {
-		lr := n.module(name)
+		lr := n.layers.module(name)
 		if lr == nil {
 			continue
 		}
@@ -190,12 +190,12 @@ func (n *nodeRun) keyNames(keep func(*dataFile) bool) []string {
 		}
 	}
 	for _, name := range n.c.moduleNames {
-		if lr := n.module(name); lr != nil {
+		if lr := n.layers.module(name); lr != nil {
 			add(lr.defFiles)
 			add(lr.files)
 		}
 	}
-	for _, lr := range []*layerRun{n.env, n.global} {
+	for _, lr := range []*layerRun{n.layers.env, n.layers.global} {
 		if lr != nil {
 			add(lr.files)
 		}
@@ -243,10 +243,10 @@ func (n *nodeRun) revision() string {
 			hier(lr.def, lr.defFiles)
 		}
 	}
-	layer("", "global", n.global)
-	layer("", "environment", n.env)
+	layer("", "global", n.layers.global)
+	layer("", "environment", n.layers.env)
 	for _, name := range n.c.moduleNames {
-		layer("module ", name, n.module(name))
+		layer("module ", name, n.layers.module(name))
 	}
 	w.revBuf = r.buf
 	return "sha256:" + hex.EncodeToString(r.h.Sum(nil))

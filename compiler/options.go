@@ -199,7 +199,7 @@ func (op *nodeOptions) optionsFor(mod string) *lookupOptions {
 // which every lookup on the node reads first.
 func (op *nodeOptions) envOptions() (*lookupOptions, *format.Error) {
 	if op.envOpts == nil {
-		op.envOpts = op.n.w.options(op.n.w.optionsSig(op.n.global, op.n.env), func() *optsResult {
+		op.envOpts = op.n.w.options(op.n.w.optionsSig(op.n.layers.global, op.n.layers.env), func() *optsResult {
 			var o *lookupOptions
 			var err *format.Error
 			secret := op.readsSecret(func() { o, err = op.computeEnvOptions() })
@@ -219,17 +219,17 @@ func (op *nodeOptions) computeEnvOptions() (*lookupOptions, *format.Error) {
 	}
 	o, cerr := compileOptions(raw)
 	if cerr != nil {
-		return nil, op.placeOption(cerr, op.n.global, op.n.env)
+		return nil, op.placeOption(cerr, op.n.layers.global, op.n.layers.env)
 	}
 	return o, nil
 }
 
 func (op *nodeOptions) rawEnvOptions() (*format.Hash, *format.Error) {
-	g, err := op.layerOptions(op.n.global, "")
+	g, err := op.layerOptions(op.n.layers.global, "")
 	if err != nil {
 		return nil, err
 	}
-	e, err := op.layerOptions(op.n.env, "")
+	e, err := op.layerOptions(op.n.layers.env, "")
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +254,7 @@ func (op *nodeOptions) moduleOptions(mod string) (*lookupOptions, *format.Error)
 	if r, ok := op.modOpts[mod]; ok {
 		return r.opts, r.err
 	}
-	r := op.n.w.options(op.n.w.optionsSig(op.n.global, op.n.env, op.n.module(mod)), func() *optsResult {
+	r := op.n.w.options(op.n.w.optionsSig(op.n.layers.global, op.n.layers.env, op.n.layers.module(mod)), func() *optsResult {
 		var o *lookupOptions
 		var err *format.Error
 		secret := op.readsSecret(func() { o, err = op.computeModuleOptions(mod) })
@@ -272,11 +272,11 @@ func (op *nodeOptions) computeModuleOptions(mod string) (*lookupOptions, *format
 	if err != nil {
 		return nil, err
 	}
-	lr := op.n.module(mod)
+	lr := op.n.layers.module(mod)
 	compile := func(h *format.Hash) (*lookupOptions, *format.Error) {
 		o, err := compileOptions(h)
 		if err != nil {
-			return nil, op.placeOption(err, op.n.global, op.n.env, lr)
+			return nil, op.placeOption(err, op.n.layers.global, op.n.layers.env, lr)
 		}
 		return o, nil
 	}
@@ -470,17 +470,17 @@ func (op *nodeOptions) optionScopes(modErr map[string]bool) []format.OptionScope
 		return format.OptionScope{Module: mod, Default: dflt, Literal: f.literal, Pattern: f.patterns}
 	}
 	var out []format.OptionScope
-	env := scope(op.optionsFor(""), "", false, op.n.global, op.n.env)
+	env := scope(op.optionsFor(""), "", false, op.n.layers.global, op.n.layers.env)
 	hasEnv := len(env.Literal) > 0 || len(env.Pattern) > 0
 	if hasEnv {
 		out = append(out, env)
 	}
 	for _, name := range op.n.c.moduleNames {
-		lr := op.n.module(name)
+		lr := op.n.layers.module(name)
 		if lr == nil || !lr.hier.Present || lr.err != nil || modErr[name] {
 			continue
 		}
-		if m := scope(op.optionsFor(name), name, false, op.n.global, op.n.env, lr); hasEnv || len(m.Literal) > 0 || len(m.Pattern) > 0 {
+		if m := scope(op.optionsFor(name), name, false, op.n.layers.global, op.n.layers.env, lr); hasEnv || len(m.Literal) > 0 || len(m.Pattern) > 0 {
 			out = append(out, m)
 		}
 		if lr.def == nil || len(lr.def.Levels) == 0 {

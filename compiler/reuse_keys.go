@@ -53,7 +53,7 @@ func (sh *nodeShare) sharedKey(name, mod string) (*format.Key, *format.Error) {
 		// key's merge in a place of their own: nothing is shared.
 		return sh.n.compileKey(name, mod, nil, nil, nil)
 	}
-	layers := sh.n.layersFor(mod)
+	layers := sh.n.layers.of(mod)
 	locs := sh.n.locsOf(name, layers)
 	sig := sh.w.keySig(sh.shapeID(mod, layers), merge, sh.w.convertID(conv), locs)
 	h := hashSig(name, sig)
@@ -290,7 +290,7 @@ func (sh *nodeShare) appendStatics(t *sliceTable, slot, r int) {
 // the worker's buffer until its next call (the caller compiles the key
 // from them and keeps them no longer).
 func (sh *nodeShare) withOwn(slice []keyLoc, name, mod string, own []*dataFile) []keyLoc {
-	mine := sh.n.locsIn(name, sh.n.layersFor(mod), own)
+	mine := sh.n.locsIn(name, sh.n.layers.of(mod), own)
 	out := slices.Grow(sh.w.ownLocs[:0], len(slice)+len(mine))
 	for len(slice) > 0 && len(mine) > 0 {
 		if locBefore(&mine[0], &slice[0]) {

@@ -32,7 +32,7 @@ func (sh *nodeShare) expandLevelShared(c *config, lvl *levelConf) ([]location, *
 	if w.noSharing || lvl.kind == locMappedPaths || sh.deps != nil || sh.keyWarns != nil || sh.nested > 0 || sh.quiet > 0 {
 		// Inside a key's computation (a module expanded late), its reads
 		// and warnings are the key's: the expansion is done as it is.
-		locs, err := sh.n.expandLevel(c, lvl)
+		locs, err := sh.n.layers.expandLevel(c, lvl)
 		return locs, nil, err
 	}
 	if memos := w.levels[lvl]; len(memos) > 0 {
@@ -48,7 +48,7 @@ func (sh *nodeShare) expandLevelShared(c *config, lvl *levelConf) ([]location, *
 	w.levelDeps = w.levelDeps[:0]
 	sh.deps = &w.levelDeps
 	warned := sh.n.warnings
-	locs, err := sh.n.expandLevel(c, lvl)
+	locs, err := sh.n.layers.expandLevel(c, lvl)
 	sh.deps = nil
 	if err != nil || sh.n.warnings != warned || w.readsPerNode(w.levelDeps) {
 		return locs, nil, err

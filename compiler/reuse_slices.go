@@ -345,11 +345,11 @@ func (sh *nodeShare) slice() *nodeSlice {
 		}
 		return true
 	}
-	if !layer(0, sh.n.global) || !layer(1, sh.n.env) {
+	if !layer(0, sh.n.layers.global) || !layer(1, sh.n.layers.env) {
 		return nil
 	}
 	for i, name := range sh.n.c.moduleNames {
-		if !layer(uint32(2+i), sh.n.module(name)) {
+		if !layer(uint32(2+i), sh.n.layers.module(name)) {
 			return nil
 		}
 		if r, ok := sh.n.opts.modOpts[name]; ok && !opts(r) {
@@ -456,13 +456,13 @@ func (sh *nodeShare) tableLocs(keys []string, masked []*dataFile) [][]keyLoc {
 			}
 		}
 	}
-	for li, lr := range [...]*layerRun{sh.n.global, sh.n.env} {
+	for li, lr := range [...]*layerRun{sh.n.layers.global, sh.n.layers.env} {
 		if lr != nil && lr.hier.Present && lr.err == nil {
 			add(format.Layer(li), false, &lr.hier, lr.files, "")
 		}
 	}
 	for _, name := range sh.n.c.moduleNames {
-		if lr := sh.n.module(name); lr != nil && lr.hier.Present && lr.err == nil {
+		if lr := sh.n.layers.module(name); lr != nil && lr.hier.Present && lr.err == nil {
 			add(format.LayerModule, false, &lr.hier, lr.files, name)
 			if lr.def != nil {
 				add(format.LayerModule, true, lr.def, lr.defFiles, name)
@@ -502,7 +502,7 @@ func (sh *nodeShare) slotKey(t *sliceTable, j int, name string) (*format.Key, *f
 		s.pre.ko = ko // (what compileKey would find)
 		s.perr = ko.mergeErr != nil || ko.convErr != nil
 		if !s.perr {
-			layers := sh.n.layersFor(s.mod)
+			layers := sh.n.layers.of(s.mod)
 			s.locs = t.locs[j]
 			s.sig = sh.w.keepSig(sh.w.keySig(sh.shapeID(s.mod, layers), ko.merge, sh.w.convertID(ko.conv), s.locs))
 			s.hash = hashSig(name, s.sig)

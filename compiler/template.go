@@ -122,7 +122,7 @@ func (sh *nodeShare) perNodeKey(s *slot, name string) (*format.Key, *format.Erro
 // a string naming the node interpolating its keys (see rebindable), and
 // no default_hierarchy in the key's module.
 func (sh *nodeShare) templatable(locs []keyLoc, mod string) bool {
-	if lr := sh.n.module(mod); lr != nil && lr.def != nil {
+	if lr := sh.n.layers.module(mod); lr != nil && lr.def != nil {
 		return false
 	}
 	for _, l := range locs {
@@ -156,7 +156,7 @@ func rebindable(p *interpPlan) bool {
 // slot's template when it can serve other nodes.
 func (sh *nodeShare) compileTemplate(s *slot, name string) (*format.Key, *format.Error) {
 	w := sh.w
-	layers := sh.n.layersFor(s.mod)
+	layers := sh.n.layers.of(s.mod)
 	rc := &readContribs{mark: len(sh.n.stack.checks)}
 	outer := sh.n.secret
 	sh.n.secret = false
