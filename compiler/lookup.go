@@ -13,7 +13,21 @@ import (
 	"github.com/hieracc/hieracc/format/hiera"
 )
 
-// nodeRun is the state of compiling one node.
+// nodeRun is the state of compiling one node: its lookups (this file) and
+// its keys (node.go, emit.go). The other stages keep their state in parts
+// of it, each a type whose methods are its file's:
+//
+//	layers  nodeLayers    hierarchy.go   every layer's hierarchy, expanded
+//	                                     into the node's data files
+//	opts    nodeOptions   options.go     lookup_options
+//	interp  interpolator  interpolate.go %{...} in paths and data
+//	stack   lookupStack   lookup.go      the keys being looked up
+//	share   nodeShare     reuse_keys.go  what sharing work across nodes
+//	                                     keeps of the node
+//
+// A part that calls back into the node's lookups holds n. share is the
+// seam: the semantic stages reach the sharing only through it, its hooks
+// named in the package's documentation.
 type nodeRun struct {
 	c     *compilation
 	w     *worker
@@ -46,7 +60,7 @@ type nodeRun struct {
 	interp interpolator // %{...} in paths and data (interpolate.go)
 
 	// share is what sharing work across nodes keeps of the node
-	// (reuse_keys.go), and the only way the stages above reach it.
+	// (reuse_keys.go), and the only way the stages reach the sharing.
 	share nodeShare
 }
 

@@ -12,9 +12,12 @@ import (
 	"github.com/hieracc/hieracc/format/hiera"
 )
 
-// nodeShare is what sharing work across nodes keeps of one node: the
-// reads and warnings of the key being compiled (recorded by the semantic
-// stages' hooks: record, emitWarning), and where the node's slice puts it.
+// nodeShare is sharing work across nodes as one node sees it: what it keeps
+// of the node (the reads and warnings of the key being compiled, recorded
+// by the semantic stages' hooks: record, emitWarning; where the node's
+// slice puts it), and the methods of reuse*.go and template.go that act for
+// the node. It is nodeRun.share, the one way the stages reach the sharing
+// (the package's documentation lists its hooks).
 type nodeShare struct {
 	n *nodeRun // the node, whose stages compile what is not reused
 	w *worker  // n.w, whose caches hold what is shared
