@@ -73,8 +73,11 @@
 //	order.go         the nodes of a slice one after the other, on one worker
 //
 // The semantic stages reach the sharing only through a few hooks, each
-// written n.share.… or as a call of one of the worker's sharing methods:
+// written n.share.… or as a call of one of the worker's sharing methods
+// (seam_test.go holds them to this list):
 //
+//	compiler.go      worker.startRun and sortRun: the nodes a worker takes
+//	                 at once, in order.go's order
 //	interpolate.go   share.record: a variable or a nested lookup a key read;
 //	                 worker.seeVar: a variable's value, for order.go
 //	lookup.go        share.nested: the reads a nested lookup covers (meta,
@@ -86,10 +89,10 @@
 //	node.go          share.compileKeysShared: the keys stage (compileKeys);
 //	                 share.own: the node's files released (releaseOwn)
 //	hierarchy.go     share.expandLevelShared: a level's expansion
-//	options.go       worker.options: lookup_options results
+//	options.go       worker.options and optionsSig: lookup_options results
 //
 // Besides, the stages use the worker's buffers and memoised answers of pure
-// functions (parseExpr, testedList, namesNode, union), which change no
-// result. Reading a stage without them leaves Hiera's rule as Puppet writes
-// it.
+// functions (parseExpr, testedList, namesNode, union: sorted key lists
+// interned), which change no result. Reading a stage without them leaves
+// Hiera's rule as Puppet writes it.
 package compiler
