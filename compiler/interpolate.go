@@ -570,7 +570,7 @@ func (ip *interpolator) scopeValue(expr, subject string) (any, error) {
 }
 
 // hidden is err, an interpolation's failure, as a message may give it
-// while interpolating decrypted text (n.hide > 0): without the texts of
+// while interpolating decrypted text (hide > 0): without the texts of
 // the expression that failed (expr, as written between "%{" and "}", its
 // argument and each part of that, a key or variable, quoted or in a
 // recursion's chain of keys; a known method's name is no secret). The

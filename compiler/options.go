@@ -114,7 +114,7 @@ func (o *lookupOptions) convertTo(root string) ([]format.Value, error) {
 
 // mergeFor returns the merge a lookup_options entry configures.
 // readsSecret runs f and reports whether a value it read holds text
-// decrypted from ENC[...] (which n.secret then says as well).
+// decrypted from ENC[...] (which nodeRun.secret then says as well).
 func (op *nodeOptions) readsSecret(f func()) bool {
 	outer := op.n.secret
 	op.n.secret = false

@@ -220,9 +220,9 @@ const (
 	firstMark = -2
 )
 
-// appendKey appends a key to n.keys: *k, or, when from is a template's
-// first key (keyTmpl.first), *from with k's Value and Contributions (k's
-// other fields are not set). from, when not nil, is a key nothing changes
+// appendKey appends a key to the node's keys: *k, or, when from is a
+// template's first key (keyTmpl.first), *from with k's Value and
+// Contributions (k's other fields are not set). from, when not nil, is a key nothing changes
 // once made: k itself (a kept result's, sharedKey.key) or that first key.
 // Reusing the last node's memory (Input.Emit), a key found there in place
 // (the last node's key at the same position came from the same, as
@@ -259,9 +259,9 @@ func (sh *nodeShare) appendKey(k, from *format.Key) {
 }
 
 // appendStatics appends the static results of t's slots slot to slot+r-1
-// to n.keys. Reusing the last node's memory (Input.Emit), it copies only
-// those not found in place (see worker.keyMarks): most nodes of a slice
-// copy a few of their ~2,000 keys of 256 bytes, not all.
+// to the node's keys. Reusing the last node's memory (Input.Emit), it
+// copies only those not found in place (see worker.keyMarks): most nodes of
+// a slice copy a few of their ~2,000 keys of 256 bytes, not all.
 func (sh *nodeShare) appendStatics(t *sliceTable, slot, r int) {
 	w, p := sh.w, len(sh.n.keys)
 	if !w.reuseKeys {
