@@ -63,11 +63,11 @@ func foreignMessage(function string) string {
 // foreignFile is the data file a reached location l of a foreign level
 // stands for: the function's answer for the node when Input.RubyBackends
 // runs it (rubybackends.go), else failedForeignFile.
-func (n *nodeRun) foreignFile(conf *config, lvl *levelConf, l location) *dataFile {
-	if kind, _ := rubyKind(lvl.function); kind != "" && n.c.ruby != nil {
-		return n.rubyFile(conf, lvl, l)
+func (nl *nodeLayers) foreignFile(conf *config, lvl *levelConf, l location) *dataFile {
+	if kind, _ := rubyKind(lvl.function); kind != "" && nl.n.c.ruby != nil {
+		return nl.rubyFile(conf, lvl, l)
 	}
-	return n.c.failedForeignFile(conf, lvl)
+	return nl.n.c.failedForeignFile(conf, lvl)
 }
 
 // failedForeignFile is the data file every reached location of a foreign

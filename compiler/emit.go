@@ -19,16 +19,16 @@ import (
 // perNodeKey). The key returned is the worker's until its next
 // compileKey: callers copy it.
 func (n *nodeRun) compileKey(name, mod string, locs []keyLoc, pre *keyPre, rc *readContribs) (*format.Key, *format.Error) {
-	mark := len(n.checks)
+	mark := len(n.stack.checks)
 	if rc != nil {
 		mark = rc.mark
 	}
-	layers := n.layersFor(mod)
+	layers := n.layers.of(mod)
 	if locs == nil {
 		locs = n.locsOf(name, layers)
 	}
 	k, err := n.resolveTop(name, mod, locs, layers, pre, rc)
-	tested := n.since(mark)
+	tested := n.w.testedList(n.stack.checks[mark:])
 	if k != nil && asksItself(name, tested) {
 		n.recordAsked(k, locs, layers, tested)
 	}
@@ -50,7 +50,7 @@ type keyPre struct {
 // readContribs are a key's contributions (from the locations that are
 // not its module's default_hierarchy's) as its caller read them, with
 // what reading them did: whether a value read holds decrypted text, and
-// where the names it tested start in nodeRun.checks.
+// where the names it tested start in lookupStack.checks.
 type readContribs struct {
 	cs     []format.Contribution
 	secret bool
@@ -64,9 +64,9 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 	var ko *keyOptions
 	switch {
 	case pre == nil:
-		ko = n.optionsFor(mod).of(name)
+		ko = n.opts.optionsFor(mod).of(name)
 	case pre.ko == nil:
-		pre.ko = n.optionsFor(mod).of(name)
+		pre.ko = n.opts.optionsFor(mod).of(name)
 		fallthrough
 	default:
 		ko = pre.ko
@@ -82,9 +82,9 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 	if rc != nil {
 		k.Contributions, n.secret = rc.cs, rc.secret
 	} else {
-		fr := n.enter(name)
+		fr := n.stack.enter(name)
 		k.Contributions = n.contributions(name, locs, false, layers)
-		n.leave(fr)
+		n.stack.leave(fr)
 	}
 	// Options that hold decrypted text (a convert_to type) make the key
 	// secret: a conversion's message quotes its type.
@@ -95,13 +95,13 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 	var err error
 	if perr != nil {
 		// Place it where the lookup_options entry sets the merge.
-		err = n.placeOption(optionError(ko.entry, true, "%s", perr.Error()), layers[:]...)
+		err = n.opts.placeOption(optionError(ko.entry, true, "%s", perr.Error()), layers[:]...)
 	} else {
 		k.Merge = merge
 		if pre != nil && pre.fromSet {
 			k.MergeFrom = pre.from
 		} else {
-			k.MergeFrom = n.mergeFrom(ko, layers)
+			k.MergeFrom = n.opts.mergeFrom(ko, layers)
 			if pre != nil {
 				pre.from, pre.fromSet = k.MergeFrom, true
 			}
@@ -113,9 +113,9 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 	// key; it is recorded even when something has, for dotted keys: Puppet
 	// digs there too when digging into the regular value finds nothing;
 	// and when the key's configured merge fails, for lookup-time merges.
-	if lr := n.module(mod); lr != nil && lr.def != nil {
+	if lr := n.layers.module(mod); lr != nil && lr.def != nil {
 		failed := err != nil
-		dopts, derr := n.defaultOptions(mod, lr)
+		dopts, derr := n.opts.defaultOptions(mod, lr)
 		var dm format.Merge
 		var merr error
 		if derr == nil {
@@ -129,12 +129,12 @@ func (n *nodeRun) resolveTop(name, mod string, locs []keyLoc, layers [3]*layerRu
 			err = derr
 		case merr != nil:
 			entry, _ := dopts.entryFor(name)
-			err = n.placeOption(optionError(entry, true, "%s", merr.Error()), lr)
+			err = n.opts.placeOption(optionError(entry, true, "%s", merr.Error()), lr)
 		default:
 			k.DefaultMerge = dm
-			fr := n.enter(name)
+			fr := n.stack.enter(name)
 			k.Defaults = n.contributions(name, locs, true, layers)
-			n.leave(fr)
+			n.stack.leave(fr)
 			if !found && !failed {
 				v, found, err = hiera.ResolveDefault(dm, lr.def, hiera.ContributionLeaf(k.Defaults))
 			}
@@ -211,9 +211,9 @@ func (n *nodeRun) recordAsked(k *format.Key, locs []keyLoc, layers [3]*layerRun,
 	n.secret = false
 	k.Asked = make([]format.Asked, len(texts))
 	for i, t := range texts {
-		fr := n.enter(t)
+		fr := n.stack.enter(t)
 		if t == "" {
-			n.stack, n.top = n.stack[:0], k.Name
+			n.stack.names, n.stack.top = n.stack.names[:0], k.Name
 		}
 		a := &k.Asked[i]
 		a.Text = t
@@ -221,7 +221,7 @@ func (n *nodeRun) recordAsked(k *format.Key, locs []keyLoc, layers [3]*layerRun,
 		if k.Defaults != nil {
 			a.Defaults = n.contributions(k.Name, locs, true, layers)
 		}
-		n.leave(fr)
+		n.stack.leave(fr)
 	}
 	k.Secret = k.Secret || n.secret
 	n.secret = outer || n.secret

@@ -25,8 +25,45 @@ type layerRun struct {
 	err *format.Error
 }
 
+// nodeLayers are the node's layers, each one's hierarchy expanded into the
+// data files it names for the node: the global and environment layers at
+// once, a module's on its first key.
+type nodeLayers struct {
+	n           *nodeRun // the node, whose scope the paths interpolate
+	global, env *layerRun
+	modules     map[string]*layerRun // expanded on first use
+	// lastMod and lastLayer are what module found last: keys are
+	// compiled in order, so a module's keys come one after another.
+	lastMod   string
+	lastLayer *layerRun
+}
+
+// of returns the layers a key is searched in.
+func (nl *nodeLayers) of(mod string) [3]*layerRun {
+	return [3]*layerRun{nl.global, nl.env, nl.module(mod)}
+}
+
+// module returns the module layer for a module name, nil if there is none.
+func (nl *nodeLayers) module(name string) *layerRun {
+	if name == "" {
+		return nil
+	}
+	if name == nl.lastMod {
+		return nl.lastLayer
+	}
+	lr, ok := nl.modules[name]
+	if !ok {
+		if conf := nl.n.c.modules[name]; conf != nil && conf.present {
+			lr = nl.expandLayer(conf)
+		}
+		nl.modules[name] = lr
+	}
+	nl.lastMod, nl.lastLayer = name, lr
+	return lr
+}
+
 // expandLayer resolves a config's hierarchies for node n.
-func (n *nodeRun) expandLayer(c *config) *layerRun {
+func (nl *nodeLayers) expandLayer(c *config) *layerRun {
 	lr := &layerRun{conf: c}
 	if c == nil || !c.present {
 		return lr
@@ -37,22 +74,22 @@ func (n *nodeRun) expandLayer(c *config) *layerRun {
 		return lr
 	}
 	var err *format.Error
-	lr.hier.Levels, lr.files, err = n.expandLevels(c, c.hierarchy)
+	lr.hier.Levels, lr.files, err = nl.expandLevels(c, c.hierarchy)
 	if err == nil && c.hasDefault {
 		def := format.Hierarchy{Present: true}
-		def.Levels, lr.defFiles, err = n.expandLevels(c, c.defaultHierarchy)
+		def.Levels, lr.defFiles, err = nl.expandLevels(c, c.defaultHierarchy)
 		lr.def = &def
 	}
 	lr.err = err
 	return lr
 }
 
-func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [][]*dataFile, *format.Error) {
+func (nl *nodeLayers) expandLevels(c *config, levels []levelConf) ([]format.Level, [][]*dataFile, *format.Error) {
 	out := make([]format.Level, 0, len(levels))
 	files := make([][]*dataFile, 0, len(levels))
 	for i := range levels {
 		lvl := &levels[i]
-		locs, memo, err := n.expandLevelShared(c, lvl)
+		locs, memo, err := nl.n.share.expandLevelShared(c, lvl)
 		if err != nil {
 			err.File, err.Level = c.file, lvl.name
 			if err.Line == 0 {
@@ -68,28 +105,28 @@ func (n *nodeRun) expandLevels(c *config, levels []levelConf) ([]format.Level, [
 			fl.Locations = memo.flocs // nil until its first node fills it below
 		}
 		built := fl.Locations == nil
-		fs := n.w.dataFiles(len(locs))
+		fs := nl.n.w.dataFiles(len(locs))
 		for j, l := range locs {
 			var df *dataFile
 			switch {
 			case lvl.foreign && (lvl.kind == locURIs || lvl.kind == locNone):
-				df = n.foreignFile(c, lvl, l)
+				df = nl.foreignFile(c, lvl, l)
 			case outsideFS(l.path):
 			case lvl.foreign:
-				if n.c.exists(l.path) {
-					df = n.foreignFile(c, lvl, l)
+				if nl.n.c.exists(l.path) {
+					df = nl.foreignFile(c, lvl, l)
 				}
 			case lvl.optionsErr != "":
-				if n.c.exists(l.path) {
-					df = n.c.optionsFile(c, lvl)
+				if nl.n.c.exists(l.path) {
+					df = nl.n.c.optionsFile(c, lvl)
 				}
 			default:
-				df = n.c.file(l, dataFunction(lvl), c.layer, c.module, keyringKey{c.root, lvl.keys})
+				df = nl.n.c.file(l, dataFunction(lvl), c.layer, c.module, keyringKey{c.root, lvl.keys})
 				if df != nil && df.err != nil {
-					if lo, ok := n.c.linkOutOf(l.path); ok {
+					if lo, ok := nl.n.c.linkOutOf(l.path); ok {
 						// A link to the server's disk (outside.go): the
 						// bundle records the file a mount gives it.
-						df, l.path = n.linkedFile(c, lvl, l, lo)
+						df, l.path = nl.linkedFile(c, lvl, l, lo)
 					}
 				}
 			}
@@ -134,27 +171,27 @@ type location struct {
 }
 
 // expandLevel returns the data files a level names for the node.
-func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Error) {
-	saved := n.at
-	n.at = site{lvl.pos.In(c.file), lvl.name}
-	defer func() { n.at = saved }()
+func (nl *nodeLayers) expandLevel(c *config, lvl *levelConf) ([]location, *format.Error) {
+	saved := nl.n.interp.at
+	nl.n.interp.at = site{lvl.pos.In(c.file), lvl.name}
+	defer func() { nl.n.interp.at = saved }()
 	// In a glob, what interpolation inserts is literal text (see
 	// interpolatePath), in the datadir too: both are part of the pattern.
 	glob := lvl.kind == locGlob || lvl.kind == locGlobs
 	// The datadir is relative to the config's folder, but an absolute one
 	// stands alone (Ruby's Pathname#+), as does a version 3 one; Hiera 3's
 	// default is the compiled environment's hieradata folder.
-	tmpl, dir, top := lvl.datadir, c.root, n.c.layerTop(c.root)
+	tmpl, dir, top := lvl.datadir, c.root, nl.n.c.layerTop(c.root)
 	switch {
 	case lvl.envDatadir:
-		tmpl, dir, top = path.Join(n.c.envDir, "hieradata"), "", n.c.layerTop(n.c.envDir)
+		tmpl, dir, top = path.Join(nl.n.c.envDir, "hieradata"), "", nl.n.c.layerTop(nl.n.c.envDir)
 	case lvl.noRoot, path.IsAbs(lvl.datadir):
 		dir = ""
 	}
 	dd := tmpl
 	if !lvl.literalDatadir {
 		var err *format.Error
-		if dd, err = n.interpolatePath(tmpl, glob); err != nil {
+		if dd, err = nl.n.interp.interpolatePath(tmpl, glob); err != nil {
 			return nil, err
 		}
 	}
@@ -163,11 +200,11 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 	}
 	// The datadir is held to the same rule as the paths below it: a fact
 	// must not move it out of the folder the configuration names.
-	datadir, err := n.safeJoin("datadir", top, dir, tmpl, dd)
+	datadir, err := nl.safeJoin("datadir", top, dir, tmpl, dd)
 	if err != nil {
 		return nil, err
 	}
-	if mt := n.c.mountTop(datadir); mt != "" {
+	if mt := nl.n.c.mountTop(datadir); mt != "" {
 		top = mt // a datadir on the server's disk, which a mount supplies
 	}
 	// Messages name the datadir as Puppet does: an interpolation that came
@@ -179,14 +216,14 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 		}
 	}
 	resolve := func(tmpl string) (location, *format.Error) {
-		p, err := n.interpolatePath(tmpl, glob)
+		p, err := nl.n.interp.interpolatePath(tmpl, glob)
 		if err != nil {
 			return location{}, err
 		}
 		if lvl.ext != "" && !strings.HasSuffix(p, lvl.ext) {
 			p += lvl.ext // Hiera 3: the backend's extension
 		}
-		joined, err := n.safeJoin("hierarchy path", top, datadir, tmpl, p)
+		joined, err := nl.safeJoin("hierarchy path", top, datadir, tmpl, p)
 		return location{joined, shownPath(shownDir, p, joined), tmpl}, err
 	}
 	var locs []location
@@ -197,7 +234,7 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 			if err != nil {
 				return nil, err
 			}
-			if c.isDefaultConfig && !n.c.exists(p.path) {
+			if c.isDefaultConfig && !nl.n.c.exists(p.path) {
 				continue
 			}
 			locs = append(locs, p)
@@ -211,7 +248,7 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 			if outsideFS(p.path) {
 				continue
 			}
-			matched, gerr := rubyGlob(n.c.fsys, p.path)
+			matched, gerr := rubyGlob(nl.n.c.fsys, p.path)
 			if gerr != nil {
 				return nil, gerr
 			}
@@ -224,7 +261,7 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 			}
 		}
 	case locMappedPaths:
-		vars, err := n.scopeLookup(lvl.mapped[0], "mapped_path[0]")
+		vars, err := nl.n.interp.scopeLookup(lvl.mapped[0], "mapped_path[0]")
 		if err != nil {
 			return nil, asFormatError(err)
 		}
@@ -248,9 +285,9 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 			return nil, limitError("hierarchy level '%s' maps %d values, more than %d", lvl.name, len(elems), maxLocations)
 		}
 		for _, e := range elems {
-			n.local = map[string]any{lvl.mapped[1]: e}
+			nl.n.interp.local = map[string]any{lvl.mapped[1]: e}
 			p, err := resolve(lvl.mapped[2])
-			n.local = nil
+			nl.n.interp.local = nil
 			if err != nil {
 				return nil, err
 			}
@@ -258,7 +295,7 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 		}
 	case locURIs:
 		for _, t := range lvl.locs {
-			u, err := n.interpolatePath(t, false)
+			u, err := nl.n.interp.interpolatePath(t, false)
 			if err != nil {
 				return nil, err
 			}
@@ -281,13 +318,13 @@ func (n *nodeRun) expandLevel(c *config, lvl *levelConf) ([]location, *format.Er
 // inserts has its glob characters escaped: a fact or certname holding "*"
 // or "{a,b}" names one file, never other nodes' (Puppet would expand them;
 // README, "Where hieracc differs").
-func (n *nodeRun) interpolatePath(s string, literal bool) (string, *format.Error) {
+func (ip *interpolator) interpolatePath(s string, literal bool) (string, *format.Error) {
 	if !strings.Contains(s, "%{") {
 		return s, nil
 	}
-	n.globText = literal
-	v, err := n.interpolateString(s, false)
-	n.globText = false
+	ip.globText = literal
+	v, err := ip.interpolateString(s, false)
+	ip.globText = false
 	if err != nil {
 		return "", asFormatError(err)
 	}
@@ -360,7 +397,7 @@ func globShown(pattern, m string) string {
 // read another node's data or a file like /etc/shadow. Paths that the
 // repo's own hiera.yaml writes with ".." or "/" stay allowed, as long as
 // they stay inside top, the input folder of their layer (see layerTop).
-func (n *nodeRun) safeJoin(what, top, dir, tmpl, p string) (string, *format.Error) {
+func (nl *nodeLayers) safeJoin(what, top, dir, tmpl, p string) (string, *format.Error) {
 	if strings.ContainsRune(p, 0) {
 		return "", &format.Error{Message: fmt.Sprintf("%s %q contains a NUL byte: refusing to read it", what, tmpl)}
 	}
@@ -381,14 +418,14 @@ func (n *nodeRun) safeJoin(what, top, dir, tmpl, p string) (string, *format.Erro
 		// absent (outside.go). Never read here. An unmounted datadir is
 		// warned of through the paths below it.
 		if what == "datadir" {
-			p, _ := n.c.mapServer(joined)
+			p, _ := nl.n.c.mapServer(joined)
 			return p, nil
 		}
 		shown := tmpl
 		if !path.IsAbs(tmpl) {
 			shown = path.Join(dir, tmpl)
 		}
-		return n.serverPath(joined, shown), nil
+		return nl.serverPath(joined, shown), nil
 	}
 	if !fs.ValidPath(joined) {
 		return "", &format.Error{Message: fmt.Sprintf("%s %q resolves to %q, outside the control repo: refusing to read it", what, tmpl, joined)}

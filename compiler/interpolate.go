@@ -65,20 +65,20 @@ func needsInterpolation(v any) bool {
 
 // interpolate resolves every %{...} in v for node n. Values without any are
 // returned as they are (shared, never copied); values are never mutated.
-func (n *nodeRun) interpolate(v any, allowMethods bool) (any, error) {
+func (ip *interpolator) interpolate(v any, allowMethods bool) (any, error) {
 	switch x := v.(type) {
 	case string:
 		if !strings.Contains(x, "%{") {
 			return v, nil // v, not x: boxing x again would allocate
 		}
-		return n.interpolateString(x, allowMethods)
+		return ip.interpolateString(x, allowMethods)
 	case []any:
 		if !needsInterpolation(x) {
 			return v, nil
 		}
 		out := make([]any, len(x))
 		for i, e := range x {
-			x, err := n.interpolate(e, allowMethods)
+			x, err := ip.interpolate(e, allowMethods)
 			if err != nil {
 				return nil, err
 			}
@@ -92,7 +92,7 @@ func (n *nodeRun) interpolate(v any, allowMethods bool) (any, error) {
 		if !slices.ContainsFunc(x.Keys(), keyInterpolates) {
 			// The keys stay as they are, so they stay distinct.
 			h, err := x.Remap(func(_ int, e any) (any, error) {
-				return n.interpolate(e, allowMethods)
+				return ip.interpolate(e, allowMethods)
 			})
 			if err != nil {
 				return nil, err // not a nil *Hash in a non-nil any
@@ -105,13 +105,13 @@ func (n *nodeRun) interpolate(v any, allowMethods bool) (any, error) {
 			// data file are not: they never pass through here).
 			if keyInterpolates(k) {
 				ks := k.(string)
-				x, err := n.interpolateString(ks, allowMethods)
+				x, err := ip.interpolateString(ks, allowMethods)
 				if err != nil {
 					return nil, err
 				}
 				k = hashKey(x)
 			}
-			x, err := n.interpolate(e, allowMethods)
+			x, err := ip.interpolate(e, allowMethods)
 			if err != nil {
 				return nil, err
 			}
@@ -126,6 +126,28 @@ func (n *nodeRun) interpolate(v any, allowMethods bool) (any, error) {
 func keyInterpolates(k any) bool {
 	ks, ok := k.(string)
 	return ok && strings.Contains(ks, "%{")
+}
+
+// interpolator interpolates %{...} for a node: in hierarchy paths and in
+// the data its lookups read. It reads the node's scope and makes nested
+// lookups through n.
+type interpolator struct {
+	n *nodeRun
+	// local is mapped_paths' per-element variable.
+	local map[string]any
+	// scopeMemo holds the value of each variable expression read so far.
+	scopeMemo map[string]any
+	// at is what is being interpolated, for the position of warnings.
+	at site
+	// aliases counts the alias() results of a collection interpolated.
+	aliases int
+	// globText: interpolation is building a glob pattern, and escapes
+	// the text it inserts (see interpolatePath).
+	globText bool
+	// hide > 0 while interpolating text decrypted from ENC[...]: its
+	// messages write hiera.Redacted for what they would quote of it (a
+	// variable's name, a key, the text itself).
+	hide int
 }
 
 // interpPlan says where in a data file's value interpolation acts, found
@@ -239,17 +261,17 @@ func nodeExpr(expr string) bool {
 }
 
 // interpolatePlanned is interpolate for a value whose plan is known.
-func (n *nodeRun) interpolatePlanned(v any, p *interpPlan, allowMethods bool) (any, error) {
+func (ip *interpolator) interpolatePlanned(v any, p *interpPlan, allowMethods bool) (any, error) {
 	if p == nil {
 		return v, nil
 	}
 	switch v := v.(type) {
 	case string:
-		return n.interpolateExprs(v, p.exprs, allowMethods)
+		return ip.interpolateExprs(v, p.exprs, allowMethods)
 	case []any:
 		out := make([]any, len(v))
 		for i, e := range v {
-			x, err := n.interpolatePlanned(e, p.kids[i], allowMethods)
+			x, err := ip.interpolatePlanned(e, p.kids[i], allowMethods)
 			if err != nil {
 				return nil, err
 			}
@@ -260,7 +282,7 @@ func (n *nodeRun) interpolatePlanned(v any, p *interpPlan, allowMethods bool) (a
 		if !slices.Contains(p.keys, true) {
 			// The keys stay as they are, so they stay distinct.
 			h, err := v.Remap(func(i int, e any) (any, error) {
-				return n.interpolatePlanned(e, p.kids[i], allowMethods)
+				return ip.interpolatePlanned(e, p.kids[i], allowMethods)
 			})
 			if err != nil {
 				return nil, err
@@ -271,13 +293,13 @@ func (n *nodeRun) interpolatePlanned(v any, p *interpPlan, allowMethods bool) (a
 		i := 0
 		for k, e := range v.All() {
 			if p.keys[i] {
-				x, err := n.interpolateString(k.(string), allowMethods)
+				x, err := ip.interpolateString(k.(string), allowMethods)
 				if err != nil {
 					return nil, err
 				}
 				k = hashKey(x)
 			}
-			x, err := n.interpolatePlanned(e, p.kids[i], allowMethods)
+			x, err := ip.interpolatePlanned(e, p.kids[i], allowMethods)
 			if err != nil {
 				return nil, err
 			}
@@ -286,7 +308,7 @@ func (n *nodeRun) interpolatePlanned(v any, p *interpPlan, allowMethods bool) (a
 		}
 		return out, nil
 	}
-	return n.interpolate(v, allowMethods)
+	return ip.interpolate(v, allowMethods)
 }
 
 // hashKey turns an interpolated key back into a valid hash key: an alias()
@@ -321,21 +343,21 @@ func scanExprs(dst []interpExpr, s string, calls map[string]*methodExpr) []inter
 	return dst
 }
 
-func (n *nodeRun) interpolateString(s string, allowMethods bool) (any, error) {
+func (ip *interpolator) interpolateString(s string, allowMethods bool) (any, error) {
 	var buf [4]interpExpr
-	return n.interpolateExprs(s, scanExprs(buf[:0], s, n.w.calls), allowMethods)
+	return ip.interpolateExprs(s, scanExprs(buf[:0], s, ip.n.w.calls), allowMethods)
 }
 
 // interpolateExprs is interpolateString for a string whose expressions
 // are known (see scanExprs).
-func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bool) (any, error) {
+func (ip *interpolator) interpolateExprs(s string, exprs []interpExpr, allowMethods bool) (any, error) {
 	// Only the text this call inserts is escaped for a glob: values
 	// interpolated again inside it are escaped once, here.
-	escape := n.globText
-	n.globText = false
-	defer func() { n.globText = escape }()
+	escape := ip.globText
+	ip.globText = false
+	defer func() { ip.globText = escape }()
 	if len(exprs) == 0 {
-		n.warnUnclosed(s) // the caller saw a "%{"
+		ip.warnUnclosed(s) // the caller saw a "%{"
 		return s, nil
 	}
 	// Each expression's text is found first, then the result is written
@@ -361,55 +383,55 @@ func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bo
 		var val any
 		var err error
 		// valSecret: what the expression gives holds decrypted text.
-		wasSecret := n.secret
-		n.secret = false
+		wasSecret := ip.n.secret
+		ip.n.secret = false
 		switch method {
 		case "lookup", "hiera":
-			val, err = n.lookupWithDefault(arg)
-			n.record(dep{lookup: true, global: n.globalOnly > 0, name: arg, value: val, err: errText(err)})
+			val, err = ip.n.lookupWithDefault(arg)
+			ip.n.share.record(dep{lookup: true, global: ip.n.globalOnly > 0, name: arg, value: val, err: errText(err)})
 		case "alias":
-			val, err = n.aliasWithDefault(arg)
-			n.record(dep{lookup: true, alias: true, global: n.globalOnly > 0, name: arg, value: val, err: errText(err)})
+			val, err = ip.n.aliasWithDefault(arg)
+			ip.n.share.record(dep{lookup: true, alias: true, global: ip.n.globalOnly > 0, name: arg, value: val, err: errText(err)})
 		case "scope":
-			val, err = n.scopeLookup(arg, s)
+			val, err = ip.scopeLookup(arg, s)
 		case "literal":
 			val = arg
 		default:
-			n.secret = wasSecret
-			if n.hide > 0 {
+			ip.n.secret = wasSecret
+			if ip.hide > 0 {
 				method = hiera.Redacted
 			}
 			return nil, lookupError(fmt.Sprintf("Unknown interpolation method '%s'", method))
 		}
-		valSecret := n.secret
-		n.secret = wasSecret || valSecret
+		valSecret := ip.n.secret
+		ip.n.secret = wasSecret || valSecret
 		if err != nil {
-			return nil, n.hidden(err, s[e.start+2:e.end-1], call)
+			return nil, ip.hidden(err, s[e.start+2:e.end-1], call)
 		}
 		if method == "alias" {
 			// The whole string is the alias: its value, of any type, is the
 			// result, and it is not interpolated again.
 			switch val.(type) {
 			case []any, *format.Hash:
-				n.aliases++
+				ip.aliases++
 			}
 			return val, nil
 		}
 		// What a lookup or a variable gives is interpolated again (so a
 		// literal('%') escape in it is expanded here), under a recursion check.
-		if err := n.push(checkName); err != nil {
-			return nil, n.hidden(err, s[e.start+2:e.end-1], call)
+		if err := ip.n.stack.push(checkName); err != nil {
+			return nil, ip.hidden(err, s[e.start+2:e.end-1], call)
 		}
 		if valSecret {
-			n.hide++ // the value holds decrypted text
+			ip.hide++ // the value holds decrypted text
 		}
-		val, err = n.interpolate(val, allowMethods)
+		val, err = ip.interpolate(val, allowMethods)
 		if valSecret {
-			n.hide--
+			ip.hide--
 		}
-		n.pop()
+		ip.n.stack.pop()
 		if err != nil {
-			return nil, n.hidden(err, s[e.start+2:e.end-1], call)
+			return nil, ip.hidden(err, s[e.start+2:e.end-1], call)
 		}
 		text := ""
 		if val != nil {
@@ -434,7 +456,7 @@ func (n *nodeRun) interpolateExprs(s string, exprs []interpExpr, allowMethods bo
 		}
 	}
 	if strings.Contains(s[last:], "%{") {
-		n.warnUnclosed(s)
+		ip.warnUnclosed(s)
 	}
 	return joinTexts(s, exprs, texts, size+len(s)-last), nil
 }
@@ -489,43 +511,43 @@ func parseMethod(expr string, cache map[string]*methodExpr) *methodExpr {
 
 // warnUnclosed reports a "%{" without its "}": Puppet keeps it as text
 // without a word, but it is most likely a typo.
-func (n *nodeRun) warnUnclosed(s string) {
-	if n.hide > 0 {
+func (ip *interpolator) warnUnclosed(s string) {
+	if ip.hide > 0 {
 		s = hiera.Redacted
 	}
-	n.warn(fmt.Sprintf("%q holds a \"%%{\" that is never closed: Puppet keeps it as text", s))
+	ip.n.warn(fmt.Sprintf("%q holds a \"%%{\" that is never closed: Puppet keeps it as text", s))
 }
 
 // scopeLookup is Puppet's scope interpolation method: a top-scope variable,
 // dug into with the rest of the key. A missing variable or sub-key is nil/"".
-func (n *nodeRun) scopeLookup(expr, subject string) (any, error) {
-	v, err := n.scopeValue(expr, subject)
-	n.record(dep{name: expr, value: v, err: errText(err)})
+func (ip *interpolator) scopeLookup(expr, subject string) (any, error) {
+	v, err := ip.scopeValue(expr, subject)
+	ip.n.share.record(dep{name: expr, value: v, err: errText(err)})
 	return v, err
 }
 
-func (n *nodeRun) scopeValue(expr, subject string) (any, error) {
+func (ip *interpolator) scopeValue(expr, subject string) (any, error) {
 	// The node's variables never change: each expression is read once
 	// (but for mapped_paths' own variable, and for undefined variables,
 	// whose warning names each place that reads them).
-	if n.local == nil {
-		if v, ok := n.scopeMemo[expr]; ok {
+	if ip.local == nil {
+		if v, ok := ip.scopeMemo[expr]; ok {
 			return v, nil
 		}
 	}
-	k, err := n.parseExpr(expr)
+	k, err := ip.n.w.parseExpr(expr)
 	if err != nil {
-		if n.hide > 0 {
+		if ip.hide > 0 {
 			subject = hiera.Redacted
 		}
 		return nil, lookupError(fmt.Sprintf("Syntax error in string: %s", subject))
 	}
-	val, ok := n.local[k.Root]
+	val, ok := ip.local[k.Root]
 	if !ok {
-		val, ok = n.scope.get(k.Root)
+		val, ok = ip.n.scope.get(k.Root)
 	}
 	if !ok {
-		n.warnUndefined(k.Root)
+		ip.n.warnUndefined(k.Root)
 		return nil, nil
 	}
 	v, found := val, true
@@ -537,24 +559,24 @@ func (n *nodeRun) scopeValue(expr, subject string) (any, error) {
 			v = ""
 		}
 	}
-	if n.local == nil {
-		if n.scopeMemo == nil {
-			n.scopeMemo = map[string]any{}
+	if ip.local == nil {
+		if ip.scopeMemo == nil {
+			ip.scopeMemo = map[string]any{}
 		}
-		n.scopeMemo[expr] = v
-		n.w.seeVar(expr, v)
+		ip.scopeMemo[expr] = v
+		ip.n.w.seeVar(expr, v)
 	}
 	return v, nil
 }
 
 // hidden is err, an interpolation's failure, as a message may give it
-// while interpolating decrypted text (n.hide > 0): without the texts of
+// while interpolating decrypted text (hide > 0): without the texts of
 // the expression that failed (expr, as written between "%{" and "}", its
 // argument and each part of that, a key or variable, quoted or in a
 // recursion's chain of keys; a known method's name is no secret). The
 // text of the whole value is redacted by readEntry.
-func (n *nodeRun) hidden(err error, expr string, call *methodExpr) error {
-	if n.hide == 0 || err == nil {
+func (ip *interpolator) hidden(err error, expr string, call *methodExpr) error {
+	if ip.hide == 0 || err == nil {
 		return err
 	}
 	texts := []string{expr, call.arg}

@@ -58,10 +58,11 @@ func TestInterpolatePlannedIsInterpolate(t *testing.T) {
 	changed := 0
 	for _, v := range values {
 		n := &nodeRun{w: newWorker(), scope: newScope("n1", "production", facts, nil),
-			stack: make([]string, 0, 8), warned: map[string]bool{}, memo: map[string]memoEntry{}}
+			stack: lookupStack{names: make([]string, 0, 8)}, warned: map[string]bool{}, memo: map[string]memoEntry{}}
+		n.interp.n = n
 		before := ruby.Inspect(v)
-		want, werr := n.interpolate(v, true)
-		got, gerr := n.interpolatePlanned(v, planFor(v), true)
+		want, werr := n.interp.interpolate(v, true)
+		got, gerr := n.interp.interpolatePlanned(v, planFor(v), true)
 		if errText(werr) != errText(gerr) || !format.Identical(want, got) {
 			t.Errorf("%s: planned %s (%v), walked %s (%v)", before, ruby.Inspect(got), gerr, ruby.Inspect(want), werr)
 		}

@@ -4,7 +4,6 @@ package compiler
 // global, environment and module layers, with recursion detection.
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,33 +13,34 @@ import (
 	"github.com/hieracc/hieracc/format/hiera"
 )
 
-// nodeRun is the state of compiling one node.
+// nodeRun is the state of compiling one node: its lookups (this file) and
+// its keys (node.go, emit.go). The other stages keep their state in parts
+// of it, each a type whose methods are its file's:
+//
+//	layers  nodeLayers    hierarchy.go   every layer's hierarchy, expanded
+//	                                     into the node's data files
+//	opts    nodeOptions   options.go     lookup_options
+//	interp  interpolator  interpolate.go %{...} in paths and data
+//	stack   lookupStack   lookup.go      the keys being looked up
+//	share   nodeShare     reuse_keys.go  what sharing work across nodes
+//	                                     keeps of the node
+//
+// A part that calls back into the node's lookups holds n. share is the
+// seam: the semantic stages reach the sharing only through it, its hooks
+// named in the package's documentation.
 type nodeRun struct {
 	c     *compilation
 	w     *worker
 	node  Node
 	scope *scope
-	local map[string]any // mapped_paths' per-element variable
-	// scopeMemo holds the value of each variable expression read so far.
-	scopeMemo map[string]any
 
-	global, env *layerRun
-	modules     map[string]*layerRun // expanded on first use
-	// lastMod and lastLayer are what module found last: keys are
-	// compiled in order, so a module's keys come one after another.
-	lastMod   string
-	lastLayer *layerRun
+	layers nodeLayers // every layer's hierarchy expanded (hierarchy.go)
 
-	stack []string // keys being looked up, for recursion detection
+	stack lookupStack // keys being looked up, for recursion detection
 	// globalOnly > 0 while the data of a global layer that confines its
 	// nested lookups is read (see confinesLookups): they search it alone.
 	globalOnly int
-	top        string // the key the current top-level lookup started from
-	// checks logs every name tested against the stack: a result whose
-	// computation tested a name holds only where that name is not on the
-	// stack (Puppet would have reported a recursion). See holds.
-	checks []string
-	memo   map[string]memoEntry // successful nested lookups by key text
+	memo       map[string]memoEntry // successful nested lookups by key text
 	// secret is set when a value read since it was last cleared holds
 	// text decrypted from ENC[...] (memo entries say it of themselves).
 	secret bool
@@ -49,9 +49,7 @@ type nodeRun struct {
 	// for the keys that tested any, in order (see setKeyChecks).
 	keyTested []testedAt
 
-	envOpts *optsResult
-	modOpts map[string]*optsResult
-	defOpts map[string]*optsResult
+	opts nodeOptions // lookup_options (options.go)
 
 	diags  []Diagnostic
 	warned map[string]bool
@@ -59,20 +57,11 @@ type nodeRun struct {
 	// node has already been given is not reported again).
 	warnings int
 
-	// at is what is being interpolated, for the position of warnings.
-	at site
-	// aliases counts the alias() results of a collection interpolated.
-	aliases int
-	// globText: interpolation is building a glob pattern, and escapes
-	// the text it inserts (see interpolatePath).
-	globText bool
-	// hide > 0 while interpolating text decrypted from ENC[...]: its
-	// messages write hiera.Redacted for what they would quote of it (a
-	// variable's name, a key, the text itself).
-	hide int
+	interp interpolator // %{...} in paths and data (interpolate.go)
 
-	// What sharing work across nodes keeps of the node (reuse_keys.go).
-	nodeShare
+	// share is what sharing work across nodes keeps of the node
+	// (reuse_keys.go), and the only way the stages reach the sharing.
+	share nodeShare
 }
 
 // site is a place interpolation reads from: a data file's key, or a level
@@ -87,41 +76,25 @@ var errNotFound = errors.New("not found")
 
 func newNodeRun(c *compilation, w *worker, node Node) *nodeRun {
 	n := &nodeRun{
-		c:       c,
-		w:       w,
-		node:    node,
-		stack:   make([]string, 0, 32),
-		scope:   newScope(node.Name, c.environment, node.Facts, node.Trusted),
-		modules: make(map[string]*layerRun, len(c.moduleNames)),
-		memo:    map[string]memoEntry{},
+		c:      c,
+		w:      w,
+		node:   node,
+		stack:  lookupStack{names: make([]string, 0, 32)},
+		scope:  newScope(node.Name, c.environment, node.Facts, node.Trusted),
+		memo:   map[string]memoEntry{},
+		warned: map[string]bool{},
+	}
+	n.interp.n = n
+	n.opts = nodeOptions{n: n,
 		modOpts: make(map[string]*optsResult, len(c.moduleNames)),
 		defOpts: map[string]*optsResult{},
-		warned:  map[string]bool{},
 	}
 	w.nodes++
-	n.serial = w.nodes
-	n.global = n.expandLayer(c.global)
-	n.env = n.expandLayer(c.env)
+	n.share = nodeShare{n: n, w: w, serial: w.nodes}
+	n.layers = nodeLayers{n: n, modules: make(map[string]*layerRun, len(c.moduleNames))}
+	n.layers.global = n.layers.expandLayer(c.global)
+	n.layers.env = n.layers.expandLayer(c.env)
 	return n
-}
-
-// module returns the module layer for a module name, nil if there is none.
-func (n *nodeRun) module(name string) *layerRun {
-	if name == "" {
-		return nil
-	}
-	if name == n.lastMod {
-		return n.lastLayer
-	}
-	lr, ok := n.modules[name]
-	if !ok {
-		if conf := n.c.modules[name]; conf != nil && conf.present {
-			lr = n.expandLayer(conf)
-		}
-		n.modules[name] = lr
-	}
-	n.lastMod, n.lastLayer = name, lr
-	return lr
 }
 
 func hierarchies(layers [3]*layerRun) [3]*format.Hierarchy {
@@ -134,9 +107,15 @@ func hierarchies(layers [3]*layerRun) [3]*format.Hierarchy {
 	return hs
 }
 
-// layersFor returns the layers a key is searched in.
-func (n *nodeRun) layersFor(mod string) [3]*layerRun {
-	return [3]*layerRun{n.global, n.env, n.module(mod)}
+// lookupStack is Puppet's Invocation name stack: the keys being looked up,
+// for recursion detection, and a log of the names tested against it.
+type lookupStack struct {
+	names []string
+	top   string // the key the current top-level lookup started from
+	// checks logs every name tested against the stack: a result whose
+	// computation tested a name holds only where that name is not on the
+	// stack (Puppet would have reported a recursion). See holds.
+	checks []string
 }
 
 // frame is a saved lookup stack.
@@ -148,44 +127,44 @@ type frame struct {
 // enter starts a new top-level lookup of key; leave restores the previous
 // one. The new stack reuses the spare capacity after the current one, so a
 // lookup allocates nothing here.
-func (n *nodeRun) enter(key string) frame {
-	f := frame{n.stack, n.top}
-	n.stack = append(n.stack[len(n.stack):], key)
-	n.top = key
+func (st *lookupStack) enter(key string) frame {
+	f := frame{st.names, st.top}
+	st.names = append(st.names[len(st.names):], key)
+	st.top = key
 	return f
 }
 
-func (n *nodeRun) leave(f frame) { n.stack, n.top = f.stack, f.top }
+func (st *lookupStack) leave(f frame) { st.names, st.top = f.stack, f.top }
 
 // withStack runs f as a new top-level lookup of key.
-func (n *nodeRun) withStack(key string, f func()) {
-	fr := n.enter(key)
+func (st *lookupStack) withStack(key string, f func()) {
+	fr := st.enter(key)
 	f()
-	n.leave(fr)
+	st.leave(fr)
 }
 
 // meta runs a lookup of lookup_options: its reads are the node's, not the
 // current key's.
 func (n *nodeRun) meta(f func()) {
-	n.nested++
-	n.withStack(lookupOptionsKey, f)
-	n.nested--
+	n.share.nested++
+	n.stack.withStack(lookupOptionsKey, f)
+	n.share.nested--
 }
 
 // push is Puppet's Invocation#check: a name already on the stack is a
 // recursion.
-func (n *nodeRun) push(name string) error {
-	if n.onStack(name) {
-		return lookupError(fmt.Sprintf("Recursive lookup detected in [%s]", strings.Join(n.stack, ", ")))
+func (st *lookupStack) push(name string) error {
+	if st.onStack(name) {
+		return lookupError(fmt.Sprintf("Recursive lookup detected in [%s]", strings.Join(st.names, ", ")))
 	}
-	n.stack = append(n.stack, name)
+	st.names = append(st.names, name)
 	return nil
 }
 
 // onStack tests name against the stack, logging the test (see checks).
-func (n *nodeRun) onStack(name string) bool {
-	n.checks = append(n.checks, name)
-	return slices.Contains(n.stack, name)
+func (st *lookupStack) onStack(name string) bool {
+	st.checks = append(st.checks, name)
+	return slices.Contains(st.names, name)
 }
 
 // memoEntry is a nested lookup's result and the names its computation
@@ -196,38 +175,7 @@ type memoEntry struct {
 	secret bool // the value holds text decrypted from ENC[...]
 }
 
-// since returns the names tested from mark on, sorted and without
-// duplicates, for a result to keep (nil when none). The lists are the
-// worker's, shared by every result that tested the same names (most that
-// test any test one variable or key): never modify one.
-func (n *nodeRun) since(mark int) []string {
-	if len(n.checks) == mark {
-		return nil
-	}
-	w := n.w
-	t := append(w.testedBuf[:0], n.checks[mark:]...)
-	slices.Sort(t)
-	t = slices.Compact(t)
-	w.testedBuf = t
-	b := w.testedKey[:0]
-	for _, name := range t {
-		b = append(binary.AppendUvarint(b, uint64(len(name))), name...)
-	}
-	w.testedKey = b
-	if l, ok := w.tested[string(b)]; ok {
-		return l
-	}
-	l := slices.Clone(t)
-	if len(w.tested) < maxTestedLists {
-		if w.tested == nil {
-			w.tested = map[string][]string{}
-		}
-		w.tested[string(b)] = l
-	}
-	return l
-}
-
-// maxTestedLists bounds the lists since keeps per worker.
+// maxTestedLists bounds the lists testedList keeps per worker.
 const maxTestedLists = 1 << 14
 
 // testedAt is what the key at position i of nodeRun.keys tested.
@@ -264,17 +212,17 @@ func (n *nodeRun) testedOf(i int) []string {
 // holds reports whether a result that tested these names is the answer
 // here too: none of them is on the stack, so every test passes again. A
 // result reused counts its tests as made, for the results that contain it.
-func (n *nodeRun) holds(tested []string) bool {
+func (st *lookupStack) holds(tested []string) bool {
 	for _, t := range tested {
-		if slices.Contains(n.stack, t) {
+		if slices.Contains(st.names, t) {
 			return false
 		}
 	}
-	n.checks = append(n.checks, tested...)
+	st.checks = append(st.checks, tested...)
 	return true
 }
 
-func (n *nodeRun) pop() { n.stack = n.stack[:len(n.stack)-1] }
+func (st *lookupStack) pop() { st.names = st.names[:len(st.names)-1] }
 
 // leaf answers one location for a key: its value, interpolated for the node.
 // Interpolation happens here, lazily, as Puppet does it when it reads the
@@ -389,21 +337,21 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 	if !df.interp[i] {
 		return v, nil
 	}
-	saved := n.at
-	n.at = site{df.pos[i].In(df.path), level}
-	aliases := n.aliases
+	saved := n.interp.at
+	n.interp.at = site{df.pos[i].In(df.path), level}
+	aliases := n.interp.aliases
 	// Decrypted text, or the value of a key that lookup_options convert
 	// to Sensitive: its messages do not quote it.
 	secret := df.secret != nil && df.secret[i] || n.convertsToSensitive(df.hash.Key(i))
 	if secret {
-		n.hide++
+		n.interp.hide++
 	}
-	x, err := n.interpolatePlanned(v, df.plans[i], true)
+	x, err := n.interp.interpolatePlanned(v, df.plans[i], true)
 	if secret {
-		n.hide--
+		n.interp.hide--
 	}
-	n.at = saved
-	if err == nil && n.aliases != aliases {
+	n.interp.at = saved
+	if err == nil && n.interp.aliases != aliases {
 		// Only an alias() inserts structure: a value grows past what its
 		// data file holds (which dataload bounds) only through one.
 		if serr := checkSize(x); serr != nil {
@@ -432,15 +380,15 @@ func (n *nodeRun) readEntry(df *dataFile, i int, level string) (any, error) {
 // (see pendingTexts), and returns the first error they give.
 func (n *nodeRun) interpolatePending(df *dataFile, i int, level string) error {
 	p := df.pending[i]
-	saved := n.at
-	n.at = site{df.pos[i].In(df.path), level}
-	defer func() { n.at = saved }()
+	saved := n.interp.at
+	n.interp.at = site{df.pos[i].In(df.path), level}
+	defer func() { n.interp.at = saved }()
 	if p.secret {
-		n.hide++
-		defer func() { n.hide-- }()
+		n.interp.hide++
+		defer func() { n.interp.hide-- }()
 	}
 	for _, t := range p.texts {
-		if _, err := n.interpolateString(t, true); err != nil {
+		if _, err := n.interp.interpolateString(t, true); err != nil {
 			fe := asFormatError(err)
 			if fe.File == "" {
 				fe = &format.Error{Message: fe.Message, Pos: df.pos[i].In(df.path)}
@@ -465,7 +413,7 @@ func (n *nodeRun) convertsToSensitive(key any) bool {
 	if ks == "" || ks == lookupOptionsKey {
 		return false
 	}
-	spec, _ := n.optionsFor(hiera.ModuleOf(ks)).convertTo(ks)
+	spec, _ := n.opts.optionsFor(hiera.ModuleOf(ks)).convertTo(ks)
 	return len(spec) > 0 && spec[0] == "Sensitive"
 }
 
@@ -513,7 +461,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	if text == lookupOptionsKey || strings.HasPrefix(text, lookupOptionsKey+".") {
 		return nil, errNotFound
 	}
-	k, err := n.parseExpr(text)
+	k, err := n.w.parseExpr(text)
 	if err != nil {
 		return nil, asFormatError(err)
 	}
@@ -527,8 +475,8 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	// Puppet tests the key against the stack before any data is read, in
 	// the global layer's provider, whose error handler prefixes the key of
 	// this lookup (the one that met the cycle).
-	if n.onStack(text) {
-		return nil, lookupError(fmt.Sprintf("Lookup of key '%s' failed: Recursive lookup detected in [%s]", text, strings.Join(n.stack, ", ")))
+	if n.stack.onStack(text) {
+		return nil, lookupError(fmt.Sprintf("Lookup of key '%s' failed: Recursive lookup detected in [%s]", text, strings.Join(n.stack.names, ", ")))
 	}
 	// Results computed earlier (here, or as a compiled key) are reused only
 	// where they hold: their computation tested no name now on the stack.
@@ -536,14 +484,14 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	if n.globalOnly > 0 {
 		memoKey = "\x00global:" + text // a confined lookup's answer is its own
 	}
-	if e, ok := n.memo[memoKey]; ok && n.holds(e.tested) {
+	if e, ok := n.memo[memoKey]; ok && n.stack.holds(e.tested) {
 		n.secret = n.secret || e.secret
 		return e.value, nil
 	}
 	// Only a text that is its own root names a compiled key: a quoted
 	// text, "x", names root x, not a key written "x" with its quotes.
 	if len(k.Segments) == 0 && k.Root == text && n.globalOnly == 0 {
-		if i, ok := slices.BinarySearchFunc(n.keys, text, func(k format.Key, name string) int { return strings.Compare(k.Name, name) }); ok && n.keys[i].Err == nil && n.holds(n.testedOf(i)) {
+		if i, ok := slices.BinarySearchFunc(n.keys, text, func(k format.Key, name string) int { return strings.Compare(k.Name, name) }); ok && n.keys[i].Err == nil && n.stack.holds(n.testedOf(i)) {
 			if n.keys[i].Sensitive() {
 				return nil, &sensitiveKey{text}
 			}
@@ -551,24 +499,24 @@ func (n *nodeRun) lookup(text string) (any, error) {
 			return n.keys[i].Value, nil
 		}
 	}
-	if len(n.stack) >= maxLookupDepth {
-		return nil, limitError("lookup of key '%s' nested %d deep", text, len(n.stack))
+	if len(n.stack.names) >= maxLookupDepth {
+		return nil, limitError("lookup of key '%s' nested %d deep", text, len(n.stack.names))
 	}
-	mark := len(n.checks)
-	n.stack = append(n.stack, text)
-	n.nested++
+	mark := len(n.stack.checks)
+	n.stack.names = append(n.stack.names, text)
+	n.share.nested++
 	outer := n.secret
 	n.secret = false
 	// The key's own data is hidden only if it is secret itself (its
 	// errors pass back through the caller's, see hidden).
-	hide := n.hide
-	n.hide = 0
+	hide := n.interp.hide
+	n.interp.hide = 0
 	v, found, ferr := n.resolveKey(text, k)
-	n.hide = hide
+	n.interp.hide = hide
 	secret := n.secret
 	n.secret = outer || secret
-	n.nested--
-	n.pop()
+	n.share.nested--
+	n.stack.pop()
 	if ferr != nil {
 		return nil, ferr
 	}
@@ -583,7 +531,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 		}
 		return nil, asFormatError(err)
 	}
-	n.memo[memoKey] = memoEntry{value: v, tested: n.since(mark), secret: secret}
+	n.memo[memoKey] = memoEntry{value: v, tested: n.w.testedList(n.stack.checks[mark:]), secret: secret}
 	return v, nil
 }
 
@@ -592,7 +540,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 // *sensitiveKey (see lookupWithDefault). secret says v holds decrypted
 // text, which its error does not quote.
 func (n *nodeRun) convert(k hiera.Key, v any, secret bool) (any, error) {
-	opts, oerr := n.keyOptions(k.Module)
+	opts, oerr := n.opts.keyOptions(k.Module)
 	if oerr != nil {
 		return nil, oerr
 	}
@@ -620,9 +568,9 @@ func (n *nodeRun) resolveKey(text string, k hiera.Key) (any, bool, *format.Error
 	if ferr != nil {
 		return nil, false, ferr
 	}
-	layers := n.layersFor(k.Module)
+	layers := n.layers.of(k.Module)
 	if n.globalOnly > 0 {
-		layers = [3]*layerRun{n.global, nil, nil}
+		layers = [3]*layerRun{n.layers.global, nil, nil}
 	}
 	v, found, err := hiera.Resolve(merge, hierarchies(layers), n.leaf(k.Root, text, layers[0], layers[1], layers[2], false))
 	err = hiera.InLookupOf(text, err)
@@ -645,7 +593,7 @@ func (n *nodeRun) resolveKey(text string, k hiera.Key) (any, bool, *format.Error
 
 // mergeOfKey is the merge the lookup_options of k's root key configure.
 func (n *nodeRun) mergeOfKey(k hiera.Key) (format.Merge, *format.Error) {
-	opts, oerr := n.keyOptions(k.Module)
+	opts, oerr := n.opts.keyOptions(k.Module)
 	if oerr != nil {
 		return format.Merge{}, oerr
 	}
@@ -659,11 +607,11 @@ func (n *nodeRun) mergeOfKey(k hiera.Key) (format.Merge, *format.Error) {
 // resolveDefault searches the module's default_hierarchy, under its own
 // lookup_options only.
 func (n *nodeRun) resolveDefault(k hiera.Key) (any, bool, *format.Error) {
-	lr := n.module(k.Module)
+	lr := n.layers.module(k.Module)
 	if lr == nil || lr.def == nil {
 		return nil, false, nil
 	}
-	dopts, derr := n.defaultOptions(k.Module, lr)
+	dopts, derr := n.opts.defaultOptions(k.Module, lr)
 	if derr != nil {
 		return nil, false, derr
 	}
@@ -696,7 +644,7 @@ func asFormatError(err error) *format.Error {
 // warnUndefined reports a variable that is not in scope, as Puppet's
 // "Undefined variable" warning.
 func (n *nodeRun) warnUndefined(name string) {
-	if n.hide > 0 {
+	if n.interp.hide > 0 {
 		name = hiera.Redacted
 	}
 	n.warn(fmt.Sprintf("Undefined variable '%s'", name))
@@ -705,11 +653,11 @@ func (n *nodeRun) warnUndefined(name string) {
 // warn reports a warning at the site being interpolated, once per node and
 // place.
 func (n *nodeRun) warn(msg string) {
-	if n.quiet > 0 {
+	if n.share.quiet > 0 {
 		return
 	}
-	d := Diagnostic{Severity: Warning, Pos: n.at.pos,
-		Level: n.at.level, Key: n.top, Node: n.node.Name, Message: msg}
+	d := Diagnostic{Severity: Warning, Pos: n.interp.at.pos,
+		Level: n.interp.at.level, Key: n.stack.top, Node: n.node.Name, Message: msg}
 	if d.Key == lookupOptionsKey {
 		d.Key = ""
 	}
@@ -718,8 +666,8 @@ func (n *nodeRun) warn(msg string) {
 
 func (n *nodeRun) emitWarning(d Diagnostic) {
 	n.warnings++
-	if n.keyWarns != nil {
-		*n.keyWarns = append(*n.keyWarns, d)
+	if n.share.keyWarns != nil {
+		*n.share.keyWarns = append(*n.share.keyWarns, d)
 	}
 	if s := d.String(); !n.warned[s] {
 		n.warned[s] = true

@@ -37,7 +37,7 @@ var nodeStages = [numNodeStages]struct {
 	{"keys", func(s *nodeStep) bool { s.b.Keys = s.n.compileKeys(s.modErr); return true }},
 	// The lookup_options entries whose merge fails a key no level holds
 	// (options.go): the runtime answers such keys from them.
-	{"options", func(s *nodeStep) bool { s.b.Options = s.n.optionScopes(s.modErr); return true }},
+	{"options", func(s *nodeStep) bool { s.b.Options = s.n.opts.optionScopes(s.modErr); return true }},
 	// The node's own data files are not kept for others (files.go).
 	{"release", func(s *nodeStep) bool { s.n.releaseOwn(); return true }},
 }
@@ -74,7 +74,7 @@ func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []Diagn
 
 // releaseOwn lets go of the node's own data files (files.go).
 func (n *nodeRun) releaseOwn() {
-	for _, df := range n.own {
+	for _, df := range n.share.own {
 		if n.c.release(df) {
 			n.w.stats.released++
 		}
@@ -88,8 +88,8 @@ func (n *nodeRun) newBundle() *format.Bundle {
 		Environment:    n.c.environment,
 		Revision:       n.c.revision,
 		SourceRevision: n.c.sourceRev,
-		Global:         hierarchyOf(n.global),
-		Env:            hierarchyOf(n.env),
+		Global:         hierarchyOf(n.layers.global),
+		Env:            hierarchyOf(n.layers.env),
 	}
 	if b.Revision == "" {
 		b.Revision = n.revision()
@@ -115,19 +115,19 @@ func (n *nodeRun) report(err *format.Error, key string) {
 // node's error, or every key of a module fails. It adds the modules to b
 // and returns the modules that failed.
 func (n *nodeRun) checkOptions(b *format.Bundle) map[string]bool {
-	if _, err := n.envOptions(); err != nil {
+	if _, err := n.opts.envOptions(); err != nil {
 		b.NodeError = err
 		n.report(err, "")
 	}
 	modErr := map[string]bool{}
 	for _, name := range n.c.moduleNames {
-		lr := n.module(name)
+		lr := n.layers.module(name)
 		if lr == nil {
 			continue
 		}
 		m := format.Module{Name: name, Hierarchy: lr.hier, Default: lr.def}
 		if b.NodeError == nil {
-			if _, err := n.moduleOptions(name); err != nil {
+			if _, err := n.opts.moduleOptions(name); err != nil {
 				m.Err = err
 				modErr[name] = true
 				n.report(err, name+"::*")
@@ -147,7 +147,7 @@ func (n *nodeRun) checkOptions(b *format.Bundle) map[string]bool {
 // hold (reuse_keys.go): the bundles are the same.
 func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 	if !n.w.noSharing {
-		return n.compileKeysShared(modErr)
+		return n.share.compileKeysShared(modErr)
 	}
 	names := n.keyNames(nil)
 	n.keys = make([]format.Key, 0, len(names))
@@ -160,7 +160,7 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 		if mod != "" && modErr[mod] {
 			continue
 		}
-		n.checks = n.checks[:0]
+		n.stack.checks = n.stack.checks[:0]
 		k, err := n.compileKey(name, mod, nil, nil, nil)
 		if err != nil {
 			n.report(err, name)
@@ -190,12 +190,12 @@ func (n *nodeRun) keyNames(keep func(*dataFile) bool) []string {
 		}
 	}
 	for _, name := range n.c.moduleNames {
-		if lr := n.module(name); lr != nil {
+		if lr := n.layers.module(name); lr != nil {
 			add(lr.defFiles)
 			add(lr.files)
 		}
 	}
-	for _, lr := range []*layerRun{n.env, n.global} {
+	for _, lr := range []*layerRun{n.layers.env, n.layers.global} {
 		if lr != nil {
 			add(lr.files)
 		}
@@ -243,10 +243,10 @@ func (n *nodeRun) revision() string {
 			hier(lr.def, lr.defFiles)
 		}
 	}
-	layer("", "global", n.global)
-	layer("", "environment", n.env)
+	layer("", "global", n.layers.global)
+	layer("", "environment", n.layers.env)
 	for _, name := range n.c.moduleNames {
-		layer("module ", name, n.module(name))
+		layer("module ", name, n.layers.module(name))
 	}
 	w.revBuf = r.buf
 	return "sha256:" + hex.EncodeToString(r.h.Sum(nil))

@@ -115,13 +115,13 @@ func (o *lookupOptions) convertTo(root string) ([]format.Value, error) {
 
 // mergeFor returns the merge a lookup_options entry configures.
 // readsSecret runs f and reports whether a value it read holds text
-// decrypted from ENC[...] (which n.secret then says as well).
-func (n *nodeRun) readsSecret(f func()) bool {
-	outer := n.secret
-	n.secret = false
+// decrypted from ENC[...] (which nodeRun.secret then says as well).
+func (op *nodeOptions) readsSecret(f func()) bool {
+	outer := op.n.secret
+	op.n.secret = false
 	f()
-	secret := n.secret
-	n.secret = outer || secret
+	secret := op.n.secret
+	op.n.secret = outer || secret
 	return secret
 }
 
@@ -162,57 +162,75 @@ type optsResult struct {
 	shared bool // cached for every node with the same options data
 }
 
+// nodeOptions are a node's lookup_options, assembled on first use: those of
+// the global and environment layers, and of each module.
+type nodeOptions struct {
+	n       *nodeRun               // the node, whose layers hold the options
+	envOpts *optsResult            // global and environment layers
+	modOpts map[string]*optsResult // by module
+	defOpts map[string]*optsResult // a module's default_hierarchy, by module
+}
+
+// optsOf returns the lookup_options result the keys of module mod are
+// resolved under, once keyOptions(mod) has been asked.
+func (op *nodeOptions) optsOf(mod string) *optsResult {
+	if mod == "" {
+		return op.envOpts
+	}
+	return op.modOpts[mod]
+}
+
 // keyOptions are the lookup_options that apply to keys of module mod ("" for
 // unqualified keys).
-func (n *nodeRun) keyOptions(mod string) (*lookupOptions, *format.Error) {
+func (op *nodeOptions) keyOptions(mod string) (*lookupOptions, *format.Error) {
 	if mod == "" {
-		return n.envOptions()
+		return op.envOptions()
 	}
-	return n.moduleOptions(mod)
+	return op.moduleOptions(mod)
 }
 
 // optionsFor is keyOptions for callers that handle its error elsewhere
 // (compileNode reports node and module failures once).
-func (n *nodeRun) optionsFor(mod string) *lookupOptions {
-	o, _ := n.keyOptions(mod)
+func (op *nodeOptions) optionsFor(mod string) *lookupOptions {
+	o, _ := op.keyOptions(mod)
 	return o
 }
 
 // envOptions are the lookup_options of the global and environment layers,
 // which every lookup on the node reads first.
-func (n *nodeRun) envOptions() (*lookupOptions, *format.Error) {
-	if n.envOpts == nil {
-		n.envOpts = n.w.options(n.w.optionsSig(n.global, n.env), func() *optsResult {
+func (op *nodeOptions) envOptions() (*lookupOptions, *format.Error) {
+	if op.envOpts == nil {
+		op.envOpts = op.n.w.options(op.n.w.optionsSig(op.n.layers.global, op.n.layers.env), func() *optsResult {
 			var o *lookupOptions
 			var err *format.Error
-			secret := n.readsSecret(func() { o, err = n.computeEnvOptions() })
+			secret := op.readsSecret(func() { o, err = op.computeEnvOptions() })
 			if o != nil {
 				o.secret = secret
 			}
 			return &optsResult{opts: o, err: err}
 		})
 	}
-	return n.envOpts.opts, n.envOpts.err
+	return op.envOpts.opts, op.envOpts.err
 }
 
-func (n *nodeRun) computeEnvOptions() (*lookupOptions, *format.Error) {
-	raw, err := n.rawEnvOptions()
+func (op *nodeOptions) computeEnvOptions() (*lookupOptions, *format.Error) {
+	raw, err := op.rawEnvOptions()
 	if err != nil {
 		return nil, err
 	}
 	o, cerr := compileOptions(raw)
 	if cerr != nil {
-		return nil, n.placeOption(cerr, n.global, n.env)
+		return nil, op.placeOption(cerr, op.n.layers.global, op.n.layers.env)
 	}
 	return o, nil
 }
 
-func (n *nodeRun) rawEnvOptions() (*format.Hash, *format.Error) {
-	g, err := n.layerOptions(n.global, "")
+func (op *nodeOptions) rawEnvOptions() (*format.Hash, *format.Error) {
+	g, err := op.layerOptions(op.n.layers.global, "")
 	if err != nil {
 		return nil, err
 	}
-	e, err := n.layerOptions(n.env, "")
+	e, err := op.layerOptions(op.n.layers.env, "")
 	if err != nil {
 		return nil, err
 	}
@@ -233,40 +251,40 @@ func (n *nodeRun) rawEnvOptions() (*format.Hash, *format.Error) {
 // moduleOptions are the environment's lookup_options combined with one
 // module's (the environment wins for the same key string; the module's
 // entries come first, so its regexps are tried first).
-func (n *nodeRun) moduleOptions(mod string) (*lookupOptions, *format.Error) {
-	if r, ok := n.modOpts[mod]; ok {
+func (op *nodeOptions) moduleOptions(mod string) (*lookupOptions, *format.Error) {
+	if r, ok := op.modOpts[mod]; ok {
 		return r.opts, r.err
 	}
-	r := n.w.options(n.w.optionsSig(n.global, n.env, n.module(mod)), func() *optsResult {
+	r := op.n.w.options(op.n.w.optionsSig(op.n.layers.global, op.n.layers.env, op.n.layers.module(mod)), func() *optsResult {
 		var o *lookupOptions
 		var err *format.Error
-		secret := n.readsSecret(func() { o, err = n.computeModuleOptions(mod) })
+		secret := op.readsSecret(func() { o, err = op.computeModuleOptions(mod) })
 		if o != nil {
 			o.secret = secret
 		}
 		return &optsResult{opts: o, err: err}
 	})
-	n.modOpts[mod] = r
+	op.modOpts[mod] = r
 	return r.opts, r.err
 }
 
-func (n *nodeRun) computeModuleOptions(mod string) (*lookupOptions, *format.Error) {
-	env, err := n.rawEnvOptions()
+func (op *nodeOptions) computeModuleOptions(mod string) (*lookupOptions, *format.Error) {
+	env, err := op.rawEnvOptions()
 	if err != nil {
 		return nil, err
 	}
-	lr := n.module(mod)
+	lr := op.n.layers.module(mod)
 	compile := func(h *format.Hash) (*lookupOptions, *format.Error) {
 		o, err := compileOptions(h)
 		if err != nil {
-			return nil, n.placeOption(err, n.global, n.env, lr)
+			return nil, op.placeOption(err, op.n.layers.global, op.n.layers.env, lr)
 		}
 		return o, nil
 	}
 	if lr == nil || !lr.hier.Present {
 		return compile(env)
 	}
-	m, err := n.layerOptions(lr, mod)
+	m, err := op.layerOptions(lr, mod)
 	if err != nil {
 		return nil, err
 	}
@@ -286,18 +304,18 @@ func (n *nodeRun) computeModuleOptions(mod string) (*lookupOptions, *format.Erro
 
 // defaultOptions are the lookup_options of a module's default_hierarchy
 // alone; they apply only to lookups it answers.
-func (n *nodeRun) defaultOptions(mod string, lr *layerRun) (*lookupOptions, *format.Error) {
-	if r, ok := n.defOpts[mod]; ok {
+func (op *nodeOptions) defaultOptions(mod string, lr *layerRun) (*lookupOptions, *format.Error) {
+	if r, ok := op.defOpts[mod]; ok {
 		return r.opts, r.err
 	}
 	res := &optsResult{}
-	n.defOpts[mod] = res
-	n.meta(func() {
+	op.defOpts[mod] = res
+	op.n.meta(func() {
 		var v any
 		var found bool
 		var err error
-		secret := n.readsSecret(func() {
-			v, found, err = hiera.ResolveDefault(hashMerge, lr.def, n.leaf(lookupOptionsKey, lookupOptionsKey, nil, nil, lr, true))
+		secret := op.readsSecret(func() {
+			v, found, err = hiera.ResolveDefault(hashMerge, lr.def, op.n.leaf(lookupOptionsKey, lookupOptionsKey, nil, nil, lr, true))
 		})
 		if err != nil {
 			res.err = asFormatError(err)
@@ -314,7 +332,7 @@ func (n *nodeRun) defaultOptions(mod string, lr *layerRun) (*lookupOptions, *for
 			res.opts.secret = secret
 		}
 		if err != nil {
-			res.err = n.placeOption(err, lr)
+			res.err = op.placeOption(err, lr)
 		}
 	})
 	return res.opts, res.err
@@ -322,7 +340,7 @@ func (n *nodeRun) defaultOptions(mod string, lr *layerRun) (*lookupOptions, *for
 
 // layerOptions resolves the lookup_options key in one layer with a hash
 // merge over its levels, as Puppet's meta lookup does.
-func (n *nodeRun) layerOptions(lr *layerRun, mod string) (*format.Hash, *format.Error) {
+func (op *nodeOptions) layerOptions(lr *layerRun, mod string) (*format.Hash, *format.Error) {
 	if lr == nil || !lr.hier.Present {
 		return nil, nil
 	}
@@ -333,8 +351,8 @@ func (n *nodeRun) layerOptions(lr *layerRun, mod string) (*format.Hash, *format.
 	layers[lr.conf.layer] = lr
 	var out *format.Hash
 	var ferr *format.Error
-	n.meta(func() {
-		v, found, err := hiera.Resolve(hashMerge, hierarchies(layers), n.leaf(lookupOptionsKey, lookupOptionsKey, layers[0], layers[1], layers[2], false))
+	op.n.meta(func() {
+		v, found, err := hiera.Resolve(hashMerge, hierarchies(layers), op.n.leaf(lookupOptionsKey, lookupOptionsKey, layers[0], layers[1], layers[2], false))
 		err = hiera.InLookupOf(lookupOptionsKey, err)
 		if err != nil {
 			ferr = asFormatError(err)
@@ -345,7 +363,7 @@ func (n *nodeRun) layerOptions(lr *layerRun, mod string) (*format.Hash, *format.
 		}
 		var verr error
 		if out, verr = validateOptions(v, mod); verr != nil {
-			ferr = n.placeOption(verr, lr)
+			ferr = op.placeOption(verr, lr)
 		}
 	})
 	return out, ferr
@@ -445,31 +463,31 @@ func (o *lookupOptions) patternFails(root string, errs []error) bool {
 // module's (recorded, if only empty, whenever the environment's are, so
 // that a reader does not fall back to them), and each default_hierarchy's.
 // Modules that failed (modErr) need none: their keys fail anyway.
-func (n *nodeRun) optionScopes(modErr map[string]bool) []format.OptionScope {
+func (op *nodeOptions) optionScopes(modErr map[string]bool) []format.OptionScope {
 	scope := func(o *lookupOptions, mod string, dflt bool, layers ...*layerRun) format.OptionScope {
 		f := o.failingEntries(func(entry string, err error) *format.Error {
-			return n.placeOption(optionError(entry, true, "%s", err.Error()), layers...)
+			return op.placeOption(optionError(entry, true, "%s", err.Error()), layers...)
 		})
 		return format.OptionScope{Module: mod, Default: dflt, Literal: f.literal, Pattern: f.patterns}
 	}
 	var out []format.OptionScope
-	env := scope(n.optionsFor(""), "", false, n.global, n.env)
+	env := scope(op.optionsFor(""), "", false, op.n.layers.global, op.n.layers.env)
 	hasEnv := len(env.Literal) > 0 || len(env.Pattern) > 0
 	if hasEnv {
 		out = append(out, env)
 	}
-	for _, name := range n.c.moduleNames {
-		lr := n.module(name)
+	for _, name := range op.n.c.moduleNames {
+		lr := op.n.layers.module(name)
 		if lr == nil || !lr.hier.Present || lr.err != nil || modErr[name] {
 			continue
 		}
-		if m := scope(n.optionsFor(name), name, false, n.global, n.env, lr); hasEnv || len(m.Literal) > 0 || len(m.Pattern) > 0 {
+		if m := scope(op.optionsFor(name), name, false, op.n.layers.global, op.n.layers.env, lr); hasEnv || len(m.Literal) > 0 || len(m.Pattern) > 0 {
 			out = append(out, m)
 		}
 		if lr.def == nil || len(lr.def.Levels) == 0 {
 			continue
 		}
-		dopts, derr := n.defaultOptions(name, lr)
+		dopts, derr := op.defaultOptions(name, lr)
 		d := format.OptionScope{Module: name, Default: true, Err: derr}
 		if derr == nil {
 			d = scope(dopts, name, true, lr)
@@ -523,7 +541,7 @@ func optionError(entry string, merge bool, msg string, args ...any) *entryError 
 // that entry in the highest-priority data file that defines it (or of its
 // merge setting), and that file's level. Other errors are converted as
 // they are.
-func (n *nodeRun) placeOption(err error, layers ...*layerRun) *format.Error {
+func (op *nodeOptions) placeOption(err error, layers ...*layerRun) *format.Error {
 	var ee *entryError
 	if !errors.As(err, &ee) {
 		return asFormatError(err)
@@ -533,7 +551,7 @@ func (n *nodeRun) placeOption(err error, layers ...*layerRun) *format.Error {
 		if lr == nil || !lr.hier.Present || lr.err != nil {
 			continue
 		}
-		if n.placeIn(e, ee, &lr.hier, lr.files) || lr.def != nil && n.placeIn(e, ee, lr.def, lr.defFiles) {
+		if op.placeIn(e, ee, &lr.hier, lr.files) || lr.def != nil && op.placeIn(e, ee, lr.def, lr.defFiles) {
 			return e
 		}
 	}
@@ -543,12 +561,12 @@ func (n *nodeRun) placeOption(err error, layers ...*layerRun) *format.Error {
 // mergeFrom is where the lookup_options entry that applies to a key (ko) is
 // written (the highest-priority file defining it), for explanations; nil
 // when no entry applies.
-func (n *nodeRun) mergeFrom(ko *keyOptions, layers [3]*layerRun) *format.OptionsEntry {
+func (op *nodeOptions) mergeFrom(ko *keyOptions, layers [3]*layerRun) *format.OptionsEntry {
 	entry, v := ko.entry, ko.val
 	if v == nil {
 		return nil
 	}
-	e := n.placeOption(optionError(entry, false, "%s", entry), layers[:]...)
+	e := op.placeOption(optionError(entry, false, "%s", entry), layers[:]...)
 	if e.File == "" {
 		return nil
 	}
@@ -556,7 +574,7 @@ func (n *nodeRun) mergeFrom(ko *keyOptions, layers [3]*layerRun) *format.Options
 }
 
 // placeIn places e at the entry if one of files defines it.
-func (n *nodeRun) placeIn(e *format.Error, ee *entryError, h *format.Hierarchy, files [][]*dataFile) bool {
+func (op *nodeOptions) placeIn(e *format.Error, ee *entryError, h *format.Hierarchy, files [][]*dataFile) bool {
 	for li, lvl := range files {
 		for _, df := range lvl {
 			if df == nil || df.err != nil {
@@ -570,7 +588,7 @@ func (n *nodeRun) placeIn(e *format.Error, ee *entryError, h *format.Hierarchy, 
 				continue
 			}
 			e.Pos, e.Level = df.pos[i].In(df.path), h.Levels[li].Name
-			if line, col, ok := n.c.entryPos(df.fsPath, ee.entry, ee.merge); ok {
+			if line, col, ok := op.n.c.entryPos(df.fsPath, ee.entry, ee.merge); ok {
 				e.Line, e.Column = line, col
 			}
 			return true

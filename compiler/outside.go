@@ -25,12 +25,12 @@ type Mount struct {
 // path as written (tmpl, before interpolation, so that a fleet gets one
 // warning per level), and returns abs unchanged: a location that is never
 // read (outsideFS) and counts as absent, as a missing file does in Puppet.
-func (n *nodeRun) serverPath(abs, tmpl string) string {
-	if p, ok := n.c.mapServer(abs); ok {
+func (nl *nodeLayers) serverPath(abs, tmpl string) string {
+	if p, ok := nl.n.c.mapServer(abs); ok {
 		return p
 	}
 	static, _, _ := strings.Cut(tmpl, "%{")
-	n.warnOutside(Diagnostic{Severity: Warning, Pos: n.at.pos, Level: n.at.level,
+	nl.n.warnOutside(Diagnostic{Severity: Warning, Pos: nl.n.interp.at.pos, Level: nl.n.interp.at.level,
 		Message: fmt.Sprintf("%s is on the Puppet server's disk, outside the folders given to hieracc: read as absent (compile --mount %s=LOCAL_DIR supplies it)", tmpl, path.Dir(static+"x"))})
 	return abs
 }
@@ -123,15 +123,15 @@ func findLinkOut(fsys fs.FS, p string) *linkOut {
 // linkedFile is the data file at l, which leads out through a link: the
 // file a mount gives its server path, else none (absent), with a warning.
 // It returns the FS path read (l's own when none is).
-func (n *nodeRun) linkedFile(c *config, lvl *levelConf, l location, lo linkOut) (*dataFile, string) {
-	if p, ok := n.c.mapServer(path.Clean(lo.server)); ok {
-		return n.c.file(location{path: p, original: l.original}, dataFunction(lvl), c.layer, c.module, keyringKey{c.root, lvl.keys}), p
+func (nl *nodeLayers) linkedFile(c *config, lvl *levelConf, l location, lo linkOut) (*dataFile, string) {
+	if p, ok := nl.n.c.mapServer(path.Clean(lo.server)); ok {
+		return nl.n.c.file(location{path: p, original: l.original}, dataFunction(lvl), c.layer, c.module, keyringKey{c.root, lvl.keys}), p
 	}
 	dir := lo.target
 	if lo.file {
 		dir = path.Dir(dir)
 	}
-	n.warnOutside(Diagnostic{Severity: Warning, Pos: lvl.pos.In(c.file), Level: lvl.name,
+	nl.n.warnOutside(Diagnostic{Severity: Warning, Pos: lvl.pos.In(c.file), Level: lvl.name,
 		Message: fmt.Sprintf("%s is a symbolic link to %s, on the Puppet server's disk, outside the folders given to hieracc: read as absent (compile --mount %s=LOCAL_DIR supplies it)", lo.link, lo.target, path.Clean(dir))})
 	return nil, l.path
 }

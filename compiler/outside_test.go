@@ -26,7 +26,8 @@ func TestServerPath(t *testing.T) {
 		{"/etc/puppetlabs/puppetx/local.yaml", "/etc/puppetlabs/puppetx/local.yaml"},
 	} {
 		n := &nodeRun{c: c, warned: map[string]bool{}}
-		if got := n.serverPath(tc.abs, tc.abs); got != tc.want {
+		n.layers.n = n
+		if got := n.layers.serverPath(tc.abs, tc.abs); got != tc.want {
 			t.Errorf("serverPath(%s) = %s, want %s", tc.abs, got, tc.want)
 		}
 		if warned := len(n.diags) > 0; warned != outsideFS(tc.want) {
@@ -34,7 +35,8 @@ func TestServerPath(t *testing.T) {
 		}
 	}
 	root := &nodeRun{c: &compilation{mounts: []Mount{{Server: "/", Dir: "mount"}}}, warned: map[string]bool{}}
-	if got := root.serverPath("/etc/x.yaml", "/etc/x.yaml"); got != "mount/etc/x.yaml" {
+	root.layers.n = root
+	if got := root.layers.serverPath("/etc/x.yaml", "/etc/x.yaml"); got != "mount/etc/x.yaml" {
 		t.Errorf("a mount of / gives %s, want mount/etc/x.yaml", got)
 	}
 }

@@ -67,11 +67,11 @@ type worker struct {
 	optSig   []byte      // see optionsSig
 	// contribs is the chunk contributionsBuf cuts from.
 	contribs []format.Contribution
-	// nodes counts the nodes the worker compiled (see nodeRun.serial).
+	// nodes counts the nodes the worker compiled (see nodeShare.serial).
 	nodes uint64
 	// revBuf and revFacts are the buffers of nodeRun.revision.
 	revBuf, revFacts []byte
-	// tested holds the lists of names nodeRun.since returns, by their
+	// tested holds the lists of names testedList returns, by their
 	// names; testedBuf and testedKey are its buffers.
 	tested    map[string][]string
 	testedBuf []string
@@ -87,14 +87,14 @@ type worker struct {
 	// when it holds keyFrom[p] (see there); 0 when it holds anything
 	// else. The nodes of a slice place most of their static keys alike, so
 	// a node finds most of them in place and copies only the rest
-	// (nodeRun.appendStatics).
+	// (nodeShare.appendStatics).
 	keyMarks []int32
 	keyMem   *format.Key
 	keyTable *sliceTable
 	// keyFrom[p] is the key, never changed once made, that keyBuf's
 	// memory holds at position p (but for some fields) when keyMarks[p]
 	// is keptMark or firstMark: a slot key made from the same key as the
-	// last node's at that position is not copied again (nodeRun.appendKey).
+	// last node's at that position is not copied again (nodeShare.appendKey).
 	keyFrom []*format.Key
 
 	// noSharing (Input.NoSharing) compiles every key from
@@ -178,7 +178,7 @@ type sharedKey struct {
 // a node is found out once for all of them.
 type varSet struct {
 	deps  []dep
-	node  uint64 // the node (nodeRun.serial) holds was found for
+	node  uint64 // the node (nodeShare.serial) holds was found for
 	holds bool
 }
 
@@ -221,9 +221,9 @@ func (w *worker) varSetOf(deps []dep) *varSet {
 }
 
 // varsHold is depsHold for a varSet, found out once per node.
-func (n *nodeRun) varsHold(s *varSet) bool {
-	if s.node != n.serial {
-		s.node, s.holds = n.serial, n.depsHold(s.deps)
+func (sh *nodeShare) varsHold(s *varSet) bool {
+	if s.node != sh.serial {
+		s.node, s.holds = sh.serial, sh.depsHold(s.deps)
 	}
 	return s.holds
 }
@@ -305,11 +305,11 @@ type convertSpec struct {
 // the key is resolved under too (see optID): the entry that sets a key's
 // merge is part of its result (format.Key.MergeFrom), and two slices can
 // set the same merge in different files. Computed once per node and module.
-func (n *nodeRun) shapeID(mod string, layers [3]*layerRun) uint32 {
-	if id, ok := n.shapes[mod]; ok {
+func (sh *nodeShare) shapeID(mod string, layers [3]*layerRun) uint32 {
+	if id, ok := sh.shapes[mod]; ok {
 		return id
 	}
-	b := binary.AppendUvarint([]byte{'o'}, uint64(n.w.optID(n.optsOf(mod))))
+	b := binary.AppendUvarint([]byte{'o'}, uint64(sh.w.optID(sh.n.opts.optsOf(mod))))
 	for _, lr := range layers {
 		b = append(b, '|')
 		if lr == nil || !lr.hier.Present {
@@ -325,25 +325,16 @@ func (n *nodeRun) shapeID(mod string, layers [3]*layerRun) uint32 {
 			}
 		}
 	}
-	id, ok := n.w.shapes[string(b)]
+	id, ok := sh.w.shapes[string(b)]
 	if !ok {
-		id = uint32(len(n.w.shapes) + 1)
-		n.w.shapes[string(b)] = id
+		id = uint32(len(sh.w.shapes) + 1)
+		sh.w.shapes[string(b)] = id
 	}
-	if n.shapes == nil {
-		n.shapes = map[string]uint32{}
+	if sh.shapes == nil {
+		sh.shapes = map[string]uint32{}
 	}
-	n.shapes[mod] = id
+	sh.shapes[mod] = id
 	return id
-}
-
-// optsOf returns the lookup_options result the keys of module mod are
-// resolved under, once keyOptions(mod) has been asked.
-func (n *nodeRun) optsOf(mod string) *optsResult {
-	if mod == "" {
-		return n.envOpts
-	}
-	return n.modOpts[mod]
 }
 
 // optID numbers the worker's shared lookup_options results (see
@@ -366,22 +357,22 @@ func (w *worker) optID(r *optsResult) uint32 {
 // (from locs, when known).
 // e is the entry (nil for a key the node does not have); reused says
 // whether it came from the cache.
-func (n *nodeRun) findOrCompile(name, mod string, sig []uint32, h uint64, locs []keyLoc) (e *sharedKey, reused bool, k *format.Key, err *format.Error) {
-	if hit := n.reusable(name, n.w.keys[h], sig); hit != nil {
-		k, err := n.reuse(hit)
+func (sh *nodeShare) findOrCompile(name, mod string, sig []uint32, h uint64, locs []keyLoc) (e *sharedKey, reused bool, k *format.Key, err *format.Error) {
+	if hit := sh.reusable(name, sh.w.keys[h], sig); hit != nil {
+		k, err := sh.reuse(hit)
 		return hit, true, k, err
 	}
 	// Reads and warnings are collected in the worker's buffers (a key's
 	// compile never compiles another top-level key) and copied out.
-	w := n.w
+	w := sh.w
 	w.deps, w.warns = w.deps[:0], w.warns[:0]
-	n.deps, n.keyWarns = &w.deps, &w.warns
-	k, err = n.compileKey(name, mod, locs, nil, nil)
-	n.deps, n.keyWarns = nil, nil
+	sh.deps, sh.keyWarns = &w.deps, &w.warns
+	k, err = sh.n.compileKey(name, mod, locs, nil, nil)
+	sh.deps, sh.keyWarns = nil, nil
 	if k == nil {
 		return nil, false, nil, err
 	}
-	e = &sharedKey{key: *k, deps: cloneOrNil(w.deps), warns: cloneOrNil(w.warns), tested: n.testedOf(len(n.keys))}
+	e = &sharedKey{key: *k, deps: cloneOrNil(w.deps), warns: cloneOrNil(w.warns), tested: sh.n.testedOf(len(sh.n.keys))}
 	e.vars = w.varSetOf(e.deps)
 	return e, false, &e.key, err
 }
@@ -406,72 +397,72 @@ func (w *worker) remember(h uint64, sig []uint32, e *sharedKey) {
 
 // reusable returns the first of candidates for key name (with signature
 // sig, when given) whose reads give the same answers on this node.
-func (n *nodeRun) reusable(name string, candidates []*sharedKey, sig ...[]uint32) *sharedKey {
+func (sh *nodeShare) reusable(name string, candidates []*sharedKey, sig ...[]uint32) *sharedKey {
 	if len(candidates) == 0 {
 		return nil
 	}
 	var hit *sharedKey
-	fr := n.enter(name)
-	n.quiet++
+	fr := sh.n.stack.enter(name)
+	sh.quiet++
 	for _, e := range candidates {
 		if e.key.Name != name || len(sig) > 0 && !slices.Equal(e.sig, sig[0]) {
 			continue
 		}
-		if e.vars != nil && n.varsHold(e.vars) || e.vars == nil && n.depsHold(e.deps) {
+		if e.vars != nil && sh.varsHold(e.vars) || e.vars == nil && sh.depsHold(e.deps) {
 			hit = e
 			break
 		}
 	}
-	n.quiet--
-	n.leave(fr)
+	sh.quiet--
+	sh.n.stack.leave(fr)
 	return hit
 }
 
 // reuse takes a cached result, reporting its warnings for this node.
-func (n *nodeRun) reuse(e *sharedKey) (*format.Key, *format.Error) {
-	n.setKeyChecks(e.tested)
+func (sh *nodeShare) reuse(e *sharedKey) (*format.Key, *format.Error) {
+	sh.n.setKeyChecks(e.tested)
 	for _, d := range e.warns {
-		d.Node = n.node.Name
-		n.emitWarning(d)
+		d.Node = sh.n.node.Name
+		sh.n.emitWarning(d)
 	}
 	return &e.key, e.key.Err
 }
 
 // record notes a read the current top-level key depends on. Reads made
 // inside a nested lookup are covered by the lookup's own dep.
-func (n *nodeRun) record(d dep) {
-	if n.deps != nil && n.nested == 0 {
-		if d.lookup && len(n.stack) > 1 {
-			d.stack = slices.Clone(n.stack)
+func (sh *nodeShare) record(d dep) {
+	if sh.deps != nil && sh.nested == 0 {
+		if d.lookup && len(sh.n.stack.names) > 1 {
+			d.stack = slices.Clone(sh.n.stack.names)
 		}
-		*n.deps = append(*n.deps, d)
+		*sh.deps = append(*sh.deps, d)
 	}
 }
 
 // depsHold reports whether every read gives the same answer on this node.
-func (n *nodeRun) depsHold(deps []dep) bool {
+func (sh *nodeShare) depsHold(deps []dep) bool {
 	for _, d := range deps {
 		var v any
 		var err error
 		if d.lookup {
-			saved := n.stack
+			saved := sh.n.stack.names
 			if d.stack != nil {
-				n.stack = append(n.stack[len(n.stack):], d.stack...)
+				sh.n.stack.names = append(sh.n.stack.names[len(sh.n.stack.names):], d.stack...)
 			}
 			if d.global {
-				n.globalOnly++
+				sh.n.globalOnly++
 			}
 			if d.alias {
-				v, err = n.aliasWithDefault(d.name)
+				v, err = sh.n.aliasWithDefault(d.name)
 			} else {
-				v, err = n.lookupWithDefault(d.name)
+				v, err = sh.n.lookupWithDefault(d.name)
 			}
 			if d.global {
-				n.globalOnly--
+				sh.n.globalOnly--
 			}
-			n.stack = saved
+			sh.n.stack.names = saved
 		} else {
-			v, err = n.scopeLookup(d.name, d.name)
+			v, err = sh.n.interp.scopeLookup(d.name, d.name)
 		}
 		if errText(err) != d.err || !format.Identical(v, d.value) {
 			return false
@@ -488,15 +479,46 @@ func errText(err error) string {
 }
 
 // parseExpr parses a scope or lookup expression once per worker.
-func (n *nodeRun) parseExpr(expr string) (hiera.Key, error) {
-	if k, ok := n.w.exprs[expr]; ok {
+func (w *worker) parseExpr(expr string) (hiera.Key, error) {
+	if k, ok := w.exprs[expr]; ok {
 		return k, nil
 	}
 	k, err := hiera.ParseKey(expr)
 	if err == nil {
-		n.w.exprs[expr] = k
+		w.exprs[expr] = k
 	}
 	return k, err
+}
+
+// testedList returns checks (names tested against a lookup stack, see
+// lookupStack.checks) sorted and without duplicates, for a result to keep
+// (nil when none). The lists are the worker's, shared by every result that
+// tested the same names (most that test any test one variable or key):
+// never modify one.
+func (w *worker) testedList(checks []string) []string {
+	if len(checks) == 0 {
+		return nil
+	}
+	t := append(w.testedBuf[:0], checks...)
+	slices.Sort(t)
+	t = slices.Compact(t)
+	w.testedBuf = t
+	b := w.testedKey[:0]
+	for _, name := range t {
+		b = append(binary.AppendUvarint(b, uint64(len(name))), name...)
+	}
+	w.testedKey = b
+	if l, ok := w.tested[string(b)]; ok {
+		return l
+	}
+	l := slices.Clone(t)
+	if len(w.tested) < maxTestedLists {
+		if w.tested == nil {
+			w.tested = map[string][]string{}
+		}
+		w.tested[string(b)] = l
+	}
+	return l
 }
 
 // keyList is a sorted, duplicate-free list of key names.

@@ -12,10 +12,15 @@ import (
 	"github.com/hieracc/hieracc/format/hiera"
 )
 
-// nodeShare is what sharing work across nodes keeps of one node: the
-// reads and warnings of the key being compiled (recorded by the semantic
-// stages' hooks: record, emitWarning), and where the node's slice puts it.
+// nodeShare is sharing work across nodes as one node sees it: what it keeps
+// of the node (the reads and warnings of the key being compiled, recorded
+// by the semantic stages' hooks: record, emitWarning; where the node's
+// slice puts it), and the methods of reuse*.go and template.go that act for
+// the node. It is nodeRun.share, the one way the stages reach the sharing
+// (the package's documentation lists its hooks).
 type nodeShare struct {
+	n *nodeRun // the node, whose stages compile what is not reused
+	w *worker  // n.w, whose caches hold what is shared
 	// serial numbers the worker's nodes: what is found out for a node
 	// (varSet) says for which.
 	serial uint64
@@ -43,21 +48,21 @@ type nodeShare struct {
 // the key lies in the same files, at the same places, and whose reads
 // (variables, nested lookups) give the same answers (see reuse.go). The
 // result is kept for other nodes.
-func (n *nodeRun) sharedKey(name, mod string) (*format.Key, *format.Error) {
-	merge, perr := n.optionsFor(mod).mergeOf(name)
-	conv, cerr := n.optionsFor(mod).convertTo(name)
-	if perr != nil || cerr != nil || n.w.noSharing || n.w.optID(n.optsOf(mod)) == 0 {
+func (sh *nodeShare) sharedKey(name, mod string) (*format.Key, *format.Error) {
+	merge, perr := sh.n.opts.optionsFor(mod).mergeOf(name)
+	conv, cerr := sh.n.opts.optionsFor(mod).convertTo(name)
+	if perr != nil || cerr != nil || sh.w.noSharing || sh.w.optID(sh.n.opts.optsOf(mod)) == 0 {
 		// Options computed for this node alone (see optID) may set the
 		// key's merge in a place of their own: nothing is shared.
-		return n.compileKey(name, mod, nil, nil, nil)
+		return sh.n.compileKey(name, mod, nil, nil, nil)
 	}
-	layers := n.layersFor(mod)
-	locs := n.locsOf(name, layers)
-	sig := n.w.keySig(n.shapeID(mod, layers), merge, n.w.convertID(conv), locs)
+	layers := sh.n.layers.of(mod)
+	locs := sh.n.locsOf(name, layers)
+	sig := sh.w.keySig(sh.shapeID(mod, layers), merge, sh.w.convertID(conv), locs)
 	h := hashSig(name, sig)
-	e, reused, k, err := n.findOrCompile(name, mod, sig, h, locs)
+	e, reused, k, err := sh.findOrCompile(name, mod, sig, h, locs)
 	if e != nil && !reused {
-		n.w.remember(h, sig, e)
+		sh.w.remember(h, sig, e)
 	}
 	return k, err
 }
@@ -66,16 +71,16 @@ func (n *nodeRun) sharedKey(name, mod string) (*format.Key, *format.Error) {
 // of the node's slice (reuse_slices.go) take the slot's result when it
 // holds on the node (a static one is copied as is), the others go through
 // sharedKey. It gives the keys compileKeys gives, in the same order.
-func (n *nodeRun) compileKeysShared(modErr map[string]bool) []format.Key {
-	w := n.w
+func (sh *nodeShare) compileKeysShared(modErr map[string]bool) []format.Key {
+	w := sh.w
 	// Keys are walked in order; the slice's keys are a subset of the
 	// node's, so a second cursor finds each key's slot without a lookup.
 	var names, shared, delta []string
 	var t *sliceTable
-	sl := n.slice()
+	sl := sh.slice()
 	if sl != nil {
 		w.stats.slices++
-		n.own, n.delta = sl.masked, sl.delta
+		sh.own, sh.delta = sl.masked, sl.delta
 		t = sl.table
 		t.countRuns()
 		shared, delta = t.keys, sl.delta
@@ -86,23 +91,23 @@ func (n *nodeRun) compileKeysShared(modErr map[string]bool) []format.Key {
 		}
 	} else {
 		w.stats.noSlice++
-		names = n.keyNames(nil)
+		names = sh.n.keyNames(nil)
 	}
 	if w.reuseKeys {
-		n.keys = slices.Grow(w.keyBuf[:0], len(names))
-		w.markKeys(n.keys, t)
+		sh.n.keys = slices.Grow(w.keyBuf[:0], len(names))
+		w.markKeys(sh.n.keys, t)
 	} else {
-		n.keys = make([]format.Key, 0, len(names))
+		sh.n.keys = make([]format.Key, 0, len(names))
 	}
-	n.keyTested = w.keyTested[:0]
-	defer func() { w.keyTested = n.keyTested[:0] }()
+	sh.n.keyTested = w.keyTested[:0]
+	defer func() { w.keyTested = sh.n.keyTested[:0] }()
 	j, d := 0, 0
 	// stop is where the next key of a per-node file (delta[stopFor])
 	// would sit among the slice's keys: static runs end before it.
 	stop, stopFor := 0, -1
 	for i := 0; i < len(names); i++ {
 		name := names[i]
-		n.checks = n.checks[:0]
+		sh.n.stack.checks = sh.n.stack.checks[:0]
 		slot := -1 // the key's slot in t
 		if j < len(shared) && shared[j] == name {
 			slot = j
@@ -122,7 +127,7 @@ func (n *nodeRun) compileKeysShared(modErr map[string]bool) []format.Key {
 				}
 			}
 			if r := t.staticRun(slot, stop); r > 0 {
-				n.appendStatics(t, slot, r)
+				sh.appendStatics(t, slot, r)
 				w.stats.static += r
 				i, j = i+r-1, slot+r
 				continue
@@ -147,27 +152,27 @@ func (n *nodeRun) compileKeysShared(modErr map[string]bool) []format.Key {
 		var err *format.Error
 		switch {
 		case slot >= 0:
-			n.firstOf = nil
-			k, err = n.slotKey(t, slot, name)
+			sh.firstOf = nil
+			k, err = sh.slotKey(t, slot, name)
 		case sl != nil && own >= 0:
 			// A per-node file holds the key, and so do the slice's: its
 			// options are the slot's, and its locations the slot's and
 			// the per-node files'.
 			w.stats.general++
-			locs := n.withOwn(t.locs[own], name, mod, sl.masked)
-			k, err = n.compileKey(name, mod, locs, &t.slots[own].pre, nil)
+			locs := sh.withOwn(t.locs[own], name, mod, sl.masked)
+			k, err = sh.n.compileKey(name, mod, locs, &t.slots[own].pre, nil)
 		case sl != nil:
 			// A per-node file holds the key: its signature names that
 			// file, which no other node reaches (or one loaded again, under
 			// another id, once released): no result to look for or keep.
 			w.stats.general++
-			k, err = n.compileKey(name, mod, nil, nil, nil)
+			k, err = sh.n.compileKey(name, mod, nil, nil, nil)
 		default:
 			w.stats.general++
-			k, err = n.sharedKey(name, mod)
+			k, err = sh.sharedKey(name, mod)
 		}
 		if err != nil {
-			n.report(err, name)
+			sh.n.report(err, name)
 		}
 		if k != nil {
 			// A slot key is either a kept result's or compiled for this
@@ -175,17 +180,17 @@ func (n *nodeRun) compileKeysShared(modErr map[string]bool) []format.Key {
 			// template's first key (see perNodeKey).
 			switch {
 			case slot < 0:
-				n.appendKey(k, nil)
+				sh.appendKey(k, nil)
 			case k != &w.key:
-				n.appendKey(k, k)
+				sh.appendKey(k, k)
 			default:
-				n.appendKey(k, n.firstOf)
+				sh.appendKey(k, sh.firstOf)
 			}
 		} else {
-			n.dropChecks()
+			sh.n.dropChecks()
 		}
 	}
-	return n.keys
+	return sh.n.keys
 }
 
 // markKeys makes w.keyMarks describe keys, the memory (w.keyBuf, grown) a
@@ -215,16 +220,16 @@ const (
 	firstMark = -2
 )
 
-// appendKey appends a key to n.keys: *k, or, when from is a template's
-// first key (keyTmpl.first), *from with k's Value and Contributions (k's
-// other fields are not set). from, when not nil, is a key nothing changes
+// appendKey appends a key to the node's keys: *k, or, when from is a
+// template's first key (keyTmpl.first), *from with k's Value and
+// Contributions (k's other fields are not set). from, when not nil, is a key nothing changes
 // once made: k itself (a kept result's, sharedKey.key) or that first key.
 // Reusing the last node's memory (Input.Emit), a key found there in place
 // (the last node's key at the same position came from the same, as
 // consecutive nodes of a slice mostly do) is not copied again: at most its
 // Value and Contributions are written.
-func (n *nodeRun) appendKey(k, from *format.Key) {
-	w, p := n.w, len(n.keys)
+func (sh *nodeShare) appendKey(k, from *format.Key) {
+	w, p := sh.w, len(sh.n.keys)
 	mark := int32(0)
 	switch {
 	case from == k:
@@ -234,19 +239,19 @@ func (n *nodeRun) appendKey(k, from *format.Key) {
 	}
 	switch {
 	case w.reuseKeys && mark != 0 && w.keyMarks[p] == mark && w.keyFrom[p] == from:
-		n.keys = n.keys[:p+1]
+		sh.n.keys = sh.n.keys[:p+1]
 		if mark == keptMark {
 			w.stats.keptInPlace++
 			return
 		}
 		w.stats.firstInPlace++
 	case mark == firstMark:
-		n.keys = append(n.keys, *from)
+		sh.n.keys = append(sh.n.keys, *from)
 	default:
-		n.keys = append(n.keys, *k)
+		sh.n.keys = append(sh.n.keys, *k)
 	}
 	if mark == firstMark {
-		n.keys[p].Value, n.keys[p].Contributions = k.Value, k.Contributions
+		sh.n.keys[p].Value, sh.n.keys[p].Contributions = k.Value, k.Contributions
 	}
 	if w.reuseKeys {
 		w.keyMarks[p], w.keyFrom[p] = mark, from
@@ -254,16 +259,16 @@ func (n *nodeRun) appendKey(k, from *format.Key) {
 }
 
 // appendStatics appends the static results of t's slots slot to slot+r-1
-// to n.keys. Reusing the last node's memory (Input.Emit), it copies only
-// those not found in place (see worker.keyMarks): most nodes of a slice
-// copy a few of their ~2,000 keys of 256 bytes, not all.
-func (n *nodeRun) appendStatics(t *sliceTable, slot, r int) {
-	w, p := n.w, len(n.keys)
+// to the node's keys. Reusing the last node's memory (Input.Emit), it
+// copies only those not found in place (see worker.keyMarks): most nodes of
+// a slice copy a few of their ~2,000 keys of 256 bytes, not all.
+func (sh *nodeShare) appendStatics(t *sliceTable, slot, r int) {
+	w, p := sh.w, len(sh.n.keys)
 	if !w.reuseKeys {
-		n.keys = append(n.keys, t.statics[slot:slot+r]...)
+		sh.n.keys = append(sh.n.keys, t.statics[slot:slot+r]...)
 		return
 	}
-	n.keys = n.keys[:p+r]
+	sh.n.keys = sh.n.keys[:p+r]
 	marks := w.keyMarks[p : p+r]
 	for i := 0; i < r; {
 		if marks[i] == int32(slot+i+1) {
@@ -275,7 +280,7 @@ func (n *nodeRun) appendStatics(t *sliceTable, slot, r int) {
 		for e < r && marks[e] != int32(slot+e+1) {
 			e++
 		}
-		copy(n.keys[p+i:p+e], t.statics[slot+i:slot+e])
+		copy(sh.n.keys[p+i:p+e], t.statics[slot+i:slot+e])
 		for ; i < e; i++ {
 			marks[i] = int32(slot + i + 1)
 		}
@@ -287,9 +292,9 @@ func (n *nodeRun) appendStatics(t *sliceTable, slot, r int) {
 // tableLocs): the two lists merged in the order a lookup reads them, in
 // the worker's buffer until its next call (the caller compiles the key
 // from them and keeps them no longer).
-func (n *nodeRun) withOwn(slice []keyLoc, name, mod string, own []*dataFile) []keyLoc {
-	mine := n.locsIn(name, n.layersFor(mod), own)
-	out := slices.Grow(n.w.ownLocs[:0], len(slice)+len(mine))
+func (sh *nodeShare) withOwn(slice []keyLoc, name, mod string, own []*dataFile) []keyLoc {
+	mine := sh.n.locsIn(name, sh.n.layers.of(mod), own)
+	out := slices.Grow(sh.w.ownLocs[:0], len(slice)+len(mine))
 	for len(slice) > 0 && len(mine) > 0 {
 		if locBefore(&mine[0], &slice[0]) {
 			out, mine = append(out, mine[0]), mine[1:]
@@ -298,7 +303,7 @@ func (n *nodeRun) withOwn(slice []keyLoc, name, mod string, own []*dataFile) []k
 		}
 	}
 	out = append(append(out, slice...), mine...)
-	n.w.ownLocs = out
+	sh.w.ownLocs = out
 	return out
 }
 

@@ -27,30 +27,30 @@ type levelMemo struct {
 // mapped_paths level reads its own variable, which no dep records: it is
 // expanded for each node. The memo returned (nil if none) is the one the
 // locations came from.
-func (n *nodeRun) expandLevelShared(c *config, lvl *levelConf) ([]location, *levelMemo, *format.Error) {
-	w := n.w
-	if w.noSharing || lvl.kind == locMappedPaths || n.deps != nil || n.keyWarns != nil || n.nested > 0 || n.quiet > 0 {
+func (sh *nodeShare) expandLevelShared(c *config, lvl *levelConf) ([]location, *levelMemo, *format.Error) {
+	w := sh.w
+	if w.noSharing || lvl.kind == locMappedPaths || sh.deps != nil || sh.keyWarns != nil || sh.nested > 0 || sh.quiet > 0 {
 		// Inside a key's computation (a module expanded late), its reads
 		// and warnings are the key's: the expansion is done as it is.
-		locs, err := n.expandLevel(c, lvl)
+		locs, err := sh.n.layers.expandLevel(c, lvl)
 		return locs, nil, err
 	}
 	if memos := w.levels[lvl]; len(memos) > 0 {
-		n.quiet++ // a variable a memo read may be undefined here: its warning comes from the expansion below
+		sh.quiet++ // a variable a memo read may be undefined here: its warning comes from the expansion below
 		for _, m := range memos {
-			if n.depsHold(m.deps) {
-				n.quiet--
+			if sh.depsHold(m.deps) {
+				sh.quiet--
 				return m.locs, m, nil
 			}
 		}
-		n.quiet--
+		sh.quiet--
 	}
 	w.levelDeps = w.levelDeps[:0]
-	n.deps = &w.levelDeps
-	warned := n.warnings
-	locs, err := n.expandLevel(c, lvl)
-	n.deps = nil
-	if err != nil || n.warnings != warned || w.readsPerNode(w.levelDeps) {
+	sh.deps = &w.levelDeps
+	warned := sh.n.warnings
+	locs, err := sh.n.layers.expandLevel(c, lvl)
+	sh.deps = nil
+	if err != nil || sh.n.warnings != warned || w.readsPerNode(w.levelDeps) {
 		return locs, nil, err
 	}
 	m := &levelMemo{deps: cloneOrNil(w.levelDeps), locs: locs}

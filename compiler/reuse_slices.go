@@ -279,11 +279,11 @@ type nodeSlice struct {
 // slice finds or makes the node's slice table. It returns nil when the
 // node cannot share one: its lookup_options or a per-node file depend on
 // the node in ways the table cannot describe.
-func (n *nodeRun) slice() *nodeSlice {
-	if n.w.noSharing {
+func (sh *nodeShare) slice() *nodeSlice {
+	if sh.w.noSharing {
 		return nil
 	}
-	w := n.w
+	w := sh.w
 	var masked []*dataFile
 	b := w.sliceBuf[:0]
 	// The options the node's keys are resolved under are part of the
@@ -293,7 +293,7 @@ func (n *nodeRun) slice() *nodeSlice {
 		b = binary.AppendUvarint(b, uint64(id))
 		return id != 0
 	}
-	if !opts(n.envOpts) {
+	if !opts(sh.n.opts.envOpts) {
 		return nil
 	}
 	files := func(layer uint32, def bool, fs [][]*dataFile) bool {
@@ -345,14 +345,14 @@ func (n *nodeRun) slice() *nodeSlice {
 		}
 		return true
 	}
-	if !layer(0, n.global) || !layer(1, n.env) {
+	if !layer(0, sh.n.layers.global) || !layer(1, sh.n.layers.env) {
 		return nil
 	}
-	for i, name := range n.c.moduleNames {
-		if !layer(uint32(2+i), n.module(name)) {
+	for i, name := range sh.n.c.moduleNames {
+		if !layer(uint32(2+i), sh.n.layers.module(name)) {
 			return nil
 		}
-		if r, ok := n.modOpts[name]; ok && !opts(r) {
+		if r, ok := sh.n.opts.modOpts[name]; ok && !opts(r) {
 			return nil
 		}
 	}
@@ -363,9 +363,9 @@ func (n *nodeRun) slice() *nodeSlice {
 		if len(w.slices) >= maxSlices {
 			return nil
 		}
-		t = &sliceTable{keys: n.keyNames(func(df *dataFile) bool { return !slices.Contains(masked, df) })}
+		t = &sliceTable{keys: sh.n.keyNames(func(df *dataFile) bool { return !slices.Contains(masked, df) })}
 		t.slots = make([]slot, len(t.keys))
-		t.locs = n.tableLocs(t.keys, masked)
+		t.locs = sh.tableLocs(t.keys, masked)
 		w.slices[string(b)] = t
 	}
 	t.run = w.run
@@ -413,10 +413,10 @@ func placeDelta(dst []string, atBuf []int32, shared, delta []string) (names []st
 // masked, whose keys are not the slice's: the slice's keys are the keys of
 // those files, so each file's keys are walked once instead of every key
 // probing every file. The lists share one array.
-func (n *nodeRun) tableLocs(keys []string, masked []*dataFile) [][]keyLoc {
+func (sh *nodeShare) tableLocs(keys []string, masked []*dataFile) [][]keyLoc {
 	// The locations in locsOf's order, each with its key's position, in
 	// the worker's buffer.
-	all := n.w.tableBuf[:0]
+	all := sh.w.tableBuf[:0]
 	count := make([]int32, len(keys))
 	// add adds the locations of files; a module's files (mod set) are
 	// only its keys'. A file that failed to load is every key's of its
@@ -428,7 +428,7 @@ func (n *nodeRun) tableLocs(keys []string, masked []*dataFile) [][]keyLoc {
 				if df == nil || slices.Contains(masked, df) {
 					continue
 				}
-				named := n.w.namesNode(h.Levels[li].Locations[fi].Original)
+				named := sh.w.namesNode(h.Levels[li].Locations[fi].Original)
 				if df.err != nil {
 					for i, k := range keys {
 						if mod == "" || hiera.ModuleOf(k) == mod {
@@ -456,13 +456,13 @@ func (n *nodeRun) tableLocs(keys []string, masked []*dataFile) [][]keyLoc {
 			}
 		}
 	}
-	for li, lr := range [...]*layerRun{n.global, n.env} {
+	for li, lr := range [...]*layerRun{sh.n.layers.global, sh.n.layers.env} {
 		if lr != nil && lr.hier.Present && lr.err == nil {
 			add(format.Layer(li), false, &lr.hier, lr.files, "")
 		}
 	}
-	for _, name := range n.c.moduleNames {
-		if lr := n.module(name); lr != nil && lr.hier.Present && lr.err == nil {
+	for _, name := range sh.n.c.moduleNames {
+		if lr := sh.n.layers.module(name); lr != nil && lr.hier.Present && lr.err == nil {
 			add(format.LayerModule, false, &lr.hier, lr.files, name)
 			if lr.def != nil {
 				add(format.LayerModule, true, lr.def, lr.defFiles, name)
@@ -479,7 +479,7 @@ func (n *nodeRun) tableLocs(keys []string, masked []*dataFile) [][]keyLoc {
 	for _, a := range all {
 		out[a.key] = append(out[a.key], a.loc)
 	}
-	n.w.tableBuf = all
+	sh.w.tableBuf = all
 	return out
 }
 
@@ -493,51 +493,51 @@ type keyAt struct {
 // per-node files holds, reusing the slot's signature and results. The key
 // it returns is the worker's (w.key) or a result's (sharedKey.key), which
 // nothing changes once made (appendKey relies on it).
-func (n *nodeRun) slotKey(t *sliceTable, j int, name string) (*format.Key, *format.Error) {
+func (sh *nodeShare) slotKey(t *sliceTable, j int, name string) (*format.Key, *format.Error) {
 	s := &t.slots[j]
 	if !s.ready {
 		s.ready = true
 		s.mod = hiera.ModuleOf(name)
-		ko := n.optionsFor(s.mod).of(name)
+		ko := sh.n.opts.optionsFor(s.mod).of(name)
 		s.pre.ko = ko // (what compileKey would find)
 		s.perr = ko.mergeErr != nil || ko.convErr != nil
 		if !s.perr {
-			layers := n.layersFor(s.mod)
+			layers := sh.n.layers.of(s.mod)
 			s.locs = t.locs[j]
-			s.sig = n.w.keepSig(n.w.keySig(n.shapeID(s.mod, layers), ko.merge, n.w.convertID(ko.conv), s.locs))
+			s.sig = sh.w.keepSig(sh.w.keySig(sh.shapeID(s.mod, layers), ko.merge, sh.w.convertID(ko.conv), s.locs))
 			s.hash = hashSig(name, s.sig)
 		}
 	}
 	if s.static != nil {
 		if s.looked == nil {
-			n.w.stats.static++
-			return n.reuse(s.static)
+			sh.w.stats.static++
+			return sh.reuse(s.static)
 		}
-		if !anyIn(n.delta, s.looked) {
-			n.w.stats.looked++
-			return n.reuse(s.static)
+		if !anyIn(sh.delta, s.looked) {
+			sh.w.stats.looked++
+			return sh.reuse(s.static)
 		}
 		// A per-node file holds a key the result looked up: its answer
 		// is this node's own.
-		n.w.stats.slot++
-		_, _, k, err := n.findOrCompile(name, s.mod, s.sig, s.hash, s.locs)
+		sh.w.stats.slot++
+		_, _, k, err := sh.findOrCompile(name, s.mod, s.sig, s.hash, s.locs)
 		return k, err
 	}
-	n.w.stats.slot++
+	sh.w.stats.slot++
 	if s.perr {
-		return n.compileKey(name, s.mod, s.locs, &s.pre, nil)
+		return sh.n.compileKey(name, s.mod, s.locs, &s.pre, nil)
 	}
 	if s.perNode {
-		return n.perNodeKey(s, name)
+		return sh.perNodeKey(s, name)
 	}
-	if hit := n.recentHit(s, name); hit != nil {
+	if hit := sh.recentHit(s, name); hit != nil {
 		if hit.vars == nil && s.reused < giveUp {
-			n.lookupsStatic(t, s, hit)
+			sh.lookupsStatic(t, s, hit)
 		}
 		s.reused++
-		return n.reuse(hit)
+		return sh.reuse(hit)
 	}
-	e, reused, k, err := n.findOrCompile(name, s.mod, s.sig, s.hash, s.locs)
+	e, reused, k, err := sh.findOrCompile(name, s.mod, s.sig, s.hash, s.locs)
 	if e == nil {
 		return k, err
 	}
@@ -546,7 +546,7 @@ func (n *nodeRun) slotKey(t *sliceTable, j int, name string) (*format.Key, *form
 		// resolves alike in all of them. Results that read the node are
 		// kept in the slot only, where their reads are likeliest to hold.
 		if !reused {
-			n.w.remember(s.hash, s.sig, e)
+			sh.w.remember(s.hash, s.sig, e)
 		}
 		s.static, s.recent, s.recentVars = e, nil, nil
 		if t.statics == nil {
@@ -566,7 +566,7 @@ func (n *nodeRun) slotKey(t *sliceTable, j int, name string) (*format.Key, *form
 	}
 	// A result that read a per-node variable (its first, usually) says
 	// at once what giveUp finds out after a few.
-	if s.misses >= giveUp && 4*s.reused < s.misses || s.reused == 0 && n.w.readsPerNode(e.deps) {
+	if s.misses >= giveUp && 4*s.reused < s.misses || s.reused == 0 && sh.w.readsPerNode(e.deps) {
 		s.perNode, s.recent, s.recentVars = true, nil, nil
 		return k, err
 	}
@@ -592,14 +592,14 @@ func (n *nodeRun) slotKey(t *sliceTable, j int, name string) (*format.Key, *form
 // looked up with another (a %{lookup()} of a string, an %{alias()}) is
 // then taken as a static one, not checked by looking the keys up again
 // on every node (depsHold).
-func (n *nodeRun) lookupsStatic(t *sliceTable, s *slot, e *sharedKey) {
+func (sh *nodeShare) lookupsStatic(t *sliceTable, s *slot, e *sharedKey) {
 	var buf [4]string
 	looked := buf[:0]
 	for _, d := range e.deps {
 		if !d.lookup || d.global || d.stack != nil || d.err != "" || d.name == lookupOptionsKey {
 			return
 		}
-		if k, err := n.parseExpr(d.name); err != nil || len(k.Segments) > 0 || k.Root != d.name {
+		if k, err := sh.w.parseExpr(d.name); err != nil || len(k.Segments) > 0 || k.Root != d.name {
 			return
 		}
 		j, found := slices.BinarySearch(t.keys, d.name)
@@ -634,10 +634,10 @@ func anyIn(sorted, keys []string) bool {
 // answer for this node, found for another slot's result that read the
 // same) are taken or passed over without reading them; from the first
 // that is not, reusable goes on.
-func (n *nodeRun) recentHit(s *slot, name string) *sharedKey {
+func (sh *nodeShare) recentHit(s *slot, name string) *sharedKey {
 	for i, v := range s.recentVars {
-		if v == nil || v.node != n.serial {
-			return n.reusable(name, s.recent[i:])
+		if v == nil || v.node != sh.serial {
+			return sh.reusable(name, s.recent[i:])
 		}
 		if v.holds {
 			return s.recent[i]

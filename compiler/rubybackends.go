@@ -52,15 +52,15 @@ func rubyKind(function string) (kind, name string) {
 
 // rubyFile is the data file a Ruby level's location l is for node n: the
 // function's answer.
-func (n *nodeRun) rubyFile(conf *config, lvl *levelConf, l location) *dataFile {
-	c := n.c
+func (nl *nodeLayers) rubyFile(conf *config, lvl *levelConf, l location) *dataFile {
+	c := nl.n.c
 	kind, name := rubyKind(lvl.function)
 	module := ""
 	if conf.layer == format.LayerModule {
 		module = conf.module
 	}
 	req := rubybackend.Request{Kind: kind, Function: name, Level: lvl.name, Module: module,
-		Options: lvl.options, Original: l.original, Node: n.node.Name}
+		Options: lvl.options, Original: l.original, Node: nl.n.node.Name}
 	shown := l.path
 	switch {
 	case lvl.kind == locNone:
@@ -77,7 +77,7 @@ func (n *nodeRun) rubyFile(conf *config, lvl *levelConf, l location) *dataFile {
 		name string
 		to   **format.Hash
 	}{{"facts", &req.Facts}, {"trusted", &req.Trusted}, {"server_facts", &req.ServerFacts}} {
-		if x, ok := n.scope.vars.Get(v.name); ok {
+		if x, ok := nl.n.scope.vars.Get(v.name); ok {
 			*v.to, _ = x.(*format.Hash)
 		}
 	}
@@ -101,7 +101,7 @@ func (n *nodeRun) rubyFile(conf *config, lvl *levelConf, l location) *dataFile {
 	if a.Err != "" {
 		pos := lvl.pos.In(conf.file)
 		df.err = &format.Error{Message: a.Err, Pos: pos, Level: lvl.name}
-		n.diags = append(n.diags, Diagnostic{Pos: pos, Level: lvl.name, Node: n.node.Name, Message: a.Err})
+		nl.n.diags = append(nl.n.diags, Diagnostic{Pos: pos, Level: lvl.name, Node: nl.n.node.Name, Message: a.Err})
 		return df
 	}
 	df.hash = a.Data
@@ -122,8 +122,8 @@ func (n *nodeRun) rubyFile(conf *config, lvl *levelConf, l location) *dataFile {
 	if module != "" {
 		df.filterModule(module, lvl.function)
 		for _, d := range df.diags {
-			d.Node = n.node.Name
-			n.diags = append(n.diags, d)
+			d.Node = nl.n.node.Name
+			nl.n.diags = append(nl.n.diags, d)
 		}
 		df.diags = nil
 	}

@@ -70,7 +70,7 @@ type tmplBound struct {
 type tmplVars struct {
 	same  []dep    // variables that must give the same value here
 	node  []string // variables naming the node: any string without "%{" will do
-	at    uint64   // the node (nodeRun.serial) holds was found for
+	at    uint64   // the node (nodeShare.serial) holds was found for
 	holds bool
 }
 
@@ -79,27 +79,27 @@ const maxTmplVars = 1 << 12
 
 // perNodeKey compiles the key of a per-node slot s for this node, from
 // one of the slot's templates that holds here (the newest first).
-func (n *nodeRun) perNodeKey(s *slot, name string) (*format.Key, *format.Error) {
+func (sh *nodeShare) perNodeKey(s *slot, name string) (*format.Key, *format.Error) {
 	if len(s.tmpls) > 0 {
 		for i := len(s.tmpls) - 1; i >= 0; i-- {
 			t := s.tmpls[i]
-			rc := n.fromTemplate(t, name)
+			rc := sh.fromTemplate(t, name)
 			if rc == nil {
 				continue
 			}
-			n.w.stats.templated++
+			sh.w.stats.templated++
 			s.tmplHits++
 			if t.first != nil {
 				// The key is *t.first with the node's Value and
 				// Contributions: only those are written in the worker's
 				// key, the rest is taken from t.first (appendKey).
-				k := &n.w.key
+				k := &sh.w.key
 				k.Contributions, k.Value = rc.cs, rc.cs[0].Value
-				n.setKeyChecks(t.checks)
-				n.firstOf = t.first
+				sh.n.setKeyChecks(t.checks)
+				sh.firstOf = t.first
 				return k, nil
 			}
-			return n.compileKey(name, s.mod, s.locs, &s.pre, rc)
+			return sh.n.compileKey(name, s.mod, s.locs, &s.pre, rc)
 		}
 		s.tmplMisses++
 		if s.tmplMisses >= giveUp && 4*s.tmplHits < s.tmplMisses {
@@ -107,13 +107,13 @@ func (n *nodeRun) perNodeKey(s *slot, name string) (*format.Key, *format.Error) 
 		}
 	}
 	if s.tmplOff {
-		return n.compileKey(name, s.mod, s.locs, &s.pre, nil)
+		return sh.n.compileKey(name, s.mod, s.locs, &s.pre, nil)
 	}
-	if !n.templatable(s.locs, s.mod) {
+	if !sh.templatable(s.locs, s.mod) {
 		s.tmplOff = true
-		return n.compileKey(name, s.mod, s.locs, &s.pre, nil)
+		return sh.n.compileKey(name, s.mod, s.locs, &s.pre, nil)
 	}
-	return n.compileTemplate(s, name)
+	return sh.compileTemplate(s, name)
 }
 
 // templatable reports whether a key's contributions could come from a
@@ -121,8 +121,8 @@ func (n *nodeRun) perNodeKey(s *slot, name string) (*format.Key, *format.Error) 
 // file that loaded, neither invalid nor decrypted, no hash on the way to
 // a string naming the node interpolating its keys (see rebindable), and
 // no default_hierarchy in the key's module.
-func (n *nodeRun) templatable(locs []keyLoc, mod string) bool {
-	if lr := n.module(mod); lr != nil && lr.def != nil {
+func (sh *nodeShare) templatable(locs []keyLoc, mod string) bool {
+	if lr := sh.n.layers.module(mod); lr != nil && lr.def != nil {
 		return false
 	}
 	for _, l := range locs {
@@ -154,31 +154,31 @@ func rebindable(p *interpPlan) bool {
 // compileTemplate compiles the key of a per-node slot s as compileKey
 // does, recording what reading its contributions read, and makes them the
 // slot's template when it can serve other nodes.
-func (n *nodeRun) compileTemplate(s *slot, name string) (*format.Key, *format.Error) {
-	w := n.w
-	layers := n.layersFor(s.mod)
-	rc := &readContribs{mark: len(n.checks)}
-	outer := n.secret
-	n.secret = false
+func (sh *nodeShare) compileTemplate(s *slot, name string) (*format.Key, *format.Error) {
+	w := sh.w
+	layers := sh.n.layers.of(s.mod)
+	rc := &readContribs{mark: len(sh.n.stack.checks)}
+	outer := sh.n.secret
+	sh.n.secret = false
 	w.deps, w.warns = w.deps[:0], w.warns[:0]
-	n.deps, n.keyWarns = &w.deps, &w.warns
-	aliases := n.aliases
-	fr := n.enter(name)
-	rc.cs = n.contributions(name, s.locs, false, layers)
-	n.leave(fr)
-	n.deps, n.keyWarns = nil, nil
-	rc.secret, n.secret = n.secret, outer
+	sh.deps, sh.keyWarns = &w.deps, &w.warns
+	aliases := sh.n.interp.aliases
+	fr := sh.n.stack.enter(name)
+	rc.cs = sh.n.contributions(name, s.locs, false, layers)
+	sh.n.stack.leave(fr)
+	sh.deps, sh.keyWarns = nil, nil
+	rc.secret, sh.n.secret = sh.n.secret, outer
 	var t *keyTmpl
-	if !rc.secret && len(w.warns) == 0 && n.aliases == aliases && len(rc.cs) == len(s.locs) {
-		if t = n.newTemplate(rc, w.deps, s.locs, layers); t != nil {
+	if !rc.secret && len(w.warns) == 0 && sh.n.interp.aliases == aliases && len(rc.cs) == len(s.locs) {
+		if t = sh.newTemplate(rc, w.deps, s.locs, layers); t != nil {
 			if len(s.tmpls) >= maxVariants {
 				s.tmpls = s.tmpls[1:]
 			}
 			s.tmpls = append(s.tmpls, t)
 		}
 	}
-	k, err := n.compileKey(name, s.mod, s.locs, &s.pre, rc)
-	if t != nil && firstFound(k, err) && slices.Equal(n.testedOf(len(n.keys)), t.checks) {
+	k, err := sh.n.compileKey(name, s.mod, s.locs, &s.pre, rc)
+	if t != nil && firstFound(k, err) && slices.Equal(sh.n.testedOf(len(sh.n.keys)), t.checks) {
 		first := *k
 		first.Contributions, first.Value = nil, nil
 		t.first = &first
@@ -212,7 +212,7 @@ func firstFound(k *format.Key, err *format.Error) bool {
 // newTemplate makes a template of contributions read from locs (in
 // layers) with the reads deps, nil when another node could not take them
 // (see the top of this file).
-func (n *nodeRun) newTemplate(rc *readContribs, deps []dep, locs []keyLoc, layers [3]*layerRun) *keyTmpl {
+func (sh *nodeShare) newTemplate(rc *readContribs, deps []dep, locs []keyLoc, layers [3]*layerRun) *keyTmpl {
 	for _, c := range rc.cs {
 		if c.Err != nil {
 			return nil
@@ -220,7 +220,7 @@ func (n *nodeRun) newTemplate(rc *readContribs, deps []dep, locs []keyLoc, layer
 	}
 	// The variables first: a key that looked another up never has a
 	// template, and is told so before anything is made for it.
-	b := n.w.varKey[:0]
+	b := sh.w.varKey[:0]
 	var same []dep
 	var node []string
 	for _, d := range deps {
@@ -243,21 +243,21 @@ func (n *nodeRun) newTemplate(rc *readContribs, deps []dep, locs []keyLoc, layer
 			b = appendCanonical(b, d.value)
 		}
 	}
-	n.w.varKey = b
-	t := &keyTmpl{checks: n.since(rc.mark), cs: slices.Clone(rc.cs)}
+	sh.w.varKey = b
+	t := &keyTmpl{checks: sh.w.testedList(sh.n.stack.checks[rc.mark:]), cs: slices.Clone(rc.cs)}
 	for i, l := range locs {
 		if df := l.df; df.bound[l.idx] {
 			t.bound = append(t.bound, tmplBound{i: i, v: df.hash.Value(l.idx), plan: df.plans[l.idx],
 				at: site{df.pos[l.idx].In(df.path), layers[l.layer].hier.Levels[l.level].Name}})
 		}
 	}
-	if t.vars = n.w.tmplVars[string(b)]; t.vars == nil {
+	if t.vars = sh.w.tmplVars[string(b)]; t.vars == nil {
 		t.vars = &tmplVars{same: same, node: node}
-		if len(n.w.tmplVars) < maxTmplVars && len(b) <= maxVarSetKey {
-			if n.w.tmplVars == nil {
-				n.w.tmplVars = map[string]*tmplVars{}
+		if len(sh.w.tmplVars) < maxTmplVars && len(b) <= maxVarSetKey {
+			if sh.w.tmplVars == nil {
+				sh.w.tmplVars = map[string]*tmplVars{}
 			}
-			n.w.tmplVars[string(b)] = t.vars
+			sh.w.tmplVars[string(b)] = t.vars
 		}
 	}
 	return t
@@ -265,14 +265,14 @@ func (n *nodeRun) newTemplate(rc *readContribs, deps []dep, locs []keyLoc, layer
 
 // holdFor reports whether the variables give what a template needs on
 // this node, found out once per node.
-func (n *nodeRun) holdFor(vs *tmplVars) bool {
-	if vs.at == n.serial {
+func (sh *nodeShare) holdFor(vs *tmplVars) bool {
+	if vs.at == sh.serial {
 		return vs.holds
 	}
-	vs.at, vs.holds = n.serial, true
-	n.quiet++ // an undefined variable warns where the key is compiled
+	vs.at, vs.holds = sh.serial, true
+	sh.quiet++ // an undefined variable warns where the key is compiled
 	for _, d := range vs.same {
-		if v, err := n.scopeValue(d.name, d.name); err != nil || !format.Identical(v, d.value) {
+		if v, err := sh.n.interp.scopeValue(d.name, d.name); err != nil || !format.Identical(v, d.value) {
 			vs.holds = false
 			break
 		}
@@ -281,11 +281,11 @@ func (n *nodeRun) holdFor(vs *tmplVars) bool {
 		if !vs.holds {
 			break
 		}
-		v, err := n.scopeValue(name, name)
+		v, err := sh.n.interp.scopeValue(name, name)
 		str, isStr := v.(string)
 		vs.holds = err == nil && isStr && !strings.Contains(str, "%{")
 	}
-	n.quiet--
+	sh.quiet--
 	return vs.holds
 }
 
@@ -294,30 +294,30 @@ func (n *nodeRun) holdFor(vs *tmplVars) bool {
 // it read gives another value here) or a string naming the node fails to
 // interpolate (the key is then compiled as usual, which reports it).
 // What it returns is the worker's until its next call.
-func (n *nodeRun) fromTemplate(t *keyTmpl, name string) *readContribs {
-	if !n.holdFor(t.vars) {
+func (sh *nodeShare) fromTemplate(t *keyTmpl, name string) *readContribs {
+	if !sh.holdFor(t.vars) {
 		return nil
 	}
-	rc := &n.w.rc
-	*rc = readContribs{mark: len(n.checks)}
-	cs := append(n.w.contributionsBuf(len(t.cs)), t.cs...)
-	saved := n.at
-	fr := n.enter(name)
+	rc := &sh.w.rc
+	*rc = readContribs{mark: len(sh.n.stack.checks)}
+	cs := append(sh.w.contributionsBuf(len(t.cs)), t.cs...)
+	saved := sh.n.interp.at
+	fr := sh.n.stack.enter(name)
 	ok := true
 	for _, b := range t.bound {
-		n.at = b.at
-		if cs[b.i].Value, ok = n.rebind(b.v, b.plan, cs[b.i].Value); !ok {
+		sh.n.interp.at = b.at
+		if cs[b.i].Value, ok = sh.rebind(b.v, b.plan, cs[b.i].Value); !ok {
 			break
 		}
 	}
-	n.leave(fr)
-	n.at = saved
+	sh.n.stack.leave(fr)
+	sh.n.interp.at = saved
 	if !ok {
-		n.checks = n.checks[:rc.mark]
+		sh.n.stack.checks = sh.n.stack.checks[:rc.mark]
 		return nil
 	}
 	// The names tested are the template's (rebinding tested some of them).
-	n.checks = append(n.checks[:rc.mark], t.checks...)
+	sh.n.stack.checks = append(sh.n.stack.checks[:rc.mark], t.checks...)
 	rc.cs = cs
 	return rc
 }
@@ -331,7 +331,7 @@ func (n *nodeRun) fromTemplate(t *keyTmpl, name string) *readContribs {
 // than scope() and literal(), a literal holding "%{", a variable not read,
 // a string too long, a "%{" never closed): the caller then interpolates the
 // string as usual.
-func (n *nodeRun) rebindString(s string, exprs []interpExpr) (any, bool) {
+func (sh *nodeShare) rebindString(s string, exprs []interpExpr) (any, bool) {
 	var buf [8]string
 	texts := buf[:0]
 	size, last := 0, 0
@@ -345,7 +345,7 @@ func (n *nodeRun) rebindString(s string, exprs []interpExpr) (any, bool) {
 				v = c.arg
 			case c.method == "scope":
 				var read bool
-				if v, read = n.scopeMemo[c.arg]; !read {
+				if v, read = sh.n.interp.scopeMemo[c.arg]; !read {
 					return nil, false
 				}
 			default:
@@ -397,16 +397,16 @@ const anyBlock = 512
 // from t (a container's elements are t's but for its plan's nodeKids).
 // It reports false when a string fails to interpolate or t is not of v's
 // shape.
-func (n *nodeRun) rebind(v any, p *interpPlan, t any) (any, bool) {
+func (sh *nodeShare) rebind(v any, p *interpPlan, t any) (any, bool) {
 	if !p.readsNode() {
 		return t, true
 	}
 	switch v := v.(type) {
 	case string:
-		x, ok := n.rebindString(v, p.exprs)
+		x, ok := sh.rebindString(v, p.exprs)
 		if !ok {
 			var err error
-			x, err = n.interpolateExprs(v, p.exprs, true)
+			x, err = sh.n.interp.interpolateExprs(v, p.exprs, true)
 			ok = err == nil
 		}
 		return x, ok
@@ -415,10 +415,10 @@ func (n *nodeRun) rebind(v any, p *interpPlan, t any) (any, bool) {
 		if !ok || len(tv) != len(v) {
 			return nil, false
 		}
-		out := n.w.anys(len(v))
+		out := sh.w.anys(len(v))
 		copy(out, tv)
 		for _, i := range p.nodeKids {
-			if out[i], ok = n.rebind(v[i], p.kids[i], tv[i]); !ok {
+			if out[i], ok = sh.rebind(v[i], p.kids[i], tv[i]); !ok {
 				return nil, false
 			}
 		}
@@ -428,12 +428,12 @@ func (n *nodeRun) rebind(v any, p *interpPlan, t any) (any, bool) {
 		if !ok || th.Len() != v.Len() {
 			return nil, false
 		}
-		vals := n.w.anys(v.Len())
+		vals := sh.w.anys(v.Len())
 		for i := range vals {
 			vals[i] = th.Value(i)
 		}
 		for _, i := range p.nodeKids {
-			if vals[i], ok = n.rebind(v.Value(int(i)), p.kids[i], vals[i]); !ok {
+			if vals[i], ok = sh.rebind(v.Value(int(i)), p.kids[i], vals[i]); !ok {
 				return nil, false
 			}
 		}
