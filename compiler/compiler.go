@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 	"golang.org/x/sync/errgroup"
 )
@@ -96,8 +97,8 @@ type Node struct {
 
 // Result is a compile's outcome.
 type Result struct {
-	Bundles     []*format.Bundle // one per node, in Input.Nodes order
-	Diagnostics []Diagnostic     // every error and warning, sorted
+	Bundles     []*format.Bundle         // one per node, in Input.Nodes order
+	Diagnostics []diagnostics.Diagnostic // every error and warning, sorted
 	// Stages says where the compile's time went: reading the
 	// configurations, then each stage of the per-node pipeline (node.go's
 	// nodeStages), in order, summed over the nodes (and so over workers
@@ -115,7 +116,7 @@ type StageTime struct {
 func (r *Result) Errors() int {
 	n := 0
 	for _, d := range r.Diagnostics {
-		if d.Severity == Error {
+		if d.Severity == diagnostics.Error {
 			n++
 		}
 	}
@@ -134,8 +135,8 @@ type compilation struct {
 	modules     map[string]*config // by module name
 	moduleNames []string           // sorted
 	files       fileCache
-	keys        *keyring     // eyaml levels' keys
-	diags       []Diagnostic // config-level diagnostics
+	keys        *keyring                 // eyaml levels' keys
+	diags       []diagnostics.Diagnostic // config-level diagnostics
 	// inputs are the folders of the layers (EnvDir, ModulesDir, GlobalDir):
 	// a layer reads only inside the one it comes from (see layerTop).
 	inputs []string
@@ -174,7 +175,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 	if in.Emit == nil {
 		res.Bundles = make([]*format.Bundle, len(in.Nodes))
 	}
-	nodeDiags := make([][]Diagnostic, len(in.Nodes))
+	nodeDiags := make([][]diagnostics.Diagnostic, len(in.Nodes))
 
 	jobs := in.Jobs
 	if jobs <= 0 {
@@ -253,7 +254,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 		}
 	}
 	ds = append(ds, c.files.released...)
-	res.Diagnostics = sortDiags(ds)
+	res.Diagnostics = diagnostics.Sort(ds)
 	return res, nil
 }
 
@@ -297,7 +298,7 @@ func prepare(in Input) *compilation {
 	if c.environment == "" {
 		c.environment = "production"
 	}
-	var ds []Diagnostic
+	var ds []diagnostics.Diagnostic
 	if in.GlobalDir != "" {
 		c.global, ds = loadConfig(in.FS, in.GlobalDir, format.LayerGlobal, "")
 		c.diags = append(c.diags, ds...)

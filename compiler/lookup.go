@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
 )
@@ -53,7 +54,7 @@ type nodeRun struct {
 	modOpts map[string]*optsResult
 	defOpts map[string]*optsResult
 
-	diags  []Diagnostic
+	diags  []diagnostics.Diagnostic
 	warned map[string]bool
 	// warnings counts the warnings raised, reported or not (one the
 	// node has already been given is not reported again).
@@ -708,7 +709,7 @@ func (n *nodeRun) warn(msg string) {
 	if n.quiet > 0 {
 		return
 	}
-	d := Diagnostic{Severity: Warning, Pos: n.at.pos,
+	d := diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: n.at.pos,
 		Level: n.at.level, Key: n.top, Node: n.node.Name, Message: msg}
 	if d.Key == lookupOptionsKey {
 		d.Key = ""
@@ -716,7 +717,7 @@ func (n *nodeRun) warn(msg string) {
 	n.emitWarning(d)
 }
 
-func (n *nodeRun) emitWarning(d Diagnostic) {
+func (n *nodeRun) emitWarning(d diagnostics.Diagnostic) {
 	n.warnings++
 	if n.keyWarns != nil {
 		*n.keyWarns = append(*n.keyWarns, d)

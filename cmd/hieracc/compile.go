@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/progress"
-	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build"
 	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/compiler/facts"
@@ -344,7 +343,7 @@ func since(t time.Time) time.Duration {
 func countGroups(groups []diagnostics.Group, strict bool) (errs, warns, promoted int) {
 	for _, g := range groups {
 		switch {
-		case g.Severity == compiler.Error:
+		case g.Severity == diagnostics.Error:
 			errs++
 		case strict:
 			errs++
