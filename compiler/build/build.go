@@ -31,6 +31,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -162,6 +163,11 @@ type Report struct {
 	// Committed says whether Out was updated: false when there were
 	// errors and not KeepGoing.
 	Committed bool
+	// Stages says where the compile's time went: compiler.Result.Stages,
+	// each stage's time summed over the workers (and over the
+	// environments' compiles, with EnvRoot). Empty when nothing was
+	// compiled.
+	Stages []compiler.StageTime
 	// StateDamaged, when set, says that Out's state file was damaged, and
 	// how ("out/.hieracc-state.json does not parse: ..."): the build was a
 	// full one, and writes a new state. Not a warning counted (--strict
@@ -342,6 +348,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.addStages(res.Stages)
 
 	r.collect(res.Diagnostics, fsys, rec, cfg.Strict)
 	if !full {
@@ -504,6 +511,18 @@ func (r *Report) addFacts(ps []diagnostics.Diagnostic, strict bool) {
 		d.File = facts.QuoteName(d.File)
 		r.Facts = append(r.Facts, d)
 		r.count(d, strict)
+	}
+}
+
+// addStages adds a compile's stage times to r.Stages, stage by stage.
+func (r *Report) addStages(stages []compiler.StageTime) {
+	for _, st := range stages {
+		i := slices.IndexFunc(r.Stages, func(s compiler.StageTime) bool { return s.Name == st.Name })
+		if i < 0 {
+			r.Stages = append(r.Stages, st)
+			continue
+		}
+		r.Stages[i].Time += st.Time
 	}
 }
 

@@ -120,6 +120,7 @@ func runEnvs(ctx context.Context, cfg Config) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+		r.addStages(res.Stages)
 		// No state is kept: the recorder only collects.
 		r.collect(res.Diagnostics, fsys, newStateRecorder(&buildState{}), cfg.Strict)
 	}
