@@ -46,14 +46,18 @@ type Input struct {
 	// Emit, when set, receives each node's bundle as soon as it is
 	// compiled, and Result.Bundles stays nil: a fleet's bundles need not
 	// fit in memory. It is called from every worker concurrently, in no
-	// particular order, so encoding and writing run in parallel too. The
+	// particular order, so encoding and writing run in parallel too. lane
+	// is the worker that compiled b, from 0 to the number of workers less
+	// one: a worker's bundles come one after the other, each sharing most
+	// of what the last held, so a caller that keeps what it needs per lane
+	// (an encoder) saves most, and needs no identity of memory for it. The
 	// bundle is Emit's only during the call: its Keys' memory is reused
 	// for the next node (values are never modified, and may be kept), and
 	// Emit must not write in it (the next node finds there the keys it
 	// shares with this one). Once Emit returns, the Bundle is emptied, so
 	// that a caller that kept it finds no keys rather than another node's. An error from Emit stops the compile and is
 	// returned by Compile.
-	Emit func(*format.Bundle) error
+	Emit func(lane int, b *format.Bundle) error
 
 	// PKCS7PrivateKey and PKCS7PublicKey, when set, are the keys of every
 	// eyaml level (as eyaml's --pkcs7-private-key and --pkcs7-public-key),
@@ -188,7 +192,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 	runs := c.compileRuns(in.Nodes, jobs)
 	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
-	for range jobs {
+	for lane := range jobs {
 		g.Go(func() error {
 			w := newWorker()
 			w.reuseKeys = in.Emit != nil
@@ -226,7 +230,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 						res.Bundles[i] = b
 						continue
 					}
-					if err := in.Emit(b); err != nil {
+					if err := in.Emit(lane, b); err != nil {
 						return err
 					}
 					if b.Keys != nil { // (a node that failed wrote none)

@@ -751,7 +751,7 @@ func emitSame(t *testing.T, fsys fstest.MapFS, nodes []Node, want map[string][]b
 	got := map[string][]byte{}
 	var stats sliceStats
 	_, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1,
-		Emit: func(b *format.Bundle) error {
+		Emit: func(_ int, b *format.Bundle) error {
 			data, err := encode.Encode(b)
 			got[b.Node] = data
 			return err

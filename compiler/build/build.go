@@ -324,7 +324,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Progress != nil {
 		cfg.Progress(0, len(in.Nodes))
 	}
-	in.Emit = func(b *format.Bundle) error {
+	in.Emit = func(lane int, b *format.Bundle) error {
 		keysMu.Lock()
 		r.Keys += len(b.Keys)
 		done++
@@ -337,7 +337,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if !ok {
 			return nil // no certificate to seal to: reported
 		}
-		st, err := w.Stage(b, p)
+		st, err := w.Stage(lane, b, p)
 		if err != nil {
 			return err
 		}

@@ -101,7 +101,7 @@ func runEnvs(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, err
 		}
 		in.Nodes = groups[env]
-		in.Emit = func(b *format.Bundle) error {
+		in.Emit = func(lane int, b *format.Bundle) error {
 			mu.Lock()
 			r.Keys += len(b.Keys)
 			done++
@@ -113,7 +113,7 @@ func runEnvs(ctx context.Context, cfg Config) (*Report, error) {
 			if !ok {
 				return nil // no certificate to seal to: reported
 			}
-			_, err := w.Stage(b, p)
+			_, err := w.Stage(lane, b, p)
 			return err
 		}
 		res, err := compiler.Compile(ctx, in)
