@@ -110,7 +110,7 @@ func runCompile(c *cmdEnv, args []string) int {
 		groups := diagnostics.GroupAll(append(slices.Clip(r.Facts), r.Diagnostics...))
 		errs, warns, promoted = countGroups(groups, f.strict)
 		diagnostics.Write(c.stderr, groups, v.diagFormat, diagnostics.Options{Verbose: f.verbose})
-		if f.verbose {
+		if f.verbose && v.diagFormat != diagnostics.JSON { // JSON Lines' stderr holds only JSON
 			writeStages(c.stderr, r.Stages)
 		}
 		if r.StateDamaged != "" {
