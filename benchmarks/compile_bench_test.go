@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/hieracc/hieracc/benchmarks/internal/gen"
 	"github.com/hieracc/hieracc/compiler"
@@ -25,7 +24,7 @@ import (
 type encoderBuf struct {
 	enc  *encode.Encoder
 	buf  []byte
-	keys *format.Key // the memory of the keys of the last bundle it encoded
+	lane int // the compile worker (Emit's lane) of the last bundle it encoded
 }
 
 // fleet is a generated repo with its nodes' facts loaded.
@@ -136,20 +135,19 @@ func BenchmarkCompile(b *testing.B) {
 				// as it is compiled, never all held at once.
 				var mu sync.Mutex
 				var free []*encoderBuf
-				in.Emit = func(bd *format.Bundle) error {
+				in.Emit = func(lane int, bd *format.Bundle) error {
 					// As the CLI does (compiler/build/internal/stage's
 					// Writer.encoder): an encoder per concurrent caller,
 					// kept for the whole compile, reusing its buffer and
 					// what earlier bundles shared; the one that encoded
-					// the last bundle of the same compile worker (whose
-					// keys were in the same memory) if it is free.
-					keys := unsafe.SliceData(bd.Keys)
+					// the last bundle of the same compile worker (lane)
+					// if it is free.
 					mu.Lock()
 					var enc *encoderBuf
 					if n := len(free); n > 0 {
 						i := n - 1
 						for j, e := range free {
-							if e.keys == keys {
+							if e.lane == lane {
 								i = j
 								break
 							}
@@ -158,11 +156,11 @@ func BenchmarkCompile(b *testing.B) {
 						free[i] = free[n-1]
 						free = free[:n-1]
 					} else {
-						enc = &encoderBuf{enc: encode.NewEncoder()}
+						enc = &encoderBuf{enc: encode.NewEncoder(), lane: -1}
 					}
 					mu.Unlock()
 					defer func() {
-						enc.keys = keys
+						enc.lane = lane
 						mu.Lock()
 						free = append(free, enc)
 						mu.Unlock()

@@ -30,7 +30,7 @@ func BenchmarkCompileOnly(b *testing.B) {
 			cpu0 := cputime.Used()
 			for b.Loop() {
 				in := f.input()
-				in.Emit = func(*format.Bundle) error { return nil }
+				in.Emit = func(int, *format.Bundle) error { return nil }
 				if _, err := compiler.Compile(context.Background(), in); err != nil {
 					b.Fatal(err)
 				}

@@ -26,7 +26,7 @@ func BenchmarkEncodeCompiled(b *testing.B) {
 	// The order a worker meets the nodes in: Emit's bundles live only
 	// during the call, so the compile is run twice.
 	var order []string
-	in.Emit = func(bd *format.Bundle) error { order = append(order, bd.Node); return nil }
+	in.Emit = func(_ int, bd *format.Bundle) error { order = append(order, bd.Node); return nil }
 	if _, err := compiler.Compile(context.Background(), in); err != nil {
 		b.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera/lookupopts"
 )
@@ -83,13 +84,13 @@ func (c *compilation) failedForeignFile(conf *config, lvl *levelConf) *dataFile 
 	e := c.files.entry(k)
 	e.once.Do(func() {
 		msg := foreignMessage(lvl.function)
-		d := Diagnostic{Pos: lvl.pos.In(conf.file), Level: lvl.name, Message: msg}
+		d := diagnostics.Diagnostic{Pos: lvl.pos.In(conf.file), Level: lvl.name, Message: msg}
 		if !strings.Contains(lvl.function, ":") {
 			if near := lookupopts.Nearest(lvl.function, supportedFunctions); near != "" {
 				d.Message += fmt.Sprintf(" (did you mean '%s'?)", near)
 			}
 		}
-		e.df = &dataFile{path: conf.file, id: c.fileIDs.Add(1), diags: []Diagnostic{d},
+		e.df = &dataFile{path: conf.file, id: c.fileIDs.Add(1), diags: []diagnostics.Diagnostic{d},
 			err: &format.Error{Message: msg, Pos: lvl.pos.In(conf.file), Level: lvl.name}}
 	})
 	return e.df

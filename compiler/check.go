@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 )
 
@@ -62,7 +63,7 @@ func Check(ctx context.Context, in Input) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return &Result{Diagnostics: sortDiags(ds)}, nil
+	return &Result{Diagnostics: diagnostics.Sort(ds)}, nil
 }
 
 // checker is one Check's state.
@@ -82,7 +83,7 @@ type checker struct {
 	// datadirs are the folders the levels read in (FS paths, globbed).
 	datadirs []string
 	walks    map[string]walked // folder → what is below it
-	diags    []Diagnostic
+	diags    []diagnostics.Diagnostic
 }
 
 // interpolation is Hiera's %{...}.
@@ -169,7 +170,7 @@ func (k *checker) level(conf *config, lvl *levelConf) {
 		if path.IsAbs(full) {
 			static, _, _ := strings.Cut(full, "%{")
 			if _, ok := k.fsPath(literalPrefix(full)); !ok {
-				k.diags = append(k.diags, Diagnostic{Severity: Warning, Pos: lvl.pos.In(conf.file), Level: lvl.name,
+				k.diags = append(k.diags, diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: lvl.pos.In(conf.file), Level: lvl.name,
 					Message: fmt.Sprintf("%s is on the Puppet server's disk, outside the folders given to hieracc: read as absent (compile --mount %s=LOCAL_DIR supplies it)", full, path.Dir(static+"x"))})
 				continue
 			}
@@ -229,7 +230,7 @@ func (k *checker) file(conf *config, lvl *levelConf, p string) *dataFile {
 	if lo.file {
 		dir = path.Dir(dir)
 	}
-	k.diags = append(k.diags, Diagnostic{Severity: Warning, Pos: lvl.pos.In(conf.file), Level: lvl.name,
+	k.diags = append(k.diags, diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: lvl.pos.In(conf.file), Level: lvl.name,
 		Message: fmt.Sprintf("%s is a symbolic link to %s, on the Puppet server's disk, outside the folders given to hieracc: read as absent (compile --mount %s=LOCAL_DIR supplies it)", lo.link, lo.target, path.Clean(dir))})
 	return nil
 }
@@ -406,8 +407,8 @@ var dataExts = []string{".yaml", ".yml", ".json", ".eyaml"}
 // unnamed warns of the data files under a level's datadir that no level
 // can name: no lookup ever reads them. A datadir that is a layer's own
 // folder (one holding hiera.yaml) is not searched: it holds more than data.
-func (k *checker) unnamed() []Diagnostic {
-	var ds []Diagnostic
+func (k *checker) unnamed() []diagnostics.Diagnostic {
+	var ds []diagnostics.Diagnostic
 	dirs := slices.Clone(k.datadirs)
 	slices.Sort(dirs)
 	dirs = slices.Compact(dirs)
@@ -421,7 +422,7 @@ func (k *checker) unnamed() []Diagnostic {
 				continue
 			}
 			seen[p] = true
-			ds = append(ds, Diagnostic{Severity: Warning, Pos: format.Pos{File: p},
+			ds = append(ds, diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: format.Pos{File: p},
 				Message: "no hierarchy level names this data file, whatever a node's facts: no lookup reads it"})
 		}
 	}
@@ -431,16 +432,16 @@ func (k *checker) unnamed() []Diagnostic {
 // files reports what the data files loaded hold: their diagnostics (a
 // compile's), the values that cannot be read, tabs in indentation and
 // lookup_options entries that match no key.
-func (k *checker) files() []Diagnostic {
-	var ds []Diagnostic
+func (k *checker) files() []diagnostics.Diagnostic {
+	var ds []diagnostics.Diagnostic
 	keys := map[string]bool{}
 	for _, df := range k.loaded {
 		ds = append(ds, df.diags...)
-		if df.err != nil && !slices.ContainsFunc(df.diags, func(d Diagnostic) bool { return d.Message == df.err.Message }) {
+		if df.err != nil && !slices.ContainsFunc(df.diags, func(d diagnostics.Diagnostic) bool { return d.Message == df.err.Message }) {
 			// A file that cannot even be examined (a link that loops, a
 			// folder it may not enter) fails each lookup that reaches it
 			// in a compile, with no diagnostic of its own: the check says it.
-			ds = append(ds, Diagnostic{Pos: df.err.Pos, Message: df.err.Message})
+			ds = append(ds, diagnostics.Diagnostic{Pos: df.err.Pos, Message: df.err.Message})
 		}
 		for _, key := range df.keys {
 			keys[key] = true
@@ -463,10 +464,10 @@ func (k *checker) files() []Diagnostic {
 			if i < len(df.pos) {
 				pos = df.pos[i].In(df.path)
 			}
-			ds = append(ds, Diagnostic{Pos: pos, Key: key, Message: msg})
+			ds = append(ds, diagnostics.Diagnostic{Pos: pos, Key: key, Message: msg})
 		}
 		if unchecked {
-			ds = append(ds, Diagnostic{Severity: Warning, Pos: format.Pos{File: df.path},
+			ds = append(ds, diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: format.Pos{File: df.path},
 				Message: fmt.Sprintf("eyaml values not checked: the keys its level's options name cannot be used here (%v); --pkcs7-private-key and --pkcs7-public-key give them", keyErr)})
 		}
 		if df.err == nil && !strings.HasSuffix(df.key.function, "json_data") {
@@ -497,7 +498,7 @@ func (k *checker) files() []Diagnostic {
 			if line, col, ok := k.c.entryPos(df.fsPath, entry, false); ok {
 				pos.Line, pos.Column = line, col
 			}
-			ds = append(ds, Diagnostic{Severity: Warning, Pos: pos, Key: entry,
+			ds = append(ds, diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: pos, Key: entry,
 				Message: fmt.Sprintf("lookup_options entry %q matches no key of any data file", entry)})
 		}
 	}
@@ -527,12 +528,12 @@ func matchesAny(entry string, keys map[string]bool) bool {
 // libyaml read without a word (YAML indents with spaces): the tab is then
 // part of a value, or folded into one, rarely what was meant. The
 // content of a block scalar (| or >) is text, and not warned of.
-func (k *checker) tabs(df *dataFile) []Diagnostic {
+func (k *checker) tabs(df *dataFile) []diagnostics.Diagnostic {
 	src, err := fs.ReadFile(k.c.fsys, df.fsPath)
 	if err != nil || !strings.Contains(string(src), "\t") {
 		return nil
 	}
-	var ds []Diagnostic
+	var ds []diagnostics.Diagnostic
 	block := -1 // indentation of the line that opened a block scalar; -1: none
 	for n, line := range strings.Split(string(src), "\n") {
 		line = strings.TrimSuffix(line, "\r")
@@ -549,7 +550,7 @@ func (k *checker) tabs(df *dataFile) []Diagnostic {
 		}
 		if body[0] != '#' {
 			if i := strings.IndexByte(indent, '\t'); i >= 0 {
-				ds = append(ds, Diagnostic{Severity: Warning, Pos: format.Pos{File: df.path, Line: n + 1, Column: i + 1},
+				ds = append(ds, diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: format.Pos{File: df.path, Line: n + 1, Column: i + 1},
 					Message: "tab in indentation: YAML indents with spaces, and Puppet reads this line's tab as part of a value, without a word"})
 			}
 		}
@@ -587,7 +588,7 @@ func (k *checker) facts(conf *config, lvl *levelConf) {
 		texts = append(texts, lvl.mapped[2])
 		seen[lvl.mapped[1]] = true
 		if v := strings.TrimPrefix(lvl.mapped[0], "::"); !slices.ContainsFunc(k.nodes, func(n Node) bool { return hasFact(n.Facts, strings.TrimPrefix(v, "facts.")) }) {
-			k.diags = append(k.diags, Diagnostic{Severity: Warning, Pos: lvl.pos.In(conf.file), Level: lvl.name,
+			k.diags = append(k.diags, diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: lvl.pos.In(conf.file), Level: lvl.name,
 				Message: fmt.Sprintf("maps %s, a fact none of the %d nodes given has", lvl.mapped[0], len(k.nodes))})
 		}
 	}
@@ -611,7 +612,7 @@ func (k *checker) facts(conf *config, lvl *levelConf) {
 			}
 			seen[fact] = true
 			if !slices.ContainsFunc(k.nodes, func(n Node) bool { return hasFact(n.Facts, fact) }) {
-				k.diags = append(k.diags, Diagnostic{Severity: Warning, Pos: lvl.pos.In(conf.file), Level: lvl.name,
+				k.diags = append(k.diags, diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: lvl.pos.In(conf.file), Level: lvl.name,
 					Message: fmt.Sprintf("interpolates %s, a fact none of the %d nodes given has", m, len(k.nodes))})
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 )
 
 // TestCheckUnreadableFile: a data file a level names that cannot even be
@@ -39,7 +40,7 @@ func TestCheckUnreadableFile(t *testing.T) {
 	for _, file := range []string{"env/data/common.yaml", "env/data/nodes/web01.yaml"} {
 		found := false
 		for _, d := range got.Diagnostics {
-			found = found || d.File == file && d.Severity != compiler.Warning && strings.Contains(d.Message, "too many levels of symbolic links")
+			found = found || d.File == file && d.Severity != diagnostics.Warning && strings.Contains(d.Message, "too many levels of symbolic links")
 		}
 		if !found {
 			t.Errorf("no error for %s, a link to itself; diagnostics: %v", file, got.Diagnostics)

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 	"golang.org/x/sync/errgroup"
 )
@@ -45,14 +46,18 @@ type Input struct {
 	// Emit, when set, receives each node's bundle as soon as it is
 	// compiled, and Result.Bundles stays nil: a fleet's bundles need not
 	// fit in memory. It is called from every worker concurrently, in no
-	// particular order, so encoding and writing run in parallel too. The
+	// particular order, so encoding and writing run in parallel too. lane
+	// is the worker that compiled b, from 0 to the number of workers less
+	// one: a worker's bundles come one after the other, each sharing most
+	// of what the last held, so a caller that keeps what it needs per lane
+	// (an encoder) saves most, and needs no identity of memory for it. The
 	// bundle is Emit's only during the call: its Keys' memory is reused
 	// for the next node (values are never modified, and may be kept), and
 	// Emit must not write in it (the next node finds there the keys it
 	// shares with this one). Once Emit returns, the Bundle is emptied, so
 	// that a caller that kept it finds no keys rather than another node's. An error from Emit stops the compile and is
 	// returned by Compile.
-	Emit func(*format.Bundle) error
+	Emit func(lane int, b *format.Bundle) error
 
 	// PKCS7PrivateKey and PKCS7PublicKey, when set, are the keys of every
 	// eyaml level (as eyaml's --pkcs7-private-key and --pkcs7-public-key),
@@ -96,8 +101,8 @@ type Node struct {
 
 // Result is a compile's outcome.
 type Result struct {
-	Bundles     []*format.Bundle // one per node, in Input.Nodes order
-	Diagnostics []Diagnostic     // every error and warning, sorted
+	Bundles     []*format.Bundle         // one per node, in Input.Nodes order
+	Diagnostics []diagnostics.Diagnostic // every error and warning, sorted
 	// Stages says where the compile's time went: reading the
 	// configurations, then each stage of the per-node pipeline (node.go's
 	// nodeStages), in order, summed over the nodes (and so over workers
@@ -115,7 +120,7 @@ type StageTime struct {
 func (r *Result) Errors() int {
 	n := 0
 	for _, d := range r.Diagnostics {
-		if d.Severity == Error {
+		if d.Severity == diagnostics.Error {
 			n++
 		}
 	}
@@ -134,8 +139,8 @@ type compilation struct {
 	modules     map[string]*config // by module name
 	moduleNames []string           // sorted
 	files       fileCache
-	keys        *keyring     // eyaml levels' keys
-	diags       []Diagnostic // config-level diagnostics
+	keys        *keyring                 // eyaml levels' keys
+	diags       []diagnostics.Diagnostic // config-level diagnostics
 	// inputs are the folders of the layers (EnvDir, ModulesDir, GlobalDir):
 	// a layer reads only inside the one it comes from (see layerTop).
 	inputs []string
@@ -174,7 +179,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 	if in.Emit == nil {
 		res.Bundles = make([]*format.Bundle, len(in.Nodes))
 	}
-	nodeDiags := make([][]Diagnostic, len(in.Nodes))
+	nodeDiags := make([][]diagnostics.Diagnostic, len(in.Nodes))
 
 	jobs := in.Jobs
 	if jobs <= 0 {
@@ -187,7 +192,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 	runs := c.compileRuns(in.Nodes, jobs)
 	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
-	for range jobs {
+	for lane := range jobs {
 		g.Go(func() error {
 			w := newWorker()
 			w.reuseKeys = in.Emit != nil
@@ -225,7 +230,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 						res.Bundles[i] = b
 						continue
 					}
-					if err := in.Emit(b); err != nil {
+					if err := in.Emit(lane, b); err != nil {
 						return err
 					}
 					if b.Keys != nil { // (a node that failed wrote none)
@@ -253,7 +258,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 		}
 	}
 	ds = append(ds, c.files.released...)
-	res.Diagnostics = sortDiags(ds)
+	res.Diagnostics = diagnostics.Sort(ds)
 	return res, nil
 }
 
@@ -297,7 +302,7 @@ func prepare(in Input) *compilation {
 	if c.environment == "" {
 		c.environment = "production"
 	}
-	var ds []Diagnostic
+	var ds []diagnostics.Diagnostic
 	if in.GlobalDir != "" {
 		c.global, ds = loadConfig(in.FS, in.GlobalDir, format.LayerGlobal, "")
 		c.diags = append(c.diags, ds...)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ruby"
@@ -113,7 +114,7 @@ func defaultLevels() []levelConf {
 // default config. Problems that Puppet only logs are returned as warnings;
 // problems that make Puppet fail the layer's lookups are both returned and
 // recorded in config.err.
-func loadConfig(fsys fs.FS, root string, layer format.Layer, module string) (*config, []Diagnostic) {
+func loadConfig(fsys fs.FS, root string, layer format.Layer, module string) (*config, []diagnostics.Diagnostic) {
 	c := &config{root: root, layer: layer, module: module}
 	file := path.Join(root, "hiera.yaml")
 	src, err := fs.ReadFile(fsys, file)
@@ -129,7 +130,7 @@ func loadConfig(fsys fs.FS, root string, layer format.Layer, module string) (*co
 		}
 		c.file = file
 		c.present = true
-		return c, c.fail(Diagnostic{Pos: format.Pos{File: file}, Message: fmt.Sprintf("cannot read hiera.yaml: %v", err)})
+		return c, c.fail(diagnostics.Diagnostic{Pos: format.Pos{File: file}, Message: fmt.Sprintf("cannot read hiera.yaml: %v", err)})
 	}
 	c.file = file
 	c.present = true
@@ -137,19 +138,17 @@ func loadConfig(fsys fs.FS, root string, layer format.Layer, module string) (*co
 
 	node, err := dataload.Node(file, src)
 	if err != nil {
-		pos := problemPos(err)
-		return c, c.fail(Diagnostic{Pos: pos.In(file), Message: err.Error()})
+		return c, c.fail(loadProblem(err, file))
 	}
 	doc := node // the document's root node; nil for an empty file
 	if doc == nil || doc.Kind != yaml.MappingNode {
 		// Puppet falls back to Hiera 3's default config.
-		d := Diagnostic{Severity: Warning, Pos: format.Pos{File: file}, Message: fmt.Sprintf("%s: File exists but does not contain a valid YAML hash. Falling back to Hiera version 3 default config", file)}
+		d := diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: format.Pos{File: file}, Message: fmt.Sprintf("%s: File exists but does not contain a valid YAML hash. Falling back to Hiera version 3 default config", file)}
 		return c.v3(nil, nil, d)
 	}
 	val, err := dataload.Value(file, doc)
 	if err != nil {
-		pos := problemPos(err)
-		return c, c.fail(Diagnostic{Pos: pos.In(file), Message: err.Error()})
+		return c, c.fail(loadProblem(err, file))
 	}
 	h := val.(*format.Hash)
 
@@ -165,28 +164,28 @@ func loadConfig(fsys fs.FS, root string, layer format.Layer, module string) (*co
 		return c, c.parseV4(doc, h)
 	default:
 		line, col := keyPos(doc, "version")
-		return c, c.fail(Diagnostic{Pos: format.Pos{File: file, Line: line, Column: col},
+		return c, c.fail(diagnostics.Diagnostic{Pos: format.Pos{File: file, Line: line, Column: col},
 			Message: fmt.Sprintf("This runtime does not support hiera.yaml version %d", version)})
 	}
 	return c, c.parseV5(doc, h)
 }
 
 // fail records the first error as the layer's error and returns it as a diagnostic.
-func (c *config) fail(d Diagnostic) []Diagnostic {
+func (c *config) fail(d diagnostics.Diagnostic) []diagnostics.Diagnostic {
 	if c.err == nil {
 		c.err = &format.Error{Message: d.Message, Pos: d.Pos, Level: d.Level}
 	}
-	return []Diagnostic{d}
+	return []diagnostics.Diagnostic{d}
 }
 
-func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
-	var ds []Diagnostic
+func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []diagnostics.Diagnostic {
+	var ds []diagnostics.Diagnostic
 	typeErr := func(n *yaml.Node, msg string, args ...any) {
 		line, col := 0, 0
 		if n != nil {
 			line, col = n.Line, n.Column
 		}
-		ds = append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: line, Column: col},
+		ds = append(ds, c.fail(diagnostics.Diagnostic{Pos: format.Pos{File: c.file, Line: line, Column: col},
 			Message: fmt.Sprintf("The Lookup Configuration at '%s' has wrong type, ", c.file) + fmt.Sprintf(msg, args...)})...)
 	}
 	for _, k := range h.Keys() {
@@ -236,7 +235,7 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 				}
 			}
 			if n > 1 {
-				ds = append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: dn.Line, Column: dn.Column},
+				ds = append(ds, c.fail(diagnostics.Diagnostic{Pos: format.Pos{File: c.file, Line: dn.Line, Column: dn.Column},
 					Message: "Only one of data_hash, lookup_key, data_dig, or hiera3_backend can be defined in defaults"})...)
 			}
 			if dd, ok := dh.Get("datadir"); ok {
@@ -270,7 +269,7 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 				continue
 			}
 			if first, dup := firstLine[lvl.name]; dup {
-				ds = append(ds, c.fail(Diagnostic{Pos: lvl.pos.In(c.file), Level: lvl.name,
+				ds = append(ds, c.fail(diagnostics.Diagnostic{Pos: lvl.pos.In(c.file), Level: lvl.name,
 					Message: fmt.Sprintf("Hierarchy name '%s' defined more than once. First defined at (line: %d)", lvl.name, first)})...)
 				continue
 			}
@@ -296,7 +295,7 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 		saved, from := c.err, len(ds)
 		c.err = nil
 		parseList("plan_hierarchy")
-		kept := slices.DeleteFunc(slices.Clone(ds[from:]), func(d Diagnostic) bool {
+		kept := slices.DeleteFunc(slices.Clone(ds[from:]), func(d diagnostics.Diagnostic) bool {
 			return !strings.HasPrefix(d.Message, "The Lookup Configuration at ")
 		})
 		ds, c.err = ds[:from], saved
@@ -308,7 +307,7 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 		c.hasDefault = true
 		if c.layer != format.LayerModule {
 			line, col := keyPos(doc, "default_hierarchy")
-			ds = append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: line, Column: col},
+			ds = append(ds, c.fail(diagnostics.Diagnostic{Pos: format.Pos{File: c.file, Line: line, Column: col},
 				Message: "'default_hierarchy' is only allowed in the module layer"})...)
 		}
 		c.defaultHierarchy = parseList("default_hierarchy")
@@ -318,10 +317,10 @@ func (c *config) parseV5(doc *yaml.Node, h *format.Hash) []Diagnostic {
 
 // parseLevel validates one hierarchy entry the way Puppet's config type and
 // validate_hierarchy do.
-func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, defFunc string, defOpts any) (*levelConf, []Diagnostic) {
-	var ds []Diagnostic
+func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, defFunc string, defOpts any) (*levelConf, []diagnostics.Diagnostic) {
+	var ds []diagnostics.Diagnostic
 	fail := func(msg string, args ...any) {
-		ds = append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: n.Line, Column: n.Column}, Message: fmt.Sprintf(msg, args...)})...)
+		ds = append(ds, c.fail(diagnostics.Diagnostic{Pos: format.Pos{File: c.file, Line: n.Line, Column: n.Column}, Message: fmt.Sprintf(msg, args...)})...)
 	}
 	prefix := fmt.Sprintf("The Lookup Configuration at '%s' has wrong type, entry '%s' index %d ", c.file, list, i)
 	h, ok := v.(*format.Hash)
@@ -334,7 +333,7 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 		ks, _ := k.(string)
 		if !slices.Contains(levelKeys, ks) {
 			kn := keyNode(n, k)
-			ds = append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: kn.Line, Column: kn.Column}, Message: fmt.Sprintf("%sunrecognized key '%v'", prefix, k)})...)
+			ds = append(ds, c.fail(diagnostics.Diagnostic{Pos: format.Pos{File: c.file, Line: kn.Line, Column: kn.Column}, Message: fmt.Sprintf("%sunrecognized key '%v'", prefix, k)})...)
 		}
 	}
 	name, ok := h.Get("name")
@@ -386,7 +385,7 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 	if o, ok := h.Get("options"); ok {
 		if msg := optionsTypeError(o); msg != "" {
 			kn := valueNode(n, "options")
-			ds = append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: kn.Line, Column: kn.Column}, Message: prefix + msg})...)
+			ds = append(ds, c.fail(diagnostics.Diagnostic{Pos: format.Pos{File: c.file, Line: kn.Line, Column: kn.Column}, Message: prefix + msg})...)
 			return nil, ds
 		}
 	}
@@ -426,7 +425,7 @@ func (c *config) parseLevel(list string, i int, n *yaml.Node, v any, datadir, de
 		}
 	}
 	if msg := c.checkFunction(lvl); msg != "" {
-		ds = append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: n.Line, Column: n.Column}, Message: msg})...)
+		ds = append(ds, c.fail(diagnostics.Diagnostic{Pos: format.Pos{File: c.file, Line: n.Line, Column: n.Column}, Message: msg})...)
 	}
 	if s, ok := str("datadir"); ok {
 		lvl.datadir = s
@@ -543,13 +542,13 @@ func describeFunction(f string) string {
 	return fmt.Sprintf("data_hash function '%s'", f)
 }
 
-// problemPos is where a dataload error arose, if it says.
-func problemPos(err error) dataload.Pos {
-	var p *dataload.Problem
-	if errors.As(err, &p) {
-		return p.Pos
+// loadProblem is a dataload error (reading file) as a diagnostic.
+func loadProblem(err error, file string) diagnostics.Diagnostic {
+	var d *diagnostics.Diagnostic
+	if errors.As(err, &d) {
+		return *d
 	}
-	return dataload.Pos{}
+	return diagnostics.Diagnostic{Pos: format.Pos{File: file}, Message: err.Error()}
 }
 
 // keyPos returns the position of key in mapping m.

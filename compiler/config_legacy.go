@@ -14,6 +14,7 @@ package compiler
 
 import (
 	"fmt"
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format/ruby"
 	"path"
 	"slices"
@@ -32,8 +33,8 @@ var v3Keys = []string{"version", "backends", "logger", "merge_behavior", "deep_m
 var v3DefaultHierarchy = []string{"nodes/%{::trusted.certname}", "common"}
 
 // deprecated is Puppet's warning for a version 3 or 4 hiera.yaml.
-func (c *config) deprecated(version int) Diagnostic {
-	return Diagnostic{Severity: Warning, Pos: format.Pos{File: c.file},
+func (c *config) deprecated(version int) diagnostics.Diagnostic {
+	return diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: format.Pos{File: c.file},
 		Message: fmt.Sprintf("%s: Use of 'hiera.yaml' version %d is deprecated. It should be converted to version 5", c.file, version)}
 }
 
@@ -41,7 +42,7 @@ func (c *config) deprecated(version int) Diagnostic {
 // Puppet uses Hiera 3's default config). h is nil for the default config.
 // Puppet ignores it at the root of an environment or a module, with a
 // warning; the global layer reads it.
-func (c *config) v3(doc *yaml.Node, h *format.Hash, warn ...Diagnostic) (*config, []Diagnostic) {
+func (c *config) v3(doc *yaml.Node, h *format.Hash, warn ...diagnostics.Diagnostic) (*config, []diagnostics.Diagnostic) {
 	ds := append(warn, c.deprecated(3))
 	c.legacy = 3
 	switch c.layer {
@@ -55,10 +56,10 @@ func (c *config) v3(doc *yaml.Node, h *format.Hash, warn ...Diagnostic) (*config
 	switch c.layer {
 	case format.LayerModule:
 		c.present = false
-		return c, append(ds, Diagnostic{Severity: Warning, Pos: format.Pos{File: c.file}, Message: "hiera.yaml version 3 found at module root was ignored"})
+		return c, append(ds, diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: format.Pos{File: c.file}, Message: "hiera.yaml version 3 found at module root was ignored"})
 	case format.LayerEnvironment:
 		c.present = false
-		return c, append(ds, Diagnostic{Severity: Warning, Pos: format.Pos{File: c.file}, Message: "hiera.yaml version 3 found at the environment root was ignored"})
+		return c, append(ds, diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: format.Pos{File: c.file}, Message: "hiera.yaml version 3 found at the environment root was ignored"})
 	}
 	return c, append(ds, c.parseV3(doc, h)...)
 }
@@ -66,13 +67,13 @@ func (c *config) v3(doc *yaml.Node, h *format.Hash, warn ...Diagnostic) (*config
 // v3TypeErrors are the type errors of a version 3 config in an
 // environment or a module, which Puppet validates as the global layer's
 // before ignoring it; recorded as the layer's error.
-func (c *config) v3TypeErrors(doc *yaml.Node, h *format.Hash) []Diagnostic {
+func (c *config) v3TypeErrors(doc *yaml.Node, h *format.Hash) []diagnostics.Diagnostic {
 	probe := &config{file: c.file, root: c.root, layer: format.LayerGlobal}
 	ds := probe.parseV3(doc, h)
 	if probe.err == nil || !strings.HasPrefix(probe.err.Message, "The Lookup Configuration at ") {
 		return nil // no type error: what else is wrong matters only to the global layer
 	}
-	var out []Diagnostic
+	var out []diagnostics.Diagnostic
 	for _, d := range ds {
 		out = append(out, c.fail(d)...)
 	}
@@ -81,14 +82,14 @@ func (c *config) v3TypeErrors(doc *yaml.Node, h *format.Hash) []Diagnostic {
 
 // parseV3 validates a version 3 config and builds its levels: one per
 // backend, named after it, whose locations are the hierarchy's paths.
-func (c *config) parseV3(doc *yaml.Node, h *format.Hash) []Diagnostic {
-	var ds []Diagnostic
+func (c *config) parseV3(doc *yaml.Node, h *format.Hash) []diagnostics.Diagnostic {
+	var ds []diagnostics.Diagnostic
 	typeErr := func(n *yaml.Node, msg string, args ...any) {
 		line, col := 0, 0
 		if n != nil {
 			line, col = n.Line, n.Column
 		}
-		ds = append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: line, Column: col},
+		ds = append(ds, c.fail(diagnostics.Diagnostic{Pos: format.Pos{File: c.file, Line: line, Column: col},
 			Message: fmt.Sprintf("The Lookup Configuration at '%s' has wrong type, ", c.file) + fmt.Sprintf(msg, args...)})...)
 	}
 	if h == nil {
@@ -182,7 +183,7 @@ func (c *config) parseV3(doc *yaml.Node, h *format.Hash) []Diagnostic {
 	for _, b := range backends {
 		if seen[b] {
 			line, col := pos("backends")
-			return append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: line, Column: col}, Message: fmt.Sprintf("Backend '%s' is defined more than once.", b)})...)
+			return append(ds, c.fail(diagnostics.Diagnostic{Pos: format.Pos{File: c.file, Line: line, Column: col}, Message: fmt.Sprintf("Backend '%s' is defined more than once.", b)})...)
 		}
 		seen[b] = true
 		lvl := levelConf{name: b, kind: locPaths, locs: paths, ext: "." + b, noRoot: true}
@@ -211,7 +212,7 @@ func (c *config) parseV3(doc *yaml.Node, h *format.Hash) []Diagnostic {
 		case path.IsAbs(d) || strings.HasPrefix(d, "%{"):
 			lvl.datadir = d
 		default:
-			ds = append(ds, c.fail(Diagnostic{Pos: lvl.pos.In(c.file), Level: b,
+			ds = append(ds, c.fail(diagnostics.Diagnostic{Pos: lvl.pos.In(c.file), Level: b,
 				Message: fmt.Sprintf("hieracc cannot tell where the relative :datadir: '%s' of backend '%s' is: Puppet resolves it against the working directory of its process. Make it absolute (and give that folder with compile --mount)", d, b)})...)
 			continue
 		}
@@ -231,7 +232,7 @@ func (c *config) parseV3(doc *yaml.Node, h *format.Hash) []Diagnostic {
 			lvl.function = "hiera3_backend:" + b
 		}
 		if msg := c.checkFunction(&lvl); msg != "" {
-			ds = append(ds, c.fail(Diagnostic{Pos: lvl.pos.In(c.file), Level: b, Message: msg})...)
+			ds = append(ds, c.fail(diagnostics.Diagnostic{Pos: lvl.pos.In(c.file), Level: b, Message: msg})...)
 			continue
 		}
 		c.hierarchy = append(c.hierarchy, lvl)
@@ -304,15 +305,15 @@ var (
 
 // parseV4 validates a version 4 config (environment and module layers only)
 // and builds its levels.
-func (c *config) parseV4(doc *yaml.Node, h *format.Hash) []Diagnostic {
-	ds := []Diagnostic{c.deprecated(4)}
+func (c *config) parseV4(doc *yaml.Node, h *format.Hash) []diagnostics.Diagnostic {
+	ds := []diagnostics.Diagnostic{c.deprecated(4)}
 	c.legacy = 4
 	if c.layer == format.LayerGlobal {
 		line, col := keyPos(doc, "version")
-		return append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: line, Column: col}, Message: "hiera.yaml version 4 cannot be used in the global layer"})...)
+		return append(ds, c.fail(diagnostics.Diagnostic{Pos: format.Pos{File: c.file, Line: line, Column: col}, Message: "hiera.yaml version 4 cannot be used in the global layer"})...)
 	}
 	typeErr := func(n *yaml.Node, msg string, args ...any) {
-		ds = append(ds, c.fail(Diagnostic{Pos: format.Pos{File: c.file, Line: n.Line, Column: n.Column},
+		ds = append(ds, c.fail(diagnostics.Diagnostic{Pos: format.Pos{File: c.file, Line: n.Line, Column: n.Column},
 			Message: fmt.Sprintf("The Lookup Configuration at '%s' has wrong type, ", c.file) + fmt.Sprintf(msg, args...)})...)
 	}
 	for _, k := range h.Keys() {
@@ -409,7 +410,7 @@ func (c *config) parseV4(doc *yaml.Node, h *format.Hash) []Diagnostic {
 			continue
 		}
 		if first, dup := firstLine[name]; dup {
-			ds = append(ds, c.fail(Diagnostic{Pos: lvl.pos.In(c.file), Level: name,
+			ds = append(ds, c.fail(diagnostics.Diagnostic{Pos: lvl.pos.In(c.file), Level: name,
 				Message: fmt.Sprintf("Hierarchy name '%s' defined more than once. First defined at (line: %d)", name, first)})...)
 			continue
 		}
@@ -418,11 +419,11 @@ func (c *config) parseV4(doc *yaml.Node, h *format.Hash) []Diagnostic {
 		case "yaml", "json":
 			lvl.function = backend + "_data"
 		case "hocon":
-			ds = append(ds, c.fail(Diagnostic{Pos: lvl.pos.In(c.file), Level: name,
+			ds = append(ds, c.fail(diagnostics.Diagnostic{Pos: lvl.pos.In(c.file), Level: name,
 				Message: "hieracc cannot run the hocon backend ahead of time: only yaml and json are supported"})...)
 			continue
 		default:
-			ds = append(ds, c.fail(Diagnostic{Pos: lvl.pos.In(c.file), Level: name,
+			ds = append(ds, c.fail(diagnostics.Diagnostic{Pos: lvl.pos.In(c.file), Level: name,
 				Message: fmt.Sprintf("No data provider is registered for backend '%s'", backend)})...)
 			continue
 		}

@@ -39,13 +39,14 @@
 //	emit.go          one key at the top level: its locations,
 //	                 contributions, merge and error placed
 //	limits.go        bounds on the work one node's data can ask for
-//	diag.go          Diagnostic, the compile's errors and warnings
 //
 // Merge strategies, dotted keys and convert_to's conversions live in
 // format/hiera, which the runtime shares, so compile-time and lookup-time
 // merges cannot disagree; reading lookup_options' merge and convert_to
 // settings, which only the compiler does, in format/hiera/lookupopts.
-// Data files are parsed by internal/dataload.
+// Data files are parsed by internal/dataload. Errors and warnings, from
+// dataload and package facts to the CLI, are one type,
+// diagnostics.Diagnostic (package compiler/diagnostics).
 //
 // # Sharing work across nodes
 //

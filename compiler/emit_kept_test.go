@@ -24,7 +24,7 @@ func TestEmitKeptBundleIsEmpty(t *testing.T) {
 	}
 	var kept []*format.Bundle
 	_, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1,
-		Emit: func(b *format.Bundle) error {
+		Emit: func(_ int, b *format.Bundle) error {
 			if len(b.Keys) != 2 || b.Node == "" {
 				t.Errorf("Emit got node %q with %d keys, want 2", b.Node, len(b.Keys))
 			}

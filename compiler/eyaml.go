@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/compiler/internal/eyaml"
 	"github.com/hieracc/hieracc/format"
@@ -144,7 +145,7 @@ type keyUse struct {
 	mounts  []Mount
 
 	once sync.Once
-	diag Diagnostic
+	diag diagnostics.Diagnostic
 }
 
 // keySource is where a key file comes from: the path an option names (""
@@ -164,17 +165,17 @@ const eyamlErrorStart = "hiera-eyaml backend error decrypting "
 // names the level, the key files it looked for and the flags that supply
 // them, and quotes no ciphertext. The lookup's own error (in the bundle)
 // stays Puppet's.
-func (kr *keyring) keysFailure(msg string) (Diagnostic, bool) {
+func (kr *keyring) keysFailure(msg string) (diagnostics.Diagnostic, bool) {
 	if kr == nil {
-		return Diagnostic{}, false
+		return diagnostics.Diagnostic{}, false
 	}
 	i := strings.Index(msg, eyamlErrorStart)
 	if i < 0 {
-		return Diagnostic{}, false
+		return diagnostics.Diagnostic{}, false
 	}
 	v, ok := kr.failed.Load(msg[i:])
 	if !ok {
-		return Diagnostic{}, false
+		return diagnostics.Diagnostic{}, false
 	}
 	u := v.(*keyUse)
 	u.once.Do(func() { u.diag = u.diagnostic() })
@@ -183,7 +184,7 @@ func (kr *keyring) keysFailure(msg string) (Diagnostic, bool) {
 
 // diagnostic words the keys' problem for people: the eyaml error, where
 // each key was looked for, and the flags that supply them.
-func (u *keyUse) diagnostic() Diagnostic {
+func (u *keyUse) diagnostic() diagnostics.Diagnostic {
 	options := "the level's options"
 	if u.v3 {
 		options = "the :eyaml: section"
@@ -215,7 +216,7 @@ func (u *keyUse) diagnostic() Diagnostic {
 	}
 	if len(missing) == 0 {
 		b.WriteString(" Check the files those flags name.")
-		return Diagnostic{Pos: u.pos, Level: u.levels[0], Message: b.String()}
+		return diagnostics.Diagnostic{Pos: u.pos, Level: u.levels[0], Message: b.String()}
 	}
 	fmt.Fprintf(&b, " Pass the keys with %s", strings.Join(missing, " and "))
 	// An absolute path of the options may name a file of the Puppet
@@ -232,7 +233,7 @@ func (u *keyUse) diagnostic() Diagnostic {
 		fmt.Fprintf(&b, ", or supply their folder with %s", strings.Join(dirs, " "))
 	}
 	b.WriteString(".")
-	return Diagnostic{Pos: u.pos, Level: u.levels[0], Message: b.String()}
+	return diagnostics.Diagnostic{Pos: u.pos, Level: u.levels[0], Message: b.String()}
 }
 
 // quoteList is `"a"`, `"a" and "b"`, `"a", "b" and "c"`.
@@ -298,7 +299,7 @@ func dataFunction(lvl *levelConf) string {
 // function 'yaml_data', ...") as Puppet does for the function that
 // returned them: eyaml_lookup_key returns each value by itself, and
 // Hiera 3's levels are v3_data_hash functions.
-func relabelInvalid(invalid map[any]dataload.Problem, function string, v3 bool) map[any]dataload.Problem {
+func relabelInvalid(invalid map[any]diagnostics.Diagnostic, function string, v3 bool) map[any]diagnostics.Diagnostic {
 	var to string
 	switch {
 	case function == eyamlFunction:
@@ -335,14 +336,14 @@ func relabelInvalid(invalid map[any]dataload.Problem, function string, v3 bool) 
 //
 // A value that fails for want of the keys (not one the keys cannot
 // decrypt) is noted in kr, for the compile's diagnostics (keysFailure).
-func decryptFile(df *dataFile, kr *keyring, keys keyringKey, invalid map[any]dataload.Problem, invalidTexts map[any][]dataload.Text) (map[any]dataload.Problem, map[any]bool, map[any]*pendingTexts) {
+func decryptFile(df *dataFile, kr *keyring, keys keyringKey, invalid map[any]diagnostics.Diagnostic, invalidTexts map[any][]dataload.Text) (map[any]diagnostics.Diagnostic, map[any]bool, map[any]*pendingTexts) {
 	dec := kr.decrypters[keys]
-	problem := func(i int, derr *decryptError) dataload.Problem {
+	problem := func(i int, derr *decryptError) diagnostics.Diagnostic {
 		msg := derr.message(df.hash.Key(i), df.path)
 		if u := kr.uses[keys]; u != nil && dec != nil && derr.err == dec.KeyErr() {
 			kr.failed.Store(msg, u)
 		}
-		return dataload.Problem{Pos: df.pos[i], Message: msg}
+		return diagnostics.Diagnostic{Pos: df.pos[i].In(df.path), Message: msg}
 	}
 	var secret map[any]bool
 	var pending map[any]*pendingTexts
@@ -368,7 +369,7 @@ func decryptFile(df *dataFile, kr *keyring, keys keyringKey, invalid map[any]dat
 		v, changed, isSecret, err := decryptValue(df.hash.Value(i), dec)
 		if err != nil {
 			if invalid == nil {
-				invalid = map[any]dataload.Problem{}
+				invalid = map[any]diagnostics.Diagnostic{}
 			}
 			walk(k, dataload.Texts(nil, df.hash.Value(i)))
 			invalid[k] = problem(i, err)

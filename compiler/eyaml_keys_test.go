@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 
 	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 )
 
 // ciphertexts are the base64 texts of the ENC[...] blocks in fsys's files.
@@ -94,12 +95,12 @@ func TestEyamlKeyDiagnostics(t *testing.T) {
 	}
 	// byLevel gathers the error diagnostics without their node: each
 	// level's must be one, on every node.
-	byLevel := func(t *testing.T, res *compiler.Result) map[string]compiler.Diagnostic {
+	byLevel := func(t *testing.T, res *compiler.Result) map[string]diagnostics.Diagnostic {
 		t.Helper()
-		out := map[string]compiler.Diagnostic{}
-		nodesOf := map[compiler.Diagnostic][]string{}
+		out := map[string]diagnostics.Diagnostic{}
+		nodesOf := map[diagnostics.Diagnostic][]string{}
 		for _, d := range res.Diagnostics {
-			if d.Severity != compiler.Error {
+			if d.Severity != diagnostics.Error {
 				continue
 			}
 			if quotesCiphertext(d.Message, cts) {
@@ -121,7 +122,7 @@ func TestEyamlKeyDiagnostics(t *testing.T) {
 		}
 		return out
 	}
-	contains := func(t *testing.T, d compiler.Diagnostic, wants ...string) {
+	contains := func(t *testing.T, d diagnostics.Diagnostic, wants ...string) {
 		t.Helper()
 		for _, w := range wants {
 			if !strings.Contains(d.Message, w) {

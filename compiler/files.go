@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/format"
 	"gopkg.in/yaml.v3"
@@ -42,7 +43,7 @@ type dataFile struct {
 	pending []*pendingTexts
 	// err: the file cannot be loaded; every read of it fails.
 	err   *format.Error
-	diags []Diagnostic
+	diags []diagnostics.Diagnostic
 	key   fileKey // its entry in the compilation's file cache
 }
 
@@ -62,7 +63,7 @@ type fileCache struct {
 	mu      sync.Mutex
 	entries map[fileKey]*fileEntry
 	// released holds the diagnostics of the files released.
-	released []Diagnostic
+	released []diagnostics.Diagnostic
 }
 
 // entry returns k's entry, made empty when there is none: whoever first
@@ -110,7 +111,7 @@ func (c *compilation) file(l location, function string, layer format.Layer, modu
 // every node's own data until it ends. Should another node reach the file
 // after all, it is loaded again (the same content, under another id: only
 // sharing sees the difference); its diagnostics are kept, and reported
-// once (sortDiags drops the copies). It reports whether it released it.
+// once (diagnostics.Sort drops the copies). It reports whether it released it.
 func (c *compilation) release(df *dataFile) bool {
 	c.files.mu.Lock()
 	defer c.files.mu.Unlock()
@@ -163,17 +164,17 @@ func (c *compilation) loadFile(fsPath, p, function, module string, keys keyringK
 	df.sum = sha256.Sum256(src)
 	function, v3 := strings.CutPrefix(function, v3DataHash)
 	var doc *dataload.Doc
-	var probs []dataload.Problem
+	var probs []diagnostics.Diagnostic
 	if function == "json_data" {
 		doc, probs = dataload.JSON(p, src)
 	} else {
 		doc, probs = dataload.YAML(p, src)
 	}
 	for _, pr := range probs {
-		if pr.Warning {
-			df.diags = append(df.diags, Diagnostic{Severity: Warning, Pos: pr.Pos.In(p), Message: pr.Message})
+		if pr.Severity == diagnostics.Warning {
+			df.diags = append(df.diags, diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: pr.Pos, Message: pr.Message})
 		} else {
-			df.fail(pr.Pos, pr.Message)
+			df.fail(dataload.Pos{Line: pr.Line, Column: pr.Column}, pr.Message)
 		}
 	}
 	if df.err != nil || doc == nil {
@@ -240,8 +241,8 @@ func (c *compilation) optionsFile(conf *config, lvl *levelConf) *dataFile {
 	k := fileKey{path: conf.file + "#" + lvl.name, function: "options:" + lvl.function, module: module}
 	e := c.files.entry(k)
 	e.once.Do(func() {
-		d := Diagnostic{Pos: lvl.pos.In(conf.file), Level: lvl.name, Message: lvl.optionsErr}
-		e.df = &dataFile{path: conf.file, id: c.fileIDs.Add(1), diags: []Diagnostic{d},
+		d := diagnostics.Diagnostic{Pos: lvl.pos.In(conf.file), Level: lvl.name, Message: lvl.optionsErr}
+		e.df = &dataFile{path: conf.file, id: c.fileIDs.Add(1), diags: []diagnostics.Diagnostic{d},
 			err: &format.Error{Message: lvl.optionsErr, Pos: lvl.pos.In(conf.file), Level: lvl.name}}
 	})
 	return e.df
@@ -251,7 +252,7 @@ func (df *dataFile) fail(pos dataload.Pos, msg string) {
 	if df.err == nil {
 		df.err = &format.Error{Message: msg, Pos: pos.In(df.path)}
 	}
-	df.diags = append(df.diags, Diagnostic{Pos: pos.In(df.path), Message: msg})
+	df.diags = append(df.diags, diagnostics.Diagnostic{Pos: pos.In(df.path), Message: msg})
 }
 
 // filterModule drops keys outside the module's namespace, as Puppet does
@@ -270,7 +271,7 @@ func (df *dataFile) filterModule(module, function string) {
 		if function == eyamlFunction {
 			continue // Puppet checks the keys of data_hash files only: an eyaml key outside the module is silently never asked for
 		}
-		df.diags = append(df.diags, Diagnostic{Severity: Warning, Pos: df.pos[i].In(df.path),
+		df.diags = append(df.diags, diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: df.pos[i].In(df.path),
 			Message: fmt.Sprintf("Module '%s': Value returned from data_hash function '%s', when using location '%s', must use keys qualified with the name of the module", module, function, df.path)})
 	}
 	df.hash, df.pos = kept, pos

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
 )
@@ -51,7 +52,7 @@ type nodeRun struct {
 
 	opts nodeOptions // lookup_options (options.go)
 
-	diags  []Diagnostic
+	diags  []diagnostics.Diagnostic
 	warned map[string]bool
 	// warnings counts the warnings raised, reported or not (one the
 	// node has already been given is not reported again).
@@ -656,7 +657,7 @@ func (n *nodeRun) warn(msg string) {
 	if n.share.quiet > 0 {
 		return
 	}
-	d := Diagnostic{Severity: Warning, Pos: n.interp.at.pos,
+	d := diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: n.interp.at.pos,
 		Level: n.interp.at.level, Key: n.stack.top, Node: n.node.Name, Message: msg}
 	if d.Key == lookupOptionsKey {
 		d.Key = ""
@@ -664,7 +665,7 @@ func (n *nodeRun) warn(msg string) {
 	n.emitWarning(d)
 }
 
-func (n *nodeRun) emitWarning(d Diagnostic) {
+func (n *nodeRun) emitWarning(d diagnostics.Diagnostic) {
 	n.warnings++
 	if n.share.keyWarns != nil {
 		*n.share.keyWarns = append(*n.share.keyWarns, d)

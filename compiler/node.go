@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
 )
@@ -57,7 +58,7 @@ type nodeStep struct {
 
 // compileNode compiles one node into its bundle, running nodeStages in
 // order and adding each one's time to the worker's.
-func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []Diagnostic) {
+func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []diagnostics.Diagnostic) {
 	s := nodeStep{c: c, w: w, node: node}
 	t0 := time.Now()
 	for i := range nodeStages {
@@ -106,7 +107,7 @@ func (n *nodeRun) report(err *format.Error, key string) {
 		n.diags = append(n.diags, d)
 		return
 	}
-	n.diags = append(n.diags, Diagnostic{Pos: err.Pos,
+	n.diags = append(n.diags, diagnostics.Diagnostic{Pos: err.Pos,
 		Level: err.Level, Node: n.node.Name, Key: key, Message: shortenEncrypted(err.Message)})
 }
 

@@ -216,7 +216,7 @@ func TestCompileTakesARunByValue(t *testing.T) {
 	}
 	var order []string
 	in := Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1}
-	in.Emit = func(b *format.Bundle) error {
+	in.Emit = func(_ int, b *format.Bundle) error {
 		order = append(order, b.Node)
 		return nil
 	}

@@ -12,6 +12,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 )
 
 // Mount supplies one folder of the Puppet server's disk.
@@ -30,13 +32,13 @@ func (nl *nodeLayers) serverPath(abs, tmpl string) string {
 		return p
 	}
 	static, _, _ := strings.Cut(tmpl, "%{")
-	nl.n.warnOutside(Diagnostic{Severity: Warning, Pos: nl.n.interp.at.pos, Level: nl.n.interp.at.level,
+	nl.n.warnOutside(diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: nl.n.interp.at.pos, Level: nl.n.interp.at.level,
 		Message: fmt.Sprintf("%s is on the Puppet server's disk, outside the folders given to hieracc: read as absent (compile --mount %s=LOCAL_DIR supplies it)", tmpl, path.Dir(static+"x"))})
 	return abs
 }
 
 // warnOutside reports a location on the server's disk, once per node.
-func (n *nodeRun) warnOutside(d Diagnostic) {
+func (n *nodeRun) warnOutside(d diagnostics.Diagnostic) {
 	n.warnings++
 	if s := d.String(); !n.warned[s] {
 		n.warned[s] = true
@@ -131,7 +133,7 @@ func (nl *nodeLayers) linkedFile(c *config, lvl *levelConf, l location, lo linkO
 	if lo.file {
 		dir = path.Dir(dir)
 	}
-	nl.n.warnOutside(Diagnostic{Severity: Warning, Pos: lvl.pos.In(c.file), Level: lvl.name,
+	nl.n.warnOutside(diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: lvl.pos.In(c.file), Level: lvl.name,
 		Message: fmt.Sprintf("%s is a symbolic link to %s, on the Puppet server's disk, outside the folders given to hieracc: read as absent (compile --mount %s=LOCAL_DIR supplies it)", lo.link, lo.target, path.Clean(dir))})
 	return nil, l.path
 }

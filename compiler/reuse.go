@@ -15,6 +15,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
 	"github.com/hieracc/hieracc/format/ruby"
@@ -40,7 +41,7 @@ type worker struct {
 	deltaAt []int32
 	// Buffers of findOrCompile and locsOf, reused from key to key.
 	deps  []dep
-	warns []Diagnostic
+	warns []diagnostics.Diagnostic
 	locs  []keyLoc
 	// ownLocs is withOwn's buffer.
 	ownLocs []keyLoc
@@ -167,7 +168,7 @@ type sharedKey struct {
 	// tested are the names its computation tested against the lookup
 	// stack: a nested lookup reuses the key only where none is on it.
 	tested []string
-	warns  []Diagnostic // reported while computing it; replayed on reuse
+	warns  []diagnostics.Diagnostic // reported while computing it; replayed on reuse
 	key    format.Key
 	sig    []uint32
 	deps   []dep

@@ -8,6 +8,7 @@ package compiler
 import (
 	"slices"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
 )
@@ -40,7 +41,7 @@ type nodeShare struct {
 	// keyWarns collects the warnings of the key being compiled, so that a
 	// node reusing the result reports them too; quiet > 0 while checking
 	// whether a result can be reused (its warnings are replayed instead).
-	keyWarns *[]Diagnostic
+	keyWarns *[]diagnostics.Diagnostic
 	quiet    int
 }
 

@@ -27,6 +27,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/compiler/internal/rubybackend"
 	"github.com/hieracc/hieracc/format"
@@ -101,7 +102,7 @@ func (nl *nodeLayers) rubyFile(conf *config, lvl *levelConf, l location) *dataFi
 	if a.Err != "" {
 		pos := lvl.pos.In(conf.file)
 		df.err = &format.Error{Message: a.Err, Pos: pos, Level: lvl.name}
-		nl.n.diags = append(nl.n.diags, Diagnostic{Pos: pos, Level: lvl.name, Node: nl.n.node.Name, Message: a.Err})
+		nl.n.diags = append(nl.n.diags, diagnostics.Diagnostic{Pos: pos, Level: lvl.name, Node: nl.n.node.Name, Message: a.Err})
 		return df
 	}
 	df.hash = a.Data

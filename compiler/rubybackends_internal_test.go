@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/compiler/internal/rubybackend"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/encode"
@@ -189,7 +190,7 @@ func TestRubyAnswersCompiled(t *testing.T) {
 	}
 	var got []string
 	for _, d := range res.Diagnostics {
-		if d.Severity == Error && strings.Contains(d.Message, "expects a Hash value") {
+		if d.Severity == diagnostics.Error && strings.Contains(d.Message, "expects a Hash value") {
 			got = append(got, d.Node)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/compiler/facts"
 	"github.com/hieracc/hieracc/format"
 )
@@ -16,37 +17,25 @@ import (
 // the file's base name without its extension, puppet facts find's output,
 // the server's facts cache, a PuppetDB export of one node). A file of
 // several nodes is an error: read those with facts.Load.
-func LoadFacts(fsys fs.FS, file string) (Node, []Diagnostic) {
+func LoadFacts(fsys fs.FS, file string) (Node, []diagnostics.Diagnostic) {
 	base := path.Base(file)
 	name := strings.TrimSuffix(base, path.Ext(base))
 	n := Node{Name: name, Source: file}
 	src, err := fs.ReadFile(fsys, file)
 	if err != nil {
-		return n, []Diagnostic{{Pos: format.Pos{File: file}, Node: name, Message: fmt.Sprintf("cannot read facts: %v", err)}}
+		return n, []diagnostics.Diagnostic{{Pos: format.Pos{File: file}, Node: name, Message: fmt.Sprintf("cannot read facts: %v", err)}}
 	}
 	nodes, probs := facts.Parse(file, src)
-	var ds []Diagnostic
-	for _, p := range probs {
-		ds = append(ds, DiagnosticOf(p))
-	}
+	var ds []diagnostics.Diagnostic
+	ds = append(ds, probs...)
 	switch {
-	case facts.HasErrors(probs):
+	case diagnostics.HasErrors(probs):
 	case len(nodes) != 1:
-		ds = append(ds, Diagnostic{Pos: format.Pos{File: file}, Message: fmt.Sprintf("holds the facts of %d nodes: one file, one node here", len(nodes))})
+		ds = append(ds, diagnostics.Diagnostic{Pos: format.Pos{File: file}, Message: fmt.Sprintf("holds the facts of %d nodes: one file, one node here", len(nodes))})
 	default:
 		n = NodeOf(nodes[0])
 	}
 	return n, ds
-}
-
-// DiagnosticOf is a problem with facts as a diagnostic: an error, or a
-// warning for what package facts warns of.
-func DiagnosticOf(p facts.Problem) Diagnostic {
-	sev := Error
-	if p.Warning {
-		sev = Warning
-	}
-	return Diagnostic{Severity: sev, Pos: p.Pos, Node: p.Node, Message: p.Message}
 }
 
 // NodeOf is the node to compile for facts read by package facts.

@@ -14,6 +14,7 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/encode"
 )
@@ -56,7 +57,7 @@ func compileInput(t *testing.T, fsys fs.FS, in Input) map[string][]byte {
 // compileNodes compiles nodes over fsys's environment on one worker, with
 // or without sharing work across nodes, and encodes the bundles; it
 // returns them by node, the diagnostics and what the worker counted.
-func compileNodes(t *testing.T, fsys fs.FS, nodes []Node, share bool) (map[string][]byte, []Diagnostic, sliceStats) {
+func compileNodes(t *testing.T, fsys fs.FS, nodes []Node, share bool) (map[string][]byte, []diagnostics.Diagnostic, sliceStats) {
 	t.Helper()
 	var stats sliceStats
 	res, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1,
@@ -77,7 +78,7 @@ func compileNodes(t *testing.T, fsys fs.FS, nodes []Node, share bool) (map[strin
 // with it, and reports every bundle and diagnostic that sharing changed;
 // it returns what the sharing compile's worker counted and its
 // diagnostics.
-func compareSharing(t *testing.T, fsys fs.FS, nodes []Node) (sliceStats, []Diagnostic) {
+func compareSharing(t *testing.T, fsys fs.FS, nodes []Node) (sliceStats, []diagnostics.Diagnostic) {
 	t.Helper()
 	want, wantDiags, _ := compileNodes(t, fsys, nodes, false)
 	got, gotDiags, stats := compileNodes(t, fsys, nodes, true)
@@ -750,7 +751,7 @@ func emitSame(t *testing.T, fsys fstest.MapFS, nodes []Node, want map[string][]b
 	got := map[string][]byte{}
 	var stats sliceStats
 	_, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1,
-		Emit: func(b *format.Bundle) error {
+		Emit: func(_ int, b *format.Bundle) error {
 			data, err := encode.Encode(b)
 			got[b.Node] = data
 			return err

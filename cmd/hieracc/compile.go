@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/progress"
-	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build"
 	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/compiler/facts"
@@ -43,7 +42,7 @@ type compileFlags struct {
 	jobs                                   int
 	noShare                                bool   // --no-share: every node compiled on its own
 	diagFormat                             string // --format: how errors and warnings are printed
-	verbose                                bool   // --verbose: every node of a shared error
+	verbose                                bool   // --verbose: every node of a shared error, the time per stage
 	progress                               string // --progress: auto, always or never
 	pkcs7Private, pkcs7Public              string // eyaml keys
 	shard                                  string // --shard K/N
@@ -111,6 +110,9 @@ func runCompile(c *cmdEnv, args []string) int {
 		groups := diagnostics.GroupAll(append(slices.Clip(r.Facts), r.Diagnostics...))
 		errs, warns, promoted = countGroups(groups, f.strict)
 		diagnostics.Write(c.stderr, groups, v.diagFormat, diagnostics.Options{Verbose: f.verbose})
+		if f.verbose && v.diagFormat != diagnostics.JSON { // JSON Lines' stderr holds only JSON
+			writeStages(c.stderr, r.Stages)
+		}
 		if r.StateDamaged != "" {
 			c.errorf("warning: %s: not used, every node compiled", r.StateDamaged)
 		}
@@ -344,7 +346,7 @@ func since(t time.Time) time.Duration {
 func countGroups(groups []diagnostics.Group, strict bool) (errs, warns, promoted int) {
 	for _, g := range groups {
 		switch {
-		case g.Severity == compiler.Error:
+		case g.Severity == diagnostics.Error:
 			errs++
 		case strict:
 			errs++

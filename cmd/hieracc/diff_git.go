@@ -16,8 +16,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build"
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 )
 
@@ -159,7 +159,7 @@ func (f *diffFlags) compileAt(ctx context.Context, top, tree, commit string, out
 	var factErrs []string
 	if r != nil {
 		for _, d := range r.Facts {
-			if d.Severity == compiler.Error {
+			if d.Severity == diagnostics.Error {
 				factErrs = append(factErrs, d.String())
 			}
 		}

@@ -173,7 +173,9 @@ Flags:
                        node) or github (GitHub Actions workflow commands,
                        ::error file=F,line=L,col=C::message, which show on
                        the line of the pull request that caused them).
-  --verbose            name every node of an error that several share.
+  --verbose            say more: every node of an error that several share,
+                       and after the compile the time each stage took
+                       (summed over the workers) and its share, on stderr.
   --progress WHEN      auto (the default): show nodes done, rate and time
                        left on stderr while compiling, when it is a terminal;
                        always; never.

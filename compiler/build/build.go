@@ -31,12 +31,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
 	"github.com/hieracc/hieracc/compiler/build/internal/stage"
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/compiler/facts"
 	"github.com/hieracc/hieracc/compiler/facts/puppetdb"
 	"github.com/hieracc/hieracc/format"
@@ -135,13 +137,13 @@ type Report struct {
 	// Diagnostics: errors (a file that could not be read or parsed, a
 	// certname given twice or that cannot be one; their nodes were not
 	// compiled) and warnings (a file in a facts folder that was not read).
-	Facts []compiler.Diagnostic
+	Facts []diagnostics.Diagnostic
 	// Diagnostics are the compile's errors and warnings, each file named
 	// the way the user named its folder, in the order to print them; those
 	// an incremental build replays for the nodes it did not compile again
 	// come last. A diagnostic the compiler gave for no node and again for
 	// each node it failed is given for those nodes only.
-	Diagnostics []compiler.Diagnostic
+	Diagnostics []diagnostics.Diagnostic
 
 	Nodes        int  // nodes compiled
 	Environments int  // with EnvRoot: the environments compiled
@@ -161,6 +163,11 @@ type Report struct {
 	// Committed says whether Out was updated: false when there were
 	// errors and not KeepGoing.
 	Committed bool
+	// Stages says where the compile's time went: compiler.Result.Stages,
+	// each stage's time summed over the workers (and over the
+	// environments' compiles, with EnvRoot). Empty when nothing was
+	// compiled.
+	Stages []compiler.StageTime
 	// StateDamaged, when set, says that Out's state file was damaged, and
 	// how ("out/.hieracc-state.json does not parse: ..."): the build was a
 	// full one, and writes a new state. Not a warning counted (--strict
@@ -236,7 +243,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	var (
 		cur       *buildState
 		set       *factsSet
-		factProbs []facts.Problem
+		factProbs []diagnostics.Diagnostic
 		sums      map[string]string
 		dirty     map[string]bool
 		full      bool
@@ -282,7 +289,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		sums = set.sums
 		prot.certSums(sums)
 		dirty, full, unchanged, kept = plan(cfg.Out, prev, cur, set.certnames(), sums)
-		var more []facts.Problem
+		var more []diagnostics.Diagnostic
 		var stale bool
 		nodes, _, more, stale = set.compile(func(name string) bool { return full || dirty[name] })
 		if stale && prev != nil {
@@ -317,7 +324,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.Progress != nil {
 		cfg.Progress(0, len(in.Nodes))
 	}
-	in.Emit = func(b *format.Bundle) error {
+	in.Emit = func(lane int, b *format.Bundle) error {
 		keysMu.Lock()
 		r.Keys += len(b.Keys)
 		done++
@@ -330,7 +337,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if !ok {
 			return nil // no certificate to seal to: reported
 		}
-		st, err := w.Stage(b, p)
+		st, err := w.Stage(lane, b, p)
 		if err != nil {
 			return err
 		}
@@ -341,6 +348,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.addStages(res.Stages)
 
 	r.collect(res.Diagnostics, fsys, rec, cfg.Strict)
 	if !full {
@@ -449,11 +457,11 @@ func (r *Report) wrote() bool {
 
 // collect counts and records the compile's diagnostics, every file named
 // the way the user typed it.
-func (r *Report) collect(ds []compiler.Diagnostic, fsys *inputfs.FS, rec *stateRecorder, strict bool) {
+func (r *Report) collect(ds []diagnostics.Diagnostic, fsys *inputfs.FS, rec *stateRecorder, strict bool) {
 	// A diagnostic that the compiler gives for no node in particular (a
 	// broken hiera.yaml, a data file that does not parse) and again for
 	// each node it fails is printed for those nodes only, not twice.
-	perNode := map[compiler.Diagnostic]bool{}
+	perNode := map[diagnostics.Diagnostic]bool{}
 	for _, d := range ds {
 		if d.Node != "" {
 			d.Node = ""
@@ -473,7 +481,7 @@ func (r *Report) collect(ds []compiler.Diagnostic, fsys *inputfs.FS, rec *stateR
 		}
 		r.add(d, strict)
 		shown := d
-		rec.diag(d.Node, diagLine{Error: d.Severity == compiler.Error, File: file, Text: d.String(), Diag: &shown})
+		rec.diag(d.Node, diagLine{Error: d.Severity == diagnostics.Error, File: file, Text: d.String(), Diag: &shown})
 	}
 }
 
@@ -487,33 +495,47 @@ func (r *Report) replay(ds []diagLine, strict bool) {
 		}
 		// A state written before diagnostics were recorded whole: the
 		// message as it was printed.
-		sev := compiler.Warning
+		sev := diagnostics.Warning
 		if d.Error {
-			sev = compiler.Error
+			sev = diagnostics.Error
 		}
-		r.add(compiler.Diagnostic{Severity: sev, Message: d.Text}, strict)
+		r.add(diagnostics.Diagnostic{Severity: sev, Message: d.Text}, strict)
 	}
 }
 
 // addFacts reports the problems with facts.
-func (r *Report) addFacts(ps []facts.Problem, strict bool) {
-	for _, p := range ps {
-		d := factsDiagnostic(p)
+func (r *Report) addFacts(ps []diagnostics.Diagnostic, strict bool) {
+	for _, d := range ps {
+		// Its file in Go's quotes when its name holds anything but
+		// printable characters (messages never echo raw bytes).
+		d.File = facts.QuoteName(d.File)
 		r.Facts = append(r.Facts, d)
 		r.count(d, strict)
 	}
 }
 
+// addStages adds a compile's stage times to r.Stages, stage by stage.
+func (r *Report) addStages(stages []compiler.StageTime) {
+	for _, st := range stages {
+		i := slices.IndexFunc(r.Stages, func(s compiler.StageTime) bool { return s.Name == st.Name })
+		if i < 0 {
+			r.Stages = append(r.Stages, st)
+			continue
+		}
+		r.Stages[i].Time += st.Time
+	}
+}
+
 // add reports d, a warning counted as an error under strict.
-func (r *Report) add(d compiler.Diagnostic, strict bool) {
+func (r *Report) add(d diagnostics.Diagnostic, strict bool) {
 	r.Diagnostics = append(r.Diagnostics, d)
 	r.count(d, strict)
 }
 
 // count counts d, a warning as an error under strict.
-func (r *Report) count(d compiler.Diagnostic, strict bool) {
+func (r *Report) count(d diagnostics.Diagnostic, strict bool) {
 	switch {
-	case d.Severity == compiler.Error:
+	case d.Severity == diagnostics.Error:
 		r.Errors++
 	case strict:
 		r.Errors++

@@ -20,7 +20,7 @@ import (
 
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build/internal/stage"
-	"github.com/hieracc/hieracc/compiler/facts"
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 )
 
@@ -55,13 +55,13 @@ func runEnvs(ctx context.Context, cfg Config) (*Report, error) {
 		f := src[n.Name]
 		switch env := f.Environment; {
 		case env == "":
-			probs = append(probs, facts.Problem{Pos: f.Pos, Node: n.Name,
+			probs = append(probs, diagnostics.Diagnostic{Pos: f.Pos, Node: n.Name,
 				Message: fmt.Sprintf("no environment recorded with these facts (%s): --environment-from-facts needs one for every node", f.Format)})
 		case !validEnvName.MatchString(env):
-			probs = append(probs, facts.Problem{Pos: f.Pos, Node: n.Name,
+			probs = append(probs, diagnostics.Diagnostic{Pos: f.Pos, Node: n.Name,
 				Message: fmt.Sprintf("recorded environment %q is not an environment name (lower case letters, digits, _)", env)})
 		case !isDir(filepath.Join(cfg.EnvRoot, env)):
-			probs = append(probs, facts.Problem{Pos: format.Pos{File: filepath.Join(cfg.EnvRoot, env)}, Node: n.Name,
+			probs = append(probs, diagnostics.Diagnostic{Pos: format.Pos{File: filepath.Join(cfg.EnvRoot, env)}, Node: n.Name,
 				Message: fmt.Sprintf("environment %s does not exist in --env-root", env)})
 		default:
 			groups[env] = append(groups[env], n)
@@ -101,7 +101,7 @@ func runEnvs(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, err
 		}
 		in.Nodes = groups[env]
-		in.Emit = func(b *format.Bundle) error {
+		in.Emit = func(lane int, b *format.Bundle) error {
 			mu.Lock()
 			r.Keys += len(b.Keys)
 			done++
@@ -113,13 +113,14 @@ func runEnvs(ctx context.Context, cfg Config) (*Report, error) {
 			if !ok {
 				return nil // no certificate to seal to: reported
 			}
-			_, err := w.Stage(b, p)
+			_, err := w.Stage(lane, b, p)
 			return err
 		}
 		res, err := compiler.Compile(ctx, in)
 		if err != nil {
 			return nil, err
 		}
+		r.addStages(res.Stages)
 		// No state is kept: the recorder only collects.
 		r.collect(res.Diagnostics, fsys, newStateRecorder(&buildState{}), cfg.Strict)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/compiler/facts"
 	"github.com/hieracc/hieracc/compiler/facts/puppetdb"
 	"github.com/hieracc/hieracc/format"
@@ -80,9 +81,9 @@ func factsKeys(paths []string, out string) []string {
 // file is not parsed now; stats are the facts files that build digested
 // (buildState.FactsStats, by factsKeys relative to out). err is set when
 // PuppetDB cannot be asked.
-func gatherFacts(ctx context.Context, args []string, pdb puppetdb.Config, ovs []facts.Override, known map[string][]string, stats map[string]factsStat, out string) (*factsSet, []facts.Problem, error) {
+func gatherFacts(ctx context.Context, args []string, pdb puppetdb.Config, ovs []facts.Override, known map[string][]string, stats map[string]factsStat, out string) (*factsSet, []diagnostics.Diagnostic, error) {
 	s := &factsSet{sums: map[string]string{}, files: map[string][]string{}, stats: map[string]factsStat{}, ovs: ovs}
-	var probs []facts.Problem
+	var probs []diagnostics.Diagnostic
 	var paths []string
 	if len(args) > 0 {
 		paths, probs = facts.Find(args)
@@ -99,7 +100,7 @@ func gatherFacts(ctx context.Context, args []string, pdb puppetdb.Config, ovs []
 	}
 	parse := make([]bool, len(paths))
 	parsed := make([][]facts.Node, len(paths))
-	fprobs := make([][]facts.Problem, len(paths))
+	fprobs := make([][]diagnostics.Diagnostic, len(paths))
 	forEach(len(paths), func(i int) {
 		if parse[i] = sums[i] == "" || len(known[sums[i]]) == 0; parse[i] {
 			parsed[i], fprobs[i] = facts.ReadFile(paths[i])
@@ -111,7 +112,7 @@ func gatherFacts(ctx context.Context, args []string, pdb puppetdb.Config, ovs []
 		probs = append(probs, fprobs[i]...)
 		var names []string
 		switch {
-		case facts.HasErrors(fprobs[i]):
+		case diagnostics.HasErrors(fprobs[i]):
 			continue
 		case parse[i]:
 			for _, n := range parsed[i] {
@@ -173,7 +174,7 @@ func (s *factsSet) certnames() []string {
 // said it held, though its bytes are those the state recorded, means the
 // state lied (it is damaged): stale is then true, and nothing else
 // counts; the caller builds again without the state.
-func (s *factsSet) compile(want func(certname string) bool) (nodes []compiler.Node, src map[string]facts.Node, probs []facts.Problem, stale bool) {
+func (s *factsSet) compile(want func(certname string) bool) (nodes []compiler.Node, src map[string]facts.Node, probs []diagnostics.Diagnostic, stale bool) {
 	// The files to parse now: those of wanted nodes not parsed yet.
 	var todo []string
 	seen := map[string]bool{}
@@ -191,7 +192,7 @@ func (s *factsSet) compile(want func(certname string) bool) (nodes []compiler.No
 	}
 	read := map[string]facts.Node{}
 	parsed := make([][]facts.Node, len(todo))
-	fprobs := make([][]facts.Problem, len(todo))
+	fprobs := make([][]diagnostics.Diagnostic, len(todo))
 	forEach(len(todo), func(i int) { parsed[i], fprobs[i] = facts.ReadFile(todo[i]) })
 	for i, file := range todo {
 		probs = append(probs, fprobs[i]...)
@@ -212,15 +213,15 @@ func (s *factsSet) compile(want func(certname string) bool) (nodes []compiler.No
 		if n.Facts == nil {
 			var ok bool
 			if n, ok = read[n.File+"\x00"+n.Certname]; !ok {
-				if !facts.HasErrors(probs) {
-					probs = append(probs, facts.Problem{Pos: format.Pos{File: n.File}, Node: n.Certname, Message: "facts file changed during the compile, and no longer holds this node: compile again"})
+				if !diagnostics.HasErrors(probs) {
+					probs = append(probs, diagnostics.Diagnostic{Pos: format.Pos{File: n.File}, Node: n.Certname, Message: "facts file changed during the compile, and no longer holds this node: compile again"})
 				}
 				continue
 			}
 		}
 		fs, err := facts.Apply(n.Facts, s.ovs)
 		if err != nil {
-			probs = append(probs, facts.Problem{Pos: n.Pos, Node: n.Certname, Message: err.Error()})
+			probs = append(probs, diagnostics.Diagnostic{Pos: n.Pos, Node: n.Certname, Message: err.Error()})
 			continue
 		}
 		src[n.Certname] = n
@@ -272,13 +273,4 @@ func factsSum(p string, prev factsStat) factsStat {
 	}
 	now.Sum = factsDigest(p)
 	return now
-}
-
-// factsDiagnostic is a facts problem as the build reports it: a
-// diagnostic, its file in Go's quotes when its name holds anything but
-// printable characters (messages never echo raw bytes).
-func factsDiagnostic(p facts.Problem) compiler.Diagnostic {
-	d := compiler.DiagnosticOf(p)
-	d.File = facts.QuoteName(d.File)
-	return d
 }

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/compiler/facts"
 )
 
@@ -39,7 +39,7 @@ func TestReportFacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Facts) != 1 || r.Facts[0].Severity != compiler.Warning || r.Errors != 1 || r.Promoted != 1 || r.Committed {
+	if len(r.Facts) != 1 || r.Facts[0].Severity != diagnostics.Warning || r.Errors != 1 || r.Promoted != 1 || r.Committed {
 		t.Errorf("strict, a README in the facts folder: %+v; want one warning counted as an error, nothing written", r)
 	}
 
@@ -72,9 +72,9 @@ func TestReportFacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var errs []compiler.Diagnostic
+	var errs []diagnostics.Diagnostic
 	for _, d := range r.Facts {
-		if d.Severity == compiler.Error {
+		if d.Severity == diagnostics.Error {
 			errs = append(errs, d)
 		}
 	}

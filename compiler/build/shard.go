@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/hieracc/hieracc/compiler/build/internal/stage"
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/compiler/facts"
 )
 
@@ -95,7 +96,7 @@ func (s Shard) inShard(nodes []facts.Node) []facts.Node {
 // read or parsed may hold any shard's nodes: it may be an export of
 // many, so its file name does not say whose they are). The state's
 // record of facts files (set.files) stays whole.
-func (s Shard) keep(set *factsSet, probs []facts.Problem) (*factsSet, []facts.Problem) {
+func (s Shard) keep(set *factsSet, probs []diagnostics.Diagnostic) (*factsSet, []diagnostics.Diagnostic) {
 	if s.N == 0 {
 		return set, probs
 	}
@@ -103,7 +104,7 @@ func (s Shard) keep(set *factsSet, probs []facts.Problem) (*factsSet, []facts.Pr
 	for _, n := range set.nodes {
 		known[n.Certname] = true
 	}
-	var mine []facts.Problem
+	var mine []diagnostics.Diagnostic
 	for _, p := range probs {
 		if p.Node == "" || !known[p.Node] || s.Holds(p.Node) {
 			mine = append(mine, p)
@@ -122,8 +123,8 @@ func (s Shard) keep(set *factsSet, probs []facts.Problem) (*factsSet, []facts.Pr
 // removes only bundles of its own nodes: the others are other shards' to
 // keep or remove; and no shared details file, which another shard's
 // bundles in Out may refer to.
-func (s Shard) cleanup(set *factsSet, probs []facts.Problem, kept map[string]stage.Ref) stage.Cleanup {
-	if facts.HasErrors(probs) {
+func (s Shard) cleanup(set *factsSet, probs []diagnostics.Diagnostic, kept map[string]stage.Ref) stage.Cleanup {
+	if diagnostics.HasErrors(probs) {
 		return stage.Cleanup{}
 	}
 	given := map[string]bool{}

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/compiler/facts"
 	"github.com/hieracc/hieracc/format"
 )
@@ -434,7 +434,7 @@ func TestShardFactErrors(t *testing.T) {
 		return r
 	}
 	has := func(r *Report, part string) bool {
-		return slices.ContainsFunc(r.Facts, func(d compiler.Diagnostic) bool { return strings.Contains(d.String(), part) })
+		return slices.ContainsFunc(r.Facts, func(d diagnostics.Diagnostic) bool { return strings.Contains(d.String(), part) })
 	}
 	nodes := filepath.Join(repo, "nodes")
 	if got := ShardOf("web01.fra1.example.net", 3); got != 3 {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hieracc/hieracc/compiler"
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 )
 
 // TestSpecialFiles: a named pipe or a device where a facts file or the
@@ -64,7 +64,7 @@ func TestSpecialFiles(t *testing.T) {
 		found := false
 		for _, d := range r.Facts {
 			msg := d.String()
-			found = found || d.Severity == compiler.Error && strings.Contains(msg, node+".yaml") && strings.Contains(msg, want)
+			found = found || d.Severity == diagnostics.Error && strings.Contains(msg, node+".yaml") && strings.Contains(msg, want)
 		}
 		if !found {
 			t.Errorf("no error for %s.yaml naming %s: %v", node, want, r.Facts)

@@ -26,9 +26,9 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
 	"github.com/hieracc/hieracc/compiler/build/internal/stage"
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/compiler/facts"
 	"github.com/hieracc/hieracc/format"
 )
@@ -106,7 +106,7 @@ type diagLine struct {
 	Text  string `json:"text"`
 	// Diag is the diagnostic as printed (its file named for display), so
 	// that a replay groups it with other nodes' like a fresh one.
-	Diag *compiler.Diagnostic `json:"diag,omitempty"`
+	Diag *diagnostics.Diagnostic `json:"diag,omitempty"`
 }
 
 // scanInputs digests every file of the input tree. A file whose size,

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/compiler/build/internal/inputfs"
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/format/trust/sign"
@@ -108,11 +109,11 @@ func (p *protector) certSums(sums map[string]string) {
 // check reads the certificates of nodes, and returns an error for each
 // node whose certificate is missing (unless SealMissingPlain) or cannot
 // be read: such a node's bundle is not written.
-func (p *protector) check(nodes []string) []compiler.Diagnostic {
+func (p *protector) check(nodes []string) []diagnostics.Diagnostic {
 	if p.sealTo == "" {
 		return nil
 	}
-	var ds []compiler.Diagnostic
+	var ds []diagnostics.Diagnostic
 	for _, node := range nodes {
 		file := filepath.Join(p.sealTo, node+".pem")
 		r, err := sign.ReadRecipient(file)
@@ -120,17 +121,17 @@ func (p *protector) check(nodes []string) []compiler.Diagnostic {
 		case err == nil && r.Name != node:
 			// Sealed to it, the node's secrets would open with the key of
 			// the node it names.
-			ds = append(ds, compiler.Diagnostic{Severity: compiler.Error, Pos: format.Pos{File: file}, Node: node,
+			ds = append(ds, diagnostics.Diagnostic{Severity: diagnostics.Error, Pos: format.Pos{File: file}, Node: node,
 				Message: fmt.Sprintf("certificate of node %s names %q (its subject's common name), not %s: its secrets would be sealed to another node's key", node, r.Name, node)})
 		case err == nil:
 			p.recipients[node] = r
 		case errors.Is(err, fs.ErrNotExist) && p.plain:
 			p.recipients[node] = nil
 		case errors.Is(err, fs.ErrNotExist):
-			ds = append(ds, compiler.Diagnostic{Severity: compiler.Error, Pos: format.Pos{File: file}, Node: node,
+			ds = append(ds, diagnostics.Diagnostic{Severity: diagnostics.Error, Pos: format.Pos{File: file}, Node: node,
 				Message: fmt.Sprintf("no certificate for node %s in --seal-to %s: its secrets cannot be sealed to it (--seal-missing=plain writes them in plain text)", node, p.sealTo)})
 		default:
-			ds = append(ds, compiler.Diagnostic{Severity: compiler.Error, Pos: format.Pos{File: file}, Node: node,
+			ds = append(ds, diagnostics.Diagnostic{Severity: diagnostics.Error, Pos: format.Pos{File: file}, Node: node,
 				Message: fmt.Sprintf("certificate of node %s: %v", node, inputfs.CleanPathErr(err))})
 		}
 	}

@@ -1,5 +1,10 @@
-// Package diagnostics prints a compile's errors and warnings for people and
-// for machines. One broken file reached by 3,000 nodes is one error with
+// Package diagnostics holds Diagnostic, the one type of an error or a
+// warning from reading a file to printing it, and prints a compile's
+// diagnostics for people and for machines. It imports only format (for
+// format.Pos) and the standard library, so that every reader (data
+// files, facts, hiera.yaml), the compiler, the build and the CLI share it.
+//
+// One broken file reached by 3,000 nodes is one error with
 // 3,000 nodes, not 3,000 lines: Group gathers the diagnostics that differ
 // only by node, and Write renders the groups as text (a line each, with the
 // count and a few node names), JSON Lines (every node) or GitHub workflow
@@ -14,14 +19,12 @@ import (
 	"io"
 	"slices"
 	"strings"
-
-	"github.com/hieracc/hieracc/compiler"
 )
 
 // A Group is one error or warning and every node that reported it.
 type Group struct {
 	// Diagnostic is what the nodes share; its Node is empty.
-	compiler.Diagnostic
+	Diagnostic
 	// Nodes are the nodes that reported it, sorted, each once; empty when
 	// it concerns no node (a facts file that cannot be read, a hiera.yaml
 	// reported once for the run).
@@ -30,9 +33,9 @@ type Group struct {
 
 // GroupAll gathers the diagnostics that differ only by node, in the order
 // of their first appearance (the compiler sorts them by position).
-func GroupAll(ds []compiler.Diagnostic) []Group {
+func GroupAll(ds []Diagnostic) []Group {
 	var gs []Group
-	index := map[compiler.Diagnostic]int{}
+	index := map[Diagnostic]int{}
 	for _, d := range ds {
 		node := d.Node
 		d.Node = ""
@@ -121,7 +124,7 @@ type jsonGroup struct {
 	Nodes    []string `json:"nodes"`
 }
 
-// text is the diagnostic as compiler.Diagnostic.String prints it, its
+// text is the diagnostic as Diagnostic.String prints it, its
 // node replaced by the group's nodes: "(key "k", 3000 nodes: a, b, c and
 // 2997 more)".
 func text(g Group, o Options) string {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hieracc/hieracc/compiler"
 	"github.com/hieracc/hieracc/format"
 )
 
@@ -24,19 +23,19 @@ const parseErr = "Unable to parse (env/data/common.yaml): did not find expected 
 // fleet is what a compile of 3,000 nodes reports when common.yaml does not
 // parse: the file once for the run, then once per node; a warning on 2
 // nodes, an error on one key of one node, and a facts file error.
-func fleet() []compiler.Diagnostic {
-	broken := compiler.Diagnostic{Pos: format.Pos{File: "env/data/common.yaml", Line: 78, Column: 1}, Message: parseErr}
-	ds := []compiler.Diagnostic{{Message: "nodes/bad.yaml: facts file is not a hash"}, broken}
+func fleet() []Diagnostic {
+	broken := Diagnostic{Pos: format.Pos{File: "env/data/common.yaml", Line: 78, Column: 1}, Message: parseErr}
+	ds := []Diagnostic{{Message: "nodes/bad.yaml: facts file is not a hash"}, broken}
 	for i := range 3000 {
 		d := broken
 		d.Node = fmt.Sprintf("web%04d.example.net", i)
 		ds = append(ds, d)
 	}
 	for _, n := range []string{"ci01.example.org", "ci02.example.org"} {
-		ds = append(ds, compiler.Diagnostic{Severity: compiler.Warning, Pos: format.Pos{File: "env/hiera.yaml", Line: 11, Column: 5},
+		ds = append(ds, Diagnostic{Severity: Warning, Pos: format.Pos{File: "env/hiera.yaml", Line: 11, Column: 5},
 			Level: "Datacenter", Node: n, Message: "Undefined variable '::datacenter'"})
 	}
-	ds = append(ds, compiler.Diagnostic{Pos: format.Pos{File: "env/data/roles/web.yaml", Line: 3, Column: 7}, Key: "motd", Level: "Role",
+	ds = append(ds, Diagnostic{Pos: format.Pos{File: "env/data/roles/web.yaml", Line: 3, Column: 7}, Key: "motd", Level: "Role",
 		Node: "web0001.example.net", Message: "Unknown interpolation method 'upcase'\nsecond line, 100% sure: really"})
 	return ds
 }
@@ -135,7 +134,7 @@ func TestJSON(t *testing.T) {
 
 // TestGitHubEscapes: a message cannot end the command or start another.
 func TestGitHubEscapes(t *testing.T) {
-	g := Group{Diagnostic: compiler.Diagnostic{Pos: format.Pos{File: "env/a,b:c.yaml", Line: 2}, Message: "50% done\n::error::injected"}}
+	g := Group{Diagnostic: Diagnostic{Pos: format.Pos{File: "env/a,b:c.yaml", Line: 2}, Message: "50% done\n::error::injected"}}
 	got := github(g, Options{})
 	want := "::error file=env/a%2Cb%3Ac.yaml,line=2,title=hieracc::50%25 done%0A::error::injected"
 	if got != want {

@@ -48,8 +48,6 @@
 package facts
 
 import (
-	"strings"
-
 	"github.com/hieracc/hieracc/format"
 )
 
@@ -84,44 +82,4 @@ type Node struct {
 	// caller named it, or a URL; Line and Column, when not 0, where the
 	// node's record starts in it.
 	format.Pos
-}
-
-// Problem is an error (or, with Warning, a warning) about facts. An
-// error means the facts it names were not read: the node it names must
-// not be compiled.
-type Problem struct {
-	format.Pos
-	Node    string // certname, when known
-	Message string
-	Warning bool
-}
-
-// String renders the problem as "file:line:col: message (node n)", as
-// the compiler's diagnostics are.
-func (p Problem) String() string {
-	var b strings.Builder
-	if p.Pos.IsValid() {
-		b.WriteString(p.Pos.String())
-		b.WriteString(": ")
-	}
-	if p.Warning {
-		b.WriteString("warning: ")
-	}
-	b.WriteString(p.Message)
-	if p.Node != "" {
-		b.WriteString(" (node " + p.Node + ")")
-	}
-	return b.String()
-}
-
-func (p Problem) Error() string { return p.String() }
-
-// HasErrors reports whether any problem is an error.
-func HasErrors(ps []Problem) bool {
-	for _, p := range ps {
-		if !p.Warning {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,8 @@ package facts
 
 import (
 	"testing"
+
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 )
 
 // FuzzParse feeds any bytes, as JSON and as YAML, to the detector: it must
@@ -32,7 +34,7 @@ func FuzzParse(f *testing.F) {
 			file = "facts/web01.yaml"
 		}
 		nodes, probs := Parse(file, []byte(src))
-		if HasErrors(probs) && len(nodes) > 0 {
+		if diagnostics.HasErrors(probs) && len(nodes) > 0 {
 			t.Fatalf("nodes despite errors: %v", probs)
 		}
 		for _, n := range nodes {

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/format"
 	"golang.org/x/sync/errgroup"
@@ -27,12 +28,12 @@ const MaxFileSize = dataload.MaxFileSize
 // reported as a warning, so that facts are never left out in silence;
 // names starting with "." (.git, .gitkeep) are passed over, as a shell's
 // * does. A file named twice is listed once.
-func Find(paths []string) (files []string, probs []Problem) {
+func Find(paths []string) (files []string, probs []diagnostics.Diagnostic) {
 	seen := map[string]bool{}
 	add := func(p string) {
 		abs, err := filepath.Abs(p)
 		if err != nil {
-			probs = append(probs, Problem{Pos: format.Pos{File: p}, Message: err.Error()})
+			probs = append(probs, diagnostics.Diagnostic{Pos: format.Pos{File: p}, Message: err.Error()})
 			return
 		}
 		if !seen[abs] {
@@ -43,12 +44,12 @@ func Find(paths []string) (files []string, probs []Problem) {
 	for _, arg := range paths {
 		st, err := os.Stat(arg)
 		if err != nil {
-			probs = append(probs, Problem{Pos: format.Pos{File: arg}, Message: "cannot read facts: " + pathErr(err)})
+			probs = append(probs, diagnostics.Diagnostic{Pos: format.Pos{File: arg}, Message: "cannot read facts: " + pathErr(err)})
 			continue
 		}
 		if !st.IsDir() {
 			if !IsFactsFile(arg) {
-				probs = append(probs, Problem{Pos: format.Pos{File: arg}, Message: fmt.Sprintf("is not read as facts: a facts file's name ends in %s", strings.Join(Extensions, ", "))})
+				probs = append(probs, diagnostics.Diagnostic{Pos: format.Pos{File: arg}, Message: fmt.Sprintf("is not read as facts: a facts file's name ends in %s", strings.Join(Extensions, ", "))})
 				continue
 			}
 			add(arg)
@@ -56,7 +57,7 @@ func Find(paths []string) (files []string, probs []Problem) {
 		}
 		entries, err := os.ReadDir(arg) // sorted by name
 		if err != nil {
-			probs = append(probs, Problem{Pos: format.Pos{File: arg}, Message: "cannot read facts: " + pathErr(err)})
+			probs = append(probs, diagnostics.Diagnostic{Pos: format.Pos{File: arg}, Message: "cannot read facts: " + pathErr(err)})
 			continue
 		}
 		n := 0
@@ -65,16 +66,16 @@ func Find(paths []string) (files []string, probs []Problem) {
 			switch {
 			case strings.HasPrefix(e.Name(), "."):
 			case e.IsDir():
-				probs = append(probs, Problem{Pos: format.Pos{File: p}, Warning: true, Message: "folder not read: facts folders are read one level deep (name it with --facts to read it)"})
+				probs = append(probs, diagnostics.Diagnostic{Pos: format.Pos{File: p}, Severity: diagnostics.Warning, Message: "folder not read: facts folders are read one level deep (name it with --facts to read it)"})
 			case !IsFactsFile(e.Name()):
-				probs = append(probs, Problem{Pos: format.Pos{File: p}, Warning: true, Message: fmt.Sprintf("not read as facts: only files ending in %s are", strings.Join(Extensions, ", "))})
+				probs = append(probs, diagnostics.Diagnostic{Pos: format.Pos{File: p}, Severity: diagnostics.Warning, Message: fmt.Sprintf("not read as facts: only files ending in %s are", strings.Join(Extensions, ", "))})
 			default:
 				add(p)
 				n++
 			}
 		}
 		if n == 0 {
-			probs = append(probs, Problem{Pos: format.Pos{File: arg}, Message: fmt.Sprintf("no facts files (%s) in this folder", strings.Join(Extensions, ", "))})
+			probs = append(probs, diagnostics.Diagnostic{Pos: format.Pos{File: arg}, Message: fmt.Sprintf("no facts files (%s) in this folder", strings.Join(Extensions, ", "))})
 		}
 	}
 	return files, probs
@@ -85,7 +86,7 @@ func Find(paths []string) (files []string, probs []Problem) {
 // (two files, two records) is an error naming both, and only the first is
 // kept; a file that cannot be read or parsed is an error, and none of its
 // nodes is returned.
-func Load(paths []string) ([]Node, []Problem) {
+func Load(paths []string) ([]Node, []diagnostics.Diagnostic) {
 	files, probs := Find(paths)
 	nodes, more := readFiles(files)
 	return nodes, append(probs, more...)
@@ -93,10 +94,10 @@ func Load(paths []string) ([]Node, []Problem) {
 
 // readFiles reads and parses the files (on every CPU at once), and checks
 // that no certname comes from two places.
-func readFiles(files []string) ([]Node, []Problem) {
+func readFiles(files []string) ([]Node, []diagnostics.Diagnostic) {
 	type result struct {
 		nodes []Node
-		probs []Problem
+		probs []diagnostics.Diagnostic
 	}
 	out := make([]result, len(files))
 	var g errgroup.Group
@@ -109,10 +110,10 @@ func readFiles(files []string) ([]Node, []Problem) {
 	}
 	_ = g.Wait()
 	var nodes []Node
-	var probs []Problem
+	var probs []diagnostics.Diagnostic
 	for _, r := range out {
 		probs = append(probs, r.probs...)
-		if !HasErrors(r.probs) { // a file read in part is not read
+		if !diagnostics.HasErrors(r.probs) { // a file read in part is not read
 			nodes = append(nodes, r.nodes...)
 		}
 	}
@@ -122,13 +123,13 @@ func readFiles(files []string) ([]Node, []Problem) {
 
 // Unique returns the nodes without those whose certname an earlier node
 // has, and an error for each of those, naming both places.
-func Unique(nodes []Node) ([]Node, []Problem) {
+func Unique(nodes []Node) ([]Node, []diagnostics.Diagnostic) {
 	var out []Node
-	var probs []Problem
+	var probs []diagnostics.Diagnostic
 	first := map[string]string{} // certname -> where its facts are
 	for _, n := range nodes {
 		if prev, dup := first[n.Certname]; dup {
-			probs = append(probs, Problem{Pos: n.Pos, Node: n.Certname,
+			probs = append(probs, diagnostics.Diagnostic{Pos: n.Pos, Node: n.Certname,
 				Message: fmt.Sprintf("facts for node %s are also at %s: one place per certname", n.Certname, prev)})
 			continue
 		}
@@ -139,10 +140,10 @@ func Unique(nodes []Node) ([]Node, []Problem) {
 }
 
 // ReadFile reads and parses one facts file (see Parse).
-func ReadFile(file string) ([]Node, []Problem) {
+func ReadFile(file string) ([]Node, []diagnostics.Diagnostic) {
 	src, err := readFile(file)
 	if err != nil {
-		return nil, []Problem{{Pos: format.Pos{File: file}, Node: fileCertname(file), Message: "cannot read facts: " + err.Error()}}
+		return nil, []diagnostics.Diagnostic{{Pos: format.Pos{File: file}, Node: fileCertname(file), Message: "cannot read facts: " + err.Error()}}
 	}
 	return Parse(file, src)
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 )
 
 func writeFiles(t *testing.T, files map[string]string) string {
@@ -24,7 +26,7 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-func problemTexts(ps []Problem, dir string) []string {
+func problemTexts(ps []diagnostics.Diagnostic, dir string) []string {
 	var out []string
 	for _, p := range ps {
 		out = append(out, strings.ReplaceAll(p.String(), dir+string(filepath.Separator), ""))

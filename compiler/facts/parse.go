@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/format"
 	"gopkg.in/yaml.v3"
@@ -34,14 +35,14 @@ func IsFactsFile(name string) bool {
 // hash, and must be the certname of a document that names one node);
 // src is its content. Every node the file holds is returned, or, when
 // there is any error, none.
-func Parse(file string, src []byte) ([]Node, []Problem) {
+func Parse(file string, src []byte) ([]Node, []diagnostics.Diagnostic) {
 	d := &doc{file: file, fileCert: fileCertname(file)}
 	ext := strings.ToLower(path.Ext(file))
 	switch ext {
 	case ".json", ".facts":
 		v, p := dataload.JSONValue(file, src)
 		if p != nil {
-			return nil, []Problem{d.problemAt(p.Pos.Line, p.Pos.Column, "", p.Message)}
+			return nil, []diagnostics.Diagnostic{d.problemAt(p.Line, p.Column, "", p.Message)}
 		}
 		d.detect(v)
 	case ".yaml", ".yml":
@@ -53,28 +54,28 @@ func Parse(file string, src []byte) ([]Node, []Problem) {
 		if err != nil {
 			p := d.fromDataload(err)
 			p.Message = "Unable to parse " + p.Message // as JSON's, and Puppet's yaml_data's
-			return nil, []Problem{p}
+			return nil, []diagnostics.Diagnostic{p}
 		}
 		if root == nil {
-			return nil, []Problem{d.problem("", "holds no document: a facts file must hold the facts of at least one node")}
+			return nil, []diagnostics.Diagnostic{d.problem("", "holds no document: a facts file must hold the facts of at least one node")}
 		}
 		d.root = root
 		if class, ok := rubyObject(root); ok {
 			if class != "Puppet::Node::Facts" {
-				return nil, []Problem{d.problemAt(root.Line, root.Column, "", fmt.Sprintf("holds a Ruby object of class %s, not facts (a Puppet::Node::Facts, or a hash of facts)", class))}
+				return nil, []diagnostics.Diagnostic{d.problemAt(root.Line, root.Column, "", fmt.Sprintf("holds a Ruby object of class %s, not facts (a Puppet::Node::Facts, or a hash of facts)", class))}
 			}
 			d.nodeFacts(root)
 			break
 		}
 		v, err := dataload.Value(file, root)
 		if err != nil {
-			return nil, []Problem{d.fromDataload(err)}
+			return nil, []diagnostics.Diagnostic{d.fromDataload(err)}
 		}
 		d.detect(v)
 	default:
-		return nil, []Problem{d.problem("", fmt.Sprintf("is not read as facts: facts files end in %s", strings.Join(Extensions, ", ")))}
+		return nil, []diagnostics.Diagnostic{d.problem("", fmt.Sprintf("is not read as facts: facts files end in %s", strings.Join(Extensions, ", ")))}
 	}
-	if HasErrors(d.probs) {
+	if diagnostics.HasErrors(d.probs) {
 		return nil, d.probs // a file read in part is not read
 	}
 	return d.nodes, d.probs
@@ -82,10 +83,10 @@ func Parse(file string, src []byte) ([]Node, []Problem) {
 
 // Records reads the nodes of a PuppetDB response (or any document already
 // parsed as JSON), v, from source (a URL), as Parse reads a file's.
-func Records(source string, v any) ([]Node, []Problem) {
+func Records(source string, v any) ([]Node, []diagnostics.Diagnostic) {
 	d := &doc{file: source}
 	d.detect(v)
-	if HasErrors(d.probs) {
+	if diagnostics.HasErrors(d.probs) {
 		return nil, d.probs
 	}
 	return d.nodes, d.probs
@@ -104,24 +105,24 @@ type doc struct {
 	fileCert string
 	root     *yaml.Node // YAML only: positions of records
 	nodes    []Node
-	probs    []Problem
+	probs    []diagnostics.Diagnostic
 }
 
-func (d *doc) problem(node, msg string) Problem {
-	return Problem{Pos: format.Pos{File: d.file}, Node: node, Message: msg}
+func (d *doc) problem(node, msg string) diagnostics.Diagnostic {
+	return diagnostics.Diagnostic{Pos: format.Pos{File: d.file}, Node: node, Message: msg}
 }
 
-func (d *doc) problemAt(line, col int, node, msg string) Problem {
-	return Problem{Pos: format.Pos{File: d.file, Line: line, Column: col}, Node: node, Message: msg}
+func (d *doc) problemAt(line, col int, node, msg string) diagnostics.Diagnostic {
+	return diagnostics.Diagnostic{Pos: format.Pos{File: d.file, Line: line, Column: col}, Node: node, Message: msg}
 }
 
 func (d *doc) fail(node, msg string) {
 	d.probs = append(d.probs, d.problem(node, msg))
 }
 
-func (d *doc) fromDataload(err error) Problem {
-	if p, ok := err.(*dataload.Problem); ok {
-		return d.problemAt(p.Pos.Line, p.Pos.Column, "", p.Message)
+func (d *doc) fromDataload(err error) diagnostics.Diagnostic {
+	if p, ok := err.(*diagnostics.Diagnostic); ok {
+		return d.problemAt(p.Line, p.Column, "", p.Message)
 	}
 	return d.problem("", err.Error())
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 )
 
@@ -252,7 +253,7 @@ func TestParseRefuses(t *testing.T) {
 			if len(nodes) > 0 {
 				t.Errorf("read %d nodes: %v", len(nodes), summarize(nodes))
 			}
-			if !HasErrors(probs) {
+			if !diagnostics.HasErrors(probs) {
 				t.Fatalf("no error, want %q", tt.want)
 			}
 			var msgs []string

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/compiler/facts"
 	"github.com/hieracc/hieracc/compiler/internal/dataload"
 	"github.com/hieracc/hieracc/format"
@@ -59,7 +60,7 @@ const maxResponse = dataload.MaxFileSize
 // err is set when PuppetDB cannot be asked (unreachable, refused, a bad
 // query); problems report responses that are not facts, as package facts
 // reports files.
-func Fetch(ctx context.Context, cfg Config) (nodes []facts.Node, problems []facts.Problem, err error) {
+func Fetch(ctx context.Context, cfg Config) (nodes []facts.Node, problems []diagnostics.Diagnostic, err error) {
 	shown := redact(cfg.URL) // its password, if any, is in no message
 	base, err := url.Parse(strings.TrimSuffix(cfg.URL, "/"))
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
@@ -346,7 +347,7 @@ func (c *conn) certnames(ctx context.Context, pql string) ([]string, error) {
 // factsets fetches one page of factsets: those the AST query filter
 // chooses (nil: all), limit of them from offset (0: no limit); u is the
 // URL asked, for messages.
-func (c *conn) factsets(ctx context.Context, filter []any, limit, offset int) (ns []facts.Node, ps []facts.Problem, u string, err error) {
+func (c *conn) factsets(ctx context.Context, filter []any, limit, offset int) (ns []facts.Node, ps []diagnostics.Diagnostic, u string, err error) {
 	body := map[string]any{"order_by": []any{map[string]any{"field": "certname"}}}
 	if filter != nil {
 		body["query"] = filter

@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ruby"
 	"github.com/hieracc/hieracc/format/typecalc"
@@ -132,26 +133,28 @@ type conv struct {
 	memo  map[*yaml.Node]*memo
 	count int
 	// dups are the warnings for keys written twice in one mapping.
-	dups []Problem
+	dups []diagnostics.Diagnostic
 	// mergeSeq is a sequence being converted as the value of a << key,
 	// whose elements' entries the merge needs.
 	mergeSeq *yaml.Node
+	// name is the file as diagnostics name it.
+	name string
 }
 
-func newConv() *conv { return &conv{memo: map[*yaml.Node]*memo{}} }
+func newConv(name string) *conv { return &conv{memo: map[*yaml.Node]*memo{}, name: name} }
 
 // duplicate records a key written a second time at p in a mapping that
 // holds it from first: Psych keeps the last value, silently.
 func (c *conv) duplicate(k any, first, p Pos) {
-	c.dups = append(c.dups, duplicateKey(k, first, p))
+	c.dups = append(c.dups, duplicateKey(c.name, k, first, p))
 }
 
 // duplicateKey is the warning for key k, written at first and again at p
 // in one mapping or object.
-func duplicateKey(k any, first, p Pos) Problem {
-	return Problem{Pos: p, Warning: true, Message: fmt.Sprintf(
+func duplicateKey(name string, k any, first, p Pos) diagnostics.Diagnostic {
+	return warning(name, p, fmt.Sprintf(
 		"duplicate key %s (first at line %d, column %d): Puppet keeps this value and drops the first, without a word",
-		ruby.Inspect(k), first.Line, first.Column)}
+		ruby.Inspect(k), first.Line, first.Column))
 }
 
 // account charges n values against MaxValues.

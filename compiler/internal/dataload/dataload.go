@@ -20,7 +20,7 @@
 // # Entry points
 //
 //   - YAML and JSON load one data file the way the yaml_data and json_data
-//     data_hash functions do, returning a Doc and Problems.
+//     data_hash functions do, returning a Doc and diagnostics.
 //   - Node parses YAML into a *yaml.Node tree (for readers of hiera.yaml
 //     that need nested positions); Value converts any subtree of it.
 //
@@ -65,6 +65,7 @@ package dataload
 import (
 	"fmt"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 )
 
@@ -87,7 +88,7 @@ const (
 
 // Pos is a 1-based position in a file. Column counts characters. It
 // holds no file name (a Doc has one per key: the file is the Doc's); In
-// names the file, for a message.
+// names the file, for a diagnostic.
 type Pos struct{ Line, Column int }
 
 // In is p in file.
@@ -95,17 +96,20 @@ func (p Pos) In(file string) format.Pos {
 	return format.Pos{File: file, Line: p.Line, Column: p.Column}
 }
 
-// Problem is an error or a warning about a file, with Puppet's wording
-// where Puppet has one. An error Problem means the file cannot be loaded:
-// Puppet fails every lookup that reads it.
-type Problem struct {
-	Pos     Pos
-	Message string
-	Warning bool
+// The readers report errors and warnings about a file as diagnostics,
+// with Puppet's wording where Puppet has one, positioned in the file as
+// the reader was given its name. An error means the file cannot be
+// loaded: Puppet fails every lookup that reads it.
+
+// problem is an error at p in file name.
+func problem(name string, p Pos, msg string) diagnostics.Diagnostic {
+	return diagnostics.Diagnostic{Pos: p.In(name), Message: msg}
 }
 
-// Error returns the message, so a *Problem can be used as an error.
-func (p *Problem) Error() string { return p.Message }
+// warning is a warning at p in file name.
+func warning(name string, p Pos, msg string) diagnostics.Diagnostic {
+	return diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: p.In(name), Message: msg}
+}
 
 // Doc is a loaded data file.
 type Doc struct {
@@ -119,7 +123,7 @@ type Doc struct {
 	// symbol, a hash key that is not a string or number, ...). Hash holds
 	// nil for such a key. Lookups of other keys are unaffected. Nil when
 	// there is none.
-	Invalid map[any]Problem
+	Invalid map[any]diagnostics.Diagnostic
 	// InvalidTexts holds, for each key of Invalid, the strings of its
 	// value in document order: what an eyaml level decrypts and
 	// interpolates before Puppet checks the value's type (see Texts).
@@ -217,11 +221,12 @@ func (e *loadError) safeLoadMessage(name string) string {
 	return "(" + name + "): " + e.msg
 }
 
-func (e *loadError) problem(name string, prefix string) *Problem {
+func (e *loadError) problem(name string, prefix string) *diagnostics.Diagnostic {
+	d := problem(name, e.pos, prefix+e.safeLoadMessage(name))
 	if e.kind == errStack {
-		return &Problem{Pos: e.pos, Message: e.msg}
+		d.Message = e.msg
 	}
-	return &Problem{Pos: e.pos, Message: prefix + e.safeLoadMessage(name)}
+	return &d
 }
 
 // stackError is for values Puppet cannot finish loading: it recurses

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"gopkg.in/yaml.v3"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 )
 
@@ -262,7 +263,7 @@ func TestNotAHash(t *testing.T) {
 		if src == "---\n" {
 			pos = Pos{2, 1} // the empty document's (empty) root
 		}
-		want := []Problem{{Pos: pos, Message: "env/data/empty.yaml: file does not contain a valid yaml hash", Warning: true}}
+		want := []diagnostics.Diagnostic{warning("env/data/empty.yaml", pos, "env/data/empty.yaml: file does not contain a valid yaml hash")}
 		if doc == nil || doc.Hash == nil || doc.Hash.Len() != 0 {
 			t.Errorf("%q: doc %v, want an empty hash", src, doc)
 		}
@@ -303,9 +304,9 @@ func TestByteOrderMark(t *testing.T) {
 		}
 		var warns []string
 		for _, p := range probs {
-			if p.Warning && strings.Contains(p.Message, "byte order mark") {
+			if p.Severity == diagnostics.Warning && strings.Contains(p.Message, "byte order mark") {
 				warns = append(warns, p.Message)
-				if p.Pos != (Pos{1, 1}) {
+				if p.Pos != (Pos{1, 1}).In("env/data/common.yaml") {
 					t.Errorf("%q: warning at %v, want 1:1", tt.src, p.Pos)
 				}
 			}
@@ -320,7 +321,7 @@ func TestByteOrderMark(t *testing.T) {
 	}
 	// Unloadable: the error alone, as for any file.
 	doc, probs := YAML("env/data/common.yaml", []byte(bom+"a: [\n"))
-	if doc != nil || len(probs) != 1 || probs[0].Warning {
+	if doc != nil || len(probs) != 1 || probs[0].Severity == diagnostics.Warning {
 		t.Errorf("unloadable file with a mark: doc %v, problems %v", doc, probs)
 	}
 }
@@ -330,37 +331,37 @@ func TestByteOrderMark(t *testing.T) {
 func TestLoadErrors(t *testing.T) {
 	tests := []struct {
 		src  string
-		want Problem
+		want diagnostics.Diagnostic
 	}{
 		// Conformance case invalid-data-poisons-every-lookup.
-		{"release_date: 2024-01-15\n", Problem{Pos{1, 15}, "Unable to parse (f.yaml): Tried to load unspecified class: Date", false}},
-		{"t: 2024-01-15 10:00:00\n", Problem{Pos{1, 4}, "Unable to parse (f.yaml): Tried to load unspecified class: Time", false}},
-		{"2024-01-15: key\n", Problem{Pos{1, 1}, "Unable to parse (f.yaml): Tried to load unspecified class: Date", false}},
-		{"- 2024-01-15\n", Problem{Pos{1, 3}, "Unable to parse (f.yaml): Tried to load unspecified class: Date", false}},
-		{"a: !ruby/object:Foo {x: 1}\n", Problem{Pos{1, 4}, "Unable to parse (f.yaml): Tried to load unspecified class: Foo", false}},
-		{"a: !!set {x}\n", Problem{Pos{1, 4}, "Unable to parse (f.yaml): Tried to load unspecified class: Psych::Set", false}},
-		{"a: !ruby/regexp /x/\n", Problem{Pos{1, 4}, "Unable to parse (f.yaml): Tried to load unspecified class: Regexp", false}},
+		{"release_date: 2024-01-15\n", problem("f.yaml", Pos{1, 15}, "Unable to parse (f.yaml): Tried to load unspecified class: Date")},
+		{"t: 2024-01-15 10:00:00\n", problem("f.yaml", Pos{1, 4}, "Unable to parse (f.yaml): Tried to load unspecified class: Time")},
+		{"2024-01-15: key\n", problem("f.yaml", Pos{1, 1}, "Unable to parse (f.yaml): Tried to load unspecified class: Date")},
+		{"- 2024-01-15\n", problem("f.yaml", Pos{1, 3}, "Unable to parse (f.yaml): Tried to load unspecified class: Date")},
+		{"a: !ruby/object:Foo {x: 1}\n", problem("f.yaml", Pos{1, 4}, "Unable to parse (f.yaml): Tried to load unspecified class: Foo")},
+		{"a: !!set {x}\n", problem("f.yaml", Pos{1, 4}, "Unable to parse (f.yaml): Tried to load unspecified class: Psych::Set")},
+		{"a: !ruby/regexp /x/\n", problem("f.yaml", Pos{1, 4}, "Unable to parse (f.yaml): Tried to load unspecified class: Regexp")},
 		// Ruby exceptions other than DisallowedClass carry no file name.
-		{"a: *nope\n", Problem{Pos{1, 4}, "Unable to parse Unknown alias: nope", false}},
-		{"a: !!float abc\n", Problem{Pos{1, 4}, `Unable to parse invalid value for Float(): "abc"`, false}},
-		{"a: 0x_\n", Problem{Pos{1, 4}, `Unable to parse invalid value for Integer(): "0x"`, false}},
+		{"a: *nope\n", problem("f.yaml", Pos{1, 4}, "Unable to parse Unknown alias: nope")},
+		{"a: !!float abc\n", problem("f.yaml", Pos{1, 4}, `Unable to parse invalid value for Float(): "abc"`)},
+		{"a: 0x_\n", problem("f.yaml", Pos{1, 4}, `Unable to parse invalid value for Integer(): "0x"`)},
 		// Psych reports the context mark, which is the problem's when
 		// there is no context.
-		{"a: 1\nb\n", Problem{Pos{3, 1}, "Unable to parse (f.yaml): could not find expected ':' while scanning a simple key at line 2 column 1", false}},
-		{"a: [1\n", Problem{Pos{2, 1}, "Unable to parse (f.yaml): did not find expected ',' or ']' while parsing a flow sequence at line 1 column 4", false}},
-		{":\n", Problem{Pos{1, 1}, "Unable to parse (f.yaml): did not find expected key while parsing a block mapping at line 1 column 1", false}},
-		{"a: b: c\n", Problem{Pos{1, 5}, "Unable to parse (f.yaml): mapping values are not allowed in this context at line 1 column 5", false}},
+		{"a: 1\nb\n", problem("f.yaml", Pos{3, 1}, "Unable to parse (f.yaml): could not find expected ':' while scanning a simple key at line 2 column 1")},
+		{"a: [1\n", problem("f.yaml", Pos{2, 1}, "Unable to parse (f.yaml): did not find expected ',' or ']' while parsing a flow sequence at line 1 column 4")},
+		{":\n", problem("f.yaml", Pos{1, 1}, "Unable to parse (f.yaml): did not find expected key while parsing a block mapping at line 1 column 1")},
+		{"a: b: c\n", problem("f.yaml", Pos{1, 5}, "Unable to parse (f.yaml): mapping values are not allowed in this context at line 1 column 5")},
 		// Errors are found in document order.
-		{"a: *nope\nb: 2024-01-01\n", Problem{Pos{1, 4}, "Unable to parse Unknown alias: nope", false}},
+		{"a: *nope\nb: 2024-01-01\n", problem("f.yaml", Pos{1, 4}, "Unable to parse Unknown alias: nope")},
 		// A value holding itself: Puppet dies in symkeys_to_string.
-		{"a: &x [*x]\nb: 1\n", Problem{Pos{1, 8}, "stack level too deep (hieracc: a value holds itself through an alias)", false}},
+		{"a: &x [*x]\nb: 1\n", problem("f.yaml", Pos{1, 8}, "stack level too deep (hieracc: a value holds itself through an alias)")},
 	}
 	for _, tt := range tests {
 		doc, probs := YAML("f.yaml", []byte(tt.src))
 		if doc != nil {
 			t.Errorf("%q: got a doc, want an error", tt.src)
 		}
-		if diff := cmp.Diff([]Problem{tt.want}, probs); diff != "" {
+		if diff := cmp.Diff([]diagnostics.Diagnostic{tt.want}, probs); diff != "" {
 			t.Errorf("%q (-want +got):\n%s", tt.src, diff)
 		}
 	}
@@ -396,16 +397,16 @@ big: 99999999999999999999
 	prefix := func(k string) string {
 		return "Value for key '" + k + "', in hash returned from data_hash function 'yaml_data', when using location 'data/x.yaml', "
 	}
-	want := map[any]Problem{
+	want := map[any]diagnostics.Diagnostic{
 		// These are Puppet's messages, as the conformance case and
 		// testdata/golden.json record them.
-		"mode":     {Pos{1, 7}, prefix("mode") + "has wrong type, expects Puppet::LookupValue, got Runtime[ruby, 'Symbol']", false},
-		"sym_hash": {Pos{4, 6}, prefix("sym_hash") + "has wrong type, expects Puppet::LookupValue, got Hash[String, Runtime[ruby, 'Symbol'], 1, 1]", false},
-		"bool_key": {Pos{5, 12}, prefix("bool_key") + "has wrong type, expects Puppet::LookupValue, got Hash[Boolean[true], Integer[1, 1], 1, 1]", false},
-		"nested":   {Pos{6, 18}, prefix("nested") + "has wrong type, expects Puppet::LookupValue, got Hash[String, Array[Hash[String, Runtime[ruby, 'Symbol'], 1, 1], 1, 1], 1, 1]", false},
-		"arr_key":  {Pos{8, 5}, prefix("arr_key") + "has wrong type, expects Puppet::LookupValue, got Hash[Array[Enum['a', 'b'], 2, 2], Integer[1, 1], 1, 1]", false},
+		"mode":     problem("data/x.yaml", Pos{1, 7}, prefix("mode")+"has wrong type, expects Puppet::LookupValue, got Runtime[ruby, 'Symbol']"),
+		"sym_hash": problem("data/x.yaml", Pos{4, 6}, prefix("sym_hash")+"has wrong type, expects Puppet::LookupValue, got Hash[String, Runtime[ruby, 'Symbol'], 1, 1]"),
+		"bool_key": problem("data/x.yaml", Pos{5, 12}, prefix("bool_key")+"has wrong type, expects Puppet::LookupValue, got Hash[Boolean[true], Integer[1, 1], 1, 1]"),
+		"nested":   problem("data/x.yaml", Pos{6, 18}, prefix("nested")+"has wrong type, expects Puppet::LookupValue, got Hash[String, Array[Hash[String, Runtime[ruby, 'Symbol'], 1, 1], 1, 1], 1, 1]"),
+		"arr_key":  problem("data/x.yaml", Pos{8, 5}, prefix("arr_key")+"has wrong type, expects Puppet::LookupValue, got Hash[Array[Enum['a', 'b'], 2, 2], Integer[1, 1], 1, 1]"),
 		// Puppet returns it; hieracc cannot hold it.
-		"big": {Pos{10, 6}, prefix("big") + "holds an integer outside the 64-bit range, which hieracc cannot represent", false},
+		"big": problem("data/x.yaml", Pos{10, 6}, prefix("big")+"holds an integer outside the 64-bit range, which hieracc cannot represent"),
 	}
 	if diff := cmp.Diff(want, doc.Invalid); diff != "" {
 		t.Errorf("invalid (-want +got):\n%s", diff)
@@ -419,7 +420,7 @@ func TestUnreachableTopLevelKeys(t *testing.T) {
 	if diff := cmp.Diff(h("ok", "fine"), doc.Hash, cmpOpts); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	want := []Problem{{Pos{1, 3}, `f.yaml: hieracc ignores the top-level key ["top", "level"]: it is not a string, number, boolean or null, so no lookup can find it`, true}}
+	want := []diagnostics.Diagnostic{warning("f.yaml", Pos{1, 3}, `f.yaml: hieracc ignores the top-level key ["top", "level"]: it is not a string, number, boolean or null, so no lookup can find it`)}
 	if diff := cmp.Diff(want, probs); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -450,7 +451,7 @@ func TestJSON(t *testing.T) {
   "dup": 1, "dup": 2,
   "big": 99999999999999999999
 }`))
-	wantProbs := []Problem{{Pos: Pos{9, 13}, Warning: true, Message: `duplicate key "dup" (first at line 9, column 3): Puppet keeps this value and drops the first, without a word`}}
+	wantProbs := []diagnostics.Diagnostic{{Severity: diagnostics.Warning, Pos: Pos{9, 13}.In("f.json"), Message: `duplicate key "dup" (first at line 9, column 3): Puppet keeps this value and drops the first, without a word`}}
 	if diff := cmp.Diff(wantProbs, probs); diff != "" {
 		t.Fatalf("problems (-want +got):\n%s", diff)
 	}
@@ -468,27 +469,27 @@ func TestJSON(t *testing.T) {
 func TestJSONErrors(t *testing.T) {
 	tests := []struct {
 		src  string
-		want Problem
+		want diagnostics.Diagnostic
 	}{
 		// Ruby's messages carry its parser's C line number and the rest of
 		// the input from where it gave up.
-		{"", Problem{Pos{1, 1}, "Unable to parse (f.json): 859: unexpected token at ''", false}},
-		{`{"a":1,}`, Problem{Pos{1, 1}, `Unable to parse (f.json): 859: unexpected token at '{"a":1,}'`, false}},
-		{`{"a":[1,2}`, Problem{Pos{1, 10}, `Unable to parse (f.json): 451: unexpected token at '}'`, false}},
-		{`{"a":NaN}`, Problem{Pos{1, 6}, `Unable to parse (f.json): 225: unexpected token at 'NaN}'`, false}},
-		{`{"a":"\ud83dx"}`, Problem{Pos{1, 7}, `Unable to parse (f.json): 521: incomplete surrogate pair at '\ud83dx"}'`, false}},
-		{strings.Repeat("[", 101) + strings.Repeat("]", 101), Problem{Pos{1, 101}, "Unable to parse (f.json): nesting of 101 is too deep", false}},
+		{"", problem("f.json", Pos{1, 1}, "Unable to parse (f.json): 859: unexpected token at ''")},
+		{`{"a":1,}`, problem("f.json", Pos{1, 1}, `Unable to parse (f.json): 859: unexpected token at '{"a":1,}'`)},
+		{`{"a":[1,2}`, problem("f.json", Pos{1, 10}, `Unable to parse (f.json): 451: unexpected token at '}'`)},
+		{`{"a":NaN}`, problem("f.json", Pos{1, 6}, `Unable to parse (f.json): 225: unexpected token at 'NaN}'`)},
+		{`{"a":"\ud83dx"}`, problem("f.json", Pos{1, 7}, `Unable to parse (f.json): 521: incomplete surrogate pair at '\ud83dx"}'`)},
+		{strings.Repeat("[", 101) + strings.Repeat("]", 101), problem("f.json", Pos{1, 101}, "Unable to parse (f.json): nesting of 101 is too deep")},
 		// The top level must be an object (Puppet's Hash check).
-		{"[1, 2]", Problem{Pos{1, 1}, "Value returned from data_hash function 'json_data', when using location 'f.json', has wrong type, expects a Hash value, got Tuple", false}},
-		{"[]", Problem{Pos{1, 1}, "Value returned from data_hash function 'json_data', when using location 'f.json', has wrong type, expects a Hash value, got Array", false}},
-		{" null", Problem{Pos{1, 2}, "Value returned from data_hash function 'json_data', when using location 'f.json', has wrong type, expects a Hash value, got Undef", false}},
+		{"[1, 2]", problem("f.json", Pos{1, 1}, "Value returned from data_hash function 'json_data', when using location 'f.json', has wrong type, expects a Hash value, got Tuple")},
+		{"[]", problem("f.json", Pos{1, 1}, "Value returned from data_hash function 'json_data', when using location 'f.json', has wrong type, expects a Hash value, got Array")},
+		{" null", problem("f.json", Pos{1, 2}, "Value returned from data_hash function 'json_data', when using location 'f.json', has wrong type, expects a Hash value, got Undef")},
 	}
 	for _, tt := range tests {
 		doc, probs := JSON("f.json", []byte(tt.src))
 		if doc != nil {
 			t.Errorf("%q: got a doc", tt.src)
 		}
-		if diff := cmp.Diff([]Problem{tt.want}, probs); diff != "" {
+		if diff := cmp.Diff([]diagnostics.Diagnostic{tt.want}, probs); diff != "" {
 			t.Errorf("%q (-want +got):\n%s", tt.src, diff)
 		}
 	}
@@ -565,15 +566,15 @@ func TestNodeAndValue(t *testing.T) {
 	if n, err := Node("h", []byte("# nothing\n")); n != nil || err != nil {
 		t.Errorf("empty: %v %v", n, err)
 	}
-	if _, err := Node("h", []byte("a: [1\n")); err == nil || err.Error() != "(h): did not find expected ',' or ']' while parsing a flow sequence at line 1 column 4" {
+	if _, err := Node("h", []byte("a: [1\n")); err == nil || err.Error() != "h:2:1: (h): did not find expected ',' or ']' while parsing a flow sequence at line 1 column 4" {
 		t.Errorf("syntax: %v", err)
 	}
 	n, _ := Node("h", []byte("a: 2024-01-01\n"))
-	if _, err := Value("h", n); err == nil || err.Error() != "(h): Tried to load unspecified class: Date" {
+	if _, err := Value("h", n); err == nil || err.Error() != "h:1:4: (h): Tried to load unspecified class: Date" {
 		t.Errorf("date: %v", err)
 	}
 	n, _ = Node("h", []byte("a:\n  - 1\n  - :sym\n"))
-	if _, err := Value("h", n); err == nil || err.(*Problem).Pos != (Pos{3, 5}) || !strings.Contains(err.Error(), "Ruby symbol :sym") {
+	if _, err := Value("h", n); err == nil || err.(*diagnostics.Diagnostic).Pos != (Pos{3, 5}).In("h") || !strings.Contains(err.Error(), "Ruby symbol :sym") {
 		t.Errorf("symbol: %v", err)
 	}
 	// A tree from yaml.v3's own parser reads the same way (except that it

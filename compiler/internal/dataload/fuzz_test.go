@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 )
 
@@ -64,16 +65,16 @@ func addSeeds(f *testing.F, glob string) {
 }
 
 // checkDoc checks the contract of YAML and JSON.
-func checkDoc(t *testing.T, doc *Doc, probs []Problem) {
+func checkDoc(t *testing.T, doc *Doc, probs []diagnostics.Diagnostic) {
 	t.Helper()
 	if doc == nil {
-		if len(probs) != 1 || probs[0].Warning || probs[0].Message == "" {
+		if len(probs) != 1 || probs[0].Severity == diagnostics.Warning || probs[0].Message == "" {
 			t.Fatalf("no doc, problems %v", probs)
 		}
 		return
 	}
 	for _, p := range probs {
-		if !p.Warning {
+		if p.Severity != diagnostics.Warning {
 			t.Fatalf("a doc and an error: %v", p)
 		}
 	}

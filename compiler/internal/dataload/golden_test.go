@@ -16,6 +16,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 )
 
@@ -186,14 +187,14 @@ func TestGolden(t *testing.T) {
 // runLoader loads src and encodes the outcome like puppet_load.rb does.
 func runLoader(kind, name string, src []byte) any {
 	var doc *Doc
-	var probs []Problem
+	var probs []diagnostics.Diagnostic
 	if kind == "json" {
 		doc, probs = JSON(name, src)
 	} else {
 		doc, probs = YAML(name, src)
 	}
 	if doc == nil {
-		if len(probs) != 1 || probs[0].Warning {
+		if len(probs) != 1 || probs[0].Severity == diagnostics.Warning {
 			return map[string]any{"bad problems": fmt.Sprint(probs)}
 		}
 		msg := probs[0].Message
@@ -206,7 +207,7 @@ func runLoader(kind, name string, src []byte) any {
 		return map[string]any{"error": msg}
 	}
 	for _, p := range probs {
-		if !p.Warning {
+		if p.Severity != diagnostics.Warning {
 			return map[string]any{"error with doc": p.Message}
 		}
 		if strings.HasSuffix(p.Message, "file does not contain a valid yaml hash") {

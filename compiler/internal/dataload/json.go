@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ruby"
 )
@@ -19,12 +20,12 @@ import (
 // unexpected token at '...'". A top level that is not an object is an
 // error, as Puppet checks the returned value is a Hash.
 //
-// On an error Problem the Doc is nil. Integers beyond 64 bits, which Puppet
+// On an error the Doc is nil. Integers beyond 64 bits, which Puppet
 // accepts but the format model cannot hold, make their top-level key
 // Invalid.
-func JSON(name string, src []byte) (*Doc, []Problem) {
-	fail := func(off int, msg string) (*Doc, []Problem) {
-		return nil, []Problem{{Pos: offsetPos(src, off), Message: msg}}
+func JSON(name string, src []byte) (*Doc, []diagnostics.Diagnostic) {
+	fail := func(off int, msg string) (*Doc, []diagnostics.Diagnostic) {
+		return nil, []diagnostics.Diagnostic{problem(name, offsetPos(src, off), msg)}
 	}
 	if len(src) > MaxFileSize {
 		return fail(0, fmt.Sprintf("Unable to parse (%s): hieracc: file larger than %d bytes", name, MaxFileSize))
@@ -44,17 +45,17 @@ func JSON(name string, src []byte) (*Doc, []Problem) {
 		v := obj.vals[i]
 		if hasBig(v) {
 			if doc.Invalid == nil {
-				doc.Invalid = map[any]Problem{}
+				doc.Invalid = map[any]diagnostics.Diagnostic{}
 			}
-			doc.Invalid[k] = Problem{Pos: lines.pos(obj.offs[i]), Message: invalidMessage("json_data", name, k, v, meta{flags: fNoFormat})}
+			doc.Invalid[k] = problem(name, lines.pos(obj.offs[i]), invalidMessage("json_data", name, k, v, meta{flags: fNoFormat}))
 			v = nil
 		}
 		doc.Hash.Set(k, v)
 		doc.KeyPos = append(doc.KeyPos, lines.pos(obj.offs[i]))
 	}
-	var probs []Problem
+	var probs []diagnostics.Diagnostic
 	for _, d := range p.dups {
-		probs = append(probs, duplicateKey(d.key, lines.pos(d.first), lines.pos(d.again)))
+		probs = append(probs, duplicateKey(name, d.key, lines.pos(d.first), lines.pos(d.again)))
 	}
 	return doc, probs
 }

@@ -8,6 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/compiler/internal/dataload/internal/libyaml"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ruby"
@@ -20,16 +21,16 @@ import (
 // but a mapping as an empty hash with a warning. name is the file as Puppet
 // would name it in messages.
 //
-// On an error Problem the Doc is nil: Puppet cannot load the file and fails
+// On an error the Doc is nil: Puppet cannot load the file and fails
 // every lookup whose hierarchy reads it. Otherwise the Doc is non-nil and
-// Problems holds only warnings.
+// the diagnostics are only warnings.
 //
 // A file that starts with a UTF-8 byte order mark is read as Puppet reads
 // it (see bomWarning), with a warning.
-func YAML(name string, src []byte) (*Doc, []Problem) {
+func YAML(name string, src []byte) (*Doc, []diagnostics.Diagnostic) {
 	doc, probs := loadYAML(name, src)
 	if doc != nil && bytes.HasPrefix(src, []byte(bomUTF8)) {
-		probs = append([]Problem{bomWarning(name, src, doc)}, probs...)
+		probs = append([]diagnostics.Diagnostic{bomWarning(name, src, doc)}, probs...)
 	}
 	return doc, probs
 }
@@ -44,7 +45,7 @@ const bomUTF8 = "\xef\xbb\xbf"
 // reads no further, silently. The user almost never meant that: the
 // warning names the keys lost (the file read without its mark holds them),
 // at most five.
-func bomWarning(name string, src []byte, doc *Doc) Problem {
+func bomWarning(name string, src []byte, doc *Doc) diagnostics.Diagnostic {
 	msg := name + ": starts with a UTF-8 byte order mark, which Puppet reads as a character: the first line's text is then at column 1, and the next line at column 0 ends the data, without an error."
 	whole, _ := loadYAML(name, src[len(bomUTF8):])
 	var lost []string
@@ -69,13 +70,13 @@ func bomWarning(name string, src []byte, doc *Doc) Problem {
 	default:
 		msg += " Not read: " + strings.Join(lost, ", ") + "."
 	}
-	return Problem{Pos: Pos{1, 1}, Message: msg + " Remove the mark.", Warning: true}
+	return warning(name, Pos{1, 1}, msg+" Remove the mark.")
 }
 
 // loadYAML is YAML, but for the byte order mark's warning.
-func loadYAML(name string, src []byte) (*Doc, []Problem) {
+func loadYAML(name string, src []byte) (*Doc, []diagnostics.Diagnostic) {
 	if len(src) > MaxFileSize {
-		return nil, []Problem{{Pos: Pos{1, 1}, Message: fmt.Sprintf("Unable to parse (%s): hieracc: file larger than %d bytes", name, MaxFileSize)}}
+		return nil, []diagnostics.Diagnostic{problem(name, Pos{1, 1}, fmt.Sprintf("Unable to parse (%s): hieracc: file larger than %d bytes", name, MaxFileSize))}
 	}
 	// The tree is converted, then dropped: its blocks serve the next file.
 	b, _ := builders.Get().(*builder)
@@ -86,25 +87,25 @@ func loadYAML(name string, src []byte) (*Doc, []Problem) {
 	defer b.reset()
 	root, err := b.parse(src)
 	if err != nil {
-		return nil, []Problem{*err.problem(name, "Unable to parse ")}
+		return nil, []diagnostics.Diagnostic{*err.problem(name, "Unable to parse ")}
 	}
-	notHash := func(p Pos) (*Doc, []Problem) {
-		return &Doc{Hash: format.NewHash(0)}, []Problem{{Pos: p, Message: name + ": file does not contain a valid yaml hash", Warning: true}}
+	notHash := func(p Pos) (*Doc, []diagnostics.Diagnostic) {
+		return &Doc{Hash: format.NewHash(0)}, []diagnostics.Diagnostic{warning(name, p, name+": file does not contain a valid yaml hash")}
 	}
 	if root == nil {
 		return notHash(Pos{1, 1})
 	}
-	c := newConv()
+	c := newConv(name)
 	top, lerr := c.convert(root, 0)
 	if lerr != nil {
-		return nil, []Problem{*lerr.problem(name, "Unable to parse ")}
+		return nil, []diagnostics.Diagnostic{*lerr.problem(name, "Unable to parse ")}
 	}
 	ents := top.final
 	if ents == nil {
 		return notHash(nodePos(root))
 	}
 	if top.flags&fRecursive != 0 {
-		return nil, []Problem{*stackError("a value holds itself through an alias").at(top.pos).problem(name, "")}
+		return nil, []diagnostics.Diagnostic{*stackError("a value holds itself through an alias").at(top.pos).problem(name, "")}
 	}
 	if h, ok := top.v.(*format.Hash); ok && plainValues(ents) {
 		// Its keys are format keys (or it would be no *format.Hash), its
@@ -117,15 +118,15 @@ func loadYAML(name string, src []byte) (*Doc, []Problem) {
 		v, vf, p := ents.vals[i], ents.metas[i], ents.pos[i]
 		if !isFormatKey(k) {
 			// Puppet keeps it, but only string keys are ever looked up.
-			problems = append(problems, Problem{Pos: p, Warning: true, Message: fmt.Sprintf(
-				"%s: hieracc ignores the top-level key %s: it is not a string, number, boolean or null, so no lookup can find it", name, ruby.Inspect(k))})
+			problems = append(problems, warning(name, p, fmt.Sprintf(
+				"%s: hieracc ignores the top-level key %s: it is not a string, number, boolean or null, so no lookup can find it", name, ruby.Inspect(k))))
 			continue
 		}
 		if vf.flags&(fNotLookup|fNoFormat) != 0 {
 			if doc.Invalid == nil {
-				doc.Invalid, doc.InvalidTexts = map[any]Problem{}, map[any][]Text{}
+				doc.Invalid, doc.InvalidTexts = map[any]diagnostics.Diagnostic{}, map[any][]Text{}
 			}
-			doc.Invalid[k] = Problem{Pos: vf.pos, Message: invalidMessage("yaml_data", name, k, v, vf)}
+			doc.Invalid[k] = problem(name, vf.pos, invalidMessage("yaml_data", name, k, v, vf))
 			doc.InvalidTexts[k] = Texts(nil, v)
 			v = nil
 		} else if vf.flags&fSymbol != 0 {
@@ -196,12 +197,13 @@ func plainType(v any) string {
 // a nil Alias (Psych fails on it only when the value is converted). Use
 // Value, not yaml.v3's Decode, to read it as Puppet does.
 //
-// The error, a *Problem, carries the message of the YamlLoadError Puppet's
+// The error, a *diagnostics.Diagnostic, carries the message of the YamlLoadError Puppet's
 // safe_load raises, e.g. "(name): did not find expected key while parsing a
 // block mapping at line 3 column 1".
 func Node(name string, src []byte) (*yaml.Node, error) {
 	if len(src) > MaxFileSize {
-		return nil, &Problem{Pos: Pos{1, 1}, Message: fmt.Sprintf("(%s): hieracc: file larger than %d bytes", name, MaxFileSize)}
+		d := problem(name, Pos{1, 1}, fmt.Sprintf("(%s): hieracc: file larger than %d bytes", name, MaxFileSize))
+		return nil, &d
 	}
 	n, err := new(builder).parse(src)
 	if err != nil {
@@ -215,12 +217,12 @@ func Node(name string, src []byte) (*yaml.Node, error) {
 // strings. A value the format model cannot hold (a Ruby symbol other than
 // :default and :undef, an integer beyond 64 bits, an array or hash used as
 // a hash key) is an error, as is anything Puppet's safe_load refuses; the
-// error is a *Problem.
+// error is a *diagnostics.Diagnostic.
 func Value(name string, n *yaml.Node) (any, error) {
 	if n == nil {
 		return nil, nil
 	}
-	c := newConv()
+	c := newConv(name)
 	r, err := c.convert(n, 0)
 	if err != nil {
 		return nil, err.problem(name, "")
@@ -229,7 +231,8 @@ func Value(name string, n *yaml.Node) (any, error) {
 		return nil, stackError("the value holds itself through an alias").at(r.pos).problem(name, "")
 	}
 	if r.flags&fNoFormat != 0 {
-		return nil, &Problem{Pos: r.pos, Message: fmt.Sprintf("(%s): hieracc cannot represent %s", name, describeUnrepresentable(r.v))}
+		d := problem(name, r.pos, fmt.Sprintf("(%s): hieracc cannot represent %s", name, describeUnrepresentable(r.v)))
+		return nil, &d
 	}
 	if r.flags&fSymbol != 0 {
 		return symbolsToStrings(r.v), nil

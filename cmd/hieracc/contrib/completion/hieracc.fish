@@ -43,7 +43,7 @@ complete -c hieracc -n '__fish_seen_subcommand_from compile' -l sign-cert -r -F 
 complete -c hieracc -n '__fish_seen_subcommand_from compile' -l sign-key -r -F -d 'sign every bundle with the private key in FILE (PEM:'
 complete -c hieracc -n '__fish_seen_subcommand_from compile' -l source-revision -r -F -d 'record REV in every bundle as the source it was'
 complete -c hieracc -n '__fish_seen_subcommand_from compile' -l strict -d 'treat warnings as errors.'
-complete -c hieracc -n '__fish_seen_subcommand_from compile' -l verbose -d 'name every node of an error that several share.'
+complete -c hieracc -n '__fish_seen_subcommand_from compile' -l verbose -d 'say more: every node of an error that several share,'
 complete -c hieracc -n '__fish_seen_subcommand_from check' -l env -r -F -d 'the environment folder: hiera.yaml, data/, modules/'
 complete -c hieracc -n '__fish_seen_subcommand_from check' -l facts -r -F -d 'facts files, or folders of them (as compile\'s): only'
 complete -c hieracc -n '__fish_seen_subcommand_from check' -l format -r -F -d 'how errors and warnings are printed: text (the'

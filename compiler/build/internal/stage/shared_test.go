@@ -86,7 +86,7 @@ func TestStageSharedOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			v := []int{1, 2, 9}[i%3]
-			staged[i], errs[i] = w.Stage(variant("n"+string(rune('a'+i%26))+string(rune('a'+i/26)), v), encode.Protection{})
+			staged[i], errs[i] = w.Stage(i%4, variant("n"+string(rune('a'+i%26))+string(rune('a'+i/26)), v), encode.Protection{})
 		}()
 	}
 	wg.Wait()
@@ -181,7 +181,7 @@ func TestCommitPrunes(t *testing.T) {
 				}
 			}
 			w := NewWriter(out)
-			if _, err := w.Stage(variant("new", 5), encode.Protection{}); err != nil {
+			if _, err := w.Stage(0, variant("new", 5), encode.Protection{}); err != nil {
 				t.Fatal(err)
 			}
 			res, err := w.Commit(tc.cleanup(t))
@@ -222,7 +222,7 @@ func TestEncodersKept(t *testing.T) {
 	w := NewWriter(t.TempDir())
 	defer w.Discard()
 	for i := range 3 {
-		if _, err := w.Stage(variant(fmt.Sprintf("n%d", i), 1), encode.Protection{}); err != nil {
+		if _, err := w.Stage(0, variant(fmt.Sprintf("n%d", i), 1), encode.Protection{}); err != nil {
 			t.Fatal(err)
 		}
 		runtime.GC()
@@ -233,27 +233,25 @@ func TestEncodersKept(t *testing.T) {
 	}
 }
 
-// TestEncoderFollowsKeys: a bundle gets the free encoder that encoded the
-// last bundle whose keys were in the same memory (the same compile
-// worker's), not merely the last one given back.
-func TestEncoderFollowsKeys(t *testing.T) {
+// TestEncoderFollowsLane: a bundle gets the free encoder that encoded the
+// last bundle of the same lane (the same compile worker's), not merely the
+// last one given back; the lane says so, whatever memory the bundle's keys
+// are in.
+func TestEncoderFollowsLane(t *testing.T) {
 	w := NewWriter(t.TempDir())
-	a, b := variant("a", 1), variant("b", 2)
-	ea, eb := w.encoder(a), w.encoder(b)
+	ea, eb := w.encoder(0), w.encoder(1)
 	if ea == eb {
 		t.Fatal("two bundles at once share an encoder")
 	}
-	w.release(ea, a)
-	w.release(eb, b)
-	next := variant("c", 1)
-	next.Keys = a.Keys // the worker of a, its next node
-	if got := w.encoder(next); got != ea {
-		t.Error("the next bundle of a's worker did not get a's encoder")
+	w.release(ea, 0)
+	w.release(eb, 1)
+	if got := w.encoder(0); got != ea {
+		t.Error("the next bundle of lane 0 did not get lane 0's encoder")
 	}
-	if got := w.encoder(variant("d", 2)); got != eb {
-		t.Error("a bundle of no known worker did not get the free encoder")
+	if got := w.encoder(7); got != eb {
+		t.Error("a bundle of a lane no encoder knows did not get the free encoder")
 	}
-	if got := w.encoder(b); got == ea || got == eb {
+	if got := w.encoder(1); got == ea || got == eb {
 		t.Error("an encoder in use was given again")
 	}
 }

@@ -28,7 +28,7 @@ func TestStagedModeUnderUmask(t *testing.T) {
 		out := t.TempDir()
 		w := NewWriter(out)
 		b := &format.Bundle{Node: "web01", Environment: "production", Revision: "r"}
-		if _, err := w.Stage(b, encode.Protection{}); err != nil {
+		if _, err := w.Stage(0, b, encode.Protection{}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := w.Commit(Cleanup{}); err != nil {

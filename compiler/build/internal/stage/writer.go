@@ -51,7 +51,7 @@ type Writer struct {
 	// bundles it encoded shared (values, shared details files, views),
 	// which the next one builds again. A compile keeps as many as it
 	// encodes bundles at once, and gives each bundle the encoder of the
-	// bundle before it in the same compile worker (see encoder).
+	// bundle before it in the same lane (see encoder).
 	freeMu sync.Mutex
 	free   []*encoderBuf
 }
@@ -90,31 +90,31 @@ type sharedFile struct {
 }
 
 // encoderBuf is an encoder with the buffer it reuses, the staging
-// folder of the writer that holds it, and the memory of the keys of the
-// last bundle it encoded.
+// folder of the writer that holds it, and the lane of the last bundle it
+// encoded.
 type encoderBuf struct {
 	enc  *encode.Encoder
 	buf  []byte
 	dir  string
-	keys *format.Key
+	lane int
 }
 
-// encoder takes an encoder not in use for b, or a new one: the one that
-// encoded the last bundle whose keys are in the same memory, if free. A
-// compile worker reuses that memory from node to node (compiler.Input's
-// Emit), and an Encoder saves most when it gets the nodes of one worker,
-// one after the other (encode.Encoder: what the last bundle held).
-func (w *Writer) encoder(b *format.Bundle) *encoderBuf {
-	keys := keyMemory(b.Keys)
+// encoder takes an encoder not in use for a bundle of lane, or a new one:
+// the one that encoded the last bundle of the same lane, if free, else
+// the one given back last. A compile worker is a lane (compiler.Input's
+// Emit says which), and an Encoder saves most when it gets the nodes of
+// one worker, one after the other (encode.Encoder: what the last bundle
+// held).
+func (w *Writer) encoder(lane int) *encoderBuf {
 	w.freeMu.Lock()
 	defer w.freeMu.Unlock()
 	n := len(w.free)
 	if n == 0 {
-		return &encoderBuf{enc: encode.NewEncoder()}
+		return &encoderBuf{enc: encode.NewEncoder(), lane: -1}
 	}
 	i := n - 1
 	for j, enc := range w.free {
-		if enc.keys == keys {
+		if enc.lane == lane {
 			i = j
 			break
 		}
@@ -125,18 +125,9 @@ func (w *Writer) encoder(b *format.Bundle) *encoderBuf {
 	return enc
 }
 
-// keyMemory is the memory keys are in (its first element), nil if it has
-// none.
-func keyMemory(keys []format.Key) *format.Key {
-	if cap(keys) == 0 {
-		return nil
-	}
-	return &keys[:1][0]
-}
-
-// release gives enc back, after it encoded b.
-func (w *Writer) release(enc *encoderBuf, b *format.Bundle) {
-	enc.keys = keyMemory(b.Keys)
+// release gives enc back, after it encoded a bundle of lane.
+func (w *Writer) release(enc *encoderBuf, lane int) {
+	enc.lane = lane
 	w.freeMu.Lock()
 	w.free = append(w.free, enc)
 	w.freeMu.Unlock()
@@ -155,15 +146,18 @@ func (w *Writer) mkdir() error {
 // Stage encodes b, signed and sealed as p says, into a temporary file of
 // OUT, with the shared details file it refers to when OUT does not hold
 // that one already (staged once, whatever the number of bundles that
-// refer to it), and says which shared details file that is.
-func (w *Writer) Stage(b *format.Bundle, p encode.Protection) (Staged, error) {
+// refer to it), and says which shared details file that is. lane is the
+// stream b comes in (compiler.Input.Emit's lane: the compile worker):
+// Stage encodes it with the encoder of the last bundle of that lane when
+// it can, which then has least to do (any lane gives the same bytes).
+func (w *Writer) Stage(lane int, b *format.Bundle, p encode.Protection) (Staged, error) {
 	if err := w.mkdir(); err != nil {
 		return Staged{}, err
 	}
 	// Encoders remember what earlier bundles shared (values, whole keys),
 	// so each concurrent caller takes one from the pool with its buffer.
-	enc := w.encoder(b)
-	defer w.release(enc, b)
+	enc := w.encoder(lane)
+	defer w.release(enc, lane)
 	var (
 		shared *encode.SharedDetails
 		err    error

@@ -1,4 +1,4 @@
-package compiler
+package diagnostics
 
 import (
 	"cmp"
@@ -24,11 +24,14 @@ func (s Severity) String() string {
 	return "error"
 }
 
-// Diagnostic is one error or warning of a compile, with where it arose.
+// Diagnostic is one error or warning, with where it arose: the one type
+// from the reader of a file (a data file, hiera.yaml, a facts file) to
+// the line the CLI prints. format.Error is its record in a bundle.
 type Diagnostic struct {
 	Severity Severity
 	// Pos is where it arose: its File is relative to the input FS root
-	// and may be empty.
+	// (or a facts file as the caller named it, or a URL) and may be
+	// empty.
 	format.Pos
 	Level   string // hierarchy level name, when it applies
 	Node    string // certname, when it applies
@@ -66,7 +69,13 @@ func (d Diagnostic) String() string {
 	return b.String()
 }
 
-func compareDiag(a, b Diagnostic) int {
+// Error is String, so that a reader can return a diagnostic as an error
+// (errors.As finds it, with its position).
+func (d Diagnostic) Error() string { return d.String() }
+
+// Compare orders diagnostics by position, then severity, node, key,
+// level and message.
+func Compare(a, b Diagnostic) int {
 	return cmp.Or(
 		cmp.Compare(a.File, b.File),
 		cmp.Compare(a.Line, b.Line),
@@ -79,9 +88,14 @@ func compareDiag(a, b Diagnostic) int {
 	)
 }
 
-// sortDiags orders diagnostics by position and drops exact duplicates (the
+// Sort orders diagnostics by position and drops exact duplicates (the
 // same broken file reached by many nodes is reported once per node only).
-func sortDiags(ds []Diagnostic) []Diagnostic {
-	slices.SortFunc(ds, compareDiag)
+func Sort(ds []Diagnostic) []Diagnostic {
+	slices.SortFunc(ds, Compare)
 	return slices.Compact(ds)
+}
+
+// HasErrors reports whether any diagnostic is an error.
+func HasErrors(ds []Diagnostic) bool {
+	return slices.ContainsFunc(ds, func(d Diagnostic) bool { return d.Severity == Error })
 }
