@@ -38,7 +38,7 @@ type source struct{ file, level string }
 // table (vals) into b, whose fields from the fast part are set.
 func (x *Index) readDetails4(r *reader, b *Bundle, vals []Value) error {
 	recs := func() (*sharedRecords, error) {
-		keys, mods, err := x.sharedKeys()
+		keys, mods, err := x.sharedKeys(nil)
 		return &sharedRecords{keys, mods}, err
 	}
 	if err := x.readKeysDetails4(r, b, vals, nil, recs); err != nil {

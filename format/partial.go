@@ -9,12 +9,10 @@ package format
 import (
 	"fmt"
 	"slices"
-	"strings"
 )
 
-// SharedRecords are the records of a shared details file (format version
-// 5) and its modules, decoded, for PartialBundle: all of them
-// (ReadSharedRecords), or those of some keys (Only). Read-only.
+// SharedRecords are records of a shared details file (format version 5)
+// and its modules, decoded, for PartialBundle. Read-only.
 type SharedRecords struct {
 	Digest [32]byte
 	keys   []Key // sorted by name
@@ -22,41 +20,27 @@ type SharedRecords struct {
 }
 
 // ReadSharedRecords checks a shared details file (magic, version, digest)
-// and decodes its records.
-func ReadSharedRecords(data []byte) (*SharedRecords, error) {
+// and decodes its records: all of them, or, when names is not nil, those
+// of the names given (sorted) only, which is what PartialBundle needs for
+// the keys of those names; the others' details are skipped, not decoded.
+func ReadSharedRecords(data []byte, names []string) (*SharedRecords, error) {
 	d, v, body, err := parseShared(string(data))
 	if err != nil {
 		return nil, err
 	}
+	if names != nil && !slices.IsSorted(names) {
+		return nil, fmt.Errorf("format: ReadSharedRecords: names not sorted")
+	}
 	x := &Index{sharedRef: d, hasShared: true, sharedBody: body, sharedVersion: int(v)}
-	keys, mods, err := x.sharedKeys()
+	keys, mods, err := x.sharedKeys(names)
 	if err != nil {
 		return nil, err
 	}
 	return &SharedRecords{Digest: d, keys: keys, mods: mods}, nil
 }
 
-// Only returns the records of the names given (sorted, or not) that s
-// holds, with s's modules: what PartialBundle needs of s for the keys of
-// those names, without keeping the others.
-func (s *SharedRecords) Only(names []string) *SharedRecords {
-	out := &SharedRecords{Digest: s.Digest, mods: s.mods}
-	for _, n := range names {
-		if i, ok := s.find(n); ok {
-			out.keys = append(out.keys, s.keys[i])
-		}
-	}
-	slices.SortFunc(out.keys, func(a, b Key) int { return strings.Compare(a.Name, b.Name) })
-	out.keys = slices.CompactFunc(out.keys, func(a, b Key) bool { return a.Name == b.Name })
-	return out
-}
-
-// Has reports whether s holds the record of name.
-func (s *SharedRecords) Has(name string) bool { _, ok := s.find(name); return ok }
-
-func (s *SharedRecords) find(name string) (int, bool) {
-	return slices.BinarySearchFunc(s.keys, name, func(r Key, name string) int { return strings.Compare(r.Name, name) })
-}
+// Len is the number of records s holds.
+func (s *SharedRecords) Len() int { return len(s.keys) }
 
 // PartialBundle is Bundle with the details of the keys at the positions
 // given (in x.Keys, increasing) only: its Keys are those keys, in order,

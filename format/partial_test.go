@@ -69,7 +69,7 @@ func TestPartialBundle(t *testing.T) {
 				if err := x.AttachShared(c.shared); err != nil {
 					t.Fatal(err)
 				}
-				if recs, err = format.ReadSharedRecords(c.shared); err != nil {
+				if recs, err = format.ReadSharedRecords(c.shared, nil); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -116,15 +116,20 @@ func TestPartialBundle(t *testing.T) {
 			}
 			// The records of the keys selected are enough.
 			for _, sel := range sels {
-				var names []string
+				names := []string{}
+				shared := 0
 				for _, i := range sel {
 					names = append(names, x.Keys[i].Name)
-				}
-				only := recs.Only(names)
-				for _, name := range names {
-					if recs.Has(name) != only.Has(name) {
-						t.Errorf("Only(%v) holds the record of %q: %v, want %v", names, name, only.Has(name), recs.Has(name))
+					if x.Keys[i].DetailsShared() {
+						shared++
 					}
+				}
+				only, err := format.ReadSharedRecords(c.shared, names)
+				if err != nil {
+					t.Fatalf("ReadSharedRecords(%v): %v", names, err)
+				}
+				if only.Len() < shared || only.Len() > len(names) {
+					t.Errorf("ReadSharedRecords(%v): %d records, want at least the %d keys' whose details are shared, at most %d", names, only.Len(), shared, len(names))
 				}
 				p, err := x.PartialBundle(sel, only)
 				if err != nil {
@@ -151,7 +156,7 @@ func TestPartialBundleNoSharedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, osd, _ := encode.EncodeShared(sharedNode("web01", true, 20), encode.Protection{})
-	recs, err := format.ReadSharedRecords(osd.Data)
+	recs, err := format.ReadSharedRecords(osd.Data, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

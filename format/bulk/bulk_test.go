@@ -139,7 +139,7 @@ func TestSharedCache(t *testing.T) {
 	if err := os.WriteFile(path, sd.Data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	all, err := format.ReadSharedRecords(sd.Data)
+	all, err := format.ReadSharedRecords(sd.Data, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,10 @@
 package bulk
 
 // Shared details files (format version 5) read for many bundles: each is
-// decoded once, and only the records of the keys asked for are kept, so
-// that a cache of a hundred files holds a few records of each, not every
-// record of every file (a file's records take about a megabyte decoded).
+// read once (again only when a key not asked before is), and only the
+// records of the keys asked for are decoded and kept, so that a cache of
+// a hundred files holds a few records of each, not every record of every
+// file (a file's records take about a megabyte decoded).
 
 import (
 	"fmt"
@@ -73,22 +74,22 @@ func (c *SharedCache) Records(path string, d [32]byte, names []string) (*format.
 		}
 		return f.recs, nil
 	}
+	// Those asked now and before: the cache's readers want them again.
+	want := append(slices.Clone(f.names), names...)
+	slices.Sort(want)
+	want = slices.Compact(want)
 	data, err := format.ReadFile(path)
-	var all *format.SharedRecords
+	var recs *format.SharedRecords
 	if err == nil {
-		all, err = format.ReadSharedRecords(data)
+		recs, err = format.ReadSharedRecords(data, want)
 	}
 	if err != nil {
 		f.err = err
 		return nil, err
 	}
-	if all.Digest != d {
+	if recs.Digest != d {
 		return nil, fmt.Errorf("%s: digest does not match the bundle's reference", path)
 	}
-	// Those asked now and before: the cache's readers want them again.
-	f.names = append(f.names, names...)
-	slices.Sort(f.names)
-	f.names = slices.Compact(f.names)
-	f.recs = all.Only(f.names)
+	f.recs, f.names = recs, want
 	return f.recs, nil
 }
