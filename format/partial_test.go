@@ -2,6 +2,7 @@ package format_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -203,5 +204,54 @@ func FuzzPartialBundle(f *testing.F) {
 			}
 		}
 		_, _ = x.PartialBundle(all[len(all)/2:], nil)
+	})
+}
+
+// FuzzSharedRecords: whatever a shared details file holds, ReadSharedRecords
+// never panics, with every record or some; where both read it, the records
+// of some names give PartialBundle what all records give for those keys.
+func FuzzSharedRecords(f *testing.F) {
+	data, sd, err := encode.EncodeShared(sharedNode("web01", true, 10), encode.Protection{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(sd.Data[len(sd.Data)-bodyLenF(sd.Data):], uint8(1))
+	f.Add(sd.Data[len(sd.Data)-bodyLenF(sd.Data):], uint8(6))
+	f.Fuzz(func(t *testing.T, body []byte, pick uint8) {
+		d := sha256.Sum256(body)
+		file := append([]byte("\xafhieracc-details"), 5, 0x92, 0xc4, 32)
+		file = append(file, d[:]...)
+		file = append(file, 0xce, byte(len(body)>>24), byte(len(body)>>16), byte(len(body)>>8), byte(len(body)))
+		file = append(file, body...)
+		all, aerr := format.ReadSharedRecords(file, nil)
+		x, err := format.DecodeIndex(withSharedRef(t, data, sd.Digest, d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sel []int
+		names := []string{}
+		for i := range x.Keys {
+			if pick&(1<<(i%8)) != 0 {
+				sel = append(sel, i)
+				names = append(names, x.Keys[i].Name)
+			}
+		}
+		some, serr := format.ReadSharedRecords(file, names)
+		if aerr == nil && serr != nil {
+			t.Fatalf("every record read, those of %v fail: %v", names, serr)
+		}
+		if aerr != nil || serr != nil {
+			return
+		}
+		want, werr := x.PartialBundle(sel, all)
+		got, gerr := x.PartialBundle(sel, some)
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("PartialBundle(%v): %v with every record, %v with those of %v", sel, werr, gerr, names)
+		}
+		if werr == nil {
+			if d := cmp.Diff(want, got, bulkOpts); d != "" {
+				t.Fatalf("PartialBundle(%v) (-every record +those of its keys):\n%s", sel, d)
+			}
+		}
 	})
 }
