@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/bulk"
@@ -305,11 +306,15 @@ func (w *worker) differingKeys(ox, nx *format.Index) (opos, npos []int, differ [
 	for i, j := 0, 0; i < len(oks) || j < len(nks); {
 		var o, n *format.IndexKey
 		oi, ni := -1, -1
+		c := 0 // the names compared once: most are equal
+		if i < len(oks) && j < len(nks) {
+			c = strings.Compare(oks[i].Name, nks[j].Name)
+		}
 		switch {
-		case j == len(nks) || (i < len(oks) && oks[i].Name < nks[j].Name):
+		case j == len(nks) || (i < len(oks) && c < 0):
 			o, oi = &oks[i], i
 			i++
-		case i == len(oks) || nks[j].Name < oks[i].Name:
+		case i == len(oks) || c > 0:
 			n, ni = &nks[j], j
 			j++
 		default:
