@@ -1,9 +1,10 @@
 package format
 
 // Hooks for readers of many bundles at once (package format/bulk, which
-// hieracc diff uses): a bundle's details for some of its keys only, a
-// shared details file's records decoded once for many bundles, and the
-// views (format version 6) of bundles shared through a store. Each is the
+// hieracc diff uses): a bundle's details for some of its keys only, the
+// records of a shared details file (those of some keys only) decoded once
+// for many bundles, and the views (format version 6) of bundles shared
+// through a store. Each is the
 // decoder's own code, selected or shared, never a second reader.
 
 import (
