@@ -214,11 +214,10 @@ type Index struct {
 	errs     []*Error
 	details  string
 	detOff   int64 // offset of details in the file, for messages
-	views    *ViewCache
-	viewLen  int    // entries of the view read through views
-	viewID   uint64 // its number in views
+	views    ViewStore
+	view     *ViewTable // the view read through views
 	// lazyIndex builds slots on the first Find of an index read
-	// through a ViewCache (a diff finds no key by name).
+	// through a ViewStore (a diff finds no key by name).
 	lazyIndex sync.Once
 
 	// The shared details file the details continue in (version 5), and
@@ -276,7 +275,7 @@ func Decode(data []byte) (*Bundle, error) {
 // the part of the bundle that lookups need. It does not keep data.
 func DecodeIndex(data []byte) (*Index, error) { return decodeIndex(data, nil) }
 
-func decodeIndex(data []byte, views *ViewCache) (*Index, error) {
+func decodeIndex(data []byte, views ViewStore) (*Index, error) {
 	s := string(data) // one copy; every decoded string is a slice of it
 	h, off, err := parseHeader(s)
 	if err != nil {

@@ -37,6 +37,30 @@ type source struct{ file, level string }
 // readDetails4 reads the details of a version 4 bundle after its value
 // table (vals) into b, whose fields from the fast part are set.
 func (x *Index) readDetails4(r *reader, b *Bundle, vals []Value) error {
+	recs := func() (*sharedRecords, error) {
+		keys, mods, err := x.sharedKeys(nil)
+		return &sharedRecords{keys, mods}, err
+	}
+	if err := x.readKeysDetails4(r, b, vals, nil, recs); err != nil {
+		return err
+	}
+	return r.done("details")
+}
+
+// sharedRecords are the records (sorted by name) and modules of a
+// bundle's shared details file (version 5), or of some of its records.
+type sharedRecords struct {
+	keys []Key
+	mods []Module
+}
+
+// readKeysDetails4 reads the details of a version 4 bundle after its
+// value table (vals) into b, as readDetails4 does: the details of every
+// key when sel is nil, else of the keys at the positions sel gives
+// (increasing), the others' details skipped unread and what follows the
+// last selected not read. recs gives the shared details file's records
+// (at least those of the keys selected) when the bundle names one.
+func (x *Index) readKeysDetails4(r *reader, b *Bundle, vals []Value, sel []int, recs func() (*sharedRecords, error)) error {
 	if err := x.readLayers(r, b); err != nil {
 		return err
 	}
@@ -77,14 +101,14 @@ func (x *Index) readDetails4(r *reader, b *Bundle, vals []Value) error {
 	if err := r.arrayOf(n, "key details"); err != nil {
 		return err
 	}
-	b.Keys = make([]Key, len(x.Keys))
 	var shared []Key // the shared file's records
 	if x.hasShared {
-		var mods []Module
-		if shared, mods, err = x.sharedKeys(); err != nil {
+		s, err := recs()
+		if err != nil {
 			return err
 		}
-		b.Modules = slices.Clone(mods)
+		shared = s.keys
+		b.Modules = slices.Clone(s.mods)
 		me := x.ModuleErrors
 		for i := range b.Modules {
 			if m := &b.Modules[i]; len(me) > 0 && me[0].Module == m.Name {
@@ -95,9 +119,29 @@ func (x *Index) readDetails4(r *reader, b *Bundle, vals []Value) error {
 			return fmt.Errorf("format: %w: error recorded for module %q, which the shared details file does not have", ErrCorrupt, me[0].Module)
 		}
 	}
-	for i := range b.Keys {
-		k := &b.Keys[i]
+	if sel == nil {
+		b.Keys = make([]Key, len(x.Keys))
+	} else {
+		b.Keys = make([]Key, len(sel))
+	}
+	next := 0 // in b.Keys
+	for i := range x.Keys {
 		ik := &x.Keys[i]
+		if sel != nil {
+			if next == len(sel) {
+				break // the rest is not read
+			}
+			if sel[next] != i {
+				if !ik.shared {
+					if err := r.skip(); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+		}
+		k := &b.Keys[next]
+		next++
 		k.Name, k.Value, k.Err = ik.Name, ik.Value, ik.Err
 		k.Secret = ik.secret
 		if ik.shared {
@@ -133,7 +177,7 @@ func (x *Index) readDetails4(r *reader, b *Bundle, vals []Value) error {
 			return err
 		}
 	}
-	return r.done("details")
+	return nil
 }
 
 // readKeyDetails4 reads one key's details (version 4).

@@ -192,7 +192,7 @@ func (x *Index) decodeKeyTable(r *reader) error {
 	}
 	if x.views == nil {
 		x.buildIndex()
-	} // else built by Find, when first asked (see DecodeIndexCached)
+	} // else built by Find, when first asked (see DecodeIndexViews)
 	return nil
 }
 

@@ -320,3 +320,59 @@ func (r *reader) done(what string) error {
 	}
 	return nil
 }
+
+// skip passes over one msgpack value of any type, without recursion.
+func (r *reader) skip() error {
+	for pending := 1; pending > 0; pending-- {
+		c, err := r.byte()
+		if err != nil {
+			return err
+		}
+		var n uint64 // bytes to pass
+		switch {
+		case c <= 0x7f || c >= 0xe0 || c == mNil || c == mFalse || c == mTrue:
+		case c >= 0x80 && c <= 0x8f:
+			pending += 2 * int(c&0x0f)
+		case c >= 0x90 && c <= 0x9f:
+			pending += int(c & 0x0f)
+		case c >= 0xa0 && c <= 0xbf:
+			n = uint64(c & 0x1f)
+		case c >= mBin8 && c <= mBin32:
+			if n, err = r.be(1 << (c - mBin8)); err != nil {
+				return err
+			}
+		case c >= mStr8 && c <= mStr32:
+			if n, err = r.be(1 << (c - mStr8)); err != nil {
+				return err
+			}
+		case c == mFloat32:
+			n = 4
+		case c == mFloat64:
+			n = 8
+		case c >= mUint8 && c <= mUint64:
+			n = 1 << (c - mUint8)
+		case c >= mInt8 && c <= mInt64:
+			n = 1 << (c - mInt8)
+		case c == mArray16 || c == mArray32:
+			m, err := r.length(2<<(c-mArray16), 1)
+			if err != nil {
+				return err
+			}
+			pending += m
+		case c == mMap16 || c == mMap32:
+			m, err := r.length(2<<(c-mMap16), 2)
+			if err != nil {
+				return err
+			}
+			pending += 2 * m
+		default:
+			r.off--
+			return r.errorf("value of unsupported %s", codeName(c))
+		}
+		if n > uint64(r.left()) {
+			return r.errorf("length %d exceeds the %d bytes left", n, r.left())
+		}
+		r.off += int(n)
+	}
+	return nil
+}

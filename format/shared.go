@@ -168,10 +168,11 @@ func parseShared(s string) (d [32]byte, version int64, body string, err error) {
 }
 
 // sharedKeys decodes the attached shared details file: its records,
-// sorted by name. Its body is a version 5 body of a bundle of those
-// records alone: values nil, no hierarchies, modules, options or shared
-// file of its own.
-func (x *Index) sharedKeys() ([]Key, []Module, error) {
+// sorted by name: all of them, or when names is not nil, those of the
+// names given only (the others' details are skipped, not decoded). Its
+// body is a version 5 body of a bundle of those records alone: values
+// nil, no hierarchies, modules, options or shared file of its own.
+func (x *Index) sharedKeys(names []string) ([]Key, []Module, error) {
 	name := SharedDetailsName(x.sharedRef)
 	if x.sharedBody == "" {
 		return nil, nil, fmt.Errorf("format: bundle of node %s: its details continue in %s: %w", x.Node, name, ErrNoSharedDetails)
@@ -183,7 +184,19 @@ func (x *Index) sharedKeys() ([]Key, []Module, error) {
 	if y.hasShared || y.NodeError != nil || len(y.ModuleErrors) > 0 || len(y.Options) > 0 {
 		return nil, nil, fmt.Errorf("format: %w: shared details file %s: not a file of records alone", ErrCorrupt, name)
 	}
-	b, err := y.Bundle()
+	var b *Bundle
+	var err error
+	if names == nil {
+		b, err = y.Bundle()
+	} else {
+		sel := []int{}
+		for i := range y.Keys {
+			if _, ok := slices.BinarySearch(names, y.Keys[i].Name); ok {
+				sel = append(sel, i)
+			}
+		}
+		b, err = y.PartialBundle(sel, nil)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("shared details file %s: %w", name, err)
 	}

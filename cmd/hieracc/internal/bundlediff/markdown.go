@@ -249,8 +249,10 @@ func cut(s string, n int) string {
 
 // code is s as an inline code span that is safe in a table cell: a fence
 // longer than any run of backticks in s, "|" escaped (GitHub splits cells
-// on it even inside code), line breaks as spaces.
+// on it even inside code), line breaks as spaces, other control characters
+// escaped as the text report escapes them (escapeControls).
 func code(s string) string {
+	s = escapeControls(s)
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r", " "), "\n", " ")
 	s = strings.ReplaceAll(s, "|", `\|`)
 	run, longest := 0, 0
@@ -274,5 +276,6 @@ var mdEscaper = strings.NewReplacer(
 	"<", "&lt;", ">", "&gt;", "|", `\|`, "#", `\#`, "~", `\~`, "\n", " ",
 )
 
-// mdEscape makes text literal in markdown (and in a table cell).
-func mdEscape(s string) string { return mdEscaper.Replace(s) }
+// mdEscape makes text literal in markdown (and in a table cell), its
+// control characters escaped as the text report escapes them.
+func mdEscape(s string) string { return mdEscaper.Replace(escapeControls(s)) }

@@ -6,12 +6,12 @@ package bundlediff
 // details file, and their bundles hold the same view: almost every key's
 // value and details are the same for all of them. A node's bundles are
 // decoded without their details, the view decoded once for all the
-// bundles that hold it (format.ViewCache), so that the values the nodes
+// bundles that hold it (bulk.ViewCache), so that the values the nodes
 // share are the same Go values; the keys are compared by value, the
 // containers met before looked up in a memo of pairs. Only the keys that
 // differ have their details decoded (format.Index.PartialBundle), the
-// shared details files decoded once each (format.SharedRecords), and are
-// diffed as before (keyChanges). A node or module error, a failing
+// shared details files decoded once each and only those keys' records
+// kept (bulk.SharedCache), and are diffed as before (keyChanges). A node or module error, a failing
 // lookup_options entry or anything the fast path cannot read is left to
 // the slow path: the node's whole bundles, as before, which also names
 // what cannot be read.
@@ -22,9 +22,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
+	"strings"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/bulk"
 )
 
 // maxViews bounds the views kept decoded, maxShared the shared details
@@ -42,63 +43,30 @@ var fastPath = true
 
 // comparer holds what the nodes of a comparison share.
 type comparer struct {
-	f     *Filter
-	views *format.ViewCache
-	revs  revisions // each side's source revision
-
-	mu     sync.Mutex
-	shared map[string]*sharedEntry // by path
-	order  []string                // oldest first
-}
-
-type sharedEntry struct {
-	once sync.Once
-	recs *format.SharedRecords
-	err  error
+	f      *Filter
+	views  *bulk.ViewCache
+	shared *bulk.SharedCache
+	revs   revisions // each side's source revision
 }
 
 func newComparer(f *Filter) *comparer {
-	return &comparer{f: f, views: format.NewViewCache(maxViews), shared: map[string]*sharedEntry{}}
+	return &comparer{f: f, views: bulk.NewViewCache(maxViews), shared: bulk.NewSharedCache(maxShared)}
 }
 
-// records returns the shared details file that the bundle file x was read
-// from names, beside it (details/), decoded; nil when it cannot be read.
-func (c *comparer) records(file string, x *format.Index) *format.SharedRecords {
+// records returns the records of the keys named of the shared details
+// file that the bundle file x was read from names, beside it (details/),
+// decoded; nil when it cannot be read, or x names none.
+func (c *comparer) records(file string, x *format.Index, names []string) *format.SharedRecords {
 	d, ok := x.SharedDigest()
 	if !ok {
 		return nil
 	}
 	p := filepath.Join(filepath.Dir(file), filepath.FromSlash(format.SharedDetailsName(d)))
-	c.mu.Lock()
-	e := c.shared[p]
-	if e != nil { // the last to be forgotten
-		for i, q := range c.order {
-			if q == p {
-				c.order = append(append(c.order[:i:i], c.order[i+1:]...), p)
-				break
-			}
-		}
-	} else {
-		if len(c.order) >= maxShared {
-			delete(c.shared, c.order[0])
-			c.order = c.order[1:]
-		}
-		e = &sharedEntry{}
-		c.shared[p] = e
-		c.order = append(c.order, p)
+	recs, err := c.shared.Records(p, d, names)
+	if err != nil {
+		return nil
 	}
-	c.mu.Unlock()
-	e.once.Do(func() {
-		data, err := format.ReadFile(p)
-		if err == nil {
-			e.recs, err = format.ReadSharedRecords(data)
-		}
-		if err == nil && e.recs.Digest != d {
-			e.recs = nil
-		}
-		e.err = err
-	})
-	return e.recs
+	return recs
 }
 
 // worker is one goroutine's comparer.
@@ -124,8 +92,8 @@ const maxPairs = 512
 // slots are the slots of the pair of views of ox and nx, indexed by ox's
 // value indexes; nil when either was read without a view.
 func (w *worker) slots(ox, nx *format.Index) []slot {
-	oid, olen := ox.View()
-	nid, _ := nx.View()
+	oid, olen := w.views.View(ox)
+	nid, _ := w.views.View(nx)
 	if oid == 0 || nid == 0 {
 		return nil
 	}
@@ -266,11 +234,11 @@ func (w *worker) fast(node, oldFile, newFile string) (cs []Change, ok bool) {
 		w.revs.note(false, nh.SourceRevision)
 		return nil, true
 	}
-	ox, err := format.DecodeIndexCached(odata, w.views)
+	ox, err := bulk.DecodeIndex(odata, w.views)
 	if err != nil {
 		return nil, false
 	}
-	nx, err := format.DecodeIndexCached(ndata, w.views)
+	nx, err := bulk.DecodeIndex(ndata, w.views)
 	if err != nil {
 		return nil, false
 	}
@@ -283,7 +251,7 @@ func (w *worker) fast(node, oldFile, newFile string) (cs []Change, ok bool) {
 		return nil, false
 	}
 	opos, npos, differ := w.differingKeys(ox, nx)
-	orecs, nrecs := w.records(oldFile, ox), w.records(newFile, nx)
+	orecs, nrecs := w.records(oldFile, ox, namesAt(ox, opos)), w.records(newFile, nx, namesAt(nx, npos))
 	for _, side := range []struct {
 		x    *format.Index
 		recs *format.SharedRecords
@@ -316,6 +284,15 @@ func (w *worker) fast(node, oldFile, newFile string) (cs []Change, ok bool) {
 	return cs, true
 }
 
+// namesAt returns the names of x's keys at the positions given.
+func namesAt(x *format.Index, pos []int) []string {
+	names := make([]string, len(pos))
+	for i, p := range pos {
+		names[i] = x.Keys[p].Name
+	}
+	return names
+}
+
 // keyPair is a key that differs between two bundles: its index in the
 // positions of each side's differing keys, -1 where it is absent.
 type keyPair struct{ o, n int }
@@ -329,11 +306,15 @@ func (w *worker) differingKeys(ox, nx *format.Index) (opos, npos []int, differ [
 	for i, j := 0, 0; i < len(oks) || j < len(nks); {
 		var o, n *format.IndexKey
 		oi, ni := -1, -1
+		c := 0 // the names compared once: most are equal
+		if i < len(oks) && j < len(nks) {
+			c = strings.Compare(oks[i].Name, nks[j].Name)
+		}
 		switch {
-		case j == len(nks) || (i < len(oks) && oks[i].Name < nks[j].Name):
+		case j == len(nks) || (i < len(oks) && c < 0):
 			o, oi = &oks[i], i
 			i++
-		case i == len(oks) || nks[j].Name < oks[i].Name:
+		case i == len(oks) || c > 0:
 			n, ni = &nks[j], j
 			j++
 		default:

@@ -2,6 +2,7 @@ package format_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -69,7 +70,7 @@ func TestPartialBundle(t *testing.T) {
 				if err := x.AttachShared(c.shared); err != nil {
 					t.Fatal(err)
 				}
-				if recs, err = format.ReadSharedRecords(c.shared); err != nil {
+				if recs, err = format.ReadSharedRecords(c.shared, nil); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -111,12 +112,34 @@ func TestPartialBundle(t *testing.T) {
 			if _, err := x.PartialBundle([]int{1, 0}, recs); n > 1 && err == nil {
 				t.Error("PartialBundle takes positions out of order")
 			}
-			g, e, err := x.Hierarchies()
-			if err != nil {
-				t.Fatal(err)
+			if recs == nil {
+				return
 			}
-			if d := cmp.Diff([2]format.Hierarchy{whole.Global, whole.Env}, [2]format.Hierarchy{g, e}); d != "" {
-				t.Errorf("Hierarchies (-Bundle +Hierarchies):\n%s", d)
+			// The records of the keys selected are enough.
+			for _, sel := range sels {
+				names := []string{}
+				shared := 0
+				for _, i := range sel {
+					names = append(names, x.Keys[i].Name)
+					if x.Keys[i].DetailsShared() {
+						shared++
+					}
+				}
+				only, err := format.ReadSharedRecords(c.shared, names)
+				if err != nil {
+					t.Fatalf("ReadSharedRecords(%v): %v", names, err)
+				}
+				if only.Len() < shared || only.Len() > len(names) {
+					t.Errorf("ReadSharedRecords(%v): %d records, want at least the %d keys' whose details are shared, at most %d", names, only.Len(), shared, len(names))
+				}
+				p, err := x.PartialBundle(sel, only)
+				if err != nil {
+					t.Fatalf("PartialBundle(%v) with the records of its keys only: %v", sel, err)
+				}
+				whole, _ := x.PartialBundle(sel, recs)
+				if d := cmp.Diff(whole, p, bulkOpts); d != "" {
+					t.Errorf("PartialBundle(%v) (-all records +its keys' only):\n%s", sel, d)
+				}
 			}
 		})
 	}
@@ -134,7 +157,7 @@ func TestPartialBundleNoSharedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, osd, _ := encode.EncodeShared(sharedNode("web01", true, 20), encode.Protection{})
-	recs, err := format.ReadSharedRecords(osd.Data)
+	recs, err := format.ReadSharedRecords(osd.Data, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,74 +173,8 @@ func TestPartialBundleNoSharedFile(t *testing.T) {
 	}
 }
 
-// TestViewCache checks that bundles naming one shared details file, read
-// through one ViewCache, share the values of their view (the same Go
-// containers, the same View) and decode as without it.
-func TestViewCache(t *testing.T) {
-	c := format.NewViewCache(2)
-	var xs []*format.Index
-	for _, name := range []string{"web01", "web02", "web03"} {
-		b := sharedNode(name, false, 10)
-		b.Keys = append(b.Keys, format.Key{Name: "d", Value: H("list", []any{"x", "y"}), Contributions: []format.Contribution{{Layer: format.LayerEnvironment, Level: 1, Line: 40, Column: 1, Value: H("list", []any{"x", "y"})}}})
-		data, sd, err := encode.EncodeShared(b, encode.Protection{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		x, err := format.DecodeIndexCached(data, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		plain, err := format.DecodeIndex(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, y := range []*format.Index{x, plain} {
-			if err := y.AttachShared(sd.Data); err != nil {
-				t.Fatal(err)
-			}
-		}
-		got, err := x.Bundle()
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := plain.Bundle()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(want, got, bulkOpts); d != "" {
-			t.Errorf("%s through the cache (-without +with):\n%s", name, d)
-		}
-		if id, n := plain.View(); id != 0 || n != 0 {
-			t.Errorf("%s read without a cache: View() = %d, %d", name, id, n)
-		}
-		xs = append(xs, x)
-	}
-	id0, n0 := xs[0].View()
-	if id0 == 0 || n0 == 0 {
-		t.Fatalf("View() = %d, %d", id0, n0)
-	}
-	d := xs[0].Find("d")
-	for _, x := range xs[1:] {
-		if id, n := x.View(); id != id0 || n != n0 {
-			t.Errorf("%s: View() = %d, %d, want %d, %d", x.Node, id, n, id0, n0)
-		}
-		k := &x.Keys[x.Find("d")]
-		if !x.InView(k) || k.Value.(*format.Hash) != xs[0].Keys[d].Value.(*format.Hash) {
-			t.Errorf("%s: key d's value is not the view's, shared", x.Node)
-		}
-		if !k.DetailsShared() {
-			t.Errorf("%s: key d's details are not all shared", x.Node)
-		}
-	}
-	if k := &xs[0].Keys[xs[0].Find("c")]; k.DetailsShared() || xs[0].InView(k) {
-		t.Error("key c, which names the node, is shared")
-	}
-}
-
-// FuzzPartialBundle: whatever DecodeIndex reads, PartialBundle and
-// Hierarchies never panic, and agree with Bundle where it succeeds;
-// reading through a ViewCache (twice: once decoding the view, once from
-// the cache) gives the same bundle.
+// FuzzPartialBundle: whatever DecodeIndex reads, PartialBundle never
+// panics, and agrees with Bundle where it succeeds.
 func FuzzPartialBundle(f *testing.F) {
 	for _, c := range bulkCases(f) {
 		if c.shared == nil {
@@ -247,21 +204,53 @@ func FuzzPartialBundle(f *testing.F) {
 			}
 		}
 		_, _ = x.PartialBundle(all[len(all)/2:], nil)
-		_, _, _ = x.Hierarchies()
-		c := format.NewViewCache(1)
-		for range 2 {
-			y, err := format.DecodeIndexCached(data, c)
-			if err != nil {
-				t.Fatalf("DecodeIndex reads it, DecodeIndexCached fails: %v", err)
+	})
+}
+
+// FuzzSharedRecords: whatever a shared details file holds, ReadSharedRecords
+// never panics, with every record or some; where both read it, the records
+// of some names give PartialBundle what all records give for those keys.
+func FuzzSharedRecords(f *testing.F) {
+	data, sd, err := encode.EncodeShared(sharedNode("web01", true, 10), encode.Protection{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(sd.Data[len(sd.Data)-bodyLenF(sd.Data):], uint8(1))
+	f.Add(sd.Data[len(sd.Data)-bodyLenF(sd.Data):], uint8(6))
+	f.Fuzz(func(t *testing.T, body []byte, pick uint8) {
+		d := sha256.Sum256(body)
+		file := append([]byte("\xafhieracc-details"), 5, 0x92, 0xc4, 32)
+		file = append(file, d[:]...)
+		file = append(file, 0xce, byte(len(body)>>24), byte(len(body)>>16), byte(len(body)>>8), byte(len(body)))
+		file = append(file, body...)
+		all, aerr := format.ReadSharedRecords(file, nil)
+		x, err := format.DecodeIndex(withSharedRef(t, data, sd.Digest, d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sel []int
+		names := []string{}
+		for i := range x.Keys {
+			if pick&(1<<(i%8)) != 0 {
+				sel = append(sel, i)
+				names = append(names, x.Keys[i].Name)
 			}
-			b, err := y.Bundle()
-			if (err == nil) != (werr == nil) {
-				t.Fatalf("Bundle: %v without a cache, %v with", werr, err)
-			}
-			if err == nil {
-				if d := cmp.Diff(whole, b, bulkOpts); d != "" {
-					t.Fatalf("through a ViewCache (-without +with):\n%s", d)
-				}
+		}
+		some, serr := format.ReadSharedRecords(file, names)
+		if aerr == nil && serr != nil {
+			t.Fatalf("every record read, those of %v fail: %v", names, serr)
+		}
+		if aerr != nil || serr != nil {
+			return
+		}
+		want, werr := x.PartialBundle(sel, all)
+		got, gerr := x.PartialBundle(sel, some)
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("PartialBundle(%v): %v with every record, %v with those of %v", sel, werr, gerr, names)
+		}
+		if werr == nil {
+			if d := cmp.Diff(want, got, bulkOpts); d != "" {
+				t.Fatalf("PartialBundle(%v) (-every record +those of its keys):\n%s", sel, d)
 			}
 		}
 	})
