@@ -17,23 +17,30 @@ import (
 // it was opened (a file that grows while it is read is an error). It does
 // not verify the bytes: DecodeIndex does.
 func ReadFile(name string) ([]byte, error) {
+	data, _, err := ReadFileInfo(name)
+	return data, err
+}
+
+// ReadFileInfo is ReadFile, and what the file opened said of itself.
+func ReadFileInfo(name string) ([]byte, fs.FileInfo, error) {
 	f, st, err := openRegular(name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	size, err := readBound(f, st.Size())
 	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		return nil, nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
-	data, err := io.ReadAll(io.LimitReader(f, size+1))
-	if err != nil {
-		return nil, err
+	data := make([]byte, size+1) // one byte more: a file that grew
+	n, err := io.ReadFull(f, data)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, nil, err
 	}
-	if int64(len(data)) > st.Size() {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("the file grew while it was read")}
+	if int64(n) > st.Size() {
+		return nil, nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("the file grew while it was read")}
 	}
-	return data, nil
+	return data[:n], st, nil
 }
 
 // readBound is how much of the file f, of size bytes, ReadFile reads: all
