@@ -52,6 +52,7 @@ type Server struct {
 	cur     atomic.Pointer[snapshot]
 	serial  atomic.Uint64
 	cache   *lru
+	hashed  runtime.Hashed // the bundle files whose digest held
 	metrics *metrics
 	log     *slog.Logger
 	handler http.Handler
@@ -196,17 +197,17 @@ func (s *Server) open(snap *snapshot, node string, keep bool) (*opened, error) {
 	if o := s.cache.get(d); o != nil {
 		return o, nil
 	}
-	b, err := runtime.Open(snap.set.File(node), runtime.Trust{Node: node})
+	p, err := runtime.OpenPeek(snap.set.File(node), &s.hashed, runtime.Trust{Node: node})
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, errStale
 	}
 	if err != nil {
 		return nil, err
 	}
-	if b.Header().Digest != d {
+	if p.Header().Digest != d {
 		return nil, errStale
 	}
-	o := &opened{b: b}
+	o := &opened{p: p}
 	if keep {
 		o = s.cache.put(d, o)
 	}
