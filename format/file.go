@@ -17,12 +17,13 @@ import (
 // it was opened (a file that grows while it is read is an error). It does
 // not verify the bytes: DecodeIndex does.
 func ReadFile(name string) ([]byte, error) {
-	data, _, err := ReadFileInfo(name)
+	data, _, err := ReadFileInfo(name, nil)
 	return data, err
 }
 
-// ReadFileInfo is ReadFile, and what the file opened said of itself.
-func ReadFileInfo(name string) ([]byte, fs.FileInfo, error) {
+// ReadFileInfo is ReadFile into buf when it is large enough (else a new
+// buffer), and what the file opened said of itself.
+func ReadFileInfo(name string, buf []byte) ([]byte, fs.FileInfo, error) {
 	f, st, err := openRegular(name)
 	if err != nil {
 		return nil, nil, err
@@ -32,7 +33,11 @@ func ReadFileInfo(name string) ([]byte, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
-	data := make([]byte, size+1) // one byte more: a file that grew
+	data := buf[:cap(buf)]
+	if len(data) < int(size)+1 { // one byte more: a file that grew
+		data = make([]byte, size+1)
+	}
+	data = data[:size+1]
 	n, err := io.ReadFull(f, data)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return nil, nil, err

@@ -116,8 +116,8 @@ const peekLimit = 4096
 func (kr *KeyReader) value(j int) (any, error) {
 	kr.mu.Lock()
 	offs := kr.offs
-	for e := len(offs); e <= j; e++ { // where entries start, up to j
-		s := 0
+	for len(offs) <= j { // where entries start, up to j
+		s, e := 0, len(offs)
 		for e >= kr.first[s+1] {
 			s++
 		}
@@ -129,7 +129,12 @@ func (kr *KeyReader) value(j int) (any, error) {
 				return nil, err
 			}
 		}
-		offs = append(offs, int32(r.off))
+		for offs = append(offs, int32(r.off)); len(offs) <= j && len(offs) < kr.first[s+1]; offs = append(offs, int32(r.off)) {
+			if err := skipEntry(&r); err != nil {
+				kr.mu.Unlock()
+				return nil, err
+			}
+		}
 	}
 	kr.offs = offs // appended to, never changed: read without the lock
 	kr.mu.Unlock()
@@ -209,18 +214,18 @@ func skipEntry(r *reader) error {
 	if err != nil {
 		return err
 	}
-	n := 0
+	n := 0 // varints after the entry's first bytes
 	switch {
+	case c <= 0x7f || c >= 0xe0 || c == mNil || c == mFalse || c == mTrue:
+		r.off++
+	case c >= 0xa0 && c <= 0xbf || c >= mStr8 && c <= mStr32:
+		_, err = r.str()
 	case c >= 0x90 && c <= 0x9f || c == mArray16 || c == mArray32:
 		n, err = r.arrayLen()
 	case c >= 0x80 && c <= 0x8f || c == mMap16 || c == mMap32:
 		n, err = r.mapLen()
 		n *= 2
-	case c >= 0xa0 && c <= 0xbf || c >= mStr8 && c <= mStr32:
-		_, err = r.str()
-	case c <= 0x7f || c >= 0xe0 || c == mNil || c == mFalse || c == mTrue:
-		r.off++
-	case c >= mUint8 && c <= mInt64 || c == mFloat32 || c == mFloat64:
+	case c >= mFloat32 && c <= mInt64:
 		_, err = r.be(1 + skipWidth[c-mFloat32])
 	default:
 		return r.errorf("value of unsupported %s", codeName(c))

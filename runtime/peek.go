@@ -26,10 +26,13 @@ type Peek struct {
 // modification time and digest) is not hashed again.
 func OpenPeek(path string, hashed *Hashed, opts ...Option) (*Peek, error) {
 	t := trustOf(opts)
-	data, st, err := format.ReadFileInfo(path)
+	bp := readBuf.Get().(*[]byte)
+	defer readBuf.Put(bp)
+	data, st, err := format.ReadFileInfo(path, *bp)
 	if err != nil {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
+	*bp = data // NewKeyReader keeps a copy
 	var seen func([32]byte) bool
 	if hashed != nil {
 		seen = func(d [32]byte) bool {
@@ -53,6 +56,8 @@ func OpenPeek(path string, hashed *Hashed, opts ...Option) (*Peek, error) {
 	}
 	return &Peek{kr: kr, path: path, t: t}, nil
 }
+
+var readBuf = sync.Pool{New: func() any { return new([]byte) }}
 
 // Hashed remembers the bundle files whose digest OpenPeek found to hold,
 // for a reader of the same files again and again (a server). Safe for
