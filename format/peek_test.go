@@ -2,6 +2,7 @@ package format_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,4 +183,39 @@ func FuzzKeyReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestKeyReaderConcurrent reads keys of one KeyReader from goroutines at
+// once (go test -race): the entries' offsets it keeps are shared.
+func TestKeyReaderConcurrent(t *testing.T) {
+	data, err := encode.Encode(Synthetic(200))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := format.DecodeIndex(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kr, err := format.NewKeyReader(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			for i := range x.Keys {
+				k := &x.Keys[(i*7+g*50)%len(x.Keys)]
+				if got, found, err := kr.Key(k.Name); err != nil || !found || !cmp.Equal(got.Value, k.Value, Cmp) {
+					errs <- fmt.Errorf("Key(%q) = %v, %v, %v, want %v", k.Name, got.Value, found, err, k.Value)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
 }
