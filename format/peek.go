@@ -6,6 +6,8 @@ package format
 // entries of the key's value are decoded.
 
 import (
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/hieracc/hieracc/format/trust"
@@ -25,8 +27,9 @@ type KeyReader struct {
 	x            *Index
 	first        []int // the first entry of each value table section, then their number
 
-	mu   sync.Mutex
-	offs []int32 // where the value table's first entries start
+	mu    sync.Mutex
+	offs  []int32 // where the value table's first entries start
+	marks []mark  // where scans of the key table can start
 }
 
 // NewKeyReader verifies data and returns its KeyReader. hashed, when not
@@ -71,8 +74,21 @@ func (kr *KeyReader) Key(name string) (k IndexKey, found bool, err error) {
 		return k, false, err
 	}
 	var b [128]byte
-	prev, m := b[:0], 0 // the name before, and the bytes it shares with name
-	for i := 0; uint64(i) < n; i++ {
+	prev, m, i := b[:0], 0, 0 // the name before, and the bytes it shares with name
+	kr.mu.Lock()
+	marks := kr.marks
+	kr.mu.Unlock()
+	if j, _ := slices.BinarySearchFunc(marks, name, func(c mark, name string) int { return strings.Compare(c.prev, name) }); j > 0 {
+		c := &marks[j-1] // the last before name: start there
+		t.off, t.lasts, i, prev = c.off, c.lasts, c.i, append(prev, c.prev...)
+		for m < len(prev) && m < len(name) && prev[m] == name[m] {
+			m++
+		}
+	}
+	for ; uint64(i) < n; i++ {
+		if i%markEvery == 0 && i > 0 {
+			kr.mark(mark{t.off, i, t.lasts, string(prev)})
+		}
 		shared, suffix, err := t.name(i, prev)
 		if err != nil {
 			return k, false, err
@@ -106,6 +122,26 @@ func (kr *KeyReader) Key(name string) (k IndexKey, found bool, err error) {
 		return k, err == nil, err
 	}
 	return IndexKey{}, false, nil
+}
+
+// mark is where a scan of the key table can start: before key i, after
+// the name before it (prev), every markEvery keys.
+type mark struct {
+	off   int
+	i     int
+	lasts [2]int64
+	prev  string
+}
+
+const markEvery = 64
+
+// mark keeps c, the next mark, when no scan kept it before.
+func (kr *KeyReader) mark(c mark) {
+	kr.mu.Lock()
+	if c.i == markEvery*(len(kr.marks)+1) {
+		kr.marks = append(kr.marks, c) // appended to, never changed
+	}
+	kr.mu.Unlock()
 }
 
 // peekLimit bounds the entries of a value Key decodes: a larger one
