@@ -1,6 +1,7 @@
 package format
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -29,9 +30,11 @@ func ReadFileInfo(name string, buf []byte) ([]byte, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	defer f.Close()
-	size, err := readBound(f, st.Size())
-	if err != nil {
-		return nil, nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	size := st.Size()
+	if size > wholeFile { // read no more of it than its header allows
+		if size, err = readBound(f, size); err != nil {
+			return nil, nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
 	}
 	data := buf[:cap(buf)]
 	if len(data) < int(size)+1 { // one byte more: a file that grew
@@ -45,8 +48,17 @@ func ReadFileInfo(name string, buf []byte) ([]byte, fs.FileInfo, error) {
 	if int64(n) > st.Size() {
 		return nil, nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("the file grew while it was read")}
 	}
+	if st.Size() <= wholeFile { // read whole: its bound checked now
+		if _, err := readBound(bytes.NewReader(data[:n]), int64(n)); err != nil {
+			return nil, nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
+	}
 	return data[:n], st, nil
 }
+
+// wholeFile is the size up to which ReadFile reads a file in one go, and
+// checks readBound after.
+const wholeFile = 1 << 20
 
 // readBound is how much of the file f, of size bytes, ReadFile reads: all
 // of a shared details file; all of a bundle, and not a file longer than
