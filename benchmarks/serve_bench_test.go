@@ -3,6 +3,7 @@ package benchmarks
 import (
 	"bufio"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -19,6 +20,11 @@ import (
 
 	"github.com/hieracc/hieracc/benchmarks/internal/gen"
 	"github.com/hieracc/hieracc/compiler/build"
+)
+
+var (
+	serveNodes = flag.String("serve-nodes", "100,10000", "BenchmarkServe: the fleet sizes, comma-separated")
+	serveBin   = flag.String("serve-hieracc", "", "BenchmarkServe: the hieracc binary to run (default: built from this module), to compare two builds")
 )
 
 // serveClients is how many keep-alive clients drive the server at once.
@@ -40,7 +46,10 @@ const serveCache = 256
 // Each reports "req/s", "p50-ms" and "p99-ms", and "x-healthz", its
 // throughput's ratio to the baseline's in the same run. "server-MiB" is
 // the server's resident memory (VmRSS) after the sub-benchmark: flat from
-// 100 to 10,000 nodes is the evidence that it does not hold every bundle.
+// 100 to 10,000 nodes is the evidence that it does not hold every bundle;
+// healthz also reports "start-MiB", the same once the server is ready,
+// before any request. -serve-nodes sets the fleet sizes; -serve-hieracc
+// runs a given binary (to compare two builds on the same fleet).
 // Request counts are b.N (bounded: -benchtime 20000x).
 func BenchmarkServe(b *testing.B) {
 	gobin, err := exec.LookPath("go")
@@ -48,17 +57,25 @@ func BenchmarkServe(b *testing.B) {
 		b.Skip("needs the go command to build hieracc")
 	}
 	dir := b.TempDir()
-	hieracc := filepath.Join(dir, "hieracc")
-	if out, err := exec.Command(gobin, "build", "-o", hieracc, "github.com/hieracc/hieracc/cmd/hieracc").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
+	hieracc := *serveBin
+	if hieracc == "" {
+		hieracc = filepath.Join(dir, "hieracc")
+		if out, err := exec.Command(gobin, "build", "-o", hieracc, "github.com/hieracc/hieracc/cmd/hieracc").CombinedOutput(); err != nil {
+			b.Fatalf("go build: %v\n%s", err, out)
+		}
 	}
-	for _, nodes := range []int{100, 10000} {
+	for _, text := range strings.Split(*serveNodes, ",") {
+		nodes, err := strconv.Atoi(text)
+		if err != nil {
+			b.Fatalf("-serve-nodes: %v", err)
+		}
 		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
 			if testing.Short() && nodes > 1000 {
 				b.Skip("reference fleet skipped in -short mode")
 			}
 			out, names, keys := compileFleet(b, filepath.Join(dir, strconv.Itoa(nodes)), nodes)
 			url, pid := startServer(b, hieracc, out)
+			startMiB := rssMiB(b, pid)
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: serveClients}}
 			hot := names[:min(len(names), serveCache)]
 			etags := map[string]string{}
@@ -107,6 +124,7 @@ func BenchmarkServe(b *testing.B) {
 					rate, p50, p99 := drive(b, client, c.req)
 					if c.name == "healthz" {
 						base = rate
+						b.ReportMetric(startMiB, "start-MiB")
 					}
 					b.ReportMetric(rate, "req/s")
 					b.ReportMetric(p50, "p50-ms")

@@ -216,6 +216,7 @@ type Index struct {
 	detOff   int64 // offset of details in the file, for messages
 	views    ViewStore
 	view     *ViewTable // the view read through views
+	keyTable reader     // the key table, not decoded (KeyReader)
 	// lazyIndex builds slots on the first Find of an index read
 	// through a ViewStore (a diff finds no key by name).
 	lazyIndex sync.Once
@@ -276,20 +277,30 @@ func Decode(data []byte) (*Bundle, error) {
 func DecodeIndex(data []byte) (*Index, error) { return decodeIndex(data, nil) }
 
 func decodeIndex(data []byte, views ViewStore) (*Index, error) {
+	return decodeIndexAs(data, views, false, nil)
+}
+
+// decodeIndexAs is decodeIndex; peek keeps the key table and the value
+// table's sections undecoded (KeyReader); hashed is NewKeyReader's.
+func decodeIndexAs(data []byte, views ViewStore, peek bool, hashed func([32]byte) bool) (*Index, error) {
 	s := string(data) // one copy; every decoded string is a slice of it
 	h, off, err := parseHeader(s)
 	if err != nil {
 		return nil, err
 	}
 	end := min(int64(len(s)), h.Size)
-	if err := checkBody(h, end, sha256.Sum256(data[off:end])); err != nil {
+	digest := h.Digest
+	if hashed == nil || !hashed(digest) {
+		digest = sha256.Sum256(data[off:end])
+	}
+	if err := checkBody(h, end, digest); err != nil {
 		return nil, err
 	}
 	sig, err := trailer(h, s[end:])
 	if err != nil {
 		return nil, err
 	}
-	x := &Index{Header: h, Signature: sig, signed: s[:off], views: views}
+	x := &Index{Header: h, Signature: sig, signed: s[:off], views: views, values: valueTable{peek: peek}}
 	r := &reader{s: s[off:end], base: int64(off)}
 	if err := x.decodeBody(r); err != nil {
 		return nil, err
@@ -608,6 +619,9 @@ type valueTable struct {
 	meta []uint64 // depth<<32 | nodes (at most MaxNodes)
 	// varints: children are varints (version 5), not msgpack ints.
 	varints bool
+	// peek: the sections are kept in secs, not decoded (KeyReader).
+	peek bool
+	secs []reader
 }
 
 // readSection appends a value table section to t: up to version 4 an
@@ -626,6 +640,10 @@ func (t *valueTable) readSection(r *reader, version int) error {
 		return err
 	}
 	sub := &reader{s: b, base: r.base + int64(r.off-len(b))}
+	if t.peek { // see KeyReader
+		t.secs = append(t.secs, *sub)
+		return nil
+	}
 	n, off, ok := uvarint(b, 0)
 	if !ok || n > uint64(len(b)-off) {
 		return sub.errorf("value table: bad count")
@@ -685,32 +703,6 @@ func (t *valueTable) decode(r *reader, n int) error {
 		var depth int32
 		var nodes int64 = 1
 		switch {
-		case c == mNil:
-			r.off++
-		case c == mFalse || c == mTrue:
-			v, _ = r.boolean()
-		case c <= 0x7f || c >= 0xe0 || c >= mUint8 && c <= mInt64:
-			if v, err = r.integer(); err != nil {
-				return err
-			}
-		case c == mFloat32:
-			r.off++
-			b, err := r.be(4)
-			if err != nil {
-				return err
-			}
-			v = float64(math.Float32frombits(uint32(b)))
-		case c == mFloat64:
-			r.off++
-			b, err := r.be(8)
-			if err != nil {
-				return err
-			}
-			v = math.Float64frombits(b)
-		case c >= 0xa0 && c <= 0xbf || c >= mStr8 && c <= mStr32:
-			if v, err = r.str(); err != nil {
-				return err
-			}
 		case c >= 0x90 && c <= 0x9f || c == mArray16 || c == mArray32:
 			m, err := r.arrayLen()
 			if err != nil {
@@ -757,7 +749,9 @@ func (t *valueTable) decode(r *reader, n int) error {
 			}
 			v = h
 		default:
-			return r.errorf("value of unsupported %s", codeName(c))
+			if v, err = scalar(r, c); err != nil {
+				return err
+			}
 		}
 		if depth > MaxDepth {
 			return r.errorf("value nested deeper than %d", MaxDepth)
@@ -769,6 +763,30 @@ func (t *valueTable) decode(r *reader, n int) error {
 		t.meta = append(t.meta, uint64(depth)<<32|uint64(nodes))
 	}
 	return nil
+}
+
+// scalar reads an entry of the value table that is no container; c is
+// its first byte.
+func scalar(r *reader, c byte) (any, error) {
+	switch {
+	case c == mNil:
+		r.off++
+		return nil, nil
+	case c == mFalse || c == mTrue:
+		return r.boolean()
+	case c <= 0x7f || c >= 0xe0 || c >= mUint8 && c <= mInt64:
+		return r.integer()
+	case c == mFloat32 || c == mFloat64:
+		r.off++
+		b, err := r.be(4 << (c - mFloat32))
+		if c == mFloat32 {
+			return float64(math.Float32frombits(uint32(b))), err
+		}
+		return math.Float64frombits(b), err
+	case c >= 0xa0 && c <= 0xbf || c >= mStr8 && c <= mStr32:
+		return r.str()
+	}
+	return nil, r.errorf("value of unsupported %s", codeName(c))
 }
 
 // Bundle decodes the details section and returns the whole bundle. Each

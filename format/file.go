@@ -1,6 +1,7 @@
 package format
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -17,24 +18,47 @@ import (
 // it was opened (a file that grows while it is read is an error). It does
 // not verify the bytes: DecodeIndex does.
 func ReadFile(name string) ([]byte, error) {
+	data, _, err := ReadFileInfo(name, nil)
+	return data, err
+}
+
+// ReadFileInfo is ReadFile into buf when it is large enough (else a new
+// buffer), and what the file opened said of itself.
+func ReadFileInfo(name string, buf []byte) ([]byte, fs.FileInfo, error) {
 	f, st, err := openRegular(name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	size, err := readBound(f, st.Size())
-	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	size := st.Size()
+	if size > wholeFile { // read no more of it than its header allows
+		if size, err = readBound(f, size); err != nil {
+			return nil, nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
 	}
-	data, err := io.ReadAll(io.LimitReader(f, size+1))
-	if err != nil {
-		return nil, err
+	data := buf[:cap(buf)]
+	if len(data) < int(size)+1 { // one byte more: a file that grew
+		data = make([]byte, size+1)
 	}
-	if int64(len(data)) > st.Size() {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("the file grew while it was read")}
+	data = data[:size+1]
+	n, err := io.ReadFull(f, data)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, nil, err
 	}
-	return data, nil
+	if int64(n) > st.Size() {
+		return nil, nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("the file grew while it was read")}
+	}
+	if st.Size() <= wholeFile { // read whole: its bound checked now
+		if _, err := readBound(bytes.NewReader(data[:n]), int64(n)); err != nil {
+			return nil, nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		}
+	}
+	return data[:n], st, nil
 }
+
+// wholeFile is the size up to which ReadFile reads a file in one go, and
+// checks readBound after.
+const wholeFile = 1 << 20
 
 // readBound is how much of the file f, of size bytes, ReadFile reads: all
 // of a shared details file; all of a bundle, and not a file longer than

@@ -113,10 +113,31 @@ func TestKeyTable(t *testing.T) {
 		{"names that expand without bound", table(bomb...), "names expand beyond"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := format.Decode(withKeyTable(t, data, tc.table))
+			data := withKeyTable(t, data, tc.table)
+			_, err := format.Decode(data)
 			if !errors.Is(err, format.ErrCorrupt) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Decode = %v, want ErrCorrupt with %q", err, tc.want)
 			}
+			// A KeyReader finds the fault when it reads that far: the
+			// first key, or every key.
+			kr, err := format.NewKeyReader(data, nil)
+			if err != nil {
+				t.Fatalf("NewKeyReader = %v: the key table is read by Key", err)
+			}
+			_, _, errA := kr.Key("a")
+			_, _, errZ := kr.Key("zzz")
+			if !peekMisses[tc.name] && !(corruptWith(errA, tc.want) || corruptWith(errZ, tc.want)) {
+				t.Errorf(`Key("a") = %v, Key("zzz") = %v, want ErrCorrupt with %q`, errA, errZ, tc.want)
+			}
 		})
 	}
+}
+
+// peekMisses are the faults of TestKeyTable that a KeyReader does not see:
+// it stops at the key it reads (the count, the bytes after the last
+// key), and builds one name at a time (names that expand).
+var peekMisses = map[string]bool{"count beyond the bytes": true, "bytes after the last key": true, "names that expand without bound": true}
+
+func corruptWith(err error, want string) bool {
+	return errors.Is(err, format.ErrCorrupt) && strings.Contains(err.Error(), want)
 }

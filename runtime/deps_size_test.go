@@ -45,15 +45,20 @@ var neverInRuntime = []string{
 // uses left: signing and sealing (format/trust/sign), the reading of
 // lookup_options' merge and convert_to settings (format/hiera/lookupopts),
 // puppet lookup's --render-as renderings (runtime/render), and hiera's own
-// port of Puppet's type mismatch messages (merges use ptype's). Raise it
+// port of Puppet's type mismatch messages (merges use ptype's); 10,330
+// (13,025) once the diff's partial readers moved to format/bulk, keeping
+// in format/partial.go only what reads format's internals; 10,714
+// (13,509) with format.KeyReader and runtime.OpenPeek, which answer one
+// key from a bundle's bytes without decoding the rest (a server answering
+// any key of any of 10,000 nodes; an agent may use it too). Raise it
 // only for code an agent needs: the writer side of anything belongs to the
 // compiler's packages. (Issue #30's goal, 11,000 lines in all, is not met:
 // what is left is what lookups run, their messages included.)
-const maxRuntimeCode = 10500
+const maxRuntimeCode = 10800
 
 // maxRuntimeLines bounds the same lines, comments and blank lines included
-// (13,114 when it was set).
-const maxRuntimeLines = 13200
+// (13,114 when it was set, 13,509 when it was last raised).
+const maxRuntimeLines = 13600
 
 type listedPackage struct {
 	ImportPath string

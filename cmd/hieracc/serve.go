@@ -261,7 +261,8 @@ Flags:
                     path.Match: 'ci.*'): reviewers, CI. Needs --client-ca.
   --poll DURATION   how often DIR is checked for a new compile (default 1s).
   --cache N         how many bundles are kept open (default 1024); others are
-                    opened when asked for.
+                    opened when asked for. A key lookup keeps only the
+                    bundle's bytes and decodes only that key.
   --ready-file FILE once listening, write the server's URL to FILE (for
                     scripts and tests: --listen 127.0.0.1:0 picks a port).
 

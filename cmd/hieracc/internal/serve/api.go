@@ -243,7 +243,11 @@ func (s *Server) details(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		file := o.b.SharedDetailsFile()
+		b, err := o.bundle()
+		if err != nil {
+			return err
+		}
+		file := b.SharedDetailsFile()
 		if file == "" {
 			return &apiError{http.StatusNotFound, fmt.Sprintf("the bundle of node %s holds all of its details: it has no shared details file", node)}
 		}
@@ -315,13 +319,9 @@ func render(v any) (json.RawMessage, error) {
 // node's own certificate. With ?render=yaml (the web view), yaml is the
 // value as 'hieracc lookup' prints it by default, less its "---" line.
 func lookup(r *http.Request, node string, o *opened, key string) (value json.RawMessage, yaml string, secret bool, err error) {
-	v, err := o.b.Lookup(key)
+	v, secret, err := o.lookup(key)
 	if err != nil {
 		return nil, "", false, err
-	}
-	secret, err = o.isSecret(key)
-	if err != nil {
-		return nil, "", false, fmt.Errorf("cannot tell whether %s is secret: %v", key, err)
 	}
 	if secret && !(authenticated(r) && who(r) == node) {
 		return nil, "", true, nil
@@ -381,7 +381,11 @@ func (s *Server) nodeKey(w http.ResponseWriter, r *http.Request) {
 // explainKey says where key's value comes from; hide leaves the values
 // out.
 func explainKey(o *opened, key string, hide bool) (*explanation, error) {
-	e, err := o.b.Explain(key)
+	b, err := o.bundle()
+	if err != nil {
+		return nil, err
+	}
+	e, err := b.Explain(key)
 	if err != nil {
 		return nil, err
 	}
@@ -430,9 +434,13 @@ func (s *Server) nodeKeys(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		hdr = o.b.Header()
+		b, err := o.bundle()
+		if err != nil {
+			return err
+		}
+		hdr = b.Header()
 		out = []entry{}
-		for _, k := range o.b.Keys() {
+		for _, k := range b.Keys() {
 			if k == "lookup_options" {
 				continue
 			}
@@ -493,7 +501,11 @@ func (s *Server) allKeys(snap *snapshot) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, k := range o.b.Keys() {
+		b, err := o.bundle()
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range b.Keys() {
 			if k != "lookup_options" {
 				seen[k] = true
 			}
@@ -563,15 +575,13 @@ func (s *Server) groups(r *http.Request, snap *snapshot, key string) ([]*group, 
 			return nil, err
 		}
 		var g group
-		v, err := o.b.Lookup(key)
+		v, secret, err := o.lookup(key)
 		switch {
+		case errors.Is(err, errStale):
+			return nil, err
 		case err != nil:
 			g.Error = err.Error()
 		default:
-			secret, serr := o.isSecret(key)
-			if serr != nil {
-				return nil, serr
-			}
 			if secret {
 				g.Secret = true
 			} else if g.Value, err = render(v); err != nil {
@@ -637,7 +647,15 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		keys := append(oa.b.Keys(), ob.b.Keys()...)
+		ba, err := oa.bundle()
+		if err != nil {
+			return err
+		}
+		bb, err := ob.bundle()
+		if err != nil {
+			return err
+		}
+		keys := append(ba.Keys(), bb.Keys()...)
 		slices.Sort(keys)
 		keys = slices.Compact(keys)
 		rows = []row{}

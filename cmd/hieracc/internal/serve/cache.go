@@ -7,19 +7,54 @@ package serve
 
 import (
 	"container/list"
+	"errors"
+	"os"
 	"sync"
 
 	"github.com/hieracc/hieracc/runtime"
 )
 
-// opened is a bundle and what the server learned of it.
+// opened is a bundle and what the server learned of it: the Peek that
+// answers plain keys without decoding the bundle, and the bundle opened
+// whole once an answer needs it (an explanation, a node's every key).
 type opened struct {
-	b *runtime.Bundle
+	p  *runtime.Peek
+	mu sync.Mutex
+	b  *runtime.Bundle
 }
 
-// isSecret reports whether key's value is secret: decrypted from
-// ENC[...], or Sensitive.
-func (o *opened) isSecret(key string) (bool, error) { return o.b.Secret(key), nil }
+// bundle is the bundle opened whole, once: errStale when its file holds
+// another bundle now.
+func (o *opened) bundle() (*runtime.Bundle, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.b == nil {
+		b, err := o.p.Open()
+		if errors.Is(err, os.ErrNotExist) || err == nil && b.Header().Digest != o.p.Header().Digest {
+			return nil, errStale
+		}
+		if err != nil {
+			return nil, err
+		}
+		o.b = b
+	}
+	return o.b, nil
+}
+
+// lookup is key's value, and whether it is secret (decrypted from
+// ENC[...], or Sensitive): from the Peek when it can answer.
+func (o *opened) lookup(key string) (v any, secret bool, err error) {
+	v, secret, ok, err := o.p.Lookup(key)
+	if ok || err != nil {
+		return v, secret, err
+	}
+	b, err := o.bundle()
+	if err != nil {
+		return nil, false, err
+	}
+	v, err = b.Lookup(key)
+	return v, b.Secret(key), err
+}
 
 // lru keeps at most max bundles open.
 type lru struct {

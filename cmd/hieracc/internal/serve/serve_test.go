@@ -630,3 +630,28 @@ func TestStartDuringCompile(t *testing.T) {
 		t.Fatalf("a dead compile's temporary file held the start for %v", d)
 	}
 }
+
+// TestLookupDecodesOneKey: a key lookup reads the bundle's bytes and
+// decodes that key only (the cache holds no bundle decoded whole), an
+// explanation decodes the bundle, and both answer from the same bundle.
+func TestLookupDecodesOneKey(t *testing.T) {
+	s := newServer(t, fleet(t))
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	const node = "web01.example.net"
+	cached := func() *opened {
+		return s.cache.get(s.cur.Load().digests[node])
+	}
+	if code, _, body := get(t, ts.Client(), ts.URL+"/v1/nodes/"+node+"/keys/role"); code != 200 || string(body) != `{"node":"web01.example.net","key":"role","value":"web"}`+"\n" {
+		t.Fatalf("lookup = %d %s", code, body)
+	}
+	if o := cached(); o == nil || o.p == nil || o.b != nil {
+		t.Fatalf("after a lookup, the cache holds %+v, want the bundle's bytes only", o)
+	}
+	if code, _, body := get(t, ts.Client(), ts.URL+"/v1/nodes/"+node+"/keys/role?explain=1"); code != 200 {
+		t.Fatalf("explain = %d %s", code, body)
+	}
+	if o := cached(); o == nil || o.b == nil || o.b.Header() != o.p.Header() {
+		t.Fatalf("after an explanation, the cache holds %+v, want the bundle decoded", o)
+	}
+}

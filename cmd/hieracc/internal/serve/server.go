@@ -52,6 +52,7 @@ type Server struct {
 	cur     atomic.Pointer[snapshot]
 	serial  atomic.Uint64
 	cache   *lru
+	hashed  runtime.Hashed // the bundle files whose digest held
 	metrics *metrics
 	log     *slog.Logger
 	handler http.Handler
@@ -164,13 +165,18 @@ func (s *Server) Watch(ctx context.Context) {
 	t := time.NewTicker(s.cfg.Poll)
 	defer t.Stop()
 	var last string
+	go s.hashAll(ctx, s.cur.Load())
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		if _, err := s.Refresh(); err != nil {
+		fresh, err := s.Refresh()
+		if fresh {
+			go s.hashAll(ctx, s.cur.Load())
+		}
+		if err != nil {
 			if err.Error() != last {
 				s.log.Error("reading the folder", "err", err.Error())
 			}
@@ -178,6 +184,19 @@ func (s *Server) Watch(ctx context.Context) {
 		} else {
 			last = ""
 		}
+	}
+}
+
+// hashAll reads each bundle of snap once, in the background, so that a
+// key lookup finds its digest checked (s.hashed) and reads it without
+// hashing it again; it stops when snap is no longer served.
+func (s *Server) hashAll(ctx context.Context, snap *snapshot) {
+	for _, node := range snap.set.Nodes {
+		if ctx.Err() != nil || s.cur.Load() != snap {
+			return
+		}
+		// An error is the lookup's to give.
+		runtime.OpenPeek(snap.set.File(node), &s.hashed, runtime.Trust{Node: node})
 	}
 }
 
@@ -196,17 +215,17 @@ func (s *Server) open(snap *snapshot, node string, keep bool) (*opened, error) {
 	if o := s.cache.get(d); o != nil {
 		return o, nil
 	}
-	b, err := runtime.Open(snap.set.File(node), runtime.Trust{Node: node})
+	p, err := runtime.OpenPeek(snap.set.File(node), &s.hashed, runtime.Trust{Node: node})
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, errStale
 	}
 	if err != nil {
 		return nil, err
 	}
-	if b.Header().Digest != d {
+	if p.Header().Digest != d {
 		return nil, errStale
 	}
-	o := &opened{b: b}
+	o := &opened{p: p}
 	if keep {
 		o = s.cache.put(d, o)
 	}
