@@ -169,7 +169,7 @@ func (e *Encoder) appendDetails(t []byte, b *format.Bundle, memo []keyMemo, refs
 		t = appendArrayLen(t, 2+bits.OnesCount64(shape))
 		t = appendUint(t, shape)
 		if r := m.rec; r >= 0 {
-			t = e.appendTmpl(t, &e.recs.recs[r], own, cr)
+			t = e.recs.appendTmpl(t, &e.recs.recs[r], own, cr)
 		} else {
 			t = appendContributions4(t, k.Contributions, own, cr)
 			if shape&wire.ShapeDefaults != 0 {

@@ -671,7 +671,7 @@ func TestEncoderPauses(t *testing.T) {
 	paused := false
 	for _, b := range fleet(40, 300, false) {
 		encodeBoth(t, e, b)
-		paused = paused || e.recPause > 0
+		paused = paused || e.recs.pause > 0
 	}
 	if !paused {
 		t.Error("the Encoder kept remembering contributions no bundle shares")
@@ -699,7 +699,7 @@ func TestSharedFilesRemembered(t *testing.T) {
 			t.Fatalf("bundle %d: the shared file differs from a fresh encoder's", i)
 		}
 		sub := e.share.sub
-		if sub.recPause > 0 {
+		if sub.recs.pause > 0 {
 			t.Fatalf("bundle %d: the encoder of shared files stopped remembering contributions", i)
 		}
 		if i == 0 && sub.recs.twice == 0 {
