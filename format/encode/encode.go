@@ -80,9 +80,7 @@ var encoderPool = sync.Pool{New: func() any {
 // buffer spares the allocation (and page faults) of a new output per
 // bundle.
 type Encoder struct {
-	glob, loc *table    // the intern tables (intern.go)
-	stack     []int32   // children being interned
-	strCache  []strSlot // global strings by their memory (see internString); nil for Encode
+	in interner // the values: their ids, and the bundle's value table (intern.go)
 
 	recs recTable // the variants of keys' contributions met before (recs.go)
 
@@ -91,10 +89,7 @@ type Encoder struct {
 	prior, cur []priorKey
 
 	// One bundle's tables and scratch.
-	gen       uint32 // table.marks[i]>>32 == gen: node i is in this bundle's value table
-	vals      []byte // the value table's entries, in order
-	nVals     int
-	fastBytes uint32 // the fast part's entries are vals[:fastBytes]
+	fastBytes uint32 // the fast part's entries are in.vals[:fastBytes]
 	errList   []format.Error
 	errs      map[format.Error]int32
 	tables    detailTables // merges and lookup_options sources
@@ -113,8 +108,6 @@ type Encoder struct {
 	more      []format.Key // copies of this bundle's keys that are not plain (priorKey.more)
 	lastMore  []format.Key // the last bundle's
 	share     *sharing     // AppendShared's state (shared.go), nil until first used
-	capture   []int32      // the ids of the entries added, while capturing (buildView)
-	capturing bool
 	// The bundle's view's file (view.go), when it has one; and whether
 	// the body is written as version 5's (a shared details file's: no
 	// view section; the encoder of shared files, sharing.sub, which
@@ -142,7 +135,6 @@ type Encoder struct {
 
 	maxRemembered int  // Reset beyond this
 	oneShot       bool // Encode's: remember nothing across bundles
-	weakHash      bool // for tests: container hashes collide
 }
 
 // probeKeys is how many keys of a bundle are searched in the memo when
@@ -190,8 +182,7 @@ const (
 // NewEncoder returns an Encoder that remembers nothing yet.
 func NewEncoder() *Encoder {
 	e := &Encoder{
-		glob:          newTable(0),
-		loc:           newTable(localBit),
+		in:            interner{glob: newTable(0), loc: newTable(localBit)},
 		recs:          recTable{maxOnce: maxOnce},
 		errs:          map[format.Error]int32{},
 		sha:           sha256.New(),
@@ -204,11 +195,11 @@ func NewEncoder() *Encoder {
 // Reset forgets every value and contribution the Encoder has met (keeping
 // its scratch memory), for when some of them were modified.
 func (e *Encoder) Reset() {
-	e.glob.reset()
-	e.loc.reset()
-	clear(e.strCache)
-	clear(e.stack)
-	e.stack = e.stack[:0]
+	e.in.glob.reset()
+	e.in.loc.reset()
+	clear(e.in.strCache)
+	clear(e.in.stack)
+	e.in.stack = e.in.stack[:0]
 	e.recs.reset()
 	e.forgetPrior()
 	if sh := e.share; sh != nil {
@@ -223,7 +214,7 @@ func (e *Encoder) Reset() {
 
 // forgetBundle drops what only the bundle just encoded needed.
 func (e *Encoder) forgetBundle() {
-	e.loc.reset()
+	e.in.loc.reset()
 	e.tables.reset()
 	if len(e.errList) > 0 {
 		clear(e.errList)
@@ -234,7 +225,7 @@ func (e *Encoder) forgetBundle() {
 
 // remembered is how much the Encoder holds, against maxRemembered.
 func (e *Encoder) remembered() int {
-	return e.glob.size() + len(e.recs.recs)
+	return e.in.glob.size() + len(e.recs.recs)
 }
 
 // tooMuch reports whether the Encoder holds more than it may keep, with
@@ -246,13 +237,13 @@ func (e *Encoder) tooMuch() bool {
 		n += len(sh.sub.recs.recs)
 		recData = max(recData, len(sh.sub.recs.data))
 	}
-	return n > e.maxRemembered || len(e.glob.scalars) > maxScalarBytes || len(e.glob.kids) > maxKids || recData > maxScalarBytes
+	return n > e.maxRemembered || len(e.in.glob.scalars) > maxScalarBytes || len(e.in.glob.kids) > maxKids || recData > maxScalarBytes
 }
 
 // small reports whether the Encoder's scratch is small enough to keep in
 // the pool.
 func (e *Encoder) small() bool {
-	return cap(e.vals)+cap(e.mid)+cap(e.tail)+4*cap(e.refs) <= maxPooledScratch && cap(e.loc.nodes) <= 1<<16
+	return cap(e.in.vals)+cap(e.mid)+cap(e.tail)+4*cap(e.refs) <= maxPooledScratch && cap(e.in.loc.nodes) <= 1<<16
 }
 
 // Encode is like the package's Encode, using and adding to what e
@@ -296,7 +287,7 @@ func (e *Encoder) AppendWith(dst []byte, b *format.Bundle, p Protection) ([]byte
 	// rest of the value table and e.tail: hash the parts, then copy each
 	// once, after the header.
 	_, viewBytes := e.viewSize()
-	view, fast, rest := e.vals[:viewBytes], e.vals[viewBytes:e.fastEnd()], e.vals[e.fastEnd():]
+	view, fast, rest := e.in.vals[:viewBytes], e.in.vals[viewBytes:e.fastEnd()], e.in.vals[e.fastEnd():]
 	parts := [...][]byte{e.head, view, e.head2, fast, e.mid, rest, e.tail}
 	bodyLen := 0
 	for _, p := range parts {
@@ -374,7 +365,7 @@ func (e *Encoder) curAt(cur []priorKey, i int) *priorKey {
 	return &cur[i]
 }
 
-// fastEnd is where the fast part of the value table ends in e.vals.
+// fastEnd is where the fast part of the value table ends in e.in.vals.
 func (e *Encoder) fastEnd() int { return int(e.fastBytes) }
 
 // encodeBody builds the body of b in parts (see Append), in passes over
@@ -421,8 +412,8 @@ func (e *Encoder) encodeBody(b *format.Bundle) error {
 	if err := e.internValues(b, memo, refs, blobs, cur); err != nil {
 		return err
 	}
-	nFast := e.nVals
-	e.fastBytes = uint32(len(e.vals))
+	nFast := e.in.nVals
+	e.fastBytes = uint32(len(e.in.vals))
 	nodeErr := e.err(b.NodeError)
 	modErrs := e.modErrs[:0]
 	for i := range b.Modules {
@@ -494,9 +485,9 @@ func (e *Encoder) checkKeys(b *format.Bundle, memo []keyMemo) ([]keyMemo, error)
 // startBody readies e for the body of b: it reports whether the keyRecs
 // are used for it, and whether it is written for AppendShared.
 func (e *Encoder) startBody(b *format.Bundle) (useRecs, sharing bool) {
-	e.nextGen()
-	e.vals = e.vals[:0]
-	e.nVals = 0
+	e.in.nextGen()
+	e.in.vals = e.in.vals[:0]
+	e.in.nVals = 0
 	useRecs = !e.oneShot && e.recs.pause == 0
 	sharing = e.share != nil && e.share.on
 	if useRecs && e.recs.reserve(len(b.Keys)) {
@@ -507,8 +498,8 @@ func (e *Encoder) startBody(b *format.Bundle) (useRecs, sharing bool) {
 	if e.share != nil && !e.share.on {
 		e.share.prevFile = nil // this bundle has no shared file
 	}
-	if !e.oneShot && e.strCache == nil {
-		e.strCache = make([]strSlot, 1<<strCacheBits)
+	if !e.oneShot && e.in.strCache == nil {
+		e.in.strCache = make([]strSlot, 1<<strCacheBits)
 	}
 	if e.recs.pause > 0 {
 		e.recs.pause--
@@ -609,7 +600,7 @@ func (e *Encoder) internValues(b *format.Bundle, memo []keyMemo, refs []int32, b
 			// Found in the memo, and kept (see above): the last bundle's
 			// key, identical, had this value, hence no error. Its Key is
 			// not read.
-			refs[2*i] = e.entry(m.value)
+			refs[2*i] = e.in.entry(m.value)
 		} else if k.Err == nil {
 			if r := m.rec; r >= 0 && e.recs.recs[r].valueID >= 0 && same(e.recs.recs[r].value, k.Value) {
 				m.value = e.recs.recs[r].valueID
@@ -622,14 +613,14 @@ func (e *Encoder) internValues(b *format.Bundle, memo []keyMemo, refs []int32, b
 					like, kids, tree = e.likeOf(n) // the last bundle's value of the key
 				}
 				var err error
-				if m.value, err = e.internLike(k.Value, like, kids, tree, m.global, 0); err != nil {
+				if m.value, err = e.in.internLike(k.Value, like, kids, tree, m.global, 0); err != nil {
 					return fmt.Errorf("format: key %q: %w", k.Name, err)
 				}
 			}
 			if !e.oneShot {
 				e.keepValue(&cur[i], m.value)
 			}
-			refs[2*i] = e.entry(m.value)
+			refs[2*i] = e.in.entry(m.value)
 		}
 	}
 	return nil
@@ -659,7 +650,7 @@ func (e *Encoder) contributionRefs(b *format.Bundle, memo []keyMemo, refs []int3
 			rec := &e.recs.recs[r]
 			data := e.recs.data[rec.data:]
 			for j := range int(rec.nc + rec.nd) {
-				refs = append(refs, e.entry(int32(binary.LittleEndian.Uint32(data[4*j:]))), -1)
+				refs = append(refs, e.in.entry(int32(binary.LittleEndian.Uint32(data[4*j:]))), -1)
 			}
 			hits++
 			continue
@@ -748,7 +739,7 @@ func (e *Encoder) appendSections(b *format.Bundle, memo []keyMemo, refs []int32,
 	w = appendBin(w, e.keyTab)
 	// The details section: a bin holding array(7), the rest of the value
 	// table, then e.tail.
-	nRest, restLen := e.nVals-nFast, len(e.vals)-e.fastEnd()
+	nRest, restLen := e.in.nVals-nFast, len(e.in.vals)-e.fastEnd()
 	restHead := 1 + valuesHeadSize(nRest, restLen)
 	w = appendBinLen(w, restHead+restLen+len(t))
 	w = append(w, 0x97)
@@ -877,10 +868,10 @@ func (e *Encoder) contributions(refs, ids []int32, cs []format.Contribution, glo
 			var err error
 			if ownID >= 0 && sameIface(c.Value, own) {
 				id = ownID
-			} else if id, err = e.intern(c.Value, 0, global); err != nil {
+			} else if id, err = e.in.intern(c.Value, 0, global); err != nil {
 				return refs, ids, hasErr, fmt.Errorf("contribution %d: %w", i, err)
 			}
-			val = e.entry(id)
+			val = e.in.entry(id)
 		} else {
 			hasErr = true
 		}

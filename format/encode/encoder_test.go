@@ -344,7 +344,7 @@ func TestEncoderMatchesReference(t *testing.T) {
 // values.
 func TestEncoderCollisions(t *testing.T) {
 	e := NewEncoder()
-	e.weakHash = true
+	e.in.weakHash = true
 	for _, b := range sampleBundles() {
 		encodeBoth(t, e, b)
 	}
@@ -359,7 +359,7 @@ func TestEncoderGenerationWraps(t *testing.T) {
 	for _, b := range bundles { // generations 1 to 12
 		encodeBoth(t, e, b)
 	}
-	e.gen = math.MaxUint32 - 1
+	e.in.gen = math.MaxUint32 - 1
 	for _, b := range slices.Backward(bundles) { // generations MaxUint32, then 1 to 11 again
 		encodeBoth(t, e, b)
 	}
@@ -656,7 +656,7 @@ func TestEncoderRandomFleets(t *testing.T) {
 			max, once int
 		}{{false, defaultMaxRemembered, maxOnce}, {true, defaultMaxRemembered, maxOnce}, {false, 300, maxOnce}, {false, defaultMaxRemembered, 5}} {
 			e := NewEncoder()
-			e.weakHash, e.maxRemembered, e.recs.maxOnce = cfg.weak, cfg.max, cfg.once
+			e.in.weakHash, e.maxRemembered, e.recs.maxOnce = cfg.weak, cfg.max, cfg.once
 			for _, b := range bundles {
 				encodeBoth(t, e, b)
 			}
@@ -736,7 +736,7 @@ func TestSubEncoderSharesTable(t *testing.T) {
 			for _, c := range r.Contributions {
 				if s, ok := c.Value.(string); ok {
 					strs++
-					if _, ok := e.glob.strs[s]; !ok {
+					if _, ok := e.in.glob.strs[s]; !ok {
 						t.Fatalf("record %q: its contribution %q is not in the Encoder's table", r.Name, s)
 					}
 				}
@@ -914,7 +914,7 @@ func TestEncoderEvolvingFleets(t *testing.T) {
 			{true, true, defaultMaxRemembered, maxOnce}, {false, true, 300, maxOnce}, {false, false, defaultMaxRemembered, 5}} {
 			e, es := NewEncoder(), NewEncoder()
 			for _, x := range []*Encoder{e, es} {
-				x.weakHash, x.maxRemembered, x.recs.maxOnce = cfg.weak, cfg.max, cfg.once
+				x.in.weakHash, x.maxRemembered, x.recs.maxOnce = cfg.weak, cfg.max, cfg.once
 			}
 			evolve(seed, 40, 50, cfg.reuse, func(b *format.Bundle) {
 				encodeBoth(t, e, b)
@@ -1191,7 +1191,7 @@ func TestEncoderKeepsBoundKids(t *testing.T) {
 				case id <= -2:
 					check(fmt.Sprint(path, ".", i), c, subList(e.lastBound, id))
 				case id >= 0:
-					if want, err := e.intern(c, 0, false); err != nil || want != id {
+					if want, err := e.in.intern(c, 0, false); err != nil || want != id {
 						t.Fatalf("node %d, %s.%d: id %d, want %d (%v)", n, path, i, id, want, err)
 					}
 				}

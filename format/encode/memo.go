@@ -180,11 +180,11 @@ func (e *Encoder) priorOf(k *format.Key, j *int) (same, named int32) {
 func (e *Encoder) likeOf(n int32) (like any, kids, tree []int32) {
 	p := &e.prior[n]
 	if p.valueID >= 0 {
-		nd := &e.glob.nodes[p.valueID]
+		nd := &e.in.glob.nodes[p.valueID]
 		if nd.kind == kindScalar {
 			return nil, nil, nil
 		}
-		return p.value, e.glob.kids[nd.off : nd.off+nd.n], nil
+		return p.value, e.in.glob.kids[nd.off : nd.off+nd.n], nil
 	}
 	if p.kidsN == 0 {
 		return nil, nil, nil
@@ -207,12 +207,12 @@ func (e *Encoder) keepValue(c *priorKey, id int32) {
 // keepKids records, for the next bundle's likeOf, the children of the
 // local container id, the value of the key whose memo entry is c.
 func (e *Encoder) keepKids(c *priorKey, id int32) {
-	nd := &e.loc.nodes[id&^localBit]
+	nd := &e.in.loc.nodes[id&^localBit]
 	if nd.kind == kindScalar || nd.n == 0 {
 		return
 	}
 	c.kidsAt, c.kidsN = uint32(len(e.kids)), nd.n
-	e.kids = e.appendKids(e.kids, id)
+	e.kids = e.in.appendKids(e.kids, id)
 }
 
 // forgetPrior drops the memo of the last bundle's keys, and what the

@@ -173,14 +173,14 @@ func (e *Encoder) boundContributions(refs []int32, cs []format.Contribution, lik
 			case ok:
 				// Met in two bundles, the very value is worth
 				// remembering (as internKid's children).
-				id, err = e.internLike(c.Value, w, kids, e.lastBound, sameIface(c.Value, w), 0)
+				id, err = e.in.internLike(c.Value, w, kids, e.lastBound, sameIface(c.Value, w), 0)
 			default:
-				id, err = e.intern(c.Value, 0, false)
+				id, err = e.in.intern(c.Value, 0, false)
 			}
 			if err != nil {
 				return refs, fmt.Errorf("contribution %d: %w", i, err)
 			}
-			val = e.entry(id)
+			val = e.in.entry(id)
 		}
 		e.keepBoundKids(id)
 		refs = append(refs, val, cerr)
@@ -239,9 +239,9 @@ func (e *Encoder) keepBoundKids(id int32) {
 	if id < 0 {
 		return
 	}
-	if t, x := e.tableOf(id); t.nodes[x].kind != kindScalar {
+	if t, x := e.in.tableOf(id); t.nodes[x].kind != kindScalar {
 		e.boundKids[at+1] = int32(t.nodes[x].n)
-		e.boundKids = e.appendKids(e.boundKids, id)
+		e.boundKids = e.in.appendKids(e.boundKids, id)
 		e.boundKids[at] = int32(len(e.boundKids) - at - 1)
 	}
 }
@@ -415,10 +415,10 @@ func (e *Encoder) planShared(b *format.Bundle) error {
 	if sh.sub == nil {
 		sh.sub = e.newSub()
 	}
-	sh.sub.gen, sh.sub.weakHash = e.gen, e.weakHash // see newSub
+	sh.sub.in.gen, sh.sub.in.weakHash = e.in.gen, e.in.weakHash // see newSub
 	body, err := sh.sub.AppendWith(sh.tmp[:0], &format.Bundle{Keys: recs, Modules: sh.mods}, Protection{})
-	e.gen = sh.sub.gen
-	e.nextGen()
+	e.in.gen = sh.sub.in.gen
+	e.in.nextGen()
 	sh.tmp = body
 	if err != nil {
 		return fmt.Errorf("format: the shared details: %w", err)
@@ -475,7 +475,7 @@ func (e *Encoder) planShared(b *format.Bundle) error {
 func (e *Encoder) newSub() *Encoder {
 	sub := NewEncoder()
 	sub.v5Body = true // a shared file's body is version 5's
-	sub.glob, sub.strCache = e.glob, e.strCache
+	sub.in.glob, sub.in.strCache = e.in.glob, e.in.strCache
 	return sub
 }
 

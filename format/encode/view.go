@@ -61,13 +61,13 @@ func (e *Encoder) startWithView(b *format.Bundle) error {
 		}
 	}
 	e.viewFile = f
-	e.vals = append(e.vals[:0], f.view...)
-	gen := uint64(e.gen) << 32
-	marks := e.glob.marks
+	e.in.vals = append(e.in.vals[:0], f.view...)
+	gen := uint64(e.in.gen) << 32
+	marks := e.in.glob.marks
 	for x, id := range f.viewIDs {
 		marks[id] = gen | uint64(uint32(x))
 	}
-	e.nVals = len(f.viewIDs)
+	e.in.nVals = len(f.viewIDs)
 	return nil
 }
 
@@ -85,7 +85,7 @@ func (e *Encoder) buildView(f *sharedFile) error {
 		if !ok {
 			continue
 		}
-		id, err := e.intern(v, 0, true)
+		id, err := e.in.intern(v, 0, true)
 		if err != nil {
 			return fmt.Errorf("format: key %q: %w", f.keys[i].Name, err)
 		}
@@ -99,38 +99,27 @@ func (e *Encoder) buildView(f *sharedFile) error {
 	e.ids = ids
 	// Write them as a table of their own: a generation of marks for the
 	// view, then a new one for the bundle.
-	vals, n := e.vals, e.nVals
-	e.nextGen()
-	e.vals, e.nVals = f.view[:0], 0
-	e.capture, e.capturing = f.viewIDs[:0], true
+	vals, n := e.in.vals, e.in.nVals
+	e.in.nextGen()
+	e.in.vals, e.in.nVals = f.view[:0], 0
+	e.in.capture, e.in.capturing = f.viewIDs[:0], true
 	for _, id := range ids {
-		e.entry(id)
+		e.in.entry(id)
 	}
-	f.view, f.viewIDs, f.viewBuilt = e.vals, e.capture, true
-	e.capture, e.capturing = nil, false
-	e.vals, e.nVals = vals, n
-	e.nextGen()
+	f.view, f.viewIDs, f.viewBuilt = e.in.vals, e.in.capture, true
+	e.in.capture, e.in.capturing = nil, false
+	e.in.vals, e.in.nVals = vals, n
+	e.in.nextGen()
 	return nil
 }
 
 // viewSize is the number of entries of the bundle's view and their
-// bytes, which start e.vals.
+// bytes, which start e.in.vals.
 func (e *Encoder) viewSize() (n, bytes int) {
 	if f := e.viewFile; f != nil {
 		return len(f.viewIDs), len(f.view)
 	}
 	return 0, 0
-}
-
-// nextGen starts a new generation of marks: no node is in the value
-// table.
-func (e *Encoder) nextGen() {
-	e.gen++
-	if e.gen == 0 { // wrapped: old entries could look current
-		clear(e.glob.marks)
-		clear(e.loc.marks)
-		e.gen = 1
-	}
 }
 
 // viewSkips returns the records of f that the view of bundle b leaves
