@@ -84,9 +84,7 @@ type Encoder struct {
 
 	recs recTable // the variants of keys' contributions met before (recs.go)
 
-	// The keys of the last bundle and what was found for them (memo.go),
-	// and those of the bundle being encoded, by position.
-	prior, cur []priorKey
+	mem memo // the keys of the last bundle and what was found for them (memo.go)
 
 	// One bundle's tables and scratch.
 	fastBytes uint32 // the fast part's entries are in.vals[:fastBytes]
@@ -97,17 +95,8 @@ type Encoder struct {
 	keyRecs   []keyMemo    // by key
 	ids       []int32
 	modErrs   []int32
-	optIDs    []int32      // error references of the options section, see optionErrs
-	keyTab    []byte       // the key table, see appendKeyTable
-	lastTab   []byte       // the last bundle's (priorKey.nameAt)
-	priorHits int          // the keys of the last bundle found identical (keyMemo.prior)
-	kids      []int32      // ids of the children of this bundle's keys' local values (priorKey.kidsAt)
-	lastKids  []int32      // the last bundle's
-	boundKids []int32      // ids of the children of this bundle's keys' bound values (priorKey.boundAt)
-	lastBound []int32      // the last bundle's
-	more      []format.Key // copies of this bundle's keys that are not plain (priorKey.more)
-	lastMore  []format.Key // the last bundle's
-	share     *sharing     // AppendShared's state (shared.go), nil until first used
+	optIDs    []int32  // error references of the options section, see optionErrs
+	share     *sharing // AppendShared's state (shared.go), nil until first used
 	// The bundle's view's file (view.go), when it has one; and whether
 	// the body is written as version 5's (a shared details file's: no
 	// view section; the encoder of shared files, sharing.sub, which
@@ -149,8 +138,8 @@ const probeKeys = 64
 type keyMemo struct {
 	rec    int32 // keyRec, or -1
 	value  int32 // node id of the key's value, -1 if the key has an error
-	prior  int32 // the identical key of the last bundle in Encoder.prior, or -1
-	named  int32 // the key of the same name in Encoder.prior, or -1
+	prior  int32 // the identical key of the last bundle in memo.prior, or -1
+	named  int32 // the key of the same name in memo.prior, or -1
 	global bool  // no keyRec, but the variant was seen in a bundle before: remember it
 	// For AppendShared, whether a key that is not the last bundle's has a
 	// bound contribution or default (1) or none (0), when the first pass
@@ -281,7 +270,7 @@ func (e *Encoder) AppendWith(dst []byte, b *format.Bundle, p Protection) ([]byte
 		return dst, err
 	}
 	if !e.oneShot {
-		e.keepPrior()
+		e.mem.keepPrior()
 	}
 	// The body is e.head, the fast part of the value table, e.mid, the
 	// rest of the value table and e.tail: hash the parts, then copy each
@@ -381,8 +370,8 @@ func (e *Encoder) encodeBody(b *format.Bundle) error {
 		return err
 	}
 	useRecs, sharing := e.startBody(b)
-	cur := e.cur[:0]
-	defer func() { e.cur = cur }()
+	cur := e.mem.cur[:0]
+	defer func() { e.mem.cur = cur }()
 
 	// Fast part first, so that its values take the low indexes and a
 	// reader can decode them without the details.
@@ -400,7 +389,7 @@ func (e *Encoder) encodeBody(b *format.Bundle) error {
 	if cur, blobs, refs, err = e.readKeys(b, memo, cur, blobs, refs, useRecs, sharing); err != nil {
 		return err
 	}
-	e.cur = cur // addRec completes it
+	e.mem.cur = cur // addRec completes it
 	if err := e.planShared(b); err != nil {
 		return err
 	}
@@ -443,13 +432,13 @@ func (e *Encoder) checkKeys(b *format.Bundle, memo []keyMemo) ([]keyMemo, error)
 	// The first key refused by the checks is reported before the first
 	// out of order.
 	j := 0 // where the keys of the last bundle are searched from (priorOf)
-	probe, hits := 4*e.priorHits < len(e.prior), 0
+	probe, hits := 4*e.mem.priorHits < len(e.mem.prior), 0
 	var checkErr, orderErr error
 	for i := range b.Keys {
 		k := &b.Keys[i]
 		p, n := int32(-1), int32(-1)
 		if !e.oneShot && (!probe || i < probeKeys || 4*hits >= i) {
-			if p, n = e.priorOf(k, &j); p >= 0 {
+			if p, n = e.mem.priorOf(k, &j); p >= 0 {
 				hits++
 			}
 		}
@@ -467,7 +456,7 @@ func (e *Encoder) checkKeys(b *format.Bundle, memo []keyMemo) ([]keyMemo, error)
 			orderErr = fmt.Errorf("format: Keys not sorted and unique: %q before %q", b.Keys[i-1].Name, k.Name)
 		}
 	}
-	e.priorHits = hits
+	e.mem.priorHits = hits
 	if checkErr != nil {
 		return memo, checkErr
 	}
@@ -491,8 +480,8 @@ func (e *Encoder) startBody(b *format.Bundle) (useRecs, sharing bool) {
 	useRecs = !e.oneShot && e.recs.pause == 0
 	sharing = e.share != nil && e.share.on
 	if useRecs && e.recs.reserve(len(b.Keys)) {
-		for j := range e.prior { // the keyRecs moved
-			e.prior[j].rec = -1
+		for j := range e.mem.prior { // the keyRecs moved
+			e.mem.prior[j].rec = -1
 		}
 	}
 	if e.share != nil && !e.share.on {
@@ -518,7 +507,7 @@ func (e *Encoder) readKeys(b *format.Bundle, memo []keyMemo, cur []priorKey, blo
 			return cur, blobs, refs, fmt.Errorf("format: key %q is sealed and was not unsealed: it cannot be written again", k.Name)
 		}
 		if !e.oneShot {
-			cur = e.remember(cur, k, m.prior)
+			cur = e.mem.remember(cur, k, m.prior)
 		}
 		if e.envelope != nil && e.protect.sealed(k) {
 			blob, err := sealKey(e.envelope, b.Node, k)
@@ -538,7 +527,7 @@ func (e *Encoder) readKeys(b *format.Bundle, memo []keyMemo, cur []priorKey, blo
 		if m.prior >= 0 {
 			// The last bundle's key: met in two bundles, what it found
 			// holds.
-			p := &e.prior[m.prior]
+			p := &e.mem.prior[m.prior]
 			m.global = true
 			m.value = p.valueID
 			if useRecs {
@@ -604,13 +593,13 @@ func (e *Encoder) internValues(b *format.Bundle, memo []keyMemo, refs []int32, b
 		} else if k.Err == nil {
 			if r := m.rec; r >= 0 && e.recs.recs[r].valueID >= 0 && same(e.recs.recs[r].value, k.Value) {
 				m.value = e.recs.recs[r].valueID
-			} else if id := e.namedValue(m.named, k.Value); id >= 0 {
+			} else if id := e.mem.namedValue(m.named, k.Value); id >= 0 {
 				m.value = id
 			} else {
 				var like any
 				var kids, tree []int32
 				if n := m.named; n >= 0 {
-					like, kids, tree = e.likeOf(n) // the last bundle's value of the key
+					like, kids, tree = e.mem.likeOf(n, e.in.glob) // the last bundle's value of the key
 				}
 				var err error
 				if m.value, err = e.in.internLike(k.Value, like, kids, tree, m.global, 0); err != nil {
@@ -618,7 +607,7 @@ func (e *Encoder) internValues(b *format.Bundle, memo []keyMemo, refs []int32, b
 				}
 			}
 			if !e.oneShot {
-				e.keepValue(&cur[i], m.value)
+				e.mem.keepValue(&cur[i], m.value, &e.in)
 			}
 			refs[2*i] = e.in.entry(m.value)
 		}
@@ -678,7 +667,7 @@ func (e *Encoder) contributionRefs(b *format.Bundle, memo []keyMemo, refs []int3
 			misses++
 			// A keyRec has no room for Asked.
 			if memo[i].global && k.Asked == nil && !hasErr && !defErr && allGlobal(memo[i].value, ids) {
-				e.recs.addRec(e.cur, i, k, memo[i].value, ids)
+				e.recs.addRec(e.mem.cur, i, k, memo[i].value, ids)
 			}
 		}
 	}
@@ -735,8 +724,8 @@ func (e *Encoder) appendSections(b *format.Bundle, memo []keyMemo, refs []int32,
 			w = appendUint(w, uint64(i))
 		}
 	}
-	e.keyTab = e.appendKeyTable(e.keyTab[:0], b.Keys, refs, blobs, memo)
-	w = appendBin(w, e.keyTab)
+	e.mem.keyTab = e.appendKeyTable(e.mem.keyTab[:0], b.Keys, refs, blobs, memo)
+	w = appendBin(w, e.mem.keyTab)
 	// The details section: a bin holding array(7), the rest of the value
 	// table, then e.tail.
 	nRest, restLen := e.in.nVals-nFast, len(e.in.vals)-e.fastEnd()
@@ -749,22 +738,6 @@ func (e *Encoder) appendSections(b *format.Bundle, memo []keyMemo, refs []int32,
 	// section (version 4).
 	e.tail = e.appendSharedRef(e.tail)
 	e.tail = appendOptionScopes(e.tail, b.Options, optIDs)
-}
-
-// namedValue returns the node id of v, the value of a key that is not
-// the last bundle's, if v is the value of the last bundle's key of the
-// same name, prior[n] (certainly: the same container, or an equal
-// scalar), and the memo holds its id (a global one); else -1. Ids are
-// exact by content, so it is the id intern would find. A key whose
-// contributions are one node's (bound, or built anew for it) is never
-// the last bundle's, yet its value most often is the last node's: then
-// it costs no lookup (a 1,000-node genrepo fleet: 116,000 of the 363,000
-// values the values pass interned, all but 1,900 of them containers).
-func (e *Encoder) namedValue(n int32, v any) int32 {
-	if n < 0 || !same(e.prior[n].value, v) {
-		return -1
-	}
-	return e.prior[n].valueID // -1 if not global
 }
 
 // keyFlags is a key's flags field.

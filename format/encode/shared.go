@@ -120,10 +120,10 @@ func (e *Encoder) overlaid(i int) bool {
 func (e *Encoder) boundRefs(refs []int32, i int, k *format.Key, m *keyMemo) ([]int32, error) {
 	valueID := m.value
 	var like likeBound
-	keep := i < len(e.cur) // not Encode's
+	keep := i < len(e.mem.cur) // not Encode's
 	if keep {
-		like = e.likeBound(m.named)
-		e.cur[i].boundAt = uint32(len(e.boundKids))
+		like = e.mem.likeBound(m.named)
+		e.mem.cur[i].boundAt = uint32(len(e.mem.boundKids))
 	}
 	lists := [][]format.Contribution{k.Contributions, k.Defaults}
 	for j := range k.Asked {
@@ -148,14 +148,14 @@ func (e *Encoder) boundRefs(refs []int32, i int, k *format.Key, m *keyMemo) ([]i
 		}
 	}
 	if keep {
-		e.cur[i].boundN = uint32(len(e.boundKids)) - e.cur[i].boundAt
+		e.mem.cur[i].boundN = uint32(len(e.mem.boundKids)) - e.mem.cur[i].boundAt
 	}
 	return refs, nil
 }
 
 // boundContributions is contributions for the bound Contributions cs of
 // a key (not global), like holding the last bundle's of the key of the
-// same name: it keeps, in e.boundKids, the ids of each one's value's
+// same name: it keeps, in e.mem.boundKids, the ids of each one's value's
 // children for the next bundle.
 func (e *Encoder) boundContributions(refs []int32, cs []format.Contribution, like *likeBound, own any, ownID int32) ([]int32, error) {
 	for i := range cs {
@@ -173,7 +173,7 @@ func (e *Encoder) boundContributions(refs []int32, cs []format.Contribution, lik
 			case ok:
 				// Met in two bundles, the very value is worth
 				// remembering (as internKid's children).
-				id, err = e.in.internLike(c.Value, w, kids, e.lastBound, sameIface(c.Value, w), 0)
+				id, err = e.in.internLike(c.Value, w, kids, e.mem.lastBound, sameIface(c.Value, w), 0)
 			default:
 				id, err = e.in.intern(c.Value, 0, false)
 			}
@@ -182,68 +182,10 @@ func (e *Encoder) boundContributions(refs []int32, cs []format.Contribution, lik
 			}
 			val = e.in.entry(id)
 		}
-		e.keepBoundKids(id)
+		e.mem.keepBoundKids(id, &e.in)
 		refs = append(refs, val, cerr)
 	}
 	return refs, nil
-}
-
-// likeBound walks the bound Contributions of a key of the last bundle,
-// with the ids of their values' children.
-type likeBound struct {
-	cs []format.Contribution // the key's Contributions, from the next bound one on
-	// By bound contribution, its record (see keepBoundKids).
-	kids []int32
-}
-
-// likeBound returns the bound Contributions of e.prior[n] (none if n is
-// -1, or if they were not kept).
-func (e *Encoder) likeBound(n int32) likeBound {
-	if n < 0 {
-		return likeBound{}
-	}
-	p := &e.prior[n]
-	if p.boundN == 0 || p.nc == 0 {
-		return likeBound{}
-	}
-	return likeBound{cs: sliceOf(p.contribs, int(p.nc)), kids: e.lastBound[p.boundAt : p.boundAt+p.boundN]}
-}
-
-// next returns the value of the next bound contribution and its
-// children's ids; ok is false when there is none.
-func (l *likeBound) next() (v any, kids []int32, ok bool) {
-	for len(l.cs) > 0 && !l.cs[0].Bound {
-		l.cs = l.cs[1:]
-	}
-	if len(l.cs) == 0 || len(l.kids) < 2 {
-		*l = likeBound{}
-		return nil, nil, false
-	}
-	n, m := int(l.kids[0]), int(l.kids[1])
-	if n < 1 || n >= len(l.kids) || m < 0 || m >= n {
-		*l = likeBound{}
-		return nil, nil, false
-	}
-	v = l.cs[0].Value
-	kids, l.cs, l.kids = l.kids[2:2+m], l.cs[1:], l.kids[1+n:]
-	return v, kids, true
-}
-
-// keepBoundKids appends to e.boundKids the record of node id (-1 for
-// none: an error) for likeBound.next: the number of ids that follow it,
-// then the number of the node's children and their ids (see appendKids:
-// the lists of its local children follow).
-func (e *Encoder) keepBoundKids(id int32) {
-	at := len(e.boundKids)
-	e.boundKids = append(e.boundKids, 1, 0)
-	if id < 0 {
-		return
-	}
-	if t, x := e.in.tableOf(id); t.nodes[x].kind != kindScalar {
-		e.boundKids[at+1] = int32(t.nodes[x].n)
-		e.boundKids = e.in.appendKids(e.boundKids, id)
-		e.boundKids[at] = int32(len(e.boundKids) - at - 1)
-	}
 }
 
 // appendOverlay appends the details of a key whose record in the shared
@@ -316,8 +258,8 @@ func (e *Encoder) planKey(i int, k *format.Key, sealed bool, m *keyMemo, c *prio
 		return
 	}
 	var p *priorKey
-	if m.prior >= 0 && e.prior[m.prior].bound != 0 {
-		p = &e.prior[m.prior]
+	if m.prior >= 0 && e.mem.prior[m.prior].bound != 0 {
+		p = &e.mem.prior[m.prior]
 	}
 	var whole, rest bool // rest: not whole, and its record holds its unbound contributions
 	if p != nil {
