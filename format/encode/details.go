@@ -144,7 +144,7 @@ func (e *Encoder) appendDetails(t []byte, b *format.Bundle, memo []keyMemo, refs
 
 	n := len(b.Keys)
 	for i := range b.Keys {
-		if e.inShared(i) {
+		if e.share.inShared(i) {
 			n-- // its details are in the shared file, said in the key table
 		}
 	}
@@ -156,10 +156,10 @@ func (e *Encoder) appendDetails(t []byte, b *format.Bundle, memo []keyMemo, refs
 			t = append(t, wire.Nil) // sealed: its details are in its blob
 			continue
 		}
-		if e.inShared(i) {
+		if e.share.inShared(i) {
 			continue
 		}
-		if e.overlaid(i) {
+		if e.share.overlaid(i) {
 			t, cr = appendOverlay(t, k, refs[2*i], cr)
 			continue
 		}

@@ -105,10 +105,9 @@ type Encoder struct {
 	// newSub).
 	viewFile *sharedFile
 	v5Body   bool
-	skip     []int32 // scratch of viewSkips
-	bodyLen  int     // the length of the body AppendWith wrote last
-	head     []byte  // body parts, see Append
-	head2    []byte  // version 6: the head of the values section, after the view
+	bodyLen  int    // the length of the body AppendWith wrote last
+	head     []byte // body parts, see Append
+	head2    []byte // version 6: the head of the values section, after the view
 	mid      []byte
 	tail     []byte
 	sha      hash.Hash
@@ -275,7 +274,7 @@ func (e *Encoder) AppendWith(dst []byte, b *format.Bundle, p Protection) ([]byte
 	// The body is e.head, the fast part of the value table, e.mid, the
 	// rest of the value table and e.tail: hash the parts, then copy each
 	// once, after the header.
-	_, viewBytes := e.viewSize()
+	_, viewBytes := e.viewFile.viewSize()
 	view, fast, rest := e.in.vals[:viewBytes], e.in.vals[viewBytes:e.fastEnd()], e.in.vals[e.fastEnd():]
 	parts := [...][]byte{e.head, view, e.head2, fast, e.mid, rest, e.tail}
 	bodyLen := 0
@@ -390,12 +389,12 @@ func (e *Encoder) encodeBody(b *format.Bundle) error {
 		return err
 	}
 	e.mem.cur = cur // addRec completes it
-	if err := e.planShared(b); err != nil {
+	if err := e.share.planShared(b, &e.in); err != nil {
 		return err
 	}
 	// The value table starts with the view of the shared file, if any
 	// (view.go); then come the values of the keys, in their order.
-	if err := e.startWithView(b); err != nil {
+	if e.viewFile, err = e.share.startWithView(b, &e.in); err != nil {
 		return err
 	}
 	if err := e.internValues(b, memo, refs, blobs, cur); err != nil {
@@ -517,7 +516,7 @@ func (e *Encoder) readKeys(b *format.Bundle, memo []keyMemo, cur []priorKey, blo
 			blobs = append(blobs, blob)
 			refs = append(refs, -1, -1)
 			if sharing {
-				e.planKey(i, k, true, m, e.curAt(cur, i))
+				e.share.planKey(e.mem.prior, i, k, true, m, e.curAt(cur, i))
 			}
 			continue
 		}
@@ -563,7 +562,7 @@ func (e *Encoder) readKeys(b *format.Bundle, memo []keyMemo, cur []priorKey, blo
 		}
 		refs = append(refs, -1, e.err(k.Err))
 		if sharing {
-			e.planKey(i, k, false, m, e.curAt(cur, i))
+			e.share.planKey(e.mem.prior, i, k, false, m, e.curAt(cur, i))
 		}
 	}
 	return cur, blobs, refs, nil
@@ -582,7 +581,7 @@ func (e *Encoder) internValues(b *format.Bundle, memo []keyMemo, refs []int32, b
 		// the bundle holds, in key order (not the sealed ones, nor those
 		// in the shared file): found in this pass, which reads the keys
 		// anyway, rather than in one of their own.
-		if !e.inShared(i) && !e.overlaid(i) {
+		if !e.share.inShared(i) && !e.share.overlaid(i) {
 			e.tables.add(m, k)
 		}
 		if m.value >= 0 {
@@ -622,10 +621,10 @@ func (e *Encoder) contributionRefs(b *format.Bundle, memo []keyMemo, refs []int3
 	hits, misses := 0, 0
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		if blobs != nil && blobs[i] != nil || e.inShared(i) {
+		if blobs != nil && blobs[i] != nil || e.share.inShared(i) {
 			continue // sealed, or its details are in the shared file
 		}
-		if e.overlaid(i) {
+		if e.share.overlaid(i) {
 			// Its bound contributions only: the shared file has the rest.
 			var err error
 			if refs, err = e.boundRefs(refs, i, k, &memo[i]); err != nil {
@@ -693,7 +692,7 @@ func (e *Encoder) appendSections(b *format.Bundle, memo []keyMemo, refs []int32,
 		e.head2 = e.head2[:0]
 	} else {
 		e.head = appendArrayLen(e.head[:0], 9)
-		nView, viewBytes := e.viewSize()
+		nView, viewBytes := e.viewFile.viewSize()
 		e.head = appendValuesHead(e.head, nView, viewBytes)
 		e.head2 = appendValuesHead(e.head2[:0], nFast-nView, e.fastEnd()-viewBytes)
 	}
@@ -736,7 +735,7 @@ func (e *Encoder) appendSections(b *format.Bundle, memo []keyMemo, refs []int32,
 	e.mid = w
 	// The shared details file's digest (version 5), then the options
 	// section (version 4).
-	e.tail = e.appendSharedRef(e.tail)
+	e.tail = e.share.appendSharedRef(e.tail)
 	e.tail = appendOptionScopes(e.tail, b.Options, optIDs)
 }
 

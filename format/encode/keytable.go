@@ -51,7 +51,7 @@ func (e *Encoder) appendKeyTable(w []byte, keys []format.Key, refs []int32, blob
 			flags = keyFlags(&keys[i])
 		}
 		var bits uint64
-		if e.inShared(i) {
+		if e.share.inShared(i) {
 			bits = wire.TagShared
 		}
 		var payload uint64

@@ -55,7 +55,9 @@ type sharing struct {
 	recent []*sharedFile
 	// The last bundle's, when it has one (then recent[0]).
 	prevFile *sharedFile
-	files    uint64 // shared files written
+	files    uint64  // shared files written
+	ids      []int32 // scratch of buildView
+	skip     []int32 // scratch of viewSkips
 }
 
 // sharedFile is a shared file an encoder wrote, with what it holds.
@@ -95,15 +97,15 @@ const maxRecent = 8
 
 // inShared reports whether the details of the i-th key of the bundle
 // being encoded are all in its shared file.
-func (e *Encoder) inShared(i int) bool {
-	return e.share != nil && e.share.on && e.share.exists && e.share.whole[i]
+func (sh *sharing) inShared(i int) bool {
+	return sh != nil && sh.on && sh.exists && sh.whole[i]
 }
 
 // overlaid reports whether the i-th key of the bundle being encoded keeps
 // only its bound contributions in the bundle, its record in the shared
 // file holding the rest.
-func (e *Encoder) overlaid(i int) bool {
-	return e.share != nil && e.share.on && e.share.exists && e.share.over[i]
+func (sh *sharing) overlaid(i int) bool {
+	return sh != nil && sh.on && sh.exists && sh.over[i]
 }
 
 // boundRefs adds the values and errors of k's bound contributions to the
@@ -249,17 +251,17 @@ func (sh *sharing) planStart() {
 
 // planKey plans the i-th key k of the bundle (planStart): sealed, or
 // found m by encodeBody's first pass; c is its memo entry (nil for
-// Encode's, which remembers nothing), which it completes.
-func (e *Encoder) planKey(i int, k *format.Key, sealed bool, m *keyMemo, c *priorKey) {
-	sh := e.share
+// Encode's, which remembers nothing), which it completes, and prior the
+// memo of the last bundle's keys.
+func (sh *sharing) planKey(prior []priorKey, i int, k *format.Key, sealed bool, m *keyMemo, c *priorKey) {
 	if sealed {
 		sh.whole = append(sh.whole, false)
 		sh.over = append(sh.over, false)
 		return
 	}
 	var p *priorKey
-	if m.prior >= 0 && e.mem.prior[m.prior].bound != 0 {
-		p = &e.mem.prior[m.prior]
+	if m.prior >= 0 && prior[m.prior].bound != 0 {
+		p = &prior[m.prior]
 	}
 	var whole, rest bool // rest: not whole, and its record holds its unbound contributions
 	if p != nil {
@@ -308,9 +310,10 @@ func (e *Encoder) planKey(i int, k *format.Key, sealed bool, m *keyMemo, c *prio
 // every record is the last bundle's, or equal to it, so is the file, and
 // the records are not even gathered; nor are they when they are those of
 // another recent file (planned), which is then the one referred to.
-// The keys were planned one by one before (planStart, planKey).
-func (e *Encoder) planShared(b *format.Bundle) error {
-	sh := e.share
+// The keys were planned one by one before (planStart, planKey). in is
+// the bundle's encoder's, whose global table the encoder of shared files
+// shares (newSub).
+func (sh *sharing) planShared(b *format.Bundle, in *interner) error {
 	if sh == nil || !sh.on {
 		return nil
 	}
@@ -355,12 +358,12 @@ func (e *Encoder) planShared(b *format.Bundle) error {
 	}
 	sh.keys = recs
 	if sh.sub == nil {
-		sh.sub = e.newSub()
+		sh.sub = newSub(in)
 	}
-	sh.sub.in.gen, sh.sub.in.weakHash = e.in.gen, e.in.weakHash // see newSub
+	sh.sub.in.gen, sh.sub.in.weakHash = in.gen, in.weakHash // see newSub
 	body, err := sh.sub.AppendWith(sh.tmp[:0], &format.Bundle{Keys: recs, Modules: sh.mods}, Protection{})
-	e.in.gen = sh.sub.in.gen
-	e.in.nextGen()
+	in.gen = sh.sub.in.gen
+	in.nextGen()
 	sh.tmp = body
 	if err != nil {
 		return fmt.Errorf("format: the shared details: %w", err)
@@ -398,8 +401,8 @@ func (e *Encoder) planShared(b *format.Bundle) error {
 	return nil
 }
 
-// newSub returns the encoder of e's shared files, which shares e's global
-// table (and the cache of its strings): the records' contributions hold
+// newSub returns the encoder of the shared files of the Encoder whose
+// interner is in (e), which shares its global table (and the cache of its strings): the records' contributions hold
 // the values e interns, the keys' (the winning contribution's, most
 // often), and e interns again those of the records, for the view of each
 // new file (buildView). Sharing the table, each is interned once.
@@ -414,10 +417,10 @@ func (e *Encoder) planShared(b *format.Bundle) error {
 // counts what they both hold; Reset resets the sub-encoder). Both
 // encoders hash containers alike (weakHash), or one would not find the
 // other's.
-func (e *Encoder) newSub() *Encoder {
+func newSub(in *interner) *Encoder {
 	sub := NewEncoder()
 	sub.v5Body = true // a shared file's body is version 5's
-	sub.in.glob, sub.in.strCache = e.in.glob, e.in.strCache
+	sub.in.glob, sub.in.strCache = in.glob, in.strCache
 	return sub
 }
 
@@ -684,11 +687,11 @@ var noRecord format.Key
 
 // appendSharedRef appends the body's shared field: the shared file's
 // digest, or nil.
-func (e *Encoder) appendSharedRef(w []byte) []byte {
-	if e.share == nil || !e.share.on || !e.share.exists {
+func (sh *sharing) appendSharedRef(w []byte) []byte {
+	if sh == nil || !sh.on || !sh.exists {
 		return append(w, wire.Nil)
 	}
-	return appendBin(w, e.share.out.Digest[:])
+	return appendBin(w, sh.out.Digest[:])
 }
 
 // AppendShared is AppendWith, writing the part of b's details that holds
