@@ -88,14 +88,13 @@ type Encoder struct {
 
 	// One bundle's tables and scratch.
 	fastBytes uint32 // the fast part's entries are in.vals[:fastBytes]
-	errList   []format.Error
-	errs      map[format.Error]int32
+	errs      errTable
 	tables    detailTables // merges and lookup_options sources
 	refs      []int32      // value and error index of each key, then of each contribution
 	keyRecs   []keyMemo    // by key
 	ids       []int32
 	modErrs   []int32
-	optIDs    []int32  // error references of the options section, see optionErrs
+	optIDs    []int32  // error references of the options section, see errTable.options
 	share     *sharing // AppendShared's state (shared.go), nil until first used
 	// The bundle's view's file (view.go), when it has one; and whether
 	// the body is written as version 5's (a shared details file's: no
@@ -172,7 +171,7 @@ func NewEncoder() *Encoder {
 	e := &Encoder{
 		in:            interner{glob: newTable(0), loc: newTable(localBit)},
 		recs:          recTable{maxOnce: maxOnce},
-		errs:          map[format.Error]int32{},
+		errs:          errTable{of: map[format.Error]int32{}},
 		sha:           sha256.New(),
 		maxRemembered: defaultMaxRemembered,
 	}
@@ -183,11 +182,7 @@ func NewEncoder() *Encoder {
 // Reset forgets every value and contribution the Encoder has met (keeping
 // its scratch memory), for when some of them were modified.
 func (e *Encoder) Reset() {
-	e.in.glob.reset()
-	e.in.loc.reset()
-	clear(e.in.strCache)
-	clear(e.in.stack)
-	e.in.stack = e.in.stack[:0]
+	e.in.reset()
 	e.recs.reset()
 	e.forgetPrior()
 	if sh := e.share; sh != nil {
@@ -204,11 +199,7 @@ func (e *Encoder) Reset() {
 func (e *Encoder) forgetBundle() {
 	e.in.loc.reset()
 	e.tables.reset()
-	if len(e.errList) > 0 {
-		clear(e.errList)
-		e.errList = e.errList[:0]
-		clear(e.errs)
-	}
+	e.errs.reset()
 }
 
 // remembered is how much the Encoder holds, against maxRemembered.
@@ -402,13 +393,14 @@ func (e *Encoder) encodeBody(b *format.Bundle) error {
 	}
 	nFast := e.in.nVals
 	e.fastBytes = uint32(len(e.in.vals))
-	nodeErr := e.err(b.NodeError)
+	nodeErr := e.errs.add(b.NodeError)
 	modErrs := e.modErrs[:0]
 	for i := range b.Modules {
-		modErrs = append(modErrs, e.err(b.Modules[i].Err))
+		modErrs = append(modErrs, e.errs.add(b.Modules[i].Err))
 	}
 	e.modErrs = modErrs
-	optIDs := e.optionErrs(b.Options)
+	optIDs := e.errs.options(e.optIDs[:0], b.Options)
+	e.optIDs = optIDs
 	if refs, err = e.contributionRefs(b, memo, refs, blobs, useRecs); err != nil {
 		return err
 	}
@@ -560,7 +552,7 @@ func (e *Encoder) readKeys(b *format.Bundle, memo []keyMemo, cur []priorKey, blo
 			c := &cur[i]
 			c.usable, c.rec, c.valueID = true, m.rec, m.value
 		}
-		refs = append(refs, -1, e.err(k.Err))
+		refs = append(refs, -1, e.errs.add(k.Err))
 		if sharing {
 			e.share.planKey(e.mem.prior, i, k, false, m, e.curAt(cur, i))
 		}
@@ -698,16 +690,7 @@ func (e *Encoder) appendSections(b *format.Bundle, memo []keyMemo, refs []int32,
 	}
 
 	w := e.mid[:0]
-	w = appendArrayLen(w, len(e.errList))
-	for i := range e.errList {
-		x := &e.errList[i]
-		w = appendArrayLen(w, 5)
-		w = appendString(w, x.Message)
-		w = appendString(w, x.File)
-		w = appendInt(w, int64(x.Line))
-		w = appendInt(w, int64(x.Column))
-		w = appendString(w, x.Level)
-	}
+	w = e.errs.appendTable(w)
 	w = appendRef(w, nodeErr)
 	n := 0
 	for _, i := range modErrs {
@@ -809,20 +792,6 @@ func checkConvertTo(k *format.Key) error {
 	return nil
 }
 
-// err adds an error to the error table; -1 for nil.
-func (e *Encoder) err(x *format.Error) int32 {
-	if x == nil {
-		return -1
-	}
-	if i, ok := e.errs[*x]; ok {
-		return i
-	}
-	i := int32(len(e.errList))
-	e.errList = append(e.errList, *x)
-	e.errs[*x] = i
-	return i
-}
-
 // contributions appends the value and error index of each contribution to
 // refs, and its value's node id (-1 for an error) to ids, and reports
 // whether one is an error. global is intern's. own is the key's value and
@@ -835,7 +804,7 @@ func (e *Encoder) contributions(refs, ids []int32, cs []format.Contribution, glo
 		if err := checkPlace(i, c); err != nil {
 			return refs, ids, hasErr, err
 		}
-		val, cerr, id := int32(-1), e.err(c.Err), int32(-1)
+		val, cerr, id := int32(-1), e.errs.add(c.Err), int32(-1)
 		if c.Err == nil {
 			var err error
 			if ownID >= 0 && sameIface(c.Value, own) {

@@ -46,6 +46,15 @@ type interner struct {
 	weakHash bool // for tests: container hashes collide
 }
 
+// reset forgets every value (keeping the scratch memory).
+func (in *interner) reset() {
+	in.glob.reset()
+	in.loc.reset()
+	clear(in.strCache)
+	clear(in.stack)
+	in.stack = in.stack[:0]
+}
+
 // localBit marks the ids of the local table.
 const localBit = 1 << 30
 

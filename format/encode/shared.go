@@ -166,7 +166,7 @@ func (e *Encoder) boundContributions(refs []int32, cs []format.Contribution, lik
 			return refs, err
 		}
 		w, kids, ok := like.next()
-		val, cerr, id := int32(-1), e.err(c.Err), int32(-1)
+		val, cerr, id := int32(-1), e.errs.add(c.Err), int32(-1)
 		if c.Err == nil {
 			var err error
 			switch {
