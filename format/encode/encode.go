@@ -80,22 +80,21 @@ var encoderPool = sync.Pool{New: func() any {
 // buffer spares the allocation (and page faults) of a new output per
 // bundle.
 type Encoder struct {
-	in interner // the values: their ids, and the bundle's value table (intern.go)
-
-	recs recTable // the variants of keys' contributions met before (recs.go)
-
-	mem memo // the keys of the last bundle and what was found for them (memo.go)
+	// What it remembers across bundles (see the package doc).
+	in    interner // the values: their ids, and the bundle's value table (intern.go)
+	recs  recTable // the variants of keys' contributions met before (recs.go)
+	mem   memo     // the keys of the last bundle and what was found for them (memo.go)
+	share *sharing // AppendShared's state (shared.go), nil until first used
 
 	// One bundle's tables and scratch.
-	fastBytes uint32 // the fast part's entries are in.vals[:fastBytes]
-	errs      errTable
-	tables    detailTables // merges and lookup_options sources
+	fastBytes uint32       // the fast part's entries are in.vals[:fastBytes]
+	errs      errTable     // the error table (errtable.go)
+	tables    detailTables // merges and lookup_options sources (details.go)
 	refs      []int32      // value and error index of each key, then of each contribution
 	keyRecs   []keyMemo    // by key
 	ids       []int32
 	modErrs   []int32
-	optIDs    []int32  // error references of the options section, see errTable.options
-	share     *sharing // AppendShared's state (shared.go), nil until first used
+	optIDs    []int32 // error references of the options section, see errTable.options
 	// The bundle's view's file (view.go), when it has one; and whether
 	// the body is written as version 5's (a shared details file's: no
 	// view section; the encoder of shared files, sharing.sub, which

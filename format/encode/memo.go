@@ -338,11 +338,5 @@ func (mem *memo) forget() {
 // of its shared file.
 func (e *Encoder) forgetPrior() {
 	e.mem.forget()
-	if sh := e.share; sh != nil {
-		sh.prevFile, sh.prev = nil, nil // a recent file's records
-		sh.last, sh.before = nil, nil   // likewise, if planning failed
-		clear(sh.keys[:cap(sh.keys)])
-		clear(sh.built[:cap(sh.built)])
-		sh.keys, sh.built = sh.keys[:0], sh.built[:0]
-	}
+	e.share.forgetPrior()
 }

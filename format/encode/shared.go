@@ -228,6 +228,20 @@ func appendOverlay(w []byte, k *format.Key, own int32, refs []int32) ([]byte, []
 	return w, refs
 }
 
+// forgetPrior drops the last bundle's shared file and its records, and
+// what the buffers of records still point to (with the memo: see
+// Encoder.forgetPrior).
+func (sh *sharing) forgetPrior() {
+	if sh == nil {
+		return
+	}
+	sh.prevFile, sh.prev = nil, nil // a recent file's records
+	sh.last, sh.before = nil, nil   // likewise, if planning failed
+	clear(sh.keys[:cap(sh.keys)])
+	clear(sh.built[:cap(sh.built)])
+	sh.keys, sh.built = sh.keys[:0], sh.built[:0]
+}
+
 // planStart starts planning the bundle's shared file: encodeBody plans
 // each key (planKey) in its first pass over the keys to encode, which
 // reads what the plan reads (the key's memo entries, the key itself when
