@@ -384,7 +384,7 @@ func (e *Encoder) encodeBody(b *format.Bundle) error {
 	}
 	// The value table starts with the view of the shared file, if any
 	// (view.go); then come the values of the keys, in their order.
-	if e.viewFile, err = e.share.startWithView(b, &e.in); err != nil {
+	if e.viewFile, e.ids, err = e.share.startWithView(b, &e.in, e.ids); err != nil {
 		return err
 	}
 	if err := e.internValues(b, memo, refs, blobs, cur); err != nil {

@@ -673,7 +673,7 @@ func (t *table) find(h uint64, kind uint8, kids []int32) (id, head int32) {
 }
 
 // container returns the id of the container of the given kind whose
-// children are e.in.stack[start:], adding it if it is new (to the global
+// children are in.stack[start:], adding it if it is new (to the global
 // table if global is set and its children are all there), and pops them.
 func (in *interner) container(kind uint8, start int, global bool) (int32, error) {
 	kids := in.stack[start:]

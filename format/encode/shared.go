@@ -56,7 +56,6 @@ type sharing struct {
 	// The last bundle's, when it has one (then recent[0]).
 	prevFile *sharedFile
 	files    uint64  // shared files written
-	ids      []int32 // scratch of buildView
 	skip     []int32 // scratch of viewSkips
 }
 
@@ -415,11 +414,12 @@ func (sh *sharing) planShared(b *format.Bundle, in *interner) error {
 	return nil
 }
 
-// newSub returns the encoder of the shared files of the Encoder whose
-// interner is in (e), which shares its global table (and the cache of its strings): the records' contributions hold
-// the values e interns, the keys' (the winning contribution's, most
-// often), and e interns again those of the records, for the view of each
-// new file (buildView). Sharing the table, each is interned once.
+// newSub returns the encoder of the shared files of an Encoder e whose
+// interner is in: it shares e's global table (and the cache of its
+// strings), as the records' contributions hold the values e interns, the
+// keys' (the winning contribution's, most often), and e interns again
+// those of the records, for the view of each new file (buildView).
+// Sharing the table, each is interned once.
 //
 // The marks of the shared table say which nodes are in the value table
 // being written, as of a generation: the two encoders take theirs from one

@@ -42,13 +42,14 @@ func viewValue(r *format.Key) (any, bool) {
 
 // startWithView starts the bundle's value table (in's, empty) with the
 // view of its shared file, building the view the first time the file is
-// met, and returns the file (nil when the bundle has none). It runs
+// met, and returns the file (nil when the bundle has none); ids is
+// scratch (the Encoder's), returned for reuse. It runs
 // before any value of the bundle is interned, so that the view's values
 // are all in the global table, where they stay while the file is
 // remembered (Reset forgets both).
-func (sh *sharing) startWithView(b *format.Bundle, in *interner) (*sharedFile, error) {
+func (sh *sharing) startWithView(b *format.Bundle, in *interner, ids []int32) (*sharedFile, []int32, error) {
 	if sh == nil || !sh.on || !sh.exists || sh.prevFile == nil {
-		return nil, nil
+		return nil, ids, nil
 	}
 	f := sh.prevFile
 	skip := sh.viewSkips(b, f)
@@ -56,8 +57,8 @@ func (sh *sharing) startWithView(b *format.Bundle, in *interner) (*sharedFile, e
 		f.viewSkip = append(f.viewSkip[:0], skip...)
 		f.shaState = nil
 		var err error
-		if sh.ids, err = f.buildView(in, sh.ids[:0]); err != nil {
-			return nil, err
+		if ids, err = f.buildView(in, ids[:0]); err != nil {
+			return nil, ids, err
 		}
 	}
 	in.vals = append(in.vals[:0], f.view...)
@@ -67,7 +68,7 @@ func (sh *sharing) startWithView(b *format.Bundle, in *interner) (*sharedFile, e
 		marks[id] = gen | uint64(uint32(x))
 	}
 	in.nVals = len(f.viewIDs)
-	return f, nil
+	return f, ids, nil
 }
 
 // buildView writes the view of f into f.view, and the ids of its entries,
