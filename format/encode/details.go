@@ -144,7 +144,7 @@ func (e *Encoder) appendDetails(t []byte, b *format.Bundle, memo []keyMemo, refs
 
 	n := len(b.Keys)
 	for i := range b.Keys {
-		if e.inShared(i) {
+		if e.share.inShared(i) {
 			n-- // its details are in the shared file, said in the key table
 		}
 	}
@@ -156,10 +156,10 @@ func (e *Encoder) appendDetails(t []byte, b *format.Bundle, memo []keyMemo, refs
 			t = append(t, wire.Nil) // sealed: its details are in its blob
 			continue
 		}
-		if e.inShared(i) {
+		if e.share.inShared(i) {
 			continue
 		}
-		if e.overlaid(i) {
+		if e.share.overlaid(i) {
 			t, cr = appendOverlay(t, k, refs[2*i], cr)
 			continue
 		}
@@ -169,7 +169,7 @@ func (e *Encoder) appendDetails(t []byte, b *format.Bundle, memo []keyMemo, refs
 		t = appendArrayLen(t, 2+bits.OnesCount64(shape))
 		t = appendUint(t, shape)
 		if r := m.rec; r >= 0 {
-			t = e.appendTmpl(t, &e.recs.recs[r], own, cr)
+			t = e.recs.appendTmpl(t, &e.recs.recs[r], own, cr)
 		} else {
 			t = appendContributions4(t, k.Contributions, own, cr)
 			if shape&wire.ShapeDefaults != 0 {

@@ -8,8 +8,6 @@ import (
 	"hash"
 	"hash/crc32"
 	"math"
-	"math/bits"
-	"slices"
 	"sync"
 
 	"github.com/hieracc/hieracc/format"
@@ -82,47 +80,21 @@ var encoderPool = sync.Pool{New: func() any {
 // buffer spares the allocation (and page faults) of a new output per
 // bundle.
 type Encoder struct {
-	glob, loc *table    // the intern tables (intern.go)
-	stack     []int32   // children being interned
-	strCache  []strSlot // global strings by their memory (see internString); nil for Encode
-
-	// The variants of keys' contributions met before (see keyRec).
-	recs    recTable
-	recData []byte // per variant met twice: its values' ids (4 bytes each), then its encodings (see appendTmpl)
-	// Whether remembering contributions pays: a compiler that does not
-	// share them makes every key a new variant.
-	recHits, recMisses int
-	recPause           int // bundles to encode before trying again
-
-	// The keys of the last bundle and what was found for them (memo.go),
-	// and those of the bundle being encoded, by position.
-	prior, cur []priorKey
+	// What it remembers across bundles (see the package doc).
+	in    interner // the values: their ids, and the bundle's value table (intern.go)
+	recs  recTable // the variants of keys' contributions met before (recs.go)
+	mem   memo     // the keys of the last bundle and what was found for them (memo.go)
+	share *sharing // AppendShared's state (shared.go), nil until first used
 
 	// One bundle's tables and scratch.
-	gen       uint32 // table.marks[i]>>32 == gen: node i is in this bundle's value table
-	vals      []byte // the value table's entries, in order
-	nVals     int
-	fastBytes uint32 // the fast part's entries are vals[:fastBytes]
-	errList   []format.Error
-	errs      map[format.Error]int32
-	tables    detailTables // merges and lookup_options sources
+	fastBytes uint32       // the fast part's entries are in.vals[:fastBytes]
+	errs      errTable     // the error table (errtable.go)
+	tables    detailTables // merges and lookup_options sources (details.go)
 	refs      []int32      // value and error index of each key, then of each contribution
 	keyRecs   []keyMemo    // by key
 	ids       []int32
 	modErrs   []int32
-	optIDs    []int32      // error references of the options section, see optionErrs
-	keyTab    []byte       // the key table, see appendKeyTable
-	lastTab   []byte       // the last bundle's (priorKey.nameAt)
-	priorHits int          // the keys of the last bundle found identical (keyMemo.prior)
-	kids      []int32      // ids of the children of this bundle's keys' local values (priorKey.kidsAt)
-	lastKids  []int32      // the last bundle's
-	boundKids []int32      // ids of the children of this bundle's keys' bound values (priorKey.boundAt)
-	lastBound []int32      // the last bundle's
-	more      []format.Key // copies of this bundle's keys that are not plain (priorKey.more)
-	lastMore  []format.Key // the last bundle's
-	share     *sharing     // AppendShared's state (shared.go), nil until first used
-	capture   []int32      // the ids of the entries added, while capturing (buildView)
-	capturing bool
+	optIDs    []int32 // error references of the options section, see errTable.options
 	// The bundle's view's file (view.go), when it has one; and whether
 	// the body is written as version 5's (a shared details file's: no
 	// view section; the encoder of shared files, sharing.sub, which
@@ -131,10 +103,9 @@ type Encoder struct {
 	// newSub).
 	viewFile *sharedFile
 	v5Body   bool
-	skip     []int32 // scratch of viewSkips
-	bodyLen  int     // the length of the body AppendWith wrote last
-	head     []byte  // body parts, see Append
-	head2    []byte  // version 6: the head of the values section, after the view
+	bodyLen  int    // the length of the body AppendWith wrote last
+	head     []byte // body parts, see Append
+	head2    []byte // version 6: the head of the values section, after the view
 	mid      []byte
 	tail     []byte
 	sha      hash.Hash
@@ -150,124 +121,6 @@ type Encoder struct {
 
 	maxRemembered int  // Reset beyond this
 	oneShot       bool // Encode's: remember nothing across bundles
-	weakHash      bool // for tests: container hashes collide
-}
-
-// keyRec is a variant of a key's contributions and defaults met before,
-// identified by its slices (their first elements and lengths). Met in two
-// bundles or more, it has the node ids of their values and the encoding of
-// everything but the value and error indexes. Only variants without errors
-// are remembered so.
-type keyRec struct {
-	contribs, defaults *format.Contribution
-	nc, nd             int32
-	data               uint32 // offset in recData; metOnce for a variant met in one bundle
-	value              any    // the key's value when the variant was met
-	valueID            int32  // its node id, -1 if the key had an error
-}
-
-// metOnce is the keyRec.data of a variant met in one bundle only (yet).
-const metOnce = math.MaxUint32
-
-// first is the variant's first contribution, or default if it has none:
-// what a recTable finds it by.
-func (rec *keyRec) first() *format.Contribution {
-	if rec.contribs != nil {
-		return rec.contribs
-	}
-	return rec.defaults
-}
-
-// recTable holds the keyRecs of an Encoder, found by their first
-// contribution (keyRec.first): most often among the variants the key at
-// the same position had in the last bundles (hints, read in order, as the
-// keys are), else through an index small enough to stay in the
-// processor's caches: open addressing with linear probing over 8-byte
-// slots, each the position of a keyRec and a part of its hash (the tag),
-// so that a probe reads a keyRec only when the tags agree. It holds one
-// variant per first contribution (the first met twice); variants that
-// share one are rare.
-type recTable struct {
-	recs  []keyRec
-	hints []hintSet // by key position: variants met twice the key had in the last bundles
-	index []uint64  // a power of two long, at most half full: tag<<32 | position+1, 0 if free
-	shift uint8     // 64 - log2(len(index))
-	twice int       // recs met in two bundles or more; the others were met once
-	// Forget the variants met once beyond this many (and as many as
-	// the others): most were a single node's.
-	maxOnce int
-}
-
-// find returns the position in t.recs of the keyRec whose first
-// contribution is p, or -1 and the index slot where it goes.
-func (t *recTable) find(p *format.Contribution) (rec int32, slot int) {
-	h := uint64(addr(p)) * fibonacci
-	mask := len(t.index) - 1
-	tag := h << 32 // the low bits: the slot is the high ones
-	for i := int(h >> t.shift); ; i = (i + 1) & mask {
-		x := t.index[i]
-		if x == 0 {
-			return -1, i
-		}
-		if x&(math.MaxUint32<<32) == tag {
-			if r := int32(uint32(x)) - 1; t.recs[r].first() == p {
-				return r, i
-			}
-		}
-	}
-}
-
-// add appends rec, whose first contribution has no keyRec yet; slot is
-// where find said it goes.
-func (t *recTable) add(rec keyRec, slot int) {
-	h := uint64(addr(rec.first())) * fibonacci
-	t.recs = append(t.recs, rec)
-	t.index[slot] = h<<32 | uint64(len(t.recs))
-}
-
-// reserve makes room for n new variants (a bundle's keys), forgetting
-// the variants met once if there are too many, and reports whether it did.
-// The positions of keyRecs change only then.
-func (t *recTable) reserve(n int) (moved bool) {
-	if once := len(t.recs) - t.twice; once > max(t.maxOnce, t.twice) {
-		t.recs = slices.DeleteFunc(t.recs, func(r keyRec) bool { return r.data == metOnce })
-		clear(t.hints) // the positions changed
-		t.reindex(len(t.index))
-		moved = true
-	}
-	size := max(len(t.index), 1024)
-	for 2*(len(t.recs)+n) > size {
-		size *= 2
-	}
-	if size != len(t.index) {
-		t.reindex(size)
-	}
-	return moved
-}
-
-// reindex builds an index of the given size over t.recs.
-func (t *recTable) reindex(size int) {
-	if size == len(t.index) {
-		clear(t.index)
-	} else {
-		t.index = make([]uint64, size)
-		t.shift = uint8(64 - bits.Len(uint(size-1)))
-	}
-	recs := t.recs
-	t.recs = t.recs[:0]
-	for _, r := range recs {
-		_, slot := t.find(r.first())
-		t.add(r, slot)
-	}
-}
-
-func (t *recTable) reset() {
-	clear(t.recs) // their values
-	t.recs = t.recs[:0]
-	clear(t.hints)
-	t.hints = t.hints[:0]
-	t.index = nil // its size was for what it held
-	t.twice = 0
 }
 
 // probeKeys is how many keys of a bundle are searched in the memo when
@@ -282,8 +135,8 @@ const probeKeys = 64
 type keyMemo struct {
 	rec    int32 // keyRec, or -1
 	value  int32 // node id of the key's value, -1 if the key has an error
-	prior  int32 // the identical key of the last bundle in Encoder.prior, or -1
-	named  int32 // the key of the same name in Encoder.prior, or -1
+	prior  int32 // the identical key of the last bundle in memo.prior, or -1
+	named  int32 // the key of the same name in memo.prior, or -1
 	global bool  // no keyRec, but the variant was seen in a bundle before: remember it
 	// For AppendShared, whether a key that is not the last bundle's has a
 	// bound contribution or default (1) or none (0), when the first pass
@@ -315,10 +168,9 @@ const (
 // NewEncoder returns an Encoder that remembers nothing yet.
 func NewEncoder() *Encoder {
 	e := &Encoder{
-		glob:          newTable(0),
-		loc:           newTable(localBit),
+		in:            interner{glob: newTable(0), loc: newTable(localBit)},
 		recs:          recTable{maxOnce: maxOnce},
-		errs:          map[format.Error]int32{},
+		errs:          errTable{of: map[format.Error]int32{}},
 		sha:           sha256.New(),
 		maxRemembered: defaultMaxRemembered,
 	}
@@ -329,14 +181,8 @@ func NewEncoder() *Encoder {
 // Reset forgets every value and contribution the Encoder has met (keeping
 // its scratch memory), for when some of them were modified.
 func (e *Encoder) Reset() {
-	e.glob.reset()
-	e.loc.reset()
-	clear(e.strCache)
-	clear(e.stack)
-	e.stack = e.stack[:0]
+	e.in.reset()
 	e.recs.reset()
-	e.recData = e.recData[:0]
-	e.recHits, e.recMisses, e.recPause = 0, 0, 0
 	e.forgetPrior()
 	if sh := e.share; sh != nil {
 		clear(sh.recent)
@@ -350,36 +196,32 @@ func (e *Encoder) Reset() {
 
 // forgetBundle drops what only the bundle just encoded needed.
 func (e *Encoder) forgetBundle() {
-	e.loc.reset()
+	e.in.loc.reset()
 	e.tables.reset()
-	if len(e.errList) > 0 {
-		clear(e.errList)
-		e.errList = e.errList[:0]
-		clear(e.errs)
-	}
+	e.errs.reset()
 }
 
 // remembered is how much the Encoder holds, against maxRemembered.
 func (e *Encoder) remembered() int {
-	return e.glob.size() + len(e.recs.recs)
+	return e.in.glob.size() + len(e.recs.recs)
 }
 
 // tooMuch reports whether the Encoder holds more than it may keep, with
 // the encoder of its shared files (which shares its global table and is
 // Reset with it, never alone: see newSub).
 func (e *Encoder) tooMuch() bool {
-	n, recData := e.remembered(), len(e.recData)
+	n, recData := e.remembered(), len(e.recs.data)
 	if sh := e.share; sh != nil && sh.sub != nil {
 		n += len(sh.sub.recs.recs)
-		recData = max(recData, len(sh.sub.recData))
+		recData = max(recData, len(sh.sub.recs.data))
 	}
-	return n > e.maxRemembered || len(e.glob.scalars) > maxScalarBytes || len(e.glob.kids) > maxKids || recData > maxScalarBytes
+	return n > e.maxRemembered || len(e.in.glob.scalars) > maxScalarBytes || len(e.in.glob.kids) > maxKids || recData > maxScalarBytes
 }
 
 // small reports whether the Encoder's scratch is small enough to keep in
 // the pool.
 func (e *Encoder) small() bool {
-	return cap(e.vals)+cap(e.mid)+cap(e.tail)+4*cap(e.refs) <= maxPooledScratch && cap(e.loc.nodes) <= 1<<16
+	return cap(e.in.vals)+cap(e.mid)+cap(e.tail)+4*cap(e.refs) <= maxPooledScratch && cap(e.in.loc.nodes) <= 1<<16
 }
 
 // Encode is like the package's Encode, using and adding to what e
@@ -417,13 +259,13 @@ func (e *Encoder) AppendWith(dst []byte, b *format.Bundle, p Protection) ([]byte
 		return dst, err
 	}
 	if !e.oneShot {
-		e.keepPrior()
+		e.mem.keepPrior()
 	}
 	// The body is e.head, the fast part of the value table, e.mid, the
 	// rest of the value table and e.tail: hash the parts, then copy each
 	// once, after the header.
-	_, viewBytes := e.viewSize()
-	view, fast, rest := e.vals[:viewBytes], e.vals[viewBytes:e.fastEnd()], e.vals[e.fastEnd():]
+	_, viewBytes := e.viewFile.viewSize()
+	view, fast, rest := e.in.vals[:viewBytes], e.in.vals[viewBytes:e.fastEnd()], e.in.vals[e.fastEnd():]
 	parts := [...][]byte{e.head, view, e.head2, fast, e.mid, rest, e.tail}
 	bodyLen := 0
 	for _, p := range parts {
@@ -501,7 +343,7 @@ func (e *Encoder) curAt(cur []priorKey, i int) *priorKey {
 	return &cur[i]
 }
 
-// fastEnd is where the fast part of the value table ends in e.vals.
+// fastEnd is where the fast part of the value table ends in e.in.vals.
 func (e *Encoder) fastEnd() int { return int(e.fastBytes) }
 
 // encodeBody builds the body of b in parts (see Append), in passes over
@@ -517,8 +359,8 @@ func (e *Encoder) encodeBody(b *format.Bundle) error {
 		return err
 	}
 	useRecs, sharing := e.startBody(b)
-	cur := e.cur[:0]
-	defer func() { e.cur = cur }()
+	cur := e.mem.cur[:0]
+	defer func() { e.mem.cur = cur }()
 
 	// Fast part first, so that its values take the low indexes and a
 	// reader can decode them without the details.
@@ -536,27 +378,28 @@ func (e *Encoder) encodeBody(b *format.Bundle) error {
 	if cur, blobs, refs, err = e.readKeys(b, memo, cur, blobs, refs, useRecs, sharing); err != nil {
 		return err
 	}
-	e.cur = cur // addRec completes it
-	if err := e.planShared(b); err != nil {
+	e.mem.cur = cur // addRec completes it
+	if err := e.share.planShared(b, &e.in); err != nil {
 		return err
 	}
 	// The value table starts with the view of the shared file, if any
 	// (view.go); then come the values of the keys, in their order.
-	if err := e.startWithView(b); err != nil {
+	if e.viewFile, e.ids, err = e.share.startWithView(b, &e.in, e.ids); err != nil {
 		return err
 	}
 	if err := e.internValues(b, memo, refs, blobs, cur); err != nil {
 		return err
 	}
-	nFast := e.nVals
-	e.fastBytes = uint32(len(e.vals))
-	nodeErr := e.err(b.NodeError)
+	nFast := e.in.nVals
+	e.fastBytes = uint32(len(e.in.vals))
+	nodeErr := e.errs.add(b.NodeError)
 	modErrs := e.modErrs[:0]
 	for i := range b.Modules {
-		modErrs = append(modErrs, e.err(b.Modules[i].Err))
+		modErrs = append(modErrs, e.errs.add(b.Modules[i].Err))
 	}
 	e.modErrs = modErrs
-	optIDs := e.optionErrs(b.Options)
+	optIDs := e.errs.options(e.optIDs[:0], b.Options)
+	e.optIDs = optIDs
 	if refs, err = e.contributionRefs(b, memo, refs, blobs, useRecs); err != nil {
 		return err
 	}
@@ -579,13 +422,13 @@ func (e *Encoder) checkKeys(b *format.Bundle, memo []keyMemo) ([]keyMemo, error)
 	// The first key refused by the checks is reported before the first
 	// out of order.
 	j := 0 // where the keys of the last bundle are searched from (priorOf)
-	probe, hits := 4*e.priorHits < len(e.prior), 0
+	probe, hits := 4*e.mem.priorHits < len(e.mem.prior), 0
 	var checkErr, orderErr error
 	for i := range b.Keys {
 		k := &b.Keys[i]
 		p, n := int32(-1), int32(-1)
 		if !e.oneShot && (!probe || i < probeKeys || 4*hits >= i) {
-			if p, n = e.priorOf(k, &j); p >= 0 {
+			if p, n = e.mem.priorOf(k, &j); p >= 0 {
 				hits++
 			}
 		}
@@ -603,7 +446,7 @@ func (e *Encoder) checkKeys(b *format.Bundle, memo []keyMemo) ([]keyMemo, error)
 			orderErr = fmt.Errorf("format: Keys not sorted and unique: %q before %q", b.Keys[i-1].Name, k.Name)
 		}
 	}
-	e.priorHits = hits
+	e.mem.priorHits = hits
 	if checkErr != nil {
 		return memo, checkErr
 	}
@@ -621,24 +464,24 @@ func (e *Encoder) checkKeys(b *format.Bundle, memo []keyMemo) ([]keyMemo, error)
 // startBody readies e for the body of b: it reports whether the keyRecs
 // are used for it, and whether it is written for AppendShared.
 func (e *Encoder) startBody(b *format.Bundle) (useRecs, sharing bool) {
-	e.nextGen()
-	e.vals = e.vals[:0]
-	e.nVals = 0
-	useRecs = !e.oneShot && e.recPause == 0
+	e.in.nextGen()
+	e.in.vals = e.in.vals[:0]
+	e.in.nVals = 0
+	useRecs = !e.oneShot && e.recs.pause == 0
 	sharing = e.share != nil && e.share.on
 	if useRecs && e.recs.reserve(len(b.Keys)) {
-		for j := range e.prior { // the keyRecs moved
-			e.prior[j].rec = -1
+		for j := range e.mem.prior { // the keyRecs moved
+			e.mem.prior[j].rec = -1
 		}
 	}
 	if e.share != nil && !e.share.on {
 		e.share.prevFile = nil // this bundle has no shared file
 	}
-	if !e.oneShot && e.strCache == nil {
-		e.strCache = make([]strSlot, 1<<strCacheBits)
+	if !e.oneShot && e.in.strCache == nil {
+		e.in.strCache = make([]strSlot, 1<<strCacheBits)
 	}
-	if e.recPause > 0 {
-		e.recPause--
+	if e.recs.pause > 0 {
+		e.recs.pause--
 	}
 	return useRecs, sharing
 }
@@ -654,7 +497,7 @@ func (e *Encoder) readKeys(b *format.Bundle, memo []keyMemo, cur []priorKey, blo
 			return cur, blobs, refs, fmt.Errorf("format: key %q is sealed and was not unsealed: it cannot be written again", k.Name)
 		}
 		if !e.oneShot {
-			cur = e.remember(cur, k, m.prior)
+			cur = e.mem.remember(cur, k, m.prior)
 		}
 		if e.envelope != nil && e.protect.sealed(k) {
 			blob, err := sealKey(e.envelope, b.Node, k)
@@ -664,7 +507,7 @@ func (e *Encoder) readKeys(b *format.Bundle, memo []keyMemo, cur []priorKey, blo
 			blobs = append(blobs, blob)
 			refs = append(refs, -1, -1)
 			if sharing {
-				e.planKey(i, k, true, m, e.curAt(cur, i))
+				e.share.planKey(e.mem.prior, i, k, true, m, e.curAt(cur, i))
 			}
 			continue
 		}
@@ -674,7 +517,7 @@ func (e *Encoder) readKeys(b *format.Bundle, memo []keyMemo, cur []priorKey, blo
 		if m.prior >= 0 {
 			// The last bundle's key: met in two bundles, what it found
 			// holds.
-			p := &e.prior[m.prior]
+			p := &e.mem.prior[m.prior]
 			m.global = true
 			m.value = p.valueID
 			if useRecs {
@@ -690,7 +533,7 @@ func (e *Encoder) readKeys(b *format.Bundle, memo []keyMemo, cur []priorKey, blo
 				}
 			}
 			if m.bound != 1 {
-				m.rec, m.global = e.findRec(i, k)
+				m.rec, m.global = e.recs.findRec(i, k)
 				// The encoder of shared files (v5Body) remembers
 				// every record's variant from its first file on: the
 				// next files of the slice's nodes hold most of them,
@@ -708,9 +551,9 @@ func (e *Encoder) readKeys(b *format.Bundle, memo []keyMemo, cur []priorKey, blo
 			c := &cur[i]
 			c.usable, c.rec, c.valueID = true, m.rec, m.value
 		}
-		refs = append(refs, -1, e.err(k.Err))
+		refs = append(refs, -1, e.errs.add(k.Err))
 		if sharing {
-			e.planKey(i, k, false, m, e.curAt(cur, i))
+			e.share.planKey(e.mem.prior, i, k, false, m, e.curAt(cur, i))
 		}
 	}
 	return cur, blobs, refs, nil
@@ -729,34 +572,34 @@ func (e *Encoder) internValues(b *format.Bundle, memo []keyMemo, refs []int32, b
 		// the bundle holds, in key order (not the sealed ones, nor those
 		// in the shared file): found in this pass, which reads the keys
 		// anyway, rather than in one of their own.
-		if !e.inShared(i) && !e.overlaid(i) {
+		if !e.share.inShared(i) && !e.share.overlaid(i) {
 			e.tables.add(m, k)
 		}
 		if m.value >= 0 {
 			// Found in the memo, and kept (see above): the last bundle's
 			// key, identical, had this value, hence no error. Its Key is
 			// not read.
-			refs[2*i] = e.entry(m.value)
+			refs[2*i] = e.in.entry(m.value)
 		} else if k.Err == nil {
 			if r := m.rec; r >= 0 && e.recs.recs[r].valueID >= 0 && same(e.recs.recs[r].value, k.Value) {
 				m.value = e.recs.recs[r].valueID
-			} else if id := e.namedValue(m.named, k.Value); id >= 0 {
+			} else if id := e.mem.namedValue(m.named, k.Value); id >= 0 {
 				m.value = id
 			} else {
 				var like any
 				var kids, tree []int32
 				if n := m.named; n >= 0 {
-					like, kids, tree = e.likeOf(n) // the last bundle's value of the key
+					like, kids, tree = e.mem.likeOf(n, e.in.glob) // the last bundle's value of the key
 				}
 				var err error
-				if m.value, err = e.internLike(k.Value, like, kids, tree, m.global, 0); err != nil {
+				if m.value, err = e.in.internLike(k.Value, like, kids, tree, m.global, 0); err != nil {
 					return fmt.Errorf("format: key %q: %w", k.Name, err)
 				}
 			}
 			if !e.oneShot {
-				e.keepValue(&cur[i], m.value)
+				e.mem.keepValue(&cur[i], m.value, &e.in)
 			}
-			refs[2*i] = e.entry(m.value)
+			refs[2*i] = e.in.entry(m.value)
 		}
 	}
 	return nil
@@ -769,10 +612,10 @@ func (e *Encoder) contributionRefs(b *format.Bundle, memo []keyMemo, refs []int3
 	hits, misses := 0, 0
 	for i := range b.Keys {
 		k := &b.Keys[i]
-		if blobs != nil && blobs[i] != nil || e.inShared(i) {
+		if blobs != nil && blobs[i] != nil || e.share.inShared(i) {
 			continue // sealed, or its details are in the shared file
 		}
-		if e.overlaid(i) {
+		if e.share.overlaid(i) {
 			// Its bound contributions only: the shared file has the rest.
 			var err error
 			if refs, err = e.boundRefs(refs, i, k, &memo[i]); err != nil {
@@ -784,9 +627,9 @@ func (e *Encoder) contributionRefs(b *format.Bundle, memo []keyMemo, refs []int3
 			// Contributions met before: their values' ids are known, and
 			// none is an error.
 			rec := &e.recs.recs[r]
-			data := e.recData[rec.data:]
+			data := e.recs.data[rec.data:]
 			for j := range int(rec.nc + rec.nd) {
-				refs = append(refs, e.entry(int32(binary.LittleEndian.Uint32(data[4*j:]))), -1)
+				refs = append(refs, e.in.entry(int32(binary.LittleEndian.Uint32(data[4*j:]))), -1)
 			}
 			hits++
 			continue
@@ -814,12 +657,12 @@ func (e *Encoder) contributionRefs(b *format.Bundle, memo []keyMemo, refs []int3
 			misses++
 			// A keyRec has no room for Asked.
 			if memo[i].global && k.Asked == nil && !hasErr && !defErr && allGlobal(memo[i].value, ids) {
-				e.addRec(i, k, memo[i].value, ids)
+				e.recs.addRec(e.mem.cur, i, k, memo[i].value, ids)
 			}
 		}
 	}
 	if useRecs && !e.v5Body { // shared files: remembering pays (see m.global)
-		e.judgeRecs(hits, misses)
+		e.recs.judge(hits, misses)
 	}
 	return refs, nil
 }
@@ -840,22 +683,13 @@ func (e *Encoder) appendSections(b *format.Bundle, memo []keyMemo, refs []int32,
 		e.head2 = e.head2[:0]
 	} else {
 		e.head = appendArrayLen(e.head[:0], 9)
-		nView, viewBytes := e.viewSize()
+		nView, viewBytes := e.viewFile.viewSize()
 		e.head = appendValuesHead(e.head, nView, viewBytes)
 		e.head2 = appendValuesHead(e.head2[:0], nFast-nView, e.fastEnd()-viewBytes)
 	}
 
 	w := e.mid[:0]
-	w = appendArrayLen(w, len(e.errList))
-	for i := range e.errList {
-		x := &e.errList[i]
-		w = appendArrayLen(w, 5)
-		w = appendString(w, x.Message)
-		w = appendString(w, x.File)
-		w = appendInt(w, int64(x.Line))
-		w = appendInt(w, int64(x.Column))
-		w = appendString(w, x.Level)
-	}
+	w = e.errs.appendTable(w)
 	w = appendRef(w, nodeErr)
 	n := 0
 	for _, i := range modErrs {
@@ -871,11 +705,11 @@ func (e *Encoder) appendSections(b *format.Bundle, memo []keyMemo, refs []int32,
 			w = appendUint(w, uint64(i))
 		}
 	}
-	e.keyTab = e.appendKeyTable(e.keyTab[:0], b.Keys, refs, blobs, memo)
-	w = appendBin(w, e.keyTab)
+	e.mem.keyTab = e.appendKeyTable(e.mem.keyTab[:0], b.Keys, refs, blobs, memo)
+	w = appendBin(w, e.mem.keyTab)
 	// The details section: a bin holding array(7), the rest of the value
 	// table, then e.tail.
-	nRest, restLen := e.nVals-nFast, len(e.vals)-e.fastEnd()
+	nRest, restLen := e.in.nVals-nFast, len(e.in.vals)-e.fastEnd()
 	restHead := 1 + valuesHeadSize(nRest, restLen)
 	w = appendBinLen(w, restHead+restLen+len(t))
 	w = append(w, 0x97)
@@ -883,24 +717,8 @@ func (e *Encoder) appendSections(b *format.Bundle, memo []keyMemo, refs []int32,
 	e.mid = w
 	// The shared details file's digest (version 5), then the options
 	// section (version 4).
-	e.tail = e.appendSharedRef(e.tail)
+	e.tail = e.share.appendSharedRef(e.tail)
 	e.tail = appendOptionScopes(e.tail, b.Options, optIDs)
-}
-
-// namedValue returns the node id of v, the value of a key that is not
-// the last bundle's, if v is the value of the last bundle's key of the
-// same name, prior[n] (certainly: the same container, or an equal
-// scalar), and the memo holds its id (a global one); else -1. Ids are
-// exact by content, so it is the id intern would find. A key whose
-// contributions are one node's (bound, or built anew for it) is never
-// the last bundle's, yet its value most often is the last node's: then
-// it costs no lookup (a 1,000-node genrepo fleet: 116,000 of the 363,000
-// values the values pass interned, all but 1,900 of them containers).
-func (e *Encoder) namedValue(n int32, v any) int32 {
-	if n < 0 || !same(e.prior[n].value, v) {
-		return -1
-	}
-	return e.prior[n].valueID // -1 if not global
 }
 
 // keyFlags is a key's flags field.
@@ -973,20 +791,6 @@ func checkConvertTo(k *format.Key) error {
 	return nil
 }
 
-// err adds an error to the error table; -1 for nil.
-func (e *Encoder) err(x *format.Error) int32 {
-	if x == nil {
-		return -1
-	}
-	if i, ok := e.errs[*x]; ok {
-		return i
-	}
-	i := int32(len(e.errList))
-	e.errList = append(e.errList, *x)
-	e.errs[*x] = i
-	return i
-}
-
 // contributions appends the value and error index of each contribution to
 // refs, and its value's node id (-1 for an error) to ids, and reports
 // whether one is an error. global is intern's. own is the key's value and
@@ -999,15 +803,15 @@ func (e *Encoder) contributions(refs, ids []int32, cs []format.Contribution, glo
 		if err := checkPlace(i, c); err != nil {
 			return refs, ids, hasErr, err
 		}
-		val, cerr, id := int32(-1), e.err(c.Err), int32(-1)
+		val, cerr, id := int32(-1), e.errs.add(c.Err), int32(-1)
 		if c.Err == nil {
 			var err error
 			if ownID >= 0 && sameIface(c.Value, own) {
 				id = ownID
-			} else if id, err = e.intern(c.Value, 0, global); err != nil {
+			} else if id, err = e.in.intern(c.Value, 0, global); err != nil {
 				return refs, ids, hasErr, fmt.Errorf("contribution %d: %w", i, err)
 			}
-			val = e.entry(id)
+			val = e.in.entry(id)
 		} else {
 			hasErr = true
 		}
@@ -1041,153 +845,6 @@ func allGlobal(value int32, ids []int32) bool {
 		}
 	}
 	return true
-}
-
-func first(cs []format.Contribution) *format.Contribution {
-	if len(cs) == 0 {
-		return nil
-	}
-	return &cs[0]
-}
-
-// findRec returns the slot of the variant of k's contributions met in two
-// bundles before, or -1; else it reports whether a variant with the same
-// first contribution was met in a bundle before (k's values are then
-// worth remembering), and remembers that k's was met now. k is the i-th
-// key of its bundle, whose keys have room in e.recs (reserve).
-func (e *Encoder) findRec(i int, k *format.Key) (rec int32, metBefore bool) {
-	c, d := first(k.Contributions), first(k.Defaults)
-	if c == nil && d == nil {
-		return -1, false
-	}
-	p := c
-	if p == nil {
-		p = d
-	}
-	t := &e.recs
-	if i < len(t.hints) {
-		for _, h := range &t.hints[i] {
-			if h.p == p && t.recs[h.rec].is(k, c, d) {
-				return h.rec, false
-			}
-		}
-	}
-	r, slot := t.find(p)
-	if r < 0 {
-		t.add(keyRec{contribs: c, defaults: d, nc: int32(len(k.Contributions)), nd: int32(len(k.Defaults)), data: metOnce, valueID: -1}, slot)
-		return -1, false
-	}
-	if rec := &t.recs[r]; rec.data != metOnce && rec.is(k, c, d) {
-		t.hint(i, p, r)
-		return r, false
-	}
-	return -1, true
-}
-
-// hintSet is the variants met twice a key position had in the last
-// bundles, the latest first; p is the variant's first contribution (or
-// default).
-type hintSet [4]struct {
-	p   *format.Contribution
-	rec int32
-}
-
-// hint records that the i-th key of a bundle has variant r, met twice,
-// whose first contribution (or default) is p.
-func (t *recTable) hint(i int, p *format.Contribution, r int32) {
-	for len(t.hints) <= i {
-		t.hints = append(t.hints, hintSet{})
-	}
-	h := &t.hints[i]
-	copy(h[1:], h[:len(h)-1])
-	h[0].p, h[0].rec = p, r
-}
-
-// is reports whether rec is the variant of k, whose contributions and
-// defaults start at c and d.
-func (rec *keyRec) is(k *format.Key, c, d *format.Contribution) bool {
-	return rec.contribs == c && rec.defaults == d && int(rec.nc) == len(k.Contributions) && int(rec.nd) == len(k.Defaults)
-}
-
-// addRec remembers k's contributions and defaults (which have no error),
-// with their values' ids, and k's value with its id (-1 if k has an error).
-// If another variant met twice has their first contribution, that one
-// stays (this bundle's keys may be using it). k is the i-th key of its
-// bundle, which findRec met (their first contribution has a slot) or which
-// the last bundle had (it has room, see reserve).
-func (e *Encoder) addRec(i int, k *format.Key, valueID int32, ids []int32) {
-	rec := keyRec{
-		contribs: first(k.Contributions), defaults: first(k.Defaults),
-		nc: int32(len(k.Contributions)), nd: int32(len(k.Defaults)),
-		data:  uint32(len(e.recData)),
-		value: k.Value, valueID: valueID,
-	}
-	ri, slot := e.recs.find(rec.first())
-	if ri < 0 {
-		// Not met by findRec: the key was the last bundle's.
-		e.recs.add(keyRec{contribs: rec.contribs, defaults: rec.defaults, nc: rec.nc, nd: rec.nd, data: metOnce, valueID: -1}, slot)
-		ri = int32(len(e.recs.recs) - 1)
-	}
-	r := &e.recs.recs[ri]
-	if r.data != metOnce {
-		if r.is(k, rec.contribs, rec.defaults) && i < len(e.cur) {
-			e.cur[i].rec = ri // k's variant, met twice by another key: the next bundle's
-		}
-		return
-	}
-	t := e.recData
-	for _, id := range ids {
-		t = binary.LittleEndian.AppendUint32(t, uint32(id))
-	}
-	for _, cs := range [2][]format.Contribution{k.Contributions, k.Defaults} {
-		for i := range cs {
-			c := &cs[i]
-			n := len(t)
-			t = appendPlace(append(t, 0), c) // length, then the place
-			t[n] = byte(len(t) - n - 1)      // at most 32
-		}
-	}
-	e.recData = t
-	*r = rec
-	e.recs.twice++
-	e.recs.hint(i, rec.first(), ri)
-	if i < len(e.cur) {
-		e.cur[i].rec = ri
-	}
-}
-
-// appendTmpl appends the contributions and defaults (if any) of a key
-// whose contributions are rec, as appendContributions4 does, with value
-// indexes from refs (two per contribution: value, error) and own, the
-// index of the key's value.
-func (e *Encoder) appendTmpl(w []byte, rec *keyRec, own int32, refs []int32) []byte {
-	t := e.recData[rec.data+4*uint32(rec.nc+rec.nd):]
-	w = appendArrayLen(w, 5*int(rec.nc))
-	for i := range int(rec.nc) + int(rec.nd) {
-		if i == int(rec.nc) {
-			w = appendArrayLen(w, 5*int(rec.nd))
-		}
-		n := int(t[0])
-		w = append(w, t[1:1+n]...)
-		t = t[1+n:]
-		w = appendUint(w, contribRef(refs[2*i], -1, own))
-	}
-	return w
-}
-
-// judgeRecs stops remembering contributions for a while when a bundle
-// found few of its keys' contributions among those remembered: the
-// compiler does not share them, and remembering costs for nothing.
-func (e *Encoder) judgeRecs(hits, misses int) {
-	e.recHits += hits
-	e.recMisses += misses
-	if e.recHits+e.recMisses < 8000 {
-		return // judge over a few bundles
-	}
-	if e.recHits < e.recMisses/8 {
-		e.recPause = 32
-	}
-	e.recHits, e.recMisses = 0, 0
 }
 
 func appendHierarchy(w []byte, h *format.Hierarchy) []byte {

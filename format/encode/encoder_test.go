@@ -344,7 +344,7 @@ func TestEncoderMatchesReference(t *testing.T) {
 // values.
 func TestEncoderCollisions(t *testing.T) {
 	e := NewEncoder()
-	e.weakHash = true
+	e.in.weakHash = true
 	for _, b := range sampleBundles() {
 		encodeBoth(t, e, b)
 	}
@@ -359,7 +359,7 @@ func TestEncoderGenerationWraps(t *testing.T) {
 	for _, b := range bundles { // generations 1 to 12
 		encodeBoth(t, e, b)
 	}
-	e.gen = math.MaxUint32 - 1
+	e.in.gen = math.MaxUint32 - 1
 	for _, b := range slices.Backward(bundles) { // generations MaxUint32, then 1 to 11 again
 		encodeBoth(t, e, b)
 	}
@@ -656,7 +656,7 @@ func TestEncoderRandomFleets(t *testing.T) {
 			max, once int
 		}{{false, defaultMaxRemembered, maxOnce}, {true, defaultMaxRemembered, maxOnce}, {false, 300, maxOnce}, {false, defaultMaxRemembered, 5}} {
 			e := NewEncoder()
-			e.weakHash, e.maxRemembered, e.recs.maxOnce = cfg.weak, cfg.max, cfg.once
+			e.in.weakHash, e.maxRemembered, e.recs.maxOnce = cfg.weak, cfg.max, cfg.once
 			for _, b := range bundles {
 				encodeBoth(t, e, b)
 			}
@@ -671,7 +671,7 @@ func TestEncoderPauses(t *testing.T) {
 	paused := false
 	for _, b := range fleet(40, 300, false) {
 		encodeBoth(t, e, b)
-		paused = paused || e.recPause > 0
+		paused = paused || e.recs.pause > 0
 	}
 	if !paused {
 		t.Error("the Encoder kept remembering contributions no bundle shares")
@@ -699,7 +699,7 @@ func TestSharedFilesRemembered(t *testing.T) {
 			t.Fatalf("bundle %d: the shared file differs from a fresh encoder's", i)
 		}
 		sub := e.share.sub
-		if sub.recPause > 0 {
+		if sub.recs.pause > 0 {
 			t.Fatalf("bundle %d: the encoder of shared files stopped remembering contributions", i)
 		}
 		if i == 0 && sub.recs.twice == 0 {
@@ -736,7 +736,7 @@ func TestSubEncoderSharesTable(t *testing.T) {
 			for _, c := range r.Contributions {
 				if s, ok := c.Value.(string); ok {
 					strs++
-					if _, ok := e.glob.strs[s]; !ok {
+					if _, ok := e.in.glob.strs[s]; !ok {
 						t.Fatalf("record %q: its contribution %q is not in the Encoder's table", r.Name, s)
 					}
 				}
@@ -914,7 +914,7 @@ func TestEncoderEvolvingFleets(t *testing.T) {
 			{true, true, defaultMaxRemembered, maxOnce}, {false, true, 300, maxOnce}, {false, false, defaultMaxRemembered, 5}} {
 			e, es := NewEncoder(), NewEncoder()
 			for _, x := range []*Encoder{e, es} {
-				x.weakHash, x.maxRemembered, x.recs.maxOnce = cfg.weak, cfg.max, cfg.once
+				x.in.weakHash, x.maxRemembered, x.recs.maxOnce = cfg.weak, cfg.max, cfg.once
 			}
 			evolve(seed, 40, 50, cfg.reuse, func(b *format.Bundle) {
 				encodeBoth(t, e, b)
@@ -983,8 +983,8 @@ func TestEncoderMemoFinds(t *testing.T) {
 	if _, err := e.Encode(same); err != nil {
 		t.Fatal(err)
 	}
-	if e.priorHits != len(b.Keys) {
-		t.Errorf("a bundle of the last bundle's keys found %d of %d", e.priorHits, len(b.Keys))
+	if e.mem.priorHits != len(b.Keys) {
+		t.Errorf("a bundle of the last bundle's keys found %d of %d", e.mem.priorHits, len(b.Keys))
 	}
 	other := func() *format.Bundle {
 		o := &format.Bundle{Node: "other", Keys: slices.Clone(b.Keys)}
@@ -997,8 +997,8 @@ func TestEncoderMemoFinds(t *testing.T) {
 		if _, err := e.Encode(other()); err != nil {
 			t.Fatal(err)
 		}
-		if e.priorHits != 0 {
-			t.Errorf("a bundle of other keys found %d", e.priorHits)
+		if e.mem.priorHits != 0 {
+			t.Errorf("a bundle of other keys found %d", e.mem.priorHits)
 		}
 	}
 	searched := 0
@@ -1171,7 +1171,7 @@ func TestEncoderKeepsBoundKids(t *testing.T) {
 		}
 		// The next bundle's view of this one's key (keepPrior made it the
 		// last bundle's).
-		like := e.likeBound(0)
+		like := e.mem.likeBound(0)
 		var check func(path string, v any, kids []int32)
 		check = func(path string, v any, kids []int32) {
 			var children []any
@@ -1189,9 +1189,9 @@ func TestEncoderKeepsBoundKids(t *testing.T) {
 			for i, c := range children {
 				switch id := kids[i]; {
 				case id <= -2:
-					check(fmt.Sprint(path, ".", i), c, subList(e.lastBound, id))
+					check(fmt.Sprint(path, ".", i), c, subList(e.mem.lastBound, id))
 				case id >= 0:
-					if want, err := e.intern(c, 0, false); err != nil || want != id {
+					if want, err := e.in.intern(c, 0, false); err != nil || want != id {
 						t.Fatalf("node %d, %s.%d: id %d, want %d (%v)", n, path, i, id, want, err)
 					}
 				}
@@ -1223,25 +1223,25 @@ func TestRememberOverwrites(t *testing.T) {
 		nc: 7, more: 7, valueID: 7, rec: 7, record: 7, bound: 7, usable: true,
 		nameAt: 7, nameLen: 7, kidsAt: 7, kidsN: 7, boundAt: 7, boundN: 7,
 	}}
-	got := e.remember(buf[:0], k, -1)
+	got := e.mem.remember(buf[:0], k, -1)
 	want := priorKey{name: "k", value: "v", contribs: &k.Contributions[0], priorFound: priorFound{nc: 1, more: -1, valueID: -1, rec: -1, record: -1}}
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("remember wrote %+v over an old entry, want %+v", got, want)
 	}
 	// Over the same key's entry (its pointers left as they are).
 	buf[0].priorFound = priorFound{nc: 7, more: 7, valueID: 7, rec: 7, record: 7, bound: 7, usable: true}
-	if got := e.remember(buf[:0], k, -1); len(got) != 1 || got[0] != want {
+	if got := e.mem.remember(buf[:0], k, -1); len(got) != 1 || got[0] != want {
 		t.Errorf("remember wrote %+v over the same key's old entry, want %+v", got, want)
 	}
 	// A key that is not plain: its copy over an old one, other then the same.
 	s := &format.Key{Name: "s", Value: "v", Secret: true}
-	e.more = append(e.more[:0], format.Key{Name: "old", Value: int64(1), Contributions: k.Contributions})[:0]
+	e.mem.more = append(e.mem.more[:0], format.Key{Name: "old", Value: int64(1), Contributions: k.Contributions})[:0]
 	for range 2 {
-		got := e.remember(buf[:0], s, -1)
-		if len(got) != 1 || got[0].more != 0 || len(e.more) != 1 || !identical(&e.more[0], s) {
-			t.Fatalf("remember kept %+v (more %d) of a key that is not plain, want %+v", e.more, got[0].more, *s)
+		got := e.mem.remember(buf[:0], s, -1)
+		if len(got) != 1 || got[0].more != 0 || len(e.mem.more) != 1 || !identical(&e.mem.more[0], s) {
+			t.Fatalf("remember kept %+v (more %d) of a key that is not plain, want %+v", e.mem.more, got[0].more, *s)
 		}
-		e.more = e.more[:0]
+		e.mem.more = e.mem.more[:0]
 	}
 }
 
@@ -1261,12 +1261,12 @@ func TestMemoOfIdenticalKeys(t *testing.T) {
 		if round == 0 {
 			continue // its keys' variants were met once: no keyRec yet
 		}
-		if e.priorHits != len(b.Keys) {
-			t.Fatalf("round %d: %d keys of %d found identical to the last bundle's", round, e.priorHits, len(b.Keys))
+		if e.mem.priorHits != len(b.Keys) {
+			t.Fatalf("round %d: %d keys of %d found identical to the last bundle's", round, e.mem.priorHits, len(b.Keys))
 		}
 		var found []priorFound
 		global := 0
-		for _, p := range e.prior {
+		for _, p := range e.mem.prior {
 			found = append(found, p.priorFound)
 			if p.valueID >= 0 {
 				global++

@@ -25,6 +25,36 @@ import (
 // slower. A value is never in both tables at once (each addition checks the
 // other table first), so ids stay exact within a bundle.
 
+// interner gives values their ids (intern, internLike) and writes the
+// value table of the bundle being encoded from them (entry): it holds the
+// two tables, and the table being written. The encoder of an Encoder's
+// shared files shares its global table, its cache of strings and its
+// count of generations (see newSub).
+type interner struct {
+	glob, loc *table    // the global and the local table
+	stack     []int32   // children being interned
+	strCache  []strSlot // global strings by their memory (see internString); nil for Encode
+
+	// The bundle's value table: a node is in it if its table.marks[i]>>32
+	// is gen (see entry).
+	gen       uint32
+	vals      []byte // the value table's entries, in order
+	nVals     int
+	capture   []int32 // the ids of the entries added, while capturing (buildView)
+	capturing bool
+
+	weakHash bool // for tests: container hashes collide
+}
+
+// reset forgets every value (keeping the scratch memory).
+func (in *interner) reset() {
+	in.glob.reset()
+	in.loc.reset()
+	clear(in.strCache)
+	clear(in.stack)
+	in.stack = in.stack[:0]
+}
+
 // localBit marks the ids of the local table.
 const localBit = 1 << 30
 
@@ -202,69 +232,80 @@ type sliceID struct {
 }
 
 // tableOf returns the table of id and its index there.
-func (e *Encoder) tableOf(id int32) (*table, int32) {
+func (in *interner) tableOf(id int32) (*table, int32) {
 	if id&localBit != 0 {
-		return e.loc, id &^ localBit
+		return in.loc, id &^ localBit
 	}
-	return e.glob, id
+	return in.glob, id
 }
 
-func (e *Encoder) node(id int32) *node {
-	t, i := e.tableOf(id)
+func (in *interner) node(id int32) *node {
+	t, i := in.tableOf(id)
 	return &t.nodes[i]
 }
 
 // entry returns the index of node id in the bundle's value table, adding
 // it and its children (children first, in order) if they are not there
 // yet. A node's mark (table.marks) is gen<<32 | its index there, current
-// if gen is Encoder.gen: kept apart from the nodes, so that asking this of
+// if gen is interner.gen: kept apart from the nodes, so that asking this of
 // every node a bundle holds reads 8 bytes of a dense array, not a node.
-func (e *Encoder) entry(id int32) int32 {
-	t, i := e.tableOf(id)
-	if m := t.marks[i]; uint32(m>>32) == e.gen {
+func (in *interner) entry(id int32) int32 {
+	t, i := in.tableOf(id)
+	if m := t.marks[i]; uint32(m>>32) == in.gen {
 		return int32(m)
 	}
-	return e.addEntry(t, i)
+	return in.addEntry(t, i)
+}
+
+// nextGen starts a new generation of marks: no node is in the value
+// table.
+func (in *interner) nextGen() {
+	in.gen++
+	if in.gen == 0 { // wrapped: old entries could look current
+		clear(in.glob.marks)
+		clear(in.loc.marks)
+		in.gen = 1
+	}
 }
 
 // addEntry adds node i of table t, not in the bundle's value table yet,
 // and its children, and returns its index there.
-func (e *Encoder) addEntry(t *table, i int32) int32 {
+func (in *interner) addEntry(t *table, i int32) int32 {
 	nd := &t.nodes[i] // stays valid: no node is added meanwhile
 	if nd.kind == kindScalar {
-		e.vals = append(e.vals, t.scalars[nd.off:nd.off+nd.n]...)
+		in.vals = append(in.vals, t.scalars[nd.off:nd.off+nd.n]...)
 	} else {
-		// The children's indexes, on e.stack (free: intern is done with
+		// The children's indexes, on in.stack (free: intern is done with
 		// it) while their entries are added.
-		start := len(e.stack)
+		start := len(in.stack)
 		for _, k := range t.kids[nd.off : nd.off+nd.n] {
-			kt, ki := e.tableOf(k)
+			kt, ki := in.tableOf(k)
 			m := kt.marks[ki]
 			x := int32(m)
-			if uint32(m>>32) != e.gen {
-				x = e.addEntry(kt, ki)
+			if uint32(m>>32) != in.gen {
+				x = in.addEntry(kt, ki)
 			}
-			e.stack = append(e.stack, x)
+			in.stack = append(in.stack, x)
 		}
-		idx := e.stack[start:]
-		v := e.vals
+		idx := in.stack[start:]
+		v := in.vals
 		if nd.kind == kindArray {
 			v = appendArrayLen(v, len(idx))
 		} else {
 			v = appendMapLen(v, len(idx)/2)
 		}
-		own := e.nVals
+		own := in.nVals
 		for _, k := range idx {
 			v = binary.AppendUvarint(v, wire.KidRef(own, int(k)))
 		}
-		e.vals = v
-		e.stack = e.stack[:start]
+		in.vals = v
+		in.stack = in.stack[:start]
 	}
-	x := int32(e.nVals)
-	t.marks[i] = uint64(e.gen)<<32 | uint64(uint32(x))
-	e.nVals++
-	if e.capturing {
-		e.capture = append(e.capture, t.bit|i)
+	x := int32(in.nVals)
+	t.marks[i] = uint64(in.gen)<<32 | uint64(uint32(x))
+	in.nVals++
+	if in.capturing {
+		in.capture = append(in.capture, t.bit|i)
 	}
 	return x
 }
@@ -273,29 +314,29 @@ func (e *Encoder) addEntry(t *table, i int32) int32 {
 // not there yet: to the global table if global is set and v's children are
 // all there, else to the local one. depth is v's nesting in the value
 // being walked.
-func (e *Encoder) intern(v any, depth int, global bool) (int32, error) {
+func (in *interner) intern(v any, depth int, global bool) (int32, error) {
 	if depth > format.MaxDepth {
 		return 0, fmt.Errorf("value nested deeper than %d", format.MaxDepth)
 	}
-	g, l := e.glob, e.loc
+	g, l := in.glob, in.loc
 	add := l
 	if global {
 		add = g
 	}
 	switch v := v.(type) {
 	case nil:
-		return e.oneByte(&g.nilID, &l.nilID, global, wire.Nil), nil
+		return in.oneByte(&g.nilID, &l.nilID, global, wire.Nil), nil
 	case bool:
 		if v {
-			return e.oneByte(&g.trueID, &l.trueID, global, wire.True), nil
+			return in.oneByte(&g.trueID, &l.trueID, global, wire.True), nil
 		}
-		return e.oneByte(&g.falseID, &l.falseID, global, wire.False), nil
+		return in.oneByte(&g.falseID, &l.falseID, global, wire.False), nil
 	case int64:
 		return internScalar(g.ints, l.ints, add.ints, add, v, v, appendInt), nil
 	case float64:
 		return internScalar(g.floats, l.floats, add.floats, add, math.Float64bits(v), v, appendFloat), nil
 	case string:
-		return e.internString(v, add), nil
+		return in.internString(v, add), nil
 	case []any:
 		var key sliceID
 		if len(v) > 0 {
@@ -307,18 +348,18 @@ func (e *Encoder) intern(v any, depth int, global bool) (int32, error) {
 				return id, nil
 			}
 		}
-		start := len(e.stack)
+		start := len(in.stack)
 		for _, x := range v {
-			k, err := e.intern(x, depth+1, global)
+			k, err := in.intern(x, depth+1, global)
 			if err != nil {
-				e.stack = e.stack[:start]
+				in.stack = in.stack[:start]
 				return 0, err
 			}
-			e.stack = append(e.stack, k)
+			in.stack = append(in.stack, k)
 		}
-		id, err := e.container(kindArray, start, global)
+		id, err := in.container(kindArray, start, global)
 		if err == nil && len(v) > 0 {
-			e.tableFor(global && id&localBit == 0).setSliceID(key, id)
+			in.tableFor(global && id&localBit == 0).setSliceID(key, id)
 		}
 		return id, err
 	case *format.Hash:
@@ -331,23 +372,23 @@ func (e *Encoder) intern(v any, depth int, global bool) (int32, error) {
 		if id, ok := l.hashID(v); ok {
 			return id, nil
 		}
-		start := len(e.stack)
+		start := len(in.stack)
 		for i, k := range v.Keys() {
-			ki, err := e.intern(k, depth+1, global)
+			ki, err := in.intern(k, depth+1, global)
 			if err != nil {
-				e.stack = e.stack[:start]
+				in.stack = in.stack[:start]
 				return 0, err
 			}
-			vi, err := e.intern(v.Value(i), depth+1, global)
+			vi, err := in.intern(v.Value(i), depth+1, global)
 			if err != nil {
-				e.stack = e.stack[:start]
+				in.stack = in.stack[:start]
 				return 0, err
 			}
-			e.stack = append(e.stack, ki, vi)
+			in.stack = append(in.stack, ki, vi)
 		}
-		id, err := e.container(kindHash, start, global)
+		id, err := in.container(kindHash, start, global)
 		if err == nil {
-			e.tableFor(global && id&localBit == 0).setHashID(v, id)
+			in.tableFor(global && id&localBit == 0).setHashID(v, id)
 		}
 		return id, err
 	}
@@ -373,7 +414,7 @@ func (e *Encoder) intern(v any, depth int, global bool) (int32, error) {
 // its content costs less than remembering them all. Its walk stays
 // linear: it follows like's tree (each list in it is one child's), and
 // intern remembers what it walks.
-func (e *Encoder) internLike(v, like any, kids, tree []int32, global bool, depth int) (int32, error) {
+func (in *interner) internLike(v, like any, kids, tree []int32, global bool, depth int) (int32, error) {
 	if depth > format.MaxDepth {
 		return 0, fmt.Errorf("value nested deeper than %d", format.MaxDepth)
 	}
@@ -383,28 +424,28 @@ func (e *Encoder) internLike(v, like any, kids, tree []int32, global bool, depth
 		if !ok || x == nil || y == nil || x.Len() != y.Len() || len(kids) != 2*x.Len() {
 			break
 		}
-		if id, ok := e.glob.hashID(x); ok { // met before: as intern does
+		if id, ok := in.glob.hashID(x); ok { // met before: as intern does
 			return id, nil
 		}
-		if id, ok := e.loc.hashID(x); ok {
+		if id, ok := in.loc.hashID(x); ok {
 			return id, nil
 		}
-		start := len(e.stack)
+		start := len(in.stack)
 		for i := range x.Len() {
-			ki, err := e.internKid(x.Key(i), y.Key(i), kids[2*i], tree, global, depth+1)
+			ki, err := in.internKid(x.Key(i), y.Key(i), kids[2*i], tree, global, depth+1)
 			var vi int32
 			if err == nil {
-				vi, err = e.internKid(x.Value(i), y.Value(i), kids[2*i+1], tree, global, depth+1)
+				vi, err = in.internKid(x.Value(i), y.Value(i), kids[2*i+1], tree, global, depth+1)
 			}
 			if err != nil {
-				e.stack = e.stack[:start]
+				in.stack = in.stack[:start]
 				return 0, err
 			}
-			e.stack = append(e.stack, ki, vi)
+			in.stack = append(in.stack, ki, vi)
 		}
-		id, err := e.container(kindHash, start, global)
+		id, err := in.container(kindHash, start, global)
 		if err == nil && global && id&localBit == 0 {
-			e.glob.setHashID(x, id)
+			in.glob.setHashID(x, id)
 		}
 		return id, err
 	case []any:
@@ -413,50 +454,50 @@ func (e *Encoder) internLike(v, like any, kids, tree []int32, global bool, depth
 			break
 		}
 		key := sliceID{&x[0], len(x)}
-		if id, ok := e.glob.sliceID(key); ok { // met before: as intern does
+		if id, ok := in.glob.sliceID(key); ok { // met before: as intern does
 			return id, nil
 		}
-		if id, ok := e.loc.sliceID(key); ok {
+		if id, ok := in.loc.sliceID(key); ok {
 			return id, nil
 		}
-		start := len(e.stack)
+		start := len(in.stack)
 		for i := range x {
-			k, err := e.internKid(x[i], y[i], kids[i], tree, global, depth+1)
+			k, err := in.internKid(x[i], y[i], kids[i], tree, global, depth+1)
 			if err != nil {
-				e.stack = e.stack[:start]
+				in.stack = in.stack[:start]
 				return 0, err
 			}
-			e.stack = append(e.stack, k)
+			in.stack = append(in.stack, k)
 		}
-		id, err := e.container(kindArray, start, global)
+		id, err := in.container(kindArray, start, global)
 		if err == nil && global && id&localBit == 0 {
-			e.glob.setSliceID(key, id)
+			in.glob.setSliceID(key, id)
 		}
 		return id, err
 	}
-	return e.intern(v, depth, global)
+	return in.intern(v, depth, global)
 }
 
 // internKid is intern for the child v, at the given depth, of a value
 // given to internLike, whose child at the same place in like is w, with
 // the id id: -1 if unknown, or the place of w's children in tree (see
 // appendKids).
-func (e *Encoder) internKid(v, w any, id int32, tree []int32, global bool, depth int) (int32, error) {
+func (in *interner) internKid(v, w any, id int32, tree []int32, global bool, depth int) (int32, error) {
 	if sameIface(v, w) {
 		if id >= 0 {
 			return id, nil
 		}
-		return e.intern(v, depth, true)
+		return in.intern(v, depth, true)
 	}
 	if kids := subList(tree, id); kids != nil {
-		return e.internLike(v, w, kids, tree, global, depth)
+		return in.internLike(v, w, kids, tree, global, depth)
 	}
 	if s, ok := v.(string); ok && depth <= format.MaxDepth {
 		// Not the last bundle's string at this place: built anew for the
 		// node (interpolating its facts).
-		return e.internNodeString(s, e.tableFor(global)), nil
+		return in.internNodeString(s, in.tableFor(global)), nil
 	}
-	return e.intern(v, depth, global)
+	return in.intern(v, depth, global)
 }
 
 // maxKidsTree bounds the ids appendKids writes for one bundle (they
@@ -468,12 +509,12 @@ const maxKidsTree = 1 << 18
 // scalar, and for a local container -2-at, at being the place in buf
 // where the number of its own children is, followed by their ids,
 // likewise (appended after the list, while buf has room).
-func (e *Encoder) appendKids(buf []int32, id int32) []int32 {
-	t, i := e.tableOf(id)
+func (in *interner) appendKids(buf []int32, id int32) []int32 {
+	t, i := in.tableOf(id)
 	nd := &t.nodes[i]
 	at := len(buf)
 	buf = append(buf, t.kids[nd.off:nd.off+nd.n]...)
-	if t != e.loc {
+	if t != in.loc {
 		return buf // a global container's children are global
 	}
 	for j := at; j < at+int(nd.n); j++ {
@@ -482,10 +523,10 @@ func (e *Encoder) appendKids(buf []int32, id int32) []int32 {
 			continue
 		}
 		buf[j] = -1
-		if knd := &e.loc.nodes[k&^localBit]; knd.kind != kindScalar && knd.n > 0 && len(buf) < maxKidsTree {
+		if knd := &in.loc.nodes[k&^localBit]; knd.kind != kindScalar && knd.n > 0 && len(buf) < maxKidsTree {
 			buf[j] = -2 - int32(len(buf))
 			buf = append(buf, int32(knd.n))
-			buf = e.appendKids(buf, k)
+			buf = in.appendKids(buf, k)
 		}
 	}
 	return buf
@@ -514,18 +555,18 @@ func subList(tree []int32, id int32) []int32 {
 // certainly the same content), without hashing and comparing them. It
 // holds each string it names, so that memory is never reused for another
 // while it is there.
-func (e *Encoder) internString(s string, add *table) int32 {
+func (in *interner) internString(s string, add *table) int32 {
 	var slot *strSlot
 	// "" may have any address, nil too, like an empty slot; a string of
 	// 4 GiB or more has no slot (its length does not fit one).
-	if e.strCache != nil && len(s) > 0 && uint64(len(s)) <= math.MaxUint32 {
+	if in.strCache != nil && len(s) > 0 && uint64(len(s)) <= math.MaxUint32 {
 		p := stringData(s)
-		slot = &e.strCache[uint64(addr(p))*fibonacci>>(64-strCacheBits)]
+		slot = &in.strCache[uint64(addr(p))*fibonacci>>(64-strCacheBits)]
 		if slot.p == p && slot.n == uint32(len(s)) {
 			return slot.id
 		}
 	}
-	id := internScalar(e.glob.strs, e.loc.strs, add.strs, add, s, s, appendString)
+	id := internScalar(in.glob.strs, in.loc.strs, add.strs, add, s, s, appendString)
 	if slot != nil && id&localBit == 0 {
 		slot.p, slot.n, slot.id = stringData(s), uint32(len(s)), id
 	}
@@ -540,11 +581,11 @@ func (e *Encoder) internString(s string, add *table) int32 {
 // hardly ever does (a 10,000-node compile: 646,000 of 1.43 M such strings
 // in the local table, 90,000 in the global one). A string is in one table
 // at most, so the order changes nothing but the time.
-func (e *Encoder) internNodeString(s string, add *table) int32 {
-	return internScalar(e.loc.strs, e.glob.strs, add.strs, add, s, s, appendString)
+func (in *interner) internNodeString(s string, add *table) int32 {
+	return internScalar(in.loc.strs, in.glob.strs, add.strs, add, s, s, appendString)
 }
 
-// strSlot is an entry of Encoder.strCache: the memory of a string of the
+// strSlot is an entry of interner.strCache: the memory of a string of the
 // global table (its address, which keeps it, and its length) and its id,
 // in 16 bytes, so that four share a cache line.
 type strSlot struct {
@@ -553,7 +594,7 @@ type strSlot struct {
 	id int32
 }
 
-// strCacheBits is the size of Encoder.strCache: 1<<16 entries of 16 bytes.
+// strCacheBits is the size of interner.strCache: 1<<16 entries of 16 bytes.
 const strCacheBits = 16
 
 // fibonacci spreads an address over a cache's slots: multiplied by it,
@@ -562,25 +603,25 @@ const fibonacci = 0x9e3779b97f4a7c15
 
 // oneByte returns the id of the scalar whose encoding is the byte c, whose
 // ids in the tables are *gid and *lid (-1 for none), adding it if needed.
-func (e *Encoder) oneByte(gid, lid *int32, global bool, c byte) int32 {
+func (in *interner) oneByte(gid, lid *int32, global bool, c byte) int32 {
 	switch {
 	case *gid >= 0:
 		return *gid
 	case *lid >= 0:
 		return *lid
 	case global:
-		*gid = e.glob.scalar(c)
+		*gid = in.glob.scalar(c)
 		return *gid
 	}
-	*lid = e.loc.scalar(c)
+	*lid = in.loc.scalar(c)
 	return *lid
 }
 
-func (e *Encoder) tableFor(global bool) *table {
+func (in *interner) tableFor(global bool) *table {
 	if global {
-		return e.glob
+		return in.glob
 	}
-	return e.loc
+	return in.loc
 }
 
 // scalar adds a scalar encoded as one byte and returns its id.
@@ -632,13 +673,13 @@ func (t *table) find(h uint64, kind uint8, kids []int32) (id, head int32) {
 }
 
 // container returns the id of the container of the given kind whose
-// children are e.stack[start:], adding it if it is new (to the global
+// children are in.stack[start:], adding it if it is new (to the global
 // table if global is set and its children are all there), and pops them.
-func (e *Encoder) container(kind uint8, start int, global bool) (int32, error) {
-	kids := e.stack[start:]
-	e.stack = e.stack[:start] // kids stays valid: nothing is pushed before it is read
+func (in *interner) container(kind uint8, start int, global bool) (int32, error) {
+	kids := in.stack[start:]
+	in.stack = in.stack[:start] // kids stays valid: nothing is pushed before it is read
 	h := consHash(kind, kids)
-	if e.weakHash {
+	if in.weakHash {
 		h &= 7
 	}
 	local := false // a child is local: so is the container
@@ -648,18 +689,18 @@ func (e *Encoder) container(kind uint8, start int, global bool) (int32, error) {
 	globHead := int32(-1)
 	if !local {
 		var id int32
-		if id, globHead = e.glob.find(h, kind, kids); id >= 0 {
+		if id, globHead = in.glob.find(h, kind, kids); id >= 0 {
 			return id, nil
 		}
 	}
-	id, head := e.loc.find(h, kind, kids)
+	id, head := in.loc.find(h, kind, kids)
 	if id >= 0 {
 		return id, nil
 	}
 	var d int32 = 1
 	var n int64 = 1
 	for _, k := range kids {
-		nd := e.node(k)
+		nd := in.node(k)
 		d = max(d, int32(nd.depth)+1)
 		n = min(n+int64(nd.size), format.MaxNodes+1)
 	}
@@ -669,8 +710,8 @@ func (e *Encoder) container(kind uint8, start int, global bool) (int32, error) {
 	if n > format.MaxNodes {
 		return 0, fmt.Errorf("value has more than %d nodes", format.MaxNodes)
 	}
-	t := e.tableFor(global && !local)
-	if t == e.glob {
+	t := in.tableFor(global && !local)
+	if t == in.glob {
 		head = globHead
 	}
 	i := int32(len(t.nodes))

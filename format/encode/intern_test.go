@@ -80,14 +80,14 @@ func testIdentityCachesFilter(t *testing.T, g *table) {
 // (local), which intern then finds by content: the same id.
 func TestInternLikeRemembersOnlyGlobal(t *testing.T) {
 	e := NewEncoder()
-	ka, _ := e.intern("a", 0, true)
-	kb, _ := e.intern("b", 0, true)
+	ka, _ := e.in.intern("a", 0, true)
+	kb, _ := e.in.intern("b", 0, true)
 	like := []any{"a", "b"}
 	h := format.NewHash(1)
 	h.Set("k", "a")
 	like2 := format.NewHash(1)
 	like2.Set("k", "b")
-	kk, _ := e.intern("k", 0, true)
+	kk, _ := e.in.intern("k", 0, true)
 	for _, tc := range []struct {
 		name      string
 		v, like   any
@@ -100,7 +100,7 @@ func TestInternLikeRemembersOnlyGlobal(t *testing.T) {
 		{"global array", []any{"a", strings.Clone("a")}, like, []int32{ka, kb}, true, false},
 		{"global hash", h, like2, []int32{kk, kb}, true, false},
 	} {
-		id, err := e.internLike(tc.v, tc.like, tc.kids, nil, tc.global, 0)
+		id, err := e.in.internLike(tc.v, tc.like, tc.kids, nil, tc.global, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -110,18 +110,18 @@ func TestInternLikeRemembersOnlyGlobal(t *testing.T) {
 		var cached bool
 		switch v := tc.v.(type) {
 		case []any:
-			_, inLoc := e.loc.slices[sliceID{&v[0], len(v)}]
-			_, inGlob := e.glob.slices[sliceID{&v[0], len(v)}]
+			_, inLoc := e.in.loc.slices[sliceID{&v[0], len(v)}]
+			_, inGlob := e.in.glob.slices[sliceID{&v[0], len(v)}]
 			cached = inLoc || inGlob
 		case *format.Hash:
-			_, inLoc := e.loc.hashes[v]
-			_, inGlob := e.glob.hashes[v]
+			_, inLoc := e.in.loc.hashes[v]
+			_, inGlob := e.in.glob.hashes[v]
 			cached = inLoc || inGlob
 		}
 		if cached == tc.wantLocal {
 			t.Errorf("%s: remembered by address %v, want %v", tc.name, cached, !tc.wantLocal)
 		}
-		if again, err := e.intern(tc.v, 0, false); err != nil || again != id {
+		if again, err := e.in.intern(tc.v, 0, false); err != nil || again != id {
 			t.Errorf("%s: intern gives %#x (%v), internLike gave %#x", tc.name, again, err, id)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // appendKeyTable appends the key table of keys (without the enclosing
-// bin header) to w, e.keyTab[:0]: refs holds each key's value and error
+// bin header) to w, e.mem.keyTab[:0]: refs holds each key's value and error
 // entries (two per key, -1 for none), blobs each key's sealed blob (nil
 // for a plain key; blobs is nil when none is) and memo, by key, its key
 // of the same name in the last bundle (keyMemo.named, memo.go).
@@ -25,8 +25,8 @@ func (e *Encoder) appendKeyTable(w []byte, keys []format.Key, refs []int32, blob
 		if p := memo[i].named; i == 0 && p == 0 || i > 0 && p > 0 && memo[i-1].named == p-1 {
 			// The name and the one before it are the last bundle's: so
 			// are their shared bytes, copied without reading the names.
-			pk := &e.prior[p]
-			w = append(w, e.lastTab[pk.nameAt:pk.nameAt+pk.nameLen]...)
+			pk := &e.mem.prior[p]
+			w = append(w, e.mem.lastTab[pk.nameAt:pk.nameAt+pk.nameLen]...)
 		} else {
 			name, prev := keys[i].Name, ""
 			if i > 0 {
@@ -41,8 +41,8 @@ func (e *Encoder) appendKeyTable(w []byte, keys []format.Key, refs []int32, blob
 		// alone, memo.go) has no flags: for most keys, the key table
 		// reads nothing of the Key itself.
 		var flags uint64
-		if i < len(e.cur) {
-			c := &e.cur[i]
+		if i < len(e.mem.cur) {
+			c := &e.mem.cur[i]
 			c.nameAt, c.nameLen = uint32(at), uint32(len(w)-at)
 			if c.more >= 0 { // not plain
 				flags = keyFlags(&keys[i])
@@ -51,7 +51,7 @@ func (e *Encoder) appendKeyTable(w []byte, keys []format.Key, refs []int32, blob
 			flags = keyFlags(&keys[i])
 		}
 		var bits uint64
-		if e.inShared(i) {
+		if e.share.inShared(i) {
 			bits = wire.TagShared
 		}
 		var payload uint64

@@ -42,20 +42,20 @@ type priorKey struct {
 // priorFound is the part of a priorKey that holds no pointer.
 type priorFound struct {
 	nc      int32
-	more    int32 // a key that is not plain: its copy in Encoder.lastMore; -1 for a plain key
+	more    int32 // a key that is not plain: its copy in memo.lastMore; -1 for a plain key
 	valueID int32 // node id of its value in the global table, or -1
 	rec     int32 // its keyRec in Encoder.recs, or -1
 	record  int32 // the index of its record in sharing.prev, or -1
 	bound   uint8 // what planKey found (boundKnown and the rest), or 0
 	usable  bool  // false for a sealed key: its details were not looked at
-	// Where the key's name is in its key table (Encoder.lastTab): its
+	// Where the key's name is in its key table (memo.lastTab): its
 	// shared bytes with the name before it, its length and the rest.
 	nameAt, nameLen uint32
-	// Where the ids of its value's children are in Encoder.lastKids, when
+	// Where the ids of its value's children are in memo.lastKids, when
 	// its value is a container of the local table (see keepKids).
 	kidsAt, kidsN uint32
 	// Where the ids of the children of its bound Contributions' values
-	// are in Encoder.lastBound (see boundRefs).
+	// are in memo.lastBound (see boundRefs).
 	boundAt, boundN uint32
 }
 
@@ -77,10 +77,43 @@ func plain(k *format.Key) bool {
 		!k.Secret && !k.Sealed && isDefault(&k.Merge) && isDefault(&k.DefaultMerge)
 }
 
-// remember appends the memo entry of k to cur, with a copy of k in e.more
+// identical reports whether a and b are the same key: the same name and
+// flags, and the same value, error, contributions, defaults, convert_to
+// and asked by identity. Everything an Encoder derives from a key
+// follows from these (Ciphertext is not written; a Sealed key is
+// refused).
+func identical(a, b *format.Key) bool {
+	return sameString(a.Name, b.Name) && sameIface(a.Value, b.Value) && a.Err == b.Err &&
+		sameSlice(a.Contributions, b.Contributions) && sameSlice(a.Defaults, b.Defaults) &&
+		a.Merge == b.Merge && a.DefaultMerge == b.DefaultMerge && a.MergeFrom == b.MergeFrom &&
+		a.Secret == b.Secret && sameSlice(a.ConvertTo, b.ConvertTo) && sameSlice(a.Asked, b.Asked) &&
+		!a.Sealed && !b.Sealed
+}
+
+// memo is the memo of the last bundle's keys (prior), with the buffers
+// its entries point into, and the memo being written for the bundle
+// being encoded (cur): keepPrior makes it the last bundle's.
+type memo struct {
+	prior, cur []priorKey // by key position
+	priorHits  int        // the keys of the last bundle found identical (keyMemo.prior)
+	// The key table of the bundle being encoded (see appendKeyTable), and
+	// the last bundle's (priorKey.nameAt).
+	keyTab, lastTab []byte
+	// The ids of the children of the keys' local values (priorKey.kidsAt),
+	// and the last bundle's.
+	kids, lastKids []int32
+	// The ids of the children of the keys' bound values
+	// (priorKey.boundAt), and the last bundle's.
+	boundKids, lastBound []int32
+	// Copies of the keys that are not plain (priorKey.more), and the last
+	// bundle's.
+	more, lastMore []format.Key
+}
+
+// remember appends the memo entry of k to cur, with a copy of k in mem.more
 // unless k is plain; same is the last bundle's key identical to k (then
 // plain if it was), or -1.
-func (e *Encoder) remember(cur []priorKey, k *format.Key, same int32) []priorKey {
+func (mem *memo) remember(cur []priorKey, k *format.Key, same int32) []priorKey {
 	n := len(cur)
 	if n < cap(cur) {
 		cur = cur[:n+1] // the old entry, overwritten
@@ -107,23 +140,23 @@ func (e *Encoder) remember(cur []priorKey, k *format.Key, same int32) []priorKey
 	// ~10 ns a key).
 	c.priorFound = freshFound
 	c.nc = int32(len(k.Contributions))
-	if same >= 0 && e.prior[same].more < 0 || plain(k) {
+	if same >= 0 && mem.prior[same].more < 0 || plain(k) {
 		return cur
 	}
-	c.more = int32(len(e.more))
-	if m := len(e.more); m < cap(e.more) {
-		e.more = e.more[:m+1]
-		if x := &e.more[m]; !sameBits(x, k) { // likewise
+	c.more = int32(len(mem.more))
+	if m := len(mem.more); m < cap(mem.more) {
+		mem.more = mem.more[:m+1]
+		if x := &mem.more[m]; !sameBits(x, k) { // likewise
 			*x = *k
 		}
 	} else {
-		e.more = append(e.more, *k)
+		mem.more = append(mem.more, *k)
 	}
 	return cur
 }
 
 // is reports whether k is the key p remembers (identical).
-func (e *Encoder) is(p *priorKey, k *format.Key) bool {
+func (mem *memo) is(p *priorKey, k *format.Key) bool {
 	if !sameString(p.name, k.Name) || !sameIface(p.value, k.Value) ||
 		p.contribs != sliceData(k.Contributions) || int(p.nc) != len(k.Contributions) {
 		return false
@@ -131,30 +164,17 @@ func (e *Encoder) is(p *priorKey, k *format.Key) bool {
 	if p.more < 0 {
 		return plain(k)
 	}
-	return identical(&e.lastMore[p.more], k)
+	return identical(&mem.lastMore[p.more], k)
 }
 
-// identical reports whether a and b are the same key: the same name and
-// flags, and the same value, error, contributions, defaults, convert_to
-// and asked by identity. Everything an Encoder derives from a key
-// follows from these (Ciphertext is not written; a Sealed key is
-// refused).
-func identical(a, b *format.Key) bool {
-	return sameString(a.Name, b.Name) && sameIface(a.Value, b.Value) && a.Err == b.Err &&
-		sameSlice(a.Contributions, b.Contributions) && sameSlice(a.Defaults, b.Defaults) &&
-		a.Merge == b.Merge && a.DefaultMerge == b.DefaultMerge && a.MergeFrom == b.MergeFrom &&
-		a.Secret == b.Secret && sameSlice(a.ConvertTo, b.ConvertTo) && sameSlice(a.Asked, b.Asked) &&
-		!a.Sealed && !b.Sealed
-}
-
-// priorOf returns the index in e.prior of the last bundle's key identical
+// priorOf returns the index in mem.prior of the last bundle's key identical
 // to k, or -1, and that of the last bundle's key of the same name, or -1;
 // *j is where the search starts, keys being sorted by name, and moves
 // past the last bundle's keys that sort before k, and past the one it
 // found (the next key sorts after it): the next key, most often the next
 // of the last bundle's, is then found without comparing names.
-func (e *Encoder) priorOf(k *format.Key, j *int) (same, named int32) {
-	prior := e.prior
+func (mem *memo) priorOf(k *format.Key, j *int) (same, named int32) {
+	prior := mem.prior
 	for *j < len(prior) && !sameString(prior[*j].name, k.Name) && prior[*j].name < k.Name {
 		*j++
 	}
@@ -162,7 +182,7 @@ func (e *Encoder) priorOf(k *format.Key, j *int) (same, named int32) {
 	if p >= len(prior) || !prior[p].usable {
 		return -1, -1
 	}
-	if e.is(&prior[p], k) {
+	if mem.is(&prior[p], k) {
 		*j = p + 1
 		return int32(p), int32(p)
 	}
@@ -177,72 +197,146 @@ func (e *Encoder) priorOf(k *format.Key, j *int) (same, named int32) {
 // is that of a key whose value is to be interned, the ids of its
 // children, and the tree their ids may refer to, for internLike; nil ids
 // if there are none.
-func (e *Encoder) likeOf(n int32) (like any, kids, tree []int32) {
-	p := &e.prior[n]
+func (mem *memo) likeOf(n int32, glob *table) (like any, kids, tree []int32) {
+	p := &mem.prior[n]
 	if p.valueID >= 0 {
-		nd := &e.glob.nodes[p.valueID]
+		nd := &glob.nodes[p.valueID]
 		if nd.kind == kindScalar {
 			return nil, nil, nil
 		}
-		return p.value, e.glob.kids[nd.off : nd.off+nd.n], nil
+		return p.value, glob.kids[nd.off : nd.off+nd.n], nil
 	}
 	if p.kidsN == 0 {
 		return nil, nil, nil
 	}
-	return p.value, e.lastKids[p.kidsAt : p.kidsAt+p.kidsN], e.lastKids
+	return p.value, mem.lastKids[p.kidsAt : p.kidsAt+p.kidsN], mem.lastKids
 }
 
 // keepValue records in c, the memo entry of a key, its value's node id
 // id: the id of a global node, for the next bundle's identical key; for a
 // local one, the ids of its children (keepKids), for the next bundle's key
 // of the same name.
-func (e *Encoder) keepValue(c *priorKey, id int32) {
+func (mem *memo) keepValue(c *priorKey, id int32, in *interner) {
 	if id&localBit == 0 {
 		c.valueID = id
 	} else {
-		e.keepKids(c, id)
+		mem.keepKids(c, id, in)
 	}
 }
 
 // keepKids records, for the next bundle's likeOf, the children of the
 // local container id, the value of the key whose memo entry is c.
-func (e *Encoder) keepKids(c *priorKey, id int32) {
-	nd := &e.loc.nodes[id&^localBit]
+func (mem *memo) keepKids(c *priorKey, id int32, in *interner) {
+	nd := &in.loc.nodes[id&^localBit]
 	if nd.kind == kindScalar || nd.n == 0 {
 		return
 	}
-	c.kidsAt, c.kidsN = uint32(len(e.kids)), nd.n
-	e.kids = e.appendKids(e.kids, id)
+	c.kidsAt, c.kidsN = uint32(len(mem.kids)), nd.n
+	mem.kids = in.appendKids(mem.kids, id)
 }
 
-// forgetPrior drops the memo of the last bundle's keys, and what the
-// memo's buffers still point to.
-func (e *Encoder) forgetPrior() {
-	clear(e.prior[:cap(e.prior)])
-	clear(e.cur[:cap(e.cur)])
-	e.prior, e.cur = e.prior[:0], e.cur[:0]
-	clear(e.more[:cap(e.more)])
-	clear(e.lastMore[:cap(e.lastMore)])
-	e.more, e.lastMore = e.more[:0], e.lastMore[:0]
-	e.kids = e.kids[:0]
-	e.boundKids, e.lastBound = e.boundKids[:0], e.lastBound[:0]
-	if sh := e.share; sh != nil {
-		sh.prevFile, sh.prev = nil, nil // a recent file's records
-		sh.last, sh.before = nil, nil   // likewise, if planning failed
-		clear(sh.keys[:cap(sh.keys)])
-		clear(sh.built[:cap(sh.built)])
-		sh.keys, sh.built = sh.keys[:0], sh.built[:0]
-	}
-}
-
-// keepPrior makes the keys of the bundle just encoded (e.cur) the memo.
+// keepPrior makes the keys of the bundle just encoded (mem.cur) the memo.
 // The old memo's entries are overwritten as the next bundle is encoded,
 // not cleared: clearing them costs as much as writing them, and what they
 // keep reachable is a bundle's keys at most.
-func (e *Encoder) keepPrior() {
-	e.prior, e.cur = e.cur, e.prior[:0]
-	e.lastTab, e.keyTab = e.keyTab, e.lastTab
-	e.lastKids, e.kids = e.kids, e.lastKids[:0]
-	e.lastBound, e.boundKids = e.boundKids, e.lastBound[:0]
-	e.lastMore, e.more = e.more, e.lastMore[:0]
+func (mem *memo) keepPrior() {
+	mem.prior, mem.cur = mem.cur, mem.prior[:0]
+	mem.lastTab, mem.keyTab = mem.keyTab, mem.lastTab
+	mem.lastKids, mem.kids = mem.kids, mem.lastKids[:0]
+	mem.lastBound, mem.boundKids = mem.boundKids, mem.lastBound[:0]
+	mem.lastMore, mem.more = mem.more, mem.lastMore[:0]
+}
+
+// namedValue returns the node id of v, the value of a key that is not
+// the last bundle's, if v is the value of the last bundle's key of the
+// same name, prior[n] (certainly: the same container, or an equal
+// scalar), and the memo holds its id (a global one); else -1. Ids are
+// exact by content, so it is the id intern would find. A key whose
+// contributions are one node's (bound, or built anew for it) is never
+// the last bundle's, yet its value most often is the last node's: then
+// it costs no lookup (a 1,000-node genrepo fleet: 116,000 of the 363,000
+// values the values pass interned, all but 1,900 of them containers).
+func (mem *memo) namedValue(n int32, v any) int32 {
+	if n < 0 || !same(mem.prior[n].value, v) {
+		return -1
+	}
+	return mem.prior[n].valueID // -1 if not global
+}
+
+// likeBound walks the bound Contributions of a key of the last bundle,
+// with the ids of their values' children.
+type likeBound struct {
+	cs []format.Contribution // the key's Contributions, from the next bound one on
+	// By bound contribution, its record (see keepBoundKids).
+	kids []int32
+}
+
+// next returns the value of the next bound contribution and its
+// children's ids; ok is false when there is none.
+func (l *likeBound) next() (v any, kids []int32, ok bool) {
+	for len(l.cs) > 0 && !l.cs[0].Bound {
+		l.cs = l.cs[1:]
+	}
+	if len(l.cs) == 0 || len(l.kids) < 2 {
+		*l = likeBound{}
+		return nil, nil, false
+	}
+	n, m := int(l.kids[0]), int(l.kids[1])
+	if n < 1 || n >= len(l.kids) || m < 0 || m >= n {
+		*l = likeBound{}
+		return nil, nil, false
+	}
+	v = l.cs[0].Value
+	kids, l.cs, l.kids = l.kids[2:2+m], l.cs[1:], l.kids[1+n:]
+	return v, kids, true
+}
+
+// likeBound returns the bound Contributions of mem.prior[n] (none if n is
+// -1, or if they were not kept).
+func (mem *memo) likeBound(n int32) likeBound {
+	if n < 0 {
+		return likeBound{}
+	}
+	p := &mem.prior[n]
+	if p.boundN == 0 || p.nc == 0 {
+		return likeBound{}
+	}
+	return likeBound{cs: sliceOf(p.contribs, int(p.nc)), kids: mem.lastBound[p.boundAt : p.boundAt+p.boundN]}
+}
+
+// keepBoundKids appends to mem.boundKids the record of node id (-1 for
+// none: an error) for likeBound.next: the number of ids that follow it,
+// then the number of the node's children and their ids (see appendKids:
+// the lists of its local children follow).
+func (mem *memo) keepBoundKids(id int32, in *interner) {
+	at := len(mem.boundKids)
+	mem.boundKids = append(mem.boundKids, 1, 0)
+	if id < 0 {
+		return
+	}
+	if t, x := in.tableOf(id); t.nodes[x].kind != kindScalar {
+		mem.boundKids[at+1] = int32(t.nodes[x].n)
+		mem.boundKids = in.appendKids(mem.boundKids, id)
+		mem.boundKids[at] = int32(len(mem.boundKids) - at - 1)
+	}
+}
+
+// forget drops the memo of the last bundle's keys, and what its buffers
+// still point to.
+func (mem *memo) forget() {
+	clear(mem.prior[:cap(mem.prior)])
+	clear(mem.cur[:cap(mem.cur)])
+	mem.prior, mem.cur = mem.prior[:0], mem.cur[:0]
+	clear(mem.more[:cap(mem.more)])
+	clear(mem.lastMore[:cap(mem.lastMore)])
+	mem.more, mem.lastMore = mem.more[:0], mem.lastMore[:0]
+	mem.kids = mem.kids[:0]
+	mem.boundKids, mem.lastBound = mem.boundKids[:0], mem.lastBound[:0]
+}
+
+// forgetPrior drops the memo of the last bundle's keys, and the records
+// of its shared file.
+func (e *Encoder) forgetPrior() {
+	e.mem.forget()
+	e.share.forgetPrior()
 }

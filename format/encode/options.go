@@ -6,20 +6,19 @@ import (
 	"github.com/hieracc/hieracc/format"
 )
 
-// optionErrs adds the errors of b's options scopes to the error table, in
-// the order appendOptionScopes writes them.
-func (e *Encoder) optionErrs(scopes []format.OptionScope) []int32 {
-	ids := e.optIDs[:0]
+// options adds the errors of b's options scopes to the error table, and
+// appends their references to ids, in the order appendOptionScopes writes
+// them.
+func (t *errTable) options(ids []int32, scopes []format.OptionScope) []int32 {
 	for i := range scopes {
 		s := &scopes[i]
-		ids = append(ids, e.err(s.Err))
+		ids = append(ids, t.add(s.Err))
 		for _, es := range [2][]format.OptionEntry{s.Literal, s.Pattern} {
 			for j := range es {
-				ids = append(ids, e.err(es[j].Err))
+				ids = append(ids, t.add(es[j].Err))
 			}
 		}
 	}
-	e.optIDs = ids
 	return ids
 }
 
@@ -48,7 +47,7 @@ func checkOptionScopes(scopes []format.OptionScope) error {
 }
 
 // appendOptionScopes writes the body's options section; ids are the
-// error references optionErrs gave.
+// error references errTable.options gave.
 func appendOptionScopes(w []byte, scopes []format.OptionScope, ids []int32) []byte {
 	w = appendArrayLen(w, len(scopes))
 	for i := range scopes {

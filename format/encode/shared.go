@@ -55,7 +55,8 @@ type sharing struct {
 	recent []*sharedFile
 	// The last bundle's, when it has one (then recent[0]).
 	prevFile *sharedFile
-	files    uint64 // shared files written
+	files    uint64  // shared files written
+	skip     []int32 // scratch of viewSkips
 }
 
 // sharedFile is a shared file an encoder wrote, with what it holds.
@@ -95,15 +96,15 @@ const maxRecent = 8
 
 // inShared reports whether the details of the i-th key of the bundle
 // being encoded are all in its shared file.
-func (e *Encoder) inShared(i int) bool {
-	return e.share != nil && e.share.on && e.share.exists && e.share.whole[i]
+func (sh *sharing) inShared(i int) bool {
+	return sh != nil && sh.on && sh.exists && sh.whole[i]
 }
 
 // overlaid reports whether the i-th key of the bundle being encoded keeps
 // only its bound contributions in the bundle, its record in the shared
 // file holding the rest.
-func (e *Encoder) overlaid(i int) bool {
-	return e.share != nil && e.share.on && e.share.exists && e.share.over[i]
+func (sh *sharing) overlaid(i int) bool {
+	return sh != nil && sh.on && sh.exists && sh.over[i]
 }
 
 // boundRefs adds the values and errors of k's bound contributions to the
@@ -120,10 +121,10 @@ func (e *Encoder) overlaid(i int) bool {
 func (e *Encoder) boundRefs(refs []int32, i int, k *format.Key, m *keyMemo) ([]int32, error) {
 	valueID := m.value
 	var like likeBound
-	keep := i < len(e.cur) // not Encode's
+	keep := i < len(e.mem.cur) // not Encode's
 	if keep {
-		like = e.likeBound(m.named)
-		e.cur[i].boundAt = uint32(len(e.boundKids))
+		like = e.mem.likeBound(m.named)
+		e.mem.cur[i].boundAt = uint32(len(e.mem.boundKids))
 	}
 	lists := [][]format.Contribution{k.Contributions, k.Defaults}
 	for j := range k.Asked {
@@ -148,14 +149,14 @@ func (e *Encoder) boundRefs(refs []int32, i int, k *format.Key, m *keyMemo) ([]i
 		}
 	}
 	if keep {
-		e.cur[i].boundN = uint32(len(e.boundKids)) - e.cur[i].boundAt
+		e.mem.cur[i].boundN = uint32(len(e.mem.boundKids)) - e.mem.cur[i].boundAt
 	}
 	return refs, nil
 }
 
 // boundContributions is contributions for the bound Contributions cs of
 // a key (not global), like holding the last bundle's of the key of the
-// same name: it keeps, in e.boundKids, the ids of each one's value's
+// same name: it keeps, in e.mem.boundKids, the ids of each one's value's
 // children for the next bundle.
 func (e *Encoder) boundContributions(refs []int32, cs []format.Contribution, like *likeBound, own any, ownID int32) ([]int32, error) {
 	for i := range cs {
@@ -164,7 +165,7 @@ func (e *Encoder) boundContributions(refs []int32, cs []format.Contribution, lik
 			return refs, err
 		}
 		w, kids, ok := like.next()
-		val, cerr, id := int32(-1), e.err(c.Err), int32(-1)
+		val, cerr, id := int32(-1), e.errs.add(c.Err), int32(-1)
 		if c.Err == nil {
 			var err error
 			switch {
@@ -173,77 +174,19 @@ func (e *Encoder) boundContributions(refs []int32, cs []format.Contribution, lik
 			case ok:
 				// Met in two bundles, the very value is worth
 				// remembering (as internKid's children).
-				id, err = e.internLike(c.Value, w, kids, e.lastBound, sameIface(c.Value, w), 0)
+				id, err = e.in.internLike(c.Value, w, kids, e.mem.lastBound, sameIface(c.Value, w), 0)
 			default:
-				id, err = e.intern(c.Value, 0, false)
+				id, err = e.in.intern(c.Value, 0, false)
 			}
 			if err != nil {
 				return refs, fmt.Errorf("contribution %d: %w", i, err)
 			}
-			val = e.entry(id)
+			val = e.in.entry(id)
 		}
-		e.keepBoundKids(id)
+		e.mem.keepBoundKids(id, &e.in)
 		refs = append(refs, val, cerr)
 	}
 	return refs, nil
-}
-
-// likeBound walks the bound Contributions of a key of the last bundle,
-// with the ids of their values' children.
-type likeBound struct {
-	cs []format.Contribution // the key's Contributions, from the next bound one on
-	// By bound contribution, its record (see keepBoundKids).
-	kids []int32
-}
-
-// likeBound returns the bound Contributions of e.prior[n] (none if n is
-// -1, or if they were not kept).
-func (e *Encoder) likeBound(n int32) likeBound {
-	if n < 0 {
-		return likeBound{}
-	}
-	p := &e.prior[n]
-	if p.boundN == 0 || p.nc == 0 {
-		return likeBound{}
-	}
-	return likeBound{cs: sliceOf(p.contribs, int(p.nc)), kids: e.lastBound[p.boundAt : p.boundAt+p.boundN]}
-}
-
-// next returns the value of the next bound contribution and its
-// children's ids; ok is false when there is none.
-func (l *likeBound) next() (v any, kids []int32, ok bool) {
-	for len(l.cs) > 0 && !l.cs[0].Bound {
-		l.cs = l.cs[1:]
-	}
-	if len(l.cs) == 0 || len(l.kids) < 2 {
-		*l = likeBound{}
-		return nil, nil, false
-	}
-	n, m := int(l.kids[0]), int(l.kids[1])
-	if n < 1 || n >= len(l.kids) || m < 0 || m >= n {
-		*l = likeBound{}
-		return nil, nil, false
-	}
-	v = l.cs[0].Value
-	kids, l.cs, l.kids = l.kids[2:2+m], l.cs[1:], l.kids[1+n:]
-	return v, kids, true
-}
-
-// keepBoundKids appends to e.boundKids the record of node id (-1 for
-// none: an error) for likeBound.next: the number of ids that follow it,
-// then the number of the node's children and their ids (see appendKids:
-// the lists of its local children follow).
-func (e *Encoder) keepBoundKids(id int32) {
-	at := len(e.boundKids)
-	e.boundKids = append(e.boundKids, 1, 0)
-	if id < 0 {
-		return
-	}
-	if t, x := e.tableOf(id); t.nodes[x].kind != kindScalar {
-		e.boundKids[at+1] = int32(t.nodes[x].n)
-		e.boundKids = e.appendKids(e.boundKids, id)
-		e.boundKids[at] = int32(len(e.boundKids) - at - 1)
-	}
 }
 
 // appendOverlay appends the details of a key whose record in the shared
@@ -284,6 +227,20 @@ func appendOverlay(w []byte, k *format.Key, own int32, refs []int32) ([]byte, []
 	return w, refs
 }
 
+// forgetPrior drops the last bundle's shared file and its records, and
+// what the buffers of records still point to (with the memo: see
+// Encoder.forgetPrior).
+func (sh *sharing) forgetPrior() {
+	if sh == nil {
+		return
+	}
+	sh.prevFile, sh.prev = nil, nil // a recent file's records
+	sh.last, sh.before = nil, nil   // likewise, if planning failed
+	clear(sh.keys[:cap(sh.keys)])
+	clear(sh.built[:cap(sh.built)])
+	sh.keys, sh.built = sh.keys[:0], sh.built[:0]
+}
+
 // planStart starts planning the bundle's shared file: encodeBody plans
 // each key (planKey) in its first pass over the keys to encode, which
 // reads what the plan reads (the key's memo entries, the key itself when
@@ -307,17 +264,17 @@ func (sh *sharing) planStart() {
 
 // planKey plans the i-th key k of the bundle (planStart): sealed, or
 // found m by encodeBody's first pass; c is its memo entry (nil for
-// Encode's, which remembers nothing), which it completes.
-func (e *Encoder) planKey(i int, k *format.Key, sealed bool, m *keyMemo, c *priorKey) {
-	sh := e.share
+// Encode's, which remembers nothing), which it completes, and prior the
+// memo of the last bundle's keys.
+func (sh *sharing) planKey(prior []priorKey, i int, k *format.Key, sealed bool, m *keyMemo, c *priorKey) {
 	if sealed {
 		sh.whole = append(sh.whole, false)
 		sh.over = append(sh.over, false)
 		return
 	}
 	var p *priorKey
-	if m.prior >= 0 && e.prior[m.prior].bound != 0 {
-		p = &e.prior[m.prior]
+	if m.prior >= 0 && prior[m.prior].bound != 0 {
+		p = &prior[m.prior]
 	}
 	var whole, rest bool // rest: not whole, and its record holds its unbound contributions
 	if p != nil {
@@ -366,9 +323,10 @@ func (e *Encoder) planKey(i int, k *format.Key, sealed bool, m *keyMemo, c *prio
 // every record is the last bundle's, or equal to it, so is the file, and
 // the records are not even gathered; nor are they when they are those of
 // another recent file (planned), which is then the one referred to.
-// The keys were planned one by one before (planStart, planKey).
-func (e *Encoder) planShared(b *format.Bundle) error {
-	sh := e.share
+// The keys were planned one by one before (planStart, planKey). in is
+// the bundle's encoder's, whose global table the encoder of shared files
+// shares (newSub).
+func (sh *sharing) planShared(b *format.Bundle, in *interner) error {
 	if sh == nil || !sh.on {
 		return nil
 	}
@@ -413,12 +371,12 @@ func (e *Encoder) planShared(b *format.Bundle) error {
 	}
 	sh.keys = recs
 	if sh.sub == nil {
-		sh.sub = e.newSub()
+		sh.sub = newSub(in)
 	}
-	sh.sub.gen, sh.sub.weakHash = e.gen, e.weakHash // see newSub
+	sh.sub.in.gen, sh.sub.in.weakHash = in.gen, in.weakHash // see newSub
 	body, err := sh.sub.AppendWith(sh.tmp[:0], &format.Bundle{Keys: recs, Modules: sh.mods}, Protection{})
-	e.gen = sh.sub.gen
-	e.nextGen()
+	in.gen = sh.sub.in.gen
+	in.nextGen()
 	sh.tmp = body
 	if err != nil {
 		return fmt.Errorf("format: the shared details: %w", err)
@@ -456,11 +414,12 @@ func (e *Encoder) planShared(b *format.Bundle) error {
 	return nil
 }
 
-// newSub returns the encoder of e's shared files, which shares e's global
-// table (and the cache of its strings): the records' contributions hold
-// the values e interns, the keys' (the winning contribution's, most
-// often), and e interns again those of the records, for the view of each
-// new file (buildView). Sharing the table, each is interned once.
+// newSub returns the encoder of the shared files of an Encoder e whose
+// interner is in: it shares e's global table (and the cache of its
+// strings), as the records' contributions hold the values e interns, the
+// keys' (the winning contribution's, most often), and e interns again
+// those of the records, for the view of each new file (buildView).
+// Sharing the table, each is interned once.
 //
 // The marks of the shared table say which nodes are in the value table
 // being written, as of a generation: the two encoders take theirs from one
@@ -472,10 +431,10 @@ func (e *Encoder) planShared(b *format.Bundle) error {
 // counts what they both hold; Reset resets the sub-encoder). Both
 // encoders hash containers alike (weakHash), or one would not find the
 // other's.
-func (e *Encoder) newSub() *Encoder {
+func newSub(in *interner) *Encoder {
 	sub := NewEncoder()
 	sub.v5Body = true // a shared file's body is version 5's
-	sub.glob, sub.strCache = e.glob, e.strCache
+	sub.in.glob, sub.in.strCache = in.glob, in.strCache
 	return sub
 }
 
@@ -742,11 +701,11 @@ var noRecord format.Key
 
 // appendSharedRef appends the body's shared field: the shared file's
 // digest, or nil.
-func (e *Encoder) appendSharedRef(w []byte) []byte {
-	if e.share == nil || !e.share.on || !e.share.exists {
+func (sh *sharing) appendSharedRef(w []byte) []byte {
+	if sh == nil || !sh.on || !sh.exists {
 		return append(w, wire.Nil)
 	}
-	return appendBin(w, e.share.out.Digest[:])
+	return appendBin(w, sh.out.Digest[:])
 }
 
 // AppendShared is AppendWith, writing the part of b's details that holds

@@ -40,41 +40,41 @@ func viewValue(r *format.Key) (any, bool) {
 	return cs[0].Value, true
 }
 
-// startWithView starts the bundle's value table (empty) with the view of
-// its shared file, building the view the first time the file is met. It
-// runs before any value of the bundle is interned, so that the view's
-// values are all in the global table, where they stay while the file is
+// startWithView starts the bundle's value table (in's, empty) with the
+// view of its shared file, building the view the first time the file is
+// met, and returns the file (nil when the bundle has none); ids is
+// scratch (the Encoder's), returned for reuse. It runs
+// before any value of the bundle is interned, so that the view's values
+// are all in the global table, where they stay while the file is
 // remembered (Reset forgets both).
-func (e *Encoder) startWithView(b *format.Bundle) error {
-	e.viewFile = nil
-	sh := e.share
+func (sh *sharing) startWithView(b *format.Bundle, in *interner, ids []int32) (*sharedFile, []int32, error) {
 	if sh == nil || !sh.on || !sh.exists || sh.prevFile == nil {
-		return nil
+		return nil, ids, nil
 	}
 	f := sh.prevFile
-	skip := e.viewSkips(b, f)
+	skip := sh.viewSkips(b, f)
 	if !f.viewBuilt || !slices.Equal(skip, f.viewSkip) {
 		f.viewSkip = append(f.viewSkip[:0], skip...)
 		f.shaState = nil
-		if err := e.buildView(f); err != nil {
-			return err
+		var err error
+		if ids, err = f.buildView(in, ids[:0]); err != nil {
+			return nil, ids, err
 		}
 	}
-	e.viewFile = f
-	e.vals = append(e.vals[:0], f.view...)
-	gen := uint64(e.gen) << 32
-	marks := e.glob.marks
+	in.vals = append(in.vals[:0], f.view...)
+	gen := uint64(in.gen) << 32
+	marks := in.glob.marks
 	for x, id := range f.viewIDs {
 		marks[id] = gen | uint64(uint32(x))
 	}
-	e.nVals = len(f.viewIDs)
-	return nil
+	in.nVals = len(f.viewIDs)
+	return f, ids, nil
 }
 
 // buildView writes the view of f into f.view, and the ids of its entries,
-// in order, into f.viewIDs.
-func (e *Encoder) buildView(f *sharedFile) error {
-	ids := e.ids[:0]
+// in order, into f.viewIDs, interning its values in in (whose value table
+// it leaves as it was); ids is scratch, returned for reuse.
+func (f *sharedFile) buildView(in *interner, ids []int32) ([]int32, error) {
 	skip := f.viewSkip
 	for i := range f.keys {
 		if len(skip) > 0 && skip[0] == int32(i) {
@@ -85,52 +85,40 @@ func (e *Encoder) buildView(f *sharedFile) error {
 		if !ok {
 			continue
 		}
-		id, err := e.intern(v, 0, true)
+		id, err := in.intern(v, 0, true)
 		if err != nil {
-			return fmt.Errorf("format: key %q: %w", f.keys[i].Name, err)
+			return ids, fmt.Errorf("format: key %q: %w", f.keys[i].Name, err)
 		}
 		if id&localBit != 0 {
 			// intern puts a value in the local table only if a child is
 			// there, and nothing of the bundle is interned yet.
-			return fmt.Errorf("format: internal error: the view of key %q is not global", f.keys[i].Name)
+			return ids, fmt.Errorf("format: internal error: the view of key %q is not global", f.keys[i].Name)
 		}
 		ids = append(ids, id)
 	}
-	e.ids = ids
 	// Write them as a table of their own: a generation of marks for the
 	// view, then a new one for the bundle.
-	vals, n := e.vals, e.nVals
-	e.nextGen()
-	e.vals, e.nVals = f.view[:0], 0
-	e.capture, e.capturing = f.viewIDs[:0], true
+	vals, n := in.vals, in.nVals
+	in.nextGen()
+	in.vals, in.nVals = f.view[:0], 0
+	in.capture, in.capturing = f.viewIDs[:0], true
 	for _, id := range ids {
-		e.entry(id)
+		in.entry(id)
 	}
-	f.view, f.viewIDs, f.viewBuilt = e.vals, e.capture, true
-	e.capture, e.capturing = nil, false
-	e.vals, e.nVals = vals, n
-	e.nextGen()
-	return nil
+	f.view, f.viewIDs, f.viewBuilt = in.vals, in.capture, true
+	in.capture, in.capturing = nil, false
+	in.vals, in.nVals = vals, n
+	in.nextGen()
+	return ids, nil
 }
 
-// viewSize is the number of entries of the bundle's view and their
-// bytes, which start e.vals.
-func (e *Encoder) viewSize() (n, bytes int) {
-	if f := e.viewFile; f != nil {
+// viewSize is the number of entries of f's view and their bytes, which
+// start the value table of a bundle that names f (0 for no file).
+func (f *sharedFile) viewSize() (n, bytes int) {
+	if f != nil {
 		return len(f.viewIDs), len(f.view)
 	}
 	return 0, 0
-}
-
-// nextGen starts a new generation of marks: no node is in the value
-// table.
-func (e *Encoder) nextGen() {
-	e.gen++
-	if e.gen == 0 { // wrapped: old entries could look current
-		clear(e.glob.marks)
-		clear(e.loc.marks)
-		e.gen = 1
-	}
 }
 
 // viewSkips returns the records of f that the view of bundle b leaves
@@ -142,19 +130,18 @@ func (e *Encoder) nextGen() {
 // that nodes whose own files hold different keys share one view. Only
 // the keys with bound contributions and a record can be left out:
 // planKey lists them (sharing.overs).
-func (e *Encoder) viewSkips(b *format.Bundle, f *sharedFile) []int32 {
-	sh := e.share
+func (sh *sharing) viewSkips(b *format.Bundle, f *sharedFile) []int32 {
 	if !f.locsKnown {
 		f.locs, f.locsKnown = recordLocs(f.locs[:0], f.keys), true
 	}
-	skip := e.skip[:0]
+	skip := sh.skip[:0]
 	for j := 0; j+1 < len(sh.overs); j += 2 {
 		k := &b.Keys[sh.overs[j]]
 		if boundFrom(k.Contributions, false, f.locs) || boundFrom(k.Defaults, true, f.locs) {
 			skip = append(skip, sh.overs[j+1])
 		}
 	}
-	e.skip = skip
+	sh.skip = skip
 	return skip
 }
 

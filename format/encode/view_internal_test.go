@@ -54,7 +54,7 @@ func TestView(t *testing.T) {
 		if err != nil || sd == nil {
 			t.Fatalf("%s: AppendShared = %v, %v", b.Node, sd, err)
 		}
-		tables = append(tables, bytes.Clone(e.vals))
+		tables = append(tables, bytes.Clone(e.in.vals))
 		x, err := format.DecodeIndex(data)
 		if err != nil {
 			t.Fatal(err)
