@@ -45,7 +45,7 @@ type ViewOffsets struct {
 	size int
 }
 
-const maxViewBytes = 32 << 20
+const maxViewBytes = 16 << 20
 
 func (v *ViewOffsets) load(b string) []int32 {
 	v.mu.Lock()
