@@ -77,11 +77,13 @@ func (t *keyScan) next(what string) (uint64, error) {
 // bytes it shares with prev and the rest. Names are sorted, and share
 // with the name before them all that they can.
 func (t *keyScan) name(i int, prev []byte) (int, string, error) {
-	shared, err := t.next("a name's shared bytes")
-	if err != nil {
-		return 0, "", err
+	var shared, rest uint64
+	var err error
+	if o := t.off; o+1 < len(t.s) && t.s[o] < 0x80 && t.s[o+1] < 0x80 { // most: a byte each
+		shared, rest, t.off = uint64(t.s[o]), uint64(t.s[o+1]), o+2
+	} else if shared, err = t.next("a name's shared bytes"); err == nil {
+		rest, err = t.next("a name's length")
 	}
-	rest, err := t.next("a name's length")
 	if err != nil {
 		return 0, "", err
 	}
@@ -91,7 +93,8 @@ func (t *keyScan) name(i int, prev []byte) (int, string, error) {
 	if rest > uint64(t.left()) {
 		return 0, "", t.fail("key %d: a name of %d bytes beyond the table", i, rest)
 	}
-	suffix, _ := t.take(int(rest))
+	suffix := t.s[t.off : t.off+int(rest)]
+	t.off += int(rest)
 	if int(shared) < len(prev) && rest > 0 && suffix[0] == prev[shared] {
 		return 0, "", t.fail("key %d shares fewer bytes with the name before it than it could", i)
 	}
@@ -104,7 +107,13 @@ func (t *keyScan) name(i int, prev []byte) (int, string, error) {
 
 // skip reads past the rest of a key, as entry does, checking less.
 func (t *keyScan) skip() error {
-	head, err := t.next("a key's head")
+	var head uint64
+	var err error
+	if t.off < len(t.s) && t.s[t.off] < 0x80 { // most: a byte
+		head, t.off = uint64(t.s[t.off]), t.off+1
+	} else {
+		head, err = t.next("a key's head")
+	}
 	tag := head & 7
 	if err == nil && tag&3 == kindFlagged {
 		tag, err = t.next("a key's flags")

@@ -120,7 +120,7 @@ func TestKeyTable(t *testing.T) {
 			}
 			// A KeyReader finds the fault when it reads that far: the
 			// first key, or every key.
-			kr, err := format.NewKeyReader(data, nil)
+			kr, err := format.NewKeyReader(data, nil, nil)
 			if err != nil {
 				t.Fatalf("NewKeyReader = %v: the key table is read by Key", err)
 			}

@@ -27,21 +27,57 @@ type KeyReader struct {
 	x            *Index
 	first        []int // the first entry of each value table section, then their number
 
+	views *ViewOffsets
+
 	mu    sync.Mutex
 	offs  []int32 // where the value table's first entries start
 	marks []mark  // where scans of the key table can start
 }
 
+// ViewOffsets remembers where the entries of views start, for the
+// KeyReaders of bundles that share a view (a fleet's): a view is skipped
+// through once, not once a bundle. It keeps the first views it is given
+// up to maxViewBytes (their bytes and 4 an entry): a fleet has a few
+// hundred views of tens of KB. Safe for concurrent use.
+type ViewOffsets struct {
+	mu   sync.Mutex
+	m    map[string][]int32
+	size int
+}
+
+const maxViewBytes = 16 << 20
+
+func (v *ViewOffsets) load(b string) []int32 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.m[b]
+}
+
+func (v *ViewOffsets) store(b string, offs []int32) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if n := len(b) + 4*len(offs); v.size+n <= maxViewBytes && v.m[b] == nil {
+		if v.m == nil {
+			v.m = map[string][]int32{}
+		}
+		v.m[strings.Clone(b)], v.size = offs, v.size+n
+	}
+}
+
 // NewKeyReader verifies data and returns its KeyReader. hashed, when not
 // nil, reports whether the caller has seen bytes whose header gives the
 // digest hash to it, and has these bytes again (the same file, unchanged):
-// then the body is not hashed again.
-func NewKeyReader(data []byte, hashed func(digest [32]byte) bool) (*KeyReader, error) {
+// then the body is not hashed again. views, when not nil, shares where
+// the entries of the bundle's view start with other KeyReaders.
+func NewKeyReader(data []byte, hashed func(digest [32]byte) bool, views *ViewOffsets) (*KeyReader, error) {
 	x, err := decodeIndexAs(data, nil, true, hashed)
 	if err != nil {
 		return nil, err
 	}
 	kr := &KeyReader{Header: x.Header, NodeError: x.NodeError, ModuleErrors: x.ModuleErrors, Signature: x.Signature, x: x, first: []int{0}}
+	if has(x.Version, fView) {
+		kr.views = views
+	}
 	for i := range x.values.secs {
 		s := &x.values.secs[i]
 		n, off, ok := uvarint(s.s, 0)
@@ -151,8 +187,13 @@ const peekLimit = 4096
 // value decodes the value table's entry j and those it refers to.
 func (kr *KeyReader) value(j int) (any, error) {
 	kr.mu.Lock()
-	offs := kr.offs
-	for len(offs) <= j { // where entries start, up to j
+	offs, want, view := kr.offs, j, ""
+	if len(offs) == 0 && kr.views != nil { // the view's: shared
+		if offs = slices.Clip(kr.views.load(kr.x.values.secs[0].s)); offs == nil {
+			want, view = max(j, kr.first[1]-1), kr.x.values.secs[0].s
+		}
+	}
+	for len(offs) <= want { // where entries start, up to want
 		s, e := 0, len(offs)
 		for e >= kr.first[s+1] {
 			s++
@@ -165,12 +206,15 @@ func (kr *KeyReader) value(j int) (any, error) {
 				return nil, err
 			}
 		}
-		for offs = append(offs, int32(r.off)); len(offs) <= j && len(offs) < kr.first[s+1]; offs = append(offs, int32(r.off)) {
+		for offs = append(offs, int32(r.off)); len(offs) <= want && len(offs) < kr.first[s+1]; offs = append(offs, int32(r.off)) {
 			if err := skipEntry(&r); err != nil {
 				kr.mu.Unlock()
 				return nil, err
 			}
 		}
+	}
+	if view != "" {
+		kr.views.store(view, offs[:kr.first[1]:kr.first[1]])
 	}
 	kr.offs = offs // appended to, never changed: read without the lock
 	kr.mu.Unlock()

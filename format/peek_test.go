@@ -60,7 +60,7 @@ func TestKeyReader(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			kr, err := format.NewKeyReader(data, nil)
+			kr, err := format.NewKeyReader(data, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,6 +94,46 @@ func TestKeyReader(t *testing.T) {
 	}
 }
 
+// TestKeyReaderViews: KeyReaders sharing a ViewOffsets, each bundle read
+// by two (the second from the offsets the first left of its view), its
+// keys from the last and from the first, answer as DecodeIndex does.
+func TestKeyReaderViews(t *testing.T) {
+	var views format.ViewOffsets
+	bundles := peekBundles(t)
+	for _, n := range []int{50, 400} { // views of many entries
+		data, _, err := encode.EncodeShared(Synthetic(n), encode.Protection{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bundles[fmt.Sprintf("Synthetic(%d), shared", n)] = data
+	}
+	for name, data := range bundles {
+		x, err := format.DecodeIndex(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for round := range 2 {
+			kr, err := format.NewKeyReader(data, nil, &views)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range x.Keys {
+				want := x.Keys[i]
+				if round == 0 {
+					want = x.Keys[len(x.Keys)-1-i]
+				}
+				got, found, err := kr.Key(want.Name)
+				if err != nil || !found {
+					t.Fatalf("%s, reader %d: Key(%q) = %v, %v", filepath.Base(name), round, want.Name, found, err)
+				}
+				if d := cmp.Diff(asIndexKey(want), asIndexKey(got), Cmp); d != "" {
+					t.Errorf("%s, reader %d: Key(%q) (-DecodeIndex +KeyReader):\n%s", filepath.Base(name), round, want.Name, d)
+				}
+			}
+		}
+	}
+}
+
 // TestKeyReaderLargeValue: a value of more entries than a KeyReader
 // decodes on its own fails Key, which does not check the limits
 // DecodeIndex holds every value to; the other keys read.
@@ -107,7 +147,7 @@ func TestKeyReaderLargeValue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kr, err := format.NewKeyReader(data, nil)
+	kr, err := format.NewKeyReader(data, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +170,7 @@ func TestKeyReaderHashed(t *testing.T) {
 	}
 	var asked [][32]byte
 	seen := func(d [32]byte) bool { asked = append(asked, d); return true }
-	if _, err := format.NewKeyReader(damaged, seen); err != nil {
+	if _, err := format.NewKeyReader(damaged, seen, nil); err != nil {
 		t.Errorf("NewKeyReader of bytes hashed before = %v, want no hashing", err)
 	}
 	if len(asked) != 1 || asked[0] != x.Digest {
@@ -138,7 +178,7 @@ func TestKeyReaderHashed(t *testing.T) {
 	}
 	no := func([32]byte) bool { return false }
 	for _, hashed := range []func([32]byte) bool{nil, no} {
-		if _, err := format.NewKeyReader(damaged, hashed); !errors.Is(err, format.ErrCorrupt) {
+		if _, err := format.NewKeyReader(damaged, hashed, nil); !errors.Is(err, format.ErrCorrupt) {
 			t.Errorf("NewKeyReader of a damaged body = %v, want ErrCorrupt", err)
 		}
 	}
@@ -153,9 +193,10 @@ func FuzzKeyReader(f *testing.F) {
 			f.Add(body, "ntp::servers")
 		}
 	}
+	var views format.ViewOffsets // shared by the inputs: offsets of views seen before
 	f.Fuzz(func(t *testing.T, body []byte, name string) {
 		data := Seal(format.Version, "n", "e", "r", body)
-		kr, err := format.NewKeyReader(data, nil)
+		kr, err := format.NewKeyReader(data, nil, &views)
 		if err != nil {
 			return
 		}
@@ -196,7 +237,7 @@ func TestKeyReaderConcurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kr, err := format.NewKeyReader(data, nil)
+	kr, err := format.NewKeyReader(data, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

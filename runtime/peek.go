@@ -34,14 +34,16 @@ func OpenPeek(path string, hashed *Hashed, opts ...Option) (*Peek, error) {
 	}
 	*bp = data // NewKeyReader keeps a copy
 	var seen func([32]byte) bool
+	var views *format.ViewOffsets
 	if hashed != nil {
+		views = &hashed.views
 		seen = func(d [32]byte) bool {
 			e, ok := hashed.m.Load(path)
 			old, _ := e.(hashedFile)
 			return ok && old.d == d && os.SameFile(old.st, st) && old.st.ModTime().Equal(st.ModTime()) && old.st.Size() == st.Size()
 		}
 	}
-	kr, err := format.NewKeyReader(data, seen)
+	kr, err := format.NewKeyReader(data, seen, views)
 	if err == nil && t.Verifier != nil {
 		err = kr.VerifySignature(t.Verifier)
 	}
@@ -60,9 +62,13 @@ func OpenPeek(path string, hashed *Hashed, opts ...Option) (*Peek, error) {
 var readBuf = sync.Pool{New: func() any { return new([]byte) }}
 
 // Hashed remembers the bundle files whose digest OpenPeek found to hold,
-// for a reader of the same files again and again (a server). Safe for
-// concurrent use; it forgets nothing.
-type Hashed struct{ m sync.Map } // path -> hashedFile
+// for a reader of the same files again and again (a server), and where
+// the entries of their views start (format.ViewOffsets). Safe for
+// concurrent use; it forgets no file.
+type Hashed struct {
+	m     sync.Map // path -> hashedFile
+	views format.ViewOffsets
+}
 
 type hashedFile struct {
 	d  [32]byte
