@@ -103,7 +103,7 @@ func (f *diffFlags) compileRevisions(ctx context.Context, tmp string) (oldDir, n
 				return "", "", "", "", fmt.Errorf("--base-out %s: %v", f.baseOut, err)
 			}
 		}
-		if err := f.compileAt(ctx, top, tree, commit, dirs[i]); err != nil {
+		if err := f.compileAt(ctx, top, tree, commit, dirs[i], i == 0); err != nil {
 			var fe factsError
 			if errors.As(err, &fe) {
 				return "", "", "", "", err
@@ -118,8 +118,11 @@ func (f *diffFlags) compileRevisions(ctx context.Context, tmp string) (oldDir, n
 // compileAt compiles the checkout tree of one revision into out. Errors in
 // the data do not stop it: bundles record them, and a diff shows the ones
 // that appear or disappear. Facts that cannot be loaded do: the diff would
-// leave their nodes out.
-func (f *diffFlags) compileAt(ctx context.Context, top, tree, commit string, out string) error {
+// leave their nodes out. With --base-out, out holds a copy of an earlier
+// output; relocated says that it was compiled elsewhere (--base-out
+// itself), not from this tree by the compile before (the old side's, for
+// the new one).
+func (f *diffFlags) compileAt(ctx context.Context, top, tree, commit string, out string, relocated bool) error {
 	cf := f.compile
 	for _, a := range []struct {
 		flag string
@@ -146,11 +149,14 @@ func (f *diffFlags) compileAt(ctx context.Context, top, tree, commit string, out
 	cfg := cf.config()
 	cfg.Out, cfg.Revision, cfg.SourceRevision, cfg.KeepGoing, cfg.Full = out, commit, commit, true, true
 	if f.baseOut != "" {
-		// Incremental, from a copy of an earlier output compiled at
-		// another place: each bundle records the digest of its own
-		// inputs, as compile's do, so that one whose inputs did not
-		// change is kept.
-		cfg.Revision, cfg.Full, cfg.Relocated = "", false, true
+		// Incremental, from a copy of an earlier output: each bundle
+		// records the digest of its own inputs, as compile's do, so that
+		// one whose inputs did not change is kept. --base-out's was
+		// compiled at another place: every input is read again. The old
+		// side's was compiled from this very tree, updated in place since
+		// (updateTree), into a sibling of out, so its state's stats hold:
+		// only the files the new revision changed are read again.
+		cfg.Revision, cfg.Full, cfg.Relocated = "", false, relocated
 	}
 	var stopMeter func()
 	cfg.Progress, stopMeter = meter(f.compile.progress, f.stderr, "compile "+commit[:min(len(commit), 12)])

@@ -547,10 +547,10 @@ func TestDigestSkip(t *testing.T) {
 			if h, err := format.ReadHeader(bytes.NewReader(tc.damage(bytes.Clone(data)))); err != nil || h.Node != "web07" {
 				t.Fatalf("the damage reaches the header (%v): this test is about bodies", err)
 			}
-			for _, sides := range [][2]string{{old, dir}, {dir, old}} {
+			for _, sides := range [][2]string{{old, dir}, {dir, old}, {dir, linkDir(t, dir)}} {
 				r, err := Compare(sides[0], sides[1], Filter{})
 				if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), tc.want) {
-					t.Errorf("Compare = %v; want an error naming %s: %s", err, p, tc.want)
+					t.Errorf("Compare(%s, %s) = %v; want an error naming %s: %s", sides[0], sides[1], err, p, tc.want)
 				}
 				if code := ExitCode(r, err); code != ExitTrouble {
 					t.Errorf("exit code %d, want %d", code, ExitTrouble)
@@ -558,6 +558,32 @@ func TestDigestSkip(t *testing.T) {
 			}
 		})
 	}
+
+	// NEW's bundles hard links of OLD's, as diff --git --base-out makes
+	// those a compile kept: each file is read once, and unchanged.
+	var reads atomic.Int64
+	readHook = func(string) { reads.Add(1) }
+	t.Cleanup(func() { readHook = nil })
+	r, err = Compare(old, linkDir(t, old), Filter{})
+	if err != nil || r.Summary.Unchanged != 20 {
+		t.Fatalf("Compare(old, its links) = %+v, %v; want 20 unchanged", r, err)
+	}
+	if n := reads.Load(); n != 20 {
+		t.Errorf("%d bundle files read, want 20: a file under both names is read once", n)
+	}
+}
+
+// linkDir is a new folder holding a hard link to each bundle of dir.
+func linkDir(t *testing.T, dir string) string {
+	t.Helper()
+	links := t.TempDir()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.bundle"))
+	for _, f := range files {
+		if err := os.Link(f, filepath.Join(links, filepath.Base(f))); err != nil {
+			t.Skipf("no hard links here: %v", err)
+		}
+	}
+	return links
 }
 
 // TestBadOnlyOneSide: a bundle found on one side only is verified too: a

@@ -41,6 +41,9 @@ const (
 // fastPath is off in tests that compare the fast path with the slow.
 var fastPath = true
 
+// readHook, when set, sees each bundle file the fast path reads (tests).
+var readHook func(file string)
+
 // comparer holds what the nodes of a comparison share.
 type comparer struct {
 	f      *Filter
@@ -174,24 +177,27 @@ func changeIDs(cs []Change) [][32]byte {
 // read reads a regular file whole into buf, reused from file to file
 // (DecodeIndex keeps no reference to it). A file that is not a regular
 // one (a named pipe would block) is left to the slow path.
-func read(file string, buf *[]byte) ([]byte, error) {
-	st, err := os.Stat(file)
-	if err != nil {
-		return nil, err
+// The file read is st.
+func read(file string, buf *[]byte) (data []byte, st os.FileInfo, err error) {
+	if readHook != nil {
+		readHook(file)
+	}
+	if st, err = os.Stat(file); err != nil {
+		return nil, nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, format.NotRegular(st.Mode())
+		return nil, nil, format.NotRegular(st.Mode())
 	}
 	f, err := os.Open(file)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	if st, err = f.Stat(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, format.NotRegular(st.Mode())
+		return nil, nil, format.NotRegular(st.Mode())
 	}
 	size := int(st.Size())
 	if cap(*buf) < size+1 {
@@ -199,9 +205,9 @@ func read(file string, buf *[]byte) ([]byte, error) {
 	}
 	n, err := io.ReadFull(f, (*buf)[:size+1])
 	if err != io.ErrUnexpectedEOF || n != size {
-		return nil, fmt.Errorf("%s: changed while read", file)
+		return nil, nil, fmt.Errorf("%s: changed while read", file)
 	}
-	return (*buf)[:n], nil
+	return (*buf)[:n], st, nil
 }
 
 // fast compares a node's bundles from their fast parts, and the details
@@ -211,11 +217,16 @@ func read(file string, buf *[]byte) ([]byte, error) {
 // Each bundle is read once: equal digests (headers) are then verified on
 // the bytes read, different ones decoded, which verifies them too.
 func (w *worker) fast(node, oldFile, newFile string) (cs []Change, ok bool) {
-	odata, err := read(oldFile, &w.obuf)
+	odata, ost, err := read(oldFile, &w.obuf)
 	if err != nil {
 		return nil, false
 	}
-	ndata, err := read(newFile, &w.nbuf)
+	if nst, err := os.Stat(newFile); err == nil && os.SameFile(ost, nst) {
+		// One file under both names (diff --git --base-out links the
+		// bundles a compile kept): read and verified once.
+		return nil, w.same(node, odata)
+	}
+	ndata, _, err := read(newFile, &w.nbuf)
 	if err != nil {
 		return nil, false
 	}
@@ -425,4 +436,19 @@ func indexKeyName(o, n *format.IndexKey) string {
 		return o.Name
 	}
 	return n.Name
+}
+
+// same reports whether data, the bundle both sides name (one file), is a
+// whole bundle of node: the node is then unchanged.
+func (w *worker) same(node string, data []byte) bool {
+	h, err := format.ReadHeader(bytes.NewReader(data))
+	if err != nil || h.Node != node {
+		return false
+	}
+	if _, err := format.Verify(bytes.NewReader(data)); err != nil {
+		return false
+	}
+	w.revs.note(true, h.SourceRevision)
+	w.revs.note(false, h.SourceRevision)
+	return true
 }
