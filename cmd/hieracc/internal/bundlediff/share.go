@@ -18,8 +18,6 @@ package bundlediff
 
 import (
 	"bytes"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,40 +172,19 @@ func changeIDs(cs []Change) [][32]byte {
 	return ids
 }
 
-// read reads a regular file whole into buf, reused from file to file
-// (DecodeIndex keeps no reference to it). A file that is not a regular
-// one (a named pipe would block) is left to the slow path.
-// The file read is st.
+// read reads a bundle file whole into buf, reused from file to file
+// (DecodeIndex keeps no reference to it), as format.ReadFileInfo does: a
+// file that is not a regular one (a named pipe would block) or that
+// changes while it is read is left to the slow path. The file read is st.
 func read(file string, buf *[]byte) (data []byte, st os.FileInfo, err error) {
 	if readHook != nil {
 		readHook(file)
 	}
-	if st, err = os.Stat(file); err != nil {
-		return nil, nil, err
+	data, st, err = format.ReadFileInfo(file, *buf)
+	if err == nil {
+		*buf = data
 	}
-	if !st.Mode().IsRegular() {
-		return nil, nil, format.NotRegular(st.Mode())
-	}
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	if st, err = f.Stat(); err != nil {
-		return nil, nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, nil, format.NotRegular(st.Mode())
-	}
-	size := int(st.Size())
-	if cap(*buf) < size+1 {
-		*buf = make([]byte, size+1)
-	}
-	n, err := io.ReadFull(f, (*buf)[:size+1])
-	if err != io.ErrUnexpectedEOF || n != size {
-		return nil, nil, fmt.Errorf("%s: changed while read", file)
-	}
-	return (*buf)[:n], st, nil
+	return data, st, err
 }
 
 // fast compares a node's bundles from their fast parts, and the details
