@@ -198,14 +198,15 @@ func (w *worker) fast(node, oldFile, newFile string) (cs []Change, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	if nst, err := os.Stat(newFile); err == nil && os.SameFile(ost, nst) {
-		// One file under both names (diff --git --base-out links the
-		// bundles a compile kept): read and verified once.
-		return nil, w.same(node, odata)
-	}
-	ndata, _, err := read(newFile, &w.nbuf)
-	if err != nil {
-		return nil, false
+	// One file under both names (diff --git --base-out links the bundles
+	// a compile kept) is read and verified once.
+	files := [][]byte{odata}
+	ndata := odata
+	if nst, err := os.Stat(newFile); err != nil || !os.SameFile(ost, nst) {
+		if ndata, _, err = read(newFile, &w.nbuf); err != nil {
+			return nil, false
+		}
+		files = append(files, ndata)
 	}
 	oh, oerr := format.ReadHeader(bytes.NewReader(odata))
 	nh, nerr := format.ReadHeader(bytes.NewReader(ndata))
@@ -213,7 +214,7 @@ func (w *worker) fast(node, oldFile, newFile string) (cs []Change, ok bool) {
 		return nil, false
 	}
 	if oh.Digest == nh.Digest {
-		for _, data := range [][]byte{odata, ndata} {
+		for _, data := range files {
 			if _, err := format.Verify(bytes.NewReader(data)); err != nil {
 				return nil, false
 			}
@@ -413,19 +414,4 @@ func indexKeyName(o, n *format.IndexKey) string {
 		return o.Name
 	}
 	return n.Name
-}
-
-// same reports whether data, the bundle both sides name (one file), is a
-// whole bundle of node: the node is then unchanged.
-func (w *worker) same(node string, data []byte) bool {
-	h, err := format.ReadHeader(bytes.NewReader(data))
-	if err != nil || h.Node != node {
-		return false
-	}
-	if _, err := format.Verify(bytes.NewReader(data)); err != nil {
-		return false
-	}
-	w.revs.note(true, h.SourceRevision)
-	w.revs.note(false, h.SourceRevision)
-	return true
 }
