@@ -39,15 +39,8 @@ func BenchmarkDiff(b *testing.B) {
 	if testing.Short() {
 		b.Skip("10,000-node fleet skipped in -short mode")
 	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		b.Skip("needs the go command to build hieracc")
-	}
 	dir := b.TempDir()
-	hieracc := filepath.Join(dir, "hieracc")
-	if out, err := exec.Command(gobin, "build", "-o", hieracc, "github.com/hieracc/hieracc/cmd/hieracc").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	hieracc := buildHieracc(b, dir)
 	start := time.Now()
 	oldDir, newDir, files := writeDiffFleet(b, dir, nodes)
 	b.Logf("setup: %d bundles written in %v", len(files), time.Since(start).Round(time.Millisecond))

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hieracc/hieracc/benchmarks/internal/gen"
 )
 
 // BenchmarkDiffFleet is issue 29's measure: `hieracc diff OLD NEW` on the
@@ -32,15 +30,8 @@ func BenchmarkDiffFleet(b *testing.B) {
 	if testing.Short() {
 		b.Skip("reference fleet skipped in -short mode")
 	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		b.Skip("needs the go command to build hieracc")
-	}
 	dir := b.TempDir()
-	hieracc := filepath.Join(dir, "hieracc")
-	if out, err := exec.Command(gobin, "build", "-o", hieracc, "github.com/hieracc/hieracc/cmd/hieracc").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	hieracc := buildHieracc(b, dir)
 	for _, nodes := range []int{1000, 2000, 10000, 100000} {
 		b.Run(fmt.Sprintf("nodes=%d/keys=2000/changed=12", nodes), func(b *testing.B) {
 			if nodes > 10000 && !*fleet100k {
@@ -115,17 +106,8 @@ func diffFleet(b *testing.B, hieracc, dir string, nodes int) {
 	if err := os.RemoveAll(dir); err != nil {
 		b.Fatal(err)
 	}
-	p := gen.Reference()
-	p.Nodes = nodes
-	repo, err := gen.Generate(p)
-	if err != nil {
-		b.Fatal(err)
-	}
 	src := filepath.Join(dir, "repo")
-	if err := repo.WriteDir(src); err != nil {
-		b.Fatal(err)
-	}
-	repo = nil
+	writeReference(b, src, nodes)
 	compile := func(out string) run {
 		return runCmd(b, hieracc, "compile", "--progress", "never", "--env", filepath.Join(src, "env"),
 			"--modules", filepath.Join(src, "modules"), "--facts", filepath.Join(src, "nodes"), "--out", out)

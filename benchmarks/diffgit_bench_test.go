@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hieracc/hieracc/benchmarks/internal/gen"
 )
 
 // BenchmarkDiffGitBaseOut is issue 29's measure of a pull request's check
@@ -32,29 +30,13 @@ func BenchmarkDiffGitBaseOut(b *testing.B) {
 	if testing.Short() {
 		b.Skip("reference fleet skipped in -short mode")
 	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		b.Skip("needs the go command to build hieracc")
-	}
 	if _, err := exec.LookPath("git"); err != nil {
 		b.Skip("needs git")
 	}
 	dir := b.TempDir()
-	hieracc := filepath.Join(dir, "hieracc")
-	if out, err := exec.Command(gobin, "build", "-o", hieracc, "github.com/hieracc/hieracc/cmd/hieracc").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	p := gen.Reference()
-	p.Nodes = nodes
-	repo, err := gen.Generate(p)
-	if err != nil {
-		b.Fatal(err)
-	}
+	hieracc := buildHieracc(b, dir)
 	src := filepath.Join(dir, "repo")
-	if err := repo.WriteDir(src); err != nil {
-		b.Fatal(err)
-	}
-	repo = nil
+	writeReference(b, src, nodes)
 	git := func(args ...string) {
 		cmd := exec.Command("git", append([]string{"-C", src}, args...)...)
 		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir,

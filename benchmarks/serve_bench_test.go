@@ -52,17 +52,10 @@ const serveCache = 256
 // runs a given binary (to compare two builds on the same fleet).
 // Request counts are b.N (bounded: -benchtime 20000x).
 func BenchmarkServe(b *testing.B) {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		b.Skip("needs the go command to build hieracc")
-	}
 	dir := b.TempDir()
 	hieracc := *serveBin
 	if hieracc == "" {
-		hieracc = filepath.Join(dir, "hieracc")
-		if out, err := exec.Command(gobin, "build", "-o", hieracc, "github.com/hieracc/hieracc/cmd/hieracc").CombinedOutput(); err != nil {
-			b.Fatalf("go build: %v\n%s", err, out)
-		}
+		hieracc = buildHieracc(b, dir)
 	}
 	for _, text := range strings.Split(*serveNodes, ",") {
 		nodes, err := strconv.Atoi(text)
