@@ -3,17 +3,12 @@ package ptype
 import (
 	"errors"
 	"fmt"
-	"math"
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/hieracc/hieracc/format/ruby"
-)
-
-var (
-	negInf = math.Inf(-1)
-	posInf = math.Inf(1)
 )
 
 // Parse reads a Puppet type expression. Its errors are Puppet's type
@@ -349,25 +344,28 @@ func build(n *node) (*Type, error) {
 	}
 	switch name {
 	case "Integer", "String":
-		return buildIntegerOrString(n, name, args)
+		return buildIntegerOrString(n, name)
 	case "Float":
-		return buildFloat(n, args)
+		return buildFloat(n)
 	case "Enum":
 		return buildEnum(args)
 	case "Pattern":
-		return buildPattern(n, args)
-	case "Array":
-		return buildArray(n, args)
-	case "Hash":
-		return buildHash(n, args)
+		return buildPattern(n)
+	case "Array", "Hash":
+		return buildCollection(n, name)
 	case "Tuple":
-		return buildTuple(n, args)
+		return buildTuple(n)
 	case "Struct":
-		return buildStruct(n, args)
+		return buildStruct(n)
 	case "Optional", "NotUndef", "Sensitive":
-		return buildWrapper(name, args)
+		if len(args) > 1 {
+			return nil, paramCount(name, 1, 1, len(args))
+		}
+		elems, err := buildTypes(args)
+		return &Type{Kind: map[string]Kind{"Optional": Optional, "NotUndef": NotUndef, "Sensitive": Sensitive}[name], elems: elems}, err
 	case "Variant":
-		return buildVariant(args)
+		elems, err := buildTypes(args)
+		return maybeVariant(elems), err // as Puppet's parser does
 	case "Collection", "Regexp", "Type", "Callable", "Iterable", "Iterator", "Runtime", "Object", "Init",
 		"SemVer", "SemVerRange", "Timespan", "Timestamp", "Binary", "URI", "Error", "TypeSet", "CatalogEntry",
 		"Resource", "Class", "NotYetImplemented", "Unit":
@@ -397,67 +395,38 @@ func buildTypes(ns []*node) ([]*Type, error) {
 }
 
 // buildIntegerOrString builds Integer[min, max] or String[min, max].
-func buildIntegerOrString(n *node, name string, args []*node) (*Type, error) {
-	t := &Type{Kind: Integer, min: minInt, max: maxInt}
-	if name == "String" {
-		t = &Type{Kind: String, min: 0, max: maxInt}
+func buildIntegerOrString(n *node, name string) (*Type, error) {
+	if len(n.args) > 2 {
+		return nil, paramCount(name, 0, 2, len(n.args))
 	}
-	if len(args) > 2 {
-		return nil, paramCount(name, 0, 2, len(args))
+	b, err := bounds(n.args, n.src)
+	if err != nil || name == "String" {
+		return &Type{Kind: String, size: sizeOf(b)}, err
 	}
-	for i, a := range args {
-		var v int64
-		switch a.kind {
-		case tInt:
-			v, _ = strconv.ParseInt(a.text, 0, 64)
-		case tWord:
-			if a.text != "default" {
-				return nil, invalid(n.src)
-			}
-			v = [2]int64{t.min, maxInt}[i]
-			if t.Kind == Integer && i == 0 {
-				v = minInt
-			}
-		default:
-			return nil, invalid(n.src)
-		}
-		if i == 0 {
-			t.min = v
-			if len(args) == 1 && name == "Integer" {
-				t.max = maxInt
-			}
-		} else {
-			t.max = v
-		}
+	t := &Type{Kind: Integer}
+	if len(b) > 0 {
+		t.lo = b[0]
 	}
-	if name == "String" && t.min == minInt {
-		t.min = 0
-	}
-	t.hasSize = len(args) > 0
-	if t.min > t.max {
-		return nil, fmt.Errorf("'from' must be less or equal to 'to'. Got (%d, %d", t.min, t.max)
+	if len(b) > 1 {
+		t.hi = b[1]
 	}
 	return t, nil
 }
 
 // buildFloat builds Float[min, max].
-func buildFloat(n *node, args []*node) (*Type, error) {
-	t := &Type{Kind: Float, fmin: negInf, fmax: posInf, hasRange: len(args) > 0}
-	if len(args) > 2 {
-		return nil, paramCount("Float", 0, 2, len(args))
+func buildFloat(n *node) (*Type, error) {
+	if len(n.args) > 2 {
+		return nil, paramCount("Float", 0, 2, len(n.args))
 	}
-	for i, a := range args {
-		v := negInf
-		if i == 1 {
-			v = posInf
-		}
+	t := Of(Float)
+	for i, a := range n.args {
+		v := [2]float64{t.flo, t.fhi}[i]
 		switch a.kind {
-		case tInt, tFloat:
+		case tInt:
+			iv, _ := strconv.ParseInt(a.text, 0, 64)
+			v = float64(iv)
+		case tFloat:
 			v, _ = strconv.ParseFloat(a.text, 64)
-			if a.kind == tInt {
-				iv, _ := strconv.ParseInt(a.text, 0, 64)
-				v = float64(iv)
-			}
 		case tWord:
 			if a.text != "default" {
 				return nil, invalid(n.src)
@@ -466,33 +435,34 @@ func buildFloat(n *node, args []*node) (*Type, error) {
 			return nil, invalid(n.src)
 		}
 		if i == 0 {
-			t.fmin = v
+			t.flo = v
 		} else {
-			t.fmax = v
+			t.fhi = v
 		}
 	}
-	if t.fmin > t.fmax {
-		return nil, fmt.Errorf("'from' must be less or equal to 'to'. Got (%s, %s", ruby.Float(t.fmin), ruby.Float(t.fmax))
+	if t.flo > t.fhi {
+		return nil, fmt.Errorf("'from' must be less or equal to 'to'. Got (%s, %s", ruby.Float(t.flo), ruby.Float(t.fhi))
 	}
 	return t, nil
 }
 
-// buildEnum builds Enum[names...].
+// buildEnum builds Enum[names...]: PEnumType keeps its values sorted and
+// distinct.
 func buildEnum(args []*node) (*Type, error) {
-	t := &Type{Kind: Enum}
+	var names []string
 	for _, a := range args {
 		if a.kind != tString && a.kind != tWord {
 			return nil, fmt.Errorf("hieracc does not support this parameter of Enum: %s", a.src)
 		}
-		t.names = append(t.names, a.text)
+		names = append(names, a.text)
 	}
-	return t, nil
+	return newEnum(names), nil
 }
 
 // buildPattern builds Pattern[regexps...].
-func buildPattern(n *node, args []*node) (*Type, error) {
+func buildPattern(n *node) (*Type, error) {
 	t := &Type{Kind: Pattern}
-	for _, a := range args {
+	for _, a := range n.args {
 		if a.kind != tString && a.kind != tRegex {
 			return nil, invalid(n.src)
 		}
@@ -510,97 +480,109 @@ func buildPattern(n *node, args []*node) (*Type, error) {
 	return t, nil
 }
 
-// buildArray builds Array[elem, min, max].
-func buildArray(n *node, args []*node) (*Type, error) {
-	if len(args) > 3 {
+// buildCollection builds Array[elem, min, max] and Hash[key, value, min,
+// max].
+func buildCollection(n *node, name string) (*Type, error) {
+	args := n.args
+	t := Of(Array)
+	if name == "Hash" {
+		t = Of(Hash)
+		if len(args) == 1 || len(args) > 4 {
+			return nil, paramCount("Hash", 2, 4, len(args))
+		}
+	} else if len(args) > 3 {
 		return nil, paramCount("Array", 0, 3, len(args))
 	}
-	t := &Type{Kind: Array, elems: []*Type{{Kind: Any}}, min: 0, max: maxInt}
-	rest := args
-	switch {
-	case len(args) > 0 && args[0].kind == tName:
-		e, err := build(args[0])
+	switch ne := len(t.elems); {
+	case len(args) >= ne && args[0].kind == tName:
+		elems, err := buildTypes(args[:ne])
 		if err != nil {
 			return nil, err
 		}
-		t.elems[0] = e
-		rest = args[1:]
+		t.elems, args = elems, args[ne:]
 	case len(args) == 2:
-		t.elems[0] = &Type{Kind: Default} // Puppet reads Array[1, 2] so
+		for i := range t.elems {
+			t.elems[i] = &Type{Kind: Default} // Puppet reads Array[1, 2] and Hash[1, 2] so
+		}
 	case len(args) == 1:
 		return nil, invalid(n.src)
 	}
-	if err := sizeArgs(t, rest, n.src); err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
-// buildHash builds Hash[key, value, min, max].
-func buildHash(n *node, args []*node) (*Type, error) {
-	if len(args) == 1 || len(args) > 4 {
-		return nil, paramCount("Hash", 2, 4, len(args))
-	}
-	t := &Type{Kind: Hash, elems: []*Type{{Kind: Any}, {Kind: Any}}, min: 0, max: maxInt}
-	rest := args
-	switch {
-	case len(args) >= 2 && args[0].kind == tName:
-		kv, err := buildTypes(args[:2])
-		if err != nil {
-			return nil, err
-		}
-		t.elems = kv
-		rest = args[2:]
-	case len(args) == 2:
-		t.elems = []*Type{{Kind: Default}, {Kind: Default}} // Puppet reads Hash[1, 2] so
-	}
-	if err := sizeArgs(t, rest, n.src); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return sized(t, args, n.src)
 }
 
 // buildTuple builds Tuple[elems..., min, max].
-func buildTuple(n *node, args []*node) (*Type, error) {
-	t := &Type{Kind: Tuple}
+func buildTuple(n *node) (*Type, error) {
 	i := 0
-	for i < len(args) && args[i].kind == tName {
+	for i < len(n.args) && n.args[i].kind == tName {
 		i++
 	}
-	elems, err := buildTypes(args[:i])
+	elems, err := buildTypes(n.args[:i])
 	if err != nil {
 		return nil, err
 	}
-	t.elems = elems
-	t.min, t.max = int64(len(elems)), int64(len(elems))
-	if i < len(args) {
-		t.hasSize = true
-		t.min, t.max = 0, maxInt
-		if err := sizeArgs(t, args[i:], n.src); err != nil {
-			return nil, err
-		}
-	}
-	return t, nil
+	return sized(&Type{Kind: Tuple, elems: elems}, n.args[i:], n.src)
 }
 
-// buildStruct builds Struct[{key => type, ...}].
-func buildStruct(n *node, args []*node) (*Type, error) {
-	if len(args) != 1 || args[0].kind != tPunct {
-		if len(args) != 1 {
-			return nil, paramCount("Struct", 1, 1, len(args))
+// sized sets t's size from the bounds that end Array's, Hash's and
+// Tuple's parameters.
+func sized(t *Type, args []*node, src string) (*Type, error) {
+	if len(args) > 2 {
+		return nil, invalid(src)
+	}
+	b, err := bounds(args, src)
+	if len(args) > 0 {
+		t.size = sizeOf(b)
+	}
+	return t, err
+}
+
+// bounds reads integer parameters: nil for default. A range's from must
+// not exceed its to.
+func bounds(args []*node, src string) ([]*big.Int, error) {
+	b := make([]*big.Int, len(args))
+	for i, a := range args {
+		switch {
+		case a.kind == tInt:
+			b[i], _ = new(big.Int).SetString(a.text, 0)
+		case a.kind != tWord || a.text != "default":
+			return nil, invalid(src)
 		}
+	}
+	if len(b) == 2 && b[0] != nil && b[1] != nil && b[0].Cmp(b[1]) > 0 {
+		return nil, fmt.Errorf("'from' must be less or equal to 'to'. Got (%d, %d", b[0], b[1])
+	}
+	return b, nil
+}
+
+// sizeOf is the size range of bounds b.
+func sizeOf(b []*big.Int) *[2]int64 {
+	if len(b) == 0 {
+		return nil
+	}
+	s := [2]int64{0, maxInt}
+	for i, x := range b {
+		if x != nil {
+			s[i] = x.Int64()
+		}
+	}
+	return &s
+}
+
+// buildStruct builds Struct[{key => type, ...}]. A key may be absent when
+// it is written Optional[k], or is plain and its type accepts undef.
+func buildStruct(n *node) (*Type, error) {
+	if len(n.args) != 1 {
+		return nil, paramCount("Struct", 1, 1, len(n.args))
+	}
+	h := n.args[0]
+	if h.kind != tPunct {
 		return nil, invalid(n.src)
 	}
-	h := args[0]
 	t := &Type{Kind: Struct}
 	for i, k := range h.keys {
-		var kind uint8
+		wrapper := ""
 		if k.kind == tName && (k.text == "Optional" || k.text == "NotUndef") && len(k.args) == 1 {
-			kind = 1
-			if k.text == "NotUndef" {
-				kind = 2
-			}
-			k = k.args[0]
+			wrapper, k = k.text, k.args[0]
 		}
 		if k.kind != tString && k.kind != tWord {
 			return nil, invalid(n.src)
@@ -610,61 +592,8 @@ func buildStruct(n *node, args []*node) (*Type, error) {
 			return nil, err
 		}
 		t.names = append(t.names, k.text)
-		t.keyKinds = append(t.keyKinds, kind)
+		t.optional = append(t.optional, wrapper == "Optional" || wrapper == "" && v.Match(nil))
 		t.elems = append(t.elems, v)
 	}
 	return t, nil
-}
-
-// buildWrapper builds Optional[t], NotUndef[t] and Sensitive[t].
-func buildWrapper(name string, args []*node) (*Type, error) {
-	k := map[string]Kind{"Optional": Optional, "NotUndef": NotUndef, "Sensitive": Sensitive}[name]
-	if len(args) > 1 {
-		return nil, paramCount(name, 1, 1, len(args))
-	}
-	elems, err := buildTypes(args)
-	if err != nil {
-		return nil, err
-	}
-	return &Type{Kind: k, elems: elems}, nil
-}
-
-// buildVariant builds Variant[types...].
-func buildVariant(args []*node) (*Type, error) {
-	elems, err := buildTypes(args)
-	if err != nil {
-		return nil, err
-	}
-	if len(elems) == 1 {
-		return elems[0], nil // as Puppet's parser does
-	}
-	return &Type{Kind: Variant, elems: elems}, nil
-}
-
-// sizeArgs reads the size range that ends Array's, Hash's and Tuple's
-// parameters.
-func sizeArgs(t *Type, args []*node, src string) error {
-	if len(args) > 2 {
-		return invalid(src)
-	}
-	t.hasSize = t.hasSize || len(args) > 0
-	for i, a := range args {
-		v := [2]int64{0, maxInt}[i]
-		switch {
-		case a.kind == tInt:
-			v, _ = strconv.ParseInt(a.text, 0, 64)
-		case a.kind == tWord && a.text == "default":
-		default:
-			return invalid(src)
-		}
-		if i == 0 {
-			t.min = v
-		} else {
-			t.max = v
-		}
-	}
-	if t.min > t.max {
-		return fmt.Errorf("'from' must be less or equal to 'to'. Got (%d, %d", t.min, t.max)
-	}
-	return nil
 }
