@@ -38,13 +38,9 @@ func (t *Type) Check(subject string, v any) error {
 	for i, m := range ms {
 		lines[i] = m.format()
 	}
-	msg := ""
-	switch len(lines) {
-	case 0:
-	case 1:
-		msg = strings.TrimSpace(lines[0])
-	default:
-		msg = strings.Join(lines, "\n ")
+	msg := strings.Join(lines, "\n ")
+	if len(lines) == 1 {
+		msg = strings.TrimSpace(msg)
 	}
 	return &MismatchError{Subject: subject, Type: t, msg: msg}
 }
@@ -83,25 +79,9 @@ func with(path []pathElem, e pathElem) []pathElem {
 }
 
 func index(i int) pathElem       { return pathElem{text: "index " + strconv.Itoa(i)} }
-func entry(k any) pathElem       { return pathElem{text: "entry '" + keyString(k) + "'"} }
-func entryKey(k any) pathElem    { return pathElem{text: "key of entry '" + keyString(k) + "'"} }
+func entry(k any) pathElem       { return pathElem{text: "entry '" + ruby.ToS(k) + "'"} }
+func entryKey(k any) pathElem    { return pathElem{text: "key of entry '" + ruby.ToS(k) + "'"} }
 func variantElem(i int) pathElem { return pathElem{text: "variant " + strconv.Itoa(i), variant: true} }
-
-func keyString(k any) string {
-	switch k := k.(type) {
-	case string:
-		return k
-	case nil:
-		return ""
-	case bool:
-		return strconv.FormatBool(k)
-	case int64:
-		return strconv.FormatInt(k, 10)
-	case float64:
-		return ruby.Float(k)
-	}
-	return ""
-}
 
 func (m *mismatch) canonical() string {
 	var b strings.Builder
@@ -115,15 +95,11 @@ func (m *mismatch) canonical() string {
 }
 
 func (m *mismatch) format() string {
-	position := ""
-	if len(m.path) > 0 {
-		texts := make([]string, len(m.path))
-		for i, e := range m.path {
-			texts[i] = e.text
-		}
-		position = " " + strings.Join(texts, " ")
+	var b strings.Builder
+	for _, e := range m.path {
+		b.WriteString(" " + e.text)
 	}
-	return position + " " + m.message()
+	return b.String() + " " + m.message()
 }
 
 func typeMismatch(path []pathElem, expected *Type, v any) mismatch {
@@ -154,14 +130,16 @@ func isAlias(t *Type) bool {
 	return t.Kind == Data || t.Kind == ScalarData || t.Kind == RichData
 }
 
-// resolved is what Puppet's type aliases stand for.
+// aliases are what Puppet's type aliases but RichData stand for.
+var aliases = map[Kind]*Type{
+	ScalarData: MustParse("Variant[Integer, Float, String, Boolean]"),
+	Data:       MustParse("Variant[ScalarData, Undef, Hash[String, Data], Array[Data]]"),
+}
+
+// resolved is what Puppet's type alias t stands for.
 func resolved(t *Type) *Type {
-	switch t.Kind {
-	case ScalarData:
-		return &Type{Kind: Variant, elems: []*Type{{Kind: Integer}, Of(Float), {Kind: String}, {Kind: Boolean}}}
-	case Data:
-		return &Type{Kind: Variant, elems: []*Type{{Kind: ScalarData}, {Kind: Undef},
-			{Kind: Hash, elems: []*Type{{Kind: String}, {Kind: Data}}}, {Kind: Array, elems: []*Type{{Kind: Data}}}}}
+	if r := aliases[t.Kind]; r != nil {
+		return r
 	}
 	return &Type{Kind: Any}
 }

@@ -1,6 +1,7 @@
 package ptype
 
 import (
+	"cmp"
 	"math"
 	"math/big"
 	"unicode/utf8"
@@ -70,13 +71,7 @@ func cmpInt(b *big.Int, i int64) int {
 	if !b.IsInt64() {
 		return b.Sign()
 	}
-	switch x := b.Int64(); {
-	case x < i:
-		return -1
-	case x > i:
-		return 1
-	}
-	return 0
+	return cmp.Compare(b.Int64(), i)
 }
 
 func (t *Type) hasSize(n int64) bool {

@@ -55,9 +55,9 @@ const (
 )
 
 type token struct {
-	kind tokKind
-	text string // punctuation, name, word, or the string's or regexp's content
-	pos  int    // byte offset
+	kind     tokKind
+	text     string // punctuation, name, word, or the string's or regexp's content
+	pos, end int    // byte offsets
 }
 
 type parser struct {
@@ -70,96 +70,79 @@ func (p *parser) lex() error {
 	s := p.src
 	for i := 0; i < len(s); {
 		c := s[i]
-		var err error
+		t, err := token{kind: tPunct, text: string(c), pos: i, end: i + 1}, error(nil)
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			i++
-		case c == '=' && strings.HasPrefix(s[i:], "=>"):
-			p.toks = append(p.toks, token{tPunct, "=>", i})
-			i += 2
-		case strings.IndexByte("[]{},", c) >= 0:
-			p.toks = append(p.toks, token{tPunct, string(c), i})
-			i++
-		case c == '\'' || c == '"':
-			i, err = p.lexString(i)
-		case c == '/':
-			i, err = p.lexRegex(i)
+			continue
+		case strings.HasPrefix(s[i:], "=>"):
+			t.text, t.end = "=>", i+2
+		case strings.IndexByte("[]{},@", c) >= 0 || c == ':' && !strings.HasPrefix(s[i:], "::"):
+			// ':' and '@' are tokens of Puppet's lexer that no type
+			// expression holds: the parser fails at them ("user:String@db"
+			// at ':').
+		case c == '\'' || c == '"' || c == '/':
+			t, err = p.lexQuoted(i)
 		case c == '-' || c >= '0' && c <= '9':
-			i, err = p.lexNumber(i)
-		case c == ':' && !strings.HasPrefix(s[i:], "::"), c == '@':
-			// Tokens of Puppet's lexer that no type expression holds: the
-			// parser fails at them ("user:String@db" at ':').
-			p.toks = append(p.toks, token{tPunct, string(c), i})
-			i++
+			t, err = p.lexNumber(i)
 		case isWordByte(c) || c == ':':
-			i = p.lexWord(i)
+			t = p.lexWord(i)
 		default:
-			return p.syntax(token{tPunct, string(c), i})
+			return p.syntax(t)
 		}
 		if err != nil {
 			return err
 		}
+		p.toks = append(p.toks, t)
+		i = t.end
 	}
-	p.toks = append(p.toks, token{tEOF, "", len(s)})
+	p.toks = append(p.toks, token{kind: tEOF, pos: len(s), end: len(s)})
 	return nil
 }
 
-// lexString reads the quoted string at i (its quote), and returns where
-// the next token starts.
-func (p *parser) lexString(i int) (int, error) {
-	s, c := p.src, p.src[i]
+// lexQuoted reads the string or the regexp at i (its quote or slash). A
+// string's backslash escapes its quote or a backslash; a regexp's content
+// is kept as written (Puppet prints it so).
+func (p *parser) lexQuoted(i int) (token, error) {
+	s, q := p.src, p.src[i]
 	var b strings.Builder
 	j := i + 1
-	for ; j < len(s) && s[j] != c; j++ {
-		if s[j] == '\\' && j+1 < len(s) && (s[j+1] == c || s[j+1] == '\\') {
+	for ; j < len(s) && s[j] != q; j++ {
+		if s[j] == '\\' && j+1 < len(s) && (q == '/' || s[j+1] == q || s[j+1] == '\\') {
 			j++
 		}
 		b.WriteByte(s[j])
 	}
 	if j >= len(s) {
-		return 0, errors.New("Syntax error at end of input")
+		return token{}, errors.New("Syntax error at end of input")
 	}
-	p.toks = append(p.toks, token{tString, b.String(), i})
-	return j + 1, nil
-}
-
-// lexRegex reads the regular expression at i (its opening slash).
-func (p *parser) lexRegex(i int) (int, error) {
-	s := p.src
-	j := i + 1
-	for ; j < len(s) && s[j] != '/'; j++ {
-		if s[j] == '\\' && j+1 < len(s) {
-			j++
-		}
+	if q == '/' {
+		return token{tRegex, s[i+1 : j], i, j + 1}, nil
 	}
-	if j >= len(s) {
-		return 0, errors.New("Syntax error at end of input")
-	}
-	p.toks = append(p.toks, token{tRegex, s[i+1 : j], i}) // as written: Puppet prints it so
-	return j + 1, nil
+	return token{tString, b.String(), i, j + 1}, nil
 }
 
 // lexNumber reads the integer or float at i.
-func (p *parser) lexNumber(i int) (int, error) {
+func (p *parser) lexNumber(i int) (token, error) {
 	s := p.src
 	j := i + 1
-	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' || s[j] == 'e' || s[j] == 'E' || s[j] == '_' || s[j] == 'x') {
+	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || strings.IndexByte("._eEx", s[j]) >= 0) {
 		j++
 	}
-	text := s[i:j]
-	if _, err := strconv.ParseInt(text, 0, 64); err == nil {
-		p.toks = append(p.toks, token{tInt, text, i})
-	} else if _, err := strconv.ParseFloat(text, 64); err == nil {
-		p.toks = append(p.toks, token{tFloat, text, i})
-	} else {
-		return 0, p.syntax(token{tWord, text, i})
+	t := token{tInt, s[i:j], i, j}
+	if _, err := strconv.ParseInt(t.text, 0, 64); err == nil {
+		return t, nil
 	}
-	return j, nil
+	if _, err := strconv.ParseFloat(t.text, 64); err == nil {
+		t.kind = tFloat
+		return t, nil
+	}
+	return t, p.syntax(token{kind: tWord, text: t.text, pos: i})
 }
 
 // lexWord reads the name or word at i: its segments are joined by "::"
 // (a lone ':' ends it).
-func (p *parser) lexWord(i int) int {
+func (p *parser) lexWord(i int) token {
 	s := p.src
 	j := i
 	for j < len(s) && (isWordByte(s[j]) || strings.HasPrefix(s[j:], "::")) {
@@ -168,13 +151,11 @@ func (p *parser) lexWord(i int) int {
 		}
 		j++
 	}
-	text := s[i:j]
-	k := tWord
-	if text[0] >= 'A' && text[0] <= 'Z' || strings.HasPrefix(text, "::") && len(text) > 2 && text[2] >= 'A' && text[2] <= 'Z' {
-		k = tName
+	t := token{tWord, s[i:j], i, j}
+	if name := strings.TrimPrefix(t.text, "::"); name != "" && name[0] >= 'A' && name[0] <= 'Z' {
+		t.kind = tName
 	}
-	p.toks = append(p.toks, token{k, text, i})
-	return j
+	return t
 }
 
 func isWordByte(c byte) bool {
@@ -183,6 +164,9 @@ func isWordByte(c byte) bool {
 
 func (p *parser) peek() token { return p.toks[p.i] }
 func (p *parser) next() token { t := p.toks[p.i]; p.i++; return t }
+
+// at reports whether the next token is the punctuation text.
+func (p *parser) at(text string) bool { t := p.peek(); return t.kind == tPunct && t.text == text }
 
 func (p *parser) syntax(t token) error {
 	if t.kind == tEOF {
@@ -196,9 +180,10 @@ func (p *parser) syntax(t token) error {
 }
 
 func (p *parser) expect(text string) error {
-	if t := p.next(); t.kind != tPunct || t.text != text {
-		return p.syntax(t)
+	if !p.at(text) {
+		return p.syntax(p.peek())
 	}
+	p.next()
 	return nil
 }
 
@@ -213,100 +198,70 @@ type node struct {
 
 func (p *parser) arg() (*node, error) {
 	t := p.next()
-	start := t.pos
-	switch t.kind {
-	case tEOF:
-		return nil, p.syntax(t)
-	case tPunct:
-		if t.text != "{" {
-			return nil, p.syntax(t)
-		}
-		n := &node{kind: tPunct}
-		for {
-			if q := p.peek(); q.kind == tPunct && q.text == "}" {
-				p.next()
-				break
-			}
-			k, err := p.arg()
-			if err != nil {
-				return nil, err
-			}
-			if err := p.expect("=>"); err != nil {
-				return nil, err
-			}
-			v, err := p.arg()
-			if err != nil {
-				return nil, err
-			}
-			n.keys = append(n.keys, k)
-			n.args = append(n.args, v)
-			if q := p.peek(); q.kind == tPunct && q.text == "," {
-				p.next()
-				continue
-			}
-			if err := p.expect("}"); err != nil {
-				return nil, err
-			}
-			break
-		}
-		n.src = p.src[start : p.toks[p.i-1].pos+1]
-		return n, nil
-	case tName:
-		n := &node{kind: tName, text: t.text}
-		if q := p.peek(); q.kind == tPunct && q.text == "[" {
-			p.next()
-			if q := p.peek(); q.kind == tPunct && q.text == "]" {
-				return nil, p.syntax(q)
-			}
-			for {
-				a, err := p.arg()
-				if err != nil {
-					return nil, err
-				}
-				n.args = append(n.args, a)
-				q := p.next()
-				if q.kind == tPunct && q.text == "]" {
-					break
-				}
-				if q.kind != tPunct || q.text != "," {
-					return nil, p.syntax(q)
-				}
-				if q := p.peek(); q.kind == tPunct && q.text == "]" {
-					p.next()
-					break
-				}
-			}
-			if n.args == nil {
-				n.args = []*node{}
-			}
-		}
-		n.src = p.src[start:p.end()]
-		return n, nil
-	}
 	n := &node{kind: t.kind, text: t.text}
-	n.src = p.src[start:p.end()]
+	var err error
+	switch {
+	case t.kind == tEOF || t.kind == tPunct && t.text != "{":
+		return nil, p.syntax(t)
+	case t.kind == tPunct:
+		err = p.hash(n)
+	case t.kind == tName && p.at("["):
+		err = p.params(n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	n.src = p.src[t.pos:p.toks[p.i-1].end]
 	return n, nil
 }
 
-// end is the byte offset after the last token read.
-func (p *parser) end() int {
-	t := p.toks[p.i-1]
-	switch t.kind {
-	case tString, tRegex:
-		// Find the closing quote after the token's start.
-		q := p.src[t.pos]
-		for j := t.pos + 1; j < len(p.src); j++ {
-			if p.src[j] == '\\' {
-				j++
-				continue
-			}
-			if p.src[j] == q {
-				return j + 1
-			}
+// hash reads a hash's entries after its '{'.
+func (p *parser) hash(n *node) error {
+	for !p.at("}") {
+		k, err := p.arg()
+		if err != nil {
+			return err
 		}
-		return len(p.src)
+		if err := p.expect("=>"); err != nil {
+			return err
+		}
+		v, err := p.arg()
+		if err != nil {
+			return err
+		}
+		n.keys, n.args = append(n.keys, k), append(n.args, v)
+		if !p.at(",") {
+			break
+		}
+		p.next()
 	}
-	return t.pos + len(t.text)
+	return p.expect("}")
+}
+
+// params reads a type's bracketed parameters.
+func (p *parser) params(n *node) error {
+	p.next()
+	if p.at("]") {
+		return p.syntax(p.peek())
+	}
+	n.args = []*node{}
+	for {
+		a, err := p.arg()
+		if err != nil {
+			return err
+		}
+		n.args = append(n.args, a)
+		q := p.next()
+		if q.kind != tPunct || q.text != "]" && q.text != "," {
+			return p.syntax(q)
+		}
+		if q.text == "," && p.at("]") {
+			q = p.next() // a trailing comma
+		}
+		if q.text == "]" {
+			return nil
+		}
+	}
 }
 
 func invalid(src string) error {
