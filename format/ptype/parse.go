@@ -526,6 +526,9 @@ func sizeOf(b []*big.Int) *[2]int64 {
 // buildStruct builds Struct[{key => type, ...}]. A key may be absent when
 // it is written Optional[k], or is plain and its type accepts undef.
 func buildStruct(n *node) (*Type, error) {
+	if n.args == nil {
+		return &Type{Kind: Struct}, nil
+	}
 	if len(n.args) != 1 {
 		return nil, paramCount("Struct", 1, 1, len(n.args))
 	}
