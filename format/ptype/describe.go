@@ -464,9 +464,18 @@ func shortName(t *Type) string {
 	return t.Kind.String()
 }
 
-// actualKind is the class of the value's inferred type, as a Kind.
+// actualKind is the class of the value's inferred type, as a Kind,
+// without inferring a collection's members.
 func actualKind(v any, hashType bool) Kind {
-	if hashType {
+	switch x := v.(type) {
+	case []any:
+		if len(x) > 0 {
+			return Tuple
+		}
+	case *format.Hash:
+		if !hashType && IsStruct(x) {
+			return Struct
+		}
 		return Hash
 	}
 	return InferSet(v).Kind

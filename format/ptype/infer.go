@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/big"
 	"slices"
-	"sort"
 	"unicode/utf8"
 
 	"github.com/hieracc/hieracc/format"
@@ -247,12 +246,6 @@ func enumUnion(a, b []string) *Type {
 	return &Type{Kind: Enum, names: out}
 }
 
-// containsSorted reports whether sorted list holds s.
-func containsSorted(list []string, s string) bool {
-	i := sort.SearchStrings(list, s)
-	return i < len(list) && list[i] == s
-}
-
 // isScalar reports whether t is assignable to ScalarData (k ScalarData) or
 // to Scalar (k Scalar).
 func isScalar(t *Type, k Kind) bool {
@@ -294,7 +287,7 @@ func assignable(t, o *Type) bool {
 		return o.Kind == String && (t.val == nil || t.val == o.val) || o.Kind == Enum && (t.val == nil || len(o.names) == 1)
 	case Enum:
 		if vals := enumValues(o); o.Kind == String || o.Kind == Enum {
-			return len(t.names) == 0 || len(vals) > 0 && !slices.ContainsFunc(vals, func(s string) bool { return !containsSorted(t.names, s) })
+			return len(t.names) == 0 || len(vals) > 0 && !slices.ContainsFunc(vals, func(s string) bool { _, ok := slices.BinarySearch(t.names, s); return !ok })
 		}
 	case ScalarData, Scalar:
 		return isScalar(o, t.Kind)

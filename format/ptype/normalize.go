@@ -11,7 +11,7 @@ import (
 // an Optional; an Optional or a NotUndef of a type that decides undef
 // itself is that type. Like Puppet, it returns t itself when nothing
 // changes, which decides whether a Variant keeps its order. Unlike
-// Puppet, an Array[Any] keeps its size (see Check).
+// Puppet, an Array[Any] keeps its size (see the package's doc).
 func (t *Type) Normalize() *Type {
 	switch t.Kind {
 	case Array, Tuple, Struct:
@@ -56,9 +56,9 @@ func (t *Type) normalizeWrapper() *Type {
 		n = &Type{Kind: t.Kind, elems: []*Type{ne}}
 		in = ne
 	}
-	switch other := Optional + NotUndef - t.Kind; {
-	case in.Kind == other: // no point in one inside the other
-		return (&Type{Kind: t.Kind, elems: in.elems}).Normalize()
+	switch {
+	case in.Kind == Optional && t.Kind == NotUndef, in.Kind == NotUndef && t.Kind == Optional:
+		return (&Type{Kind: t.Kind, elems: in.elems}).Normalize() // no point in one inside the other
 	case in.Match(nil) == (t.Kind == Optional):
 		return in // the type is Optional, or NotUndef, anyway
 	}

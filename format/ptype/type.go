@@ -237,7 +237,7 @@ func (t *Type) String() string {
 	case Runtime:
 		ps = []string{"ruby", ruby.PuppetQuote(t.name)}
 	}
-	if t.size != nil && len(ps) > 0 || t.size != nil && t.Kind == String {
+	if t.size != nil && (len(ps) > 0 || t.Kind == String) {
 		ps = append(ps, strconv.FormatInt(t.size[0], 10))
 		if t.size[1] != maxInt {
 			ps = append(ps, strconv.FormatInt(t.size[1], 10))
