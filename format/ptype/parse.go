@@ -358,14 +358,8 @@ func buildIntegerOrString(n *node, name string) (*Type, error) {
 	if err != nil || name == "String" {
 		return &Type{Kind: String, size: sizeOf(b)}, err
 	}
-	t := &Type{Kind: Integer}
-	if len(b) > 0 {
-		t.lo = b[0]
-	}
-	if len(b) > 1 {
-		t.hi = b[1]
-	}
-	return t, nil
+	b = append(b, nil, nil) // open unless given
+	return &Type{Kind: Integer, lo: b[0], hi: b[1]}, nil
 }
 
 // buildFloat builds Float[min, max].

@@ -186,25 +186,9 @@ func (t *Type) String() string {
 			ps = []string{strconv.FormatBool(t.val.(bool))}
 		}
 	case Integer:
-		if t.lo != nil || t.hi != nil {
-			ps = []string{"default"}
-			if t.lo != nil {
-				ps[0] = t.lo.String()
-			}
-			if t.hi != nil {
-				ps = append(ps, t.hi.String())
-			}
-		}
+		ps = rangeParams(t.lo != nil, t.hi != nil, t.lo.String(), t.hi.String())
 	case Float:
-		if !math.IsInf(t.flo, -1) || !math.IsInf(t.fhi, 1) {
-			ps = []string{"default"}
-			if !math.IsInf(t.flo, -1) {
-				ps[0] = ruby.Float(t.flo)
-			}
-			if !math.IsInf(t.fhi, 1) {
-				ps = append(ps, ruby.Float(t.fhi))
-			}
-		}
+		ps = rangeParams(!math.IsInf(t.flo, -1), !math.IsInf(t.fhi, 1), ruby.Float(t.flo), ruby.Float(t.fhi))
 	case Enum:
 		for _, n := range t.names {
 			ps = append(ps, ruby.PuppetQuote(n))
@@ -247,6 +231,21 @@ func (t *Type) String() string {
 		return t.Kind.String()
 	}
 	return t.Kind.String() + "[" + strings.Join(ps, ", ") + "]"
+}
+
+// rangeParams are a range's parameters, none when it is open at both
+// ends: an open from is "default", an open to is left out.
+func rangeParams(hasLo, hasHi bool, lo, hi string) []string {
+	switch {
+	case !hasLo && !hasHi:
+		return nil
+	case !hasLo:
+		lo = "default"
+	}
+	if !hasHi {
+		return []string{lo}
+	}
+	return []string{lo, hi}
 }
 
 // structPairs are a Struct's entries as TypeFormatter#struct_element_pair
