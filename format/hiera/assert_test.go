@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/hieracc/hieracc/format"
-	"github.com/hieracc/hieracc/format/typecalc"
+	"github.com/hieracc/hieracc/format/ptype"
 )
 
 // The messages below are Puppet 7.23's MergeStrategy#merge errors for these
@@ -145,7 +145,7 @@ func TestMergePredicates(t *testing.T) {
 			t.Errorf("isUniqueValue(%v) = %v, %s.Match = %v", v, got, uniqueType, want)
 		}
 		hv, ok := v.(*format.Hash)
-		if got, want := ok && typecalc.IsData(hv), hashType.Match(v); got != want {
+		if got, want := ok && ptype.IsData(hv), hashType.Match(v); got != want {
 			t.Errorf("hash merge accepts %v: %v, %s.Match = %v", v, got, hashType, want)
 		}
 	}

@@ -26,7 +26,6 @@ import (
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ptype"
-	"github.com/hieracc/hieracc/format/typecalc"
 )
 
 // Convert applies a convert_to spec (from lookupopts.ParseConvertTo)
@@ -134,7 +133,7 @@ func valueOfType(fn string, v any, to string) error {
 		return &redactedError{fmt.Sprintf("'%s' The string '%s' cannot be converted to %s", fn, s, to),
 			fmt.Sprintf("'%s' The string '%s' cannot be converted to %s", fn, Redacted, to)}
 	}
-	t, err := typecalc.Infer(v)
+	t, err := ptype.Infer(v)
 	if err != nil {
 		return err // Ruby raised while inferring
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ptype"
 	"github.com/hieracc/hieracc/format/ruby"
-	"github.com/hieracc/hieracc/format/typecalc"
 )
 
 // Puppet's patterns of convertible strings (types.rb); Ruby's \s is
@@ -170,11 +169,11 @@ func integerFromHash(h *format.Hash) (any, error) {
 	// describe_PStructType: a hash that is not typed a Struct (a key that
 	// is not a non-empty string) is described by its size, else as a
 	// whole; a Struct by its keys.
-	if !typecalc.IsStruct(h) {
+	if !ptype.IsStruct(h) {
 		if h.Len() == 0 || h.Len() > 3 {
 			return nil, fmt.Errorf("Integer.new has wrong type, expects size to be between 1 and 3, got %d", h.Len())
 		}
-		return nil, errors.New("Integer.new has wrong type, expects a " + namedArgsName + " value, got " + typecalc.HashTypeOf(h))
+		return nil, errors.New("Integer.new has wrong type, expects a " + namedArgsName + " value, got " + ptype.HashTypeOf(h))
 	}
 	for _, t := range namedArgs {
 		if err := t.Check("Integer.new", h); err != nil {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ptype"
-	"github.com/hieracc/hieracc/format/typecalc"
 )
 
 // The types Puppet asserts of the values a merge merges; package ptype
@@ -72,11 +71,11 @@ func (s strategy) merge(e1, e2 any) (any, error) {
 		return uniqAppend(uniqAppend(make([]any, 0, len(c1)+len(c2)), c1), c2), nil
 	case format.MergeHash:
 		h1, ok := e1.(*format.Hash)
-		if !ok || !typecalc.IsData(h1) {
+		if !ok || !ptype.IsData(h1) {
 			return nil, typeError(hashType, "The first element of the merge", e1)
 		}
 		h2, ok := e2.(*format.Hash)
-		if !ok || !typecalc.IsData(h2) {
+		if !ok || !ptype.IsData(h2) {
 			return nil, typeError(hashType, "The second element of the merge", e2)
 		}
 		// e2.merge(e1)
@@ -99,7 +98,7 @@ func (s strategy) merge(e1, e2 any) (any, error) {
 
 // typeError is the failure of a merge's assertion that v is an instance of
 // t: Puppet's message, which t.Check words. The merges test their values
-// with faster predicates of their own (isUniqueValue, typecalc.IsData),
+// with faster predicates of their own (isUniqueValue, ptype.IsData),
 // which TestMergePredicates holds to t.Match; should they ever disagree,
 // the merge still fails.
 func typeError(t *ptype.Type, subject string, v any) error {
@@ -115,7 +114,7 @@ func isUniqueValue(v any) bool {
 	case bool, int64, float64, string:
 		return true
 	case []any:
-		return typecalc.IsData(v)
+		return ptype.IsData(v)
 	}
 	return false
 }

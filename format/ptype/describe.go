@@ -1,19 +1,19 @@
 package ptype
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ruby"
-	"github.com/hieracc/hieracc/format/typecalc"
 )
 
 // This file ports Puppet's TypeMismatchDescriber: why a value is not an
 // instance of a type, path by path ("index 1", "entry 'a'", "variant 0"),
 // with the expected types normalized and merged across a Variant's
-// members as Puppet does. The actual side is the value's inferred type,
-// from package typecalc.
+// members as Puppet does. The actual side is the value's inferred type
+// (InferSet).
 
 // MismatchError is a value that does not match a type. Error() is
 // Puppet's message: "SUBJECT has wrong type, expects ..., got ...".
@@ -38,13 +38,9 @@ func (t *Type) Check(subject string, v any) error {
 	for i, m := range ms {
 		lines[i] = m.format()
 	}
-	msg := ""
-	switch len(lines) {
-	case 0:
-	case 1:
-		msg = strings.TrimSpace(lines[0])
-	default:
-		msg = strings.Join(lines, "\n ")
+	msg := strings.Join(lines, "\n ")
+	if len(lines) == 1 {
+		msg = strings.TrimSpace(msg)
 	}
 	return &MismatchError{Subject: subject, Type: t, msg: msg}
 }
@@ -83,25 +79,9 @@ func with(path []pathElem, e pathElem) []pathElem {
 }
 
 func index(i int) pathElem       { return pathElem{text: "index " + strconv.Itoa(i)} }
-func entry(k any) pathElem       { return pathElem{text: "entry '" + keyString(k) + "'"} }
-func entryKey(k any) pathElem    { return pathElem{text: "key of entry '" + keyString(k) + "'"} }
+func entry(k any) pathElem       { return pathElem{text: "entry '" + ruby.ToS(k) + "'"} }
+func entryKey(k any) pathElem    { return pathElem{text: "key of entry '" + ruby.ToS(k) + "'"} }
 func variantElem(i int) pathElem { return pathElem{text: "variant " + strconv.Itoa(i), variant: true} }
-
-func keyString(k any) string {
-	switch k := k.(type) {
-	case string:
-		return k
-	case nil:
-		return ""
-	case bool:
-		return strconv.FormatBool(k)
-	case int64:
-		return strconv.FormatInt(k, 10)
-	case float64:
-		return ruby.Float(k)
-	}
-	return ""
-}
 
 func (m *mismatch) canonical() string {
 	var b strings.Builder
@@ -115,26 +95,22 @@ func (m *mismatch) canonical() string {
 }
 
 func (m *mismatch) format() string {
-	position := ""
-	if len(m.path) > 0 {
-		texts := make([]string, len(m.path))
-		for i, e := range m.path {
-			texts[i] = e.text
-		}
-		position = " " + strings.Join(texts, " ")
+	var b strings.Builder
+	for _, e := range m.path {
+		b.WriteString(" " + e.text)
 	}
-	return position + " " + m.message()
+	return b.String() + " " + m.message()
 }
 
 func typeMismatch(path []pathElem, expected *Type, v any) mismatch {
-	return mismatch{kind: mType, path: path, expected: normalize(expected), value: v}
+	return mismatch{kind: mType, path: path, expected: expected.Normalize(), value: v}
 }
 
 func describe(t *Type, v any, path []pathElem) []mismatch {
 	if ref := unresolved(t); ref != "" {
 		return []mismatch{{kind: mUnresolved, path: path, key: ref}}
 	}
-	return internalDescribe(normalize(t), t, v, path)
+	return internalDescribe(t.Normalize(), t, v, path)
 }
 
 // unresolved is the first reference to a type that does not exist in t.
@@ -154,17 +130,16 @@ func isAlias(t *Type) bool {
 	return t.Kind == Data || t.Kind == ScalarData || t.Kind == RichData
 }
 
-// resolved is what Puppet's type aliases stand for.
+// aliases are what Puppet's type aliases but RichData stand for.
+var aliases = map[Kind]*Type{
+	ScalarData: MustParse("Variant[Integer, Float, String, Boolean]"),
+	Data:       MustParse("Variant[ScalarData, Undef, Hash[String, Data], Array[Data]]"),
+}
+
+// resolved is what Puppet's type alias t stands for.
 func resolved(t *Type) *Type {
-	scalarData := &Type{Kind: Variant, elems: []*Type{
-		{Kind: Integer, min: minInt, max: maxInt}, {Kind: Float, fmin: negInf, fmax: posInf}, {Kind: String, max: maxInt}, {Kind: Boolean}}}
-	switch t.Kind {
-	case ScalarData:
-		return scalarData
-	case Data:
-		return &Type{Kind: Variant, elems: []*Type{{Kind: ScalarData}, {Kind: Undef},
-			{Kind: Hash, elems: []*Type{{Kind: String, max: maxInt}, {Kind: Data}}, max: maxInt},
-			{Kind: Array, elems: []*Type{{Kind: Data}}, max: maxInt}}}
+	if r := aliases[t.Kind]; r != nil {
+		return r
 	}
 	return &Type{Kind: Any}
 }
@@ -177,23 +152,21 @@ func internalDescribe(e, orig *Type, v any, path []pathElem) []mismatch {
 		return describeStruct(e, orig, v, path)
 	case Hash:
 		return describeHash(e, orig, v, path)
-	case Tuple:
-		return describeTuple(e, orig, v, path)
-	case Array:
+	case Array, Tuple:
 		return describeArray(e, orig, v, path)
 	case Optional:
-		if v == nil || e.elem() == nil {
+		if v == nil || e.Elem() == nil {
 			return nil
 		}
 		o := e
 		if isAlias(orig) {
 			o = orig
 		}
-		return internalDescribe(e.elem(), o, v, path)
+		return internalDescribe(e.Elem(), o, v, path)
 	case Pattern, Enum:
-		return []mismatch{{kind: mPattern, path: path, expected: normalize(orig), value: v}}
+		return []mismatch{{kind: mPattern, path: path, expected: orig.Normalize(), value: v}}
 	case Data, ScalarData, RichData:
-		return internalDescribe(normalize(resolved(e)), e, v, path)
+		return internalDescribe(resolved(e).Normalize(), e, v, path)
 	}
 	if e.Match(v) {
 		return nil
@@ -277,7 +250,7 @@ func (m mismatch) merge(o mismatch) mismatch {
 			ts = append(ts, t)
 		}
 	}
-	m.expected = normalize(&Type{Kind: Variant, elems: ts})
+	m.expected = (&Type{Kind: Variant, elems: ts}).Normalize()
 	return m
 }
 
@@ -314,39 +287,33 @@ func sizeMismatch(path []pathElem, lo, hi int64, n int) mismatch {
 	return mismatch{kind: mSize, path: path, size: [2]int64{lo, hi}, asize: [2]int64{int64(n), int64(n)}}
 }
 
+// describeArray describes an Array's or a Tuple's mismatch.
 func describeArray(e, orig *Type, v any, path []pathElem) []mismatch {
 	a, ok := v.([]any)
 	if !ok {
 		return []mismatch{typeMismatch(path, orig, v)}
 	}
-	if !e.size(int64(len(a))) {
-		return []mismatch{sizeMismatch(path, e.min, e.max, len(a))}
+	if lo, hi := e.sizeRange(); !e.hasSize(int64(len(a))) {
+		return []mismatch{sizeMismatch(path, lo, hi, len(a))}
 	}
 	var ds []mismatch
 	for i, x := range a {
-		if !e.elems[0].Match(x) {
+		if e.Kind == Array && !e.elems[0].Match(x) {
 			ds = append(ds, describe(e.elems[0], x, with(path, index(i)))...)
+		} else if e.Kind == Tuple && len(e.elems) > 0 {
+			adx := min(i, len(e.elems)-1) // Puppet's path names the type's index
+			ds = append(ds, describe(e.elems[adx], x, with(path, index(adx)))...)
 		}
 	}
 	return ds
 }
 
-func describeTuple(e, orig *Type, v any, path []pathElem) []mismatch {
-	a, ok := v.([]any)
-	if !ok {
-		return []mismatch{typeMismatch(path, orig, v)}
-	}
-	if !e.size(int64(len(a))) && (len(e.elems) > 0 || e.hasSize) {
-		return []mismatch{sizeMismatch(path, e.min, e.max, len(a))}
-	}
-	var ds []mismatch
-	if len(e.elems) > 0 {
-		for i, x := range a {
-			adx := min(i, len(e.elems)-1)
-			ds = append(ds, describe(e.elems[adx], x, with(path, index(adx)))...)
-		}
-	}
-	return ds
+// hashMismatch is the mismatch of a hash that is not a Struct: its actual
+// type is its Hash[K, V].
+func hashMismatch(path []pathElem, orig *Type, v any) []mismatch {
+	m := typeMismatch(path, orig, v)
+	m.hashType = true
+	return []mismatch{m}
 }
 
 func describeHash(e, orig *Type, v any, path []pathElem) []mismatch {
@@ -354,13 +321,11 @@ func describeHash(e, orig *Type, v any, path []pathElem) []mismatch {
 	if !ok {
 		return []mismatch{typeMismatch(path, orig, v)}
 	}
-	if !e.size(int64(h.Len())) {
-		return []mismatch{sizeMismatch(path, e.min, e.max, h.Len())}
+	if lo, hi := e.sizeRange(); !e.hasSize(int64(h.Len())) {
+		return []mismatch{sizeMismatch(path, lo, hi, h.Len())}
 	}
-	if !typecalc.IsStruct(h) {
-		m := typeMismatch(path, orig, v)
-		m.hashType = true
-		return []mismatch{m}
+	if !IsStruct(h) {
+		return hashMismatch(path, orig, v)
 	}
 	var ds []mismatch
 	kt, vt := e.elems[0], e.elems[1]
@@ -380,49 +345,32 @@ func describeStruct(e, orig *Type, v any, path []pathElem) []mismatch {
 	if !ok {
 		return []mismatch{typeMismatch(path, orig, v)}
 	}
-	if !typecalc.IsStruct(h) {
+	if !IsStruct(h) {
 		required := int64(0)
-		for i := range e.keyKinds {
-			if !e.keyOptional(i) {
+		for _, o := range e.optional {
+			if !o {
 				required++
 			}
 		}
 		if n := int64(h.Len()); n < required || n > int64(len(e.names)) {
 			return []mismatch{sizeMismatch(path, required, int64(len(e.names)), h.Len())}
 		}
-		m := typeMismatch(path, orig, v)
-		m.hashType = true
-		return []mismatch{m}
+		return hashMismatch(path, orig, v)
 	}
 	var ds []mismatch
 	for i, name := range e.names {
-		x, present := h.Get(name)
-		if !present {
-			if !e.keyOptional(i) {
-				ds = append(ds, mismatch{kind: mMissingKey, path: path, key: name})
-			}
-			continue
-		}
-		if !e.elems[i].Match(x) {
+		if x, present := h.Get(name); !present && !e.optional[i] {
+			ds = append(ds, mismatch{kind: mMissingKey, path: path, key: name})
+		} else if present && !e.elems[i].Match(x) {
 			ds = append(ds, describe(e.elems[i], x, with(path, entry(name)))...)
 		}
 	}
 	for _, k := range h.Keys() {
-		s, _ := k.(string)
-		if !containsString(e.names, s) {
+		if s, _ := k.(string); !slices.Contains(e.names, s) {
 			ds = append(ds, mismatch{kind: mExtraKey, path: path, key: s})
 		}
 	}
 	return ds
-}
-
-func containsString(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ---- messages ----
@@ -439,8 +387,8 @@ func (m *mismatch) message() string {
 		return "expects size to be " + rangeString(m.size) + ", got " + rangeString(m.asize)
 	case mPattern:
 		e, pfx := m.expected, ""
-		if e.Kind == Optional && e.elem() != nil {
-			e, pfx = e.elem(), "an undef value or "
+		if e.Kind == Optional && e.Elem() != nil {
+			e, pfx = e.Elem(), "an undef value or "
 		}
 		got := actualName(m.value, m.hashType)
 		if s, ok := m.value.(string); ok {
@@ -449,8 +397,8 @@ func (m *mismatch) message() string {
 		return "expects " + pfx + "a match for " + e.String() + ", got " + got
 	}
 	e, optional := m.expected, false
-	if e.Kind == Optional && e.elem() != nil {
-		e, optional = e.elem(), true
+	if e.Kind == Optional && e.Elem() != nil {
+		e, optional = e.Elem(), true
 	}
 	list := []*Type{e}
 	if e.Kind == Variant {
@@ -458,14 +406,14 @@ func (m *mismatch) message() string {
 	}
 	var names []string
 	var got string
-	if reportDetailed(list, m.value, m.hashType) {
-		got = m.detailedActual(list)
+	if a := actualKind(m.value, m.hashType); reportDetailed(list, a) {
+		got = m.detailedActual(list, a)
 		for _, t := range list {
 			names = append(names, t.String())
 		}
 	} else {
 		for _, t := range list {
-			if n := shortName(t); !containsString(names, n) {
+			if n := shortName(t); !slices.Contains(names, n) {
 				names = append(names, n)
 			}
 		}
@@ -509,38 +457,28 @@ func article(s string) string {
 func shortName(t *Type) string {
 	switch t.Kind {
 	case Optional, NotUndef, Sensitive:
-		if in := t.elem(); in != nil && in.Kind != Any {
+		if in := t.Elem(); in != nil && in.Kind != Any {
 			return t.Kind.String() + "[" + in.Kind.String() + "]"
 		}
 	}
 	return t.Kind.String()
 }
 
-// actualKind is the class of the value's inferred type, as a Kind.
+// actualKind is the class of the value's inferred type, as a Kind,
+// without inferring a collection's members.
 func actualKind(v any, hashType bool) Kind {
 	switch x := v.(type) {
-	case nil:
-		return Undef
-	case bool:
-		return Boolean
-	case int64:
-		return Integer
-	case float64:
-		return Float
-	case string:
-		return String
 	case []any:
-		if len(x) == 0 {
-			return Array
+		if len(x) > 0 {
+			return Tuple
 		}
-		return Tuple
 	case *format.Hash:
-		if hashType || !typecalc.IsStruct(x) {
-			return Hash
+		if !hashType && IsStruct(x) {
+			return Struct
 		}
-		return Struct
+		return Hash
 	}
-	return Any
+	return InferSet(v).Kind
 }
 
 func actualName(v any, hashType bool) string {
@@ -552,15 +490,14 @@ func actualName(v any, hashType bool) string {
 
 func actualString(v any, hashType bool) string {
 	if hashType {
-		return typecalc.HashTypeOf(v.(*format.Hash))
+		return HashTypeOf(v.(*format.Hash))
 	}
-	return typecalc.TypeOf(v)
+	return TypeOf(v)
 }
 
 // alwaysFullyDetailed: the expected and actual types are of one class, or
 // an alias is involved, or the expected type specializes the actual's.
-func alwaysFullyDetailed(list []*Type, v any, hashType bool) bool {
-	a := actualKind(v, hashType)
+func alwaysFullyDetailed(list []*Type, a Kind) bool {
 	for _, e := range list {
 		if e.Kind == a || isAlias(e) || e.Kind == Struct && a == Hash || e.Kind == Tuple && a == Array {
 			return true
@@ -569,12 +506,12 @@ func alwaysFullyDetailed(list []*Type, v any, hashType bool) bool {
 	return false
 }
 
-func reportDetailed(list []*Type, v any, hashType bool) bool {
-	if alwaysFullyDetailed(list, v, hashType) {
+func reportDetailed(list []*Type, a Kind) bool {
+	if alwaysFullyDetailed(list, a) {
 		return true
 	}
 	for _, e := range list {
-		if assignableToDefault(e, actualKind(v, hashType)) {
+		if assignableToDefault(e, a) {
 			return true
 		}
 	}
@@ -604,173 +541,16 @@ func assignableToDefault(e *Type, a Kind) bool {
 	return e.Kind == a
 }
 
-func (m *mismatch) detailedActual(list []*Type) string {
+func (m *mismatch) detailedActual(list []*Type, a Kind) string {
 	resolvedList := make([]*Type, len(list))
 	for i, t := range list {
 		resolvedList[i] = t
 		if isAlias(t) {
-			resolvedList[i] = normalize(resolved(t))
+			resolvedList[i] = resolved(t).Normalize()
 		}
 	}
-	if alwaysFullyDetailed(resolvedList, m.value, m.hashType) {
+	if alwaysFullyDetailed(resolvedList, a) {
 		return actualString(m.value, m.hashType)
 	}
 	return actualName(m.value, m.hashType)
-}
-
-// ---- normalization ----
-
-// normalize is PAnyType#normalize for the types Parse makes: Variants
-// flattened, without duplicates, their Undef made an Optional and their
-// Enums and Integer ranges merged; NotUndef of a type that rejects undef
-// is that type.
-func normalize(t *Type) *Type {
-	switch t.Kind {
-	case Optional:
-		in := t.elem()
-		if in == nil {
-			return t
-		}
-		n := normalize(in)
-		if n.Kind == Optional {
-			return n
-		}
-		if n == in {
-			return t
-		}
-		return &Type{Kind: Optional, elems: []*Type{n}}
-	case NotUndef:
-		in := t.elem()
-		if in == nil {
-			return t
-		}
-		n := normalize(in)
-		if n.Kind == Optional && n.elem() != nil {
-			n = n.elem()
-		}
-		if !acceptsUndef(n) {
-			return n
-		}
-		return &Type{Kind: NotUndef, elems: []*Type{n}}
-	case Variant:
-		return normalizeVariant(t)
-	}
-	return t
-}
-
-func normalizeVariant(t *Type) *Type {
-	if len(t.elems) == 0 {
-		return t
-	}
-	var flat []*Type
-	var add func(e *Type)
-	add = func(e *Type) {
-		if e.Kind == Variant {
-			for _, x := range e.elems {
-				add(x)
-			}
-			return
-		}
-		for _, f := range flat {
-			if f.String() == e.String() {
-				return
-			}
-		}
-		flat = append(flat, e)
-	}
-	for _, e := range t.elems {
-		add(normalize(e))
-	}
-	optional := false
-	var rest []*Type
-	for _, e := range flat {
-		switch {
-		case e.Kind == Undef:
-			optional = true
-		case e.Kind == Optional:
-			optional = true
-			if e.elem() != nil {
-				rest = append(rest, e.elem())
-			}
-		default:
-			rest = append(rest, e)
-		}
-	}
-	if optional {
-		if len(rest) == 0 {
-			return &Type{Kind: Undef}
-		}
-		return normalize(&Type{Kind: Optional, elems: []*Type{normalize(&Type{Kind: Variant, elems: rest})}})
-	}
-	flat = mergeEnums(flat)
-	flat = mergeIntegers(flat)
-	if len(flat) == 1 {
-		return flat[0]
-	}
-	if len(flat) == len(t.elems) {
-		same := true
-		for i := range flat {
-			if flat[i] != t.elems[i] {
-				same = false
-			}
-		}
-		if same {
-			return t
-		}
-	}
-	return &Type{Kind: Variant, elems: flat}
-}
-
-func mergeEnums(ts []*Type) []*Type {
-	var enums, others []*Type
-	for _, e := range ts {
-		if e.Kind == Enum && len(e.names) > 0 {
-			enums = append(enums, e)
-		} else {
-			others = append(others, e)
-		}
-	}
-	if len(enums) < 2 {
-		return ts
-	}
-	var vals []string
-	for _, e := range enums {
-		for _, n := range e.names {
-			if !containsString(vals, n) {
-				vals = append(vals, n)
-			}
-		}
-	}
-	return append(others, &Type{Kind: Enum, names: vals})
-}
-
-func mergeIntegers(ts []*Type) []*Type {
-	var ints, others []*Type
-	for _, e := range ts {
-		if e.Kind == Integer {
-			ints = append(ints, e)
-		} else {
-			others = append(others, e)
-		}
-	}
-	if len(ints) < 2 {
-		return ts
-	}
-	var result []*Type
-	for len(ints) > 0 {
-		memo := ints[len(ints)-1]
-		ints = ints[:len(ints)-1]
-		var unmerged []*Type
-		for _, y := range ints {
-			adjacent := memo.max != maxInt && memo.max+1 == y.min || y.max != maxInt && y.max+1 == memo.min
-			if memo.min <= y.max && y.min <= memo.max || adjacent {
-				memo = &Type{Kind: Integer, min: min(memo.min, y.min), max: max(memo.max, y.max)}
-			} else {
-				unmerged = append(unmerged, y)
-			}
-		}
-		result = append(result, memo)
-		ints = unmerged
-	}
-	return append(result, others...)
 }

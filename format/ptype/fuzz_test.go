@@ -1,6 +1,7 @@
 package ptype_test
 
 import (
+	"strings"
 	"testing"
 
 	. "github.com/hieracc/hieracc/format/formattest"
@@ -8,8 +9,8 @@ import (
 )
 
 // FuzzParse feeds Parse any text (a --type flag is user input): it must
-// never panic, and a type it accepts must format, match and check values
-// without panicking.
+// never panic, and a type it accepts must print as a type that parses
+// back to it, and normalize, match and check values without panicking.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"String", "Integer[0, 10]", "Array[String, 1]", "Hash[String, Data]",
 		"Struct[{a => Optional[Integer], NotUndef[b] => String}]", "Variant[Enum[a, 'b'], Pattern[/^c/]]",
@@ -22,7 +23,14 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_ = typ.String()
+		// What String prints parses back to the same type (a reference
+		// aside: Puppet prints it as TypeReference['...']).
+		if str := typ.String(); !strings.Contains(str, "TypeReference[") {
+			if again, err := ptype.Parse(str); err != nil || again.String() != str {
+				t.Errorf("%s prints as %s, which parses as %v, %v", s, str, again, err)
+			}
+		}
+		_ = typ.Normalize().String()
 		for _, v := range values {
 			if err := typ.Check("Found value", v); (err == nil) != typ.Match(v) {
 				t.Errorf("%s: Check and Match disagree on %v", s, v)

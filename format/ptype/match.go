@@ -1,39 +1,35 @@
 package ptype
 
 import (
+	"cmp"
 	"math"
+	"math/big"
 	"unicode/utf8"
 
 	"github.com/hieracc/hieracc/format"
-	"github.com/hieracc/hieracc/format/typecalc"
 )
 
 // Match reports whether v, a format value, is an instance of t
 // (TypeCalculator#instance?).
 func (t *Type) Match(v any) bool {
 	switch t.Kind {
-	case Any, RichData:
+	case Any, Unit, RichData:
 		return true
 	case Undef:
 		return v == nil
 	case NotUndef:
-		return v != nil && (t.elem() == nil || t.elem().Match(v))
-	case Default, Reference:
-		return false
-	case Sensitive:
-		// No bundle value is Sensitive yet: when format gets a Sensitive
-		// kind, it matches here (and the contained type its unwrapped
-		// value).
-		return false
+		return v != nil && (t.Elem() == nil || t.Elem().Match(v))
+	case Optional:
+		return v == nil || t.Elem() != nil && t.Elem().Match(v)
 	case Boolean:
-		_, ok := v.(bool)
-		return ok
+		b, ok := v.(bool)
+		return ok && (t.val == nil || t.val == b)
 	case Integer:
 		i, ok := v.(int64)
-		return ok && i >= t.min && i <= t.max
+		return ok && (t.lo == nil || cmpInt(t.lo, i) <= 0) && (t.hi == nil || cmpInt(t.hi, i) >= 0)
 	case Float:
 		f, ok := v.(float64)
-		return ok && f >= t.fmin && f <= t.fmax
+		return ok && f >= t.flo && f <= t.fhi
 	case Numeric:
 		switch x := v.(type) {
 		case int64:
@@ -41,80 +37,71 @@ func (t *Type) Match(v any) bool {
 		case float64:
 			return !math.IsNaN(x) // outside -Infinity..Infinity, as Puppet compares
 		}
-		return false
 	case String:
 		s, ok := v.(string)
-		return ok && t.size(int64(utf8.RuneCountInString(s)))
-	case Enum:
-		return t.matchEnum(v)
-	case Pattern:
-		return t.matchPattern(v)
+		return ok && t.hasSize(int64(utf8.RuneCountInString(s))) && (t.val == nil || t.val == s)
+	case Enum, Pattern:
+		s, ok := v.(string)
+		return ok && t.matchString(s)
 	case Scalar, ScalarData:
 		switch v.(type) {
 		case bool, int64, float64, string:
 			return true
 		}
-		return false
 	case Data:
-		return typecalc.IsData(v)
-	case Array:
+		return IsData(v)
+	case Array, Tuple:
 		return t.matchArray(v)
 	case Hash:
 		return t.matchHash(v)
-	case Tuple:
-		return t.matchTuple(v)
 	case Struct:
 		return t.matchStruct(v)
-	case Optional:
-		return v == nil || (t.elem() != nil && t.elem().Match(v))
 	case Variant:
-		return t.matchVariant(v)
+		for _, e := range t.elems {
+			if e.Match(v) {
+				return true
+			}
+		}
 	}
-	return false
+	return false // Default, Sensitive (no bundle value is one yet), Runtime, Reference
 }
 
-// matchEnum is Match for an Enum.
-func (t *Type) matchEnum(v any) bool {
-	s, ok := v.(string)
-	if !ok {
-		return false
+// cmpInt compares b with i.
+func cmpInt(b *big.Int, i int64) int {
+	if !b.IsInt64() {
+		return b.Sign()
 	}
-	if len(t.names) == 0 {
-		return true
-	}
+	return cmp.Compare(b.Int64(), i)
+}
+
+func (t *Type) hasSize(n int64) bool {
+	lo, hi := t.sizeRange()
+	return n >= lo && n <= hi
+}
+
+// matchString is Match for an Enum or a Pattern of the string s.
+func (t *Type) matchString(s string) bool {
 	for _, n := range t.names {
 		if n == s {
 			return true
 		}
-	}
-	return false
-}
-
-// matchPattern is Match for a Pattern.
-func (t *Type) matchPattern(v any) bool {
-	s, ok := v.(string)
-	if !ok {
-		return false
-	}
-	if len(t.patterns) == 0 {
-		return true
 	}
 	for _, re := range t.patterns {
 		if re.MatchString(s) {
 			return true
 		}
 	}
-	return false
+	return len(t.names) == 0 && len(t.patterns) == 0
 }
 
-// matchArray is Match for an Array.
+// matchArray is Match for an Array or a Tuple.
 func (t *Type) matchArray(v any) bool {
 	a, ok := v.([]any)
-	if !ok || !t.size(int64(len(a))) {
+	if !ok || !t.hasSize(int64(len(a))) {
 		return false
 	}
-	for _, e := range a {
-		if !t.elems[0].Match(e) {
+	for i, e := range a {
+		if len(t.elems) > 0 && !t.elems[min(i, len(t.elems)-1)].Match(e) {
 			return false
 		}
 	}
@@ -124,31 +111,11 @@ func (t *Type) matchArray(v any) bool {
 // matchHash is Match for a Hash.
 func (t *Type) matchHash(v any) bool {
 	h, ok := v.(*format.Hash)
-	if !ok || !t.size(int64(h.Len())) {
+	if !ok || !t.hasSize(int64(h.Len())) {
 		return false
 	}
 	for k, e := range h.All() {
 		if !t.elems[0].Match(k) || !t.elems[1].Match(e) {
-			return false
-		}
-	}
-	return true
-}
-
-// matchTuple is Match for a Tuple.
-func (t *Type) matchTuple(v any) bool {
-	a, ok := v.([]any)
-	if !ok {
-		return false
-	}
-	if len(t.elems) == 0 {
-		return !t.hasSize || t.size(int64(len(a)))
-	}
-	if !t.size(int64(len(a))) {
-		return false
-	}
-	for i, e := range a {
-		if !t.elems[min(i, len(t.elems)-1)].Match(e) {
 			return false
 		}
 	}
@@ -165,7 +132,7 @@ func (t *Type) matchStruct(v any) bool {
 	for i, name := range t.names {
 		e, ok := h.Get(name)
 		if !ok {
-			if !t.keyOptional(i) {
+			if !t.optional[i] {
 				return false
 			}
 			continue
@@ -178,23 +145,41 @@ func (t *Type) matchStruct(v any) bool {
 	return seen == h.Len()
 }
 
-// matchVariant is Match for a Variant.
-func (t *Type) matchVariant(v any) bool {
-	for _, e := range t.elems {
-		if e.Match(v) {
-			return true
+// IsStruct reports whether InferSet types v as a Struct: a non-empty hash
+// whose keys are all non-empty strings.
+func IsStruct(v any) bool {
+	h, ok := v.(*format.Hash)
+	if !ok || h.Len() == 0 {
+		return false
+	}
+	for i := range h.Len() {
+		if s, ok := h.Key(i).(string); !ok || s == "" {
+			return false
 		}
+	}
+	return true
+}
+
+// IsData reports whether v is an instance of Puppet's Data type: a scalar,
+// nil, an array of Data or a hash with string keys and Data values.
+func IsData(v any) bool {
+	switch v := v.(type) {
+	case nil, bool, int64, float64, string:
+		return true
+	case []any:
+		for _, e := range v {
+			if !IsData(e) {
+				return false
+			}
+		}
+		return true
+	case *format.Hash:
+		for i := range v.Len() {
+			if _, ok := v.Key(i).(string); !ok || !IsData(v.Value(i)) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }
-
-func (t *Type) size(n int64) bool { return n >= t.min && n <= t.max }
-
-// keyOptional reports whether a Struct's i-th key may be absent: it is
-// Optional[k], or a plain key whose value type accepts undef.
-func (t *Type) keyOptional(i int) bool {
-	return t.keyKinds[i] == 1 || t.keyKinds[i] == 0 && acceptsUndef(t.elems[i])
-}
-
-// acceptsUndef reports whether undef is an instance of t.
-func acceptsUndef(t *Type) bool { return t.Match(nil) }

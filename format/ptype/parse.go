@@ -3,17 +3,12 @@ package ptype
 import (
 	"errors"
 	"fmt"
-	"math"
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/hieracc/hieracc/format/ruby"
-)
-
-var (
-	negInf = math.Inf(-1)
-	posInf = math.Inf(1)
 )
 
 // Parse reads a Puppet type expression. Its errors are Puppet's type
@@ -60,9 +55,9 @@ const (
 )
 
 type token struct {
-	kind tokKind
-	text string // punctuation, name, word, or the string's or regexp's content
-	pos  int    // byte offset
+	kind     tokKind
+	text     string // punctuation, name, word, or the string's or regexp's content
+	pos, end int    // byte offsets
 }
 
 type parser struct {
@@ -75,96 +70,79 @@ func (p *parser) lex() error {
 	s := p.src
 	for i := 0; i < len(s); {
 		c := s[i]
-		var err error
+		t, err := token{kind: tPunct, text: string(c), pos: i, end: i + 1}, error(nil)
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			i++
-		case c == '=' && strings.HasPrefix(s[i:], "=>"):
-			p.toks = append(p.toks, token{tPunct, "=>", i})
-			i += 2
-		case strings.IndexByte("[]{},", c) >= 0:
-			p.toks = append(p.toks, token{tPunct, string(c), i})
-			i++
-		case c == '\'' || c == '"':
-			i, err = p.lexString(i)
-		case c == '/':
-			i, err = p.lexRegex(i)
+			continue
+		case strings.HasPrefix(s[i:], "=>"):
+			t.text, t.end = "=>", i+2
+		case strings.IndexByte("[]{},@", c) >= 0 || c == ':' && !strings.HasPrefix(s[i:], "::"):
+			// ':' and '@' are tokens of Puppet's lexer that no type
+			// expression holds: the parser fails at them ("user:String@db"
+			// at ':').
+		case c == '\'' || c == '"' || c == '/':
+			t, err = p.lexQuoted(i)
 		case c == '-' || c >= '0' && c <= '9':
-			i, err = p.lexNumber(i)
-		case c == ':' && !strings.HasPrefix(s[i:], "::"), c == '@':
-			// Tokens of Puppet's lexer that no type expression holds: the
-			// parser fails at them ("user:String@db" at ':').
-			p.toks = append(p.toks, token{tPunct, string(c), i})
-			i++
+			t, err = p.lexNumber(i)
 		case isWordByte(c) || c == ':':
-			i = p.lexWord(i)
+			t = p.lexWord(i)
 		default:
-			return p.syntax(token{tPunct, string(c), i})
+			return p.syntax(t)
 		}
 		if err != nil {
 			return err
 		}
+		p.toks = append(p.toks, t)
+		i = t.end
 	}
-	p.toks = append(p.toks, token{tEOF, "", len(s)})
+	p.toks = append(p.toks, token{kind: tEOF, pos: len(s), end: len(s)})
 	return nil
 }
 
-// lexString reads the quoted string at i (its quote), and returns where
-// the next token starts.
-func (p *parser) lexString(i int) (int, error) {
-	s, c := p.src, p.src[i]
+// lexQuoted reads the string or the regexp at i (its quote or slash). A
+// string's backslash escapes its quote or a backslash; a regexp's content
+// is kept as written (Puppet prints it so).
+func (p *parser) lexQuoted(i int) (token, error) {
+	s, q := p.src, p.src[i]
 	var b strings.Builder
 	j := i + 1
-	for ; j < len(s) && s[j] != c; j++ {
-		if s[j] == '\\' && j+1 < len(s) && (s[j+1] == c || s[j+1] == '\\') {
+	for ; j < len(s) && s[j] != q; j++ {
+		if s[j] == '\\' && j+1 < len(s) && (q == '/' || s[j+1] == q || s[j+1] == '\\') {
 			j++
 		}
 		b.WriteByte(s[j])
 	}
 	if j >= len(s) {
-		return 0, errors.New("Syntax error at end of input")
+		return token{}, errors.New("Syntax error at end of input")
 	}
-	p.toks = append(p.toks, token{tString, b.String(), i})
-	return j + 1, nil
-}
-
-// lexRegex reads the regular expression at i (its opening slash).
-func (p *parser) lexRegex(i int) (int, error) {
-	s := p.src
-	j := i + 1
-	for ; j < len(s) && s[j] != '/'; j++ {
-		if s[j] == '\\' && j+1 < len(s) {
-			j++
-		}
+	if q == '/' {
+		return token{tRegex, s[i+1 : j], i, j + 1}, nil
 	}
-	if j >= len(s) {
-		return 0, errors.New("Syntax error at end of input")
-	}
-	p.toks = append(p.toks, token{tRegex, s[i+1 : j], i}) // as written: Puppet prints it so
-	return j + 1, nil
+	return token{tString, b.String(), i, j + 1}, nil
 }
 
 // lexNumber reads the integer or float at i.
-func (p *parser) lexNumber(i int) (int, error) {
+func (p *parser) lexNumber(i int) (token, error) {
 	s := p.src
 	j := i + 1
-	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' || s[j] == 'e' || s[j] == 'E' || s[j] == '_' || s[j] == 'x') {
+	for j < len(s) && (s[j] >= '0' && s[j] <= '9' || strings.IndexByte("._eEx", s[j]) >= 0) {
 		j++
 	}
-	text := s[i:j]
-	if _, err := strconv.ParseInt(text, 0, 64); err == nil {
-		p.toks = append(p.toks, token{tInt, text, i})
-	} else if _, err := strconv.ParseFloat(text, 64); err == nil {
-		p.toks = append(p.toks, token{tFloat, text, i})
-	} else {
-		return 0, p.syntax(token{tWord, text, i})
+	t := token{tInt, s[i:j], i, j}
+	if _, err := strconv.ParseInt(t.text, 0, 64); err == nil {
+		return t, nil
 	}
-	return j, nil
+	if _, err := strconv.ParseFloat(t.text, 64); err == nil {
+		t.kind = tFloat
+		return t, nil
+	}
+	return t, p.syntax(token{kind: tWord, text: t.text, pos: i})
 }
 
 // lexWord reads the name or word at i: its segments are joined by "::"
 // (a lone ':' ends it).
-func (p *parser) lexWord(i int) int {
+func (p *parser) lexWord(i int) token {
 	s := p.src
 	j := i
 	for j < len(s) && (isWordByte(s[j]) || strings.HasPrefix(s[j:], "::")) {
@@ -173,13 +151,11 @@ func (p *parser) lexWord(i int) int {
 		}
 		j++
 	}
-	text := s[i:j]
-	k := tWord
-	if text[0] >= 'A' && text[0] <= 'Z' || strings.HasPrefix(text, "::") && len(text) > 2 && text[2] >= 'A' && text[2] <= 'Z' {
-		k = tName
+	t := token{tWord, s[i:j], i, j}
+	if name := strings.TrimPrefix(t.text, "::"); name != "" && name[0] >= 'A' && name[0] <= 'Z' {
+		t.kind = tName
 	}
-	p.toks = append(p.toks, token{k, text, i})
-	return j
+	return t
 }
 
 func isWordByte(c byte) bool {
@@ -188,6 +164,9 @@ func isWordByte(c byte) bool {
 
 func (p *parser) peek() token { return p.toks[p.i] }
 func (p *parser) next() token { t := p.toks[p.i]; p.i++; return t }
+
+// at reports whether the next token is the punctuation text.
+func (p *parser) at(text string) bool { t := p.peek(); return t.kind == tPunct && t.text == text }
 
 func (p *parser) syntax(t token) error {
 	if t.kind == tEOF {
@@ -201,9 +180,10 @@ func (p *parser) syntax(t token) error {
 }
 
 func (p *parser) expect(text string) error {
-	if t := p.next(); t.kind != tPunct || t.text != text {
-		return p.syntax(t)
+	if !p.at(text) {
+		return p.syntax(p.peek())
 	}
+	p.next()
 	return nil
 }
 
@@ -218,100 +198,70 @@ type node struct {
 
 func (p *parser) arg() (*node, error) {
 	t := p.next()
-	start := t.pos
-	switch t.kind {
-	case tEOF:
-		return nil, p.syntax(t)
-	case tPunct:
-		if t.text != "{" {
-			return nil, p.syntax(t)
-		}
-		n := &node{kind: tPunct}
-		for {
-			if q := p.peek(); q.kind == tPunct && q.text == "}" {
-				p.next()
-				break
-			}
-			k, err := p.arg()
-			if err != nil {
-				return nil, err
-			}
-			if err := p.expect("=>"); err != nil {
-				return nil, err
-			}
-			v, err := p.arg()
-			if err != nil {
-				return nil, err
-			}
-			n.keys = append(n.keys, k)
-			n.args = append(n.args, v)
-			if q := p.peek(); q.kind == tPunct && q.text == "," {
-				p.next()
-				continue
-			}
-			if err := p.expect("}"); err != nil {
-				return nil, err
-			}
-			break
-		}
-		n.src = p.src[start : p.toks[p.i-1].pos+1]
-		return n, nil
-	case tName:
-		n := &node{kind: tName, text: t.text}
-		if q := p.peek(); q.kind == tPunct && q.text == "[" {
-			p.next()
-			if q := p.peek(); q.kind == tPunct && q.text == "]" {
-				return nil, p.syntax(q)
-			}
-			for {
-				a, err := p.arg()
-				if err != nil {
-					return nil, err
-				}
-				n.args = append(n.args, a)
-				q := p.next()
-				if q.kind == tPunct && q.text == "]" {
-					break
-				}
-				if q.kind != tPunct || q.text != "," {
-					return nil, p.syntax(q)
-				}
-				if q := p.peek(); q.kind == tPunct && q.text == "]" {
-					p.next()
-					break
-				}
-			}
-			if n.args == nil {
-				n.args = []*node{}
-			}
-		}
-		n.src = p.src[start:p.end()]
-		return n, nil
-	}
 	n := &node{kind: t.kind, text: t.text}
-	n.src = p.src[start:p.end()]
+	var err error
+	switch {
+	case t.kind == tEOF || t.kind == tPunct && t.text != "{":
+		return nil, p.syntax(t)
+	case t.kind == tPunct:
+		err = p.hash(n)
+	case t.kind == tName && p.at("["):
+		err = p.params(n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	n.src = p.src[t.pos:p.toks[p.i-1].end]
 	return n, nil
 }
 
-// end is the byte offset after the last token read.
-func (p *parser) end() int {
-	t := p.toks[p.i-1]
-	switch t.kind {
-	case tString, tRegex:
-		// Find the closing quote after the token's start.
-		q := p.src[t.pos]
-		for j := t.pos + 1; j < len(p.src); j++ {
-			if p.src[j] == '\\' {
-				j++
-				continue
-			}
-			if p.src[j] == q {
-				return j + 1
-			}
+// hash reads a hash's entries after its '{'.
+func (p *parser) hash(n *node) error {
+	for !p.at("}") {
+		k, err := p.arg()
+		if err != nil {
+			return err
 		}
-		return len(p.src)
+		if err := p.expect("=>"); err != nil {
+			return err
+		}
+		v, err := p.arg()
+		if err != nil {
+			return err
+		}
+		n.keys, n.args = append(n.keys, k), append(n.args, v)
+		if !p.at(",") {
+			break
+		}
+		p.next()
 	}
-	return t.pos + len(t.text)
+	return p.expect("}")
+}
+
+// params reads a type's bracketed parameters.
+func (p *parser) params(n *node) error {
+	p.next()
+	if p.at("]") {
+		return p.syntax(p.peek())
+	}
+	n.args = []*node{}
+	for {
+		a, err := p.arg()
+		if err != nil {
+			return err
+		}
+		n.args = append(n.args, a)
+		q := p.next()
+		if q.kind != tPunct || q.text != "]" && q.text != "," {
+			return p.syntax(q)
+		}
+		if q.text == "," && p.at("]") {
+			q = p.next() // a trailing comma
+		}
+		if q.text == "]" {
+			return nil
+		}
+	}
 }
 
 func invalid(src string) error {
@@ -349,25 +299,28 @@ func build(n *node) (*Type, error) {
 	}
 	switch name {
 	case "Integer", "String":
-		return buildIntegerOrString(n, name, args)
+		return buildIntegerOrString(n, name)
 	case "Float":
-		return buildFloat(n, args)
+		return buildFloat(n)
 	case "Enum":
 		return buildEnum(args)
 	case "Pattern":
-		return buildPattern(n, args)
-	case "Array":
-		return buildArray(n, args)
-	case "Hash":
-		return buildHash(n, args)
+		return buildPattern(n)
+	case "Array", "Hash":
+		return buildCollection(n, name)
 	case "Tuple":
-		return buildTuple(n, args)
+		return buildTuple(n)
 	case "Struct":
-		return buildStruct(n, args)
+		return buildStruct(n)
 	case "Optional", "NotUndef", "Sensitive":
-		return buildWrapper(name, args)
+		if len(args) > 1 {
+			return nil, paramCount(name, 1, 1, len(args))
+		}
+		elems, err := buildTypes(args)
+		return &Type{Kind: map[string]Kind{"Optional": Optional, "NotUndef": NotUndef, "Sensitive": Sensitive}[name], elems: elems}, err
 	case "Variant":
-		return buildVariant(args)
+		elems, err := buildTypes(args)
+		return maybeVariant(elems), err // as Puppet's parser does
 	case "Collection", "Regexp", "Type", "Callable", "Iterable", "Iterator", "Runtime", "Object", "Init",
 		"SemVer", "SemVerRange", "Timespan", "Timestamp", "Binary", "URI", "Error", "TypeSet", "CatalogEntry",
 		"Resource", "Class", "NotYetImplemented", "Unit":
@@ -397,67 +350,32 @@ func buildTypes(ns []*node) ([]*Type, error) {
 }
 
 // buildIntegerOrString builds Integer[min, max] or String[min, max].
-func buildIntegerOrString(n *node, name string, args []*node) (*Type, error) {
-	t := &Type{Kind: Integer, min: minInt, max: maxInt}
-	if name == "String" {
-		t = &Type{Kind: String, min: 0, max: maxInt}
+func buildIntegerOrString(n *node, name string) (*Type, error) {
+	if len(n.args) > 2 {
+		return nil, paramCount(name, 0, 2, len(n.args))
 	}
-	if len(args) > 2 {
-		return nil, paramCount(name, 0, 2, len(args))
+	b, err := bounds(n.args, n.src)
+	if err != nil || name == "String" {
+		return &Type{Kind: String, size: sizeOf(b)}, err
 	}
-	for i, a := range args {
-		var v int64
-		switch a.kind {
-		case tInt:
-			v, _ = strconv.ParseInt(a.text, 0, 64)
-		case tWord:
-			if a.text != "default" {
-				return nil, invalid(n.src)
-			}
-			v = [2]int64{t.min, maxInt}[i]
-			if t.Kind == Integer && i == 0 {
-				v = minInt
-			}
-		default:
-			return nil, invalid(n.src)
-		}
-		if i == 0 {
-			t.min = v
-			if len(args) == 1 && name == "Integer" {
-				t.max = maxInt
-			}
-		} else {
-			t.max = v
-		}
-	}
-	if name == "String" && t.min == minInt {
-		t.min = 0
-	}
-	t.hasSize = len(args) > 0
-	if t.min > t.max {
-		return nil, fmt.Errorf("'from' must be less or equal to 'to'. Got (%d, %d", t.min, t.max)
-	}
-	return t, nil
+	b = append(b, nil, nil) // open unless given
+	return &Type{Kind: Integer, lo: b[0], hi: b[1]}, nil
 }
 
 // buildFloat builds Float[min, max].
-func buildFloat(n *node, args []*node) (*Type, error) {
-	t := &Type{Kind: Float, fmin: negInf, fmax: posInf, hasRange: len(args) > 0}
-	if len(args) > 2 {
-		return nil, paramCount("Float", 0, 2, len(args))
+func buildFloat(n *node) (*Type, error) {
+	if len(n.args) > 2 {
+		return nil, paramCount("Float", 0, 2, len(n.args))
 	}
-	for i, a := range args {
-		v := negInf
-		if i == 1 {
-			v = posInf
-		}
+	t := Of(Float)
+	for i, a := range n.args {
+		v := [2]float64{t.flo, t.fhi}[i]
 		switch a.kind {
-		case tInt, tFloat:
+		case tInt:
+			iv, _ := strconv.ParseInt(a.text, 0, 64)
+			v = float64(iv)
+		case tFloat:
 			v, _ = strconv.ParseFloat(a.text, 64)
-			if a.kind == tInt {
-				iv, _ := strconv.ParseInt(a.text, 0, 64)
-				v = float64(iv)
-			}
 		case tWord:
 			if a.text != "default" {
 				return nil, invalid(n.src)
@@ -466,33 +384,34 @@ func buildFloat(n *node, args []*node) (*Type, error) {
 			return nil, invalid(n.src)
 		}
 		if i == 0 {
-			t.fmin = v
+			t.flo = v
 		} else {
-			t.fmax = v
+			t.fhi = v
 		}
 	}
-	if t.fmin > t.fmax {
-		return nil, fmt.Errorf("'from' must be less or equal to 'to'. Got (%s, %s", ruby.Float(t.fmin), ruby.Float(t.fmax))
+	if t.flo > t.fhi {
+		return nil, fmt.Errorf("'from' must be less or equal to 'to'. Got (%s, %s", ruby.Float(t.flo), ruby.Float(t.fhi))
 	}
 	return t, nil
 }
 
-// buildEnum builds Enum[names...].
+// buildEnum builds Enum[names...]: PEnumType keeps its values sorted and
+// distinct.
 func buildEnum(args []*node) (*Type, error) {
-	t := &Type{Kind: Enum}
+	var names []string
 	for _, a := range args {
 		if a.kind != tString && a.kind != tWord {
 			return nil, fmt.Errorf("hieracc does not support this parameter of Enum: %s", a.src)
 		}
-		t.names = append(t.names, a.text)
+		names = append(names, a.text)
 	}
-	return t, nil
+	return newEnum(names), nil
 }
 
 // buildPattern builds Pattern[regexps...].
-func buildPattern(n *node, args []*node) (*Type, error) {
+func buildPattern(n *node) (*Type, error) {
 	t := &Type{Kind: Pattern}
-	for _, a := range args {
+	for _, a := range n.args {
 		if a.kind != tString && a.kind != tRegex {
 			return nil, invalid(n.src)
 		}
@@ -510,97 +429,112 @@ func buildPattern(n *node, args []*node) (*Type, error) {
 	return t, nil
 }
 
-// buildArray builds Array[elem, min, max].
-func buildArray(n *node, args []*node) (*Type, error) {
-	if len(args) > 3 {
+// buildCollection builds Array[elem, min, max] and Hash[key, value, min,
+// max].
+func buildCollection(n *node, name string) (*Type, error) {
+	args := n.args
+	t := Of(Array)
+	if name == "Hash" {
+		t = Of(Hash)
+		if len(args) == 1 || len(args) > 4 {
+			return nil, paramCount("Hash", 2, 4, len(args))
+		}
+	} else if len(args) > 3 {
 		return nil, paramCount("Array", 0, 3, len(args))
 	}
-	t := &Type{Kind: Array, elems: []*Type{{Kind: Any}}, min: 0, max: maxInt}
-	rest := args
-	switch {
-	case len(args) > 0 && args[0].kind == tName:
-		e, err := build(args[0])
+	switch ne := len(t.elems); {
+	case len(args) >= ne && args[0].kind == tName:
+		elems, err := buildTypes(args[:ne])
 		if err != nil {
 			return nil, err
 		}
-		t.elems[0] = e
-		rest = args[1:]
+		t.elems, args = elems, args[ne:]
 	case len(args) == 2:
-		t.elems[0] = &Type{Kind: Default} // Puppet reads Array[1, 2] so
+		for i := range t.elems {
+			t.elems[i] = &Type{Kind: Default} // Puppet reads Array[1, 2] and Hash[1, 2] so
+		}
 	case len(args) == 1:
 		return nil, invalid(n.src)
 	}
-	if err := sizeArgs(t, rest, n.src); err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
-// buildHash builds Hash[key, value, min, max].
-func buildHash(n *node, args []*node) (*Type, error) {
-	if len(args) == 1 || len(args) > 4 {
-		return nil, paramCount("Hash", 2, 4, len(args))
-	}
-	t := &Type{Kind: Hash, elems: []*Type{{Kind: Any}, {Kind: Any}}, min: 0, max: maxInt}
-	rest := args
-	switch {
-	case len(args) >= 2 && args[0].kind == tName:
-		kv, err := buildTypes(args[:2])
-		if err != nil {
-			return nil, err
-		}
-		t.elems = kv
-		rest = args[2:]
-	case len(args) == 2:
-		t.elems = []*Type{{Kind: Default}, {Kind: Default}} // Puppet reads Hash[1, 2] so
-	}
-	if err := sizeArgs(t, rest, n.src); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return sized(t, args, n.src)
 }
 
 // buildTuple builds Tuple[elems..., min, max].
-func buildTuple(n *node, args []*node) (*Type, error) {
-	t := &Type{Kind: Tuple}
+func buildTuple(n *node) (*Type, error) {
 	i := 0
-	for i < len(args) && args[i].kind == tName {
+	for i < len(n.args) && n.args[i].kind == tName {
 		i++
 	}
-	elems, err := buildTypes(args[:i])
+	elems, err := buildTypes(n.args[:i])
 	if err != nil {
 		return nil, err
 	}
-	t.elems = elems
-	t.min, t.max = int64(len(elems)), int64(len(elems))
-	if i < len(args) {
-		t.hasSize = true
-		t.min, t.max = 0, maxInt
-		if err := sizeArgs(t, args[i:], n.src); err != nil {
-			return nil, err
-		}
-	}
-	return t, nil
+	return sized(&Type{Kind: Tuple, elems: elems}, n.args[i:], n.src)
 }
 
-// buildStruct builds Struct[{key => type, ...}].
-func buildStruct(n *node, args []*node) (*Type, error) {
-	if len(args) != 1 || args[0].kind != tPunct {
-		if len(args) != 1 {
-			return nil, paramCount("Struct", 1, 1, len(args))
+// sized sets t's size from the bounds that end Array's, Hash's and
+// Tuple's parameters.
+func sized(t *Type, args []*node, src string) (*Type, error) {
+	if len(args) > 2 {
+		return nil, invalid(src)
+	}
+	b, err := bounds(args, src)
+	if len(args) > 0 {
+		t.size = sizeOf(b)
+	}
+	return t, err
+}
+
+// bounds reads integer parameters: nil for default. A range's from must
+// not exceed its to.
+func bounds(args []*node, src string) ([]*big.Int, error) {
+	b := make([]*big.Int, len(args))
+	for i, a := range args {
+		switch {
+		case a.kind == tInt:
+			b[i], _ = new(big.Int).SetString(a.text, 0)
+		case a.kind != tWord || a.text != "default":
+			return nil, invalid(src)
 		}
+	}
+	if len(b) == 2 && b[0] != nil && b[1] != nil && b[0].Cmp(b[1]) > 0 {
+		return nil, fmt.Errorf("'from' must be less or equal to 'to'. Got (%d, %d", b[0], b[1])
+	}
+	return b, nil
+}
+
+// sizeOf is the size range of bounds b.
+func sizeOf(b []*big.Int) *[2]int64 {
+	if len(b) == 0 {
+		return nil
+	}
+	s := [2]int64{0, maxInt}
+	for i, x := range b {
+		if x != nil {
+			s[i] = x.Int64()
+		}
+	}
+	return &s
+}
+
+// buildStruct builds Struct[{key => type, ...}]. A key may be absent when
+// it is written Optional[k], or is plain and its type accepts undef.
+func buildStruct(n *node) (*Type, error) {
+	if n.args == nil {
+		return &Type{Kind: Struct}, nil
+	}
+	if len(n.args) != 1 {
+		return nil, paramCount("Struct", 1, 1, len(n.args))
+	}
+	h := n.args[0]
+	if h.kind != tPunct {
 		return nil, invalid(n.src)
 	}
-	h := args[0]
 	t := &Type{Kind: Struct}
 	for i, k := range h.keys {
-		var kind uint8
+		wrapper := ""
 		if k.kind == tName && (k.text == "Optional" || k.text == "NotUndef") && len(k.args) == 1 {
-			kind = 1
-			if k.text == "NotUndef" {
-				kind = 2
-			}
-			k = k.args[0]
+			wrapper, k = k.text, k.args[0]
 		}
 		if k.kind != tString && k.kind != tWord {
 			return nil, invalid(n.src)
@@ -610,61 +544,8 @@ func buildStruct(n *node, args []*node) (*Type, error) {
 			return nil, err
 		}
 		t.names = append(t.names, k.text)
-		t.keyKinds = append(t.keyKinds, kind)
+		t.optional = append(t.optional, wrapper == "Optional" || wrapper == "" && v.Match(nil))
 		t.elems = append(t.elems, v)
 	}
 	return t, nil
-}
-
-// buildWrapper builds Optional[t], NotUndef[t] and Sensitive[t].
-func buildWrapper(name string, args []*node) (*Type, error) {
-	k := map[string]Kind{"Optional": Optional, "NotUndef": NotUndef, "Sensitive": Sensitive}[name]
-	if len(args) > 1 {
-		return nil, paramCount(name, 1, 1, len(args))
-	}
-	elems, err := buildTypes(args)
-	if err != nil {
-		return nil, err
-	}
-	return &Type{Kind: k, elems: elems}, nil
-}
-
-// buildVariant builds Variant[types...].
-func buildVariant(args []*node) (*Type, error) {
-	elems, err := buildTypes(args)
-	if err != nil {
-		return nil, err
-	}
-	if len(elems) == 1 {
-		return elems[0], nil // as Puppet's parser does
-	}
-	return &Type{Kind: Variant, elems: elems}, nil
-}
-
-// sizeArgs reads the size range that ends Array's, Hash's and Tuple's
-// parameters.
-func sizeArgs(t *Type, args []*node, src string) error {
-	if len(args) > 2 {
-		return invalid(src)
-	}
-	t.hasSize = t.hasSize || len(args) > 0
-	for i, a := range args {
-		v := [2]int64{0, maxInt}[i]
-		switch {
-		case a.kind == tInt:
-			v, _ = strconv.ParseInt(a.text, 0, 64)
-		case a.kind == tWord && a.text == "default":
-		default:
-			return invalid(src)
-		}
-		if i == 0 {
-			t.min = v
-		} else {
-			t.max = v
-		}
-	}
-	if t.min > t.max {
-		return fmt.Errorf("'from' must be less or equal to 'to'. Got (%d, %d", t.min, t.max)
-	}
-	return nil
 }

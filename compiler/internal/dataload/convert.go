@@ -13,8 +13,8 @@ import (
 
 	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ptype"
 	"github.com/hieracc/hieracc/format/ruby"
-	"github.com/hieracc/hieracc/format/typecalc"
 )
 
 // This file ports Psych's ToRuby visitor as Puppet runs it (safe_load with
@@ -34,22 +34,22 @@ type (
 )
 
 // They print as Ruby prints them (ruby.Object) and are typed as Puppet's
-// TypeCalculator#infer types them (typecalc.Inferable, typecalc.Entries).
+// TypeCalculator#infer types them (ptype.Inferable, ptype.Entries).
 
-func (s rsym) PuppetType() *typecalc.Type {
+func (s rsym) PuppetType() *ptype.Type {
 	switch s {
 	case "default":
-		return typecalc.Default()
+		return ptype.Of(ptype.Default)
 	case "undef":
-		return typecalc.Undef()
+		return ptype.Of(ptype.Undef)
 	}
-	return typecalc.Runtime("Symbol")
+	return ptype.RuntimeClass("Symbol")
 }
-func (n rbig) PuppetType() *typecalc.Type {
+func (n rbig) PuppetType() *ptype.Type {
 	b, _ := new(big.Int).SetString(string(n), 10)
-	return typecalc.Integer(b)
+	return ptype.IntegerValue(b)
 }
-func (renc) PuppetType() *typecalc.Type        { return typecalc.Runtime("Encoding") }
+func (renc) PuppetType() *ptype.Type           { return ptype.RuntimeClass("Encoding") }
 func (h *rhash) Entries() (keys, values []any) { return h.keys, h.vals }
 
 func (s rsym) AppendInspect(b []byte) []byte { return append(append(b, ':'), s...) }

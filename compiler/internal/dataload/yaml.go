@@ -11,8 +11,8 @@ import (
 	"github.com/hieracc/hieracc/compiler/diagnostics"
 	"github.com/hieracc/hieracc/compiler/internal/dataload/internal/libyaml"
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ptype"
 	"github.com/hieracc/hieracc/format/ruby"
-	"github.com/hieracc/hieracc/format/typecalc"
 )
 
 // YAML loads a data file like Puppet's yaml_data function: it parses src
@@ -163,7 +163,7 @@ func invalidMessage(fn, name string, key, v any, m meta) string {
 			return prefix + "has wrong type, expects Puppet::LookupValue, got " + plainType(v) +
 				" (hieracc: too large to describe the type in full)"
 		}
-		t, err := typecalc.Infer(v)
+		t, err := ptype.Infer(v)
 		if err != nil {
 			// Puppet's type calculator raised while wording the message;
 			// the lookup fails with the exception's message instead.

@@ -23,7 +23,6 @@ import (
 	"github.com/hieracc/hieracc/format/hiera"
 	"github.com/hieracc/hieracc/format/ptype"
 	"github.com/hieracc/hieracc/format/ruby"
-	"github.com/hieracc/hieracc/format/typecalc"
 )
 
 // deepOptionKeys are the keys of the deep strategy's options Struct, in the
@@ -123,7 +122,7 @@ func ParseMerge(v any) (format.Merge, error) {
 // a key is not one of them.
 func checkStruct(opts *format.Hash, keys []string, t *ptype.Type) error {
 	err := t.Check(mergeOptions, opts)
-	if err == nil || !typecalc.IsStruct(opts) {
+	if err == nil || !ptype.IsStruct(opts) {
 		return err
 	}
 	unknown := false

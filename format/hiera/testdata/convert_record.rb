@@ -9,7 +9,7 @@
 # It writes testdata/convert.json, a row a line: {"to": [type, args...],
 # "value": v, "result": v} or {"error": message} or {"unsupported": class}
 # for a result that is not data (a Timestamp, a Sensitive). Values are encoded
-# as in format/typecalc's testdata/record.rb.
+# as in format/ptype's testdata/record.rb.
 require 'puppet'
 require 'json'
 require 'tmpdir'

@@ -83,7 +83,7 @@
 //
 // C1. The type a convert_to error names ("Value of type
 // Hash[String[1, 4], Data] cannot be converted to Integer") is
-// TypeCalculator#infer(v).generalize. Fixed (typecalc.Generalize); pinned
+// TypeCalculator#infer(v).generalize. Fixed (ptype.Type.Generalize); pinned
 // by testdata/conformance/convert-to-types.
 //
 // C2. A lookup-time merge of a key whose lookup_options merge is invalid

@@ -1,10 +1,10 @@
 # Records the types Puppet 7.23's TypeCalculator infers for values, for
-# package typecalc's tests. Run from format/typecalc (needs ruby 3.1 and the
+# package ptype's tests. Run from format/ptype (needs ruby 3.1 and the
 # puppet package, apt-get install -y puppet):
 #
 #   ruby testdata/record.rb
 #
-# It writes testdata/golden.json: for each value, what Puppet printed for
+# It writes testdata/infer.json: for each value, what Puppet printed for
 #
 #   infer      TypeCalculator#infer(v).to_s, or {"raise": message}
 #   infer_set  TypeCalculator#infer_set(v).normalize.to_s
@@ -70,4 +70,4 @@ out = VALUES.map do |v|
   row['hash_type'] = PHashType.new(set.key_type, set.value_type).normalize.to_s if set.is_a?(PHashType) && !v.empty?
   row
 end
-File.write('testdata/golden.json', JSON.pretty_generate(out) + "\n")
+File.write('testdata/infer.json', JSON.pretty_generate(out) + "\n")

@@ -1,4 +1,4 @@
-package typecalc_test
+package ptype_test
 
 import (
 	"encoding/binary"
@@ -11,11 +11,11 @@ import (
 	"testing"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/ptype"
 	"github.com/hieracc/hieracc/format/ruby"
-	"github.com/hieracc/hieracc/format/typecalc"
 )
 
-// row is one value of testdata/golden.json with the types Puppet 7.23
+// row is one value of testdata/infer.json with the types Puppet 7.23
 // printed for it (testdata/record.rb).
 type row struct {
 	Value    any             `json:"value"`
@@ -34,21 +34,21 @@ type (
 	entries struct{ keys, vals []any }
 )
 
-func (s sym) PuppetType() *typecalc.Type {
+func (s sym) PuppetType() *ptype.Type {
 	switch s {
 	case "default":
-		return typecalc.Default()
+		return ptype.Of(ptype.Default)
 	case "undef":
-		return typecalc.Undef()
+		return ptype.Of(ptype.Undef)
 	}
-	return typecalc.Runtime("Symbol")
+	return ptype.RuntimeClass("Symbol")
 }
-func (n bigInt) PuppetType() *typecalc.Type    { return typecalc.Integer(n.n) }
-func (enc) PuppetType() *typecalc.Type         { return typecalc.Runtime("Encoding") }
+func (n bigInt) PuppetType() *ptype.Type       { return ptype.IntegerValue(n.n) }
+func (enc) PuppetType() *ptype.Type            { return ptype.RuntimeClass("Encoding") }
 func (h *entries) Entries() (keys, vals []any) { return h.keys, h.vals }
 
 func TestRecorded(t *testing.T) {
-	raw, err := os.ReadFile("testdata/golden.json")
+	raw, err := os.ReadFile("testdata/infer.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestRecorded(t *testing.T) {
 		v := decode(t, r.Value)
 		name := ruby.Inspect(v)
 		want, wantRaise := recorded(t, r.Infer)
-		got, err := typecalc.Infer(v)
+		got, err := ptype.Infer(v)
 		switch {
 		case wantRaise != "":
 			if err == nil || err.Error() != wantRaise {
@@ -75,15 +75,15 @@ func TestRecorded(t *testing.T) {
 		if want, wantRaise := recorded(t, r.General); err == nil && (wantRaise != "" || got.Generalize().String() != want) {
 			t.Errorf("Infer(%s).Generalize() = %v; want %s%s", name, got.Generalize(), want, wantRaise)
 		}
-		if got := typecalc.InferSet(v).Normalize().String(); got != r.InferSet {
+		if got := ptype.InferSet(v).Normalize().String(); got != r.InferSet {
 			t.Errorf("InferSet(%s).Normalize() = %s, want %s", name, got, r.InferSet)
 		}
 		if h, ok := v.(*format.Hash); ok {
-			if got := typecalc.TypeOf(v); got != r.InferSet {
+			if got := ptype.TypeOf(v); got != r.InferSet {
 				t.Errorf("TypeOf(%s) = %s, want %s", name, got, r.InferSet)
 			}
 			if r.HashType != "" {
-				if got := typecalc.HashTypeOf(h); got != r.HashType {
+				if got := ptype.HashTypeOf(h); got != r.HashType {
 					t.Errorf("HashTypeOf(%s) = %s, want %s", name, got, r.HashType)
 				}
 			}
@@ -192,10 +192,10 @@ func TestIsDataAndIsStruct(t *testing.T) {
 		{sym("a"), false, false},
 	}
 	for _, tt := range tests {
-		if got := typecalc.IsData(tt.v); got != tt.data {
+		if got := ptype.IsData(tt.v); got != tt.data {
 			t.Errorf("IsData(%s) = %v", ruby.Inspect(tt.v), got)
 		}
-		if got := typecalc.IsStruct(tt.v); got != tt.isStruct {
+		if got := ptype.IsStruct(tt.v); got != tt.isStruct {
 			t.Errorf("IsStruct(%s) = %v", ruby.Inspect(tt.v), got)
 		}
 	}
