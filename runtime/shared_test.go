@@ -16,6 +16,7 @@ import (
 	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/reload"
 )
 
 // encodeShared encodes b with a shared details file, which it must have.
@@ -372,13 +373,13 @@ func TestSharedDetailsConcurrent(t *testing.T) {
 	}
 }
 
-// TestSharedDetailsReloader: each bundle a Reloader loads reads its own
+// TestSharedDetailsReloader: each bundle a reload.File loads reads its own
 // shared details file.
 func TestSharedDetailsReloader(t *testing.T) {
 	dir := t.TempDir()
 	one := testBundle()
 	path, _ := writeShared(t, dir, one)
-	r, err := runtime.NewReloader(path)
+	r, err := reload.NewFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +395,7 @@ func TestSharedDetailsReloader(t *testing.T) {
 	if err := os.WriteFile(shared, sh.Data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, path, data)
+	Replace(t, path, data)
 	if changed, err := r.Reload(); !changed || err != nil {
 		t.Fatalf("Reload = %v, %v", changed, err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundlediff"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/reload"
 	rendering "github.com/hieracc/hieracc/runtime/render"
 )
 
@@ -259,7 +260,7 @@ func (s *Server) details(w http.ResponseWriter, r *http.Request) {
 		if notModified(r, tag) {
 			return nil
 		}
-		data, err = format.ReadRegular(file, runtime.MaxFetchSize)
+		data, err = format.ReadRegular(file, reload.MaxFetchSize)
 		if errors.Is(err, os.ErrNotExist) {
 			return errStale
 		}
