@@ -11,6 +11,7 @@ import (
 	. "github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/format/ptype"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/explain"
 )
 
 // exampleBundle is a small bundle, as the compiler would write it.
@@ -110,14 +111,14 @@ func ExampleBundle_AttachSharedDetails() {
 		log.Fatal(err)
 	}
 	fmt.Println(b.Lookup("ntp::servers"))
-	_, err = b.Explain("ntp::servers")
+	_, err = explain.Key(b, "ntp::servers")
 	fmt.Println(errors.Is(err, runtime.ErrNoSharedDetails))
 
 	fmt.Println(b.SharedDetailsFile() == format.SharedDetailsName(shared.Digest))
 	if err := b.AttachSharedDetails(shared.Data); err != nil {
 		log.Fatal(err)
 	}
-	e, err := b.Explain("ntp::servers")
+	e, err := explain.Key(b, "ntp::servers")
 	fmt.Println(e.Sources[0].Pos, err)
 	// Output:
 	// [ntp1.example.com] <nil>

@@ -15,7 +15,8 @@
 //   - LookupWith and LookupNames are the whole of lookup(): a merge, several
 //     names, a value type (format/ptype), override, default_values_hash, a
 //     default function (the lambda) and a default value;
-//   - Explain(key) says where the value came from.
+//   - Details returns the whole bundle: where each value came from, which
+//     package runtime/explain tells as puppet lookup --explain does.
 //
 // Errors: a key not found gives a *NotFoundError (errors.Is(err,
 // ErrNotFound)); a failure recorded for the node, the key's module or the
@@ -34,9 +35,9 @@
 // Shared details files: a compile writes the details that nodes share
 // (where each value came from, merge options) once, in
 // details/<digest>.details beside the bundles (format.SharedDetailsName).
-// Lookups need only the bundle. Details, Explain, lookup-time merges and
-// some dotted lookups also need that file: a bundle opened from a file
-// (Open, a reload.File) reads it from its own folder on the first
+// Lookups need only the bundle. Details (so explanations), lookup-time
+// merges and some dotted lookups also need that file: a bundle opened from
+// a file (Open, a reload.File) reads it from its own folder on the first
 // call that needs it (LoadSharedDetails reads it at once); one opened from
 // bytes is given it with AttachSharedDetails. A missing, damaged or
 // foreign file fails those calls with a *SharedDetailsError

@@ -16,6 +16,7 @@ import (
 	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/explain"
 	"github.com/hieracc/hieracc/runtime/reload"
 )
 
@@ -59,7 +60,7 @@ var detailsUses = []struct {
 	call func(b *runtime.Bundle) (any, error)
 }{
 	{"Details", func(b *runtime.Bundle) (any, error) { return b.Details() }},
-	{"Explain", func(b *runtime.Bundle) (any, error) { return b.Explain("ntp::servers") }},
+	{"Explain", func(b *runtime.Bundle) (any, error) { return explain.Key(b, "ntp::servers") }},
 	{"merge", func(b *runtime.Bundle) (any, error) {
 		return b.LookupWith("classes", runtime.Options{Merge: &format.Merge{Strategy: "first"}})
 	}},
@@ -181,7 +182,7 @@ func TestSharedDetailsThroughLink(t *testing.T) {
 	if got := b.SharedDetailsFile(); got != shared {
 		t.Errorf("through a link: SharedDetailsFile = %q, want %q (beside the bundle linked to)", got, shared)
 	}
-	if _, err := b.Explain("ntp::servers"); err != nil {
+	if _, err := explain.Key(b, "ntp::servers"); err != nil {
 		t.Errorf("Explain through a link: %v", err)
 	}
 
@@ -217,7 +218,7 @@ func TestSharedDetailsThroughLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	var se *runtime.SharedDetailsError
-	if _, err := b.Explain("ntp::servers"); !errors.As(err, &se) || se.File != beside {
+	if _, err := explain.Key(b, "ntp::servers"); !errors.As(err, &se) || se.File != beside {
 		t.Errorf("neither file there: %v, want a SharedDetailsError naming %s", err, beside)
 	}
 }
@@ -282,7 +283,7 @@ func TestSharedDetailsBad(t *testing.T) {
 			if err := b.LoadSharedDetails(); err != nil {
 				t.Errorf("LoadSharedDetails of the good file: %v", err)
 			}
-			if _, err := b.Explain("users"); err != nil {
+			if _, err := explain.Key(b, "users"); err != nil {
 				t.Errorf("Explain once repaired: %v", err)
 			}
 		})
@@ -383,7 +384,7 @@ func TestSharedDetailsReloader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := r.Bundle().Explain("bad::merge")
+	e, err := explain.Key(r.Bundle(), "bad::merge")
 	if err != nil || e.Sources[0].Line != 7 {
 		t.Fatalf("Explain = %+v, %v", e, err)
 	}
@@ -402,7 +403,7 @@ func TestSharedDetailsReloader(t *testing.T) {
 	if got := r.Bundle().SharedDetailsFile(); got != shared {
 		t.Errorf("SharedDetailsFile = %q, want %q", got, shared)
 	}
-	e, err = r.Bundle().Explain("bad::merge")
+	e, err = explain.Key(r.Bundle(), "bad::merge")
 	if err != nil || e.Sources[0].Line != 42 {
 		t.Fatalf("Explain after the reload = %+v, %v", e, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/hieracc/hieracc/format/trust"
 	"github.com/hieracc/hieracc/format/trust/sign"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/explain"
 	"github.com/hieracc/hieracc/runtime/reload"
 )
 
@@ -108,7 +109,7 @@ func TestOpenSealed(t *testing.T) {
 	if tok, err := b.Lookup("token"); err != nil || tok.(*runtime.Sensitive).Unwrap() != "t0ken" {
 		t.Errorf("token = %v, %v", tok, err)
 	}
-	if e, err := b.Explain("db"); err != nil || len(e.Sources) != 1 || !e.Secret {
+	if e, err := explain.Key(b, "db"); err != nil || len(e.Sources) != 1 || !e.Secret {
 		t.Errorf("Explain(db) = %+v, %v", e, err)
 	}
 	if n := testing.AllocsPerRun(100, func() { _, _ = b.Lookup("db") }); n != 0 {
@@ -130,7 +131,7 @@ func TestOpenSealed(t *testing.T) {
 		func() (any, error) {
 			return b.LookupWith("db", runtime.Options{Merge: &format.Merge{Strategy: format.MergeDeep}})
 		},
-		func() (any, error) { return b.Explain("db") },
+		func() (any, error) { return explain.Key(b, "db") },
 	} {
 		v, err := lookup()
 		var se *runtime.SealedError

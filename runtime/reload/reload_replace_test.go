@@ -15,6 +15,7 @@ import (
 	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/explain"
 	"github.com/hieracc/hieracc/runtime/reload"
 )
 
@@ -75,7 +76,7 @@ func consistent(b *runtime.Bundle) error {
 	if e, _ := h.Get("entry0000"); e == nil || e.([]any)[0] != want {
 		return fmt.Errorf("revision %d: big.entry0000 = %v", want, e)
 	}
-	x, err := b.Explain("big")
+	x, err := explain.Key(b, "big")
 	if err != nil || len(x.Sources) != 2 {
 		return fmt.Errorf("revision %d: Explain(big) = %+v, %v", want, x, err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundlediff"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/explain"
 	"github.com/hieracc/hieracc/runtime/reload"
 	rendering "github.com/hieracc/hieracc/runtime/render"
 )
@@ -386,7 +387,7 @@ func explainKey(o *opened, key string, hide bool) (*explanation, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := b.Explain(key)
+	e, err := explain.Key(b, key)
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/explain"
 	"github.com/hieracc/hieracc/runtime/reload"
 	rendering "github.com/hieracc/hieracc/runtime/render"
 )
@@ -506,7 +507,7 @@ func TestHTTPReloaderSharedDetails(t *testing.T) {
 	cache := filepath.Join(t.TempDir(), "web01.bundle")
 	explainRole := func(r *reload.HTTP) {
 		t.Helper()
-		e, err := r.Bundle().Explain("role")
+		e, err := explain.Key(r.Bundle(), "role")
 		if err != nil {
 			t.Fatalf("Explain: %v", err)
 		}
