@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -27,18 +28,18 @@ const MaxFetchSize = 1 << 30
 // `hieracc serve`'s /v1/nodes/<node>/bundle, or any server that sends
 // ETags (nginx over the compile's folder, an object store). Each Reload
 // asks with If-None-Match, so an unchanged bundle costs a 304; a new one
-// is verified with the Trust given, as NewFile does, and a bundle
+// is verified with the options given, as NewFile does, and a bundle
 // that fails leaves the last good one in place. Each good bundle is
 // copied to a file on disk (cacheFile), from which an agent restarted
 // while the server is unreachable still answers.
 //
-// The bundle's shared details file (for Explain) is fetched from the URL
+// The bundle's shared details file (for explanations) is fetched from the URL
 // of its name relative to the bundle's (details/<digest>.details, where
 // the compile writes it), and kept beside the copy; a bundle whose
 // details cannot be fetched still answers lookups.
 type HTTP struct {
 	url    string
-	trust  runtime.Trust
+	opts   []runtime.Option
 	cache  string
 	client *http.Client
 	cur    atomic.Pointer[runtime.Bundle]
@@ -53,21 +54,21 @@ type HTTP struct {
 	etag string     // of the current bundle
 }
 
-// NewHTTP returns a reloader of the bundle at rawURL, checked with
-// t (give t.Node: a bundle fetched has no file name to check it by).
-// client nil is http.DefaultClient (give one with the agent's TLS
+// NewHTTP returns a reloader of the bundle at rawURL, opened as
+// runtime.OpenBytes does with opts (give a runtime.Trust's Node: a bundle
+// fetched has no file name to check it by). client nil is http.DefaultClient (give one with the agent's TLS
 // certificate for a server that checks them). cacheFile, when not "", is
 // where each good bundle is copied, and read first: when the server
 // cannot be reached (or answers with an error), the copy is the current
 // bundle and no error is returned; with neither, the error is.
-func NewHTTP(rawURL string, t runtime.Trust, cacheFile string, client *http.Client) (*HTTP, error) {
+func NewHTTP(rawURL, cacheFile string, client *http.Client, opts ...runtime.Option) (*HTTP, error) {
 	if _, err := url.Parse(rawURL); err != nil {
 		return nil, fmt.Errorf("reload: %w", err)
 	}
 	if client == nil {
 		client = http.DefaultClient
 	}
-	r := &HTTP{url: rawURL, trust: t, cache: cacheFile, client: client}
+	r := &HTTP{url: rawURL, opts: slices.Clone(opts), cache: cacheFile, client: client}
 	var cacheErr error
 	if cacheFile != "" {
 		cacheErr = r.openCopy()
@@ -91,7 +92,7 @@ func (r *HTTP) openCopy() error {
 	if err != nil {
 		return err
 	}
-	b, err := runtime.OpenBytes(data, r.trust)
+	b, err := runtime.OpenBytes(data, r.opts...)
 	if err != nil {
 		return fmt.Errorf("reload: copy %s: %w", r.cache, err)
 	}
@@ -146,7 +147,7 @@ func (r *HTTP) reload(ctx context.Context, wait time.Duration) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("reload: fetch %s: %w", r.url, err)
 	}
-	b, err := runtime.OpenBytes(data, r.trust)
+	b, err := runtime.OpenBytes(data, r.opts...)
 	if err != nil {
 		return false, fmt.Errorf("reload: fetch %s: %w", r.url, err)
 	}

@@ -76,7 +76,7 @@ func TestHTTPReloader(t *testing.T) {
 	s := newBundleServer(t)
 	s.set(t, "web01", "r1", "one")
 	cache := filepath.Join(t.TempDir(), "web01.bundle")
-	r, err := reload.NewHTTP(s.URL, runtime.Trust{Node: "web01"}, cache, nil)
+	r, err := reload.NewHTTP(s.URL, cache, nil, runtime.Trust{Node: "web01"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestHTTPReloader(t *testing.T) {
 
 	// The agent restarts while the server is down: it answers from its copy.
 	s.down.Store(true)
-	r2, err := reload.NewHTTP(s.URL, runtime.Trust{Node: "web01"}, cache, nil)
+	r2, err := reload.NewHTTP(s.URL, cache, nil, runtime.Trust{Node: "web01"})
 	if err != nil {
 		t.Fatalf("restart with the server down: %v", err)
 	}
@@ -127,7 +127,7 @@ func TestHTTPReloader(t *testing.T) {
 	}
 	// And unreachable altogether.
 	s.Close()
-	r3, err := reload.NewHTTP(s.URL, runtime.Trust{Node: "web01"}, cache, nil)
+	r3, err := reload.NewHTTP(s.URL, cache, nil, runtime.Trust{Node: "web01"})
 	if err != nil {
 		t.Fatalf("restart with the server gone: %v", err)
 	}
@@ -140,7 +140,7 @@ func TestHTTPReloaderNoCopy(t *testing.T) {
 	s := newBundleServer(t)
 	s.set(t, "web01", "r1", "one")
 	s.down.Store(true)
-	if _, err := reload.NewHTTP(s.URL, runtime.Trust{Node: "web01"}, filepath.Join(t.TempDir(), "none.bundle"), nil); err == nil {
+	if _, err := reload.NewHTTP(s.URL, filepath.Join(t.TempDir(), "none.bundle"), nil, runtime.Trust{Node: "web01"}); err == nil {
 		t.Fatal("NewHTTP with the server down and no copy succeeded")
 	}
 	// A copy that is another node's is not used.
@@ -152,7 +152,7 @@ func TestHTTPReloaderNoCopy(t *testing.T) {
 	if err := os.WriteFile(cache, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := reload.NewHTTP(s.URL, runtime.Trust{Node: "web01"}, cache, nil); err == nil {
+	if _, err := reload.NewHTTP(s.URL, cache, nil, runtime.Trust{Node: "web01"}); err == nil {
 		t.Fatal("NewHTTP answered from another node's copy")
 	}
 }

@@ -445,14 +445,14 @@ func TestClientCertificates(t *testing.T) {
 	}
 
 	// The agent's reloader fetches its own bundle with its certificate.
-	r, err := reload.NewHTTP(ts.URL+"/v1/nodes/web01.example.net/bundle", runtime.Trust{Node: "web01.example.net"}, "", web01)
+	r, err := reload.NewHTTP(ts.URL+"/v1/nodes/web01.example.net/bundle", "", web01, runtime.Trust{Node: "web01.example.net"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v, err := r.Bundle().Lookup("role"); err != nil || v != "web" {
 		t.Fatalf("role = %v, %v", v, err)
 	}
-	if _, err := reload.NewHTTP(ts.URL+"/v1/nodes/db01.example.net/bundle", runtime.Trust{Node: "db01.example.net"}, "", web01); err == nil {
+	if _, err := reload.NewHTTP(ts.URL+"/v1/nodes/db01.example.net/bundle", "", web01, runtime.Trust{Node: "db01.example.net"}); err == nil {
 		t.Fatal("web01's certificate fetched db01's bundle")
 	}
 }
@@ -515,7 +515,7 @@ func TestHTTPReloaderSharedDetails(t *testing.T) {
 			t.Fatalf("sources %+v", e.Sources)
 		}
 	}
-	r, err := reload.NewHTTP(ts.URL+"/v1/nodes/web01/bundle", runtime.Trust{Node: "web01"}, cache, nil)
+	r, err := reload.NewHTTP(ts.URL+"/v1/nodes/web01/bundle", cache, nil, runtime.Trust{Node: "web01"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,7 +525,7 @@ func TestHTTPReloaderSharedDetails(t *testing.T) {
 		t.Fatalf("GET details: %d, ETag %s, %d bytes", status, hdr.Get("ETag"), len(body))
 	}
 	ts.Close()
-	r2, err := reload.NewHTTP(ts.URL+"/v1/nodes/web01/bundle", runtime.Trust{Node: "web01"}, cache, nil)
+	r2, err := reload.NewHTTP(ts.URL+"/v1/nodes/web01/bundle", cache, nil, runtime.Trust{Node: "web01"})
 	if err != nil {
 		t.Fatalf("restart with the server down: %v", err)
 	}
