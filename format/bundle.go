@@ -234,7 +234,7 @@ type OptionsEntry struct {
 func (k *Key) Sensitive() bool { return len(k.ConvertTo) > 0 && k.ConvertTo[0] == "Sensitive" }
 
 // Contribution is one location's value for a key. Its Line and Column
-// name no file: the location does (runtime's Explain gives the whole
+// name no file: the location does (runtime/explain gives the whole
 // format.Pos).
 type Contribution struct {
 	Layer    Layer

@@ -1,20 +1,17 @@
 package runtime_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
-	"os"
-	"path/filepath"
-	"time"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/format/ptype"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/explain"
 )
 
 // exampleBundle is a small bundle, as the compiler would write it.
@@ -97,51 +94,6 @@ func ExampleBundle_LookupNames() {
 	// www-data
 }
 
-// Watch keeps a Reloader current while the compiler replaces the file.
-func ExampleReloader_Watch() {
-	dir, err := os.MkdirTemp("", "bundles")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "web01.example.com.bundle")
-	write := func(workers int64) { // as hieracc compile does: a temporary file renamed over the old one
-		data, err := encode.Encode(&format.Bundle{Node: "web01.example.com", Revision: fmt.Sprint(workers),
-			Keys: []format.Key{{Name: "nginx::worker_processes", Value: workers}}})
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := os.WriteFile(path+".tmp", data, 0o640); err != nil {
-			log.Fatal(err)
-		}
-		if err := os.Rename(path+".tmp", path); err != nil {
-			log.Fatal(err)
-		}
-	}
-	write(4)
-	r, err := runtime.NewReloader(path)
-	if err != nil {
-		log.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	reloaded := make(chan error, 1)
-	go r.Watch(ctx, 0, func(changed bool, err error) { reloaded <- err })
-
-	v, _ := r.Bundle().Lookup("nginx::worker_processes")
-	fmt.Println(v)
-	time.Sleep(50 * time.Millisecond) // (for the example: let the watch begin)
-	write(8)
-	if err := <-reloaded; err != nil {
-		log.Fatal(err)
-	}
-	v, _ = r.Bundle().Lookup("nginx::worker_processes")
-	fmt.Println(v)
-	// Output:
-	// 4
-	// 8
-}
-
 // A bundle fetched over the network, say, with its shared details file:
 // lookups need only the bundle; explanations and lookup-time merges need
 // the file its SharedDetailsFile names, given with AttachSharedDetails.
@@ -159,14 +111,14 @@ func ExampleBundle_AttachSharedDetails() {
 		log.Fatal(err)
 	}
 	fmt.Println(b.Lookup("ntp::servers"))
-	_, err = b.Explain("ntp::servers")
+	_, err = explain.Key(b, "ntp::servers")
 	fmt.Println(errors.Is(err, runtime.ErrNoSharedDetails))
 
 	fmt.Println(b.SharedDetailsFile() == format.SharedDetailsName(shared.Digest))
 	if err := b.AttachSharedDetails(shared.Data); err != nil {
 		log.Fatal(err)
 	}
-	e, err := b.Explain("ntp::servers")
+	e, err := explain.Key(b, "ntp::servers")
 	fmt.Println(e.Sources[0].Pos, err)
 	// Output:
 	// [ntp1.example.com] <nil>

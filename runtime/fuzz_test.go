@@ -12,6 +12,7 @@ import (
 	. "github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/format/trust"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/explain"
 	"github.com/hieracc/hieracc/runtime/render"
 )
 
@@ -124,7 +125,7 @@ func exercise(t *testing.T, b *runtime.Bundle, extra string) {
 				b.LookupWith(key, runtime.Options{Merge: m, HasDefault: true})
 			}
 		}
-		b.Explain(k)
+		explain.Key(b, k)
 	}
 }
 

@@ -15,7 +15,8 @@
 //   - LookupWith and LookupNames are the whole of lookup(): a merge, several
 //     names, a value type (format/ptype), override, default_values_hash, a
 //     default function (the lambda) and a default value;
-//   - Explain(key) says where the value came from.
+//   - Details returns the whole bundle: where each value came from, which
+//     package runtime/explain tells as puppet lookup --explain does.
 //
 // Errors: a key not found gives a *NotFoundError (errors.Is(err,
 // ErrNotFound)); a failure recorded for the node, the key's module or the
@@ -25,23 +26,25 @@
 // Puppet has one. "lookup_options" is never found, and dotted keys
 // ("a.b.0") dig into the root key's value.
 //
-// A Reloader keeps the bundle of a file that the compiler replaces current;
-// its Watch reloads whenever the file is replaced, keeping the last good
-// bundle.
+// Package runtime/reload keeps a bundle current: a file that the compiler
+// replaces (reload.File, whose Watch reloads whenever the file is
+// replaced), or a URL that hieracc serve answers (reload.HTTP), keeping
+// the last good bundle. An agent that opens its bundle once does without
+// it.
 //
 // Shared details files: a compile writes the details that nodes share
 // (where each value came from, merge options) once, in
 // details/<digest>.details beside the bundles (format.SharedDetailsName).
-// Lookups need only the bundle. Details, Explain, lookup-time merges and
-// some dotted lookups also need that file: a bundle opened from a file
-// (Open, a Reloader) reads it from its own folder on the first
+// Lookups need only the bundle. Details (so explanations), lookup-time
+// merges and some dotted lookups also need that file: a bundle opened from
+// a file (Open, a reload.File) reads it from its own folder on the first
 // call that needs it (LoadSharedDetails reads it at once); one opened from
 // bytes is given it with AttachSharedDetails. A missing, damaged or
 // foreign file fails those calls with a *SharedDetailsError
 // (ErrNoSharedDetails), never another answer.
 //
 // Signed and sealed bundles (format version 4): Open, OpenBytes
-// and NewReloader take a Trust, a verifier that refuses bundles CI
+// and the reloaders take a Trust, a verifier that refuses bundles CI
 // did not sign (a *SignatureError: ErrUnsigned, ErrBadSignature,
 // ErrUntrusted; under a CA, the signer must be named), the node the
 // bundle must be for (Trust.Node, or with a verifier the file's name

@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/format/ptype"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/explain"
 )
 
 func open(t testing.TB, b *format.Bundle) *runtime.Bundle {
@@ -231,58 +231,6 @@ func TestAllocs(t *testing.T) {
 	}
 }
 
-func TestExplain(t *testing.T) {
-	b := open(t, testBundle())
-	got, err := b.Explain("ntp::servers.0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := &runtime.Explanation{
-		Root: "ntp::servers",
-		Sources: []runtime.Source{
-			{Layer: format.LayerEnvironment, Level: "Per-OS", Pos: format.Pos{File: "data/os/Debian.yaml", Line: 4, Column: 3}, Value: A("0.pool.ntp.org", "1.pool.ntp.org")},
-			{Layer: format.LayerModule, Module: "ntp", Level: "Common", Pos: format.Pos{File: "data/common.yaml", Line: 2, Column: 1}, Value: A("pool.ntp.org")},
-		},
-	}
-	noSearch := cmpopts.IgnoreFields(runtime.Explanation{}, "Searched")
-	if d := cmp.Diff(want, got, Cmp, noSearch); d != "" {
-		t.Errorf("Explain (-want +got):\n%s", d)
-	}
-	got, err = b.Explain("ntp::service")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want = &runtime.Explanation{
-		Root:         "ntp::service",
-		DefaultMerge: format.Merge{Strategy: "deep", KnockoutPrefix: "--", SortMergedArrays: true, MergeHashArrays: true},
-		Defaults:     []runtime.Source{{Layer: format.LayerModule, Module: "ntp", Level: "Defaults", Pos: format.Pos{File: "data/defaults.yaml", Line: 1, Column: 1}, Value: "ntpd"}},
-	}
-	if d := cmp.Diff(want, got, Cmp, noSearch); d != "" {
-		t.Errorf("Explain defaults (-want +got):\n%s", d)
-	}
-	got, err = b.Explain("users")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got.Sources) != 2 || got.Sources[1].Err == nil || got.Sources[1].Err.Message != "Interpolation failed" || got.Merge.Strategy != "deep" {
-		t.Errorf("Explain(users) = %+v", got)
-	}
-	if _, err := b.Explain("missing"); !errors.Is(err, runtime.ErrNotFound) {
-		t.Errorf("Explain(missing) = %v", err)
-	}
-
-	// A contribution pointing outside the hierarchy is reported, not a panic.
-	bad := testBundle()
-	for i := range bad.Keys {
-		if bad.Keys[i].Name == "classes" {
-			bad.Keys[i].Contributions[0].Level = 99
-		}
-	}
-	if _, err := open(t, bad).Explain("classes"); err == nil || !strings.Contains(err.Error(), "no location 0 of level 99") {
-		t.Errorf("Explain(bad level) = %v", err)
-	}
-}
-
 func TestKeysAndHeader(t *testing.T) {
 	b := open(t, Sample())
 	var want []string
@@ -360,7 +308,7 @@ func TestConcurrent(t *testing.T) {
 				case 1:
 					b.LookupWith("classes", runtime.Options{Merge: &format.Merge{Strategy: "unique"}})
 				case 2:
-					b.Explain("users")
+					explain.Key(b, "users")
 				case 3:
 					b.Lookup("ntp::cfg.fallback")
 				}
@@ -371,75 +319,6 @@ func TestConcurrent(t *testing.T) {
 	v, err := b.LookupWith("classes", runtime.Options{Merge: &format.Merge{Strategy: "unique"}})
 	if d := cmp.Diff(A("web", "base", "ntp"), v); err != nil || d != "" {
 		t.Errorf("after concurrent use: %v %s", err, d)
-	}
-}
-
-// TestExplainSearched pins the layers, levels and files an explanation
-// lists: every one searched, each file linked to its value, a missing
-// module said so, a default_hierarchy last.
-func TestExplainSearched(t *testing.T) {
-	tb := testBundle()
-	tb.Env.Levels[0].Locations[0].Original = "nodes/%{trusted.certname}.yaml" // format version 3
-	from := &format.OptionsEntry{Entry: "^cl", Pos: format.Pos{File: "data/common.yaml", Line: 2, Column: 3}, Level: "Common"}
-	for i := range tb.Keys {
-		if tb.Keys[i].Name == "classes" {
-			tb.Keys[i].MergeFrom = from
-		}
-	}
-	b := open(t, tb)
-	if e, err := b.Explain("classes"); err != nil || e.MergeFrom == nil || *e.MergeFrom != *from {
-		t.Errorf("Explain(classes).MergeFrom = %+v, %v; want %+v", e.MergeFrom, err, from)
-	}
-	global := runtime.LayerSearch{Layer: format.LayerGlobal, Present: true, Levels: []runtime.LevelSearch{
-		{Name: "Common", Locations: []runtime.LocationSearch{{Path: "data/common.yaml", Source: -1}}},
-	}}
-	env := func(src ...int) runtime.LayerSearch {
-		return runtime.LayerSearch{Layer: format.LayerEnvironment, Present: true, Levels: []runtime.LevelSearch{
-			{Name: "Per-node data", Locations: []runtime.LocationSearch{{Path: "data/nodes/web01.example.com.yaml", Original: "nodes/%{trusted.certname}.yaml", Exists: true, Source: src[0]}}},
-			{Name: "Per-OS", Locations: []runtime.LocationSearch{{Path: "data/os/Debian.yaml", Exists: true, Source: src[1]}, {Path: "data/os/Debian-12.yaml", Source: src[2]}}},
-			{Name: "Empty", Locations: []runtime.LocationSearch{}},
-			{Name: "Common", Locations: []runtime.LocationSearch{{Path: "data/common.yaml", Exists: true, Source: src[3]}}},
-		}}
-	}
-	ntp := func(src, def int) []runtime.LayerSearch {
-		return []runtime.LayerSearch{
-			{Layer: format.LayerModule, Module: "ntp", Present: true, Levels: []runtime.LevelSearch{
-				{Name: "Common", Locations: []runtime.LocationSearch{{Path: "data/common.yaml", Exists: true, Source: src}}},
-			}},
-			{Layer: format.LayerModule, Module: "ntp", Default: true, Present: true, Levels: []runtime.LevelSearch{
-				{Name: "Defaults", Locations: []runtime.LocationSearch{{Path: "data/defaults.yaml", Exists: true, Source: def}}},
-			}},
-		}
-	}
-	brokenErr := &format.Error{Message: "all lookup_options keys must start with module name 'broken'", Pos: format.Pos{File: "modules/broken/data/common.yaml"}}
-	tests := []struct {
-		key     string
-		want    []runtime.LayerSearch
-		wantErr error
-	}{
-		{"classes", []runtime.LayerSearch{global, env(0, -1, -1, 1)}, nil},
-		{"users.alice", []runtime.LayerSearch{global, env(0, -1, 1, -1)}, nil},
-		{"nothing", []runtime.LayerSearch{{Layer: format.LayerGlobal, Present: true, Levels: []runtime.LevelSearch{
-			{Name: "Common", Locations: []runtime.LocationSearch{{Path: "data/common.yaml", Source: 0}}},
-		}}, env(-1, -1, -1, -1)}, nil},
-		{"ntp::servers", append([]runtime.LayerSearch{global, env(-1, 0, -1, -1)}, ntp(1, -1)...), nil},
-		{"ntp::service", append([]runtime.LayerSearch{global, env(-1, -1, -1, -1)}, ntp(-1, 0)...), nil},
-		{"missing", []runtime.LayerSearch{global, env(-1, -1, -1, -1)}, runtime.ErrNotFound},
-		{"nosuch::key", []runtime.LayerSearch{global, env(-1, -1, -1, -1), {Layer: format.LayerModule, Module: "nosuch", Missing: true}}, runtime.ErrNotFound},
-		{"broken::key", []runtime.LayerSearch{global, env(-1, -1, -1, -1), {Layer: format.LayerModule, Module: "broken", Present: true, Err: brokenErr, Levels: []runtime.LevelSearch{}}}, runtime.ErrNotFound},
-	}
-	for _, tt := range tests {
-		e, err := b.Explain(tt.key)
-		if !errors.Is(err, tt.wantErr) || (err != nil && tt.wantErr == nil) {
-			t.Errorf("Explain(%q) error = %v, want %v", tt.key, err, tt.wantErr)
-		}
-		if e == nil {
-			t.Errorf("Explain(%q) = nil", tt.key)
-			continue
-		}
-		if d := cmp.Diff(tt.want, e.Searched, Cmp); d != "" {
-			t.Errorf("Explain(%q).Searched (-want +got):\n%s", tt.key, d)
-		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/explain"
 )
 
 // TestSecret: Secret agrees with Explain's Secret, without the details.
@@ -27,7 +28,7 @@ func TestSecret(t *testing.T) {
 		if got := b.Secret(key); got != want {
 			t.Errorf("Secret(%q) = %v, want %v", key, got, want)
 		}
-		if e, err := b.Explain(key); err == nil && e.Secret != want {
+		if e, err := explain.Key(b, key); err == nil && e.Secret != want {
 			t.Errorf("Explain(%q).Secret = %v, Secret %v", key, e.Secret, want)
 		}
 	}

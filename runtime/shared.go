@@ -16,7 +16,7 @@ import (
 )
 
 // ErrNoSharedDetails is matched by the error of a call that needs a
-// bundle's details (Details, Explain, a lookup-time merge, some dotted
+// bundle's details (Details, explain.Key, a lookup-time merge, some dotted
 // lookups) when its shared details file cannot be read, is damaged or is
 // another bundle's: errors.Is(err, ErrNoSharedDetails). The error itself
 // is a *SharedDetailsError.

@@ -16,6 +16,8 @@ import (
 	"github.com/hieracc/hieracc/format/encode"
 	. "github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/explain"
+	"github.com/hieracc/hieracc/runtime/reload"
 )
 
 // encodeShared encodes b with a shared details file, which it must have.
@@ -58,7 +60,7 @@ var detailsUses = []struct {
 	call func(b *runtime.Bundle) (any, error)
 }{
 	{"Details", func(b *runtime.Bundle) (any, error) { return b.Details() }},
-	{"Explain", func(b *runtime.Bundle) (any, error) { return b.Explain("ntp::servers") }},
+	{"Explain", func(b *runtime.Bundle) (any, error) { return explain.Key(b, "ntp::servers") }},
 	{"merge", func(b *runtime.Bundle) (any, error) {
 		return b.LookupWith("classes", runtime.Options{Merge: &format.Merge{Strategy: "first"}})
 	}},
@@ -180,7 +182,7 @@ func TestSharedDetailsThroughLink(t *testing.T) {
 	if got := b.SharedDetailsFile(); got != shared {
 		t.Errorf("through a link: SharedDetailsFile = %q, want %q (beside the bundle linked to)", got, shared)
 	}
-	if _, err := b.Explain("ntp::servers"); err != nil {
+	if _, err := explain.Key(b, "ntp::servers"); err != nil {
 		t.Errorf("Explain through a link: %v", err)
 	}
 
@@ -216,7 +218,7 @@ func TestSharedDetailsThroughLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	var se *runtime.SharedDetailsError
-	if _, err := b.Explain("ntp::servers"); !errors.As(err, &se) || se.File != beside {
+	if _, err := explain.Key(b, "ntp::servers"); !errors.As(err, &se) || se.File != beside {
 		t.Errorf("neither file there: %v, want a SharedDetailsError naming %s", err, beside)
 	}
 }
@@ -281,7 +283,7 @@ func TestSharedDetailsBad(t *testing.T) {
 			if err := b.LoadSharedDetails(); err != nil {
 				t.Errorf("LoadSharedDetails of the good file: %v", err)
 			}
-			if _, err := b.Explain("users"); err != nil {
+			if _, err := explain.Key(b, "users"); err != nil {
 				t.Errorf("Explain once repaired: %v", err)
 			}
 		})
@@ -372,17 +374,17 @@ func TestSharedDetailsConcurrent(t *testing.T) {
 	}
 }
 
-// TestSharedDetailsReloader: each bundle a Reloader loads reads its own
+// TestSharedDetailsReloader: each bundle a reload.File loads reads its own
 // shared details file.
 func TestSharedDetailsReloader(t *testing.T) {
 	dir := t.TempDir()
 	one := testBundle()
 	path, _ := writeShared(t, dir, one)
-	r, err := runtime.NewReloader(path)
+	r, err := reload.NewFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := r.Bundle().Explain("bad::merge")
+	e, err := explain.Key(r.Bundle(), "bad::merge")
 	if err != nil || e.Sources[0].Line != 7 {
 		t.Fatalf("Explain = %+v, %v", e, err)
 	}
@@ -394,14 +396,14 @@ func TestSharedDetailsReloader(t *testing.T) {
 	if err := os.WriteFile(shared, sh.Data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, path, data)
+	Replace(t, path, data)
 	if changed, err := r.Reload(); !changed || err != nil {
 		t.Fatalf("Reload = %v, %v", changed, err)
 	}
 	if got := r.Bundle().SharedDetailsFile(); got != shared {
 		t.Errorf("SharedDetailsFile = %q, want %q", got, shared)
 	}
-	e, err = r.Bundle().Explain("bad::merge")
+	e, err = explain.Key(r.Bundle(), "bad::merge")
 	if err != nil || e.Sources[0].Line != 42 {
 		t.Fatalf("Explain after the reload = %+v, %v", e, err)
 	}

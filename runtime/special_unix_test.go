@@ -10,12 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/reload"
 )
 
-// TestOpenSpecialFiles: Open, NewReloader and Reload read only regular
+// TestOpenSpecialFiles: Open, reload.NewFile and Reload read only regular
 // files: a named pipe must not block an agent, a device such as /dev/zero
-// must not exhaust its memory. A Reloader keeps its bundle.
+// must not exhaust its memory. A reloader keeps its bundle.
 func TestOpenSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.bundle")
@@ -27,7 +30,13 @@ func TestOpenSpecialFiles(t *testing.T) {
 		files["/dev/zero"] = "a device"
 	}
 	good := filepath.Join(dir, "n.bundle")
-	writeBundle(t, good, "r1", "v1")
+	data, err := encode.Encode(&format.Bundle{Node: "n", Revision: "r1", Keys: []format.Key{{Name: "k", Value: "v1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(good, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	within := func(what string, f func() error) error {
 		t.Helper()
 		done := make(chan error, 1)
@@ -45,14 +54,14 @@ func TestOpenSpecialFiles(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Open(%s) = %v, want an error naming %s", file, err, want)
 		}
-		err = within("NewReloader("+file+")", func() error { _, err := runtime.NewReloader(file); return err })
+		err = within("reload.NewFile("+file+")", func() error { _, err := reload.NewFile(file); return err })
 		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("NewReloader(%s) = %v, want an error naming %s", file, err, want)
+			t.Errorf("reload.NewFile(%s) = %v, want an error naming %s", file, err, want)
 		}
 	}
 
-	// A Reloader whose file is replaced by a named pipe keeps its bundle.
-	r, err := runtime.NewReloader(good)
+	// A reloader whose file is replaced by a named pipe keeps its bundle.
+	r, err := reload.NewFile(good)
 	if err != nil {
 		t.Fatal(err)
 	}

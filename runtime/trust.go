@@ -11,11 +11,11 @@ import (
 	"github.com/hieracc/hieracc/format/trust"
 )
 
-// An Option says how Open, OpenBytes and NewReloader check and open a
-// bundle. A Trust is one; given several, they add up: each sets the fields
-// it gives (a later one replacing an earlier one's), and none clears a
-// check another asked for, so an option appended to a caller's list can
-// never turn verification off.
+// An Option says how Open, OpenBytes and the reloaders (runtime/reload)
+// check and open a bundle. A Trust is one; given several, they add up:
+// each sets the fields it gives (a later one replacing an earlier one's),
+// and none clears a check another asked for, so an option appended to a
+// caller's list can never turn verification off.
 type Option interface{ apply(*Trust) }
 
 // trustOf is the Trust that opts say.
@@ -43,7 +43,7 @@ func (t Trust) apply(dst *Trust) {
 	}
 }
 
-// Trust is the Option by which Open, OpenBytes and NewReloader check a
+// Trust is the Option by which Open, OpenBytes and the reloaders check a
 // bundle and open its sealed secrets (format version 4). The zero Trust
 // checks nothing beyond the digest and opens no secret, as Open without
 // options does.

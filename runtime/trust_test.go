@@ -18,6 +18,8 @@ import (
 	"github.com/hieracc/hieracc/format/trust"
 	"github.com/hieracc/hieracc/format/trust/sign"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/explain"
+	"github.com/hieracc/hieracc/runtime/reload"
 )
 
 var (
@@ -107,7 +109,7 @@ func TestOpenSealed(t *testing.T) {
 	if tok, err := b.Lookup("token"); err != nil || tok.(*runtime.Sensitive).Unwrap() != "t0ken" {
 		t.Errorf("token = %v, %v", tok, err)
 	}
-	if e, err := b.Explain("db"); err != nil || len(e.Sources) != 1 || !e.Secret {
+	if e, err := explain.Key(b, "db"); err != nil || len(e.Sources) != 1 || !e.Secret {
 		t.Errorf("Explain(db) = %+v, %v", e, err)
 	}
 	if n := testing.AllocsPerRun(100, func() { _, _ = b.Lookup("db") }); n != 0 {
@@ -129,7 +131,7 @@ func TestOpenSealed(t *testing.T) {
 		func() (any, error) {
 			return b.LookupWith("db", runtime.Options{Merge: &format.Merge{Strategy: format.MergeDeep}})
 		},
-		func() (any, error) { return b.Explain("db") },
+		func() (any, error) { return explain.Key(b, "db") },
 	} {
 		v, err := lookup()
 		var se *runtime.SealedError
@@ -153,7 +155,7 @@ func TestOpenWrongNode(t *testing.T) {
 }
 
 // TestOpenOptions: a Trust is an option of Open, OpenBytes and
-// NewReloader; given several, they add up and none clears another's check,
+// reload.NewFile; given several, they add up and none clears another's check,
 // and a nil Option (or a nil *Trust) is none.
 func TestOpenOptions(t *testing.T) {
 	data, _, v := sealedFor(t, "a.example.com")
@@ -181,8 +183,8 @@ func TestOpenOptions(t *testing.T) {
 	if _, err := runtime.OpenBytes(data, &wrong, none); !errors.Is(err, runtime.ErrWrongNode) {
 		t.Errorf("OpenBytes(a's bundle, &Node b, a nil *Trust) = %v, want ErrWrongNode: the nil *Trust is no option", err)
 	}
-	if _, err := runtime.NewReloader("no such file", none); err == nil {
-		t.Errorf("NewReloader(no such file, a nil *Trust) succeeded")
+	if _, err := reload.NewFile("no such file", none); err == nil {
+		t.Errorf("reload.NewFile(no such file, a nil *Trust) succeeded")
 	}
 	path := filepath.Join(t.TempDir(), "a.example.com.bundle")
 	if err := os.WriteFile(path, data, 0o600); err != nil {
@@ -191,8 +193,8 @@ func TestOpenOptions(t *testing.T) {
 	if _, err := runtime.Open(path, wrong); !errors.Is(err, runtime.ErrWrongNode) {
 		t.Errorf("Open(a's bundle, Node b) = %v, want ErrWrongNode", err)
 	}
-	if _, err := runtime.NewReloader(path, wrong); !errors.Is(err, runtime.ErrWrongNode) {
-		t.Errorf("NewReloader(a's bundle, Node b) = %v, want ErrWrongNode", err)
+	if _, err := reload.NewFile(path, wrong); !errors.Is(err, runtime.ErrWrongNode) {
+		t.Errorf("reload.NewFile(a's bundle, Node b) = %v, want ErrWrongNode", err)
 	}
 }
 
@@ -218,15 +220,15 @@ func TestOpenVerifier(t *testing.T) {
 func TestReloaderKeepsVerified(t *testing.T) {
 	data, key, v := sealedFor(t, "a.example.com")
 	path := filepath.Join(t.TempDir(), "a.example.com.bundle")
-	writeFile(t, path, data)
-	r, err := runtime.NewReloader(path, runtime.Trust{Verifier: v, Key: key})
+	Replace(t, path, data)
+	r, err := reload.NewFile(path, runtime.Trust{Verifier: v, Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}
 	forged := secrets("a.example.com")
 	forged.Keys[1].Value = "forged"
 	bad, _ := encode.Encode(forged)
-	writeFile(t, path, bad)
+	Replace(t, path, bad)
 	if changed, err := r.Reload(); changed || !errors.Is(err, runtime.ErrUnsigned) {
 		t.Errorf("Reload of an unsigned bundle = %v, %v", changed, err)
 	}
@@ -242,7 +244,7 @@ func TestReloaderKeepsVerified(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, path, next)
+	Replace(t, path, next)
 	if changed, err := r.Reload(); !changed || err != nil {
 		t.Errorf("Reload of a signed bundle = %v, %v", changed, err)
 	}
@@ -259,8 +261,8 @@ func TestReloaderKeepsVerified(t *testing.T) {
 func TestWatchKeepsVerified(t *testing.T) {
 	data, key, v := sealedFor(t, "a.example.com")
 	path := filepath.Join(t.TempDir(), "a.example.com.bundle")
-	writeFile(t, path, data)
-	r, err := runtime.NewReloader(path, runtime.Trust{Verifier: v, Key: key})
+	Replace(t, path, data)
+	r, err := reload.NewFile(path, runtime.Trust{Verifier: v, Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +278,7 @@ func TestWatchKeepsVerified(t *testing.T) {
 	forged := secrets("a.example.com")
 	forged.Keys[1].Value = "forged"
 	bad, _ := encode.Encode(forged)
-	writeFile(t, path, bad)
+	Replace(t, path, bad)
 	select {
 	case err := <-reports:
 		if !errors.Is(err, runtime.ErrUnsigned) {
@@ -291,7 +293,7 @@ func TestWatchKeepsVerified(t *testing.T) {
 }
 
 // TestOpenWrongNodeFile: node a's bundle, signed by CI, under node b's
-// name is refused by Open with a verifier, by a Reloader it is
+// name is refused by Open with a verifier, by a reload.File it is
 // renamed over (which keeps b's), and wherever Trust.Node names another
 // node; with a verifier, a file not named <certname>.bundle needs
 // Trust.Node.
@@ -300,7 +302,7 @@ func TestOpenWrongNodeFile(t *testing.T) {
 	dataB, keyB, _ := sealedFor(t, "b.example.com")
 	dir := t.TempDir()
 	pathB := filepath.Join(dir, "b.example.com.bundle")
-	writeFile(t, pathB, dataA)
+	Replace(t, pathB, dataA)
 	for _, tr := range []runtime.Trust{{Verifier: v}, {Verifier: v, Node: "b.example.com"}, {Node: "b.example.com"}} {
 		if _, err := runtime.Open(pathB, tr); !errors.Is(err, runtime.ErrWrongNode) || !strings.Contains(err.Error(), "holds the bundle of node a.example.com, not b.example.com") {
 			t.Errorf("Open(a's bundle as b's, verifier %v, node %q) = %v, want ErrWrongNode", tr.Verifier != nil, tr.Node, err)
@@ -313,7 +315,7 @@ func TestOpenWrongNodeFile(t *testing.T) {
 		t.Errorf("OpenBytes(a's bundle, Node b) = %v, want ErrWrongNode", err)
 	}
 	other := filepath.Join(dir, "current")
-	writeFile(t, other, dataA)
+	Replace(t, other, dataA)
 	if _, err := runtime.Open(other, runtime.Trust{Verifier: v}); !errors.Is(err, runtime.ErrWrongNode) || !strings.Contains(err.Error(), "set Trust.Node") {
 		t.Errorf("Open(file not named after a node, verifier) = %v", err)
 	}
@@ -321,15 +323,15 @@ func TestOpenWrongNodeFile(t *testing.T) {
 		t.Errorf("Open(file not named after a node, Node a) = %v", err)
 	}
 
-	// A Reloader of b's bundle, with or without b's key, does not swap to
+	// A reload.File of b's bundle, with or without b's key, does not swap to
 	// a's renamed over it.
 	for _, key := range []crypto.PrivateKey{nil, keyB} {
-		writeFile(t, pathB, dataB)
-		r, err := runtime.NewReloader(pathB, runtime.Trust{Verifier: v, Key: key})
+		Replace(t, pathB, dataB)
+		r, err := reload.NewFile(pathB, runtime.Trust{Verifier: v, Key: key})
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, pathB, dataA)
+		Replace(t, pathB, dataA)
 		if changed, err := r.Reload(); changed || !errors.Is(err, runtime.ErrWrongNode) {
 			t.Errorf("Reload of a's bundle renamed over b's (key %v) = %v, %v; want ErrWrongNode", key != nil, changed, err)
 		}
@@ -353,7 +355,7 @@ func TestOpenAgentSigned(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "b.example.com.bundle")
-	writeFile(t, path, forged)
+	Replace(t, path, forged)
 	ca := filepath.Join(dir, "ssl", "certs", "ca.pem")
 	for _, c := range []struct {
 		signers []string

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/explain"
 	"github.com/hieracc/hieracc/runtime/render"
 )
 
@@ -55,7 +56,7 @@ func explainKey(w io.Writer, b *runtime.Bundle, key string, opts runtime.Options
 	}
 	x := explainer{w: w, v1: !format.RecordsMergeFrom(b.Header().Version), display: display}
 	x.line(0, "Searching for %s", quote(key))
-	e, err := b.Explain(key)
+	e, err := explain.Key(b, key)
 	ok := true
 	if err != nil && !errors.Is(err, runtime.ErrNotFound) {
 		x.line(1, "cannot explain: %v", err)
@@ -121,7 +122,7 @@ func (x explainer) value(depth int, label string, v any) {
 // search writes the merge, then each layer searched, level by level.
 // options writes, for --explain-options, which lookup_options entry
 // applies to the key and the merge it configures. inData: as for search.
-func (x explainer) options(e *runtime.Explanation, inData bool) {
+func (x explainer) options(e *explain.Explanation, inData bool) {
 	if !inData {
 		x.line(1, "No data for the key: the bundle does not record its lookup_options")
 		return
@@ -143,7 +144,7 @@ func (x explainer) options(e *runtime.Explanation, inData bool) {
 
 // inData says whether the bundle has data for the key at all: when it has
 // none, it does not record which lookup_options would apply.
-func (x explainer) search(key string, e *runtime.Explanation, opts runtime.Options, inData bool) {
+func (x explainer) search(key string, e *explain.Explanation, opts runtime.Options, inData bool) {
 	if e.Root != key {
 		x.line(1, "Looking up %s, then taking %s from its value", quote(e.Root), strings.TrimPrefix(key, e.Root+"."))
 	}
@@ -177,7 +178,7 @@ func (x explainer) search(key string, e *runtime.Explanation, opts runtime.Optio
 	}
 }
 
-func (x explainer) layer(root string, l runtime.LayerSearch, srcs []runtime.Source, first bool) {
+func (x explainer) layer(root string, l explain.LayerSearch, srcs []explain.Source, first bool) {
 	switch {
 	case l.Missing:
 		x.line(1, "Module %s not found", quote(l.Module))
@@ -242,7 +243,7 @@ func (x explainer) layer(root string, l runtime.LayerSearch, srcs []runtime.Sour
 // a variable that interpolated to "" (Puppet's `roles/%{facts.role}.yaml`
 // for a node without the fact gives `roles/.yaml`), the usual reason a
 // level never matches.
-func emptyInterpolation(loc runtime.LocationSearch) string {
+func emptyInterpolation(loc explain.LocationSearch) string {
 	if loc.Original != "" && !strings.Contains(loc.Original, "%{") {
 		return "" // nothing was interpolated
 	}

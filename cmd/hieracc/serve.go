@@ -236,7 +236,7 @@ const serveUsage = `Usage:
 
 Serves the folder 'hieracc compile' wrote (its --out; a folder of the shards'
 folders too) over HTTP, read-only: each node's bundle for agents (the
-runtime's HTTPReloader), a JSON API for scripts in any language, and a web
+runtime/reload's HTTP), a JSON API for scripts in any language, and a web
 view for people ("who gets what"). Every read goes through the runtime, as an
 agent's does. A compile into DIR is picked up as a whole: every answer comes
 from one compile's bundles, never a mix of the old and the new.

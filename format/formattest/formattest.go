@@ -5,8 +5,10 @@ package formattest
 import (
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strings"
+	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -154,4 +156,18 @@ func Synthetic(n int) *format.Bundle {
 
 func sortKeys(ks []format.Key) {
 	slices.SortFunc(ks, func(a, b format.Key) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// Replace writes data to path as a deployment tool (or hieracc compile)
+// should: a temporary file beside it, renamed over it, so that a reader
+// finds the old file or the new one, whole.
+func Replace(t testing.TB, path string, data []byte) {
+	t.Helper()
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
 }

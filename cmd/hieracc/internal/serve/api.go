@@ -23,6 +23,8 @@ import (
 	"github.com/hieracc/hieracc/cmd/hieracc/internal/bundlediff"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/explain"
+	"github.com/hieracc/hieracc/runtime/reload"
 	rendering "github.com/hieracc/hieracc/runtime/render"
 )
 
@@ -259,7 +261,7 @@ func (s *Server) details(w http.ResponseWriter, r *http.Request) {
 		if notModified(r, tag) {
 			return nil
 		}
-		data, err = format.ReadRegular(file, runtime.MaxFetchSize)
+		data, err = format.ReadRegular(file, reload.MaxFetchSize)
 		if errors.Is(err, os.ErrNotExist) {
 			return errStale
 		}
@@ -385,7 +387,7 @@ func explainKey(o *opened, key string, hide bool) (*explanation, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := b.Explain(key)
+	e, err := explain.Key(b, key)
 	if err != nil {
 		return nil, err
 	}

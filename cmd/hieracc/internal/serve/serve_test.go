@@ -26,6 +26,8 @@ import (
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/explain"
+	"github.com/hieracc/hieracc/runtime/reload"
 	rendering "github.com/hieracc/hieracc/runtime/render"
 )
 
@@ -443,14 +445,14 @@ func TestClientCertificates(t *testing.T) {
 	}
 
 	// The agent's reloader fetches its own bundle with its certificate.
-	r, err := runtime.NewHTTPReloader(ts.URL+"/v1/nodes/web01.example.net/bundle", runtime.Trust{Node: "web01.example.net"}, "", web01)
+	r, err := reload.NewHTTP(ts.URL+"/v1/nodes/web01.example.net/bundle", "", web01, runtime.Trust{Node: "web01.example.net"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v, err := r.Bundle().Lookup("role"); err != nil || v != "web" {
 		t.Fatalf("role = %v, %v", v, err)
 	}
-	if _, err := runtime.NewHTTPReloader(ts.URL+"/v1/nodes/db01.example.net/bundle", runtime.Trust{Node: "db01.example.net"}, "", web01); err == nil {
+	if _, err := reload.NewHTTP(ts.URL+"/v1/nodes/db01.example.net/bundle", "", web01, runtime.Trust{Node: "db01.example.net"}); err == nil {
 		t.Fatal("web01's certificate fetched db01's bundle")
 	}
 }
@@ -503,9 +505,9 @@ func TestHTTPReloaderSharedDetails(t *testing.T) {
 	}
 	ts := httptest.NewServer(newServer(t, dir).Handler())
 	cache := filepath.Join(t.TempDir(), "web01.bundle")
-	explainRole := func(r *runtime.HTTPReloader) {
+	explainRole := func(r *reload.HTTP) {
 		t.Helper()
-		e, err := r.Bundle().Explain("role")
+		e, err := explain.Key(r.Bundle(), "role")
 		if err != nil {
 			t.Fatalf("Explain: %v", err)
 		}
@@ -513,7 +515,7 @@ func TestHTTPReloaderSharedDetails(t *testing.T) {
 			t.Fatalf("sources %+v", e.Sources)
 		}
 	}
-	r, err := runtime.NewHTTPReloader(ts.URL+"/v1/nodes/web01/bundle", runtime.Trust{Node: "web01"}, cache, nil)
+	r, err := reload.NewHTTP(ts.URL+"/v1/nodes/web01/bundle", cache, nil, runtime.Trust{Node: "web01"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,7 +525,7 @@ func TestHTTPReloaderSharedDetails(t *testing.T) {
 		t.Fatalf("GET details: %d, ETag %s, %d bytes", status, hdr.Get("ETag"), len(body))
 	}
 	ts.Close()
-	r2, err := runtime.NewHTTPReloader(ts.URL+"/v1/nodes/web01/bundle", runtime.Trust{Node: "web01"}, cache, nil)
+	r2, err := reload.NewHTTP(ts.URL+"/v1/nodes/web01/bundle", cache, nil, runtime.Trust{Node: "web01"})
 	if err != nil {
 		t.Fatalf("restart with the server down: %v", err)
 	}

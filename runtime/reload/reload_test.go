@@ -1,4 +1,4 @@
-package runtime_test
+package reload_test
 
 import (
 	"os"
@@ -11,7 +11,8 @@ import (
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/encode"
-	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/format/formattest"
+	"github.com/hieracc/hieracc/runtime/reload"
 )
 
 func writeBundle(t *testing.T, path string, rev string, value any) {
@@ -20,28 +21,16 @@ func writeBundle(t *testing.T, path string, rev string, value any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, path, data)
-}
-
-// writeFile replaces path atomically, as a deployment tool should.
-func writeFile(t *testing.T, path string, data []byte) {
-	t.Helper()
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
-	}
+	formattest.Replace(t, path, data)
 }
 
 func TestReloader(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "node.bundle")
-	if _, err := runtime.NewReloader(path); err == nil {
-		t.Fatal("NewReloader of a missing file succeeded")
+	if _, err := reload.NewFile(path); err == nil {
+		t.Fatal("NewFile of a missing file succeeded")
 	}
 	writeBundle(t, path, "r1", "one")
-	r, err := runtime.NewReloader(path)
+	r, err := reload.NewFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +66,7 @@ func TestReloader(t *testing.T) {
 	}
 
 	data, _ := os.ReadFile(path)
-	writeFile(t, path, data[:len(data)-3])
+	formattest.Replace(t, path, data[:len(data)-3])
 	changed, err := r.Reload()
 	if changed || err == nil || !strings.Contains(err.Error(), "truncated") {
 		t.Errorf("Reload of a truncated file = %v, %v", changed, err)
@@ -100,7 +89,7 @@ func TestReloader(t *testing.T) {
 func TestReloaderConcurrent(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "node.bundle")
 	writeBundle(t, path, "r0", int64(0))
-	r, err := runtime.NewReloader(path)
+	r, err := reload.NewFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package runtime_test
+package reload_test
 
 import (
 	"fmt"
@@ -13,7 +13,10 @@ import (
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/encode"
+	"github.com/hieracc/hieracc/format/formattest"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/explain"
+	"github.com/hieracc/hieracc/runtime/reload"
 )
 
 // revBundle encodes a bundle whose every value tells its revision i: k is
@@ -73,7 +76,7 @@ func consistent(b *runtime.Bundle) error {
 	if e, _ := h.Get("entry0000"); e == nil || e.([]any)[0] != want {
 		return fmt.Errorf("revision %d: big.entry0000 = %v", want, e)
 	}
-	x, err := b.Explain("big")
+	x, err := explain.Key(b, "big")
 	if err != nil || len(x.Sources) != 2 {
 		return fmt.Errorf("revision %d: Explain(big) = %+v, %v", want, x, err)
 	}
@@ -97,7 +100,7 @@ func TestReloaderFileReplacedWhileRead(t *testing.T) {
 	if err := os.WriteFile(path, datas[0], 0o640); err != nil {
 		t.Fatal(err)
 	}
-	r, err := runtime.NewReloader(path)
+	r, err := reload.NewFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +174,7 @@ func TestReloaderFileReplacedWhileRead(t *testing.T) {
 	for i := 1; i <= revs && !stop.Load(); i++ {
 		switch i % 3 {
 		case 0:
-			writeFile(t, path, datas[i]) // temporary file and rename
+			formattest.Replace(t, path, datas[i]) // temporary file and rename
 		default:
 			// In place, a piece at a time: truncated first, or
 			// overwritten, so that a reader may see the new revision's
@@ -194,7 +197,7 @@ func TestReloaderFileReplacedWhileRead(t *testing.T) {
 	}
 	// A last, atomic replacement with a new modification time, which
 	// every reload must then see.
-	writeFile(t, path, datas[revs])
+	formattest.Replace(t, path, datas[revs])
 	mt := time.Now().Add(time.Hour)
 	os.Chtimes(path, mt, mt)
 	time.Sleep(20 * time.Millisecond)

@@ -1,4 +1,4 @@
-package runtime
+package reload
 
 import (
 	"context"
@@ -27,7 +27,7 @@ const DefaultPollInterval = time.Second
 // the bundle or failed. A file that cannot be read or verified (being
 // written in place, say) leaves the last good bundle in place: report gets
 // the error once, and the next change is tried again.
-func (r *Reloader) Watch(ctx context.Context, pollInterval time.Duration, report func(changed bool, err error)) error {
+func (r *File) Watch(ctx context.Context, pollInterval time.Duration, report func(changed bool, err error)) error {
 	if pollInterval <= 0 {
 		pollInterval = DefaultPollInterval
 	}

@@ -1,4 +1,4 @@
-package runtime_test
+package reload_test
 
 import (
 	"context"
@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/format/formattest"
+	"github.com/hieracc/hieracc/runtime/reload"
 )
 
 type reloadReport struct {
@@ -27,11 +28,11 @@ func TestWatch(t *testing.T) {
 			name = "poll"
 		}
 		t.Run(name, func(t *testing.T) {
-			old := runtime.SetNoInotify(poll)
-			defer runtime.SetNoInotify(old)
+			old := reload.SetNoInotify(poll)
+			defer reload.SetNoInotify(old)
 			path := filepath.Join(t.TempDir(), "node.bundle")
 			writeBundle(t, path, "r1", "one")
-			r, err := runtime.NewReloader(path)
+			r, err := reload.NewFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,7 +60,7 @@ func TestWatch(t *testing.T) {
 			if v, _ := r.Bundle().Lookup("k"); v != "two" {
 				t.Fatalf("k = %v after the reload, want two", v)
 			}
-			writeFile(t, path, []byte("not a bundle at all"))
+			formattest.Replace(t, path, []byte("not a bundle at all"))
 			if rep := next(); rep.changed || rep.err == nil {
 				t.Fatalf("after a bad file: %+v, want an error", rep)
 			}
@@ -93,7 +94,7 @@ func TestWatchInotifyOnly(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "node.bundle")
 	writeBundle(t, path, "r1", "one")
-	r, err := runtime.NewReloader(path)
+	r, err := reload.NewFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,9 +155,9 @@ func TestWatchSwitchedLinks(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	watch := func(path string) (*runtime.Reloader, chan struct{}) {
+	watch := func(path string) (*reload.File, chan struct{}) {
 		t.Helper()
-		r, err := runtime.NewReloader(path)
+		r, err := reload.NewFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +169,7 @@ func TestWatchSwitchedLinks(t *testing.T) {
 		})
 		return r, changed
 	}
-	wait := func(r *runtime.Reloader, changed chan struct{}, what, want string) {
+	wait := func(r *reload.File, changed chan struct{}, what, want string) {
 		t.Helper()
 		select {
 		case <-changed:

@@ -1,4 +1,4 @@
-package runtime_test
+package reload_test
 
 import (
 	"crypto/sha256"
@@ -14,6 +14,7 @@ import (
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/encode"
 	"github.com/hieracc/hieracc/runtime"
+	"github.com/hieracc/hieracc/runtime/reload"
 )
 
 // bundleServer serves one bundle with its digest as the ETag, answering
@@ -62,7 +63,7 @@ func (s *bundleServer) set(t *testing.T, node, rev string, v any) {
 	s.mu.Unlock()
 }
 
-func lookupK(t *testing.T, r *runtime.HTTPReloader) any {
+func lookupK(t *testing.T, r *reload.HTTP) any {
 	t.Helper()
 	v, err := r.Bundle().Lookup("k")
 	if err != nil {
@@ -75,7 +76,7 @@ func TestHTTPReloader(t *testing.T) {
 	s := newBundleServer(t)
 	s.set(t, "web01", "r1", "one")
 	cache := filepath.Join(t.TempDir(), "web01.bundle")
-	r, err := runtime.NewHTTPReloader(s.URL, runtime.Trust{Node: "web01"}, cache, nil)
+	r, err := reload.NewHTTP(s.URL, cache, nil, runtime.Trust{Node: "web01"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestHTTPReloader(t *testing.T) {
 
 	// The agent restarts while the server is down: it answers from its copy.
 	s.down.Store(true)
-	r2, err := runtime.NewHTTPReloader(s.URL, runtime.Trust{Node: "web01"}, cache, nil)
+	r2, err := reload.NewHTTP(s.URL, cache, nil, runtime.Trust{Node: "web01"})
 	if err != nil {
 		t.Fatalf("restart with the server down: %v", err)
 	}
@@ -126,7 +127,7 @@ func TestHTTPReloader(t *testing.T) {
 	}
 	// And unreachable altogether.
 	s.Close()
-	r3, err := runtime.NewHTTPReloader(s.URL, runtime.Trust{Node: "web01"}, cache, nil)
+	r3, err := reload.NewHTTP(s.URL, cache, nil, runtime.Trust{Node: "web01"})
 	if err != nil {
 		t.Fatalf("restart with the server gone: %v", err)
 	}
@@ -139,8 +140,8 @@ func TestHTTPReloaderNoCopy(t *testing.T) {
 	s := newBundleServer(t)
 	s.set(t, "web01", "r1", "one")
 	s.down.Store(true)
-	if _, err := runtime.NewHTTPReloader(s.URL, runtime.Trust{Node: "web01"}, filepath.Join(t.TempDir(), "none.bundle"), nil); err == nil {
-		t.Fatal("NewHTTPReloader with the server down and no copy succeeded")
+	if _, err := reload.NewHTTP(s.URL, filepath.Join(t.TempDir(), "none.bundle"), nil, runtime.Trust{Node: "web01"}); err == nil {
+		t.Fatal("NewHTTP with the server down and no copy succeeded")
 	}
 	// A copy that is another node's is not used.
 	cache := filepath.Join(t.TempDir(), "web01.bundle")
@@ -151,7 +152,7 @@ func TestHTTPReloaderNoCopy(t *testing.T) {
 	if err := os.WriteFile(cache, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runtime.NewHTTPReloader(s.URL, runtime.Trust{Node: "web01"}, cache, nil); err == nil {
-		t.Fatal("NewHTTPReloader answered from another node's copy")
+	if _, err := reload.NewHTTP(s.URL, cache, nil, runtime.Trust{Node: "web01"}); err == nil {
+		t.Fatal("NewHTTP answered from another node's copy")
 	}
 }

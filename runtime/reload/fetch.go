@@ -1,4 +1,4 @@
-package runtime
+package reload
 
 import (
 	"context"
@@ -10,37 +10,39 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hieracc/hieracc/format"
+	"github.com/hieracc/hieracc/runtime"
 )
 
-// MaxFetchSize caps the bundle (and its shared details file) an
-// HTTPReloader reads from a server: 1 GiB.
+// MaxFetchSize caps the bundle (and its shared details file) an HTTP
+// reloader reads from a server: 1 GiB.
 const MaxFetchSize = 1 << 30
 
-// HTTPReloader holds the current bundle of a node, fetched from a URL:
+// HTTP holds the current bundle of a node, fetched from a URL:
 // `hieracc serve`'s /v1/nodes/<node>/bundle, or any server that sends
 // ETags (nginx over the compile's folder, an object store). Each Reload
 // asks with If-None-Match, so an unchanged bundle costs a 304; a new one
-// is verified with the Trust given, as NewReloader does, and a bundle
+// is verified with the options given, as NewFile does, and a bundle
 // that fails leaves the last good one in place. Each good bundle is
 // copied to a file on disk (cacheFile), from which an agent restarted
 // while the server is unreachable still answers.
 //
-// The bundle's shared details file (for Explain) is fetched from the URL
+// The bundle's shared details file (for explanations) is fetched from the URL
 // of its name relative to the bundle's (details/<digest>.details, where
 // the compile writes it), and kept beside the copy; a bundle whose
 // details cannot be fetched still answers lookups.
-type HTTPReloader struct {
+type HTTP struct {
 	url    string
-	trust  Trust
+	opts   []runtime.Option
 	cache  string
 	client *http.Client
-	cur    atomic.Pointer[Bundle]
+	cur    atomic.Pointer[runtime.Bundle]
 
 	// LongPoll, when set before Watch, asks the server to hold a request
 	// until the bundle changes or this time passes (the header
@@ -52,21 +54,21 @@ type HTTPReloader struct {
 	etag string     // of the current bundle
 }
 
-// NewHTTPReloader returns a reloader of the bundle at rawURL, checked with
-// t (give t.Node: a bundle fetched has no file name to check it by).
-// client nil is http.DefaultClient (give one with the agent's TLS
+// NewHTTP returns a reloader of the bundle at rawURL, opened as
+// runtime.OpenBytes does with opts (give a runtime.Trust's Node: a bundle
+// fetched has no file name to check it by). client nil is http.DefaultClient (give one with the agent's TLS
 // certificate for a server that checks them). cacheFile, when not "", is
 // where each good bundle is copied, and read first: when the server
 // cannot be reached (or answers with an error), the copy is the current
 // bundle and no error is returned; with neither, the error is.
-func NewHTTPReloader(rawURL string, t Trust, cacheFile string, client *http.Client) (*HTTPReloader, error) {
+func NewHTTP(rawURL, cacheFile string, client *http.Client, opts ...runtime.Option) (*HTTP, error) {
 	if _, err := url.Parse(rawURL); err != nil {
-		return nil, fmt.Errorf("runtime: %w", err)
+		return nil, fmt.Errorf("reload: %w", err)
 	}
 	if client == nil {
 		client = http.DefaultClient
 	}
-	r := &HTTPReloader{url: rawURL, trust: t, cache: cacheFile, client: client}
+	r := &HTTP{url: rawURL, opts: slices.Clone(opts), cache: cacheFile, client: client}
 	var cacheErr error
 	if cacheFile != "" {
 		cacheErr = r.openCopy()
@@ -82,17 +84,17 @@ func NewHTTPReloader(rawURL string, t Trust, cacheFile string, client *http.Clie
 }
 
 // Bundle returns the current bundle.
-func (r *HTTPReloader) Bundle() *Bundle { return r.cur.Load() }
+func (r *HTTP) Bundle() *runtime.Bundle { return r.cur.Load() }
 
 // openCopy makes the copy on disk, if it verifies, the current bundle.
-func (r *HTTPReloader) openCopy() error {
+func (r *HTTP) openCopy() error {
 	data, err := format.ReadFile(r.cache)
 	if err != nil {
 		return err
 	}
-	b, err := openBytes(data, nil, r.trust)
+	b, err := runtime.OpenBytes(data, r.opts...)
 	if err != nil {
-		return fmt.Errorf("runtime: copy %s: %w", r.cache, err)
+		return fmt.Errorf("reload: copy %s: %w", r.cache, err)
 	}
 	if d, err := format.ReadRegular(r.cache+".details", MaxFetchSize); err == nil {
 		_ = b.AttachSharedDetails(d) // only for explanations: fetched again otherwise
@@ -103,7 +105,7 @@ func (r *HTTPReloader) openCopy() error {
 }
 
 // etagOf is the ETag `hieracc serve` gives a bundle: its digest, quoted.
-func etagOf(b *Bundle) string {
+func etagOf(b *runtime.Bundle) string {
 	d := b.Header().Digest
 	return `"` + hex.EncodeToString(d[:]) + `"`
 }
@@ -112,16 +114,16 @@ func etagOf(b *Bundle) string {
 // one was replaced. A failure (the server unreachable, an error status, a
 // bundle that does not verify) leaves the current bundle in place and is
 // returned.
-func (r *HTTPReloader) Reload() (changed bool, err error) {
+func (r *HTTP) Reload() (changed bool, err error) {
 	return r.reload(context.Background(), 0)
 }
 
-func (r *HTTPReloader) reload(ctx context.Context, wait time.Duration) (bool, error) {
+func (r *HTTP) reload(ctx context.Context, wait time.Duration) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.url, nil)
 	if err != nil {
-		return false, fmt.Errorf("runtime: fetch: %w", err)
+		return false, fmt.Errorf("reload: fetch: %w", err)
 	}
 	if r.etag != "" && r.cur.Load() != nil {
 		req.Header.Set("If-None-Match", r.etag)
@@ -131,7 +133,7 @@ func (r *HTTPReloader) reload(ctx context.Context, wait time.Duration) (bool, er
 	}
 	resp, err := r.client.Do(req)
 	if err != nil {
-		return false, fmt.Errorf("runtime: fetch: %w", err)
+		return false, fmt.Errorf("reload: fetch: %w", err)
 	}
 	defer resp.Body.Close()
 	switch {
@@ -139,15 +141,15 @@ func (r *HTTPReloader) reload(ctx context.Context, wait time.Duration) (bool, er
 		return false, nil
 	case resp.StatusCode != http.StatusOK:
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return false, fmt.Errorf("runtime: fetch %s: %s: %s", r.url, resp.Status, msg)
+		return false, fmt.Errorf("reload: fetch %s: %s: %s", r.url, resp.Status, msg)
 	}
 	data, err := readCapped(resp.Body)
 	if err != nil {
-		return false, fmt.Errorf("runtime: fetch %s: %w", r.url, err)
+		return false, fmt.Errorf("reload: fetch %s: %w", r.url, err)
 	}
-	b, err := openBytes(data, nil, r.trust)
+	b, err := runtime.OpenBytes(data, r.opts...)
 	if err != nil {
-		return false, fmt.Errorf("runtime: fetch %s: %w", r.url, err)
+		return false, fmt.Errorf("reload: fetch %s: %w", r.url, err)
 	}
 	if cur := r.cur.Load(); cur != nil && cur.Header() == b.Header() {
 		r.etag = resp.Header.Get("ETag")
@@ -158,7 +160,7 @@ func (r *HTTPReloader) reload(ctx context.Context, wait time.Duration) (bool, er
 		if err := writeAtomic(r.cache, data); err != nil {
 			// The bundle is good: serve it, and say the copy failed.
 			r.store(b, resp.Header.Get("ETag"))
-			return true, fmt.Errorf("runtime: keeping a copy: %w", err)
+			return true, fmt.Errorf("reload: keeping a copy: %w", err)
 		}
 		if details != nil {
 			_ = writeAtomic(r.cache+".details", details)
@@ -168,7 +170,7 @@ func (r *HTTPReloader) reload(ctx context.Context, wait time.Duration) (bool, er
 	return true, nil
 }
 
-func (r *HTTPReloader) store(b *Bundle, etag string) {
+func (r *HTTP) store(b *runtime.Bundle, etag string) {
 	if etag == "" {
 		etag = etagOf(b)
 	}
@@ -178,7 +180,7 @@ func (r *HTTPReloader) store(b *Bundle, etag string) {
 
 // fetchDetails fetches and attaches b's shared details file, if it has
 // one; it returns the file's bytes, nil when it has none or on failure.
-func (r *HTTPReloader) fetchDetails(ctx context.Context, b *Bundle) []byte {
+func (r *HTTP) fetchDetails(ctx context.Context, b *runtime.Bundle) []byte {
 	name := b.SharedDetailsFile()
 	if name == "" {
 		return nil
@@ -214,7 +216,7 @@ func (r *HTTPReloader) fetchDetails(ctx context.Context, b *Bundle) []byte {
 // fetches every pollInterval (DefaultPollInterval when 0), or at once
 // again after a long poll (LongPoll) ends. report, when not nil, is told
 // of every reload that changed the bundle or failed.
-func (r *HTTPReloader) Watch(ctx context.Context, pollInterval time.Duration, report func(changed bool, err error)) error {
+func (r *HTTP) Watch(ctx context.Context, pollInterval time.Duration, report func(changed bool, err error)) error {
 	if pollInterval <= 0 {
 		pollInterval = DefaultPollInterval
 	}

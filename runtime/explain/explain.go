@@ -1,10 +1,18 @@
-package runtime
+// Package explain says where a key's value comes from, as puppet lookup
+// --explain does: the values each data file holds for it, and every
+// layer, level and data file searched. hieracc lookup --explain and
+// hieracc serve's pages print it; an agent that only looks keys up does
+// without it.
+package explain
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
+	"github.com/hieracc/hieracc/runtime"
 )
 
 // Explanation says where a key's value comes from, for --explain: the
@@ -81,12 +89,13 @@ type Source struct {
 	Err   *format.Error // interpolating the value failed
 }
 
-// Explain returns the sources of key's root key and the layers searched.
-// A key the bundle has no data for gives a *NotFoundError (errors.Is
-// ErrNotFound), with an Explanation that still lists the layers searched;
-// recorded errors are not returned (they are what an explanation is for),
-// except a malformed key.
-func (b *Bundle) Explain(key string) (*Explanation, error) {
+// Key returns the sources of key's root key in b and the layers searched.
+// A key the bundle has no data for gives a *runtime.NotFoundError
+// (errors.Is runtime.ErrNotFound), with an Explanation that still lists
+// the layers searched; recorded errors are not returned (they are what an
+// explanation is for), except a malformed key and a key sealed to the
+// node in a bundle opened without its private key (*runtime.SealedError).
+func Key(b *runtime.Bundle, key string) (*Explanation, error) {
 	k, err := hiera.ParseKey(key)
 	if err != nil {
 		return nil, err
@@ -97,18 +106,18 @@ func (b *Bundle) Explain(key string) (*Explanation, error) {
 	}
 	e := &Explanation{Root: k.Root}
 	var dk *format.Key
-	if i := b.x.Find(k.Root); i >= 0 {
-		if err := b.sealed(i, key); err != nil {
-			return nil, err
-		}
+	if i, ok := slices.BinarySearchFunc(d.Keys, k.Root, func(k format.Key, name string) int { return strings.Compare(k.Name, name) }); ok {
 		dk = &d.Keys[i]
+		if dk.Sealed { // and not opened: nothing to show
+			return nil, &runtime.SealedError{Key: key, Node: b.Header().Node}
+		}
 		e.Merge, e.MergeFrom, e.DefaultMerge = dk.Merge, dk.MergeFrom, dk.DefaultMerge
 		e.Secret = dk.Secret || dk.Sensitive()
 	}
 	mod := d.Module(k.Module)
 	if dk != nil {
 		if e.Sources, err = sources(dk.Contributions, d.Layers(k.Module), k.Module); err != nil {
-			return nil, fmt.Errorf("runtime: key %q: %w", k.Root, err)
+			return nil, fmt.Errorf("explain: key %q: %w", k.Root, err)
 		}
 	}
 	var def *format.Hierarchy
@@ -117,7 +126,7 @@ func (b *Bundle) Explain(key string) (*Explanation, error) {
 	}
 	if dk != nil && len(dk.Defaults) > 0 {
 		if e.Defaults, err = sources(dk.Defaults, [3]*format.Hierarchy{nil, nil, def}, k.Module); err != nil {
-			return nil, fmt.Errorf("runtime: key %q: defaults: %w", k.Root, err)
+			return nil, fmt.Errorf("explain: key %q: defaults: %w", k.Root, err)
 		}
 	}
 	var cs, defs []format.Contribution
@@ -142,7 +151,7 @@ func (b *Bundle) Explain(key string) (*Explanation, error) {
 		}
 	}
 	if dk == nil {
-		return e, &NotFoundError{Names: []string{key}}
+		return e, &runtime.NotFoundError{Names: []string{key}}
 	}
 	return e, nil
 }
