@@ -3,6 +3,7 @@ package format
 import (
 	"regexp"
 	"sync"
+	"sync/atomic"
 )
 
 // OptionScope holds the lookup_options entries of one set of options (the
@@ -78,8 +79,9 @@ func (s *OptionScope) Match(root string) *Error {
 
 // OptionsPattern compiles a lookup_options entry that starts with ^ into
 // the regexp keys are matched against (unanchored at the end unless it
-// says $), once per process. It is the one implementation of that match,
-// for the compiler and the runtime alike.
+// says $), once per process for the first maxPatterns patterns. It is the
+// one implementation of that match, for the compiler and the runtime
+// alike.
 func OptionsPattern(src string) (*regexp.Regexp, error) {
 	if v, ok := patterns.Load(src); ok {
 		if re, ok := v.(*regexp.Regexp); ok {
@@ -87,18 +89,27 @@ func OptionsPattern(src string) (*regexp.Regexp, error) {
 		}
 		return nil, v.(error)
 	}
+	var v any
 	re, err := regexp.Compile(src)
-	if err != nil {
-		patterns.Store(src, err)
-		return nil, err
+	if v = re; err != nil {
+		v = err
 	}
-	patterns.Store(src, re)
-	return re, nil
+	if patternCount.Add(1) <= maxPatterns {
+		patterns.Store(src, v)
+	}
+	return re, err
 }
 
 // patterns caches OptionsPattern's results: string → *regexp.Regexp or
-// error.
-var patterns sync.Map
+// error. A control repo has a few dozen patterns; a server that reads the
+// bundles of compile after compile for months stops caching at
+// maxPatterns rather than grow.
+var (
+	patterns     sync.Map
+	patternCount atomic.Int32
+)
+
+const maxPatterns = 4096
 
 // FindOptionScope returns the scope of scopes (sorted as Bundle.Options
 // are) for module and dflt, nil when there is none.
