@@ -34,6 +34,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hieracc/hieracc/compiler/internal/canon"
+	"github.com/hieracc/hieracc/compiler/internal/share"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ruby"
 )
@@ -68,18 +70,37 @@ type tmplBound struct {
 // and a fact or two of the slice's): whether they hold on a node is found
 // out once for all of them.
 type tmplVars struct {
-	same  []dep    // variables that must give the same value here
-	node  []string // variables naming the node: any string without "%{" will do
-	at    uint64   // the node (nodeShare.serial) holds was found for
+	same  []share.Dep // variables that must give the same value here
+	node  []string    // variables naming the node: any string without "%{" will do
+	at    uint64      // the node (share.Run.Serial) holds was found for
 	holds bool
 }
 
-// maxTmplVars bounds the tmplVars a worker keeps.
-const maxTmplVars = 1 << 12
+// maxTmplVars bounds the tmplVars a worker keeps, and maxTmplKey the
+// length of their names and values.
+const (
+	maxTmplVars = 1 << 12
+	maxTmplKey  = 512
+)
 
-// perNodeKey compiles the key of a per-node slot s for this node, from
-// one of the slot's templates that holds here (the newest first).
-func (sh *nodeShare) perNodeKey(s *slot, name string) (*format.Key, *format.Error) {
+// slotTemplates are a per-node slot's templates (the newest last, at most
+// share.MaxVariants), how often one held and none did, and whether the
+// slot gave up on templates.
+type slotTemplates struct {
+	tmpls        []*keyTmpl
+	hits, misses int32
+	off          bool
+}
+
+// Template compiles the key of a per-node slot j of t for this node, from
+// one of the slot's templates that holds here (the newest first), or
+// afresh, making a template of it when it can serve other nodes.
+func (sh *nodeShare) Template(t *share.Table, j int, name, mod string) (*format.Key, *format.Error, *format.Key) {
+	x := t.Ext.(*tableSlots)
+	if x.tmpls == nil {
+		x.tmpls = make([]slotTemplates, len(x.locs))
+	}
+	s, locs, pre := &x.tmpls[j], x.locs[j], &x.pre[j]
 	if len(s.tmpls) > 0 {
 		for i := len(s.tmpls) - 1; i >= 0; i-- {
 			t := s.tmpls[i]
@@ -87,33 +108,32 @@ func (sh *nodeShare) perNodeKey(s *slot, name string) (*format.Key, *format.Erro
 			if rc == nil {
 				continue
 			}
-			sh.w.stats.templated++
-			s.tmplHits++
+			sh.w.share.Stats.Templated++
+			s.hits++
 			if t.first != nil {
 				// The key is *t.first with the node's Value and
 				// Contributions: only those are written in the worker's
-				// key, the rest is taken from t.first (appendKey).
+				// key, the rest is taken from t.first (see Node.Template).
 				k := &sh.w.key
 				k.Contributions, k.Value = rc.cs, rc.cs[0].Value
 				sh.n.setKeyChecks(t.checks)
-				sh.firstOf = t.first
-				return k, nil
+				return k, nil, t.first
 			}
-			return sh.n.compileKey(name, s.mod, s.locs, &s.pre, rc)
+			k, err := sh.n.compileKey(name, mod, locs, pre, rc)
+			return k, err, nil
 		}
-		s.tmplMisses++
-		if s.tmplMisses >= giveUp && 4*s.tmplHits < s.tmplMisses {
-			s.tmplOff, s.tmpls = true, nil
+		s.misses++
+		if s.misses >= share.GiveUp && 4*s.hits < s.misses {
+			s.off, s.tmpls = true, nil
 		}
 	}
-	if s.tmplOff {
-		return sh.n.compileKey(name, s.mod, s.locs, &s.pre, nil)
+	if s.off || !sh.templatable(locs, mod) {
+		s.off = true
+		k, err := sh.n.compileKey(name, mod, locs, pre, nil)
+		return k, err, nil
 	}
-	if !sh.templatable(s.locs, s.mod) {
-		s.tmplOff = true
-		return sh.n.compileKey(name, s.mod, s.locs, &s.pre, nil)
-	}
-	return sh.compileTemplate(s, name)
+	k, err := sh.compileTemplate(s, name, mod, locs, pre)
+	return k, err, nil
 }
 
 // templatable reports whether a key's contributions could come from a
@@ -154,30 +174,28 @@ func rebindable(p *interpPlan) bool {
 // compileTemplate compiles the key of a per-node slot s as compileKey
 // does, recording what reading its contributions read, and makes them the
 // slot's template when it can serve other nodes.
-func (sh *nodeShare) compileTemplate(s *slot, name string) (*format.Key, *format.Error) {
-	w := sh.w
-	layers := sh.n.layers.of(s.mod)
+func (sh *nodeShare) compileTemplate(s *slotTemplates, name, mod string, locs []keyLoc, pre *keyPre) (*format.Key, *format.Error) {
+	layers := sh.n.layers.of(mod)
 	rc := &readContribs{mark: len(sh.n.stack.checks)}
 	outer := sh.n.secret
 	sh.n.secret = false
-	w.deps, w.warns = w.deps[:0], w.warns[:0]
-	sh.deps, sh.keyWarns = &w.deps, &w.warns
+	sh.Capture()
 	aliases := sh.n.interp.aliases
 	fr := sh.n.stack.enter(name)
-	rc.cs = sh.n.contributions(name, s.locs, false, layers)
+	rc.cs = sh.n.contributions(name, locs, false, layers)
 	sh.n.stack.leave(fr)
-	sh.deps, sh.keyWarns = nil, nil
+	deps, warns := sh.Captured()
 	rc.secret, sh.n.secret = sh.n.secret, outer
 	var t *keyTmpl
-	if !rc.secret && len(w.warns) == 0 && sh.n.interp.aliases == aliases && len(rc.cs) == len(s.locs) {
-		if t = sh.newTemplate(rc, w.deps, s.locs, layers); t != nil {
-			if len(s.tmpls) >= maxVariants {
+	if !rc.secret && len(warns) == 0 && sh.n.interp.aliases == aliases && len(rc.cs) == len(locs) {
+		if t = sh.newTemplate(rc, deps, locs, layers); t != nil {
+			if len(s.tmpls) >= share.MaxVariants {
 				s.tmpls = s.tmpls[1:]
 			}
 			s.tmpls = append(s.tmpls, t)
 		}
 	}
-	k, err := sh.n.compileKey(name, s.mod, s.locs, &s.pre, rc)
+	k, err := sh.n.compileKey(name, mod, locs, pre, rc)
 	if t != nil && firstFound(k, err) && slices.Equal(sh.n.testedOf(len(sh.n.keys)), t.checks) {
 		first := *k
 		first.Contributions, first.Value = nil, nil
@@ -212,7 +230,7 @@ func firstFound(k *format.Key, err *format.Error) bool {
 // newTemplate makes a template of contributions read from locs (in
 // layers) with the reads deps, nil when another node could not take them
 // (see the top of this file).
-func (sh *nodeShare) newTemplate(rc *readContribs, deps []dep, locs []keyLoc, layers [3]*layerRun) *keyTmpl {
+func (sh *nodeShare) newTemplate(rc *readContribs, deps []share.Dep, locs []keyLoc, layers [3]*layerRun) *keyTmpl {
 	for _, c := range rc.cs {
 		if c.Err != nil {
 			return nil
@@ -220,30 +238,30 @@ func (sh *nodeShare) newTemplate(rc *readContribs, deps []dep, locs []keyLoc, la
 	}
 	// The variables first: a key that looked another up never has a
 	// template, and is told so before anything is made for it.
-	b := sh.w.varKey[:0]
-	var same []dep
+	b := sh.w.tmplKey[:0]
+	var same []share.Dep
 	var node []string
 	for _, d := range deps {
-		if d.lookup || d.err != "" || needsInterpolation(d.value) {
+		if d.Lookup || d.Err != "" || needsInterpolation(d.Value) {
 			return nil
 		}
-		if nodeExpr(d.name) {
-			if _, isStr := d.value.(string); !isStr {
+		if nodeExpr(d.Name) {
+			if _, isStr := d.Value.(string); !isStr {
 				return nil
 			}
-			if !slices.Contains(node, d.name) {
-				node = append(node, d.name)
-				b = append(binary.AppendUvarint(append(b, 'n'), uint64(len(d.name))), d.name...)
+			if !slices.Contains(node, d.Name) {
+				node = append(node, d.Name)
+				b = append(binary.AppendUvarint(append(b, 'n'), uint64(len(d.Name))), d.Name...)
 			}
 			continue
 		}
-		if !slices.ContainsFunc(same, func(o dep) bool { return o.name == d.name }) {
+		if !slices.ContainsFunc(same, func(o share.Dep) bool { return o.Name == d.Name }) {
 			same = append(same, d)
-			b = append(binary.AppendUvarint(append(b, 's'), uint64(len(d.name))), d.name...)
-			b = appendCanonical(b, d.value)
+			b = append(binary.AppendUvarint(append(b, 's'), uint64(len(d.Name))), d.Name...)
+			b = canon.Append(b, d.Value)
 		}
 	}
-	sh.w.varKey = b
+	sh.w.tmplKey = b
 	t := &keyTmpl{checks: sh.w.testedList(sh.n.stack.checks[rc.mark:]), cs: slices.Clone(rc.cs)}
 	for i, l := range locs {
 		if df := l.df; df.bound[l.idx] {
@@ -253,7 +271,7 @@ func (sh *nodeShare) newTemplate(rc *readContribs, deps []dep, locs []keyLoc, la
 	}
 	if t.vars = sh.w.tmplVars[string(b)]; t.vars == nil {
 		t.vars = &tmplVars{same: same, node: node}
-		if len(sh.w.tmplVars) < maxTmplVars && len(b) <= maxVarSetKey {
+		if len(sh.w.tmplVars) < maxTmplVars && len(b) <= maxTmplKey {
 			if sh.w.tmplVars == nil {
 				sh.w.tmplVars = map[string]*tmplVars{}
 			}
@@ -266,13 +284,13 @@ func (sh *nodeShare) newTemplate(rc *readContribs, deps []dep, locs []keyLoc, la
 // holdFor reports whether the variables give what a template needs on
 // this node, found out once per node.
 func (sh *nodeShare) holdFor(vs *tmplVars) bool {
-	if vs.at == sh.serial {
+	if vs.at == sh.Serial() {
 		return vs.holds
 	}
-	vs.at, vs.holds = sh.serial, true
-	sh.quiet++ // an undefined variable warns where the key is compiled
+	vs.at, vs.holds = sh.Serial(), true
+	sh.Silence(1) // an undefined variable warns where the key is compiled
 	for _, d := range vs.same {
-		if v, err := sh.n.interp.scopeValue(d.name, d.name); err != nil || !format.Identical(v, d.value) {
+		if v, err := sh.n.interp.scopeValue(d.Name, d.Name); err != nil || !format.Identical(v, d.Value) {
 			vs.holds = false
 			break
 		}
@@ -285,7 +303,7 @@ func (sh *nodeShare) holdFor(vs *tmplVars) bool {
 		str, isStr := v.(string)
 		vs.holds = err == nil && isStr && !strings.Contains(str, "%{")
 	}
-	sh.quiet--
+	sh.Silence(-1)
 	return vs.holds
 }
 

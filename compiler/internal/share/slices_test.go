@@ -1,4 +1,4 @@
-package compiler
+package share
 
 import (
 	"fmt"
@@ -9,13 +9,12 @@ import (
 )
 
 // TestSlotLayout keeps what a node reads of a slot taking a recent result
-// in the slot's first cache line, and a template's in the second (see
-// slot): a field added in the wrong place costs every node a cache miss
-// per key.
+// in the slot's first cache line (see slot): a field added in the wrong
+// place costs every node a cache miss per key.
 func TestSlotLayout(t *testing.T) {
 	var s slot
-	if size := unsafe.Sizeof(s); size != 256 {
-		t.Errorf("a slot is %d bytes, want 256 (a cache line's multiple)", size)
+	if size := unsafe.Sizeof(s); size%64 != 0 {
+		t.Errorf("a slot is %d bytes, want a cache line's multiple", size)
 	}
 	line := func(off, size uintptr) uintptr {
 		if off/64 != (off+size-1)/64 {
@@ -36,9 +35,8 @@ func TestSlotLayout(t *testing.T) {
 		{"recent", unsafe.Offsetof(s.recent), unsafe.Sizeof(s.recent), 0},
 		{"recentVars", unsafe.Offsetof(s.recentVars), unsafe.Sizeof(s.recentVars), 0},
 		{"mod", unsafe.Offsetof(s.mod), unsafe.Sizeof(s.mod), 1},
-		{"tmpls", unsafe.Offsetof(s.tmpls), unsafe.Sizeof(s.tmpls), 1},
-		{"tmplHits", unsafe.Offsetof(s.tmplHits), unsafe.Sizeof(s.tmplHits), 1},
-		{"tmplOff", unsafe.Offsetof(s.tmplOff), unsafe.Sizeof(s.tmplOff), 1},
+		{"misses", unsafe.Offsetof(s.misses), unsafe.Sizeof(s.misses), 1},
+		{"hash", unsafe.Offsetof(s.hash), unsafe.Sizeof(s.hash), 1},
 	} {
 		if got := line(f.off, f.size); got != f.wantLine {
 			t.Errorf("slot.%s (bytes %d to %d) is not within cache line %d", f.name, f.off, f.off+f.size, f.wantLine)
@@ -76,7 +74,7 @@ func TestPlaceDelta(t *testing.T) {
 		var names []string
 		var built bool
 		names, at, built = placeDelta(dst, at, shared, delta)
-		if want := mergeSorted(shared, delta); !slices.Equal(names, want) {
+		if want := MergeSorted(shared, delta); !slices.Equal(names, want) {
 			t.Fatalf("placeDelta(%q, %q) = %q, want %q", shared, delta, names, want)
 		}
 		if want := len(names) != len(shared); built != want {
@@ -89,6 +87,33 @@ func TestPlaceDelta(t *testing.T) {
 			if want, _ := slices.BinarySearch(shared, k); int(at[d]) != want {
 				t.Fatalf("placeDelta(%q, %q): at[%d] = %d, want %d", shared, delta, d, at[d], want)
 			}
+		}
+	}
+}
+
+// TestReadsPerNode: a variable with a value of its own on most nodes is
+// per-node, and a result that read it is one no other node can reuse;
+// shared variables and nested lookups of the same name are not.
+func TestReadsPerNode(t *testing.T) {
+	var w Worker
+	for i := range 8 {
+		w.SeeVar("trusted.certname", fmt.Sprintf("n%d", i))
+		w.SeeVar("facts.dc", []string{"ams", "fra"}[i%2])
+		w.SeeVar("facts.role", []string{"web", "db", "app", "lb"}[i/2]) // 4 values, none most nodes'
+	}
+	tests := []struct {
+		deps []Dep
+		want bool
+	}{
+		{[]Dep{{Name: "facts.dc"}, {Name: "trusted.certname"}}, true},
+		{[]Dep{{Name: "facts.dc"}, {Name: "facts.role"}}, false},
+		{[]Dep{{Lookup: true, Name: "trusted.certname"}}, false},
+		{[]Dep{{Name: "never.seen"}}, false},
+		{nil, false},
+	}
+	for _, tc := range tests {
+		if got := w.ReadsPerNode(tc.deps); got != tc.want {
+			t.Errorf("ReadsPerNode(%+v) = %v, want %v", tc.deps, got, tc.want)
 		}
 	}
 }
