@@ -10,14 +10,20 @@ import (
 	"testing"
 )
 
-// TestNoSharedCounters: the package keeps no mutable state of its own
-// between compilations (counters, ID maps, their locks): a compile's
-// numbering belongs to the compilation or to its workers.
+// TestNoSharedCounters: the package, and its sharing (internal/share),
+// keep no mutable state of their own between compilations (counters, ID
+// maps, their locks): a compile's numbering belongs to the compilation or
+// to its workers.
 func TestNoSharedCounters(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
+	shared, err := filepath.Glob("internal/share/*.go")
+	if err != nil || len(shared) == 0 {
+		t.Fatalf("internal/share: %d files, %v", len(shared), err)
+	}
+	files = append(files, shared...)
 	fset := token.NewFileSet()
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {

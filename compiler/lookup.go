@@ -23,8 +23,8 @@ import (
 //	opts    nodeOptions   options.go     lookup_options
 //	interp  interpolator  interpolate.go %{...} in paths and data
 //	stack   lookupStack   lookup.go      the keys being looked up
-//	share   nodeShare     reuse_keys.go  what sharing work across nodes
-//	                                     keeps of the node
+//	share   nodeShare     share.go       sharing work across nodes, as
+//	                                     the node sees it
 //
 // A part that calls back into the node's lookups holds n. share is the
 // seam: the semantic stages reach the sharing only through it, its hooks
@@ -60,8 +60,8 @@ type nodeRun struct {
 
 	interp interpolator // %{...} in paths and data (interpolate.go)
 
-	// share is what sharing work across nodes keeps of the node
-	// (reuse_keys.go), and the only way the stages reach the sharing.
+	// share is sharing work across nodes as the node sees it
+	// (share.go), and the only way the stages reach the sharing.
 	share nodeShare
 }
 

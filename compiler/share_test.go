@@ -388,14 +388,14 @@ hierarchy:
 }
 
 // TestSliceShortcutsChangeNothing: the slice's results that hold for
-// every node are copied in runs (sliceTable.staticRun), but only those
+// every node are copied in runs (share.Table's static runs), but only those
 // with nothing to replay: a result with a warning, an error, or names its
 // computation tested (a later key's nested lookup depends on them) is
 // taken one by one. A key each node compiles itself (it reads the node's
 // name) takes its options and where they are written from its slot
 // (keyPre), and the slice's keys their locations from the table
 // (tableLocs). A hierarchy level is expanded once for the nodes that read
-// the same values (expandLevelShared). Bundles and diagnostics are those
+// the same values (share.ExpandLevel). Bundles and diagnostics are those
 // of a compile that shares nothing.
 func TestSliceShortcutsChangeNothing(t *testing.T) {
 	fsys := fstest.MapFS{
@@ -788,7 +788,7 @@ n: "host %{trusted.certname}"
 
 // TestStaticLookups: a result that read nothing but nested lookups of keys
 // whose results are static in the slice is the slot's static result
-// (lookupsStatic), for every node but those whose own file holds one of
+// (share's lookupsStatic), for every node but those whose own file holds one of
 // the keys looked up: there the key is compiled as usual. Keys look up
 // keys before and after them, an array through alias(); a key that reads
 // a fact, a value inside a hash, quoted, root y (not the key written "y"),

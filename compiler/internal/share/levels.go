@@ -28,7 +28,7 @@ type Level struct {
 // returned (nil if none) is the one the locations came from.
 func ExpandLevel[L any](r *Run, lvl any, own bool, expand func() (L, bool)) (L, *Level) {
 	w := r.w
-	if w.Off || own || r.Recording() {
+	if w.Off || own || r.recording() {
 		locs, _ := expand()
 		return locs, nil
 	}

@@ -15,8 +15,11 @@ type Node interface {
 	// KeyList is the node's list of compiled keys, which Run.Keys fills
 	// in order: the node's nested lookups read the keys compiled so far.
 	KeyList() *[]format.Key
-	// KeyNames lists the keys of the node's data files, sorted: all of
-	// them, or (slice) only those of the files Slice did not mask.
+	// KeyNames lists the keys of the node's data files, sorted: with
+	// slice, those of the files Slice did not mask (for a new Table);
+	// without, all of them: the node has no slice, and none of its files
+	// is its own (even those Slice masked, when the worker keeps no more
+	// tables).
 	KeyNames(slice bool) []string
 	// Slice describes the node's layers and data files to s, position by
 	// position (see SliceText). It reports false when the node cannot
@@ -99,9 +102,6 @@ func (r *Run) Start(w *Worker, n Node) {
 	*r = Run{w: w, n: n, serial: w.nodes}
 }
 
-// Worker is the worker the node is compiled on.
-func (r *Run) Worker() *Worker { return r.w }
-
 // Serial numbers the node among its worker's: what is found out for one
 // node and kept across nodes (a template's variables) says for which.
 func (r *Run) Serial() uint64 { return r.serial }
@@ -154,9 +154,9 @@ func (r *Run) Captured() ([]Dep, []diagnostics.Diagnostic) {
 	return r.w.deps, r.w.warns
 }
 
-// Recording reports whether a key's reads are being recorded, or a nested
+// recording reports whether a key's reads are being recorded, or a nested
 // lookup or a check is under way: what is computed then is that key's.
-func (r *Run) Recording() bool {
+func (r *Run) recording() bool {
 	return r.deps != nil || r.warns != nil || r.nested > 0 || r.quiet > 0
 }
 
