@@ -1,9 +1,11 @@
 package compiler
 
-// Templates: the keys whose values read the node's name. A slot whose
-// results read a per-node variable (slot.perNode: trusted.certname,
-// networking.hostname) is compiled by every node of its slice, yet most
-// of that work is the same from one node to the next: the same data
+// Templates: the keys whose values read the node's name, the one part of
+// sharing work across nodes that package share leaves to the compiler
+// (Node.Template): it re-runs interpolation plans. A slot of a slice whose
+// results read a per-node variable (trusted.certname, networking.hostname:
+// share's slotKey finds it) is compiled by every node of its slice, yet
+// most of that work is the same from one node to the next: the same data
 // files, the same entries, the same strings interpolating the slice's
 // facts (role, datacenter), only a few strings naming the node. So the
 // slot keeps a template: the contributions one node read, and the
@@ -20,14 +22,14 @@ package compiler
 // found, nothing converted, no default_hierarchy: keyTmpl.first) is not
 // merged at all: it is the template's key with the node's contributions.
 //
-// What makes reading them the same but for those strings: the entries
-// read are the slot's (its locations), each string's expressions are
-// fixed, a variable's value that holds no "%{" is inserted as it is
-// (nothing is interpolated again, so the names tested are the
-// template's), and a hash whose keys are interpolated on the way to a
-// string naming the node (its keys could collide) never takes part. A
-// template is not made from a compile that read a nested lookup (its
-// answer may depend on the node), warned, failed, or read decrypted text.
+// What makes reading them the same but for those strings: the entries read
+// are the slot's (its locations), each string's expressions are fixed, a
+// variable's value that holds no "%{" is inserted as it is (nothing is
+// interpolated again, so the names tested are the template's), and a hash
+// whose keys are interpolated on the way to a string naming the node (its
+// keys could collide) never takes part. A template is not made from a
+// compile that read a nested lookup (its answer may depend on the node),
+// warned, failed, or read decrypted text.
 
 import (
 	"encoding/binary"
