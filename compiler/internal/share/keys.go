@@ -142,7 +142,7 @@ func (r *Run) generalKey(name, mod string) (*format.Key, *format.Error) {
 }
 
 // KeepKeys gives the worker the memory of the node's keys back once the
-// bundle holding them is done with (Input.Emit): the next node writes its
+// bundle holding them is done with (compiler.Input.Emit): the next node writes its
 // keys there, most of them found in place.
 func (w *Worker) KeepKeys(keys []format.Key) {
 	if keys != nil { // (a node that failed wrote none)

@@ -42,7 +42,9 @@ type Node interface {
 	// for the nodes that compile it, and returns its signature; false when
 	// its options are invalid.
 	SlotSig(t *Table, j int, name, mod string) ([]uint32, bool)
-	// Compile compiles a key afresh, finding its locations.
+	// Compile compiles a key afresh, finding its locations. The key it
+	// returns (nil for a key no location holds), as CompileSlot's and
+	// Template's, is the node's until its next compile: Run copies it.
 	Compile(name, mod string) (*format.Key, *format.Error)
 	// CompileSlot compiles the key of slot j of t afresh from the slot's
 	// locations and options, with those of the node's per-node files too
@@ -51,7 +53,8 @@ type Node interface {
 	// Template compiles the key of a per-node slot j of t (one whose
 	// results read the node's name): from a template of the slot's that
 	// holds on the node, or afresh (making one). first, when set, is a key
-	// nothing changes, whose fields but Value and Contributions are k's.
+	// nothing changes that the key is but for its Value and Contributions,
+	// the only fields set in k.
 	Template(t *Table, j int, name, mod string) (k *format.Key, err *format.Error, first *format.Key)
 	// Reread reads d again on the node, inside a lookup of top ("" for
 	// none): a variable's value, or a nested lookup's answer.

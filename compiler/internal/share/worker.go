@@ -14,7 +14,7 @@ type Worker struct {
 	// Off (Input.NoSharing) turns sharing off: every node is compiled
 	// from scratch.
 	Off bool
-	// ReuseKeys (Input.Emit) makes each node's keys reuse the memory of
+	// ReuseKeys (compiler.Input.Emit) makes each node's keys reuse the memory of
 	// the last node's (KeepKeys): a fleet's compile then allocates no key
 	// table per node.
 	ReuseKeys bool
