@@ -69,10 +69,10 @@
 //	                 it (its files, key signatures, compiling a key, reading
 //	                 a variable or a lookup again), the hooks below, and
 //	                 the nodes' values that order their compile
-//	template.go      keys that read the node's name: their contributions
-//	                 read again for another node from a template, by
-//	                 re-running interpolation plans (interpolate.go's
-//	                 internals, which is why they stay in this package)
+//	template.go      keys that read the node's name (share's templates):
+//	                 a template's contributions read again for another
+//	                 node, re-running the interpolation plans of the
+//	                 strings that name it (interpolate.go's internals)
 //
 // The semantic stages reach the sharing only through these hooks
 // (seam_test.go holds them to this list):

@@ -6,9 +6,9 @@ package compiler
 // lookup_options; the order nodes are compiled in. It reaches the
 // compiler only through share.Node, which nodeShare implements here, and
 // the stages reach it only through nodeShare's hooks (doc.go lists them).
-// Templates (template.go) are the one part of sharing left in the
-// compiler: they read a key's contributions again for another node by
-// re-running interpolation plans (interpolate.go's internals).
+// Templates are share's, but for reading a key's contributions again for
+// another node, which re-runs interpolation plans (interpolate.go's
+// internals): template.go does it.
 
 import (
 	"encoding/binary"
@@ -45,12 +45,10 @@ func (sh *nodeShare) start(n *nodeRun) {
 
 // tableSlots is what a slice's table keeps of the compiler's for its
 // slots (share.Table.Ext), by slot: where the key's data lies (the same
-// for every node of the slice), the options its nodes found, its
-// templates.
+// for every node of the slice), and the options its nodes found.
 type tableSlots struct {
-	locs  [][]keyLoc
-	pre   []keyPre
-	tmpls []slotTemplates // made on the first template
+	locs [][]keyLoc
+	pre  []keyPre
 }
 
 // KeyList is the node's keys (nodeRun.keys).

@@ -47,11 +47,8 @@ type worker struct {
 	// optionsSig's.
 	tableBuf []keyAt
 	optSig   []byte
-	// Templates (template.go): tmplVars interns their variables, tmplKey
-	// is its buffer; rc is the contributions fromTemplate reads; anyBlock
-	// the values rebind makes.
-	tmplVars map[string]*tmplVars
-	tmplKey  []byte
+	// Templates (template.go): rc is the contributions fromTemplate
+	// reads; anyBlock the values rebind makes.
 	rc       readContribs
 	anyBlock []any
 }

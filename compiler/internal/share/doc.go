@@ -15,27 +15,30 @@
 //
 // What is where:
 //
-//	worker.go   Worker: the caches of one compiling goroutine
-//	node.go     Node, the compiler as sharing sees it; Run, one node's
-//	            sharing, and its hooks
-//	results.go  Result: a key's result kept with the reads it made of its
-//	            node (Dep, dep.go), reused where each gives the same answer
-//	sig.go      key signatures: where a key's data lies, which results of
-//	            other nodes are candidates
-//	slices.go   slices: the bookkeeping of nodes that reach the same files
-//	            (Table), and the keys whose result holds for all of them
-//	keys.go     the keys stage with sharing (Run.Keys), and the memory of
-//	            the last node's keys
-//	levels.go   a hierarchy level's expansion (ExpandLevel) and
-//	            lookup_options results (Options), for nodes whose reads or
-//	            files are the same
-//	vars.go     which variables are per-node, learnt from the nodes
-//	            compiled; SortRun
-//	order.go    the order nodes are compiled in: a slice's nodes one after
-//	            the other, on one worker (Order, Runs)
-//	keylist.go  sorted key lists, merged once per worker (Union)
+//	worker.go    Worker: the caches of one compiling goroutine
+//	node.go      Node, the compiler as sharing sees it; Run, one node's
+//	             sharing, and its hooks
+//	results.go   Result: a key's result kept with the reads it made of its
+//	             node (Dep, dep.go), reused where each gives the same answer
+//	sig.go       key signatures: where a key's data lies, which results of
+//	             other nodes are candidates
+//	slices.go    slices: the bookkeeping of nodes that reach the same files
+//	             (Table), and the keys whose result holds for all of them
+//	templates.go keys that read the node's name: a template of what one
+//	             node read, for the nodes whose other variables are the same
+//	keys.go      the keys stage with sharing (Run.Keys), and the memory of
+//	             the last node's keys
+//	levels.go    a hierarchy level's expansion (ExpandLevel) and
+//	             lookup_options results (Options), for nodes whose reads or
+//	             files are the same
+//	vars.go      which variables are per-node, learnt from the nodes
+//	             compiled; SortRun
+//	order.go     the order nodes are compiled in: a slice's nodes one after
+//	             the other, on one worker (Order, Runs)
+//	keylist.go   sorted key lists, merged once per worker (Union)
 //
-// The compiler keeps one part of sharing: templates (compiler/template.go),
-// which read the contributions of a key naming its node again for another
-// node by re-running interpolation plans; Node.Template is their seam.
+// The compiler keeps one part of sharing: reading a template's
+// contributions again for another node (Node.FromTemplate,
+// compiler/template.go), which re-runs the interpolation plans of the
+// strings naming the node.
 package share

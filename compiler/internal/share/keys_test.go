@@ -56,7 +56,11 @@ func (n *fakeNode) Compile(name, _ string) (*format.Key, *format.Error) {
 func (n *fakeNode) CompileSlot(_ *Table, _ int, name, mod string, _ bool) (*format.Key, *format.Error) {
 	return n.Compile(name, mod)
 }
-func (n *fakeNode) Template(*Table, int, string, string) (*format.Key, *format.Error, *format.Key) {
+func (n *fakeNode) Templatable(*Table, int, string) bool { panic("no key of a fake node is per-node") }
+func (n *fakeNode) CompileTemplate(*Table, int, string, string) (*format.Key, *format.Error, *Template) {
+	panic("no key of a fake node is per-node")
+}
+func (n *fakeNode) FromTemplate(*Table, int, string, string, *Template) (*format.Key, *format.Error, bool) {
 	panic("no key of a fake node is per-node")
 }
 func (n *fakeNode) Reread(_ string, d *Dep) (any, error) { return n.vars[d.Name], nil }

@@ -43,19 +43,28 @@ type Node interface {
 	// its options are invalid.
 	SlotSig(t *Table, j int, name, mod string) ([]uint32, bool)
 	// Compile compiles a key afresh, finding its locations. The key it
-	// returns (nil for a key no location holds), as CompileSlot's and
-	// Template's, is the node's until its next compile: Run copies it.
+	// returns (nil for a key no location holds), as those of CompileSlot
+	// and the templates', is the node's until its next compile: Run
+	// copies it.
 	Compile(name, mod string) (*format.Key, *format.Error)
 	// CompileSlot compiles the key of slot j of t afresh from the slot's
 	// locations and options, with those of the node's per-node files too
 	// when own is set (a per-node file holds the key as well).
 	CompileSlot(t *Table, j int, name, mod string, own bool) (*format.Key, *format.Error)
-	// Template compiles the key of a per-node slot j of t (one whose
-	// results read the node's name): from a template of the slot's that
-	// holds on the node, or afresh (making one). first, when set, is a key
-	// nothing changes that the key is but for its Value and Contributions,
-	// the only fields set in k.
-	Template(t *Table, j int, name, mod string) (k *format.Key, err *format.Error, first *format.Key)
+	// Templatable reports whether the key of a per-node slot j of t (one
+	// whose results read the node's name) could have a template: its
+	// contributions could be read again for another node.
+	Templatable(t *Table, j int, mod string) bool
+	// CompileTemplate compiles the key of a per-node slot j of t afresh,
+	// making a template of what it read when another node could take it
+	// (see Run.NewTemplate; nil otherwise).
+	CompileTemplate(t *Table, j int, name, mod string) (*format.Key, *format.Error, *Template)
+	// FromTemplate compiles the key of a per-node slot j of t from its
+	// template tm, whose variables hold on the node: false when a string
+	// naming the node fails to interpolate (the key is then compiled as
+	// usual, which reports it). When tm.First is set, only the key's
+	// Value and Contributions are set: the rest is tm.First's.
+	FromTemplate(t *Table, j int, name, mod string, tm *Template) (*format.Key, *format.Error, bool)
 	// Reread reads d again on the node, inside a lookup of top ("" for
 	// none): a variable's value, or a nested lookup's answer.
 	Reread(top string, d *Dep) (any, error)

@@ -67,8 +67,9 @@ type Table struct {
 
 // slot is one key of a slice. Its fields are laid out for the cache: a
 // node taking a recent result reads only the first 64 bytes (a slot is
-// 192, so each starts a cache line in a large table); the rest is read
-// when the slot is made or a key compiled afresh.
+// 192, so each starts a cache line in a large table), a template's key the
+// next 64 too; the rest is read when the slot is made or a key compiled
+// afresh.
 type slot struct {
 	// The first cache line.
 	reused  int32 // results taken (recent ones, or the worker's), against misses
@@ -86,17 +87,24 @@ type slot struct {
 	// reading the result (see recentHit).
 	recentVars []*varSet
 
-	// The second: the slot's module, how often a result was compiled,
-	// and its signature and the signature's hash.
-	mod    string
-	misses int32
-	hash   uint64
-	sig    []uint32
+	// The second: the slot's module and, for a per-node slot, its
+	// templates (templates.go, the newest last, at most MaxVariants), how
+	// often one held and none did, and whether the slot gave up on
+	// templates; then how often a result was compiled and its signature's
+	// hash.
+	mod                  string
+	tmpls                []*Template
+	tmplHits, tmplMisses int32
+	misses               int32
+	tmplOff              bool
+	hash                 uint64
+
+	sig []uint32
 	// looked, when set, are the keys (sorted) the static result looked
 	// up: it holds only for nodes whose per-node files hold none of them
 	// (see lookupsStatic).
 	looked []string
-	_      [48]byte // (to 192 bytes)
+	_      [16]byte // (to 192 bytes)
 }
 
 // StartRun starts a run of nodes (see Runs): the slice tables that
@@ -319,7 +327,7 @@ func (r *Run) slotKey(t *Table, j int, name string) (k *format.Key, err *format.
 		return k, err, nil
 	}
 	if s.perNode {
-		return r.n.Template(t, j, name, s.mod)
+		return r.perNodeKey(t, j, name)
 	}
 	if hit := r.recentHit(s, name); hit != nil {
 		if hit.vars == nil && s.reused < GiveUp {

@@ -9,8 +9,9 @@ import (
 )
 
 // TestSlotLayout keeps what a node reads of a slot taking a recent result
-// in the slot's first cache line (see slot): a field added in the wrong
-// place costs every node a cache miss per key.
+// in the slot's first cache line, and a template's in the second (see
+// slot): a field added in the wrong place costs every node a cache miss
+// per key.
 func TestSlotLayout(t *testing.T) {
 	var s slot
 	if size := unsafe.Sizeof(s); size%64 != 0 {
@@ -35,8 +36,9 @@ func TestSlotLayout(t *testing.T) {
 		{"recent", unsafe.Offsetof(s.recent), unsafe.Sizeof(s.recent), 0},
 		{"recentVars", unsafe.Offsetof(s.recentVars), unsafe.Sizeof(s.recentVars), 0},
 		{"mod", unsafe.Offsetof(s.mod), unsafe.Sizeof(s.mod), 1},
-		{"misses", unsafe.Offsetof(s.misses), unsafe.Sizeof(s.misses), 1},
-		{"hash", unsafe.Offsetof(s.hash), unsafe.Sizeof(s.hash), 1},
+		{"tmpls", unsafe.Offsetof(s.tmpls), unsafe.Sizeof(s.tmpls), 1},
+		{"tmplHits", unsafe.Offsetof(s.tmplHits), unsafe.Sizeof(s.tmplHits), 1},
+		{"tmplOff", unsafe.Offsetof(s.tmplOff), unsafe.Sizeof(s.tmplOff), 1},
 	} {
 		if got := line(f.off, f.size); got != f.wantLine {
 			t.Errorf("slot.%s (bytes %d to %d) is not within cache line %d", f.name, f.off, f.off+f.size, f.wantLine)

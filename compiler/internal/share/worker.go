@@ -65,6 +65,10 @@ type Worker struct {
 	levels    map[any][]*Level
 	levelDeps []Dep
 	opts      map[string]optsEntry
+	// tmplVars interns the variables of templates (see NewTemplate), by
+	// their names and values; tmplKey is its buffer.
+	tmplVars map[string]*tmplVars
+	tmplKey  []byte
 
 	// The memory of the last node's keys (ReuseKeys). keyMarks[p] is
 	// slot+1 when keyBuf's memory (keyMem, its first element) holds
