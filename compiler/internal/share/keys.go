@@ -178,7 +178,7 @@ const (
 )
 
 // appendKey appends a key to the node's keys: *k, or, when from is a
-// template's first key (see Node.Template), *from with k's Value and
+// template's first key (Template.First), *from with k's Value and
 // Contributions (k's other fields are not set). from, when not nil, is a
 // key nothing changes once made: k itself (a kept result's, Result.key)
 // or that first key. Reusing the last node's memory (ReuseKeys), a key

@@ -289,7 +289,7 @@ func (r *Run) slice() (*Table, []string) {
 // per-node files holds, reusing the slot's signature and results. from,
 // when set, is a key nothing changes once made, which k is (a result's) or
 // whose fields but Value and Contributions k takes (a template's first
-// key, see Node.Template).
+// key, Template.First).
 func (r *Run) slotKey(t *Table, j int, name string) (k *format.Key, err *format.Error, from *format.Key) {
 	s := &t.slots[j]
 	w := r.w
