@@ -42,8 +42,10 @@ import (
 	"github.com/hieracc/hieracc/format/ruby"
 )
 
-// keyTmpl is the compiler's part of a template (share.Template.Ext).
+// keyTmpl is a template: share's, and the compiler's part of it
+// (share.Template.Ext is the keyTmpl).
 type keyTmpl struct {
+	share.Template
 	// cs are the contributions, by position in the slot's locs: another
 	// node's are a copy, but for the values of those at bound.
 	cs []format.Contribution
@@ -177,7 +179,7 @@ func firstFound(k *format.Key, err *format.Error) bool {
 
 // newTemplate makes a template of contributions read from locs (in
 // layers) with the reads deps, nil when another node could not take them
-// (see share.Run.NewTemplate, and the top of this file).
+// (see share.Run.TemplateVars, and the top of this file).
 func (sh *nodeShare) newTemplate(rc *readContribs, deps []share.Dep, locs []keyLoc, layers [3]*layerRun) *share.Template {
 	for _, c := range rc.cs {
 		if c.Err != nil {
@@ -186,20 +188,19 @@ func (sh *nodeShare) newTemplate(rc *readContribs, deps []share.Dep, locs []keyL
 	}
 	// The variables first: a key that looked another up never has a
 	// template, and is told so before anything is made for it.
-	tm := sh.NewTemplate(deps, nodeExpr, needsInterpolation)
-	if tm == nil {
+	vars := sh.TemplateVars(deps, nodeExpr, needsInterpolation)
+	if vars == nil {
 		return nil
 	}
-	tm.Checks = sh.w.testedList(sh.n.stack.checks[rc.mark:])
 	t := &keyTmpl{cs: slices.Clone(rc.cs)}
+	t.Template = share.Template{Vars: vars, Checks: sh.w.testedList(sh.n.stack.checks[rc.mark:]), Ext: t}
 	for i, l := range locs {
 		if df := l.df; df.bound[l.idx] {
 			t.bound = append(t.bound, tmplBound{i: i, v: df.hash.Value(l.idx), plan: df.plans[l.idx],
 				at: site{df.pos[l.idx].In(df.path), layers[l.layer].hier.Levels[l.level].Name}})
 		}
 	}
-	tm.Ext = t
-	return tm
+	return &t.Template
 }
 
 // fromTemplate reads the contributions of the key named name from its

@@ -57,7 +57,7 @@ type Node interface {
 	Templatable(t *Table, j int, mod string) bool
 	// CompileTemplate compiles the key of a per-node slot j of t afresh,
 	// making a template of what it read when another node could take it
-	// (see Run.NewTemplate; nil otherwise).
+	// (see Run.TemplateVars; nil otherwise).
 	CompileTemplate(t *Table, j int, name, mod string) (*format.Key, *format.Error, *Template)
 	// FromTemplate compiles the key of a per-node slot j of t from its
 	// template tm, whose variables hold on the node: false when a string

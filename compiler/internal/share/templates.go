@@ -26,7 +26,9 @@ import (
 // Template is a per-node slot's template: what one node's compile of the
 // key read, for the nodes of its slice whose variables give what it needs.
 type Template struct {
-	vars *tmplVars
+	// Vars are the variables reading the contributions read (see
+	// Run.TemplateVars).
+	Vars *TemplateVars
 	// Checks are the names reading the contributions tested.
 	Checks []string
 	// First, when set, is the key the template's node compiled but for its
@@ -38,31 +40,30 @@ type Template struct {
 	Ext any
 }
 
-// tmplVars are the variables a template's contributions read, shared by
-// the worker's templates that read the same (most read the node's name
+// TemplateVars are the variables a template's contributions read, shared
+// by the worker's templates that read the same (most read the node's name
 // and a fact or two of the slice's): whether they hold on a node is found
 // out once for all of them.
-type tmplVars struct {
-	same  []Dep    // variables that must give the same value here
-	node  []string // variables naming the node: any string without "%{" will do
-	at    uint64   // the node (Run.serial) holds was found for
+type TemplateVars struct {
+	same  []Dep  // variables that must give the same value here
+	node  []Dep  // variables naming the node: any string without "%{" will do
+	at    uint64 // the node (Run.serial) holds was found for
 	holds bool
 }
 
 // maxTmplVars bounds the tmplVars a worker keeps.
 const maxTmplVars = 1 << 12
 
-// NewTemplate makes a template of contributions whose reading read deps,
-// nil when another node could not take them: they looked a key up (its
-// answer may depend on the node), a read failed, or a variable's value
-// would be interpolated again (interpolates); a variable naming the node
-// (namesNode) must have a string value, which other nodes replace with
-// theirs.
-func (r *Run) NewTemplate(deps []Dep, namesNode func(expr string) bool, interpolates func(v any) bool) *Template {
+// TemplateVars returns the variables of a template of contributions whose
+// reading read deps (the worker's, shared), nil when another node could
+// not take them: they looked a key up (its answer may depend on the
+// node), a read failed, or a variable's value would be interpolated again
+// (interpolates); a variable naming the node (namesNode) must have a
+// string value, which other nodes replace with theirs.
+func (r *Run) TemplateVars(deps []Dep, namesNode func(expr string) bool, interpolates func(v any) bool) *TemplateVars {
 	w := r.w
 	b := w.tmplKey[:0]
-	var same []Dep
-	var node []string
+	var same, node []Dep
 	for _, d := range deps {
 		if d.Lookup || d.Err != "" || interpolates(d.Value) {
 			return nil
@@ -71,8 +72,8 @@ func (r *Run) NewTemplate(deps []Dep, namesNode func(expr string) bool, interpol
 			if _, isStr := d.Value.(string); !isStr {
 				return nil
 			}
-			if !slices.Contains(node, d.Name) {
-				node = append(node, d.Name)
+			if !slices.ContainsFunc(node, func(o Dep) bool { return o.Name == d.Name }) {
+				node = append(node, Dep{Name: d.Name})
 				b = append(binary.AppendUvarint(append(b, 'n'), uint64(len(d.Name))), d.Name...)
 			}
 			continue
@@ -84,22 +85,22 @@ func (r *Run) NewTemplate(deps []Dep, namesNode func(expr string) bool, interpol
 		}
 	}
 	w.tmplKey = b
-	t := &Template{vars: w.tmplVars[string(b)]}
-	if t.vars == nil {
-		t.vars = &tmplVars{same: same, node: node}
-		if len(w.tmplVars) < maxTmplVars && len(b) <= maxVarSetKey {
-			if w.tmplVars == nil {
-				w.tmplVars = map[string]*tmplVars{}
-			}
-			w.tmplVars[string(b)] = t.vars
-		}
+	if vs := w.tmplVars[string(b)]; vs != nil {
+		return vs
 	}
-	return t
+	vs := &TemplateVars{same: same, node: node}
+	if len(w.tmplVars) < maxTmplVars && len(b) <= maxVarSetKey {
+		if w.tmplVars == nil {
+			w.tmplVars = map[string]*TemplateVars{}
+		}
+		w.tmplVars[string(b)] = vs
+	}
+	return vs
 }
 
 // holdFor reports whether the variables give what a template needs on
 // this node, found out once per node.
-func (r *Run) holdFor(vs *tmplVars) bool {
+func (r *Run) holdFor(vs *TemplateVars) bool {
 	if vs.at == r.serial {
 		return vs.holds
 	}
@@ -107,16 +108,16 @@ func (r *Run) holdFor(vs *tmplVars) bool {
 	r.quiet++ // an undefined variable warns where the key is compiled
 	for i := range vs.same {
 		d := &vs.same[i]
-		if v, err := r.n.Reread("", &Dep{Name: d.Name}); err != nil || !format.Identical(v, d.Value) {
+		if v, err := r.n.Reread("", d); err != nil || !format.Identical(v, d.Value) {
 			vs.holds = false
 			break
 		}
 	}
-	for _, name := range vs.node {
+	for i := range vs.node {
 		if !vs.holds {
 			break
 		}
-		v, err := r.n.Reread("", &Dep{Name: name})
+		v, err := r.n.Reread("", &vs.node[i])
 		str, isStr := v.(string)
 		vs.holds = err == nil && isStr && !strings.Contains(str, "%{")
 	}
@@ -134,7 +135,7 @@ func (r *Run) perNodeKey(t *Table, j int, name string) (*format.Key, *format.Err
 	if len(s.tmpls) > 0 {
 		for i := len(s.tmpls) - 1; i >= 0; i-- {
 			tm := s.tmpls[i]
-			if !r.holdFor(tm.vars) {
+			if !r.holdFor(tm.Vars) {
 				continue
 			}
 			k, err, ok := r.n.FromTemplate(t, j, name, s.mod, tm)

@@ -65,9 +65,9 @@ type Worker struct {
 	levels    map[any][]*Level
 	levelDeps []Dep
 	opts      map[string]optsEntry
-	// tmplVars interns the variables of templates (see NewTemplate), by
+	// tmplVars interns the variables of templates (see TemplateVars), by
 	// their names and values; tmplKey is its buffer.
-	tmplVars map[string]*tmplVars
+	tmplVars map[string]*TemplateVars
 	tmplKey  []byte
 
 	// The memory of the last node's keys (ReuseKeys). keyMarks[p] is
