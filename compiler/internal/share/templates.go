@@ -35,8 +35,8 @@ type Template struct {
 	// Value and Contributions: its value is its first contribution's, on
 	// every node (see Node.FromTemplate).
 	First *format.Key
-	// Ext is the compiler's: the contributions read, and how to write
-	// again those that name the node.
+	// Ext is the compiler's (it holds the Template): the contributions
+	// read, and how to write again those that name the node.
 	Ext any
 }
 
@@ -51,7 +51,7 @@ type TemplateVars struct {
 	holds bool
 }
 
-// maxTmplVars bounds the tmplVars a worker keeps.
+// maxTmplVars bounds the TemplateVars a worker keeps.
 const maxTmplVars = 1 << 12
 
 // TemplateVars returns the variables of a template of contributions whose
