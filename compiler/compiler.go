@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hieracc/hieracc/compiler/diagnostics"
+	"github.com/hieracc/hieracc/compiler/internal/share"
 	"github.com/hieracc/hieracc/format"
 	"golang.org/x/sync/errgroup"
 )
@@ -77,7 +78,7 @@ type Input struct {
 
 	// NoSharing compiles every node on its own: no result, hierarchy
 	// expansion or lookup_options of one node is reused for another
-	// (reuse.go, reuse_slices.go, template.go). The bundles are
+	// (package compiler/internal/share). The bundles are
 	// byte-identical, the compile slower: a debugging switch, to tell a
 	// bug of Hiera's rules from one of the sharing (share_test.go proves
 	// the two equal).
@@ -187,16 +188,16 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 	}
 	jobs = min(jobs, max(len(in.Nodes), 1))
 	// Each worker takes the next run of nodes (the nodes of one slice,
-	// order.go) and keeps its own caches, so nodes share work without
-	// locks (see reuse.go).
+	// share.Runs) and keeps its own caches, so nodes share work without
+	// locks (package compiler/internal/share).
 	runs := c.compileRuns(in.Nodes, jobs)
 	var next atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	for lane := range jobs {
 		g.Go(func() error {
 			w := newWorker()
-			w.reuseKeys = in.Emit != nil
-			w.noSharing = in.NoSharing
+			w.share.ReuseKeys = in.Emit != nil
+			w.share.Off = in.NoSharing
 			var order []int // the run being compiled, in the order sortRun gives
 			for {
 				r := int(next.Add(1) - 1)
@@ -212,9 +213,9 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 					return nil
 				}
 				order = append(order[:0], runs[r]...)
-				w.startRun()
+				w.share.StartRun()
 				for k, i := range order {
-					if k == 0 || k == perNodeMin || k == 4*perNodeMin {
+					if share.ResortAt(k) {
 						// Before the run's first node, and again after a
 						// few: a worker learns its variables, and which
 						// are per-node, from the nodes it compiles.
@@ -233,9 +234,7 @@ func Compile(ctx context.Context, in Input) (*Result, error) {
 					if err := in.Emit(lane, b); err != nil {
 						return err
 					}
-					if b.Keys != nil { // (a node that failed wrote none)
-						w.keyBuf = b.Keys[:0]
-					}
+					w.share.KeepKeys(b.Keys)
 					// The bundle was Emit's during the call only: a caller
 					// that kept it finds it empty, rather than keys the next
 					// node writes over.

@@ -39,6 +39,8 @@
 //	emit.go          one key at the top level: its locations,
 //	                 contributions, merge and error placed
 //	limits.go        bounds on the work one node's data can ask for
+//	worker.go        a compiling goroutine's state, which outlives a node:
+//	                 buffers, memos of pure functions, its sharing
 //
 // Merge strategies, dotted keys and convert_to's conversions live in
 // format/hiera, which the runtime shares, so compile-time and lookup-time
@@ -54,48 +56,49 @@
 // worker reuses results across the nodes it compiles. It is an
 // optimisation that never changes a byte: Input.NoSharing turns it off
 // (slower, the same bundles), and share_test.go and
-// benchmarks/bundles_golden_test.go prove the two equal. All of it is in
-// the files named reuse*.go and template.go, besides order.go, which only
-// chooses the order nodes are compiled in. Two types hold it: the worker,
-// whose caches outlive a node, and nodeShare, sharing as one node sees it
-// (nodeRun.share), whose methods are those of the files below that act for
-// a node:
+// benchmarks/bundles_golden_test.go prove the two equal. Its logic is
+// package compiler/internal/share, which knows nothing of the compiler's
+// types: the worker's caches (share.Worker), the results kept with what
+// they read from their node and the checks that they hold on another
+// (share.Dep), slices and their tables, level expansions and
+// lookup_options results reused, the order nodes are compiled in, and the
+// keys stage with sharing (share.Run.Keys). It sees a node only through
+// share.Node, which two files implement:
 //
-//	reuse.go         the worker (its caches) and a key's result kept with
-//	                 what it read from its node (dep), checked on the next
-//	reuse_keys.go    nodeShare; the keys stage with sharing
-//	                 (compileKeysShared)
-//	reuse_slices.go  slices: the bookkeeping of nodes that reach the same
-//	                 files, and the keys whose result holds for all of them
-//	template.go      keys that read the node's name: all they read but for
-//	                 the strings naming it
-//	reuse_levels.go  a hierarchy level's expansion, for nodes whose reads
-//	                 give the same answers
-//	reuse_options.go lookup_options results, for nodes whose options come
-//	                 from the same files
-//	order.go         the nodes of a slice one after the other, on one worker
+//	share.go         nodeShare (nodeRun.share): the node as sharing sees
+//	                 it (its files, key signatures, compiling a key, reading
+//	                 a variable or a lookup again), the hooks below, and
+//	                 the nodes' values that order their compile
+//	template.go      keys that read the node's name (share's templates):
+//	                 a template's contributions read again for another
+//	                 node, re-running the interpolation plans of the
+//	                 strings that name it (interpolate.go's internals)
 //
-// The semantic stages reach the sharing only through a few hooks, each
-// written n.share.… or as a call of one of the worker's sharing methods
+// The semantic stages reach the sharing only through these hooks
 // (seam_test.go holds them to this list):
 //
-//	compiler.go      worker.startRun and sortRun: the nodes a worker takes
-//	                 at once, in order.go's order
-//	interpolate.go   share.record: a variable or a nested lookup a key read;
-//	                 worker.seeVar: a variable's value, for order.go
-//	lookup.go        share.nested: the reads a nested lookup covers (meta,
-//	                 lookup); share.keyWarns and share.quiet: a key's
-//	                 warnings, kept to replay where its result is reused
-//	                 (emitWarning), silenced while a result is checked (warn)
-//	emit.go          compileKey's pre and rc: what other nodes of a slice
-//	                 found out of a key, its options and contributions
-//	node.go          share.compileKeysShared: the keys stage (compileKeys);
-//	                 share.own: the node's files released (releaseOwn)
-//	hierarchy.go     share.expandLevelShared: a level's expansion
-//	options.go       worker.options and optionsSig: lookup_options results
+//	compiler.go      compileRuns, worker.sortRun, share.ResortAt and the
+//	                 worker's share (Off, ReuseKeys, StartRun, KeepKeys):
+//	                 the nodes a worker takes at once, in their order, and
+//	                 the memory of the last node's keys
+//	interpolate.go   n.share.Record: a variable or a nested lookup a key
+//	                 read (share.Dep); w.share.SeeVar: a variable's value,
+//	                 to learn which are per-node
+//	lookup.go        n.share.start; n.share.Nested: the reads a nested
+//	                 lookup covers (meta, lookup); n.share.Warned and
+//	                 n.share.Quiet: a key's warnings, kept to replay where
+//	                 its result is reused (emitWarning), silenced while a
+//	                 result is checked (warn)
+//	node.go          n.share.Keys: the keys stage (compileKeys), unless
+//	                 w.share.Off; n.share.own: the node's files released
+//	                 (releaseOwn); w.share.Union: sorted key lists, cached
+//	hierarchy.go     n.share.expandLevel: a level's expansion
+//	options.go       n.share.options: lookup_options results
+//	worker.go        the worker's share (share.Worker)
 //
-// Besides, the stages use the worker's buffers and memoised answers of pure
-// functions (parseExpr, testedList, namesNode, union: sorted key lists
-// interned), which change no result. Reading a stage without them leaves
-// Hiera's rule as Puppet writes it.
+// Besides, compileKey takes a slot's options and locations (keyPre, the
+// locations) and a template's contributions (readContribs), and the
+// stages use the worker's buffers and memoised answers of pure functions
+// (parseExpr, testedList, namesNode), which change no result. Reading a
+// stage without them leaves Hiera's rule as Puppet writes it.
 package compiler

@@ -16,7 +16,7 @@ import (
 // locs are the key's locations (see locsOf), nil to find them; pre, when
 // not nil, keeps what the key's other nodes found out (see keyPre); rc,
 // when not nil, holds the key's contributions, read by the caller (see
-// perNodeKey). The key returned is the worker's until its next
+// nodeShare.FromTemplate). The key returned is the worker's until its next
 // compileKey: callers copy it.
 func (n *nodeRun) compileKey(name, mod string, locs []keyLoc, pre *keyPre, rc *readContribs) (*format.Key, *format.Error) {
 	mark := len(n.stack.checks)

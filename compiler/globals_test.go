@@ -8,18 +8,22 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/hieracc/hieracc/format"
 )
 
-// TestNoSharedCounters: the package keeps no mutable state of its own
-// between compilations (counters, ID maps, their locks): a compile's
-// numbering belongs to the compilation or to its workers.
+// TestNoSharedCounters: the package, and its sharing (internal/share),
+// keep no mutable state of their own between compilations (counters, ID
+// maps, their locks): a compile's numbering belongs to the compilation or
+// to its workers.
 func TestNoSharedCounters(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
+	shared, err := filepath.Glob("internal/share/*.go")
+	if err != nil || len(shared) == 0 {
+		t.Fatalf("internal/share: %d files, %v", len(shared), err)
+	}
+	files = append(files, shared...)
 	fset := token.NewFileSet()
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
@@ -49,27 +53,5 @@ func TestNoSharedCounters(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-// TestConvertIDByValue: a worker numbers convert_to specs by what they
-// say, not by where they are in memory.
-func TestConvertIDByValue(t *testing.T) {
-	spec := func(to string) []format.Value {
-		h := format.NewHash(1)
-		h.Set("to", to)
-		return []format.Value{"Array", h}
-	}
-	w := newWorker()
-	a, b, c := w.convertID(spec("x")), w.convertID(spec("x")), w.convertID(spec("y"))
-	if a == 0 || a != b || a == c {
-		t.Errorf("convertID: %d and %d for equal specs, %d for another", a, b, c)
-	}
-	if w.convertID(nil) != 0 {
-		t.Error("convertID(nil) is not 0")
-	}
-	deep, first := w.mergeID(format.Merge{Strategy: "deep"}), w.mergeID(format.Merge{})
-	if again := w.mergeID(format.Merge{Strategy: "deep"}); deep == 0 || again != deep || first == deep {
-		t.Errorf("mergeID: %d and %d for the same merge, %d for another", deep, again, first)
 	}
 }

@@ -89,7 +89,7 @@ func (nl *nodeLayers) expandLevels(c *config, levels []levelConf) ([]format.Leve
 	files := make([][]*dataFile, 0, len(levels))
 	for i := range levels {
 		lvl := &levels[i]
-		locs, memo, err := nl.n.share.expandLevelShared(c, lvl)
+		locs, memo, err := nl.n.share.expandLevel(c, lvl)
 		if err != nil {
 			err.File, err.Level = c.file, lvl.name
 			if err.Line == 0 {
@@ -102,7 +102,7 @@ func (nl *nodeLayers) expandLevels(c *config, levels []levelConf) ([]format.Leve
 		}
 		fl := format.Level{Name: lvl.name}
 		if memo != nil {
-			fl.Locations = memo.flocs // nil until its first node fills it below
+			fl.Locations = memo.Locations // nil until its first node fills it below
 		}
 		built := fl.Locations == nil
 		fs := nl.n.w.dataFiles(len(locs))
@@ -136,7 +136,7 @@ func (nl *nodeLayers) expandLevels(c *config, levels []levelConf) ([]format.Leve
 			}
 		}
 		if memo != nil && built {
-			memo.flocs = fl.Locations
+			memo.Locations = fl.Locations
 		}
 		out = append(out, fl)
 		files = append(files, fs)

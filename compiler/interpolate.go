@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hieracc/hieracc/compiler/internal/share"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
 	"github.com/hieracc/hieracc/format/ruby"
@@ -388,10 +389,10 @@ func (ip *interpolator) interpolateExprs(s string, exprs []interpExpr, allowMeth
 		switch method {
 		case "lookup", "hiera":
 			val, err = ip.n.lookupWithDefault(arg)
-			ip.n.share.record(dep{lookup: true, global: ip.n.globalOnly > 0, name: arg, value: val, err: errText(err)})
+			ip.n.share.Record(share.Dep{Lookup: true, Global: ip.n.globalOnly > 0, Name: arg, Value: val, Err: share.ErrText(err)})
 		case "alias":
 			val, err = ip.n.aliasWithDefault(arg)
-			ip.n.share.record(dep{lookup: true, alias: true, global: ip.n.globalOnly > 0, name: arg, value: val, err: errText(err)})
+			ip.n.share.Record(share.Dep{Lookup: true, Alias: true, Global: ip.n.globalOnly > 0, Name: arg, Value: val, Err: share.ErrText(err)})
 		case "scope":
 			val, err = ip.scopeLookup(arg, s)
 		case "literal":
@@ -522,7 +523,7 @@ func (ip *interpolator) warnUnclosed(s string) {
 // dug into with the rest of the key. A missing variable or sub-key is nil/"".
 func (ip *interpolator) scopeLookup(expr, subject string) (any, error) {
 	v, err := ip.scopeValue(expr, subject)
-	ip.n.share.record(dep{name: expr, value: v, err: errText(err)})
+	ip.n.share.Record(share.Dep{Name: expr, Value: v, Err: share.ErrText(err)})
 	return v, err
 }
 
@@ -564,7 +565,7 @@ func (ip *interpolator) scopeValue(expr, subject string) (any, error) {
 			ip.scopeMemo = map[string]any{}
 		}
 		ip.scopeMemo[expr] = v
-		ip.n.w.seeVar(expr, v)
+		ip.n.w.share.SeeVar(expr, v)
 	}
 	return v, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hieracc/hieracc/compiler/internal/share"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ruby"
 )
@@ -63,7 +64,7 @@ func TestInterpolatePlannedIsInterpolate(t *testing.T) {
 		before := ruby.Inspect(v)
 		want, werr := n.interp.interpolate(v, true)
 		got, gerr := n.interp.interpolatePlanned(v, planFor(v), true)
-		if errText(werr) != errText(gerr) || !format.Identical(want, got) {
+		if share.ErrText(werr) != share.ErrText(gerr) || !format.Identical(want, got) {
 			t.Errorf("%s: planned %s (%v), walked %s (%v)", before, ruby.Inspect(got), gerr, ruby.Inspect(want), werr)
 		}
 		if ruby.Inspect(v) != before {

@@ -23,8 +23,8 @@ import (
 //	opts    nodeOptions   options.go     lookup_options
 //	interp  interpolator  interpolate.go %{...} in paths and data
 //	stack   lookupStack   lookup.go      the keys being looked up
-//	share   nodeShare     reuse_keys.go  what sharing work across nodes
-//	                                     keeps of the node
+//	share   nodeShare     share.go       sharing work across nodes, as
+//	                                     the node sees it
 //
 // A part that calls back into the node's lookups holds n. share is the
 // seam: the semantic stages reach the sharing only through it, its hooks
@@ -60,8 +60,8 @@ type nodeRun struct {
 
 	interp interpolator // %{...} in paths and data (interpolate.go)
 
-	// share is what sharing work across nodes keeps of the node
-	// (reuse_keys.go), and the only way the stages reach the sharing.
+	// share is sharing work across nodes as the node sees it
+	// (share.go), and the only way the stages reach the sharing.
 	share nodeShare
 }
 
@@ -90,8 +90,7 @@ func newNodeRun(c *compilation, w *worker, node Node) *nodeRun {
 		modOpts: make(map[string]*optsResult, len(c.moduleNames)),
 		defOpts: map[string]*optsResult{},
 	}
-	w.nodes++
-	n.share = nodeShare{n: n, w: w, serial: w.nodes}
+	n.share.start(n)
 	n.layers = nodeLayers{n: n, modules: make(map[string]*layerRun, len(c.moduleNames))}
 	n.layers.global = n.layers.expandLayer(c.global)
 	n.layers.env = n.layers.expandLayer(c.env)
@@ -147,9 +146,9 @@ func (st *lookupStack) withStack(key string, f func()) {
 // meta runs a lookup of lookup_options: its reads are the node's, not the
 // current key's.
 func (n *nodeRun) meta(f func()) {
-	n.share.nested++
+	n.share.Nested(1)
 	n.stack.withStack(lookupOptionsKey, f)
-	n.share.nested--
+	n.share.Nested(-1)
 }
 
 // push is Puppet's Invocation#check: a name already on the stack is a
@@ -505,7 +504,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	}
 	mark := len(n.stack.checks)
 	n.stack.names = append(n.stack.names, text)
-	n.share.nested++
+	n.share.Nested(1)
 	outer := n.secret
 	n.secret = false
 	// The key's own data is hidden only if it is secret itself (its
@@ -516,7 +515,7 @@ func (n *nodeRun) lookup(text string) (any, error) {
 	n.interp.hide = hide
 	secret := n.secret
 	n.secret = outer || secret
-	n.share.nested--
+	n.share.Nested(-1)
 	n.stack.pop()
 	if ferr != nil {
 		return nil, ferr
@@ -654,7 +653,7 @@ func (n *nodeRun) warnUndefined(name string) {
 // warn reports a warning at the site being interpolated, once per node and
 // place.
 func (n *nodeRun) warn(msg string) {
-	if n.share.quiet > 0 {
+	if n.share.Quiet() {
 		return
 	}
 	d := diagnostics.Diagnostic{Severity: diagnostics.Warning, Pos: n.interp.at.pos,
@@ -667,9 +666,7 @@ func (n *nodeRun) warn(msg string) {
 
 func (n *nodeRun) emitWarning(d diagnostics.Diagnostic) {
 	n.warnings++
-	if n.share.keyWarns != nil {
-		*n.share.keyWarns = append(*n.share.keyWarns, d)
-	}
+	n.share.Warned(d)
 	if s := d.String(); !n.warned[s] {
 		n.warned[s] = true
 		n.diags = append(n.diags, d)

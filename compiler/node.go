@@ -7,12 +7,13 @@ package compiler
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"hash"
 	"strconv"
 	"time"
 
 	"github.com/hieracc/hieracc/compiler/diagnostics"
+	"github.com/hieracc/hieracc/compiler/internal/canon"
+	"github.com/hieracc/hieracc/compiler/internal/share"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/hiera"
 )
@@ -77,7 +78,7 @@ func (c *compilation) compileNode(w *worker, node Node) (*format.Bundle, []diagn
 func (n *nodeRun) releaseOwn() {
 	for _, df := range n.share.own {
 		if n.c.release(df) {
-			n.w.stats.released++
+			n.w.share.Stats.Released++
 		}
 	}
 }
@@ -144,18 +145,18 @@ func (n *nodeRun) checkOptions(b *format.Bundle) map[string]bool {
 
 // compileKeys compiles every key the node's hierarchies reach, but those
 // of failed modules, in order. Unless sharing is off (Input.NoSharing),
-// compileKeysShared does it, reusing other nodes' results where they
-// hold (reuse_keys.go): the bundles are the same.
+// share.Keys does it, reusing other nodes' results where they hold: the
+// bundles are the same.
 func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
-	if !n.w.noSharing {
-		return n.share.compileKeysShared(modErr)
-	}
-	names := n.keyNames(nil)
-	n.keys = make([]format.Key, 0, len(names))
 	// keyTested is what each compiled key tested against the lookup
 	// stack: nested lookups of a compiled key reuse it (see lookup).
 	n.keyTested = n.w.keyTested[:0]
 	defer func() { n.w.keyTested = n.keyTested[:0] }()
+	if !n.w.share.Off {
+		return n.share.Keys(modErr)
+	}
+	names := n.keyNames(nil)
+	n.keys = make([]format.Key, 0, len(names))
 	for _, name := range names {
 		mod := hiera.ModuleOf(name)
 		if mod != "" && modErr[mod] {
@@ -180,12 +181,12 @@ func (n *nodeRun) compileKeys(modErr map[string]bool) []format.Key {
 // priority first, so nodes that share their common, OS and role files share
 // the cached unions of those.
 func (n *nodeRun) keyNames(keep func(*dataFile) bool) []string {
-	var acc *keyList
+	var acc *share.KeyList
 	add := func(files [][]*dataFile) {
 		for i := len(files) - 1; i >= 0; i-- {
 			for j := len(files[i]) - 1; j >= 0; j-- {
-				if df := files[i][j]; keep == nil || keep(df) {
-					acc = n.w.union(acc, df)
+				if df := files[i][j]; df != nil && df.hash != nil && (keep == nil || keep(df)) {
+					acc = n.w.share.Union(acc, df.id, df.keys)
 				}
 			}
 		}
@@ -204,7 +205,7 @@ func (n *nodeRun) keyNames(keep func(*dataFile) bool) []string {
 	if acc == nil {
 		return nil
 	}
-	return acc.keys
+	return acc.Keys
 }
 
 // revision identifies exactly what this node's bundle was compiled from:
@@ -216,7 +217,7 @@ func (n *nodeRun) revision() string {
 	w := n.w
 	r := revWriter{h: sha256.New(), buf: w.revBuf[:0]}
 	r.str("environment").str(n.c.environment).end()
-	w.revFacts = appendCanonical(w.revFacts[:0], n.scope.vars)
+	w.revFacts = canon.Append(w.revFacts[:0], n.scope.vars)
 	r.str("facts").bytes(w.revFacts).end()
 	if n.c.keys.sum != [32]byte{} {
 		r.str("eyaml keys").sum(&n.c.keys.sum).end()
@@ -287,39 +288,6 @@ func (r *revWriter) sum(s *[32]byte) *revWriter {
 func (r *revWriter) end() {
 	r.h.Write(append(r.buf, '\n'))
 	r.buf = r.buf[:0]
-}
-
-// appendCanonical appends an unambiguous text of v (types, lengths and
-// order included) for digests.
-func appendCanonical(b []byte, v any) []byte {
-	switch v := v.(type) {
-	case nil:
-		return append(b, 'n')
-	case bool:
-		if v {
-			return append(b, 't')
-		}
-		return append(b, 'f')
-	case int64:
-		return append(strconv.AppendInt(append(b, 'i'), v, 10), ';')
-	case float64:
-		return append(strconv.AppendFloat(append(b, 'd'), v, 'g', -1, 64), ';')
-	case string:
-		return append(append(strconv.AppendInt(append(b, 's'), int64(len(v)), 10), ':'), v...)
-	case []any:
-		b = append(strconv.AppendInt(append(b, 'a'), int64(len(v)), 10), ':')
-		for _, e := range v {
-			b = appendCanonical(b, e)
-		}
-		return b
-	case *format.Hash:
-		b = append(strconv.AppendInt(append(b, 'h'), int64(v.Len()), 10), ':')
-		for k, e := range v.All() {
-			b = appendCanonical(appendCanonical(b, k), e)
-		}
-		return b
-	}
-	return fmt.Appendf(append(b, '?'), "%T:%v;", v, v)
 }
 
 func hierarchyOf(lr *layerRun) format.Hierarchy {

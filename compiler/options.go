@@ -157,9 +157,12 @@ func mergeFor(entry any) (format.Merge, error) {
 }
 
 type optsResult struct {
-	opts   *lookupOptions
-	err    *format.Error
-	shared bool // cached for every node with the same options data
+	opts *lookupOptions
+	err  *format.Error
+	// id numbers the result in the worker's cache, shared by every node
+	// with the same options data (nodeShare.options); 0 when computed for
+	// one node alone.
+	id uint32
 }
 
 // nodeOptions are a node's lookup_options, assembled on first use: those of
@@ -200,7 +203,7 @@ func (op *nodeOptions) optionsFor(mod string) *lookupOptions {
 // which every lookup on the node reads first.
 func (op *nodeOptions) envOptions() (*lookupOptions, *format.Error) {
 	if op.envOpts == nil {
-		op.envOpts = op.n.w.options(op.n.w.optionsSig(op.n.layers.global, op.n.layers.env), func() *optsResult {
+		op.envOpts = op.n.share.options(func() *optsResult {
 			var o *lookupOptions
 			var err *format.Error
 			secret := op.readsSecret(func() { o, err = op.computeEnvOptions() })
@@ -208,7 +211,7 @@ func (op *nodeOptions) envOptions() (*lookupOptions, *format.Error) {
 				o.secret = secret
 			}
 			return &optsResult{opts: o, err: err}
-		})
+		}, op.n.layers.global, op.n.layers.env)
 	}
 	return op.envOpts.opts, op.envOpts.err
 }
@@ -255,7 +258,7 @@ func (op *nodeOptions) moduleOptions(mod string) (*lookupOptions, *format.Error)
 	if r, ok := op.modOpts[mod]; ok {
 		return r.opts, r.err
 	}
-	r := op.n.w.options(op.n.w.optionsSig(op.n.layers.global, op.n.layers.env, op.n.layers.module(mod)), func() *optsResult {
+	r := op.n.share.options(func() *optsResult {
 		var o *lookupOptions
 		var err *format.Error
 		secret := op.readsSecret(func() { o, err = op.computeModuleOptions(mod) })
@@ -263,7 +266,7 @@ func (op *nodeOptions) moduleOptions(mod string) (*lookupOptions, *format.Error)
 			o.secret = secret
 		}
 		return &optsResult{opts: o, err: err}
-	})
+	}, op.n.layers.global, op.n.layers.env, op.n.layers.module(mod))
 	op.modOpts[mod] = r
 	return r.opts, r.err
 }

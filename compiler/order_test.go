@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hieracc/hieracc/compiler/internal/share"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/encode"
 )
@@ -180,11 +181,11 @@ func TestSortRunByDataVariables(t *testing.T) {
 		t.Errorf("nothing learnt yet: order (-want +got):\n%s", d)
 	}
 	for i, n := range nodes {
-		w.seeVar("trusted.certname", n.Name) // per-node: left out
-		w.seeVar("facts.dc", "x")            // one value: no order to give
-		w.seeVar("::rel", []string{"12", "11"}[i%2])
+		w.share.SeeVar("trusted.certname", n.Name) // per-node: left out
+		w.share.SeeVar("facts.dc", "x")            // one value: no order to give
+		w.share.SeeVar("::rel", []string{"12", "11"}[i%2])
 		if i < 6 {
-			w.seeVar("facts.zone", []string{"b", "a", "a"}[i%3])
+			w.share.SeeVar("facts.zone", []string{"b", "a", "a"}[i%3])
 		}
 	}
 	// ::rel and facts.zone have two values each: ::rel sorts first.
@@ -224,18 +225,18 @@ func TestCompileTakesARunByValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	// One worker takes the runs in turn. In its first run, it learns
-	// after perNodeMin nodes that the data reads facts.rel (and that the
+	// after share.PerNodeMin nodes that the data reads facts.rel (and that the
 	// certname is per-node); in the others, it knows from the start.
 	runs := prepare(in).compileRuns(nodes, 1)
-	if len(order) != len(nodes) || len(runs) < 3 || len(runs[0]) < 3*perNodeMin {
-		t.Fatalf("compiled %d nodes in %d runs, want %d in 3 or more, the first of %d or more", len(order), len(runs), len(nodes), 3*perNodeMin)
+	if len(order) != len(nodes) || len(runs) < 3 || len(runs[0]) < 3*share.PerNodeMin {
+		t.Fatalf("compiled %d nodes in %d runs, want %d in 3 or more, the first of %d or more", len(order), len(runs), len(nodes), 3*share.PerNodeMin)
 	}
 	at := 0
 	for r, run := range runs {
 		got := order[at : at+len(run)]
 		at += len(run)
 		if r == 0 {
-			got = got[perNodeMin:]
+			got = got[share.PerNodeMin:]
 		}
 		changes := 0
 		for i := 1; i < len(got); i++ {

@@ -11,7 +11,7 @@ package compiler
 // An answer depends on the node through whatever the function reads (its
 // scope, a Vault it asks), so it is never shared: each node's is a data
 // file of its own, with an id of its own, which no other node's key
-// signature names (reuse.go), and its digest is the answer's, so that the
+// signature names (package compiler/internal/share), and its digest is the answer's, so that the
 // bundle's revision changes with it.
 //
 // A lookup_key or data_dig function answers only the keys it is asked:

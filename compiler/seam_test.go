@@ -11,24 +11,28 @@ import (
 )
 
 // sharingFile reports whether a file of the package is part of sharing
-// work across nodes (see the package's documentation).
+// work across nodes: the adapter to package compiler/internal/share, and
+// templates (see the package's documentation).
 func sharingFile(name string) bool {
-	return strings.HasPrefix(name, "reuse") || name == "template.go" || name == "order.go"
+	return name == "share.go" || name == "template.go"
 }
 
-// TestSharingSeam pins where the semantic stages reach the sharing: every
-// use of nodeRun.share's members and of the worker's methods that the
-// sharing files declare, by file, outside those files. They are the hooks
-// doc.go lists: a new one is added there too, or the stage does without.
+// TestSharingSeam pins where the semantic stages reach the sharing, by
+// file, outside the sharing files: every use of a node's or a worker's
+// share (n.share.X, w.share.X), of package share (share.X), and of a
+// function or method the sharing files declare (recv.X; nodeShare's are
+// n.share.X). They are the
+// hooks doc.go lists: a new one is added there too, or the stage does
+// without.
 func TestSharingSeam(t *testing.T) {
 	want := map[string][]string{
-		"compiler.go":    {"worker.sortRun", "worker.startRun"},
-		"hierarchy.go":   {"share.expandLevelShared"},
-		"interpolate.go": {"share.record", "worker.parseExpr", "worker.seeVar"},
-		"lookup.go":      {"share.keyWarns", "share.nested", "share.quiet", "worker.parseExpr", "worker.testedList"},
-		"emit.go":        {"worker.testedList"},
-		"node.go":        {"share.compileKeysShared", "share.own", "worker.union"},
-		"options.go":     {"worker.options", "worker.optionsSig"},
+		"compiler.go":    {"compilation.compileRuns", "share.ResortAt", "w.share.KeepKeys", "w.share.Off", "w.share.ReuseKeys", "w.share.StartRun", "worker.sortRun"},
+		"hierarchy.go":   {"n.share.expandLevel"},
+		"interpolate.go": {"n.share.Record", "share.Dep", "share.ErrText", "w.share.SeeVar"},
+		"lookup.go":      {"n.share.Nested", "n.share.Quiet", "n.share.Warned", "n.share.start"},
+		"node.go":        {"n.share.Keys", "n.share.own", "share.KeyList", "w.share.Off", "w.share.Stats", "w.share.Union"},
+		"options.go":     {"n.share.options"},
+		"worker.go":      {"share.Worker"},
 	}
 	entries, err := os.ReadDir(".")
 	if err != nil {
@@ -36,7 +40,7 @@ func TestSharingSeam(t *testing.T) {
 	}
 	fset := token.NewFileSet()
 	files := map[string]*ast.File{}
-	workerMethods := map[string]bool{}
+	declared := map[string]string{} // sharing files' functions: name → receiver type
 	for _, e := range entries {
 		name := e.Name()
 		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
@@ -51,12 +55,18 @@ func TestSharingSeam(t *testing.T) {
 			continue
 		}
 		for _, d := range f.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && receiverName(fd.Recv.List[0].Type) == "worker" {
-				workerMethods[fd.Name.Name] = true
+			if fd, ok := d.(*ast.FuncDecl); ok {
+				recv := ""
+				if fd.Recv != nil {
+					recv = receiverName(fd.Recv.List[0].Type)
+				}
+				if recv != "nodeShare" { // reached as n.share.X
+					declared[fd.Name.Name] = recv
+				}
 			}
 		}
 	}
-	if len(workerMethods) == 0 || files["lookup.go"] == nil {
+	if len(declared) == 0 || files["lookup.go"] == nil {
 		t.Fatal("the package's files were not found")
 	}
 	got := map[string][]string{}
@@ -64,27 +74,41 @@ func TestSharingSeam(t *testing.T) {
 		if sharingFile(name) {
 			continue
 		}
-		ast.Inspect(f, func(x ast.Node) bool {
-			se, ok := x.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			var use string
-			switch inner := se.X.(type) {
-			case *ast.SelectorExpr:
-				switch {
-				case inner.Sel.Name == "share":
-					use = "share." + se.Sel.Name
-				case inner.Sel.Name == "w" && workerMethods[se.Sel.Name]:
-					use = "worker." + se.Sel.Name
-				}
-			case *ast.Ident:
-				if inner.Name == "w" && workerMethods[se.Sel.Name] {
-					use = "worker." + se.Sel.Name
-				}
-			}
-			if use != "" && !slices.Contains(got[name], use) {
+		add := func(use string) {
+			if !slices.Contains(got[name], use) {
 				got[name] = append(got[name], use)
+			}
+		}
+		ast.Inspect(f, func(x ast.Node) bool {
+			switch x := x.(type) {
+			case *ast.SelectorExpr:
+				switch inner := x.X.(type) {
+				case *ast.SelectorExpr:
+					if inner.Sel.Name == "share" {
+						owner := "n"
+						if last, ok := inner.X.(*ast.SelectorExpr); ok && last.Sel.Name == "w" {
+							owner = "w"
+						} else if id, ok := inner.X.(*ast.Ident); ok && id.Name == "w" {
+							owner = "w"
+						}
+						add(owner + ".share." + x.Sel.Name)
+						return false
+					}
+				case *ast.Ident:
+					if inner.Name == "share" {
+						add("share." + x.Sel.Name)
+						return false
+					}
+				}
+				if recv, ok := declared[x.Sel.Name]; ok && recv != "" {
+					add(recv + "." + x.Sel.Name)
+				}
+			case *ast.CallExpr:
+				if id, ok := x.Fun.(*ast.Ident); ok {
+					if recv, ok := declared[id.Name]; ok && recv == "" {
+						add(id.Name)
+					}
+				}
 			}
 			return true
 		})
@@ -94,7 +118,7 @@ func TestSharingSeam(t *testing.T) {
 	}
 	for name, uses := range got {
 		if !slices.Equal(uses, want[name]) {
-			t.Errorf("%s reaches the sharing through %v, want %v (doc.go lists the hooks)", name, uses, want[name])
+			t.Errorf("%s reaches the sharing through %q, want %q (doc.go lists the hooks)", name, uses, want[name])
 		}
 	}
 	for name, uses := range want {

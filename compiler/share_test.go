@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hieracc/hieracc/compiler/diagnostics"
+	"github.com/hieracc/hieracc/compiler/internal/share"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/encode"
 )
@@ -57,11 +58,11 @@ func compileInput(t *testing.T, fsys fs.FS, in Input) map[string][]byte {
 // compileNodes compiles nodes over fsys's environment on one worker, with
 // or without sharing work across nodes, and encodes the bundles; it
 // returns them by node, the diagnostics and what the worker counted.
-func compileNodes(t *testing.T, fsys fs.FS, nodes []Node, share bool) (map[string][]byte, []diagnostics.Diagnostic, sliceStats) {
+func compileNodes(t *testing.T, fsys fs.FS, nodes []Node, sharing bool) (map[string][]byte, []diagnostics.Diagnostic, share.Stats) {
 	t.Helper()
-	var stats sliceStats
+	var stats share.Stats
 	res, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1,
-		NoSharing: !share, workerDone: func(w *worker) { stats.add(w.stats) }})
+		NoSharing: !sharing, workerDone: func(w *worker) { stats.Add(w.share.Stats) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func compileNodes(t *testing.T, fsys fs.FS, nodes []Node, share bool) (map[strin
 // with it, and reports every bundle and diagnostic that sharing changed;
 // it returns what the sharing compile's worker counted and its
 // diagnostics.
-func compareSharing(t *testing.T, fsys fs.FS, nodes []Node) (sliceStats, []diagnostics.Diagnostic) {
+func compareSharing(t *testing.T, fsys fs.FS, nodes []Node) (share.Stats, []diagnostics.Diagnostic) {
 	t.Helper()
 	want, wantDiags, _ := compileNodes(t, fsys, nodes, false)
 	got, gotDiags, stats := compileNodes(t, fsys, nodes, true)
@@ -270,10 +271,10 @@ list: [1, 2]
 
 	assertSameBundles(t, "fleet", fsys)
 
-	var stats sliceStats
-	compileInput(t, fsys, Input{workerDone: func(w *worker) { stats.add(w.stats) }})
+	var stats share.Stats
+	compileInput(t, fsys, Input{workerDone: func(w *worker) { stats.Add(w.share.Stats) }})
 	t.Logf("%+v", stats)
-	if stats.noSlice > 0 || stats.static < 100 || stats.general > stats.slot+stats.static {
+	if stats.NoSlice > 0 || stats.Static < 100 || stats.General > stats.Slot+stats.Static {
 		t.Errorf("the slice path was hardly taken: %+v", stats)
 	}
 }
@@ -358,8 +359,8 @@ hierarchy:
 		nodes = append(nodes, Node{Name: fmt.Sprintf("n%02d", i), Facts: facts})
 	}
 	stats, gotDiags := compareSharing(t, fsys, nodes)
-	if stats.released < 6 {
-		t.Errorf("%d files released, want most nodes' own", stats.released)
+	if stats.Released < 6 {
+		t.Errorf("%d files released, want most nodes' own", stats.Released)
 	}
 	if len(gotDiags) != 1 {
 		t.Errorf("%d diagnostics, want the one warning: %v", len(gotDiags), gotDiags)
@@ -386,42 +387,15 @@ hierarchy:
 	}
 }
 
-// TestReadsPerNode: a variable with a value of its own on most nodes is
-// per-node, and a result that read it is one no other node can reuse;
-// shared variables and nested lookups of the same name are not.
-func TestReadsPerNode(t *testing.T) {
-	w := newWorker()
-	for i := range 8 {
-		w.seeVar("trusted.certname", fmt.Sprintf("n%d", i))
-		w.seeVar("facts.dc", []string{"ams", "fra"}[i%2])
-		w.seeVar("facts.role", []string{"web", "db", "app", "lb"}[i/2]) // 4 values, none most nodes'
-	}
-	tests := []struct {
-		deps []dep
-		want bool
-	}{
-		{[]dep{{name: "facts.dc"}, {name: "trusted.certname"}}, true},
-		{[]dep{{name: "facts.dc"}, {name: "facts.role"}}, false},
-		{[]dep{{lookup: true, name: "trusted.certname"}}, false},
-		{[]dep{{name: "never.seen"}}, false},
-		{nil, false},
-	}
-	for _, tc := range tests {
-		if got := w.readsPerNode(tc.deps); got != tc.want {
-			t.Errorf("readsPerNode(%+v) = %v, want %v", tc.deps, got, tc.want)
-		}
-	}
-}
-
 // TestSliceShortcutsChangeNothing: the slice's results that hold for
-// every node are copied in runs (sliceTable.staticRun), but only those
+// every node are copied in runs (share.Table's static runs), but only those
 // with nothing to replay: a result with a warning, an error, or names its
 // computation tested (a later key's nested lookup depends on them) is
 // taken one by one. A key each node compiles itself (it reads the node's
 // name) takes its options and where they are written from its slot
 // (keyPre), and the slice's keys their locations from the table
 // (tableLocs). A hierarchy level is expanded once for the nodes that read
-// the same values (expandLevelShared). Bundles and diagnostics are those
+// the same values (share.ExpandLevel). Bundles and diagnostics are those
 // of a compile that shares nothing.
 func TestSliceShortcutsChangeNothing(t *testing.T) {
 	fsys := fstest.MapFS{
@@ -453,8 +427,8 @@ z_plain: [3]
 		nodes = append(nodes, Node{Name: fmt.Sprintf("n%02d", i), Facts: facts})
 	}
 	stats, gotDiags := compareSharing(t, fsys, nodes)
-	if stats.static < 8*3 {
-		t.Errorf("%d static results taken, want the plain keys of most nodes", stats.static)
+	if stats.Static < 8*3 {
+		t.Errorf("%d static results taken, want the plain keys of most nodes", stats.Static)
 	}
 	if len(gotDiags) < 3*len(nodes) {
 		t.Errorf("%d diagnostics, want each node's error and warnings: %v", len(gotDiags), gotDiags)
@@ -545,8 +519,8 @@ list: [web]
 	}
 	stats, _ := compareSharing(t, fsys, nodes)
 	t.Logf("%+v", stats)
-	if stats.templated < 6*8 {
-		t.Errorf("%d keys read from a template, want most of the per-node keys of most nodes", stats.templated)
+	if stats.Templated < 6*8 {
+		t.Errorf("%d keys read from a template, want most of the per-node keys of most nodes", stats.Templated)
 	}
 }
 
@@ -578,8 +552,8 @@ merged: ["%{trusted.certname}", "r%{facts.release}"]
 		list = append(list, Node{Name: fmt.Sprintf("n%02d", i), Facts: facts})
 	}
 	stats, _ := compareSharing(t, fsys, list)
-	if want := (nodes - 6) * keys; stats.templated < want {
-		t.Errorf("%d keys read from a template, want at least %d: one template per release", stats.templated, want)
+	if want := (nodes - 6) * keys; stats.Templated < want {
+		t.Errorf("%d keys read from a template, want at least %d: one template per release", stats.Templated, want)
 	}
 }
 
@@ -607,8 +581,8 @@ a4: {c: "%{facts.color}", s: "%{facts.size}"}
 		nodes = append(nodes, Node{Name: fmt.Sprintf("n%02d", i), Facts: facts})
 	}
 	stats, _ := compareSharing(t, fsys, nodes)
-	if stats.slot < 12*4 {
-		t.Errorf("%d keys taken from their slots, want every key of every node", stats.slot)
+	if stats.Slot < 12*4 {
+		t.Errorf("%d keys taken from their slots, want every key of every node", stats.Slot)
 	}
 }
 
@@ -651,8 +625,8 @@ first: common
 		nodes = append(nodes, Node{Name: name, Facts: facts})
 	}
 	stats, _ := compareSharing(t, fsys, nodes)
-	if stats.slices < 6 {
-		t.Errorf("%d nodes compiled with a slice, want most", stats.slices)
+	if stats.Slices < 6 {
+		t.Errorf("%d nodes compiled with a slice, want most", stats.Slices)
 	}
 }
 
@@ -690,8 +664,8 @@ m: last
 	}
 	want, _, _ := compileNodes(t, fsys, nodes, false)
 	stats := emitSame(t, fsys, nodes, want)
-	if stats.inPlace < stats.static/2 {
-		t.Errorf("%d of %d static keys found in place, want most", stats.inPlace, stats.static)
+	if stats.InPlace < stats.Static/2 {
+		t.Errorf("%d of %d static keys found in place, want most", stats.InPlace, stats.Static)
 	}
 }
 
@@ -734,11 +708,11 @@ z: "%{facts.dc} %{trusted.certname}"
 	}
 	want, _, _ := compileNodes(t, fsys, nodes, false)
 	stats := emitSame(t, fsys, nodes, want)
-	if stats.keptInPlace < (stats.slot-stats.templated)/3 {
-		t.Errorf("%d of %d slot keys found in place, want many", stats.keptInPlace, stats.slot)
+	if stats.KeptInPlace < (stats.Slot-stats.Templated)/3 {
+		t.Errorf("%d of %d slot keys found in place, want many", stats.KeptInPlace, stats.Slot)
 	}
-	if stats.firstInPlace < stats.templated/3 {
-		t.Errorf("%d of %d keys from a template found in place, want many", stats.firstInPlace, stats.templated)
+	if stats.FirstInPlace < stats.Templated/3 {
+		t.Errorf("%d of %d keys from a template found in place, want many", stats.FirstInPlace, stats.Templated)
 	}
 }
 
@@ -746,17 +720,17 @@ z: "%{facts.dc} %{trusted.certname}"
 // node's keys written in the last node's memory), checks that each
 // bundle, encoded as Emit gets it, is want's, and returns the worker's
 // counts.
-func emitSame(t *testing.T, fsys fstest.MapFS, nodes []Node, want map[string][]byte) sliceStats {
+func emitSame(t *testing.T, fsys fstest.MapFS, nodes []Node, want map[string][]byte) share.Stats {
 	t.Helper()
 	got := map[string][]byte{}
-	var stats sliceStats
+	var stats share.Stats
 	_, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1,
 		Emit: func(_ int, b *format.Bundle) error {
 			data, err := encode.Encode(b)
 			got[b.Node] = data
 			return err
 		},
-		workerDone: func(w *worker) { stats.add(w.stats) }})
+		workerDone: func(w *worker) { stats.Add(w.share.Stats) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -772,7 +746,7 @@ func emitSame(t *testing.T, fsys fstest.MapFS, nodes []Node, want map[string][]b
 }
 
 // TestWorkerLetsGoOfOldTables: a worker keeps the slice tables of its
-// last two runs only (startRun). One worker takes the runs of three roles'
+// last two runs only (share.Worker.StartRun). One worker takes the runs of three roles'
 // nodes (db, app, then web's, cut in three): bundles and diagnostics are
 // those of a compile that shares nothing, and the worker ends with web's
 // table alone, which its last three runs used.
@@ -798,28 +772,23 @@ n: "host %{trusted.certname}"
 		nodes = append(nodes, Node{Name: name, Facts: facts})
 	}
 	compareSharing(t, fsys, nodes)
-	var kept []*sliceTable
+	var kept []uint64
 	var runs uint64
 	if _, err := Compile(context.Background(), Input{FS: fsys, EnvDir: "env", Nodes: nodes, Jobs: 1,
-		workerDone: func(w *worker) {
-			runs = w.run
-			for _, tb := range w.slices {
-				kept = append(kept, tb)
-			}
-		}}); err != nil {
+		workerDone: func(w *worker) { runs, kept = w.share.Kept() }}); err != nil {
 		t.Fatal(err)
 	}
 	if runs != 5 {
 		t.Fatalf("the worker took %d runs, want 5 (db, app, web in three)", runs)
 	}
-	if len(kept) != 1 || kept[0].run != runs {
+	if len(kept) != 1 || kept[0] != runs {
 		t.Errorf("the worker kept %d slice tables, want 1 (web's, of its last run)", len(kept))
 	}
 }
 
 // TestStaticLookups: a result that read nothing but nested lookups of keys
 // whose results are static in the slice is the slot's static result
-// (lookupsStatic), for every node but those whose own file holds one of
+// (share's lookupsStatic), for every node but those whose own file holds one of
 // the keys looked up: there the key is compiled as usual. Keys look up
 // keys before and after them, an array through alias(); a key that reads
 // a fact, a value inside a hash, quoted, root y (not the key written "y"),
@@ -864,8 +833,8 @@ chain: "%{lookup('a')}"
 	stats, _ := compareSharing(t, fsys, nodes)
 	// a, zz, al and both on n05 to n13 but n09, once they hold.
 	t.Logf("%+v", stats)
-	if want := 4 * 6; stats.looked < want {
-		t.Errorf("%d static results that looked up keys taken, want at least %d: %+v", stats.looked, want, stats)
+	if want := 4 * 6; stats.Looked < want {
+		t.Errorf("%d static results that looked up keys taken, want at least %d: %+v", stats.Looked, want, stats)
 	}
 }
 

@@ -1,57 +1,56 @@
 package compiler
 
-// Templates: the keys whose values read the node's name. A slot whose
-// results read a per-node variable (slot.perNode: trusted.certname,
-// networking.hostname) is compiled by every node of its slice, yet most
-// of that work is the same from one node to the next: the same data
-// files, the same entries, the same strings interpolating the slice's
-// facts (role, datacenter), only a few strings naming the node. So the
-// slot keeps a template: the contributions one node read, and the
-// variables it read doing so (a few templates, for the few values a
-// variable such as an OS release takes in a slice). Another node whose
-// variables give the same values, but for those naming the node (strings
-// holding no "%{"), takes the template's contributions and writes again
-// only the strings that name the node (rebindString), rebuilding the
-// arrays and hashes on the way to them (a hash shares its keys with the
-// data file's) and sharing everything else. Its key is then merged,
-// converted and checked from those contributions exactly as any other
-// (resolveTop): only reading the contributions is shortened, never the
-// merge. A key whose value is its first contribution's (merged first
-// found, nothing converted, no default_hierarchy: keyTmpl.first) is not
-// merged at all: it is the template's key with the node's contributions.
+// Templates: the keys whose values read the node's name. Package share
+// keeps a slice's templates and tells which holds on a node (its
+// templates.go); reading one's contributions for another node re-runs
+// interpolation plans, which is the compiler's: this file
+// (Node.Templatable, CompileTemplate, FromTemplate). A slot of a slice
+// whose results read a per-node variable (trusted.certname,
+// networking.hostname) is compiled by every node of its slice, yet most of
+// that work is the same from one node to the next: the same data files,
+// the same entries, the same strings interpolating the slice's facts
+// (role, datacenter), only a few strings naming the node. So the slot
+// keeps a template: the contributions one node read, and the variables it
+// read doing so (a few templates, for the few values a variable such as an
+// OS release takes in a slice). Another node whose variables give the same
+// values, but for those naming the node (strings holding no "%{"), takes
+// the template's contributions and writes again only the strings that name
+// the node (rebindString), rebuilding the arrays and hashes on the way to
+// them (a hash shares its keys with the data file's) and sharing
+// everything else. Its key is then merged, converted and checked from
+// those contributions exactly as any other (resolveTop): only reading the
+// contributions is shortened, never the merge. A key whose value is its
+// first contribution's (merged first found, nothing converted, no
+// default_hierarchy: share.Template.First) is not merged at all: it is the
+// template's key with the node's contributions.
 //
-// What makes reading them the same but for those strings: the entries
-// read are the slot's (its locations), each string's expressions are
-// fixed, a variable's value that holds no "%{" is inserted as it is
-// (nothing is interpolated again, so the names tested are the
-// template's), and a hash whose keys are interpolated on the way to a
-// string naming the node (its keys could collide) never takes part. A
-// template is not made from a compile that read a nested lookup (its
-// answer may depend on the node), warned, failed, or read decrypted text.
+// What makes reading them the same but for those strings: the entries read
+// are the slot's (its locations), each string's expressions are fixed, a
+// variable's value that holds no "%{" is inserted as it is (nothing is
+// interpolated again, so the names tested are the template's), and a hash
+// whose keys are interpolated on the way to a string naming the node (its
+// keys could collide) never takes part. A template is not made from a
+// compile that read a nested lookup (its answer may depend on the node),
+// warned, failed, or read decrypted text.
 
 import (
-	"encoding/binary"
 	"slices"
 	"strings"
 
+	"github.com/hieracc/hieracc/compiler/internal/share"
 	"github.com/hieracc/hieracc/format"
 	"github.com/hieracc/hieracc/format/ruby"
 )
 
-// keyTmpl is a per-node slot's template (see the top of this file).
+// keyTmpl is a template: share's, and the compiler's part of it
+// (share.Template.Ext is the keyTmpl).
 type keyTmpl struct {
-	vars *tmplVars
-	// checks are the names reading the contributions tested (see since).
-	checks []string
+	share.Template
 	// cs are the contributions, by position in the slot's locs: another
 	// node's are a copy, but for the values of those at bound.
 	cs []format.Contribution
 	// bound are the contributions whose values name the node.
 	bound []tmplBound
-	// first, when set, is the template's key but for its value and
-	// contributions: its value is its first contribution's (see
-	// firstFound), on every node.
-	first *format.Key
 }
 
 // tmplBound is a template's contribution whose value names the node:
@@ -63,57 +62,31 @@ type tmplBound struct {
 	at   site // the entry's, for the messages rebinding it gives
 }
 
-// tmplVars are the variables a template's contributions read, shared by
-// the worker's templates that read the same (most read the node's name
-// and a fact or two of the slice's): whether they hold on a node is found
-// out once for all of them.
-type tmplVars struct {
-	same  []dep    // variables that must give the same value here
-	node  []string // variables naming the node: any string without "%{" will do
-	at    uint64   // the node (nodeShare.serial) holds was found for
-	holds bool
+// Templatable reports whether a per-node slot's key could have a
+// template (see templatable).
+func (sh *nodeShare) Templatable(t *share.Table, j int, mod string) bool {
+	return sh.templatable(t.Ext.(*tableSlots).locs[j], mod)
 }
 
-// maxTmplVars bounds the tmplVars a worker keeps.
-const maxTmplVars = 1 << 12
-
-// perNodeKey compiles the key of a per-node slot s for this node, from
-// one of the slot's templates that holds here (the newest first).
-func (sh *nodeShare) perNodeKey(s *slot, name string) (*format.Key, *format.Error) {
-	if len(s.tmpls) > 0 {
-		for i := len(s.tmpls) - 1; i >= 0; i-- {
-			t := s.tmpls[i]
-			rc := sh.fromTemplate(t, name)
-			if rc == nil {
-				continue
-			}
-			sh.w.stats.templated++
-			s.tmplHits++
-			if t.first != nil {
-				// The key is *t.first with the node's Value and
-				// Contributions: only those are written in the worker's
-				// key, the rest is taken from t.first (appendKey).
-				k := &sh.w.key
-				k.Contributions, k.Value = rc.cs, rc.cs[0].Value
-				sh.n.setKeyChecks(t.checks)
-				sh.firstOf = t.first
-				return k, nil
-			}
-			return sh.n.compileKey(name, s.mod, s.locs, &s.pre, rc)
-		}
-		s.tmplMisses++
-		if s.tmplMisses >= giveUp && 4*s.tmplHits < s.tmplMisses {
-			s.tmplOff, s.tmpls = true, nil
-		}
+// FromTemplate compiles a per-node slot's key from its template tm: the
+// contributions are the template's, those naming the node written again
+// (fromTemplate); the key is then compiled from them, or, when tm.First
+// is set, is tm.First with them (only the worker key's Value and
+// Contributions are written).
+func (sh *nodeShare) FromTemplate(t *share.Table, j int, name, mod string, tm *share.Template) (*format.Key, *format.Error, bool) {
+	rc := sh.fromTemplate(tm, name)
+	if rc == nil {
+		return nil, nil, false
 	}
-	if s.tmplOff {
-		return sh.n.compileKey(name, s.mod, s.locs, &s.pre, nil)
+	if tm.First != nil {
+		k := &sh.w.key
+		k.Contributions, k.Value = rc.cs, rc.cs[0].Value
+		sh.n.setKeyChecks(tm.Checks)
+		return k, nil, true
 	}
-	if !sh.templatable(s.locs, s.mod) {
-		s.tmplOff = true
-		return sh.n.compileKey(name, s.mod, s.locs, &s.pre, nil)
-	}
-	return sh.compileTemplate(s, name)
+	x := t.Ext.(*tableSlots)
+	k, err := sh.n.compileKey(name, mod, x.locs[j], &x.pre[j], rc)
+	return k, err, true
 }
 
 // templatable reports whether a key's contributions could come from a
@@ -151,39 +124,34 @@ func rebindable(p *interpPlan) bool {
 	return true
 }
 
-// compileTemplate compiles the key of a per-node slot s as compileKey
-// does, recording what reading its contributions read, and makes them the
-// slot's template when it can serve other nodes.
-func (sh *nodeShare) compileTemplate(s *slot, name string) (*format.Key, *format.Error) {
-	w := sh.w
-	layers := sh.n.layers.of(s.mod)
+// CompileTemplate compiles a per-node slot's key as compileKey does,
+// recording what reading its contributions read, and makes them a
+// template when it can serve other nodes.
+func (sh *nodeShare) CompileTemplate(t *share.Table, j int, name, mod string) (*format.Key, *format.Error, *share.Template) {
+	x := t.Ext.(*tableSlots)
+	locs, pre := x.locs[j], &x.pre[j]
+	layers := sh.n.layers.of(mod)
 	rc := &readContribs{mark: len(sh.n.stack.checks)}
 	outer := sh.n.secret
 	sh.n.secret = false
-	w.deps, w.warns = w.deps[:0], w.warns[:0]
-	sh.deps, sh.keyWarns = &w.deps, &w.warns
+	sh.Capture()
 	aliases := sh.n.interp.aliases
 	fr := sh.n.stack.enter(name)
-	rc.cs = sh.n.contributions(name, s.locs, false, layers)
+	rc.cs = sh.n.contributions(name, locs, false, layers)
 	sh.n.stack.leave(fr)
-	sh.deps, sh.keyWarns = nil, nil
+	deps, warns := sh.Captured()
 	rc.secret, sh.n.secret = sh.n.secret, outer
-	var t *keyTmpl
-	if !rc.secret && len(w.warns) == 0 && sh.n.interp.aliases == aliases && len(rc.cs) == len(s.locs) {
-		if t = sh.newTemplate(rc, w.deps, s.locs, layers); t != nil {
-			if len(s.tmpls) >= maxVariants {
-				s.tmpls = s.tmpls[1:]
-			}
-			s.tmpls = append(s.tmpls, t)
-		}
+	var tm *share.Template
+	if !rc.secret && len(warns) == 0 && sh.n.interp.aliases == aliases && len(rc.cs) == len(locs) {
+		tm = sh.newTemplate(rc, deps, locs, layers)
 	}
-	k, err := sh.n.compileKey(name, s.mod, s.locs, &s.pre, rc)
-	if t != nil && firstFound(k, err) && slices.Equal(sh.n.testedOf(len(sh.n.keys)), t.checks) {
+	k, err := sh.n.compileKey(name, mod, locs, pre, rc)
+	if tm != nil && firstFound(k, err) && slices.Equal(sh.n.testedOf(len(sh.n.keys)), tm.Checks) {
 		first := *k
 		first.Contributions, first.Value = nil, nil
-		t.first = &first
+		tm.First = &first
 	}
-	return k, err
+	return k, err, tm
 }
 
 // firstFound reports whether a key compiled without error (from
@@ -211,8 +179,8 @@ func firstFound(k *format.Key, err *format.Error) bool {
 
 // newTemplate makes a template of contributions read from locs (in
 // layers) with the reads deps, nil when another node could not take them
-// (see the top of this file).
-func (sh *nodeShare) newTemplate(rc *readContribs, deps []dep, locs []keyLoc, layers [3]*layerRun) *keyTmpl {
+// (see share.Run.TemplateVars, and the top of this file).
+func (sh *nodeShare) newTemplate(rc *readContribs, deps []share.Dep, locs []keyLoc, layers [3]*layerRun) *share.Template {
 	for _, c := range rc.cs {
 		if c.Err != nil {
 			return nil
@@ -220,84 +188,28 @@ func (sh *nodeShare) newTemplate(rc *readContribs, deps []dep, locs []keyLoc, la
 	}
 	// The variables first: a key that looked another up never has a
 	// template, and is told so before anything is made for it.
-	b := sh.w.varKey[:0]
-	var same []dep
-	var node []string
-	for _, d := range deps {
-		if d.lookup || d.err != "" || needsInterpolation(d.value) {
-			return nil
-		}
-		if nodeExpr(d.name) {
-			if _, isStr := d.value.(string); !isStr {
-				return nil
-			}
-			if !slices.Contains(node, d.name) {
-				node = append(node, d.name)
-				b = append(binary.AppendUvarint(append(b, 'n'), uint64(len(d.name))), d.name...)
-			}
-			continue
-		}
-		if !slices.ContainsFunc(same, func(o dep) bool { return o.name == d.name }) {
-			same = append(same, d)
-			b = append(binary.AppendUvarint(append(b, 's'), uint64(len(d.name))), d.name...)
-			b = appendCanonical(b, d.value)
-		}
+	vars := sh.TemplateVars(deps, nodeExpr, needsInterpolation)
+	if vars == nil {
+		return nil
 	}
-	sh.w.varKey = b
-	t := &keyTmpl{checks: sh.w.testedList(sh.n.stack.checks[rc.mark:]), cs: slices.Clone(rc.cs)}
+	t := &keyTmpl{cs: slices.Clone(rc.cs)}
+	t.Template = share.Template{Vars: vars, Checks: sh.w.testedList(sh.n.stack.checks[rc.mark:]), Ext: t}
 	for i, l := range locs {
 		if df := l.df; df.bound[l.idx] {
 			t.bound = append(t.bound, tmplBound{i: i, v: df.hash.Value(l.idx), plan: df.plans[l.idx],
 				at: site{df.pos[l.idx].In(df.path), layers[l.layer].hier.Levels[l.level].Name}})
 		}
 	}
-	if t.vars = sh.w.tmplVars[string(b)]; t.vars == nil {
-		t.vars = &tmplVars{same: same, node: node}
-		if len(sh.w.tmplVars) < maxTmplVars && len(b) <= maxVarSetKey {
-			if sh.w.tmplVars == nil {
-				sh.w.tmplVars = map[string]*tmplVars{}
-			}
-			sh.w.tmplVars[string(b)] = t.vars
-		}
-	}
-	return t
-}
-
-// holdFor reports whether the variables give what a template needs on
-// this node, found out once per node.
-func (sh *nodeShare) holdFor(vs *tmplVars) bool {
-	if vs.at == sh.serial {
-		return vs.holds
-	}
-	vs.at, vs.holds = sh.serial, true
-	sh.quiet++ // an undefined variable warns where the key is compiled
-	for _, d := range vs.same {
-		if v, err := sh.n.interp.scopeValue(d.name, d.name); err != nil || !format.Identical(v, d.value) {
-			vs.holds = false
-			break
-		}
-	}
-	for _, name := range vs.node {
-		if !vs.holds {
-			break
-		}
-		v, err := sh.n.interp.scopeValue(name, name)
-		str, isStr := v.(string)
-		vs.holds = err == nil && isStr && !strings.Contains(str, "%{")
-	}
-	sh.quiet--
-	return vs.holds
+	return &t.Template
 }
 
 // fromTemplate reads the contributions of the key named name from its
-// slot's template t, nil when t does not hold for this node (a variable
-// it read gives another value here) or a string naming the node fails to
-// interpolate (the key is then compiled as usual, which reports it).
-// What it returns is the worker's until its next call.
-func (sh *nodeShare) fromTemplate(t *keyTmpl, name string) *readContribs {
-	if !sh.holdFor(t.vars) {
-		return nil
-	}
+// slot's template tm, whose variables hold on this node, nil when a
+// string naming the node fails to interpolate (the key is then compiled
+// as usual, which reports it). What it returns is the worker's until its
+// next call.
+func (sh *nodeShare) fromTemplate(tm *share.Template, name string) *readContribs {
+	t := tm.Ext.(*keyTmpl)
 	rc := &sh.w.rc
 	*rc = readContribs{mark: len(sh.n.stack.checks)}
 	cs := append(sh.w.contributionsBuf(len(t.cs)), t.cs...)
@@ -317,13 +229,13 @@ func (sh *nodeShare) fromTemplate(t *keyTmpl, name string) *readContribs {
 		return nil
 	}
 	// The names tested are the template's (rebinding tested some of them).
-	sh.n.stack.checks = append(sh.n.stack.checks[:rc.mark], t.checks...)
+	sh.n.stack.checks = append(sh.n.stack.checks[:rc.mark], tm.Checks...)
 	rc.cs = cs
 	return rc
 }
 
 // rebindString is interpolateExprs for a string naming the node, on a
-// node where its template holds (holdFor): every variable it reads has
+// node where its template holds (share's holdFor): every variable it reads has
 // been read for this node (scopeMemo) and holds no "%{", so an
 // expression inserts its value's text (ruby.ToS) and nothing is
 // interpolated again (the names it would test are the template's). It

@@ -1,4 +1,4 @@
-package compiler
+package canon
 
 import (
 	"math"
@@ -8,7 +8,7 @@ import (
 )
 
 // TestCanonicalTellsValuesApart: a node's revision digests its facts
-// through appendCanonical, so values that differ in any way (type, order,
+// through Append, so values that differ in any way (type, order,
 // nesting, a boundary between strings) must give different texts.
 func TestCanonicalTellsValuesApart(t *testing.T) {
 	h := func(kv ...any) *format.Hash {
@@ -27,7 +27,7 @@ func TestCanonicalTellsValuesApart(t *testing.T) {
 	}
 	seen := map[string]int{}
 	for i, v := range values {
-		text := string(appendCanonical(nil, v))
+		text := string(Append(nil, v))
 		if j, dup := seen[text]; dup {
 			t.Errorf("values %d (%#v) and %d (%#v) have the same canonical text %q", j, values[j], i, v, text)
 		}

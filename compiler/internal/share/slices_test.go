@@ -1,4 +1,4 @@
-package compiler
+package share
 
 import (
 	"fmt"
@@ -14,8 +14,8 @@ import (
 // per key.
 func TestSlotLayout(t *testing.T) {
 	var s slot
-	if size := unsafe.Sizeof(s); size != 256 {
-		t.Errorf("a slot is %d bytes, want 256 (a cache line's multiple)", size)
+	if size := unsafe.Sizeof(s); size%64 != 0 {
+		t.Errorf("a slot is %d bytes, want a cache line's multiple", size)
 	}
 	line := func(off, size uintptr) uintptr {
 		if off/64 != (off+size-1)/64 {
@@ -76,7 +76,7 @@ func TestPlaceDelta(t *testing.T) {
 		var names []string
 		var built bool
 		names, at, built = placeDelta(dst, at, shared, delta)
-		if want := mergeSorted(shared, delta); !slices.Equal(names, want) {
+		if want := MergeSorted(shared, delta); !slices.Equal(names, want) {
 			t.Fatalf("placeDelta(%q, %q) = %q, want %q", shared, delta, names, want)
 		}
 		if want := len(names) != len(shared); built != want {
@@ -89,6 +89,33 @@ func TestPlaceDelta(t *testing.T) {
 			if want, _ := slices.BinarySearch(shared, k); int(at[d]) != want {
 				t.Fatalf("placeDelta(%q, %q): at[%d] = %d, want %d", shared, delta, d, at[d], want)
 			}
+		}
+	}
+}
+
+// TestReadsPerNode: a variable with a value of its own on most nodes is
+// per-node, and a result that read it is one no other node can reuse;
+// shared variables and nested lookups of the same name are not.
+func TestReadsPerNode(t *testing.T) {
+	var w Worker
+	for i := range 8 {
+		w.SeeVar("trusted.certname", fmt.Sprintf("n%d", i))
+		w.SeeVar("facts.dc", []string{"ams", "fra"}[i%2])
+		w.SeeVar("facts.role", []string{"web", "db", "app", "lb"}[i/2]) // 4 values, none most nodes'
+	}
+	tests := []struct {
+		deps []Dep
+		want bool
+	}{
+		{[]Dep{{Name: "facts.dc"}, {Name: "trusted.certname"}}, true},
+		{[]Dep{{Name: "facts.dc"}, {Name: "facts.role"}}, false},
+		{[]Dep{{Lookup: true, Name: "trusted.certname"}}, false},
+		{[]Dep{{Name: "never.seen"}}, false},
+		{nil, false},
+	}
+	for _, tc := range tests {
+		if got := w.ReadsPerNode(tc.deps); got != tc.want {
+			t.Errorf("ReadsPerNode(%+v) = %v, want %v", tc.deps, got, tc.want)
 		}
 	}
 }
