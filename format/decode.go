@@ -789,6 +789,19 @@ func scalar(r *reader, c byte) (any, error) {
 	return nil, r.errorf("value of unsupported %s", codeName(c))
 }
 
+// emptyBundle is the Bundle of x's header, node error and options, which
+// the details decoders fill in.
+func (x *Index) emptyBundle() *Bundle {
+	return &Bundle{
+		Node:           x.Node,
+		Environment:    x.Environment,
+		Revision:       x.Revision,
+		SourceRevision: x.SourceRevision,
+		NodeError:      x.NodeError,
+		Options:        x.Options,
+	}
+}
+
 // Bundle decodes the details section and returns the whole bundle. Each
 // call decodes anew; values are shared with x.
 func (x *Index) Bundle() (*Bundle, error) {
@@ -805,14 +818,7 @@ func (x *Index) Bundle() (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Bundle{
-		Node:           x.Node,
-		Environment:    x.Environment,
-		Revision:       x.Revision,
-		SourceRevision: x.SourceRevision,
-		NodeError:      x.NodeError,
-		Options:        x.Options,
-	}
+	b := x.emptyBundle()
 	if has(x.Version, fDetails4) {
 		if err := x.readDetails4(r, b, vals.vals); err != nil {
 			return nil, err

@@ -95,14 +95,7 @@ func (x *Index) partialBundle(keys []int, s *SharedRecords, detailValues bool) (
 	} else if _, err := r.bin(); err != nil {
 		return nil, err
 	}
-	b := &Bundle{
-		Node:           x.Node,
-		Environment:    x.Environment,
-		Revision:       x.Revision,
-		SourceRevision: x.SourceRevision,
-		NodeError:      x.NodeError,
-		Options:        x.Options,
-	}
+	b := x.emptyBundle()
 	recs := func() (*sharedRecords, error) { return &sharedRecords{s.keys, s.mods}, nil }
 	if keys == nil {
 		keys = []int{} // none, not all
